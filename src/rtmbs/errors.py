@@ -1,0 +1,63 @@
+"""Exceptions raised by rtmbs. Every message names the item at fault and what was expected."""
+from __future__ import annotations
+
+import difflib
+
+
+class RtmbsError(Exception):
+    """Base class of all rtmbs errors."""
+
+
+class ModelError(RtmbsError):
+    """A model description is invalid (raised at load or compile time).
+
+    ``path`` is the key path of the offending item, e.g. ``joints.fl_ball.body_j``.
+    """
+
+    def __init__(self, path: str, problem: str):
+        self.path = path
+        self.problem = problem
+        super().__init__(f"{path}: {problem}" if path else problem)
+
+
+class AssemblyError(RtmbsError):
+    """Initial positions or velocities cannot be made consistent with the constraints."""
+
+
+class RedundantConstraintError(RtmbsError):
+    """The constraint Jacobian is rank deficient; ``joints`` names the redundant ones."""
+
+    def __init__(self, message: str, joints: list[str] | None = None):
+        self.joints = list(joints or [])
+        super().__init__(message)
+
+
+class SolverError(RtmbsError):
+    """A solver cannot be used as asked (unknown name, unsupported model, bad option)."""
+
+
+class SimulationDiverged(RtmbsError):
+    """The integration produced non-finite or exploding states.
+
+    ``t`` and ``q`` give the last good time and state; ``result`` holds the run up to there.
+    """
+
+    def __init__(self, message: str, t: float, q=None, qd=None, result=None):
+        self.t = t
+        self.q = q
+        self.qd = qd
+        self.result = result
+        super().__init__(message)
+
+
+class FormulationNotApplicable(SolverError):
+    """An acceleration formulation cannot be applied to this system (e.g. singular M)."""
+
+
+def did_you_mean(name: str, known) -> str:
+    """Return ' (did you mean 'x'?; known: a, b)' for an unknown name."""
+    known = sorted(str(k) for k in known)
+    close = difflib.get_close_matches(str(name), known, n=1)
+    hint = f"did you mean '{close[0]}'? " if close else ""
+    listing = ", ".join(known[:20]) + (", ..." if len(known) > 20 else "")
+    return f" ({hint}known: {listing})" if known else " (none defined)"

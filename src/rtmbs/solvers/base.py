@@ -1,0 +1,128 @@
+"""Base class and registry of the fixed-step solvers (STYLE.md §3: a public ``step`` keeps the
+counters and status, a subclass writes ``_step_impl``)."""
+from __future__ import annotations
+
+import time
+
+import numpy as np
+
+from ..errors import SolverError, did_you_mean
+from ..protocol import MechanicalSystem, State
+
+SOLVERS: dict[str, type["Solver"]] = {}
+
+#: The phases of a step, in the layout of seed 000 Tables 5-6.
+PHASES = ("evaluation", "jacobians", "factorisation", "solve", "projection", "other")
+
+
+def register_solver(name: str):
+    """Class decorator: make a solver available by ``name`` (``rtmbs run --solver name``)."""
+
+    def deco(cls):
+        cls.name = name
+        SOLVERS[name] = cls
+        return cls
+
+    return deco
+
+
+def get_solver(name_or_cls) -> type["Solver"]:
+    if isinstance(name_or_cls, type) and issubclass(name_or_cls, Solver):
+        return name_or_cls
+    _load_all()
+    try:
+        return SOLVERS[name_or_cls]
+    except KeyError:
+        raise SolverError(f"unknown solver '{name_or_cls}'" + did_you_mean(name_or_cls, SOLVERS)) from None
+
+
+def _load_all():
+    """Import the solver modules so that their ``register_solver`` decorators run."""
+    import importlib
+
+    for mod in ("explicit", "li_euler", "li_euler_indep", "rosenbrock", "adams", "reference"):
+        try:
+            importlib.import_module(f"rtmbs.solvers.{mod}")
+        except ModuleNotFoundError as exc:  # a module not written yet
+            if exc.name != f"rtmbs.solvers.{mod}":
+                raise
+
+
+class Solver:
+    """A fixed-step integrator over the mechanical-system protocol.
+
+    Duties of a subclass: implement ``_reset(state)`` (allocate every buffer, analyse
+    patterns once) and ``_step_impl(state, h)`` (advance ``state`` in place by one step with a
+    fixed number of operations; return ``False`` on a numerical failure). Set
+    ``self.lam`` (multipliers of the last step) when the method has them.
+
+    Attributes
+    ----------
+    status : 0 running, 1 finished, -1 failed
+    nstep, nfactor, nsolve, neval : counters since ``reset``
+    timers : seconds per phase (``PHASES``) when ``instrument`` is true
+    """
+
+    name = "solver"
+    #: True for methods that need a system without position constraints (ODE form).
+    ode_only = False
+    #: True for the offline adaptive solvers (not fixed cost).
+    offline = False
+
+    def __init__(self, system: MechanicalSystem, instrument: bool = False, **options):
+        self.system = system
+        self.instrument = instrument
+        self.options = options
+        self.lam = np.zeros(system.m)
+        self.ws = system.workspace()
+        self._t0 = 0
+        self.reset_counters()
+
+    # -- public -------------------------------------------------------------------------
+    def reset(self, state: State) -> None:
+        if self.ode_only and self.system.m > 0:
+            raise SolverError(
+                f"solver '{self.name}' is for ODE models (no constraints); "
+                f"'{self.system.name}' has m = {self.system.m} constraints"
+            )
+        self.reset_counters()
+        self._reset(state)
+
+    def step(self, state: State, h: float) -> bool:
+        ok = self._step_impl(state, h)
+        self.nstep += 1
+        if ok is False:
+            self.status = -1
+            return False
+        return True
+
+    def reset_counters(self):
+        self.status = 0
+        self.nstep = self.nfactor = self.nsolve = self.neval = 0
+        self.timers = {p: 0.0 for p in PHASES}
+
+    def phase_times_us(self) -> dict[str, float]:
+        """Mean µs per step spent in each phase (needs ``instrument=True``)."""
+        k = max(self.nstep, 1)
+        return {p: 1e6 * s / k for p, s in self.timers.items()}
+
+    # -- for subclasses ------------------------------------------------------------------
+    def _reset(self, state: State) -> None:
+        pass
+
+    def _step_impl(self, state: State, h: float):
+        raise NotImplementedError
+
+    def _tic(self):
+        if self.instrument:
+            self._t0 = time.perf_counter()
+
+    def _toc(self, phase: str):
+        if self.instrument:
+            t1 = time.perf_counter()
+            self.timers[phase] += t1 - self._t0
+            self._t0 = t1
+
+    def _evaluate(self, t, q, qd, what):
+        self.system.evaluate(t, q, qd, self.ws, what)
+        self.neval += 1

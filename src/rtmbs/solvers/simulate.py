@@ -1,0 +1,120 @@
+"""``simulate``: the friendly front of the solvers (like scipy's ``solve_ivp``)."""
+from __future__ import annotations
+
+import math
+import time
+
+import numpy as np
+
+from ..errors import SimulationDiverged
+from ..io.result import Result
+from ..protocol import EVAL_PHI, EVAL_PHIQ, MechanicalSystem, State
+from .base import Solver, get_solver
+
+#: A state whose norm passes this is taken as diverged.
+DIVERGENCE_LIMIT = 1e8
+
+
+def simulate(
+    system: MechanicalSystem,
+    solver="li-euler",
+    t_end: float = 1.0,
+    h: float = 1e-3,
+    state: State | None = None,
+    save_every: int = 1,
+    progress: bool = False,
+    raise_on_divergence: bool = True,
+    **options,
+) -> Result:
+    """Integrate ``system`` from ``state`` (default: its initial state) to ``t_end``.
+
+    ``solver`` is a name (``rtmbs.solvers.SOLVERS``) or a ``Solver`` subclass/instance. A fixed-step
+    solver takes ``round(t_end / h)`` steps; an offline one (``reference``) returns its own
+    ``Result``. Divergence (non-finite or exploding state) raises :class:`SimulationDiverged`
+    with the time, the last good state and the results up to there (or, with
+    ``raise_on_divergence=False``, returns them with ``meta['status'] = -1``).
+    """
+    if isinstance(solver, Solver):
+        slv = solver
+    else:
+        slv = get_solver(solver)(system, **options)
+    state = (state or system.initial_state()).copy()
+    if slv.offline:
+        return slv.solve(state, t_end, h=h, progress=progress)
+    nsteps = int(round((t_end - state.t) / h))
+    nsave = nsteps // save_every + 1
+    n, m = system.n, system.m
+    t_arr = np.empty(nsave)
+    q_arr = np.empty((nsave, n))
+    qd_arr = np.empty((nsave, n))
+    lam_arr = np.zeros((nsave, m))
+    out_names = list(system.output_names)
+    out_arr = np.empty((nsave, len(out_names)))
+    out_buf = np.zeros(len(out_names))
+    ws = system.workspace()
+    phi_n = np.zeros(nsave)
+    phid_n = np.zeros(nsave)
+
+    def record(k):
+        t_arr[k] = state.t
+        q_arr[k] = state.q
+        qd_arr[k] = state.qd
+        lam_arr[k] = slv.lam
+        if m:
+            system.evaluate(state.t, state.q, state.qd, ws, EVAL_PHI | EVAL_PHIQ)
+            phi_n[k] = np.linalg.norm(ws.phi)
+            phid_n[k] = np.linalg.norm(ws.phiq @ state.qd + ws.phit)
+        if out_names:
+            system.outputs(state.t, state.q, state.qd, out_buf)
+            out_arr[k] = out_buf
+
+    slv.reset(state)
+    record(0)
+    k_saved = 1
+    status, message = 1, "finished"
+    bar = None
+    if progress:
+        from tqdm import tqdm
+
+        bar = tqdm(total=nsteps, unit="step", mininterval=0.5, leave=False)
+    t0 = time.perf_counter()
+    last_q, last_qd, last_t = state.q.copy(), state.qd.copy(), state.t
+    t_start = state.t
+    for i in range(1, nsteps + 1):
+        ok = slv.step(state, h)
+        state.t = t_start + i * h
+        bad = (not ok) or not (
+            math.isfinite(state.q.sum() + state.qd.sum())
+            and np.abs(state.q).max(initial=0.0) < DIVERGENCE_LIMIT
+            and np.abs(state.qd).max(initial=0.0) < DIVERGENCE_LIMIT
+        )
+        if bad:
+            status = -1
+            message = (
+                f"simulation diverged at t = {state.t:.6g} s (step {i} of {nsteps}, solver "
+                f"'{slv.name}', h = {h:g} s); results kept up to t = {last_t:.6g} s"
+            )
+            break
+        last_q[:] = state.q
+        last_qd[:] = state.qd
+        last_t = state.t
+        if i % save_every == 0:
+            record(k_saved)
+            k_saved += 1
+        if bar is not None and i % 1000 == 0:
+            bar.update(1000)
+    wall = time.perf_counter() - t0
+    if bar is not None:
+        bar.close()
+    res = Result(
+        t=t_arr[:k_saved].copy(), q=q_arr[:k_saved].copy(), qd=qd_arr[:k_saved].copy(),
+        lam=lam_arr[:k_saved].copy(), phi_norm=phi_n[:k_saved].copy(),
+        phid_norm=phid_n[:k_saved].copy(),
+        outputs={nm: out_arr[:k_saved, j].copy() for j, nm in enumerate(out_names)},
+        coordinate_names=list(getattr(system, "coordinate_names", [])),
+        meta=dict(model=system.name, solver=slv.name, h=h, steps=slv.nstep, wall_s=wall,
+                  status=status, message=message, phase_us=slv.phase_times_us()),
+    )
+    if status < 0 and raise_on_divergence:
+        raise SimulationDiverged(message, t=last_t, q=last_q, qd=last_qd, result=res)
+    return res
