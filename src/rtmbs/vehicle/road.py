@@ -533,7 +533,7 @@ def from_csv(path, dx: float | None = None, track_width: float | None = None, rt
     if np.any(steps <= 0):
         r = int(np.argmax(steps <= 0))
         raise ModelError(f"{where}: column 'x'", f"must increase strictly; data row {r + 2} has "
-                         f"x={x[r + 1]!r} after x={x[r]!r}")
+                         f"x={float(x[r + 1])!r} after x={float(x[r])!r}")
     if track_width is not None:
         yl, yr = _tracks(track_width)
     elif y_meta is not None:
