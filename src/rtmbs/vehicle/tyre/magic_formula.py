@@ -1,0 +1,548 @@
+"""Steady-state Magic Formula (MF 6.1 and MF 5.2 / PAC2002) over a flat parameter array.
+
+The equations are those of Pacejka, *Tire and Vehicle Dynamics*, 3rd ed. (2012), §4.3.2 and
+Appendix 3 (eqs. 4.E1-4.E78), with the details MFeval 4.3.1 (M. Furlan, "TNO-compatible" mode:
+limit checks on, alpha_star off, turn slip off) uses to match TNO MF-Tyre; seed 003 §4.3.2
+(eqs. 4.17-4.18) gives the general form. ``docs/tyre.md`` lists every departure from the book.
+
+One call of :func:`mf_steady_state` evaluates all outputs for one operating point and
+allocates nothing: ``p`` is the array built by :func:`rtmbs.vehicle.tyre.tir.load_tir`
+(indices ``I_*`` below), ``out`` receives the ``N_OUT`` values indexed by ``O_*``.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit
+
+# Parameter families (value of p[I_FAMILY]).
+FAMILY_MF52 = 0.0   # MF 5.2 and PAC2002 (FITTYP 6 or 21, or PROPERTY_FILE_FORMAT 'PAC2002')
+FAMILY_MF61 = 1.0   # MF 6.1 (FITTYP 61; FITTYP 62 uses the same steady-state equations)
+
+EPS = 1e-6  # small number of eq. 4.E6a, guards the B factors against a zero denominator
+N_RE_ITER = 6  # fixed number of fixed-point updates of the effective rolling radius
+
+# Outputs written by mf_steady_state, in this order.
+OUTPUT_NAMES = ("Fx", "Fy", "Mx", "My", "Mz", "Re", "t", "mux", "muy", "Kya", "Kxk",
+                "sigma_kappa", "sigma_alpha")
+N_OUT = len(OUTPUT_NAMES)
+O_FX, O_FY, O_MX, O_MY, O_MZ, O_RE, O_T, O_MUX, O_MUY, O_KYA, O_KXK, O_SIGK, O_SIGA = range(13)
+
+PARAM_NAMES = (
+    # derived
+    "FAMILY",
+    # MODEL
+    "LONGVL", "VXLOW",
+    # DIMENSION
+    "UNLOADED_RADIUS",
+    # OPERATING_CONDITIONS
+    "INFLPRES", "NOMPRES",
+    # VERTICAL
+    "FNOMIN", "VERTICAL_STIFFNESS", "BREFF", "DREFF", "FREFF", "Q_RE0", "Q_V1", "PFZ1",
+    # STRUCTURAL
+    "LONGITUDINAL_STIFFNESS", "LATERAL_STIFFNESS", "PCFX1", "PCFX2", "PCFX3", "PCFY1", "PCFY2",
+    "PCFY3",
+    # ranges
+    "FZMIN", "FZMAX", "KPUMIN", "KPUMAX", "ALPMIN", "ALPMAX", "CAMMIN", "CAMMAX", "PRESMIN",
+    "PRESMAX",
+    # SCALING_COEFFICIENTS
+    "LFZO", "LCX", "LMUX", "LEX", "LKX", "LHX", "LVX", "LCY", "LMUY", "LEY", "LKY", "LHY", "LVY",
+    "LTR", "LRES", "LXAL", "LYKA", "LVYKA", "LS", "LKYC", "LKZC", "LVMX", "LMX", "LMY", "LSGKP",
+    "LSGAL",
+    # LONGITUDINAL_COEFFICIENTS
+    "PCX1", "PDX1", "PDX2", "PDX3", "PEX1", "PEX2", "PEX3", "PEX4", "PKX1", "PKX2", "PKX3",
+    "PHX1", "PHX2", "PVX1", "PVX2", "PPX1", "PPX2", "PPX3", "PPX4", "RBX1", "RBX2", "RBX3",
+    "RCX1", "REX1", "REX2", "RHX1", "PTX1", "PTX2", "PTX3",
+    # OVERTURNING_COEFFICIENTS
+    "QSX1", "QSX2", "QSX3", "QSX4", "QSX5", "QSX6", "QSX7", "QSX8", "QSX9", "QSX10", "QSX11",
+    "QSX12", "QSX13", "QSX14", "PPMX1",
+    # LATERAL_COEFFICIENTS
+    "PCY1", "PDY1", "PDY2", "PDY3", "PEY1", "PEY2", "PEY3", "PEY4", "PEY5", "PKY1", "PKY2",
+    "PKY3", "PKY4", "PKY5", "PKY6", "PKY7", "PHY1", "PHY2", "PHY3", "PVY1", "PVY2", "PVY3",
+    "PVY4", "PPY1", "PPY2", "PPY3", "PPY4", "PPY5", "RBY1", "RBY2", "RBY3", "RBY4", "RCY1",
+    "REY1", "REY2", "RHY1", "RHY2", "RVY1", "RVY2", "RVY3", "RVY4", "RVY5", "RVY6", "PTY1",
+    "PTY2",
+    # ROLLING_COEFFICIENTS
+    "QSY1", "QSY2", "QSY3", "QSY4", "QSY5", "QSY6", "QSY7", "QSY8",
+    # ALIGNING_COEFFICIENTS
+    "QBZ1", "QBZ2", "QBZ3", "QBZ4", "QBZ5", "QBZ9", "QBZ10", "QCZ1", "QDZ1", "QDZ2", "QDZ3",
+    "QDZ4", "QDZ6", "QDZ7", "QDZ8", "QDZ9", "QDZ10", "QDZ11", "QEZ1", "QEZ2", "QEZ3", "QEZ4",
+    "QEZ5", "QHZ1", "QHZ2", "QHZ3", "QHZ4", "PPZ1", "PPZ2", "SSZ1", "SSZ2", "SSZ3", "SSZ4",
+)
+N_PARAM = len(PARAM_NAMES)
+
+# Index of each parameter in the flat array (a test checks they follow PARAM_NAMES).
+I_FAMILY = 0
+I_LONGVL = 1
+I_VXLOW = 2
+I_UNLOADED_RADIUS = 3
+I_INFLPRES = 4
+I_NOMPRES = 5
+I_FNOMIN = 6
+I_VERTICAL_STIFFNESS = 7
+I_BREFF = 8
+I_DREFF = 9
+I_FREFF = 10
+I_Q_RE0 = 11
+I_Q_V1 = 12
+I_PFZ1 = 13
+I_LONGITUDINAL_STIFFNESS = 14
+I_LATERAL_STIFFNESS = 15
+I_PCFX1 = 16
+I_PCFX2 = 17
+I_PCFX3 = 18
+I_PCFY1 = 19
+I_PCFY2 = 20
+I_PCFY3 = 21
+I_FZMIN = 22
+I_FZMAX = 23
+I_KPUMIN = 24
+I_KPUMAX = 25
+I_ALPMIN = 26
+I_ALPMAX = 27
+I_CAMMIN = 28
+I_CAMMAX = 29
+I_PRESMIN = 30
+I_PRESMAX = 31
+I_LFZO = 32
+I_LCX = 33
+I_LMUX = 34
+I_LEX = 35
+I_LKX = 36
+I_LHX = 37
+I_LVX = 38
+I_LCY = 39
+I_LMUY = 40
+I_LEY = 41
+I_LKY = 42
+I_LHY = 43
+I_LVY = 44
+I_LTR = 45
+I_LRES = 46
+I_LXAL = 47
+I_LYKA = 48
+I_LVYKA = 49
+I_LS = 50
+I_LKYC = 51
+I_LKZC = 52
+I_LVMX = 53
+I_LMX = 54
+I_LMY = 55
+I_LSGKP = 56
+I_LSGAL = 57
+I_PCX1 = 58
+I_PDX1 = 59
+I_PDX2 = 60
+I_PDX3 = 61
+I_PEX1 = 62
+I_PEX2 = 63
+I_PEX3 = 64
+I_PEX4 = 65
+I_PKX1 = 66
+I_PKX2 = 67
+I_PKX3 = 68
+I_PHX1 = 69
+I_PHX2 = 70
+I_PVX1 = 71
+I_PVX2 = 72
+I_PPX1 = 73
+I_PPX2 = 74
+I_PPX3 = 75
+I_PPX4 = 76
+I_RBX1 = 77
+I_RBX2 = 78
+I_RBX3 = 79
+I_RCX1 = 80
+I_REX1 = 81
+I_REX2 = 82
+I_RHX1 = 83
+I_PTX1 = 84
+I_PTX2 = 85
+I_PTX3 = 86
+I_QSX1 = 87
+I_QSX2 = 88
+I_QSX3 = 89
+I_QSX4 = 90
+I_QSX5 = 91
+I_QSX6 = 92
+I_QSX7 = 93
+I_QSX8 = 94
+I_QSX9 = 95
+I_QSX10 = 96
+I_QSX11 = 97
+I_QSX12 = 98
+I_QSX13 = 99
+I_QSX14 = 100
+I_PPMX1 = 101
+I_PCY1 = 102
+I_PDY1 = 103
+I_PDY2 = 104
+I_PDY3 = 105
+I_PEY1 = 106
+I_PEY2 = 107
+I_PEY3 = 108
+I_PEY4 = 109
+I_PEY5 = 110
+I_PKY1 = 111
+I_PKY2 = 112
+I_PKY3 = 113
+I_PKY4 = 114
+I_PKY5 = 115
+I_PKY6 = 116
+I_PKY7 = 117
+I_PHY1 = 118
+I_PHY2 = 119
+I_PHY3 = 120
+I_PVY1 = 121
+I_PVY2 = 122
+I_PVY3 = 123
+I_PVY4 = 124
+I_PPY1 = 125
+I_PPY2 = 126
+I_PPY3 = 127
+I_PPY4 = 128
+I_PPY5 = 129
+I_RBY1 = 130
+I_RBY2 = 131
+I_RBY3 = 132
+I_RBY4 = 133
+I_RCY1 = 134
+I_REY1 = 135
+I_REY2 = 136
+I_RHY1 = 137
+I_RHY2 = 138
+I_RVY1 = 139
+I_RVY2 = 140
+I_RVY3 = 141
+I_RVY4 = 142
+I_RVY5 = 143
+I_RVY6 = 144
+I_PTY1 = 145
+I_PTY2 = 146
+I_QSY1 = 147
+I_QSY2 = 148
+I_QSY3 = 149
+I_QSY4 = 150
+I_QSY5 = 151
+I_QSY6 = 152
+I_QSY7 = 153
+I_QSY8 = 154
+I_QBZ1 = 155
+I_QBZ2 = 156
+I_QBZ3 = 157
+I_QBZ4 = 158
+I_QBZ5 = 159
+I_QBZ9 = 160
+I_QBZ10 = 161
+I_QCZ1 = 162
+I_QDZ1 = 163
+I_QDZ2 = 164
+I_QDZ3 = 165
+I_QDZ4 = 166
+I_QDZ6 = 167
+I_QDZ7 = 168
+I_QDZ8 = 169
+I_QDZ9 = 170
+I_QDZ10 = 171
+I_QDZ11 = 172
+I_QEZ1 = 173
+I_QEZ2 = 174
+I_QEZ3 = 175
+I_QEZ4 = 176
+I_QEZ5 = 177
+I_QHZ1 = 178
+I_QHZ2 = 179
+I_QHZ3 = 180
+I_QHZ4 = 181
+I_PPZ1 = 182
+I_PPZ2 = 183
+I_SSZ1 = 184
+I_SSZ2 = 185
+I_SSZ3 = 186
+I_SSZ4 = 187
+
+
+@njit(cache=True, error_model="numpy")
+def _sgn1(x):
+    """sign(x) with sign(0) = +1 (keeps denominators away from zero)."""
+    return 1.0 if x >= 0.0 else -1.0
+
+
+@njit(cache=True, error_model="numpy")
+def _clip(x, lo, hi):
+    return lo if x < lo else (hi if x > hi else x)
+
+
+@njit(cache=True, error_model="numpy")
+def _mf(B, C, D, E, x):
+    """Magic Formula y = D sin(C atan(Bx - E(Bx - atan Bx))), seed 003 eq. 4.17."""
+    bx = B * x
+    return D * math.sin(C * math.atan(bx - E * (bx - math.atan(bx))))
+
+
+@njit(cache=True, error_model="numpy")
+def effective_rolling_radius(p, Fz, kappa, Vx, dpi):
+    """Effective rolling radius Re and spin speed omega for free-rolling slip ``kappa``.
+
+    Re = R_omega - Fz0/Cz (DREFF atan(BREFF Fz/Fz0) + FREFF Fz/Fz0), R_omega = R0 (Q_RE0 +
+    Q_V1 (omega R0/V0)^2), omega = Vx (1 + kappa)/Re (Pacejka eq. 2.5; MF 6.1 Besselink et al.
+    2010 eqs. 1, 7). The implicit pair is solved by N_RE_ITER fixed-point updates from
+    Re = 0.965 R0 (the contraction factor is ~1e-3 for passenger-car data).
+    """
+    R0 = p[I_UNLOADED_RADIUS]
+    V0 = p[I_LONGVL]
+    Fz0 = p[I_FNOMIN]
+    Cz = p[I_VERTICAL_STIFFNESS] * (1.0 + p[I_PFZ1] * dpi)
+    defl = (Fz0 / Cz) * (p[I_DREFF] * math.atan(p[I_BREFF] * Fz / Fz0) + p[I_FREFF] * Fz / Fz0)
+    Re = 0.965 * R0
+    omega = 0.0
+    for _ in range(N_RE_ITER):
+        omega = (kappa * Vx + Vx) / Re
+        Re = R0 * (p[I_Q_RE0] + p[I_Q_V1] * (omega * R0 / V0) ** 2) - defl
+    return Re, omega
+
+
+@njit(cache=True, error_model="numpy")
+def _fy0(p, Fz, dfz, dpi, alpha, gamma, red, mf52):
+    """Pure-slip lateral force, eqs. 4.E19-4.E30 (MF 5.2: SHy with PHY3, no Kyg0 term).
+
+    Returns Fy0, muy, Kya, SHy, SVy, By, Cy.
+    """
+    Fz0p = p[I_LFZO] * p[I_FNOMIN]
+    g2 = gamma * gamma
+    Kya = (p[I_PKY1] * Fz0p * (1.0 + p[I_PPY1] * dpi) * (1.0 - p[I_PKY3] * abs(gamma))
+           * math.sin(p[I_PKY4] * math.atan((Fz / Fz0p)
+                      / ((p[I_PKY2] + p[I_PKY5] * g2) * (1.0 + p[I_PPY2] * dpi))))
+           * p[I_LKY])                                                       # 4.E25
+    SVyg = Fz * (p[I_PVY3] + p[I_PVY4] * dfz) * gamma * p[I_LKYC] * p[I_LMUY]  # 4.E28
+    if mf52:
+        SHy = (p[I_PHY1] + p[I_PHY2] * dfz) * p[I_LHY] + p[I_PHY3] * gamma * p[I_LKYC]
+    else:
+        Kyg0 = Fz * (p[I_PKY6] + p[I_PKY7] * dfz) * (1.0 + p[I_PPY5] * dpi) * p[I_LKYC]  # 4.E30
+        SHy = ((p[I_PHY1] + p[I_PHY2] * dfz) * p[I_LHY]
+               + (Kyg0 * gamma - SVyg) / (Kya + EPS * _sgn1(Kya)))          # 4.E27
+    SVy = Fz * (p[I_PVY1] + p[I_PVY2] * dfz) * p[I_LVY] * p[I_LMUY] + SVyg  # 4.E29
+    SHy *= red
+    SVy *= red
+    alphay = alpha + SHy                                                     # 4.E20
+    Cy = p[I_PCY1] * p[I_LCY]                                                # 4.E21
+    muy = ((p[I_PDY1] + p[I_PDY2] * dfz) * (1.0 + p[I_PPY3] * dpi + p[I_PPY4] * dpi * dpi)
+           * (1.0 - p[I_PDY3] * g2) * p[I_LMUY])                             # 4.E23
+    Dy = muy * Fz                                                            # 4.E22
+    Ey = ((p[I_PEY1] + p[I_PEY2] * dfz)
+          * (1.0 + p[I_PEY5] * g2 - (p[I_PEY3] + p[I_PEY4] * gamma) * _sgn1(alphay))
+          * p[I_LEY])                                                        # 4.E24
+    Ey = min(Ey, 1.0)
+    By = Kya / (Cy * Dy + EPS * _sgn1(Dy))                                   # 4.E26
+    Fy0 = _mf(By, Cy, Dy, Ey, alphay) + SVy                                  # 4.E19
+    if Fz == 0.0:
+        muy = 0.0
+    return Fy0, muy, Kya, SHy, SVy, By, Cy
+
+
+@njit(cache=True, error_model="numpy")
+def _gyk(p, kappa, alpha, gamma, dfz):
+    """Weighting function of Fy for combined slip, eqs. 4.E59-4.E65."""
+    SHyk = p[I_RHY1] + p[I_RHY2] * dfz                                       # 4.E65
+    Eyk = min(p[I_REY1] + p[I_REY2] * dfz, 1.0)                              # 4.E64
+    Cyk = p[I_RCY1]                                                          # 4.E63
+    Byk = ((p[I_RBY1] + p[I_RBY4] * gamma * gamma)
+           * math.cos(math.atan(p[I_RBY2] * (alpha - p[I_RBY3]))) * p[I_LYKA])  # 4.E62
+    kappas = kappa + SHyk                                                    # 4.E61
+    G0 = math.cos(Cyk * math.atan(Byk * SHyk - Eyk * (Byk * SHyk - math.atan(Byk * SHyk))))
+    return math.cos(Cyk * math.atan(Byk * kappas - Eyk * (Byk * kappas - math.atan(Byk * kappas)))) / G0
+
+
+@njit(cache=True, error_model="numpy")
+def mf_steady_state(p, Fz_in, kappa_in, alpha_in, gamma_in, Vx, out):
+    """Steady-state forces and moments of one tyre at one operating point (no allocation).
+
+    Inputs: vertical load ``Fz_in`` [N], longitudinal slip ``kappa_in`` [-] (seed 003 eq. 4.15),
+    slip angle ``alpha_in`` [rad] (eq. 4.16), camber ``gamma_in`` [rad], forward speed ``Vx``
+    [m/s] of the wheel centre. Writes ``out[O_*]``: Fx, Fy, Mx, My, Mz in the ISO-W contact
+    frame [N, N m], Re [m], pneumatic trail t [m], mux, muy, cornering stiffness Kya [N/rad],
+    slip stiffness Kxk [N], relaxation lengths sigma_kappa, sigma_alpha [m] (nan if the file
+    has no carcass stiffness).
+    """
+    mf52 = p[I_FAMILY] == FAMILY_MF52
+    R0 = p[I_UNLOADED_RADIUS]
+    Fz0 = p[I_FNOMIN]
+    V0 = p[I_LONGVL]
+    VXLOW = p[I_VXLOW]
+
+    # --- inputs: limits and low-speed reductions (MFeval parseInputs, useMode 111) ---------
+    uFz = max(Fz_in, 0.0)
+    kappa = kappa_in
+    alpha = alpha_in
+    press = p[I_INFLPRES]
+    dpi_raw = (press - p[I_NOMPRES]) / p[I_NOMPRES]
+    red = 1.0  # smooth reduction of shifts below VXLOW, 0 at standstill
+    if abs(Vx) <= VXLOW:
+        red = 1.0 - 0.5 * (1.0 + math.cos(math.pi * Vx / VXLOW))
+        kappa = kappa * abs(Vx) / VXLOW
+    speed_sum = abs(Vx) + abs(math.tan(alpha) * Vx)
+    if speed_sum < VXLOW:
+        alpha = alpha * speed_sum / VXLOW
+    alpha = _clip(alpha, p[I_ALPMIN], p[I_ALPMAX])
+    gamma = _clip(gamma_in, p[I_CAMMIN], p[I_CAMMAX])
+    Fz = _clip(uFz, 0.0, p[I_FZMAX])
+    kappa = _clip(kappa, p[I_KPUMIN], p[I_KPUMAX])
+    press = _clip(press, p[I_PRESMIN], p[I_PRESMAX])
+    Fz_low = max(Fz, p[I_FZMIN])  # load used for the aligning moment
+    if Fz <= 0.0:
+        Fz_low = 0.0
+
+    # --- basic quantities, eqs. 4.E1-4.E8 (LMUV = 0, Amu = 1) ------------------------------
+    Fz0p = p[I_LFZO] * Fz0                                                   # 4.E1
+    dfz = (Fz - Fz0p) / Fz0p                                                 # 4.E2a
+    dpi = (press - p[I_NOMPRES]) / p[I_NOMPRES]                              # 4.E2b
+    Vsy = math.tan(alpha) * abs(Vx)
+    Vc = math.sqrt(Vx * Vx + Vsy * Vsy)
+    cos_alpha_p = _clip(Vx / (Vc + EPS), -1.0, 1.0)                          # cos of 4.E6
+    LMUX = p[I_LMUX]
+    LMUY = p[I_LMUY]
+
+    # --- pure longitudinal slip, eqs. 4.E9-4.E18 ------------------------------------------
+    Cx = p[I_PCX1] * p[I_LCX]                                                # 4.E11
+    mux = ((p[I_PDX1] + p[I_PDX2] * dfz) * (1.0 + p[I_PPX3] * dpi + p[I_PPX4] * dpi * dpi)
+           * (1.0 - p[I_PDX3] * gamma * gamma) * LMUX)                       # 4.E13
+    if Fz == 0.0:
+        mux = 0.0
+    Dx = mux * Fz                                                            # 4.E12
+    Kxk = (Fz * (p[I_PKX1] + p[I_PKX2] * dfz) * math.exp(p[I_PKX3] * dfz)
+           * (1.0 + p[I_PPX1] * dpi + p[I_PPX2] * dpi * dpi) * p[I_LKX])     # 4.E15
+    Bx = Kxk / (Cx * Dx + EPS * _sgn1(Dx))                                   # 4.E16
+    SHx = (p[I_PHX1] + p[I_PHX2] * dfz) * p[I_LHX] * red                     # 4.E17
+    SVx = Fz * (p[I_PVX1] + p[I_PVX2] * dfz) * p[I_LVX] * LMUX * red         # 4.E18
+    kappax = kappa + SHx                                                     # 4.E10
+    Ex = ((p[I_PEX1] + p[I_PEX2] * dfz + p[I_PEX3] * dfz * dfz)
+          * (1.0 - p[I_PEX4] * _sgn1(kappax)) * p[I_LEX])                    # 4.E14
+    Ex = min(Ex, 1.0)
+    Fx0 = _mf(Bx, Cx, Dx, Ex, kappax) + SVx                                  # 4.E9
+    if Vx < 0.0:
+        Fx0 = -Fx0
+
+    # --- pure lateral slip, eqs. 4.E19-4.E30 ----------------------------------------------
+    Fy0, muy, Kya, SHy, SVy, By, Cy = _fy0(p, Fz, dfz, dpi, alpha, gamma, red, mf52)
+
+    # --- combined slip, eqs. 4.E50-4.E67 --------------------------------------------------
+    Cxa = p[I_RCX1]                                                          # 4.E55
+    Exa = min(p[I_REX1] + p[I_REX2] * dfz, 1.0)                              # 4.E56
+    SHxa = p[I_RHX1]                                                         # 4.E57
+    Bxa = ((p[I_RBX1] + p[I_RBX3] * gamma * gamma)
+           * math.cos(math.atan(p[I_RBX2] * kappa)) * p[I_LXAL])             # 4.E54
+    alphas = alpha + SHxa                                                    # 4.E53
+    Gxa0 = math.cos(Cxa * math.atan(Bxa * SHxa - Exa * (Bxa * SHxa - math.atan(Bxa * SHxa))))
+    Gxa = math.cos(Cxa * math.atan(Bxa * alphas - Exa * (Bxa * alphas - math.atan(Bxa * alphas)))) / Gxa0
+    Fx = Gxa * Fx0                                                           # 4.E50
+
+    DVyk = (muy * Fz * (p[I_RVY1] + p[I_RVY2] * dfz + p[I_RVY3] * gamma)
+            * math.cos(math.atan(p[I_RVY4] * alpha)))                        # 4.E67
+    SVyk = DVyk * math.sin(p[I_RVY5] * math.atan(p[I_RVY6] * kappa)) * p[I_LVYKA] * red  # 4.E66
+    Gyk = _gyk(p, kappa, alpha, gamma, dfz)                                  # 4.E59
+    Fy = Gyk * Fy0 + SVyk                                                    # 4.E58
+
+    # --- aligning moment, eqs. 4.E31-4.E49 and 4.E71-4.E78 --------------------------------
+    Kya_p = Kya + EPS * _sgn1(Kya)                                           # 4.E39
+    alphar = alpha + SHy + SVy / Kya_p                                       # 4.E37, 4.E38
+    SHt = p[I_QHZ1] + p[I_QHZ2] * dfz + (p[I_QHZ3] + p[I_QHZ4] * dfz) * gamma  # 4.E35
+    alphat = alpha + SHt                                                     # 4.E34
+    Bt = ((p[I_QBZ1] + p[I_QBZ2] * dfz + p[I_QBZ3] * dfz * dfz)
+          * (1.0 + p[I_QBZ4] * gamma + p[I_QBZ5] * abs(gamma)) * p[I_LKY] / LMUY)  # 4.E40
+    Ct = p[I_QCZ1]                                                           # 4.E41
+    Dt = ((p[I_QDZ1] + p[I_QDZ2] * dfz) * (1.0 - p[I_PPZ1] * dpi)
+          * (1.0 + p[I_QDZ3] * gamma + p[I_QDZ4] * gamma * gamma)
+          * Fz_low * (R0 / Fz0p) * p[I_LTR])                                 # 4.E43
+    Et = ((p[I_QEZ1] + p[I_QEZ2] * dfz + p[I_QEZ3] * dfz * dfz)
+          * (1.0 + (p[I_QEZ4] + p[I_QEZ5] * gamma) * (2.0 / math.pi) * math.atan(Bt * Ct * alphat)))
+    Et = min(Et, 1.0)                                                        # 4.E44
+    Br = p[I_QBZ9] * p[I_LKY] / LMUY + p[I_QBZ10] * By * Cy                  # 4.E45
+    sgn_vx = 1.0 if Vx > 0.0 else (-1.0 if Vx < 0.0 else 0.0)
+    Dr = (Fz_low * R0 * ((p[I_QDZ6] + p[I_QDZ7] * dfz) * p[I_LRES]
+                         + ((p[I_QDZ8] + p[I_QDZ9] * dfz) * (1.0 + p[I_PPZ2] * dpi)
+                            + (p[I_QDZ10] + p[I_QDZ11] * dfz) * abs(gamma)) * gamma * p[I_LKZC])
+          * LMUY * sgn_vx * math.cos(alpha))                                 # 4.E47
+    ratio2 = (Kxk / Kya_p) ** 2 * kappa * kappa
+    alphar_eq = math.atan(math.sqrt(math.tan(alphar) ** 2 + ratio2)) * _sgn1(alphar)  # 4.E78
+    alphat_eq = math.atan(math.sqrt(math.tan(alphat) ** 2 + ratio2)) * _sgn1(alphat)  # 4.E77
+    s = R0 * (p[I_SSZ1] + p[I_SSZ2] * (Fy / Fz0) + (p[I_SSZ3] + p[I_SSZ4] * dfz) * gamma) * p[I_LS]  # 4.E76
+    Mzr = Dr * math.cos(math.atan(Br * alphar_eq)) * red                     # 4.E75 (Cr = 1)
+    t = (Dt * math.cos(Ct * math.atan(Bt * alphat_eq - Et * (Bt * alphat_eq - math.atan(Bt * alphat_eq))))
+         * cos_alpha_p * p[I_LFZO] * red)                                    # 4.E73
+    if mf52:
+        Mz = -t * (Fy - SVyk) + Mzr + s * Fx
+    else:
+        Fy0_g0 = _fy0(p, Fz, dfz, dpi, alpha, 0.0, red, mf52)[0]
+        Mz = -t * (Gyk * Fy0_g0) + Mzr + s * Fx                              # 4.E71, 4.E72, 4.E74
+
+    # --- overturning moment (TNO manual form of 4.E69) ------------------------------------
+    FzMx = Fz * (Fz / p[I_FZMIN]) ** 2 if Fz < p[I_FZMIN] else Fz
+    Mx = (R0 * FzMx * p[I_LMX]
+          * (p[I_QSX1] * p[I_LVMX] - p[I_QSX2] * gamma * (1.0 + p[I_PPMX1] * dpi)
+             + p[I_QSX3] * Fy / Fz0
+             + p[I_QSX4] * math.cos(p[I_QSX5] * math.atan((p[I_QSX6] * FzMx / Fz0) ** 2))
+             * math.sin(p[I_QSX7] * gamma + p[I_QSX8] * math.atan(p[I_QSX9] * Fy / Fz0))
+             + p[I_QSX10] * math.atan(p[I_QSX11] * FzMx / Fz0) * gamma)
+          + R0 * p[I_LMX] * (Fy * (p[I_QSX13] + p[I_QSX14] * abs(gamma))
+                             - FzMx * p[I_QSX12] * gamma * abs(gamma)))
+
+    # --- rolling resistance moment (MF 6.1: Besselink et al. eq. A48; MF 5.2 manual) -------
+    FzMy = uFz * (uFz / p[I_FZMIN]) if uFz < p[I_FZMIN] else uFz
+    vr = Vx / V0
+    if mf52:
+        My = (-R0 * FzMy * p[I_LMY]
+              * (p[I_QSY1] + p[I_QSY2] * Fx / Fz0 + p[I_QSY3] * abs(vr) + p[I_QSY4] * vr ** 4))
+    else:
+        My = (-R0 * Fz0 * p[I_LMY]
+              * (p[I_QSY1] + p[I_QSY2] * Fx / Fz0 + p[I_QSY3] * abs(vr) + p[I_QSY4] * vr ** 4
+                 + (p[I_QSY5] + p[I_QSY6] * FzMy / Fz0) * gamma * gamma)
+              * ((FzMy / Fz0) ** p[I_QSY7] * (press / p[I_NOMPRES]) ** p[I_QSY8]))
+    if Vx == 0.0:
+        My = 0.0
+    else:
+        if Vx < 0.0:
+            My = -My
+        # smooth sign change of My for a wheel spinning backwards (kappa near -1)
+        high = VXLOW / abs(Vx) - 1.0
+        low = -1.0 - VXLOW - high
+        if low <= kappa_in <= high:
+            My *= math.sin(0.5 * math.pi * (kappa_in + 1.0) / (high + 1.0))
+        elif kappa_in < low:
+            My = -My
+
+    # --- effective rolling radius and relaxation lengths ---------------------------------
+    Re = effective_rolling_radius(p, uFz, kappa_in, Vx, dpi_raw)[0]
+    if mf52:
+        sig_k = ((p[I_PTX1] + p[I_PTX2] * dfz) * math.exp(-p[I_PTX3] * dfz)
+                 * p[I_LSGKP] * R0 * Fz / Fz0)
+        sig_a = (p[I_PTY1] * math.sin(2.0 * math.atan(Fz / (p[I_PTY2] * Fz0p)))
+                 * (1.0 - p[I_PKY3] * abs(gamma)) * R0 * p[I_LFZO] * p[I_LSGAL])
+    else:
+        cx = (p[I_LONGITUDINAL_STIFFNESS] * (1.0 + p[I_PCFX1] * dfz + p[I_PCFX2] * dfz * dfz)
+              * (1.0 + p[I_PCFX3] * dpi))
+        cy = (p[I_LATERAL_STIFFNESS] * (1.0 + p[I_PCFY1] * dfz + p[I_PCFY2] * dfz * dfz)
+              * (1.0 + p[I_PCFY3] * dpi))
+        sig_k = abs(Kxk / cx) if cx != 0.0 else math.nan
+        sig_a = abs(Kya / cy) if cy != 0.0 else math.nan
+
+    out[O_FX] = Fx
+    out[O_FY] = Fy
+    out[O_MX] = Mx
+    out[O_MY] = My
+    out[O_MZ] = Mz
+    out[O_RE] = Re
+    out[O_T] = t
+    out[O_MUX] = mux
+    out[O_MUY] = muy
+    out[O_KYA] = Kya
+    out[O_KXK] = Kxk
+    out[O_SIGK] = sig_k
+    out[O_SIGA] = sig_a
+
+
+@njit(cache=True, error_model="numpy")
+def mf_steady_state_batch(p, Fz, kappa, alpha, gamma, Vx, out):
+    """Evaluate :func:`mf_steady_state` for each row i of 1-D inputs into ``out[i, :]``."""
+    for i in range(Fz.shape[0]):
+        mf_steady_state(p, Fz[i], kappa[i], alpha[i], gamma[i], Vx[i], out[i])
