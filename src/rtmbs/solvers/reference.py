@@ -1,0 +1,377 @@
+"""``reference``: the adaptive, high-accuracy offline solver for reference solutions.
+
+Seed 001 (§4.1) compares the real-time integrators with a reference solution from a
+variable-step RADAU5; this is rtmbs's. It integrates the index-1 form of the equations of
+motion (seed 000 eqs. 1 and 23; the KKT matrix of Algorithm 1, eq. 22, without the step terms)
+
+    [ M   Φqᵀ ] [ q̈ ]   [ Q ]
+    [ Φq  0   ] [ λ ] = [ γ ]
+
+as a first-order ODE in y = (q, q̇, x) with scipy's ``Radau`` (RADAU5, Hairer & Wanner IV.8)
+and removes the drift of the index-1 form by **coordinate projection** (Hairer & Wanner VII.2;
+seed 000 §3.3): after every accepted step, q is moved onto Φ(q, t) = 0 by Newton iterations
+with the minimal M-weighted correction, q̇ onto Φq q̇ + Φt = 0, and the integrator continues
+from the projected point. Output points on the grid t0 + k·h are taken from the step's
+continuous output (or, with ``grid="step"``, by stepping onto each grid point) and projected
+the same way, so every output satisfies the constraints to round-off. The choice against
+the stabilised index-2 (GGL) form is explained in ``docs/reference-solver.md``.
+
+Not a real-time solver: it iterates to tolerances and its cost per output is not fixed.
+"""
+from __future__ import annotations
+
+import math
+import time
+
+import numpy as np
+import scipy.linalg as sla
+from scipy.integrate import BDF, DOP853, LSODA, RK23, RK45, Radau
+
+from ..errors import SolverError, did_you_mean
+from ..io.result import Result
+from ..protocol import (
+    EVAL_GAMMA, EVAL_M, EVAL_PHI, EVAL_PHIQ, EVAL_Q, MechanicalSystem, State,
+)
+from .base import Solver, register_solver
+
+#: solve_ivp methods whose state may be replaced between steps (y and f are all they carry).
+PROJECTABLE_METHODS = {"Radau": Radau, "DOP853": DOP853, "RK45": RK45, "RK23": RK23}
+#: Multistep methods keep a history that a projection would invalidate: ODE models only.
+ODE_ONLY_METHODS = {"BDF": BDF, "LSODA": LSODA}
+#: Newton iterations of one position projection (each re-evaluates Φ and Φq).
+PROJ_MAXITER = 10
+#: A state component beyond this is taken as diverged (same limit as ``simulate``).
+DIVERGENCE_LIMIT = 1e8
+#: The options and their defaults.
+DEFAULTS = dict(
+    method="Radau", rtol=1e-10, atol=1e-12, max_step=math.inf, first_step=None,
+    projection="mass", proj_tol=1e-13, grid="dense",
+)
+
+
+class _Failure(Exception):
+    """Internal: the run stops at time ``t`` for the reason given."""
+
+    def __init__(self, reason: str, t: float):
+        self.t = t
+        super().__init__(reason)
+
+
+@register_solver("reference")
+class ReferenceSolver(Solver):
+    """Adaptive reference integrator over the mechanical-system protocol.
+
+    Parameters
+    ----------
+    system : MechanicalSystem
+    method : ``"Radau"`` (default, RADAU5), ``"DOP853"``, ``"RK45"``, ``"RK23"``; for systems
+        without constraints (m = 0) also ``"BDF"`` and ``"LSODA"``.
+    rtol, atol : tolerances of the integrator (default 1e-10, 1e-12), as in ``solve_ivp``.
+    max_step : largest step the integrator may take (s).
+    first_step : initial step (s); default chosen by the integrator.
+    projection : ``"mass"`` (default; minimal ‖Δq‖_M correction) or ``"euclidean"`` (minimal
+        ‖Δq‖₂, the pseudoinverse correction).
+    proj_tol : ‖Φ‖∞ at which the position projection stops (default 1e-13; never below the
+        round-off floor 4·eps·max(1, ‖q‖∞)).
+    grid : ``"dense"`` (default): outputs from the continuous output of the steps;
+        ``"step"``: the integrator lands on every output time (slower, each output a step end).
+
+    Attributes (after :meth:`solve`)
+    --------------------------------
+    nfev : right-hand sides evaluated (each one KKT solve); njev, nlu : Jacobians and LU
+    factorisations of the integrator; nstep : accepted steps; nproj : projection Newton iterations.
+    """
+
+    name = "reference"
+    offline = True
+
+    def __init__(self, system: MechanicalSystem, instrument: bool = False, **options):
+        for key in options:
+            if key not in DEFAULTS:
+                raise SolverError(f"solver 'reference': unknown option '{key}'"
+                                  + did_you_mean(key, DEFAULTS))
+        opts = {**DEFAULTS, **options}
+        super().__init__(system, instrument, **opts)
+        method = opts["method"]
+        if method in ODE_ONLY_METHODS:
+            if system.m > 0:
+                raise SolverError(
+                    f"solver 'reference': method '{method}' cannot be combined with coordinate "
+                    f"projection ('{system.name}' has m = {system.m} constraints); use one of "
+                    + ", ".join(PROJECTABLE_METHODS))
+            self._method_cls = ODE_ONLY_METHODS[method]
+        elif method in PROJECTABLE_METHODS:
+            self._method_cls = PROJECTABLE_METHODS[method]
+        else:
+            raise SolverError(f"solver 'reference': unknown method '{method}'"
+                              + did_you_mean(method, {**PROJECTABLE_METHODS, **ODE_ONLY_METHODS}))
+        for key in ("rtol", "atol", "proj_tol"):
+            if not float(opts[key]) > 0:
+                raise SolverError(f"solver 'reference': option '{key}' must be > 0, got {opts[key]!r}")
+        if opts["projection"] not in ("mass", "euclidean"):
+            raise SolverError("solver 'reference': option 'projection' must be 'mass' or "
+                              f"'euclidean', got {opts['projection']!r}")
+        if opts["grid"] not in ("dense", "step"):
+            raise SolverError("solver 'reference': option 'grid' must be 'dense' or 'step', "
+                              f"got {opts['grid']!r}")
+        self.method = method
+        self.rtol = float(opts["rtol"])
+        self.atol = float(opts["atol"])
+        self.max_step = float(opts["max_step"])
+        self.first_step = opts["first_step"]
+        self.projection = opts["projection"]
+        self.proj_tol = float(opts["proj_tol"])
+        self.grid = opts["grid"]
+        self._lstsq = False
+        self._nonfinite_t = None
+        self.nfev = self.njev = self.nlu = self.nproj = 0
+
+    # -- linear algebra ---------------------------------------------------------------------
+    def _kkt_solve(self, A: np.ndarray, b: np.ndarray) -> np.ndarray:
+        """Solve the (n+m) system: dense LU, or least squares when Φq is rank deficient."""
+        if self._lstsq:
+            return np.linalg.lstsq(A, b, rcond=None)[0]
+        lu = sla.lu_factor(A, check_finite=False)
+        return sla.lu_solve(lu, b, check_finite=False)
+
+    def _augmented(self, M: np.ndarray, phiq: np.ndarray) -> np.ndarray:
+        n, m = self.system.n, self.system.m
+        A = np.zeros((n + m, n + m))
+        A[:n, :n] = M
+        A[:n, n:] = phiq.T
+        A[n:, :n] = phiq
+        return A
+
+    def accelerations(self, t: float, q: np.ndarray, qd: np.ndarray):
+        """q̈ and λ at (t, q, q̇) from the KKT system above (seed 000 eqs. 1, 23)."""
+        sys, ws = self.system, self.ws
+        n, m = sys.n, sys.m
+        what = EVAL_M | EVAL_Q | (EVAL_PHIQ | EVAL_GAMMA if m else 0)
+        sys.evaluate(t, q, qd, ws, what)
+        self.neval += 1
+        if m == 0:
+            return self._kkt_solve(ws.M, ws.Q), np.zeros(0)
+        sol = self._kkt_solve(self._augmented(ws.M, ws.phiq), np.concatenate((ws.Q, ws.gamma)))
+        return sol[:n], sol[n:]
+
+    def _rhs(self, t: float, y: np.ndarray) -> np.ndarray:
+        n, nx = self.system.n, self.system.nx
+        q, qd = y[:n], y[n:2 * n]
+        out = np.empty_like(y)
+        out[:n] = qd
+        with np.errstate(all="ignore"):
+            out[n:2 * n] = self.accelerations(t, q, qd)[0]
+            if nx:
+                rates = np.zeros(nx)
+                self.system.extra_rates(t, q, qd, y[2 * n:], rates)
+                out[2 * n:] = rates
+        self.nfev += 1
+        if not np.isfinite(out).all():
+            if self._nonfinite_t is None or t < self._nonfinite_t:
+                self._nonfinite_t = t
+        return out
+
+    # -- projection (Hairer & Wanner VII.2; seed 000 §3.3) -----------------------------------
+    def project(self, t: float, q: np.ndarray, qd: np.ndarray):
+        """Return (q, q̇) moved onto Φ(q, t) = 0 and Φq q̇ + Φt = 0, and ‖Φ‖∞ reached.
+
+        Position: Newton on Φ with the minimal correction in the chosen metric W (M or I):
+        [W Φqᵀ; Φq 0][Δq; μ] = [0; −Φ]. Velocity: the same system with −(Φq q̇ + Φt).
+        """
+        sys, ws = self.system, self.ws
+        n, m = sys.n, sys.m
+        q = q.copy()
+        qd = qd.copy()
+        if m == 0:
+            return q, qd, 0.0
+        if self.projection == "mass":
+            sys.evaluate(t, q, qd, ws, EVAL_M)
+            self.neval += 1
+            W = ws.M.copy()
+        else:
+            W = np.eye(n)
+        floor = 4 * np.finfo(float).eps * max(1.0, float(np.abs(q).max()))
+        tol = max(self.proj_tol, floor)
+        rhs = np.zeros(n + m)
+        for _ in range(PROJ_MAXITER + 1):
+            sys.evaluate(t, q, qd, ws, EVAL_PHI | EVAL_PHIQ)
+            self.neval += 1
+            res = float(np.abs(ws.phi).max())
+            if not res > tol:  # also stops on NaN; the caller checks finiteness
+                break
+            rhs[n:] = -ws.phi
+            dq = self._kkt_solve(self._augmented(W, ws.phiq), rhs)[:n]
+            q += dq
+            self.nproj += 1
+            if np.abs(dq).max() <= floor:
+                sys.evaluate(t, q, qd, ws, EVAL_PHI | EVAL_PHIQ)
+                res = float(np.abs(ws.phi).max())
+                break
+        rhs[n:] = -(ws.phiq @ qd + ws.phit)
+        qd += self._kkt_solve(self._augmented(W, ws.phiq), rhs)[:n]
+        return q, qd, res
+
+    def _why(self, msg) -> str:
+        """The integrator's reason, with the first non-finite evaluation of the last attempt."""
+        why = str(msg or "integrator failed")
+        if self._nonfinite_t is not None:
+            why = (f"non-finite forces or accelerations from t = {self._nonfinite_t:.9g} s "
+                   f"({why})")
+        return why
+
+    # -- the run --------------------------------------------------------------------------
+    def solve(self, state: State, t_end: float, h: float = 1e-3, progress: bool = False) -> Result:
+        """Integrate from ``state`` to ``t_end``; outputs on the grid ``state.t + k·h``.
+
+        On failure (integrator failure, non-finite or diverging state) the result holds the
+        outputs up to there, with ``meta['status'] = -1`` and a message naming the time.
+        """
+        sys = self.system
+        n, m, nx = sys.n, sys.m, sys.nx
+        if not h > 0:
+            raise SolverError(f"solver 'reference': output interval h must be > 0, got {h!r}")
+        t0 = float(state.t)
+        nsteps = int(round((t_end - t0) / h))
+        if nsteps < 0:
+            raise SolverError(f"solver 'reference': t_end = {t_end!r} is before the initial "
+                              f"time {t0!r}")
+        self.reset(state)
+        self.nfev = self.njev = self.nlu = self.nproj = 0
+        self._nonfinite_t = None
+        wall0 = time.perf_counter()
+
+        # Rank of Φq at the start decides LU or least squares (redundant constraints).
+        if m:
+            sys.evaluate(t0, state.q, state.qd, self.ws, EVAL_PHIQ)
+            rank = np.linalg.matrix_rank(self.ws.phiq)
+            self._lstsq = rank < m
+        x0 = np.asarray(state.x, float) if nx else np.zeros(0)
+        if x0.shape != (nx,):
+            raise SolverError(f"solver 'reference': state.x has shape {x0.shape}, expected ({nx},)")
+
+        grid = t0 + np.arange(nsteps + 1) * h
+        nout = nsteps + 1
+        out_names = list(sys.output_names)
+        T = np.empty(nout)
+        Qa = np.empty((nout, n))
+        QDa = np.empty((nout, n))
+        LAM = np.zeros((nout, m))
+        PHI = np.zeros(nout)
+        PHID = np.zeros(nout)
+        OUT = np.empty((nout, len(out_names)))
+        X = np.empty((nout, nx))
+        obuf = np.zeros(len(out_names))
+
+        def record(k, t, q, qd, x):
+            q, qd, _ = self.project(t, q, qd)
+            qdd, lam = self.accelerations(t, q, qd)
+            T[k] = t
+            Qa[k] = q
+            QDa[k] = qd
+            X[k] = x
+            if m:
+                LAM[k] = lam
+                self.lam = lam
+                sys.evaluate(t, q, qd, self.ws, EVAL_PHI | EVAL_PHIQ)
+                PHI[k] = np.linalg.norm(self.ws.phi)
+                PHID[k] = np.linalg.norm(self.ws.phiq @ qd + self.ws.phit)
+            if out_names:
+                sys.outputs(t, q, qd, obuf)
+                OUT[k] = obuf
+            if not (np.isfinite(q).all() and np.isfinite(qd).all() and np.isfinite(x).all()):
+                raise _Failure("non-finite state at an output point", t)
+
+        status, message, kdone = 1, "finished", 0
+        bar = ode = None
+        dq0 = dqd0 = 0.0
+        try:
+            q0, qd0, _ = self.project(t0, np.asarray(state.q, float), np.asarray(state.qd, float))
+            dq0 = float(np.abs(q0 - state.q).max(initial=0.0))
+            dqd0 = float(np.abs(qd0 - state.qd).max(initial=0.0))
+            record(0, t0, q0, qd0, x0)
+            kdone = 1
+            if nsteps > 0:
+                y0 = np.concatenate((q0, qd0, x0))
+                t_stop = grid[-1]
+                kw = dict(rtol=self.rtol, atol=self.atol, max_step=self.max_step)
+                if self.first_step is not None:
+                    kw["first_step"] = self.first_step
+                bound = grid[1] if self.grid == "step" else t_stop
+                ode = self._method_cls(self._rhs, t0, y0, bound, **kw)
+                if progress:
+                    from tqdm import tqdm
+
+                    bar = tqdm(total=float(t_stop - t0), unit="s", mininterval=0.5, leave=False,
+                               desc=f"reference {sys.name}")
+                while kdone <= nsteps:
+                    t_before = ode.t
+                    self._nonfinite_t = None
+                    try:
+                        msg = ode.step()
+                    except (ValueError, np.linalg.LinAlgError, ZeroDivisionError) as exc:
+                        ode.status, msg = "failed", str(exc)
+                    if ode.status == "failed":
+                        raise _Failure(self._why(msg), ode.t)
+                    y = ode.y
+                    t_new = ode.t
+                    if not np.isfinite(y).all():
+                        raise _Failure(self._why("non-finite state"), t_new)
+                    if np.abs(y).max() > DIVERGENCE_LIMIT:
+                        raise _Failure(f"state beyond {DIVERGENCE_LIMIT:g} (diverged)", t_new)
+                    self.nstep += 1
+                    # outputs inside the step: continuous output; at its end: the step value
+                    if kdone <= nsteps and grid[kdone] < t_new:
+                        sol = ode.dense_output()
+                        while kdone <= nsteps and grid[kdone] < t_new:
+                            ys = sol(grid[kdone])
+                            record(kdone, grid[kdone], ys[:n], ys[n:2 * n], ys[2 * n:])
+                            kdone += 1
+                    if m:
+                        qp, qdp, _ = self.project(t_new, y[:n], y[n:2 * n])
+                        y = np.concatenate((qp, qdp, y[2 * n:]))
+                        ode.y = y
+                        ode.f = self._rhs(t_new, y)
+                    if kdone <= nsteps and grid[kdone] == t_new:
+                        record(kdone, t_new, y[:n], y[n:2 * n], y[2 * n:])
+                        kdone += 1
+                    if bar is not None:
+                        bar.update(float(t_new - t_before))
+                    if self.grid == "step" and kdone <= nsteps and ode.status == "finished":
+                        ode.t_bound = grid[kdone]
+                        ode.status = "running"
+                    elif ode.status == "finished" and kdone <= nsteps:
+                        raise _Failure("integrator stopped before the end", t_new)
+        except _Failure as exc:
+            status = -1
+            t_last = T[kdone - 1] if kdone else t0
+            message = (f"reference solver ({self.method}, rtol = {self.rtol:g}) failed at "
+                       f"t = {exc.t:.9g} s: {exc}; results kept up to t = {t_last:.9g} s")
+        finally:
+            if bar is not None:
+                bar.close()
+        wall = time.perf_counter() - wall0
+        if ode is not None:
+            self.njev, self.nlu = int(ode.njev), int(ode.nlu)
+        k = kdone
+        res = Result(
+            t=T[:k].copy(), q=Qa[:k].copy(), qd=QDa[:k].copy(), lam=LAM[:k].copy(),
+            phi_norm=PHI[:k].copy(), phid_norm=PHID[:k].copy(),
+            outputs={nm: OUT[:k, j].copy() for j, nm in enumerate(out_names)},
+            coordinate_names=list(getattr(sys, "coordinate_names", [])),
+            meta=dict(
+                model=sys.name, solver=self.name, method=self.method, h=h, rtol=self.rtol,
+                atol=self.atol, max_step=self.max_step, projection=self.projection,
+                grid=self.grid, kkt="lstsq" if self._lstsq else "lu", nfev=self.nfev,
+                njev=self.njev, nlu=self.nlu, steps=self.nstep, nproj=self.nproj,
+                initial_correction=dict(q=dq0, qd=dqd0),
+                wall_s=wall, status=status, message=message,
+            ),
+        )
+        # Extra first-order states: Result has no field for them yet (see the report).
+        res.x = X[:k].copy()
+        self.status = status
+        return res
+
+    def _step_impl(self, state: State, h: float):
+        raise SolverError("solver 'reference' is offline (adaptive): call solve() or "
+                          "rtmbs.simulate(system, 'reference', ...), not step()")
