@@ -1,0 +1,131 @@
+"""``ab3``: the explicit 3-step Adams-Bashforth method of order 3 for non-stiff ODE models.
+
+For q̇ = v, M v̇ = Q(q, v, t) (m = 0) written y' = f(t, y),
+
+    y_{n+1} = y_n + h/12 (23 f_n − 16 f_{n−1} + 5 f_{n−2}),
+
+one force evaluation and one solve with M per step: a fixed cost. The first two steps are
+classical RK4 steps (order 4, so the start does not spoil order 3). Explicit: stable only for
+h |λ| below about 0.5 on the real axis and 0.7 on the imaginary axis (use a linearly implicit
+method on stiff models such as the truck's hinge springs). M is factored once if the system
+declares ``constant_mass = True``, else at every evaluation (numba dense LU).
+"""
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from ..errors import SolverError
+from ..protocol import EVAL_M, EVAL_Q
+from .base import Solver, register_solver
+from .rosenbrock import lu_factor, lu_solve
+
+
+@njit(cache=True)
+def _accel(M, LU, piv, factor, Q, out):
+    """out = M⁻¹ Q (factor M into LU first if ``factor``)."""
+    n = Q.shape[0]
+    ok = True
+    if factor:
+        for i in range(n):
+            for j in range(n):
+                LU[i, j] = M[i, j]
+        ok = lu_factor(LU, piv)
+    for i in range(n):
+        out[i] = Q[i]
+    lu_solve(LU, piv, out)
+    return ok
+
+
+@njit(cache=True)
+def _ab3_update(h, F, k, q, v):
+    """AB3 update with the derivative history F[(k - j) % 3] = f_{n-j}, f = (q̇, v̇)."""
+    n = q.shape[0]
+    i0 = k % 3
+    i1 = (k + 2) % 3
+    i2 = (k + 1) % 3
+    c = h / 12.0
+    for j in range(n):
+        q[j] += c * (23.0 * F[i0, 0, j] - 16.0 * F[i1, 0, j] + 5.0 * F[i2, 0, j])
+        v[j] += c * (23.0 * F[i0, 1, j] - 16.0 * F[i1, 1, j] + 5.0 * F[i2, 1, j])
+
+
+@njit(cache=True)
+def _rk4_point(c, q, v, Kq, Kv, qs, vs):
+    """qs = q + c·Kq, vs = v + c·Kv."""
+    for j in range(q.shape[0]):
+        qs[j] = q[j] + c * Kq[j]
+        vs[j] = v[j] + c * Kv[j]
+
+
+@register_solver("ab3")
+class AB3(Solver):
+    """Adams-Bashforth 3 with an RK4 start (two steps), fixed step, ODE models only."""
+
+    ode_only = True
+
+    def __init__(self, system, instrument=False, **options):
+        if options:
+            raise SolverError(f"ab3: unknown option(s) {sorted(options)} (known: instrument)")
+        super().__init__(system, instrument=instrument)
+        n = system.n
+        self.constant_mass = bool(getattr(system, "constant_mass", False))
+        self.LU = np.zeros((n, n))
+        self.piv = np.zeros(n, np.int64)
+        self.F = np.zeros((3, 2, n))       # ring buffer of f_n, f_{n-1}, f_{n-2}
+        self.K = np.zeros((4, 2, n))       # RK4 stages (start-up only)
+        self.qs = np.zeros(n)
+        self.vs = np.zeros(n)
+        self.k = 0                         # steps taken since reset
+
+    def _reset(self, state):
+        n = self.system.n
+        if state.q.shape != (n,) or state.qd.shape != (n,):
+            raise SolverError(f"ab3: state has q {state.q.shape}, qd {state.qd.shape}; "
+                              f"expected ({n},)")
+        self.k = 0
+        if self.constant_mass:
+            self._evaluate(state.t, state.q, state.qd, EVAL_M)
+            if not _accel(self.ws.M, self.LU, self.piv, True, self.ws.Q, self.vs):
+                raise SolverError(f"ab3: mass matrix of '{self.system.name}' is singular")
+            self.nfactor += 1
+
+    def _f(self, t, q, v, outq, outv):
+        """(outq, outv) = f(t, q, v) = (v, M⁻¹Q)."""
+        what = EVAL_Q if self.constant_mass else EVAL_Q | EVAL_M
+        self._evaluate(t, q, v, what)
+        self._toc("evaluation")
+        ok = _accel(self.ws.M, self.LU, self.piv, not self.constant_mass, self.ws.Q, outv)
+        if not self.constant_mass:
+            self.nfactor += 1
+        self.nsolve += 1
+        outq[:] = v
+        self._toc("solve")
+        return ok
+
+    def _step_impl(self, state, h):
+        t, q, v = state.t, state.q, state.qd
+        self._tic()
+        slot = self.k % 3
+        ok = self._f(t, q, v, self.F[slot, 0], self.F[slot, 1])
+        if self.k < 2:
+            ok = self._rk4(t, h, q, v) and ok
+        else:
+            _ab3_update(h, self.F, self.k, q, v)
+            self._toc("other")
+        self.k += 1
+        state.t = t + h
+        return bool(ok)
+
+    def _rk4(self, t, h, q, v):
+        """One classical RK4 step (start-up), with K1 = f_n already in the history."""
+        K, qs, vs = self.K, self.qs, self.vs
+        K[0] = self.F[self.k % 3]
+        ok = True
+        for i, c in ((1, 0.5), (2, 0.5), (3, 1.0)):
+            _rk4_point(c * h, q, v, K[i - 1, 0], K[i - 1, 1], qs, vs)
+            ok = self._f(t + c * h, qs, vs, K[i, 0], K[i, 1]) and ok
+        q += h / 6.0 * (K[0, 0] + 2 * K[1, 0] + 2 * K[2, 0] + K[3, 0])
+        v += h / 6.0 * (K[0, 1] + 2 * K[1, 1] + 2 * K[2, 1] + K[3, 1])
+        self._toc("other")
+        return ok

@@ -1,0 +1,295 @@
+"""``rosenbrock-grk4t``: the 4-stage, order-4 Rosenbrock method GRK4T of Kaps and Rentrop
+(1979) with fixed step, for ODE models (m = 0), in the partitioned form of seed 001 eqs. 3-4.
+
+The ODE q̇ = v, v̇ = M⁻¹Q(q, v, t) is written y' = f(t, y). The method (Hairer-Wanner IV.7,
+eq. 7.25, the transformed form of ROS4 with mass matrix) solves per stage
+
+    (diag(I, M)/(hγ) − J) u_i = F(t + c_i h, y + Σ a_ij u_j) + diag(I, M) Σ (c_ij/h) u_j
+                               + h d_i ∂F/∂t,                 y_{n+1} = y + Σ b_i u_i,
+
+with F = [v; Q] and the partitioned Jacobian J = [[0, I], [∂Q/∂q, ∂Q/∂v]] (seed 001 eq. 4).
+Eliminating the position block leaves one n×n matrix per step,
+
+    A = M − hγ ∂Q/∂v − (hγ)² ∂Q/∂q,   A u_v = hγ r_v + (hγ)² ∂Q/∂q r_q,   u_q = hγ (r_q + u_v),
+
+factored once by a numba dense LU (n is small) and solved four times: a fixed cost per step.
+∂Q/∂t (the road's ∂f/∂u u̇ of seed 001 §3.3) is a forward difference (one extra evaluation).
+Stages 3 and 4 share their argument, so a step costs 3 force evaluations + 1 for ∂Q/∂t.
+
+Options: ``jacobian="all"|"stiff"`` (which force Jacobians enter J), ``freeze_jq`` (True:
+∂Q/∂q computed once at the initial state, as in seed 001 §3.3; the order then drops to that
+of a W-method with an inexact Jacobian), ``time_derivative`` (False: drop the ∂Q/∂t term).
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit
+
+from ..errors import SolverError
+from ..protocol import EVAL_JAC, EVAL_JAC_STIFF, EVAL_M, EVAL_Q
+from .base import Solver, register_solver
+
+# GRK4T (Kaps & Rentrop 1979) in the transformed form of Hairer's ROS4 (METH = 2).
+GAMMA = 0.231
+A21 = 2.0
+A31 = 4.524708207373116
+A32 = 4.163528788597648
+C21 = -5.071675338776316
+C31 = 6.020152728650786
+C32 = 0.1597506846727117
+C41 = -1.856343618686113
+C42 = -8.505380858179826
+C43 = -2.084075136023187
+B1 = 3.957503746640777
+B2 = 4.624892388363313
+B3 = 0.6174772638750108
+B4 = 1.282612945269037
+D1 = 0.231
+D2 = -0.03962966775244303
+D3 = 0.5507789395789127
+D4 = -0.05535098457052764
+C2 = 0.462
+C3 = 0.8802083333333334
+#: Stage nodes c_i (stage 4 uses the argument of stage 3).
+NODES = (0.0, C2, C3, C3)
+
+
+# -- a small dense LU (partial pivoting) for the n×n systems ---------------------------
+@njit(cache=True)
+def lu_factor(A, piv):
+    """In-place LU with partial pivoting (A = P L U); return False if A is singular."""
+    n = A.shape[0]
+    for k in range(n):
+        p = k
+        big = abs(A[k, k])
+        for i in range(k + 1, n):
+            if abs(A[i, k]) > big:
+                big = abs(A[i, k])
+                p = i
+        piv[k] = p
+        if big == 0.0 or not math.isfinite(big):
+            return False
+        if p != k:
+            for j in range(n):
+                tmp = A[k, j]
+                A[k, j] = A[p, j]
+                A[p, j] = tmp
+        inv = 1.0 / A[k, k]
+        for i in range(k + 1, n):
+            lik = A[i, k] * inv
+            A[i, k] = lik
+            if lik != 0.0:
+                for j in range(k + 1, n):
+                    A[i, j] -= lik * A[k, j]
+    return True
+
+
+@njit(cache=True)
+def lu_solve(LU, piv, b):
+    """Solve with the factors of :func:`lu_factor`, overwriting ``b``."""
+    n = LU.shape[0]
+    for k in range(n):
+        p = piv[k]
+        if p != k:
+            tmp = b[k]
+            b[k] = b[p]
+            b[p] = tmp
+    for i in range(n):
+        acc = b[i]
+        for j in range(i):
+            acc -= LU[i, j] * b[j]
+        b[i] = acc
+    for i in range(n - 1, -1, -1):
+        acc = b[i]
+        for j in range(i + 1, n):
+            acc -= LU[i, j] * b[j]
+        b[i] = acc / LU[i, i]
+
+
+# -- the GRK4T stages ----------------------------------------------------------------------
+@njit(cache=True)
+def _grk_factor(h, M, Jq, Jqd, LU, piv):
+    """A = M − hγ ∂Q/∂v − (hγ)² ∂Q/∂q, factored in place."""
+    n = M.shape[0]
+    hg = h * GAMMA
+    for i in range(n):
+        for j in range(n):
+            LU[i, j] = M[i, j] - hg * Jqd[i, j] - hg * hg * Jq[i, j]
+    return lu_factor(LU, piv)
+
+
+@njit(cache=True)
+def _grk_stage(i, h, M, LU, piv, Jq, Qs, Qt, U, q, v, vin, qs, vs, rq, rv):
+    """Solve stage ``i`` (0..3) with the forces ``Qs`` at its argument (·, vin), store
+    u_i = (U[i, 0], U[i, 1]), then write the next stage's argument into (qs, vs) or, after
+    the last stage, the new state into (q, v)."""
+    n = q.shape[0]
+    hg = h * GAMMA
+    if i == 0:
+        d = D1
+    elif i == 1:
+        d = D2
+    elif i == 2:
+        d = D3
+    else:
+        d = D4
+    # r_q = v_s + Σ c_ij/h u_q,j ;  w = Σ c_ij/h u_v,j (multiplied by M below)
+    for k in range(n):
+        cq = 0.0
+        cv = 0.0
+        if i == 1:
+            cq = C21 * U[0, 0, k]
+            cv = C21 * U[0, 1, k]
+        elif i == 2:
+            cq = C31 * U[0, 0, k] + C32 * U[1, 0, k]
+            cv = C31 * U[0, 1, k] + C32 * U[1, 1, k]
+        elif i == 3:
+            cq = C41 * U[0, 0, k] + C42 * U[1, 0, k] + C43 * U[2, 0, k]
+            cv = C41 * U[0, 1, k] + C42 * U[1, 1, k] + C43 * U[2, 1, k]
+        rq[k] = vin[k] + cq / h
+        rv[k] = cv / h
+    # right-hand side of A u_v = hγ (Q_s + h d Q_t + M w) + (hγ)² Jq r_q
+    for k in range(n):
+        acc = Qs[k] + h * d * Qt[k]
+        for j in range(n):
+            acc += M[k, j] * rv[j] + hg * Jq[k, j] * rq[j]
+        U[i, 1, k] = hg * acc
+    lu_solve(LU, piv, U[i, 1])
+    for k in range(n):
+        U[i, 0, k] = hg * (rq[k] + U[i, 1, k])
+    if i == 0:
+        for k in range(n):
+            qs[k] = q[k] + A21 * U[0, 0, k]
+            vs[k] = v[k] + A21 * U[0, 1, k]
+    elif i == 1:
+        for k in range(n):
+            qs[k] = q[k] + A31 * U[0, 0, k] + A32 * U[1, 0, k]
+            vs[k] = v[k] + A31 * U[0, 1, k] + A32 * U[1, 1, k]
+    elif i == 3:
+        for k in range(n):
+            q[k] += B1 * U[0, 0, k] + B2 * U[1, 0, k] + B3 * U[2, 0, k] + B4 * U[3, 0, k]
+            v[k] += B1 * U[0, 1, k] + B2 * U[1, 1, k] + B3 * U[2, 1, k] + B4 * U[3, 1, k]
+
+
+@njit(cache=True)
+def _mass_scale(Mn, Ms, LUm, pivm, Qs, tmp):
+    """Qs ← M(q_n) M(q_s)⁻¹ Q_s (configuration-dependent mass matrices only)."""
+    n = Qs.shape[0]
+    for i in range(n):
+        for j in range(n):
+            LUm[i, j] = Ms[i, j]
+    ok = lu_factor(LUm, pivm)
+    lu_solve(LUm, pivm, Qs)
+    for i in range(n):
+        acc = 0.0
+        for j in range(n):
+            acc += Mn[i, j] * Qs[j]
+        tmp[i] = acc
+    for i in range(n):
+        Qs[i] = tmp[i]
+    return ok
+
+
+@register_solver("rosenbrock-grk4t")
+class GRK4T(Solver):
+    """GRK4T (Kaps-Rentrop) with fixed step for ODE models (seed 001 §3.1, eqs. 3-4)."""
+
+    ode_only = True
+
+    def __init__(self, system, instrument=False, jacobian="all", freeze_jq=False,
+                 time_derivative=True, **options):
+        if jacobian not in ("all", "stiff"):
+            raise SolverError(f"rosenbrock-grk4t: jacobian must be 'all' or 'stiff', got "
+                              f"'{jacobian}'")
+        if options:
+            raise SolverError(f"rosenbrock-grk4t: unknown option(s) {sorted(options)} "
+                              "(known: jacobian, freeze_jq, time_derivative, instrument)")
+        super().__init__(system, instrument=instrument)
+        self.jacobian = jacobian
+        self.freeze_jq = bool(freeze_jq)
+        self.time_derivative = bool(time_derivative)
+        n = system.n
+        self.constant_mass = bool(getattr(system, "constant_mass", False))
+        self.ws_t = system.workspace()
+        self.ws_s = system.workspace()
+        self.Mn = np.zeros((n, n))
+        self.Jq = np.zeros((n, n))
+        self.LU = np.zeros((n, n))
+        self.piv = np.zeros(n, np.int64)
+        self.LUm = np.zeros((n, n))
+        self.pivm = np.zeros(n, np.int64)
+        self.U = np.zeros((4, 2, n))
+        self.Qt = np.zeros(n)
+        self.qs = np.zeros(n)
+        self.vs = np.zeros(n)
+        self.rq = np.zeros(n)
+        self.rv = np.zeros(n)
+        self.tmp = np.zeros(n)
+        self._jac_flag = EVAL_JAC if jacobian == "all" else EVAL_JAC_STIFF
+
+    def _reset(self, state):
+        n = self.system.n
+        if state.q.shape != (n,) or state.qd.shape != (n,):
+            raise SolverError(f"rosenbrock-grk4t: state has q {state.q.shape}, qd "
+                              f"{state.qd.shape}; expected ({n},)")
+        self._evaluate(state.t, state.q, state.qd, EVAL_M | self._jac_flag)
+        self.Mn[:] = self.ws.M
+        self.Jq[:] = self.ws.Jq
+
+    def _stage_forces(self, t, q, v):
+        """Q at a stage argument into ws_s.Q (scaled by M_n M_s⁻¹ if M depends on q)."""
+        what = EVAL_Q if self.constant_mass else EVAL_Q | EVAL_M
+        self.system.evaluate(t, q, v, self.ws_s, what)
+        self.neval += 1
+        if not self.constant_mass:
+            _mass_scale(self.Mn, self.ws_s.M, self.LUm, self.pivm, self.ws_s.Q, self.tmp)
+            self.nfactor += 1
+            self.nsolve += 1
+        return self.ws_s.Q
+
+    def _step_impl(self, state, h):
+        t, q, v = state.t, state.q, state.qd
+        ws = self.ws
+        self._tic()
+        # evaluation with Jacobians at (t_n, q_n, v_n)
+        what = EVAL_Q | self._jac_flag      # with freeze_jq only ∂Q/∂v is used
+        if not self.constant_mass:
+            what |= EVAL_M
+        self._evaluate(t, q, v, what)
+        if not self.constant_mass:
+            self.Mn[:] = ws.M
+        if not self.freeze_jq:
+            self.Jq[:] = ws.Jq
+        self._toc("jacobians")
+        if self.time_derivative:
+            dt = 1e-7 * max(1.0, abs(t))
+            self.system.evaluate(t + dt, q, v, self.ws_t, EVAL_Q)
+            self.neval += 1
+            np.subtract(self.ws_t.Q, ws.Q, out=self.Qt)
+            self.Qt *= 1.0 / dt
+        self._toc("evaluation")
+        ok = _grk_factor(h, self.Mn, self.Jq, ws.Jqd, self.LU, self.piv)
+        self.nfactor += 1
+        self._toc("factorisation")
+        if not ok:
+            return False
+        Q0 = ws.Q
+        args = (self.Mn, self.LU, self.piv, self.Jq)
+        bufs = (self.rq, self.rv)
+        U, Qt, qs, vs = self.U, self.Qt, self.qs, self.vs
+        _grk_stage(0, h, *args, Q0, Qt, U, q, v, v, qs, vs, *bufs)
+        self._toc("solve")
+        Qs = self._stage_forces(t + C2 * h, qs, vs)
+        self._toc("evaluation")
+        _grk_stage(1, h, *args, Qs, Qt, U, q, v, vs, qs, vs, *bufs)
+        self._toc("solve")
+        Qs = self._stage_forces(t + C3 * h, qs, vs)
+        self._toc("evaluation")
+        _grk_stage(2, h, *args, Qs, Qt, U, q, v, vs, qs, vs, *bufs)
+        _grk_stage(3, h, *args, Qs, Qt, U, q, v, vs, qs, vs, *bufs)
+        self.nsolve += 4
+        state.t = t + h
+        self._toc("solve")
+        return True
