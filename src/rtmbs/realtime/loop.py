@@ -1,0 +1,372 @@
+"""The paced real-time loop: one solver step per tick of a wall clock.
+
+Step ``k`` (from ``t_k`` to ``t_k + h``) starts on the absolute tick ``t0 + k·h`` of
+``time.perf_counter_ns`` (no accumulated sleeps: the schedule cannot drift). The loop sleeps
+until ``SPIN_NS`` before the tick and busy-waits the rest, then reads the inputs, steps, and
+publishes the outputs. Every step's turnaround time (its compute time, seed 003 §3.1) and the
+lateness of its start are written by index into preallocated arrays; statistics come at the end.
+Python's garbage collector is frozen and disabled during the run and restored after.
+
+A step *overruns* when it finishes after the next tick (``start lateness + turnaround > h``).
+What happens then is the deadline policy:
+
+``warn``
+    count and continue; the schedule slips (the next step starts at once and the ticks are
+    re-anchored there), so simulated time lags wall time by the accumulated ``slip_us``.
+``catch-up``
+    count; the ticks are kept, so the steps whose tick is already a whole period or more in the
+    past (``lateness >= h``) run at once, without sleeping and without publishing their outputs
+    (``catchup_steps``), until the simulation is back on the wall clock.
+``degrade``
+    count, slip as ``warn``, and switch to a cheaper step until the turnaround meets the budget
+    (default ``h``) for ``recover_after`` consecutive steps. The cheaper step is, in this order:
+    ``solver.set_degraded(True)`` when the solver has it (e.g. reuse the last factorisation, force
+    Jacobian); else ``degraded_solver`` (a one-step solver stepping the same state) when given;
+    else the loop drops its own work: no output evaluation nor publishing while degraded.
+``stop``
+    stop at the first overrun; the results up to and including that step are kept.
+"""
+from __future__ import annotations
+
+import gc
+import math
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from ..errors import SolverError, did_you_mean
+from ..io.result import Result
+from ..protocol import EVAL_PHI, EVAL_PHIQ, MechanicalSystem, State
+from ..solvers.base import Solver, get_solver
+from .iobase import RealtimeIO
+from .stats import save_histogram, save_summary, summary_markdown, timing_summary
+
+POLICIES = ("warn", "catch-up", "degrade", "stop")
+
+#: Sleep with the OS until this long before a tick, then busy-wait (ns).
+SPIN_NS = 200_000
+#: A state whose norm ‖(q, q̇)‖₂ passes this is taken as diverged (as in ``simulate``).
+DIVERGENCE_LIMIT = 1e8
+
+# bits of RealtimeReport.flags
+FLAG_OVERRUN = 1
+FLAG_CATCHUP = 2
+FLAG_DEGRADED = 4
+
+
+@dataclass
+class RealtimeReport:
+    """Outcome of :func:`run_realtime`.
+
+    ``turnaround_ns``, ``lateness_ns`` and ``flags`` (bits ``FLAG_*``) have one entry per step
+    taken; ``result`` holds the trajectory (when ``record``); counters as in the module doc.
+    """
+
+    model: str
+    solver: str
+    policy: str
+    h: float
+    steps: int
+    turnaround_ns: np.ndarray
+    lateness_ns: np.ndarray
+    flags: np.ndarray
+    overruns: int = 0
+    catchup_steps: int = 0
+    degrade_entries: int = 0
+    degraded_steps: int = 0
+    degrade_mode: str = ""
+    stopped_early: bool = False
+    slip_ns: int = 0
+    wall_ns: int = 0
+    status: int = 1
+    message: str = "finished"
+    result: Result | None = None
+    io_stats: dict = field(default_factory=dict)
+
+    @property
+    def realtime_factor(self) -> float:
+        """Simulated time over wall time (1 when the run kept pace, < 1 when it slipped)."""
+        return self.steps * self.h * 1e9 / self.wall_ns if self.wall_ns else float("nan")
+
+    def summary(self) -> dict:
+        s = dict(model=self.model, solver=self.solver, policy=self.policy, h=self.h,
+                 steps=self.steps, overruns=self.overruns, catchup_steps=self.catchup_steps,
+                 degrade_entries=self.degrade_entries, degraded_steps=self.degraded_steps,
+                 degrade_mode=self.degrade_mode, stopped_early=self.stopped_early,
+                 slip_us=self.slip_ns * 1e-3, wall_s=self.wall_ns * 1e-9,
+                 realtime_factor=self.realtime_factor, status=self.status, message=self.message)
+        s.update(timing_summary(self.turnaround_ns, "turnaround_us"))
+        s.update(timing_summary(self.lateness_ns, "lateness_us"))
+        s["budget_used_p50"] = s["turnaround_us_p50"] * 1e-6 / self.h
+        s["io"] = dict(self.io_stats)
+        return s
+
+    def markdown(self) -> str:
+        return summary_markdown(self.summary())
+
+    def save(self, out_dir) -> dict[str, Path]:
+        """Write ``summary.json``, ``summary.md``, ``turnaround.png`` and ``timings.npz``."""
+        out_dir = Path(out_dir)
+        paths = save_summary(self.summary(), out_dir)
+        paths["histogram"] = save_histogram(
+            self.turnaround_ns, self.h, out_dir / "turnaround.png", self.flags,
+            title=f"{self.model} / {self.solver}: task execution time (policy {self.policy})")
+        paths["timings"] = out_dir / "timings.npz"
+        np.savez(paths["timings"], turnaround_ns=self.turnaround_ns,
+                 lateness_ns=self.lateness_ns, flags=self.flags)
+        return paths
+
+
+def _make_solver(system, solver, options) -> Solver:
+    if isinstance(solver, Solver):
+        return solver
+    cls = get_solver(solver)
+    if cls.offline:
+        raise SolverError(f"solver '{cls.name}' is an offline adaptive solver; the real-time loop "
+                          "needs a fixed-step solver")
+    return cls(system, **options)
+
+
+def run_realtime(
+    system: MechanicalSystem,
+    solver="li-euler",
+    h: float = 1e-3,
+    duration: float = 1.0,
+    policy: str = "warn",
+    io: RealtimeIO | None = None,
+    state: State | None = None,
+    record: bool = True,
+    recover_after: int = 50,
+    budget: float | None = None,
+    degraded_solver=None,
+    warmup: bool = True,
+    out=None,
+    **options,
+) -> RealtimeReport:
+    """Run ``system`` paced on the wall clock for ``duration`` s of simulated time.
+
+    ``solver`` is a name, a ``Solver`` subclass or instance (as for ``simulate``); ``policy`` is
+    one of ``POLICIES`` (module doc); ``io`` a :class:`RealtimeIO` (e.g. ``UdpIO``);
+    ``record`` keeps the trajectory in ``report.result``; ``budget`` (s, default ``h``) is the
+    turnaround that ends degraded mode after ``recover_after`` consecutive steps; ``warmup``
+    takes one step on a copy of the state first (numba compilation) and resets the solver;
+    ``out`` writes the report files there. The trajectory is the one ``simulate`` gives for the
+    same inputs (same steps, same ``t_k = t_0 + k·h``).
+    """
+    if policy not in POLICIES:
+        raise SolverError(f"unknown deadline policy '{policy}'" + did_you_mean(policy, POLICIES))
+    if not h > 0:
+        raise SolverError(f"step size h must be > 0 s, got {h!r}")
+    slv = _make_solver(system, solver, options)
+    state = (state or system.initial_state()).copy()
+    nsteps = int(round(duration / h))
+    h_ns = int(round(h * 1e9))
+    budget_ns = int(round((budget if budget is not None else h) * 1e9))
+    n, m = system.n, system.m
+    out_names = list(system.output_names)
+    nout = len(out_names)
+    out_buf = np.zeros(nout)
+
+    # -- preallocated per-step records ----------------------------------------------------
+    turn = np.zeros(nsteps, np.int64)
+    late = np.zeros(nsteps, np.int64)
+    flags = np.zeros(nsteps, np.uint8)
+    nrec = nsteps + 1 if record else 1
+    t_arr = np.zeros(nrec)
+    q_arr = np.zeros((nrec, n))
+    qd_arr = np.zeros((nrec, n))
+    lam_arr = np.zeros((nrec, m))
+    o_arr = np.zeros((nrec, nout))
+
+    # -- degraded mode ----------------------------------------------------------------------
+    set_degraded = getattr(slv, "set_degraded", None)
+    dslv = None
+    if set_degraded is not None:
+        degrade_mode = "solver.set_degraded"
+    elif degraded_solver is not None:
+        dslv = _make_solver(system, degraded_solver, {})
+        degrade_mode = f"degraded_solver '{dslv.name}'"
+    else:
+        degrade_mode = "skip outputs"
+    if policy != "degrade":
+        degrade_mode = ""
+
+    if warmup:
+        w = state.copy()
+        slv.reset(w)
+        slv.step(w, h)
+        if dslv is not None:
+            dslv.reset(w)
+            dslv.step(w, h)
+        if nout:
+            system.outputs(w.t, w.q, w.qd, out_buf)
+    slv.reset(state)
+    if io is not None:
+        io.open(system)
+    if nout:
+        system.outputs(state.t, state.q, state.qd, out_buf)
+    t_arr[0] = state.t
+    q_arr[0] = state.q
+    qd_arr[0] = state.qd
+    o_arr[0] = out_buf
+
+    catchup = policy == "catch-up"
+    degrade = policy == "degrade"
+    stop = policy == "stop"
+    slip_on_overrun = policy in ("warn", "degrade")
+    t_start = state.t
+    q, qd = state.q, state.qd
+    step = slv.step
+    outputs = system.outputs
+    read = io.read_inputs if io is not None else None
+    write = io.write_outputs if io is not None else None
+    perf = time.perf_counter_ns
+    sleep = time.sleep
+    isfinite = math.isfinite
+    dot = np.dot
+    LIMIT2 = DIVERGENCE_LIMIT ** 2
+
+    overruns = ncatch = nentries = ndegraded = good = 0
+    degraded = False
+    publish_outputs = True
+    slip = 0
+    status, message = 1, "finished"
+    stopped = False
+    k_done = 0
+    end = 0
+
+    gc_was_enabled = gc.isenabled()
+    gc.collect()
+    gc.freeze()
+    gc.disable()
+    try:
+        t0 = perf() + max(h_ns, 1_000_000)
+        anchor, k_anchor = t0, 0
+        tick = t0
+        for k in range(nsteps):
+            tick = anchor + (k - k_anchor) * h_ns
+            rem = tick - perf()
+            if rem > SPIN_NS:
+                sleep((rem - SPIN_NS) * 1e-9)
+            while perf() < tick:
+                pass
+            start = perf()
+            lateness = start - tick
+            behind = catchup and lateness >= h_ns
+            # -- the step ----------------------------------------------------------------
+            if read is not None:
+                read(system, state.t)
+            ok = step(state, h)
+            state.t = t_start + (k + 1) * h
+            if not behind and publish_outputs:
+                if nout:
+                    outputs(state.t, q, qd, out_buf)
+                if write is not None:
+                    write(state.t, out_buf)
+            end = perf()
+            # -- bookkeeping (not part of the turnaround) ----------------------------------
+            turn[k] = end - start
+            late[k] = lateness
+            k_done = k + 1
+            size2 = dot(q, q) + dot(qd, qd)
+            if not ok or not (isfinite(size2) and size2 < LIMIT2):
+                status = -1
+                message = (f"simulation diverged at t = {state.t:.6g} s (step {k + 1} of {nsteps}, "
+                           f"solver '{slv.name}', h = {h:g} s)")
+                break
+            if record:
+                t_arr[k + 1] = state.t
+                q_arr[k + 1] = q
+                qd_arr[k + 1] = qd
+                lam_arr[k + 1] = slv.lam
+                if nout and (behind or not publish_outputs):
+                    outputs(state.t, q, qd, out_buf)
+                o_arr[k + 1] = out_buf
+            fl = 0
+            if behind:
+                ncatch += 1
+                fl = FLAG_CATCHUP
+            elif end > tick + h_ns:
+                overruns += 1
+                fl = FLAG_OVERRUN
+                if stop:
+                    stopped = True
+                    flags[k] = fl
+                    message = (f"stopped at the first overrun: step {k + 1} of {nsteps} finished "
+                               f"{(end - tick - h_ns) * 1e-3:.0f} µs after its deadline")
+                    break
+                if slip_on_overrun:
+                    slip += end - (tick + h_ns)
+                    anchor, k_anchor = end, k + 1
+            if degraded:
+                fl |= FLAG_DEGRADED
+                ndegraded += 1
+            flags[k] = fl
+            if degrade:
+                if fl & FLAG_OVERRUN:
+                    good = 0
+                    if not degraded:
+                        degraded = True
+                        nentries += 1
+                        if set_degraded is not None:
+                            set_degraded(True)
+                        elif dslv is not None:
+                            dslv.reset(state)
+                            step = dslv.step
+                        else:
+                            publish_outputs = False
+                elif degraded:
+                    good = good + 1 if end - start <= budget_ns else 0
+                    if good >= recover_after:
+                        degraded = False
+                        good = 0
+                        if set_degraded is not None:
+                            set_degraded(False)
+                        elif dslv is not None:
+                            step = slv.step
+                        else:
+                            publish_outputs = True
+        if k_done:
+            wall = max(end, tick + h_ns) - t0
+        else:
+            wall = 0
+    finally:
+        if gc_was_enabled:
+            gc.enable()
+        gc.unfreeze()
+        if degraded and set_degraded is not None:
+            set_degraded(False)
+        if io is not None:
+            io.close()
+
+    res = None
+    if record:
+        # on divergence the last (bad) state is not kept
+        kr = k_done + 1 if status >= 0 else k_done
+        res = Result(
+            t=t_arr[:kr].copy(), q=q_arr[:kr].copy(), qd=qd_arr[:kr].copy(),
+            lam=lam_arr[:kr].copy(), phi_norm=np.zeros(kr), phid_norm=np.zeros(kr),
+            outputs={nm: o_arr[:kr, j].copy() for j, nm in enumerate(out_names)},
+            coordinate_names=list(getattr(system, "coordinate_names", [])),
+            meta=dict(model=system.name, solver=slv.name, h=h, steps=k_done, status=status,
+                      message=message, realtime=True, policy=policy),
+        )
+        if m:
+            ws = system.workspace()
+            for i in range(kr):
+                system.evaluate(res.t[i], res.q[i], res.qd[i], ws, EVAL_PHI | EVAL_PHIQ)
+                res.phi_norm[i] = np.linalg.norm(ws.phi)
+                res.phid_norm[i] = np.linalg.norm(ws.phiq @ res.qd[i] + ws.phit)
+    rep = RealtimeReport(
+        model=system.name, solver=slv.name, policy=policy, h=h, steps=k_done,
+        turnaround_ns=turn[:k_done].copy(), lateness_ns=late[:k_done].copy(),
+        flags=flags[:k_done].copy(), overruns=overruns, catchup_steps=ncatch,
+        degrade_entries=nentries, degraded_steps=ndegraded, degrade_mode=degrade_mode,
+        stopped_early=stopped, slip_ns=slip, wall_ns=wall, status=status, message=message,
+        result=res, io_stats=io.stats() if io is not None else {},
+    )
+    if out is not None:
+        rep.save(out)
+    return rep

@@ -1,0 +1,199 @@
+"""The paced loop: accounting of each deadline policy under forced overruns, determinism against
+``simulate``, GC handling. Checks counts and continuity, not absolute times (noisy machine):
+h = 10 ms with injected busy-wait stalls of 25-35 ms on chosen steps."""
+import gc
+
+import numpy as np
+import pytest
+
+import rtmbs_realtime_test_models as tm
+from rtmbs.errors import SolverError
+from rtmbs.realtime import FLAG_CATCHUP, FLAG_DEGRADED, FLAG_OVERRUN, RealtimeIO, run_realtime
+from rtmbs.solvers.simulate import simulate
+
+H = 0.01
+H_NS = 10_000_000
+DURATION = 0.3  # 30 steps
+
+
+class RecordingIO(RealtimeIO):
+    def __init__(self):
+        self.opened = self.closed = 0
+        self.written_t = []
+        self.reads = 0
+
+    def open(self, system):
+        self.opened += 1
+
+    def read_inputs(self, system, t):
+        self.reads += 1
+
+    def write_outputs(self, t, values):
+        self.written_t.append((t, values.copy()))
+
+    def close(self):
+        self.closed += 1
+
+    def stats(self):
+        return {"writes": len(self.written_t)}
+
+
+def reference(n_steps):
+    sys_ = tm.MassSpringDamper()
+    return simulate(sys_, tm.SOLVER_NAME, t_end=n_steps * H, h=H)
+
+
+def overrun_steps(rep):
+    return [int(k) for k in np.flatnonzero(rep.flags & FLAG_OVERRUN)]
+
+
+def assert_same_trajectory(rep, ref, upto=None):
+    res = rep.result
+    k = len(res.t) if upto is None else upto
+    np.testing.assert_array_equal(res.t[:k], ref.t[:k])
+    np.testing.assert_array_equal(res.q[:k], ref.q[:k])
+    np.testing.assert_array_equal(res.qd[:k], ref.qd[:k])
+    for name in ("x", "v", "force"):
+        np.testing.assert_array_equal(res.outputs[name][:k], ref.outputs[name][:k])
+
+
+def test_warn_counts_overruns_and_slips():
+    system = tm.MassSpringDamper()
+    slv = tm.StallingEuler(system, stalls={5: 0.025, 15: 0.025})
+    io = RecordingIO()
+    freeze_before = gc.get_freeze_count()
+    rep = run_realtime(system, slv, h=H, duration=DURATION, policy="warn", io=io)
+    assert rep.steps == 30
+    assert overrun_steps(rep) == [5, 15]
+    assert rep.overruns == 2 and rep.catchup_steps == 0
+    # the schedule slipped by exactly the lateness past each missed deadline
+    over = rep.flags & FLAG_OVERRUN > 0
+    expected_slip = int(np.sum(rep.lateness_ns[over] + rep.turnaround_ns[over] - H_NS))
+    assert rep.slip_ns == expected_slip
+    assert expected_slip >= 2 * 15_000_000  # stalls of 25 ms in 10 ms periods
+    assert rep.realtime_factor < 1.0
+    # every step read inputs and published, the stalled ones too
+    assert io.opened == 1 and io.closed == 1 and io.reads == 30
+    assert [round(t / H) for t, _ in io.written_t] == list(range(1, 31))
+    # the stalled steps' turnarounds include the stall
+    assert rep.turnaround_ns[5] >= 25_000_000 and rep.turnaround_ns[15] >= 25_000_000
+    # state continuity: same trajectory as a non-paced run
+    assert_same_trajectory(rep, reference(30))
+    # GC disabled inside, restored after
+    assert slv.gc_enabled_seen == {False}
+    assert gc.isenabled() and gc.get_freeze_count() == freeze_before
+
+
+def test_catch_up_skips_publishing_and_realigns_with_wall_clock():
+    system = tm.MassSpringDamper()
+    slv = tm.StallingEuler(system, stalls={5: 0.035})
+    io = RecordingIO()
+    rep = run_realtime(system, slv, h=H, duration=DURATION, policy="catch-up", io=io)
+    assert rep.steps == 30
+    assert overrun_steps(rep) == [5]
+    # 35 ms stall: ticks of steps 6 and 7 are >= one period in the past -> catch-up steps
+    assert [int(k) for k in np.flatnonzero(rep.flags & FLAG_CATCHUP)] == [6, 7]
+    assert rep.catchup_steps == 2 and rep.overruns == 1 and rep.slip_ns == 0
+    assert np.all(rep.lateness_ns[[6, 7]] >= H_NS) and rep.lateness_ns[8] < H_NS
+    # steps 6 and 7 (t = 0.07, 0.08) published nothing; all others did
+    published = [round(t / H) for t, _ in io.written_t]
+    assert published == [k for k in range(1, 31) if k not in (7, 8)]
+    assert io.reads == 30
+    # back on the wall clock: 30 steps took exactly 30 periods
+    assert rep.wall_ns == 30 * H_NS
+    assert rep.realtime_factor == pytest.approx(1.0, abs=1e-12)
+    assert_same_trajectory(rep, reference(30))
+
+
+def test_degrade_uses_solver_set_degraded_until_budget_met():
+    system = tm.MassSpringDamper()
+    # steps 6 and 7 would stall too, but not in degraded mode
+    slv = tm.DegradableStallingEuler(system, stalls={5: 0.025, 6: 0.025, 7: 0.025, 20: 0.025})
+    rep = run_realtime(system, slv, h=H, duration=DURATION, policy="degrade", recover_after=5)
+    assert rep.degrade_mode == "solver.set_degraded"
+    assert overrun_steps(rep) == [5, 20]
+    assert rep.degrade_entries == 2
+    assert [int(k) for k in np.flatnonzero(rep.flags & FLAG_DEGRADED)] == [6, 7, 8, 9, 10,
+                                                                           21, 22, 23, 24, 25]
+    assert rep.degraded_steps == 10
+    # nstep at each switch: entered after step 5 (nstep 6), left after 5 good steps (nstep 11)
+    assert slv.degrade_calls == [(6, True), (11, False), (21, True), (26, False)]
+    assert rep.turnaround_ns[6] < 25_000_000 and rep.turnaround_ns[7] < 25_000_000
+    assert_same_trajectory(rep, reference(30))
+
+
+def test_degrade_fallback_skips_outputs_when_solver_cannot_degrade():
+    system = tm.MassSpringDamper()
+    slv = tm.StallingEuler(system, stalls={5: 0.025})
+    io = RecordingIO()
+    rep = run_realtime(system, slv, h=H, duration=DURATION, policy="degrade", io=io,
+                       recover_after=4)
+    assert rep.degrade_mode == "skip outputs"
+    assert rep.degrade_entries == 1 and rep.degraded_steps == 4 and rep.overruns == 1
+    published = [round(t / H) for t, _ in io.written_t]
+    assert published == [k for k in range(1, 31) if k not in (7, 8, 9, 10)]
+    # the recorded outputs are complete all the same
+    assert_same_trajectory(rep, reference(30))
+
+
+def test_degrade_with_a_degraded_solver():
+    system = tm.MassSpringDamper()
+    slv = tm.StallingEuler(system, stalls={5: 0.025})
+    cheap = tm.SemiImplicitEuler(system)
+    rep = run_realtime(system, slv, h=H, duration=DURATION, policy="degrade", recover_after=3,
+                       degraded_solver=cheap, warmup=False)
+    assert rep.degrade_mode == "degraded_solver 'test-symplectic-euler'"
+    assert rep.degraded_steps == 3 and cheap.nstep == 3 and slv.nstep == 27
+    assert_same_trajectory(rep, reference(30))
+
+
+def test_stop_keeps_results_up_to_first_overrun():
+    system = tm.MassSpringDamper()
+    slv = tm.StallingEuler(system, stalls={5: 0.025, 9: 0.025})
+    io = RecordingIO()
+    rep = run_realtime(system, slv, h=H, duration=DURATION, policy="stop", io=io)
+    assert rep.stopped_early and rep.overruns == 1
+    assert rep.steps == 6 and len(rep.turnaround_ns) == 6
+    assert "step 6 of 30" in rep.message
+    assert len(rep.result.t) == 7 and rep.result.t[-1] == pytest.approx(6 * H)
+    assert io.closed == 1 and len(io.written_t) == 6
+    assert_same_trajectory(rep, reference(30), upto=7)
+
+
+def test_paced_run_is_identical_to_simulate():
+    system = tm.MassSpringDamper()
+    system.set_input("force", 3.0)
+    rep = run_realtime(system, tm.SOLVER_NAME, h=1e-3, duration=0.2)
+    ref_sys = tm.MassSpringDamper()
+    ref_sys.set_input("force", 3.0)
+    ref = simulate(ref_sys, tm.SOLVER_NAME, t_end=0.2, h=1e-3)
+    assert rep.steps == 200 and len(ref.t) == 201
+    np.testing.assert_array_equal(rep.result.q, ref.q)
+    np.testing.assert_array_equal(rep.result.qd, ref.qd)
+    np.testing.assert_array_equal(rep.result.outputs["force"], np.full(201, 3.0))
+    # the input acted: the run differs from one with no force
+    free = simulate(tm.MassSpringDamper(), tm.SOLVER_NAME, t_end=0.2, h=1e-3)
+    assert np.abs(free.q - ref.q).max() > 1e-4
+
+
+def test_summary_and_files(tmp_path):
+    system = tm.MassSpringDamper()
+    rep = run_realtime(system, tm.SOLVER_NAME, h=2e-3, duration=0.05, out=tmp_path)
+    s = rep.summary()
+    assert s["steps"] == 25
+    us = rep.turnaround_ns * 1e-3
+    assert s["turnaround_us_max"] == pytest.approx(us.max())
+    assert s["turnaround_us_p50"] == pytest.approx(np.median(us))
+    assert s["turnaround_us_p50"] <= s["turnaround_us_p99"] <= s["turnaround_us_p999"] <= s["turnaround_us_max"]
+    import json
+
+    assert json.loads((tmp_path / "summary.json").read_text())["steps"] == 25
+    assert "| turnaround (µs) |" in (tmp_path / "summary.md").read_text()
+    assert (tmp_path / "turnaround.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    t = np.load(tmp_path / "timings.npz")
+    np.testing.assert_array_equal(t["turnaround_ns"], rep.turnaround_ns)
+
+
+def test_unknown_policy_is_named():
+    with pytest.raises(SolverError, match="unknown deadline policy 'catchup'.*did you mean 'catch-up'"):
+        run_realtime(tm.MassSpringDamper(), tm.SOLVER_NAME, policy="catchup")
