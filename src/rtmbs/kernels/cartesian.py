@@ -1,0 +1,297 @@
+"""Evaluation of a body model in dependent Cartesian coordinates (numba, no allocation).
+
+Every body b has coordinates (r, p): position of its centre of mass and orientation
+coordinates p (Euler parameters or zxz angles, see :mod:`rotations`). Constraints and forces are
+written first in *virtual* coordinates x_b = (δr, δπ) (δπ a global infinitesimal rotation) with
+velocities v_b = (ṙ, ω) (global), and mapped to q with L_b = blockdiag(I, G_b):
+
+    Φq = D L,      γ = −(β + D_π α)      (Φ̈ = D v̇ + β,  ω̇ = G p̈ + α)
+    Q_q = Lᵀ Q_x,  Jq̇ = Lᵀ C L,  Jq = Lᵀ K L + Lᵀ C_ω W + (∂Gᵀ/∂p) T
+
+with D = ∂Φ/∂x, K = ∂Q_x/∂x at fixed (ṙ, ω), C = ∂Q_x/∂v, W = ∂ω/∂p (seed 003 §4.2;
+seed 000 eqs. 1, 3, 23). The mass matrix is blockdiag(m I, Gᵀ J_g G) and the inertia term
+−ω̃ J_g ω − J_g α is part of Q (J_g = A J' Aᵀ).
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit
+
+from .functions import fun_eval, table_eval
+from .rotations import NROT, ROT_EP, rotation_data
+
+# -- primitive constraints (rows) ---------------------------------------------------------------
+PRIM_SPH = 0     # r_Pj − r_Pi = 0                                   (3 rows)
+PRIM_DOT1 = 1    # a_iᵀ a_j = 0                                      (1 row)
+PRIM_DOT2 = 2    # a_iᵀ (r_Pj − r_Pi) − s(t) = 0                     (1 row)
+PRIM_DIST = 3    # dᵀd − L(t)² = 0                                    (1 row)
+PRIM_ROTDRV = 4  # cos θ(t) (b_iᵀ a_j) − sin θ(t) (a_iᵀ a_j) = 0     (1 row)
+PRIM_ROWS = (3, 1, 1, 1, 1)
+
+# -- force elements -------------------------------------------------------------------------------
+F_SPRING = 0       # point-to-point spring-damper: linear or tabulated
+F_STOP = 1         # bump / rebound stop along the line of two points
+F_BUSHING = 2      # six-component bushing between two markers (seed 003 §4.2.3)
+F_FORCE = 3        # applied force on a body (global or body-fixed direction)
+F_TORQUE = 4       # applied torque on a body (global or body-fixed axis)
+F_JOINT_TORQUE = 5 # torque between two bodies about marker-i z (drive)
+F_BRAKE = 6        # brake torque −T_b(t) tanh(Ω/ω_ε) about marker-i z
+NFPAR = 20
+
+# what-flags (same values as rtmbs.protocol)
+_M, _Q, _PHI, _PHIQ, _GAMMA, _JAC, _JACS = 1, 2, 4, 8, 16, 32, 64
+
+
+@njit(cache=True, inline="always")
+def _cross(a, b, out):
+    out[0] = a[1] * b[2] - a[2] * b[1]
+    out[1] = a[2] * b[0] - a[0] * b[2]
+    out[2] = a[0] * b[1] - a[1] * b[0]
+
+
+@njit(cache=True, inline="always")
+def _dot(a, b):
+    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
+
+
+@njit(cache=True, inline="always")
+def _matvec(A, x, out):
+    for i in range(3):
+        out[i] = A[i, 0] * x[0] + A[i, 1] * x[1] + A[i, 2] * x[2]
+
+
+@njit(cache=True, inline="always")
+def _skew(v, out):
+    out[0, 0] = 0.0
+    out[0, 1] = -v[2]
+    out[0, 2] = v[1]
+    out[1, 0] = v[2]
+    out[1, 1] = 0.0
+    out[1, 2] = -v[0]
+    out[2, 0] = -v[1]
+    out[2, 1] = v[0]
+    out[2, 2] = 0.0
+
+
+@njit(cache=True)
+def body_kinematics(q, qd, body_qadr, body_rtype, kin_r, kin_rd, kin_A, kin_G, kin_dG, kin_W,
+                    kin_w, kin_alpha, kin_dadp, kin_dadpd, d2G):
+    """Positions, rotation matrices, angular velocities and orientation maps of all bodies.
+
+    The last slot (index nb) is the ground: at rest at the origin.
+    """
+    nb = body_qadr.shape[0] - 1
+    for b in range(nb):
+        a = body_qadr[b]
+        rt = body_rtype[b]
+        nr = NROT[rt]
+        for k in range(3):
+            kin_r[b, k] = q[a + k]
+            kin_rd[b, k] = qd[a + k]
+        rotation_data(rt, q[a + 3:a + 3 + nr], qd[a + 3:a + 3 + nr], kin_A[b], kin_G[b], kin_dG[b],
+                      kin_W[b], kin_alpha[b], kin_dadp[b], kin_dadpd[b], d2G)
+        for k in range(3):
+            s = 0.0
+            for l in range(nr):
+                s += kin_G[b, k, l] * qd[a + 3 + l]
+            kin_w[b, k] = s
+    g = nb
+    for k in range(3):
+        kin_r[g, k] = 0.0
+        kin_rd[g, k] = 0.0
+        kin_w[g, k] = 0.0
+        kin_alpha[g, k] = 0.0
+        for l in range(3):
+            kin_A[g, k, l] = 1.0 if k == l else 0.0
+
+
+@njit(cache=True)
+def _point(b, s_loc, kin_r, kin_rd, kin_A, kin_w, sg, rp, vp, ab, tmp):
+    """Global arm sg = A s, point rp, its velocity vp and bias acceleration ω×(ω×sg)."""
+    _matvec(kin_A[b], s_loc, sg)
+    _cross(kin_w[b], sg, tmp)
+    for k in range(3):
+        rp[k] = kin_r[b, k] + sg[k]
+        vp[k] = kin_rd[b, k] + tmp[k]
+    _cross(kin_w[b], tmp, ab)
+
+
+@njit(cache=True)
+def _vector(b, a_loc, kin_A, kin_w, ag, ad, ab):
+    """Global body-fixed vector ag, its rate ω×ag and bias acceleration ω×(ω×ag)."""
+    _matvec(kin_A[b], a_loc, ag)
+    _cross(kin_w[b], ag, ad)
+    _cross(kin_w[b], ad, ab)
+
+
+@njit(cache=True)
+def _add_vec_point_jac(D, row, col, c, v, sg):
+    """D[row, col:col+6] += c·vᵀ[I, −s̃g] = c·[vᵀ, (sg × v)ᵀ]."""
+    D[row, col + 0] += c * v[0]
+    D[row, col + 1] += c * v[1]
+    D[row, col + 2] += c * v[2]
+    D[row, col + 3] += c * (sg[1] * v[2] - sg[2] * v[1])
+    D[row, col + 4] += c * (sg[2] * v[0] - sg[0] * v[2])
+    D[row, col + 5] += c * (sg[0] * v[1] - sg[1] * v[0])
+
+
+@njit(cache=True)
+def constraint_rows(t, prim_type, prim_row, prim_body, prim_vec, prim_par, prim_fun,
+                    fun_type, fun_par, fun_tab, tab_adr, tab_len, tab_x, tab_y,
+                    kin_r, kin_rd, kin_A, kin_w, phi, phit, Dx, beta, tmp, tmpm):
+    """Φ, Φt, D = ∂Φ/∂x (m×12: body i then body j) and the bias β of Φ̈ = D v̇ + β − (time terms
+    folded into β) for every primitive row."""
+    npr = prim_type.shape[0]
+    sgi = tmp[0]; rpi = tmp[1]; vpi = tmp[2]; abi = tmp[3]
+    sgj = tmp[4]; rpj = tmp[5]; vpj = tmp[6]; abj = tmp[7]
+    ai = tmp[8]; adi = tmp[9]; abai = tmp[10]
+    aj = tmp[11]; adj = tmp[12]; abaj = tmp[13]
+    d = tmp[14]; dd = tmp[15]; w = tmp[16]; c1 = tmp[17]
+    bi_ = tmp[18]; bdi = tmp[19]; bbi = tmp[20]
+    for k in range(npr):
+        ty = prim_type[k]
+        r0 = prim_row[k]
+        bi = prim_body[k, 0]
+        bj = prim_body[k, 1]
+        v = prim_vec[k]
+        f = prim_fun[k]
+        fv, fd, fdd = 0.0, 0.0, 0.0
+        if f >= 0:
+            fv, fd, fdd = fun_eval(f, t, fun_type, fun_par, fun_tab, tab_adr, tab_len, tab_x, tab_y)
+        nrow = 3 if ty == PRIM_SPH else 1
+        for r in range(r0, r0 + nrow):
+            phit[r] = 0.0
+            beta[r] = 0.0
+            for c in range(12):
+                Dx[r, c] = 0.0
+        if ty == PRIM_SPH or ty == PRIM_DOT2 or ty == PRIM_DIST:
+            _point(bi, v[0], kin_r, kin_rd, kin_A, kin_w, sgi, rpi, vpi, abi, w)
+            _point(bj, v[1], kin_r, kin_rd, kin_A, kin_w, sgj, rpj, vpj, abj, w)
+            for c in range(3):
+                d[c] = rpj[c] - rpi[c]
+                dd[c] = vpj[c] - vpi[c]
+        if ty == PRIM_SPH:
+            for c in range(3):
+                r = r0 + c
+                phi[r] = d[c]
+                Dx[r, c] = -1.0
+                Dx[r, 6 + c] = 1.0
+                beta[r] = abj[c] - abi[c]
+            # ∂d/∂π_i = s̃g_i, ∂d/∂π_j = −s̃g_j   (δr_P = δr − s̃g δπ)
+            _skew(sgi, tmpm[0])
+            _skew(sgj, tmpm[1])
+            for c in range(3):
+                for e in range(3):
+                    Dx[r0 + c, 3 + e] = tmpm[0, c, e]
+                    Dx[r0 + c, 9 + e] = -tmpm[1, c, e]
+        elif ty == PRIM_DOT1:
+            _vector(bi, v[2], kin_A, kin_w, ai, adi, abai)
+            _vector(bj, v[3], kin_A, kin_w, aj, adj, abaj)
+            phi[r0] = _dot(ai, aj)
+            _cross(ai, aj, c1)
+            for c in range(3):
+                Dx[r0, 3 + c] = c1[c]
+                Dx[r0, 9 + c] = -c1[c]
+            beta[r0] = _dot(abai, aj) + 2.0 * _dot(adi, adj) + _dot(ai, abaj)
+        elif ty == PRIM_DOT2:
+            _vector(bi, v[2], kin_A, kin_w, ai, adi, abai)
+            phi[r0] = _dot(ai, d) - fv
+            phit[r0] = -fd
+            # D_ri = −a_iᵀ, D_πi = (a_i × (d + sg_i))ᵀ, D_rj = a_iᵀ, D_πj = −(a_i × sg_j)ᵀ
+            for c in range(3):
+                w[c] = d[c] + sgi[c]
+            _cross(ai, w, c1)
+            for c in range(3):
+                Dx[r0, c] = -ai[c]
+                Dx[r0, 3 + c] = c1[c]
+                Dx[r0, 6 + c] = ai[c]
+            _cross(ai, sgj, c1)
+            for c in range(3):
+                Dx[r0, 9 + c] = -c1[c]
+            s = 0.0
+            for c in range(3):
+                s += ai[c] * (abj[c] - abi[c])
+            beta[r0] = _dot(abai, d) + 2.0 * _dot(adi, dd) + s - fdd
+        elif ty == PRIM_DIST:
+            L = prim_par[k, 0]
+            Ld, Ldd = 0.0, 0.0
+            if f >= 0:
+                L, Ld, Ldd = fv, fd, fdd
+            phi[r0] = _dot(d, d) - L * L
+            phit[r0] = -2.0 * L * Ld
+            _add_vec_point_jac(Dx, r0, 6, 2.0, d, sgj)
+            _add_vec_point_jac(Dx, r0, 0, -2.0, d, sgi)
+            s = 0.0
+            for c in range(3):
+                s += d[c] * (abj[c] - abi[c])
+            beta[r0] = 2.0 * _dot(dd, dd) + 2.0 * s - 2.0 * (Ld * Ld + L * Ldd)
+        else:  # PRIM_ROTDRV: cos θ (b_i·a_j) − sin θ (a_i·a_j)
+            _vector(bi, v[2], kin_A, kin_w, ai, adi, abai)
+            _vector(bi, v[4], kin_A, kin_w, bi_, bdi, bbi)
+            _vector(bj, v[3], kin_A, kin_w, aj, adj, abaj)
+            co, si = math.cos(fv), math.sin(fv)
+            p1 = _dot(bi_, aj)
+            p2 = _dot(ai, aj)
+            p1d = _dot(bdi, aj) + _dot(bi_, adj)
+            p2d = _dot(adi, aj) + _dot(ai, adj)
+            b1 = _dot(bbi, aj) + 2.0 * _dot(bdi, adj) + _dot(bi_, abaj)
+            b2 = _dot(abai, aj) + 2.0 * _dot(adi, adj) + _dot(ai, abaj)
+            phi[r0] = co * p1 - si * p2
+            phit[r0] = -fd * (si * p1 + co * p2)
+            _cross(bi_, aj, c1)
+            for c in range(3):
+                Dx[r0, 3 + c] += co * c1[c]
+                Dx[r0, 9 + c] -= co * c1[c]
+            _cross(ai, aj, c1)
+            for c in range(3):
+                Dx[r0, 3 + c] -= si * c1[c]
+                Dx[r0, 9 + c] += si * c1[c]
+            beta[r0] = (co * b1 - si * b2 - 2.0 * fd * (si * p1d + co * p2d)
+                        - fdd * (si * p1 + co * p2) - fd * fd * (co * p1 - si * p2))
+
+
+@njit(cache=True)
+def scatter_constraints(what, prim_type, prim_row, prim_body, body_qadr, body_rtype, body_eprow,
+                        q, qd, kin_G, kin_alpha, Dx, beta, phi, phiq, gamma):
+    """Φq = D L and γ = −(β + D_π α) for primitive rows; Euler-parameter normalisation rows."""
+    npr = prim_type.shape[0]
+    for k in range(npr):
+        r0 = prim_row[k]
+        nrow = 3 if prim_type[k] == PRIM_SPH else 1
+        for r in range(r0, r0 + nrow):
+            g = -beta[r]
+            for side in range(2):
+                b = prim_body[k, side]
+                a = body_qadr[b]
+                if a < 0:
+                    continue
+                c0 = 6 * side
+                nr = NROT[body_rtype[b]]
+                if what & _PHIQ:
+                    for c in range(3):
+                        phiq[r, a + c] = Dx[r, c0 + c]
+                    for l in range(nr):
+                        s = 0.0
+                        for c in range(3):
+                            s += Dx[r, c0 + 3 + c] * kin_G[b, c, l]
+                        phiq[r, a + 3 + l] = s
+                for c in range(3):
+                    g -= Dx[r, c0 + 3 + c] * kin_alpha[b, c]
+            gamma[r] = g
+    nb = body_qadr.shape[0] - 1
+    for b in range(nb):
+        r = body_eprow[b]
+        if r < 0:
+            continue
+        a = body_qadr[b] + 3
+        s = 0.0
+        sd = 0.0
+        for l in range(4):
+            s += q[a + l] * q[a + l]
+            sd += qd[a + l] * qd[a + l]
+            if what & _PHIQ:
+                phiq[r, a + l] = 2.0 * q[a + l]
+        phi[r] = s - 1.0
+        gamma[r] = -2.0 * sd

@@ -1,0 +1,154 @@
+"""The single compiled entry point of a Cartesian body model: fills M, Q, Φ, Φq, Φt, γ, Jq, Jq̇."""
+from __future__ import annotations
+
+from numba import njit
+
+from .cartesian import (_JAC, _JACS, _M, _PHI, _PHIQ, _GAMMA, _Q, body_kinematics, constraint_rows,
+                        scatter_constraints)
+from .forces import add_to_q, element_forces, pair_generalized
+from .rotations import NROT
+
+
+@njit(cache=True)
+def _inertia(b, qa, nr, with_jac, m, Jl, g, kin_A, kin_G, kin_dG, kin_W, kin_w, kin_alpha, kin_dadp,
+             kin_dadpd, M, Q, Jq, Jqd, what, S, tmp):
+    """Mass block blockdiag(m I, Gᵀ J_g G); weight m g; inertia torque T = −ω̃ J_g ω − J_g α
+    and, with ``with_jac``, its Jacobians."""
+    A = kin_A[b]
+    G = kin_G[b]
+    Jg = S[0]
+    for a in range(3):
+        for c in range(3):
+            s = 0.0
+            for e in range(3):
+                for f in range(3):
+                    s += A[a, e] * Jl[e, f] * A[c, f]
+            Jg[a, c] = s
+    if what & _M:
+        for c in range(3):
+            M[qa + c, qa + c] = m
+        for k in range(nr):
+            for l in range(nr):
+                s = 0.0
+                for a in range(3):
+                    for c in range(3):
+                        s += G[a, k] * Jg[a, c] * G[c, l]
+                M[qa + 3 + k, qa + 3 + l] = s
+    if not (what & _Q):
+        return
+    w = kin_w[b]
+    al = kin_alpha[b]
+    Jw = tmp[0]
+    Ja = tmp[1]
+    T = tmp[2]
+    for a in range(3):
+        Jw[a] = Jg[a, 0] * w[0] + Jg[a, 1] * w[1] + Jg[a, 2] * w[2]
+        Ja[a] = Jg[a, 0] * al[0] + Jg[a, 1] * al[1] + Jg[a, 2] * al[2]
+    T[0] = -(w[1] * Jw[2] - w[2] * Jw[1]) - Ja[0]
+    T[1] = -(w[2] * Jw[0] - w[0] * Jw[2]) - Ja[1]
+    T[2] = -(w[0] * Jw[1] - w[1] * Jw[0]) - Ja[2]
+    for c in range(3):
+        Q[qa + c] += m * g[c]
+    for l in range(nr):
+        Q[qa + 3 + l] += G[0, l] * T[0] + G[1, l] * T[1] + G[2, l] * T[2]
+    if not with_jac:
+        return
+    # ∂T/∂π = ω̃[(J_g ω)~ − J_g ω̃] + (J_g α)~ − J_g α̃ ; ∂T/∂ω = −ω̃ J_g + (J_g ω)~ ; ∂T/∂α = −J_g
+    Wx = S[1]; JW = S[2]; JA = S[3]; Al = S[4]; Tpi = S[5]; Tw = S[6]
+    _sk(w, Wx); _sk(Jw, JW); _sk(Ja, JA); _sk(al, Al)
+    for a in range(3):
+        for c in range(3):
+            s1 = 0.0
+            s2 = 0.0
+            s3 = 0.0
+            for e in range(3):
+                s1 += Jg[a, e] * Wx[e, c]
+                s2 += Wx[a, e] * Jg[e, c]
+                s3 += Jg[a, e] * Al[e, c]
+            S[7, a, c] = JW[a, c] - s1  # (J_g ω)~ − J_g ω̃
+            Tw[a, c] = -s2 + JW[a, c]
+            Tpi[a, c] = JA[a, c] - s3
+    for a in range(3):
+        for c in range(3):
+            s = 0.0
+            for e in range(3):
+                s += Wx[a, e] * S[7, e, c]
+            Tpi[a, c] += s
+    for k in range(nr):
+        for col in range(nr):
+            # rows: Gᵀ(...) ; columns: p
+            s = 0.0
+            sv = 0.0
+            for a in range(3):
+                inner = 0.0
+                innerv = 0.0
+                for c in range(3):
+                    inner += Tpi[a, c] * G[c, col] + Tw[a, c] * kin_W[b, c, col] - Jg[a, c] * kin_dadp[b, c, col]
+                    innerv += Tw[a, c] * G[c, col] - Jg[a, c] * kin_dadpd[b, c, col]
+                s += G[a, k] * inner
+                sv += G[a, k] * innerv
+            dg = 0.0
+            for c in range(3):
+                dg += kin_dG[b, col, c, k] * T[c]
+            Jq[qa + 3 + k, qa + 3 + col] += s + dg
+            Jqd[qa + 3 + k, qa + 3 + col] += sv
+
+
+@njit(cache=True, inline="always")
+def _sk(v, out):
+    out[0, 0] = 0.0; out[0, 1] = -v[2]; out[0, 2] = v[1]
+    out[1, 0] = v[2]; out[1, 1] = 0.0; out[1, 2] = -v[0]
+    out[2, 0] = -v[1]; out[2, 1] = v[0]; out[2, 2] = 0.0
+
+
+@njit(cache=True)
+def evaluate_cartesian(what, t, q, qd, sysa, kin, scr, M, Q, phi, phiq, phit, gamma, Jq, Jqd, frc_out):
+    """Fill the requested quantities (``what`` flags of :mod:`rtmbs.protocol`).
+
+    ``sysa``: the System's arrays (see :func:`rtmbs.system.CartesianSystem.arrays`);
+    ``kin``: per-body kinematics scratch; ``scr``: element scratch; ``frc_out``: one scalar per
+    force element (its main force or torque).
+    """
+    (body_qadr, body_rtype, body_mass, body_inertia, body_eprow, gravity,
+     prim_type, prim_row, prim_body, prim_vec, prim_par, prim_fun,
+     frc_type, frc_body, frc_vec, frc_rot, frc_par, frc_fun, frc_tab, frc_stiff,
+     fun_type, fun_par, fun_tab, tab_adr, tab_len, tab_x, tab_y) = sysa
+    (kin_r, kin_rd, kin_A, kin_G, kin_dG, kin_W, kin_w, kin_alpha, kin_dadp, kin_dadpd, d2G) = kin
+    (tmp, S, Dx, beta, f, tau, dfdx, dfdv, dtdx, dtdv, arm_i, sgj, Dd, Ddd, X, Qx, K, C, X6) = scr
+    body_kinematics(q, qd, body_qadr, body_rtype, kin_r, kin_rd, kin_A, kin_G, kin_dG, kin_W,
+                    kin_w, kin_alpha, kin_dadp, kin_dadpd, d2G)
+    n = q.shape[0]
+    jac_all = (what & _JAC) != 0
+    jac_any = jac_all or (what & _JACS) != 0
+    if what & _M:
+        M[:, :] = 0.0
+    if what & _Q:
+        Q[:] = 0.0
+    if jac_any:
+        Jq[:, :] = 0.0
+        Jqd[:, :] = 0.0
+    nb = body_qadr.shape[0] - 1
+    if what & (_M | _Q):
+        for b in range(nb):
+            _inertia(b, body_qadr[b], NROT[body_rtype[b]], jac_all, body_mass[b], body_inertia[b],
+                     gravity, kin_A, kin_G, kin_dG, kin_W, kin_w, kin_alpha, kin_dadp, kin_dadpd,
+                     M, Q, Jq, Jqd, what, S, tmp)
+    if what & _Q:
+        for k in range(frc_type.shape[0]):
+            wj = jac_all or (jac_any and frc_stiff[k] != 0)
+            frc_out[k] = element_forces(
+                k, t, wj, frc_type, frc_body, frc_vec, frc_rot, frc_par, frc_fun, frc_tab,
+                fun_type, fun_par, fun_tab, tab_adr, tab_len, tab_x, tab_y,
+                kin_r, kin_rd, kin_A, kin_w, f, tau, dfdx, dfdv, dtdx, dtdv, arm_i, sgj,
+                tmp, S, Dd, Ddd, X)
+            pair_generalized(wj, f, tau, dfdx, dfdv, dtdx, dtdv, arm_i, sgj, Qx, K, C, S)
+            add_to_q(frc_body[k, 0], frc_body[k, 1], wj, Qx, K, C, body_qadr, body_rtype, kin_G,
+                     kin_dG, kin_W, Q, Jq, Jqd, X6)
+    if what & (_PHI | _PHIQ | _GAMMA):
+        if what & _PHIQ:
+            phiq[:, :] = 0.0
+        constraint_rows(t, prim_type, prim_row, prim_body, prim_vec, prim_par, prim_fun,
+                        fun_type, fun_par, fun_tab, tab_adr, tab_len, tab_x, tab_y,
+                        kin_r, kin_rd, kin_A, kin_w, phi, phit, Dx, beta, tmp, S)
+        scatter_constraints(what, prim_type, prim_row, prim_body, body_qadr, body_rtype, body_eprow,
+                            q, qd, kin_G, kin_alpha, Dx, beta, phi, phiq, gamma)

@@ -1,0 +1,439 @@
+"""Force elements with analytic Jacobians (numba, no allocation).
+
+Every element produces, in virtual coordinates of its two bodies i, j (see :mod:`cartesian`):
+a force f on body j applied at the point P_j (and −f on body i at the same point) and a pure
+couple τ on j (−τ on i), with their derivatives ∂f/∂x, ∂f/∂v, ∂τ/∂x, ∂τ/∂v (3×12, x = (δr_i, δπ_i,
+δr_j, δπ_j) at fixed global velocities v = (ṙ_i, ω_i, ṙ_j, ω_j)). :func:`pair_generalized` turns
+these into Q_x (12), K = ∂Q_x/∂x and C = ∂Q_x/∂v (12×12), and :func:`add_to_q` maps them to q.
+Single-body loads use the ground (index nb) as body i.
+"""
+from __future__ import annotations
+
+import math
+
+from numba import njit
+
+from .cartesian import (F_BRAKE, F_BUSHING, F_FORCE, F_JOINT_TORQUE, F_SPRING, F_STOP, F_TORQUE,
+                        _cross, _dot, _matvec, _point, _skew)
+from .functions import fun_eval, table_eval
+from .rotations import NROT
+
+
+@njit(cache=True)
+def _zero(a):
+    for i in range(a.shape[0]):
+        for j in range(a.shape[1]):
+            a[i, j] = 0.0
+
+
+@njit(cache=True)
+def _line_jacobians(sgi, sgj, wi, wj, Dd, Ddd, S):
+    """Dd = ∂d/∂x = ∂ḋ/∂v = [−I, s̃g_i, I, −s̃g_j];  Ddd = ∂ḋ/∂x = [0, ω̃_i s̃g_i, 0, −ω̃_j s̃g_j]."""
+    _zero(Dd)
+    _zero(Ddd)
+    _skew(sgi, S[0])
+    _skew(sgj, S[1])
+    _skew(wi, S[2])
+    _skew(wj, S[3])
+    for a in range(3):
+        Dd[a, a] = -1.0
+        Dd[a, 6 + a] = 1.0
+        for b in range(3):
+            Dd[a, 3 + b] = S[0, a, b]
+            Dd[a, 9 + b] = -S[1, a, b]
+            si = 0.0
+            sj = 0.0
+            for c in range(3):
+                si += S[2, a, c] * S[0, c, b]
+                sj += S[3, a, c] * S[1, c, b]
+            Ddd[a, 3 + b] = si
+            Ddd[a, 9 + b] = -sj
+
+
+@njit(cache=True)
+def element_forces(k, t, with_jac, frc_type, frc_body, frc_vec, frc_rot, frc_par, frc_fun, frc_tab,
+                   fun_type, fun_par, fun_tab, tab_adr, tab_len, tab_x, tab_y,
+                   kin_r, kin_rd, kin_A, kin_w, f, tau, dfdx, dfdv, dtdx, dtdv, arm_i, sgj,
+                   tmp, S, Dd, Ddd, X):
+    """Force f at P_j, couple τ and their Jacobians for element k; returns a scalar output
+    (the element's main force or torque, for named outputs)."""
+    ty = frc_type[k]
+    bi = frc_body[k, 0]
+    bj = frc_body[k, 1]
+    par = frc_par[k]
+    for c in range(3):
+        f[c] = 0.0
+        tau[c] = 0.0
+    if with_jac:
+        _zero(dfdx)
+        _zero(dfdv)
+        _zero(dtdx)
+        _zero(dtdv)
+    sgi = tmp[0]; rpi = tmp[1]; vpi = tmp[2]; abi = tmp[3]
+    rpj = tmp[5]; vpj = tmp[6]; abj = tmp[7]
+    d = tmp[8]; dd = tmp[9]; u = tmp[10]; w = tmp[11]; v1 = tmp[12]; v2 = tmp[13]
+    _point(bi, frc_vec[k, 0], kin_r, kin_rd, kin_A, kin_w, sgi, rpi, vpi, abi, w)
+    _point(bj, frc_vec[k, 1], kin_r, kin_rd, kin_A, kin_w, sgj, rpj, vpj, abj, w)
+    for c in range(3):
+        d[c] = rpj[c] - rpi[c]
+        dd[c] = vpj[c] - vpi[c]
+        arm_i[c] = d[c] + sgi[c]
+    fv = 1.0
+    if frc_fun[k, 0] >= 0:
+        fv, _, _ = fun_eval(frc_fun[k, 0], t, fun_type, fun_par, fun_tab, tab_adr, tab_len, tab_x, tab_y)
+    out = 0.0
+    if ty == F_SPRING or ty == F_STOP:
+        L = math.sqrt(_dot(d, d))
+        if L < 1e-12:
+            L = 1e-12
+        for c in range(3):
+            u[c] = d[c] / L
+        Ld = _dot(u, dd)
+        F, FL, FLd = 0.0, 0.0, 0.0
+        if ty == F_SPRING:
+            k_s, c_d, L0, F0 = par[0], par[1], par[2], par[3]
+            if frc_tab[k, 0] >= 0:
+                j = frc_tab[k, 0]
+                F, FL = table_eval(L - L0, tab_x, tab_y, tab_adr[j], tab_len[j])
+            else:
+                F, FL = k_s * (L - L0), k_s
+            if frc_tab[k, 1] >= 0:
+                j = frc_tab[k, 1]
+                Fd, FLd = table_eval(Ld, tab_x, tab_y, tab_adr[j], tab_len[j])
+                F += Fd
+            else:
+                F += c_d * Ld
+                FLd = c_d
+            F += F0 * fv
+        else:
+            Lmin, Lmax, k_s, ex, c_d = par[0], par[1], par[2], par[3], par[4]
+            if L < Lmin:
+                pen = Lmin - L
+                F = -k_s * pen ** ex + c_d * Ld
+                FL = k_s * ex * pen ** (ex - 1.0)
+                FLd = c_d
+            elif L > Lmax:
+                pen = L - Lmax
+                F = k_s * pen ** ex + c_d * Ld
+                FL = k_s * ex * pen ** (ex - 1.0)
+                FLd = c_d
+        out = F
+        for c in range(3):
+            f[c] = -F * u[c]
+        if with_jac:
+            _line_jacobians(sgi, sgj, kin_w[bi], kin_w[bj], Dd, Ddd, S)
+            # P = (I − u uᵀ)/L ; ∂u/∂x = P Dd ; ∂L/∂x = uᵀ Dd ; ∂L̇/∂x = (P ḋ)ᵀ Dd + uᵀ Ddd
+            for c in range(3):
+                v1[c] = (dd[c] - u[c] * Ld) / L  # P ḋ
+            for col in range(12):
+                gL = 0.0
+                gLd = 0.0
+                ud = 0.0
+                for c in range(3):
+                    gL += u[c] * Dd[c, col]
+                    gLd += v1[c] * Dd[c, col] + u[c] * Ddd[c, col]
+                for c in range(3):
+                    gu = (Dd[c, col] - u[c] * gL) / L
+                    dfdx[c, col] = -(FL * u[c] * gL + FLd * u[c] * gLd + F * gu)
+                    dfdv[c, col] = -FLd * u[c] * gL
+    elif ty == F_BUSHING:
+        # marker frames B = A_i C_i, Bj = A_j C_j
+        B = S[4]
+        Bj = S[5]
+        R = S[6]
+        for a in range(3):
+            for b in range(3):
+                s1 = 0.0
+                s2 = 0.0
+                for c in range(3):
+                    s1 += kin_A[bi, a, c] * frc_rot[k, 0, c, b]
+                    s2 += kin_A[bj, a, c] * frc_rot[k, 1, c, b]
+                B[a, b] = s1
+                Bj[a, b] = s2
+        for a in range(3):
+            for b in range(3):
+                s1 = 0.0
+                for c in range(3):
+                    s1 += B[c, a] * Bj[c, b]
+                R[a, b] = s1
+        wi = kin_w[bi]
+        wj = kin_w[bj]
+        # translation: u = Bᵀd, u̇ = Bᵀ(ḋ − ω_i × d)
+        _cross(wi, d, v1)
+        for c in range(3):
+            w[c] = dd[c] - v1[c]
+        ul = tmp[14]; udl = tmp[15]; fl = tmp[16]
+        th = tmp[17]; thd = tmp[18]; tl = tmp[19]; Om = tmp[20]; oml = tmp[21]
+        for a in range(3):
+            ul[a] = B[0, a] * d[0] + B[1, a] * d[1] + B[2, a] * d[2]
+            udl[a] = B[0, a] * w[0] + B[1, a] * w[1] + B[2, a] * w[2]
+            fl[a] = -(par[a] * ul[a] + par[3 + a] * udl[a]) + par[12 + a]
+        _matvec(B, fl, f)
+        # rotation: θ = vee(skew(R)), θ̇ = Θ Bᵀ Ω with Θ = ½(tr R·I − R)
+        th[0] = 0.5 * (R[2, 1] - R[1, 2])
+        th[1] = 0.5 * (R[0, 2] - R[2, 0])
+        th[2] = 0.5 * (R[1, 0] - R[0, 1])
+        Th = S[7]
+        trR = R[0, 0] + R[1, 1] + R[2, 2]
+        for a in range(3):
+            for b in range(3):
+                Th[a, b] = 0.5 * ((trR if a == b else 0.0) - R[a, b])
+        for c in range(3):
+            Om[c] = wj[c] - wi[c]
+        for a in range(3):
+            oml[a] = B[0, a] * Om[0] + B[1, a] * Om[1] + B[2, a] * Om[2]
+        _matvec(Th, oml, thd)
+        for a in range(3):
+            tl[a] = -(par[6 + a] * th[a] + par[9 + a] * thd[a]) + par[15 + a]
+        _matvec(B, tl, tau)
+        out = math.sqrt(_dot(f, f))
+        if with_jac:
+            _line_jacobians(sgi, sgj, wi, wj, Dd, Ddd, S)
+            _skew(d, S[8])
+            _skew(wi, S[9])
+            _skew(w, S[10])
+            _skew(wj, S[11])
+            _skew(sgj, S[12])
+            # X rows 0-2: ∂u_l/∂x, rows 3-5: ∂u̇_l/∂x, rows 6-8: ∂u̇_l/∂v  (local frame)
+            for a in range(3):
+                for col in range(12):
+                    s_u = 0.0
+                    s_ud = 0.0
+                    for c in range(3):
+                        g = Dd[c, col]
+                        if 3 <= col < 6:
+                            g += S[8, c, col - 3]
+                        s_u += B[c, a] * g
+                        # ∂w/∂x = [ω̃_i, w̃ (via δB, below), −ω̃_i, (ω̃_i − ω̃_j) s̃g_j]
+                        h = 0.0
+                        if col < 3:
+                            h = S[9, c, col]
+                        elif col < 6:
+                            h = S[10, c, col - 3]
+                        elif col < 9:
+                            h = -S[9, c, col - 6]
+                        else:
+                            for e in range(3):
+                                h += (S[9, c, e] - S[11, c, e]) * S[12, e, col - 9]
+                        s_ud += B[c, a] * h
+                    X[a, col] = s_u
+                    X[3 + a, col] = s_ud
+                    X[6 + a, col] = s_u
+            # df/dx = −f̃[0, I, 0, 0] + B diag(−kt) ∂u/∂x + B diag(−ct) ∂u̇/∂x ; df/dv = B diag(−ct) ∂u̇/∂v
+            _skew(f, S[13])
+            for a in range(3):
+                for col in range(12):
+                    sx = 0.0
+                    sv = 0.0
+                    for c in range(3):
+                        sx += B[a, c] * (-par[c] * X[c, col] - par[3 + c] * X[3 + c, col])
+                        sv += B[a, c] * (-par[3 + c] * X[6 + c, col])
+                    if 3 <= col < 6:
+                        sx -= S[13, a, col - 3]
+                    dfdx[a, col] = sx
+                    dfdv[a, col] = sv
+            # rotation: ∂θ/∂x = Θ Bᵀ[0, −I, 0, I]; ∂θ̇/∂x = Z Bᵀ[0, −I, 0, I] + Θ Bᵀ Ω̃ [0, I, 0, 0]
+            # with Z e_k = Θ(ẽ_k R) ω_l ; ∂θ̇/∂v = Θ Bᵀ [0, −I, 0, I]
+            Z = S[14]
+            TB = S[15]
+            Rw = tmp[22]
+            _matvec(R, oml, Rw)
+            for kk in range(3):
+                # tr(ẽ_k R) = Σ_ab (ẽ_k)_ab R_ba
+                ek = tmp[23]
+                ek[0] = 0.0; ek[1] = 0.0; ek[2] = 0.0
+                ek[kk] = 1.0
+                _skew(ek, S[16])
+                tr = 0.0
+                for a in range(3):
+                    for b in range(3):
+                        tr += S[16, a, b] * R[b, a]
+                _cross(ek, Rw, v2)
+                for a in range(3):
+                    Z[a, kk] = 0.5 * (tr * oml[a] - v2[a])
+            for a in range(3):
+                for b in range(3):
+                    s1 = 0.0
+                    for c in range(3):
+                        s1 += Th[a, c] * B[b, c]
+                    TB[a, b] = s1  # Θ Bᵀ
+            _skew(Om, S[16])
+            _skew(tau, S[17])
+            for a in range(3):
+                for b in range(3):
+                    dth = TB[a, b]  # ∂θ/∂π_j ; −∂θ/∂π_i
+                    zb = 0.0
+                    tw = 0.0
+                    for c in range(3):
+                        zb += Z[a, c] * B[b, c]
+                        tw += TB[a, c] * S[16, c, b]
+                    X[a, 3 + b] = -dth
+                    X[a, 9 + b] = dth
+                    X[3 + a, 3 + b] = -zb + tw
+                    X[3 + a, 9 + b] = zb
+                    X[6 + a, 3 + b] = -dth
+                    X[6 + a, 9 + b] = dth
+            for a in range(3):
+                for col in range(12):
+                    sx = 0.0
+                    sv = 0.0
+                    if 3 <= col < 6 or col >= 9:
+                        for c in range(3):
+                            sx += B[a, c] * (-par[6 + c] * X[c, col] - par[9 + c] * X[3 + c, col])
+                            sv += B[a, c] * (-par[9 + c] * X[6 + c, col])
+                    if 3 <= col < 6:
+                        sx -= S[17, a, col - 3]
+                    dtdx[a, col] = sx
+                    dtdv[a, col] = sv
+    elif ty == F_FORCE or ty == F_TORQUE:
+        # direction par[0:3], global (par[3] == 0) or body-fixed (par[3] == 1) on body j
+        for c in range(3):
+            v1[c] = par[c]
+        if par[3] != 0.0:
+            _matvec(kin_A[bj], v1, v2)
+        else:
+            for c in range(3):
+                v2[c] = v1[c]
+        vec = f if ty == F_FORCE else tau
+        for c in range(3):
+            vec[c] = fv * v2[c]
+        out = fv
+        if with_jac and par[3] != 0.0:
+            _skew(vec, S[0])
+            dvx = dfdx if ty == F_FORCE else dtdx
+            for a in range(3):
+                for b in range(3):
+                    dvx[a, 9 + b] = -S[0, a, b]
+    elif ty == F_JOINT_TORQUE or ty == F_BRAKE:
+        z = v1
+        for c in range(3):
+            z[c] = (kin_A[bi, c, 0] * frc_rot[k, 0, 0, 2] + kin_A[bi, c, 1] * frc_rot[k, 0, 1, 2]
+                    + kin_A[bi, c, 2] * frc_rot[k, 0, 2, 2])
+        for c in range(3):
+            w[c] = kin_w[bj, c] - kin_w[bi, c]
+        T, Tp = fv, 0.0
+        if ty == F_BRAKE:
+            eps = par[0]
+            Om_rel = _dot(z, w)
+            th_ = math.tanh(Om_rel / eps)
+            T = -fv * th_
+            Tp = -fv * (1.0 - th_ * th_) / eps
+        for c in range(3):
+            tau[c] = T * z[c]
+        out = T
+        if with_jac:
+            _skew(z, S[0])
+            _cross(z, w, v2)
+            for a in range(3):
+                for b in range(3):
+                    dtdx[a, 3 + b] = -T * S[0, a, b] + Tp * z[a] * v2[b]
+                    dtdv[a, 3 + b] = -Tp * z[a] * z[b]
+                    dtdv[a, 9 + b] = Tp * z[a] * z[b]
+    return out
+
+
+@njit(cache=True)
+def pair_generalized(with_jac, f, tau, dfdx, dfdv, dtdx, dtdv, arm_i, sgj, Qx, K, C, S):
+    """Q_x = [−f; −arm_i×f − τ; f; sg_j×f + τ] and its Jacobians K = ∂Q_x/∂x, C = ∂Q_x/∂v."""
+    _cross(arm_i, f, Qx[3:6])
+    _cross(sgj, f, Qx[9:12])
+    for c in range(3):
+        Qx[c] = -f[c]
+        Qx[3 + c] = -Qx[3 + c] - tau[c]
+        Qx[6 + c] = f[c]
+        Qx[9 + c] = Qx[9 + c] + tau[c]
+    if not with_jac:
+        return
+    _skew(arm_i, S[0])
+    _skew(sgj, S[1])
+    _skew(f, S[2])
+    for a in range(3):
+        for col in range(12):
+            sai = 0.0
+            saiv = 0.0
+            ssj = 0.0
+            ssjv = 0.0
+            for c in range(3):
+                sai += S[0, a, c] * dfdx[c, col]
+                saiv += S[0, a, c] * dfdv[c, col]
+                ssj += S[1, a, c] * dfdx[c, col]
+                ssjv += S[1, a, c] * dfdv[c, col]
+            K[a, col] = -dfdx[a, col]
+            K[6 + a, col] = dfdx[a, col]
+            K[3 + a, col] = -sai - dtdx[a, col]
+            K[9 + a, col] = ssj + dtdx[a, col]
+            C[a, col] = -dfdv[a, col]
+            C[6 + a, col] = dfdv[a, col]
+            C[3 + a, col] = -saiv - dtdv[a, col]
+            C[9 + a, col] = ssjv + dtdv[a, col]
+        # f̃ ∂arm_i/∂x with ∂arm_i/∂x = [−I, 0, I, −s̃g_j]; f̃ s̃g_j on δπ_j for body j's torque
+        for b in range(3):
+            fs = 0.0
+            for c in range(3):
+                fs += S[2, a, c] * S[1, c, b]
+            K[3 + a, b] += -S[2, a, b]
+            K[3 + a, 6 + b] += S[2, a, b]
+            K[3 + a, 9 + b] += -fs
+            K[9 + a, 9 + b] += fs
+
+
+@njit(cache=True)
+def add_to_q(bi, bj, with_jac, Qx, K, C, body_qadr, body_rtype, kin_G, kin_dG, kin_W, Q, Jq, Jqd, X6):
+    """Q_q += Lᵀ Q_x ; Jq̇ += Lᵀ C L ; Jq += Lᵀ K L + Lᵀ C_ω W + (∂Gᵀ/∂p) T."""
+    for sa in range(2):
+        ba = bi if sa == 0 else bj
+        qa = body_qadr[ba]
+        if qa < 0:
+            continue
+        ra = 6 * sa
+        nra = NROT[body_rtype[ba]]
+        for c in range(3):
+            Q[qa + c] += Qx[ra + c]
+        for l in range(nra):
+            s = 0.0
+            for c in range(3):
+                s += kin_G[ba, c, l] * Qx[ra + 3 + c]
+            Q[qa + 3 + l] += s
+        if not with_jac:
+            continue
+        for sb in range(2):
+            bb = bi if sb == 0 else bj
+            qb = body_qadr[bb]
+            if qb < 0:
+                continue
+            rb = 6 * sb
+            nrb = NROT[body_rtype[bb]]
+            nb_ = 3 + nrb
+            # X6 (6 × (3+nrb)) = K_ab L_b + [0, C_ab,ω W_b]  and  (rows 6-11) C_ab L_b
+            for a in range(6):
+                for c in range(3):
+                    X6[a, c] = K[ra + a, rb + c]
+                    X6[6 + a, c] = C[ra + a, rb + c]
+                for l in range(nrb):
+                    s = 0.0
+                    sv = 0.0
+                    for c in range(3):
+                        s += K[ra + a, rb + 3 + c] * kin_G[bb, c, l] + C[ra + a, rb + 3 + c] * kin_W[bb, c, l]
+                        sv += C[ra + a, rb + 3 + c] * kin_G[bb, c, l]
+                    X6[a, 3 + l] = s
+                    X6[6 + a, 3 + l] = sv
+            for col in range(nb_):
+                for c in range(3):
+                    Jq[qa + c, qb + col] += X6[c, col]
+                    Jqd[qa + c, qb + col] += X6[6 + c, col]
+                for l in range(nra):
+                    s = 0.0
+                    sv = 0.0
+                    for c in range(3):
+                        s += kin_G[ba, c, l] * X6[3 + c, col]
+                        sv += kin_G[ba, c, l] * X6[9 + c, col]
+                    Jq[qa + 3 + l, qb + col] += s
+                    Jqd[qa + 3 + l, qb + col] += sv
+            if sa == sb:
+                # (∂Gᵀ/∂p_k) T : column k, row l = Σ_c dG[k, c, l] T_c
+                for kk in range(nra):
+                    for l in range(nra):
+                        s = 0.0
+                        for c in range(3):
+                            s += kin_dG[ba, kk, c, l] * Qx[ra + 3 + c]
+                        Jq[qa + 3 + l, qa + 3 + kk] += s
