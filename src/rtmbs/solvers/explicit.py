@@ -1,0 +1,127 @@
+"""Explicit Euler on the index-1 form (seed 000 eqs. 11-12, 14): the non-stiff baseline.
+
+    [M Φqᵀ; Φq 0][q̈; λ] = [Q; γ]               (eq. 12; γ ← γ − 2α(Φq q̇ + Φt) − β²Φ, eq. 4)
+    q ← q + h q̇,   q̇ ← q̇ + h q̈                 (eq. 11, both from the values at step i)
+
+Per step: 1 evaluation (M, Q, Φq, Φt, γ [, Φ]), 1 factorisation of size n + m, 1 solve; with
+``stabilize="projection"`` one more evaluation of Φ(q + h q̇, t + h) and one more solve with the
+same factors (eq. 30 with λ-column scaled by h is the same matrix).
+"""
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from ..protocol import EVAL_GAMMA, EVAL_M, EVAL_PHI, EVAL_PHIQ, EVAL_Q, State
+from .base import Solver, register_solver
+from .linalg import lu_factor, lu_solve
+from .stabilization import (
+    baumgarte_index1, check_choice, check_positive, evaluate, kkt_assemble, pop_options,
+)
+
+
+@njit(cache=True)
+def _factor(M, phiq, K, piv):
+    kkt_assemble(M, phiq, 1.0, phiq, K)
+    return lu_factor(K, piv)
+
+
+@njit(cache=True)
+def _solve(K, piv, Q, c, rhs):
+    n = Q.shape[0]
+    for i in range(n):
+        rhs[i] = Q[i]
+    for i in range(c.shape[0]):
+        rhs[n + i] = c[i]
+    lu_solve(K, piv, rhs)
+
+
+@njit(cache=True)
+def _project(K, piv, phi, rhs2, dq):
+    n = dq.shape[0]
+    for i in range(n):
+        rhs2[i] = 0.0
+    for i in range(phi.shape[0]):
+        rhs2[n + i] = -phi[i]
+    lu_solve(K, piv, rhs2)
+    for i in range(n):
+        dq[i] += rhs2[i]
+
+
+@njit(cache=True)
+def _update(q, qd, dq, rhs, h):
+    n = q.shape[0]
+    for i in range(n):
+        q[i] += dq[i]
+        qd[i] += h * rhs[i]
+
+
+@register_solver("explicit-euler")
+class ExplicitEuler(Solver):
+    """Explicit Euler with the index-1 acceleration solve (seed 000 eq. 12).
+
+    Options
+    -------
+    stabilize : "none" | "baumgarte" | "projection"
+        Baumgarte at index 1 (eq. 4, ``alpha``, ``beta`` in 1/s) or the non-iterative projection
+        of the positions (eq. 30).
+    alpha, beta : float, default 10.0
+    """
+
+    def __init__(self, system, instrument: bool = False, **options):
+        super().__init__(system, instrument, **options)
+        o = pop_options(self.name, options, dict(stabilize="none", alpha=10.0, beta=10.0))
+        check_choice(self.name, "stabilize", o["stabilize"], ("none", "baumgarte", "projection"))
+        check_positive(self.name, "alpha", o["alpha"], allow_zero=True)
+        check_positive(self.name, "beta", o["beta"], allow_zero=True)
+        self.stabilize = o["stabilize"] if system.m > 0 else "none"
+        self.alpha = float(o["alpha"])
+        self.beta = float(o["beta"])
+
+    def _reset(self, state: State) -> None:
+        n, m = self.system.n, self.system.m
+        self.K = np.zeros((n + m, n + m))
+        self.piv = np.zeros(n + m, np.int64)
+        self.rhs = np.zeros(n + m)
+        self.rhs2 = np.zeros(n + m)
+        self.c = np.zeros(m)
+        self.dq = np.zeros(n)
+        self.qp = np.zeros(n)
+        self.ws1 = self.system.workspace()
+        what = EVAL_M | EVAL_Q
+        if m:
+            what |= EVAL_PHIQ | EVAL_GAMMA
+        if self.stabilize == "baumgarte":
+            what |= EVAL_PHI
+        self.what = what
+        self.lam = np.zeros(m)
+
+    def _step_impl(self, state: State, h: float):
+        ws, m = self.ws, self.system.m
+        self._tic()
+        evaluate(self, ws, state.t, state.q, state.qd, self.what)
+        self._toc("evaluation")
+        ratio = _factor(ws.M, ws.phiq, self.K, self.piv)
+        self.nfactor += 1
+        self._toc("factorisation")
+        if self.stabilize == "baumgarte":
+            baumgarte_index1(ws.gamma, ws.phiq, state.qd, ws.phit, ws.phi, self.alpha, self.beta,
+                             self.c)
+            c = self.c
+        else:
+            c = ws.gamma
+        _solve(self.K, self.piv, ws.Q, c, self.rhs)
+        self.nsolve += 1
+        np.multiply(state.qd, h, out=self.dq)
+        self._toc("solve")
+        if self.stabilize == "projection":
+            np.add(state.q, self.dq, out=self.qp)
+            evaluate(self, self.ws1, state.t + h, self.qp, state.qd, EVAL_PHI)
+            _project(self.K, self.piv, self.ws1.phi, self.rhs2, self.dq)
+            self.nsolve += 1
+            self._toc("projection")
+        _update(state.q, state.qd, self.dq, self.rhs, h)
+        self.lam[:] = self.rhs[self.system.n:]
+        state.t += h
+        self._toc("other")
+        return ratio > 0.0

@@ -1,0 +1,260 @@
+"""Linearly implicit Euler in dependent coordinates, Algorithm 1 (seed 000 eq. 22, Table 1).
+
+    Δq = h q̇                                                                    (seed 001 eq. 7)
+    [M − hJq̇ − h²Jq   hΦqᵀ(q)        ] [Δq̇]   [hQ + h²Jq q̇                       ]
+    [Φq(q + Δq, t + h)   0            ] [λ  ] = [−Φq(q+Δq, t+h) q̇ − Φt(q+Δq, t+h)]   (eq. 22)
+    q ← q + Δq,   q̇ ← q̇ + Δq̇
+
+Jq, Jq̇ are the Jacobians of the stiff force terms (``jacobian="stiff"``, ``EVAL_JAC_STIFF``) or of
+all terms (``"all"``). For m = 0 with ``position_update="implicit"`` (the default when m = 0),
+Δq = h(q̇ + Δq̇): the 1-stage linearly implicit Euler / Rosenbrock method (seed 001 eqs. 3-5).
+
+Stabilisation (``stabilize``):
+
+* ``"projection"``: the non-iterative projection of the positions, seed 000 eq. 30 / Table 3.
+* ``"baumgarte"``: index-2 Baumgarte, Φq q̇ + Φt + γ_B Φ = 0 at the predicted positions (eq. 5,
+  seed 001 eq. 10), ``baumgarte_gamma`` (default 1/h).
+* ``"ggl"``: Gear-Gupta-Leimkuhler (seed 001 eq. 11): M(q⁺ − q)/h = M q̇ − Φqᵀ(q) η, Φ(q⁺, t+h) = 0,
+  solved by ``ggl_iterations`` simplified Newton corrections from q + h q̇ (Jacobian frozen at the
+  predictor); the velocity system (eq. 22) then imposes Φq(q⁺) q̇⁺ + Φt = 0 at the corrected q⁺.
+
+Cost per step (fixed): evaluations 3 (+1 for implicit positions with projection; GGL: 3 + k),
+factorisations 1 (+1 projection, +1 GGL), solves 1 (+1 projection, +k GGL).
+"""
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from ..errors import SolverError
+from ..protocol import EVAL_JAC, EVAL_JAC_STIFF, EVAL_M, EVAL_PHI, EVAL_PHIQ, EVAL_Q, State
+from .base import Solver, register_solver
+from .linalg import lu_factor, lu_solve
+from .stabilization import (
+    Projector, check_choice, check_positive, evaluate, kkt_assemble, pop_options,
+)
+
+
+@njit(cache=True)
+def li_matrix(M, Jq, Jqd, h, A):
+    """A = M − hJq̇ − h²Jq (the iteration matrix block of eqs. 22 and 28)."""
+    n = M.shape[0]
+    h2 = h * h
+    for i in range(n):
+        for j in range(n):
+            A[i, j] = M[i, j] - h * Jqd[i, j] - h2 * Jq[i, j]
+
+
+@njit(cache=True)
+def _factor(M, Jq, Jqd, phiq_i, phiq_1, h, A, K, piv):
+    li_matrix(M, Jq, Jqd, h, A)
+    kkt_assemble(A, phiq_i, h, phiq_1, K)
+    return lu_factor(K, piv)
+
+
+@njit(cache=True)
+def _solve(K, piv, Q, Jq, qd, phiq_1, phit_1, phi_1, gb, h, rhs):
+    """rhs = [hQ + h²Jq q̇; −Φq₁ q̇ − Φt₁ − γ_B Φ₁], solved in place (eq. 22, eq. 5)."""
+    n = Q.shape[0]
+    m = phiq_1.shape[0]
+    h2 = h * h
+    for i in range(n):
+        s = 0.0
+        for j in range(n):
+            s += Jq[i, j] * qd[j]
+        rhs[i] = h * Q[i] + h2 * s
+    for i in range(m):
+        s = phit_1[i] + gb * phi_1[i]
+        for j in range(n):
+            s += phiq_1[i, j] * qd[j]
+        rhs[n + i] = -s
+    lu_solve(K, piv, rhs)
+
+
+@njit(cache=True)
+def _ggl_newton(P, piv, M, phiq_i, h, qp, qk, eta, phi, rhs):
+    """One simplified Newton correction of the GGL positions (seed 001 eq. 11), multiplied by h:
+    F1 = M(qk − qp) + hΦqᵀ(q)η, F2 = Φ(qk); [M hΦqᵀ(q); Φq(qp) 0][δq; δη] = −[F1; F2]."""
+    n = M.shape[0]
+    m = phiq_i.shape[0]
+    for i in range(n):
+        s = 0.0
+        for j in range(n):
+            s += M[i, j] * (qk[j] - qp[j])
+        for j in range(m):
+            s += h * phiq_i[j, i] * eta[j]
+        rhs[i] = -s
+    for i in range(m):
+        rhs[n + i] = -phi[i]
+    lu_solve(P, piv, rhs)
+    for i in range(n):
+        qk[i] += rhs[i]
+    for i in range(m):
+        eta[i] += rhs[n + i]
+
+
+@njit(cache=True)
+def _update(q, qd, dq, rhs, h, implicit):
+    n = q.shape[0]
+    for i in range(n):
+        if implicit:
+            dq[i] = h * (qd[i] + rhs[i])
+        q[i] += dq[i]
+        qd[i] += rhs[i]
+
+
+@njit(cache=True)
+def _implicit_dq(qd, rhs, h, dq):
+    for i in range(dq.shape[0]):
+        dq[i] = h * (qd[i] + rhs[i])
+
+
+@register_solver("li-euler")
+class LIEuler(Solver):
+    """Linearly implicit Euler, dependent coordinates, index 2 (seed 000 Algorithm 1).
+
+    Options
+    -------
+    jacobian : "stiff" (default) | "all"
+    stabilize : "none" | "projection" | "baumgarte" | "ggl"
+    baumgarte_gamma : float or None (1/h)
+    ggl_iterations : int, default 1
+    position_update : "auto" | "explicit" (Δq = h q̇) | "implicit" (Δq = h(q̇ + Δq̇));
+        "auto" is implicit for m = 0 (seed 001 eq. 3) and explicit otherwise (seed 000 Table 1).
+    """
+
+    def __init__(self, system, instrument: bool = False, **options):
+        super().__init__(system, instrument, **options)
+        o = pop_options(self.name, options, dict(
+            jacobian="stiff", stabilize="none", baumgarte_gamma=None, ggl_iterations=1,
+            position_update="auto"))
+        check_choice(self.name, "jacobian", o["jacobian"], ("stiff", "all"))
+        check_choice(self.name, "stabilize", o["stabilize"],
+                     ("none", "projection", "baumgarte", "ggl"))
+        check_choice(self.name, "position_update", o["position_update"],
+                     ("auto", "explicit", "implicit"))
+        if o["baumgarte_gamma"] is not None:
+            check_positive(self.name, "baumgarte_gamma", o["baumgarte_gamma"], allow_zero=True)
+        k = o["ggl_iterations"]
+        if not isinstance(k, (int, np.integer)) or k < 1:
+            raise SolverError(f"solver '{self.name}': option ggl_iterations={k!r}, expected an "
+                              "integer >= 1")
+        m = system.m
+        self.stabilize = o["stabilize"] if m > 0 else "none"
+        pu = o["position_update"]
+        if pu == "auto":
+            pu = "implicit" if m == 0 else "explicit"
+        if pu == "implicit" and self.stabilize == "ggl":
+            raise SolverError(f"solver '{self.name}': stabilize='ggl' computes the positions "
+                              "itself; use position_update='auto' or 'explicit'")
+        self.implicit = pu == "implicit"
+        self.jac_flag = EVAL_JAC_STIFF if o["jacobian"] == "stiff" else EVAL_JAC
+        self.baumgarte_gamma = o["baumgarte_gamma"]
+        self.ggl_iterations = int(k)
+
+    def _reset(self, state: State) -> None:
+        n, m = self.system.n, self.system.m
+        self.A = np.zeros((n, n))
+        self.K = np.zeros((n + m, n + m))
+        self.piv = np.zeros(n + m, np.int64)
+        self.rhs = np.zeros(n + m)
+        self.dq = np.zeros(n)
+        self.qp = np.zeros(n)
+        self.qk = np.zeros(n)
+        self.eta = np.zeros(m)
+        self.zero_m = np.zeros(m)
+        self.ws1 = self.system.workspace()
+        self.proj = Projector(n, m)
+        self.P = np.zeros((n + m, n + m))
+        self.ppiv = np.zeros(n + m, np.int64)
+        self.prhs = np.zeros(n + m)
+        self.what0 = EVAL_M | EVAL_Q | (EVAL_PHIQ if m else 0)
+        self.what1 = EVAL_PHIQ | (EVAL_PHI if self.stabilize in ("projection", "baumgarte") else 0)
+        self.lam = np.zeros(m)
+        self.ratio = 1.0
+
+    def _step_impl(self, state: State, h: float):
+        if self.stabilize == "ggl":
+            return self._step_ggl(state, h)
+        ws, ws1, m = self.ws, self.ws1, self.system.m
+        q, qd, t = state.q, state.qd, state.t
+        self._tic()
+        evaluate(self, ws, t, q, qd, self.what0)
+        self._toc("evaluation")
+        evaluate(self, ws, t, q, qd, self.jac_flag)
+        self._toc("jacobians")
+        np.multiply(qd, h, out=self.dq)
+        if m:
+            np.add(q, self.dq, out=self.qp)
+            evaluate(self, ws1, t + h, self.qp, qd, self.what1)
+            self._toc("evaluation")
+        ratio = _factor(ws.M, ws.Jq, ws.Jqd, ws.phiq, ws1.phiq, h, self.A, self.K, self.piv)
+        self.nfactor += 1
+        self._toc("factorisation")
+        gb = 0.0
+        if self.stabilize == "baumgarte":
+            gb = 1.0 / h if self.baumgarte_gamma is None else float(self.baumgarte_gamma)
+        _solve(self.K, self.piv, ws.Q, ws.Jq, qd, ws1.phiq, ws1.phit,
+               ws1.phi if gb else self.zero_m, gb, h, self.rhs)
+        self.nsolve += 1
+        self._toc("solve")
+        ok = ratio > 0.0
+        if self.stabilize == "projection":
+            if self.implicit:
+                _implicit_dq(qd, self.rhs, h, self.dq)
+                np.add(q, self.dq, out=self.qp)
+                evaluate(self, ws1, t + h, self.qp, qd, EVAL_PHI)
+            ok &= self.proj.correct(ws.M, ws.phiq, ws1.phi, h, self.dq)
+            self.nfactor += 1
+            self.nsolve += 1
+            self._toc("projection")
+            _update(q, qd, self.dq, self.rhs, h, False)
+        else:
+            _update(q, qd, self.dq, self.rhs, h, self.implicit)
+        self.lam[:] = self.rhs[self.system.n:]
+        self.ratio = ratio
+        state.t = t + h
+        self._toc("other")
+        return ok
+
+    def _step_ggl(self, state: State, h: float):
+        ws, ws1, n = self.ws, self.ws1, self.system.n
+        q, qd, t = state.q, state.qd, state.t
+        self._tic()
+        evaluate(self, ws, t, q, qd, self.what0)
+        self._toc("evaluation")
+        evaluate(self, ws, t, q, qd, self.jac_flag)
+        self._toc("jacobians")
+        # GGL positions (seed 001 eq. 11): simplified Newton from the predictor q + h q̇
+        np.multiply(qd, h, out=self.dq)
+        np.add(q, self.dq, out=self.qp)
+        self.qk[:] = self.qp
+        self.eta[:] = 0.0
+        evaluate(self, ws1, t + h, self.qp, qd, EVAL_PHI | EVAL_PHIQ)
+        kkt_assemble(ws.M, ws.phiq, h, ws1.phiq, self.P)
+        ok = lu_factor(self.P, self.ppiv) > 0.0
+        self.nfactor += 1
+        for k in range(self.ggl_iterations):
+            if k > 0:
+                evaluate(self, ws1, t + h, self.qk, qd, EVAL_PHI)
+            _ggl_newton(self.P, self.ppiv, ws.M, ws.phiq, h, self.qp, self.qk, self.eta, ws1.phi,
+                        self.prhs)
+            self.nsolve += 1
+        self._toc("projection")
+        # velocities: eq. 22 with the velocity constraint at the corrected positions
+        evaluate(self, ws1, t + h, self.qk, qd, EVAL_PHIQ)
+        self._toc("evaluation")
+        ratio = _factor(ws.M, ws.Jq, ws.Jqd, ws.phiq, ws1.phiq, h, self.A, self.K, self.piv)
+        self.nfactor += 1
+        self._toc("factorisation")
+        _solve(self.K, self.piv, ws.Q, ws.Jq, qd, ws1.phiq, ws1.phit, self.zero_m, 0.0, h,
+               self.rhs)
+        self.nsolve += 1
+        self._toc("solve")
+        np.subtract(self.qk, q, out=self.dq)
+        _update(q, qd, self.dq, self.rhs, h, False)
+        self.lam[:] = self.rhs[n:]
+        self.ratio = ratio
+        state.t = t + h
+        self._toc("other")
+        return ok and ratio > 0.0

@@ -1,0 +1,249 @@
+"""Dense linear algebra for the real-time solvers, in numba (PERFORMANCE.md: no BLAS in a step).
+
+Every routine works in place on preallocated arrays and allocates nothing. Sizes are taken from
+the array shapes, so each buffer is allocated at its exact size by the solver's ``_reset``.
+
+* :func:`lu_factor` / :func:`lu_solve` / :func:`lu_solve_t`: LU with partial (row) pivoting;
+  the factor returns a cheap conditioning estimate, the pivot ratio min|u_kk| / max|u_kk|
+  (0 for an exactly singular matrix).
+* :func:`null_basis_qr`: B as the transpose of the right n x f block of the orthogonal factor of
+  the QR decomposition of Φqᵀ (seed 003 eqs. 4.11-4.12), by Householder reflections.
+* :func:`select_partition`: independent coordinates by Gaussian elimination with full pivoting of
+  Φq (coordinate partitioning, García de Jalón & Bayo).
+
+The elimination loops skip a row update when the multiplier is exactly zero: the structural zeros
+of a KKT matrix then cost nothing. The dense count is the worst case, so the cost per step stays
+bounded by a number known in advance. A sparse path (fixed pattern, ordering and pivots from the
+first step) can replace these functions behind the same calls (see docs/solvers.md).
+"""
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+
+@njit(cache=True)
+def lu_factor(a, piv):
+    """LU with partial pivoting of the square ``a`` in place; ``piv[k]`` is the row swapped with
+    row k. Returns the pivot ratio min|u_kk| / max|u_kk| (0.0 when a pivot is exactly zero)."""
+    n = a.shape[0]
+    umax = 0.0
+    umin = np.inf
+    for k in range(n):
+        p = k
+        amax = abs(a[k, k])
+        for i in range(k + 1, n):
+            v = abs(a[i, k])
+            if v > amax:
+                amax = v
+                p = i
+        piv[k] = p
+        if p != k:
+            for j in range(n):
+                tmp = a[k, j]
+                a[k, j] = a[p, j]
+                a[p, j] = tmp
+        if amax > umax:
+            umax = amax
+        if amax < umin:
+            umin = amax
+        if amax == 0.0:
+            continue
+        inv = 1.0 / a[k, k]
+        for i in range(k + 1, n):
+            lik = a[i, k]
+            if lik != 0.0:
+                lik *= inv
+                a[i, k] = lik
+                for j in range(k + 1, n):
+                    a[i, j] -= lik * a[k, j]
+    if n == 0:
+        return 1.0
+    if umax == 0.0:
+        return 0.0
+    return umin / umax
+
+
+@njit(cache=True)
+def lu_solve(lu, piv, b):
+    """Solve ``A x = b`` in place in ``b`` with the factors of :func:`lu_factor`."""
+    n = lu.shape[0]
+    for k in range(n):
+        p = piv[k]
+        if p != k:
+            tmp = b[k]
+            b[k] = b[p]
+            b[p] = tmp
+    for i in range(n):
+        s = b[i]
+        for j in range(i):
+            s -= lu[i, j] * b[j]
+        b[i] = s
+    for i in range(n - 1, -1, -1):
+        s = b[i]
+        for j in range(i + 1, n):
+            s -= lu[i, j] * b[j]
+        b[i] = s / lu[i, i]
+
+
+@njit(cache=True)
+def lu_solve_rows(lu, piv, x):
+    """Solve ``A x_r = x_r`` for every row ``x_r`` of ``x`` (k right-hand sides stored as rows)."""
+    for r in range(x.shape[0]):
+        lu_solve(lu, piv, x[r])
+
+
+@njit(cache=True)
+def lu_solve_t(lu, piv, b):
+    """Solve ``Aᵀ x = b`` in place in ``b`` with the factors of :func:`lu_factor` (P A = L U)."""
+    n = lu.shape[0]
+    # Uᵀ y = b
+    for i in range(n):
+        s = b[i]
+        for j in range(i):
+            s -= lu[j, i] * b[j]
+        b[i] = s / lu[i, i]
+    # Lᵀ z = y
+    for i in range(n - 1, -1, -1):
+        s = b[i]
+        for j in range(i + 1, n):
+            s -= lu[j, i] * b[j]
+        b[i] = s
+    # x = Pᵀ z: undo the swaps in reverse order
+    for k in range(n - 1, -1, -1):
+        p = piv[k]
+        if p != k:
+            tmp = b[k]
+            b[k] = b[p]
+            b[p] = tmp
+
+
+@njit(cache=True)
+def null_basis_qr(phiq, w, v, beta, B):
+    """Rows of ``B (f, n)``: an orthonormal basis of the null space of ``phiq (m, n)``, the last
+    f columns of C1 in Φqᵀ = C1 C2 (seed 003 eqs. 4.11-4.12). Work arrays ``w (n, m)``,
+    ``v (m, n)``, ``beta (m,)``. Returns min|r_kk| / max|r_kk| (0 when Φq is rank deficient)."""
+    m, n = phiq.shape
+    f = n - m
+    for i in range(n):
+        for j in range(m):
+            w[i, j] = phiq[j, i]
+    rmax = 0.0
+    rmin = np.inf
+    for k in range(m):
+        # Householder vector of column k of w, rows k..n-1
+        s = 0.0
+        for i in range(k, n):
+            s += w[i, k] * w[i, k]
+        nrm = np.sqrt(s)
+        for i in range(n):
+            v[k, i] = 0.0
+        if nrm == 0.0:
+            beta[k] = 0.0
+            rmin = 0.0
+            continue
+        alpha = -nrm if w[k, k] >= 0.0 else nrm
+        for i in range(k, n):
+            v[k, i] = w[i, k]
+        v[k, k] -= alpha
+        vv = 0.0
+        for i in range(k, n):
+            vv += v[k, i] * v[k, i]
+        beta[k] = 2.0 / vv if vv > 0.0 else 0.0
+        # apply H_k = I - beta v vᵀ to the remaining columns of w
+        for j in range(k, m):
+            d = 0.0
+            for i in range(k, n):
+                d += v[k, i] * w[i, j]
+            d *= beta[k]
+            for i in range(k, n):
+                w[i, j] -= d * v[k, i]
+        r = abs(w[k, k])
+        if r > rmax:
+            rmax = r
+        if r < rmin:
+            rmin = r
+    # B[j] = C1 e_{m+j} = H_0 H_1 ... H_{m-1} e_{m+j}
+    for j in range(f):
+        for i in range(n):
+            B[j, i] = 0.0
+        B[j, m + j] = 1.0
+        for k in range(m - 1, -1, -1):
+            d = 0.0
+            for i in range(k, n):
+                d += v[k, i] * B[j, i]
+            d *= beta[k]
+            for i in range(k, n):
+                B[j, i] -= d * v[k, i]
+    if m == 0:
+        return 1.0
+    if rmax == 0.0:
+        return 0.0
+    return rmin / rmax
+
+
+@njit(cache=True)
+def select_partition(phiq, w, cols):
+    """Coordinate partitioning: Gaussian elimination with full pivoting of ``phiq (m, n)`` (copied
+    into ``w``). On return ``cols[:m]`` are the dependent coordinates u (pivot columns) and
+    ``cols[m:]`` the independent ones v. Returns the pivot ratio (0 when Φq is rank deficient)."""
+    m, n = phiq.shape
+    for i in range(m):
+        for j in range(n):
+            w[i, j] = phiq[i, j]
+    for j in range(n):
+        cols[j] = j
+    pmax = 0.0
+    pmin = np.inf
+    for k in range(m):
+        bi = k
+        bj = k
+        best = -1.0
+        for i in range(k, m):
+            for jj in range(k, n):
+                val = abs(w[i, cols[jj]])
+                if val > best:
+                    best = val
+                    bi = i
+                    bj = jj
+        if bi != k:
+            for j in range(n):
+                tmp = w[k, j]
+                w[k, j] = w[bi, j]
+                w[bi, j] = tmp
+        if bj != k:
+            tmpc = cols[k]
+            cols[k] = cols[bj]
+            cols[bj] = tmpc
+        if best > pmax:
+            pmax = best
+        if best < pmin:
+            pmin = best
+        if best == 0.0:
+            continue
+        c = cols[k]
+        inv = 1.0 / w[k, c]
+        for i in range(k + 1, m):
+            lik = w[i, c] * inv
+            if lik != 0.0:
+                for j in range(n):
+                    w[i, j] -= lik * w[k, j]
+    # keep each group in ascending coordinate order (readable, same partition)
+    _sort_range(cols, 0, m)
+    _sort_range(cols, m, n)
+    if m == 0:
+        return 1.0
+    if pmax == 0.0:
+        return 0.0
+    return pmin / pmax
+
+
+@njit(cache=True)
+def _sort_range(a, lo, hi):
+    for i in range(lo + 1, hi):
+        key = a[i]
+        j = i - 1
+        while j >= lo and a[j] > key:
+            a[j + 1] = a[j]
+            j -= 1
+        a[j + 1] = key
