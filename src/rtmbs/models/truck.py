@@ -73,8 +73,11 @@ class TruckParams:
     I_chassis: float = 16000.0
     m_cabin: float = 1200.0
     I_cabin: float = 1000.0
-    m_load: float = 10000.0        # loading area + load
+    m_load: float = 10000.0        # loading area + design load
     I_load: float = 35000.0
+    #: payload beyond the design load (at the load's CoM): the spring preloads and air
+    #: pressures stay those of the design load, so the truck settles lower
+    m_payload_extra: float = 0.0
     # design positions of the centres of mass (x, z) [m]
     x_rear: float = -2.0
     x_front: float = 2.5
@@ -434,8 +437,9 @@ class _TruckBase(MechanicalSystem):
         self.params = p = params or TruckParams()
         if p.m_load <= 0 or p.m_chassis <= 0:
             raise ModelError("truck.params", "masses must be positive")
+        ml = p.m_load + p.m_payload_extra
         self.masses = np.array([p.m_rear, p.m_front, p.m_chassis, p.I_chassis, p.m_cabin,
-                                p.I_cabin, p.m_load, p.m_load, p.I_load], float)
+                                p.I_cabin, ml, ml, p.I_load], float)
         self.B = _bodies(p)
         self.road = _road_params(p)
         pc_H, pl_H = hinge_points(p)
