@@ -224,10 +224,11 @@ class Pseudoinverse(Formulation):
         X[:n, n:] = phiq.T
         X[n:, :n] = phiq
         Xp, r, s = _svd_pinv(X, self.rtol)
-        rq, sq = jacobian_rank(phiq, self.rtol)
-        self.rank, self.cond = rq, _cond(sq, rq)
-        if r < n + rq:
-            raise self._not_unique_error("the KKT matrix X", r, n + rq, s)
+        self.rank, self.cond = r, _cond(s, r)
+        # q̈ is unique iff M is positive definite on null(Φq) iff rank [M; Φq] = n (M ⪰ 0)
+        ru, su = jacobian_rank(np.vstack((M, phiq)), self.rtol)
+        if ru < n:
+            raise self._not_unique_error("[M; Φq]", ru, n, su)
         x = Xp @ np.concatenate((Q, gamma))
         return x[:n], x[n:]
 
