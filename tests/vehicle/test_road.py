@@ -81,6 +81,7 @@ def test_evaluator_interpolates_in_x_and_y_and_holds_outside():
     np.testing.assert_allclose(road.height(xq, 5.0), zl_ref, atol=1e-15)
     np.testing.assert_allclose(road.height(xq, -0.9), zr_ref, atol=1e-15)
     np.testing.assert_allclose(road.height(xq, -4.0), zr_ref, atol=1e-15)
+    np.testing.assert_array_equal(road.height(xq), road.height(xq, 0.7))  # default: left track
     w = (0.1 - -0.9) / (0.7 - -0.9)
     np.testing.assert_allclose(road.height(xq, 0.1), w * zl_ref + (1 - w) * zr_ref, atol=1e-15)
 

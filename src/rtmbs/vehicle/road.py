@@ -212,8 +212,11 @@ class Road:
         head = [self.x0, self.dx, self.y_left, self.y_right, float(self.n)]
         return np.concatenate([np.array(head), self.z.ravel()])
 
-    def evaluate(self, x, y=0.0):
-        """Heights and slopes ``(z, dzdx)`` at points (arrays broadcast together)."""
+    def evaluate(self, x, y=None):
+        """Heights and slopes ``(z, dzdx)`` at points (arrays broadcast together); ``y=None``
+        reads the left track (a single-track model then sees one track's PSD, not a mean)."""
+        if y is None:
+            y = self.y_left
         xb, yb = np.broadcast_arrays(np.asarray(x, dtype=np.float64), np.asarray(y, dtype=np.float64))
         xf = np.ascontiguousarray(xb.ravel())
         yf = np.ascontiguousarray(yb.ravel())
@@ -222,7 +225,7 @@ class Road:
         _road_height_many(*self.table(), xf, yf, oz, os_)
         return oz.reshape(xb.shape), os_.reshape(xb.shape)
 
-    def height(self, x, y=0.0):
+    def height(self, x, y=None):
         return self.evaluate(x, y)[0]
 
     # -- files --------------------------------------------------------------------------------
