@@ -19,7 +19,8 @@ TYPES = {"flat": "flat", "bump": "square_bump", "sine-bump": "half_sine_bump", "
 
 def register(subparsers, formatter_class=argparse.HelpFormatter) -> None:
     p = subparsers.add_parser("road", help="road profiles: build, plot, classify (ISO 8608)",
-                              description=__doc__, epilog=EXAMPLES, formatter_class=formatter_class)
+                              description="Build a road profile, write it as CSV and plot it "
+                              "(with its PSD against the ISO 8608 classes); classify a measured one.", epilog=EXAMPLES, formatter_class=formatter_class)
     sub = p.add_subparsers(dest="road_command", metavar="ACTION")
     p.set_defaults(func=lambda args: (p.print_help(), 2)[1])
 
@@ -47,6 +48,8 @@ def register(subparsers, formatter_class=argparse.HelpFormatter) -> None:
     pp.add_argument("--file", default=None, help="CSV with columns x,z or x,z_left,z_right (csv)")
     pp.add_argument("--track-width", type=float, default=None,
                     help="lateral distance between the left and right tracks [m] (default 1.6)")
+    pp.add_argument("--psd", action="store_true",
+                    help="also plot the PSD against the ISO 8608 classes (always on for iso)")
     pp.add_argument("--out", default="out/road", help="output directory")
     pp.set_defaults(func=_plot)
 
@@ -98,7 +101,7 @@ def _plot(args) -> int:
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     csv_path = road.to_csv(out / "road.csv")
-    png_path = plot_road(road, out / "road.png")
+    png_path = plot_road(road, out / "road.png", psd=True if args.psd else None)
     rms = [float(v) for v in road.z.std(axis=1)]
     print(f"road {road.kind}: {road.n} samples, dx={road.dx:g} m, x in [{road.x0:g}, {road.x_end:g}] m, "
           f"rms left/right {rms[0] * 1e3:.3g}/{rms[1] * 1e3:.3g} mm")
