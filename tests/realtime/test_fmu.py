@@ -1,0 +1,76 @@
+"""FMU export: the FMU loaded by fmpy gives the same numbers as ``simulate`` on the same inputs."""
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import rtmbs_realtime_test_models as tm
+from rtmbs.solvers.simulate import simulate
+
+pythonfmu = pytest.importorskip("pythonfmu", reason="pythonfmu not installed (pip install 'rtmbs[fmu]')")
+fmpy = pytest.importorskip("fmpy", reason="fmpy not installed (pip install 'rtmbs[fmu]')")
+
+from rtmbs.io.fmu import export_fmu  # noqa: E402
+
+H = 1e-3
+SPEC = f"{Path(tm.__file__)}:make_msd"
+
+
+@pytest.fixture(scope="module")
+def fmu_path(tmp_path_factory):
+    return export_fmu(SPEC, tm.SOLVER_NAME, H, tmp_path_factory.mktemp("fmu") / "msd.fmu")
+
+
+def _reference(force, t_end):
+    system = tm.MassSpringDamper()
+    system.set_input("force", force)
+    return simulate(system, tm.SOLVER_NAME, t_end=t_end, h=H)
+
+
+def test_model_description(fmu_path):
+    md = fmpy.read_model_description(str(fmu_path), validate=False)
+    causal = {v.name: v.causality for v in md.modelVariables}
+    # the output 'force' (the applied input echoed) is renamed: FMI names are unique
+    assert causal == {"force": "input", "x": "output", "v": "output", "force_out": "output"}
+    assert [v.name for v in md.modelVariables if v.causality == "output"] == ["x", "v", "force_out"]
+    assert float(md.defaultExperiment.stepSize) == H
+
+
+def test_fmpy_simulate_matches_simulate(fmu_path):
+    res = fmpy.simulate_fmu(str(fmu_path), stop_time=0.2, step_size=H, validate=False,
+                            output=["x", "v"])
+    ref = _reference(0.0, 0.2)
+    k = np.rint(res["time"] / H).astype(int)
+    assert len(k) == 201 and k[-1] == 200
+    np.testing.assert_array_equal(res["x"], ref.q[k, 0])
+    np.testing.assert_array_equal(res["v"], ref.qd[k, 0])
+
+
+def test_inputs_and_communication_steps(fmu_path):
+    from fmpy.fmi1 import FMICallException
+    from fmpy.fmi2 import FMU2Slave
+
+    md = fmpy.read_model_description(str(fmu_path), validate=False)
+    vr = {v.name: v.valueReference for v in md.modelVariables}
+    unzip = fmpy.extract(str(fmu_path))
+    fmu = FMU2Slave(guid=md.guid, unzipDirectory=unzip,
+                    modelIdentifier=md.coSimulation.modelIdentifier, instanceName="a")
+    fmu.instantiate()
+    try:
+        fmu.setupExperiment(startTime=0.0)
+        fmu.enterInitializationMode()
+        fmu.exitInitializationMode()
+        fmu.setReal([vr["force"]], [2.5])
+        ref = _reference(2.5, 0.1)
+        t = 0.0
+        for j in range(1, 51):          # communication step 2 h: two solver steps each
+            fmu.doStep(t, 2 * H)
+            t = round(j * 2 * H, 12)
+            x, v, f = fmu.getReal([vr["x"], vr["v"], vr["force_out"]])
+            assert (x, v, f) == (ref.q[2 * j, 0], ref.qd[2 * j, 0], 2.5)
+        # a communication step that is not a multiple of h is refused
+        with pytest.raises(FMICallException, match="fmi2DoStep failed"):
+            fmu.doStep(t, 1.5 * H)
+    finally:
+        fmu.terminate()
+        fmu.freeInstance()
