@@ -215,8 +215,9 @@ class TyreProperties:
 def _number(tir: TirFile, entry: TirEntry) -> float:
     if isinstance(entry.value, float) and not entry.quoted:
         return entry.value
+    what = f"value {entry.raw} is a quoted string," if entry.quoted else f"value {entry.raw!r} is"
     raise ModelError(f"{tir.name}:{entry.line} [{entry.section}] {entry.key}",
-                     f"value {entry.raw!r} is not a number; expected e.g. 1.0e+00")
+                     f"{what} not a number; expected e.g. 1.0e+00")
 
 
 def load_tir(path) -> TyreProperties:
