@@ -69,8 +69,9 @@ class ReferenceSolver(Solver):
     rtol, atol : tolerances of the integrator (default 1e-10, 1e-12), as in ``solve_ivp``.
     max_step : largest step the integrator may take (s).
     first_step : initial step (s); default chosen by the integrator.
-    projection : ``"mass"`` (default; minimal ‖Δq‖_M correction) or ``"euclidean"`` (minimal
-        ‖Δq‖₂, the pseudoinverse correction).
+    projection : ``"mass"`` (default; minimal ‖Δq‖_M correction), ``"euclidean"`` (minimal
+        ‖Δq‖₂, the pseudoinverse correction) or ``"none"`` (plain index-1 ODE: the constraints
+        drift; for comparison only).
     proj_tol : ‖Φ‖∞ at which the position projection stops (default 1e-13; never below the
         round-off floor 4·eps·max(1, ‖q‖∞)).
     grid : ``"dense"`` (default): outputs from the continuous output of the steps;
@@ -108,9 +109,9 @@ class ReferenceSolver(Solver):
         for key in ("rtol", "atol", "proj_tol"):
             if not float(opts[key]) > 0:
                 raise SolverError(f"solver 'reference': option '{key}' must be > 0, got {opts[key]!r}")
-        if opts["projection"] not in ("mass", "euclidean"):
-            raise SolverError("solver 'reference': option 'projection' must be 'mass' or "
-                              f"'euclidean', got {opts['projection']!r}")
+        if opts["projection"] not in ("mass", "euclidean", "none"):
+            raise SolverError("solver 'reference': option 'projection' must be 'mass', "
+                              f"'euclidean' or 'none', got {opts['projection']!r}")
         if opts["grid"] not in ("dense", "step"):
             raise SolverError("solver 'reference': option 'grid' must be 'dense' or 'step', "
                               f"got {opts['grid']!r}")
@@ -182,7 +183,7 @@ class ReferenceSolver(Solver):
         n, m = sys.n, sys.m
         q = q.copy()
         qd = qd.copy()
-        if m == 0:
+        if m == 0 or self.projection == "none":
             return q, qd, 0.0
         if self.projection == "mass":
             sys.evaluate(t, q, qd, ws, EVAL_M)
@@ -326,7 +327,7 @@ class ReferenceSolver(Solver):
                             ys = sol(grid[kdone])
                             record(kdone, grid[kdone], ys[:n], ys[n:2 * n], ys[2 * n:])
                             kdone += 1
-                    if m:
+                    if m and self.projection != "none":
                         qp, qdp, _ = self.project(t_new, y[:n], y[n:2 * n])
                         y = np.concatenate((qp, qdp, y[2 * n:]))
                         ode.y = y
