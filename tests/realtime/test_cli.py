@@ -1,0 +1,81 @@
+"""``rtmbs realtime`` and ``rtmbs export-fmu`` command lines."""
+import argparse
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import rtmbs_realtime_test_models as tm
+from rtmbs.realtime import cli as rtcli
+from rtmbs.realtime.modelspec import resolve_model, split_spec
+from rtmbs.errors import ModelError
+
+SPEC = f"{Path(tm.__file__)}:make_msd"
+
+
+def run(argv):
+    parser = argparse.ArgumentParser(prog="rtmbs")
+    sub = parser.add_subparsers(dest="command")
+    rtcli.register(sub, argparse.RawDescriptionHelpFormatter)
+    args = parser.parse_args(argv)
+    return args.func(args)
+
+
+def test_realtime_json_line(capsys):
+    assert run(["realtime", SPEC, "--solver", tm.SOLVER_NAME, "--h", "0.002",
+                "--duration", "0.1", "--json"]) == 0
+    lines = capsys.readouterr().out.strip().splitlines()
+    assert len(lines) == 1
+    s = json.loads(lines[0])
+    for k in ("steps", "overruns", "turnaround_us_p50", "turnaround_us_p99", "turnaround_us_p999",
+              "turnaround_us_max", "lateness_us_p999", "realtime_factor"):
+        assert k in s
+    assert s["steps"] == 50 and s["model"] == "test-msd" and s["solver"] == tm.SOLVER_NAME
+    assert 0 < s["turnaround_us_p50"] <= s["turnaround_us_p99"] <= s["turnaround_us_max"]
+
+
+def test_realtime_out_dir(tmp_path, capsys):
+    out = tmp_path / "rt"
+    assert run(["realtime", SPEC, "--solver", tm.SOLVER_NAME, "--h", "0.002",
+                "--duration", "0.04", "--policy", "catch-up", "--out", str(out)]) == 0
+    text = capsys.readouterr().out
+    assert "| turnaround (µs) |" in text and "policy `catch-up`" in text
+    for f in ("summary.json", "summary.md", "turnaround.png", "timings.npz", "result.h5",
+              "result.mf4"):
+        assert (out / f).is_file(), f
+    from rtmbs.io.result import Result
+
+    res = Result.load(out)
+    assert len(res.t) == 21 and res.t[-1] == pytest.approx(0.04)
+    asammdf = pytest.importorskip("asammdf")
+    with asammdf.MDF(out / "result.mf4") as mdf:
+        assert mdf.get("v").unit == "m/s"
+        np.testing.assert_array_equal(mdf.get("x").samples, res.outputs["x"])
+
+
+def test_help_has_examples(capsys):
+    with pytest.raises(SystemExit):
+        run(["realtime", "--help"])
+    assert "rtmbs realtime truck-dae" in capsys.readouterr().out
+    with pytest.raises(SystemExit):
+        run(["export-fmu", "--help"])
+    assert "rtmbs export-fmu" in capsys.readouterr().out
+
+
+def test_model_specs():
+    assert split_spec("dir/m.py:build") == ("dir/m.py", "build")
+    assert split_spec("pkg.mod:make") == ("pkg.mod", "make")
+    assert split_spec("truck-dae") == ("truck-dae", None)
+    assert split_spec("C:/models/car.yaml") == ("C:/models/car.yaml", None)
+    assert resolve_model(SPEC).name == "test-msd"
+    with pytest.raises(ModelError, match="has no factory 'nope'"):
+        resolve_model(f"{Path(tm.__file__)}:nope")
+    with pytest.raises(ModelError, match="model file 'missing.py' does not exist"):
+        resolve_model("missing.py:make")
+
+
+def test_plugin_is_listed():
+    from rtmbs import cli
+
+    assert "rtmbs.realtime.cli" in cli._PLUGINS
