@@ -226,15 +226,15 @@ def slider_crank(Lc=0.2, Lr=0.5, mc=1.0, mr=1.0, ms=2.0, phi0=0.3, omega0=8.0,
 
 # -- point pendulum --------------------------------------------------------------------------
 @njit(cache=True)
-def _point_eval(q, qd, what, mass, L, g, M, Q, phi, phiq, phit, gamma, Jq, Jqd):
+def _point_eval(q, qd, what, mass, L, g, c, M, Q, phi, phiq, phit, gamma, Jq, Jqd):
     if what & 1:
         M[0, 0] = mass
         M[1, 1] = mass
         M[0, 1] = 0.0
         M[1, 0] = 0.0
     if what & 2:
-        Q[0] = 0.0
-        Q[1] = -mass * g
+        Q[0] = -c * qd[0]
+        Q[1] = -mass * g - c * qd[1]
     if what & 4:
         phi[0] = q[0] * q[0] + q[1] * q[1] - L * L
     if what & 8:
@@ -248,27 +248,32 @@ def _point_eval(q, qd, what, mass, L, g, M, Q, phi, phiq, phit, gamma, Jq, Jqd):
             for j in range(2):
                 Jq[i, j] = 0.0
                 Jqd[i, j] = 0.0
+        if what & 32:
+            Jqd[0, 0] = -c
+            Jqd[1, 1] = -c
 
 
 class PointPendulum(MechanicalSystem):
     """Point mass on a massless rod of length L: q = (x, y), Φ = x² + y² − L² (n = 2, m = 1).
     Starts horizontal at rest, so y is the natural independent coordinate at q0 and becomes
-    singular at the bottom (after a quarter turn)."""
+    singular at the bottom (after a quarter turn). ``damping`` c: Q = −c q̇ (non-stiff)."""
 
     name = "point-pendulum"
     n = 2
     m = 1
 
-    def __init__(self, L=1.0, mass=1.0):
+    def __init__(self, L=1.0, mass=1.0, damping=0.0, v0=0.0):
         self.L = float(L)
         self.mass_ = float(mass)
+        self.c = float(damping)
+        self.v0 = float(v0)
 
     def evaluate(self, t, q, qd, ws, what):
-        _point_eval(q, qd, what, self.mass_, self.L, G, ws.M, ws.Q, ws.phi, ws.phiq, ws.phit,
+        _point_eval(q, qd, what, self.mass_, self.L, G, self.c, ws.M, ws.Q, ws.phi, ws.phiq, ws.phit,
                     ws.gamma, ws.Jq, ws.Jqd)
 
     def initial_state(self):
-        return State(0.0, np.array([self.L, 0.0]), np.zeros(2))
+        return State(0.0, np.array([self.L, 0.0]), np.array([0.0, self.v0]))
 
     def energy(self, q, qd):
         return 0.5 * self.mass_ * (qd[0] ** 2 + qd[1] ** 2) + self.mass_ * G * q[1]

@@ -1,0 +1,504 @@
+"""Linearly implicit Euler in independent coordinates, Algorithm 2 (seed 000 eqs. 24-28, Table 2).
+
+State (q, ż). With T = [S R] = [Φq; B]⁻¹ (eq. 24), b = −Φt and c = γ (eq. 23):
+
+    q̇ = S b + R ż                                                               (eq. 24)
+    Rᵀ A R Δż = Rᵀ (hQ + h²Jq q̇) − Rᵀ A h S c,   A = M − hJq̇ − h²Jq             (eq. 28)
+    Δq = h q̇ [+ projection, eq. 30],   q ← q + Δq,   ż ← ż + Δż                   (Table 2/3)
+
+``state.qd`` is kept equal to S b + R ż at the new positions (so callers see velocities that
+satisfy the velocity constraints); ż is internal (``self.zd``). The multipliers follow from eq. 18:
+hλ = Sᵀ(hQ + h²Jq q̇ − A Δq̇) with Δq̇ = h S c + R Δż (one transposed solve; ``multipliers``).
+
+Choice of B (``B=``):
+
+* ``"qr"`` (seed 003 eqs. 4.11-4.12): B = right n x f block of C1 in Φqᵀ(q0) = C1 C2, transposed;
+  [Φq; B] (n x n) is factorised every step.
+* ``"partition"``: B = rows of the identity at f independent coordinates v chosen by Gaussian
+  elimination with full pivoting of Φq (coordinate partitioning); then R = [−Φu⁻¹Φv; I] and
+  S = [Φu⁻¹; 0], so only Φu (m x m, as sparse as Φq) is factorised.
+
+Beyond the seed: the pivot ratio of that factorisation (min|u_kk|/max|u_kk|) is a cheap
+conditioning estimate, checked every step. When it falls below ``rebase_tol`` times its value at
+the last choice of B, B is chosen again at the current configuration (QR or partitioning of the
+current Φq) and ż is re-mapped, ż = B q̇ with q̇ = q̇ᵢ + Δq̇. That event (counted in ``nrebase``)
+costs one QR or one full-pivot elimination and one more factorisation; steps without it have
+the fixed cost below.
+
+Cost per step: evaluations 3 (+1 projection), factorisations 2 (+1 projection="kkt"),
+solves f + 4 (+1 projection, −1 without multipliers).
+"""
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from ..errors import RedundantConstraintError, SolverError
+from ..protocol import (
+    EVAL_GAMMA, EVAL_JAC, EVAL_JAC_STIFF, EVAL_M, EVAL_PHI, EVAL_PHIQ, EVAL_Q, State,
+)
+from .base import Solver, register_solver
+from .li_euler import li_matrix
+from .linalg import lu_factor, lu_solve, lu_solve_t, null_basis_qr, select_partition
+from .stabilization import Projector, check_choice, check_positive, evaluate, pop_options
+
+
+# -- B = QR: factor T⁻¹ = [Φq; B] -------------------------------------------------------------
+@njit(cache=True)
+def _qr_factor(phiq, B, K, piv):
+    m, n = phiq.shape
+    for i in range(m):
+        for j in range(n):
+            K[i, j] = phiq[i, j]
+    for i in range(n - m):
+        for j in range(n):
+            K[m + i, j] = B[i, j]
+    return lu_factor(K, piv)
+
+
+@njit(cache=True)
+def _qr_R_Sc(K, piv, gamma, Rt, Sc):
+    """Rows of Rt = columns of R = T[0; I]; Sc = T[c; 0]."""
+    f, n = Rt.shape
+    m = n - f
+    for j in range(f):
+        for i in range(n):
+            Rt[j, i] = 0.0
+        Rt[j, m + j] = 1.0
+        lu_solve(K, piv, Rt[j])
+    for i in range(m):
+        Sc[i] = gamma[i]
+    for i in range(m, n):
+        Sc[i] = 0.0
+    lu_solve(K, piv, Sc)
+
+
+@njit(cache=True)
+def _qr_velocity(K, piv, phit, phi, gb, zd, qd):
+    """q̇ = T[b; ż], b = −Φt − γ_B Φ (eq. 24)."""
+    m = phit.shape[0]
+    for i in range(m):
+        qd[i] = -phit[i] - gb * phi[i]
+    for i in range(zd.shape[0]):
+        qd[m + i] = zd[i]
+    lu_solve(K, piv, qd)
+
+
+@njit(cache=True)
+def _qr_zd(B, qd, zd):
+    for j in range(B.shape[0]):
+        s = 0.0
+        for i in range(B.shape[1]):
+            s += B[j, i] * qd[i]
+        zd[j] = s
+
+
+@njit(cache=True)
+def _qr_lambda(K, piv, x, lam, h):
+    lu_solve_t(K, piv, x)
+    for i in range(lam.shape[0]):
+        lam[i] = x[i] / h
+
+
+@njit(cache=True)
+def _qr_project_T(K, piv, phi, x, dq):
+    m = phi.shape[0]
+    n = dq.shape[0]
+    for i in range(m):
+        x[i] = -phi[i]
+    for i in range(m, n):
+        x[i] = 0.0
+    lu_solve(K, piv, x)
+    for i in range(n):
+        dq[i] += x[i]
+
+
+# -- B = partition: factor Φu ----------------------------------------------------------------
+@njit(cache=True)
+def _p_factor(phiq, cols, Fu, piv):
+    """LU of Φu. Returns min|u_kk| / max(|u_kk|, |Φq_ij|): the pivot ratio measured against the
+    whole Φq, so that it also detects a singular Φu of size 1."""
+    m, n = phiq.shape
+    big = 0.0
+    for i in range(m):
+        for j in range(n):
+            a = abs(phiq[i, j])
+            if a > big:
+                big = a
+        for k in range(m):
+            Fu[i, k] = phiq[i, cols[k]]
+    if lu_factor(Fu, piv) == 0.0:
+        return 0.0
+    umin = np.inf
+    for k in range(m):
+        a = abs(Fu[k, k])
+        if a < umin:
+            umin = a
+        if a > big:
+            big = a
+    if m == 0:
+        return 1.0
+    return umin / big
+
+
+@njit(cache=True)
+def _p_R_Sc(Fu, piv, phiq, cols, gamma, Xt, Rt, Sc, tmp):
+    """R = [−Φu⁻¹Φv; I], Sc = [Φu⁻¹c; 0] (in the order of ``cols``)."""
+    f, n = Rt.shape
+    m = n - f
+    for j in range(f):
+        for i in range(m):
+            Xt[j, i] = phiq[i, cols[m + j]]
+        lu_solve(Fu, piv, Xt[j])
+        for k in range(m):
+            Rt[j, cols[k]] = -Xt[j, k]
+        for k in range(f):
+            Rt[j, cols[m + k]] = 1.0 if k == j else 0.0
+    for i in range(m):
+        tmp[i] = gamma[i]
+    lu_solve(Fu, piv, tmp)
+    for k in range(m):
+        Sc[cols[k]] = tmp[k]
+    for k in range(f):
+        Sc[cols[m + k]] = 0.0
+
+
+@njit(cache=True)
+def _p_velocity(Fu, piv, phiq, cols, phit, phi, gb, zd, qd, tmp):
+    """q̇_v = ż, Φu q̇_u = b − Φv ż."""
+    m, n = phiq.shape
+    for i in range(m):
+        s = -phit[i] - gb * phi[i]
+        for k in range(n - m):
+            s -= phiq[i, cols[m + k]] * zd[k]
+        tmp[i] = s
+    lu_solve(Fu, piv, tmp)
+    for k in range(m):
+        qd[cols[k]] = tmp[k]
+    for k in range(n - m):
+        qd[cols[m + k]] = zd[k]
+
+
+@njit(cache=True)
+def _p_zd(cols, qd, zd):
+    m = cols.shape[0] - zd.shape[0]
+    for k in range(zd.shape[0]):
+        zd[k] = qd[cols[m + k]]
+
+
+@njit(cache=True)
+def _p_lambda(Fu, piv, cols, x, tmp, lam, h):
+    m = tmp.shape[0]
+    for k in range(m):
+        tmp[k] = x[cols[k]]
+    lu_solve_t(Fu, piv, tmp)
+    for i in range(m):
+        lam[i] = tmp[i] / h
+
+
+@njit(cache=True)
+def _p_project_T(Fu, piv, phi, cols, tmp, dq):
+    m = phi.shape[0]
+    for i in range(m):
+        tmp[i] = -phi[i]
+    lu_solve(Fu, piv, tmp)
+    for k in range(m):
+        dq[cols[k]] += tmp[k]
+
+
+# -- the reduced system, eq. 28 --------------------------------------------------------------
+@njit(cache=True)
+def _reduced_factor(M, Jq, Jqd, h, Rt, A, ARt, H, hpiv):
+    """A = M − hJq̇ − h²Jq, H = Rᵀ A R, factorised."""
+    f, n = Rt.shape
+    li_matrix(M, Jq, Jqd, h, A)
+    for j in range(f):
+        for i in range(n):
+            s = 0.0
+            for k in range(n):
+                s += A[i, k] * Rt[j, k]
+            ARt[j, i] = s
+    for a in range(f):
+        for b in range(f):
+            s = 0.0
+            for i in range(n):
+                s += Rt[a, i] * ARt[b, i]
+            H[a, b] = s
+    return lu_factor(H, hpiv)
+
+
+@njit(cache=True)
+def _reduced_solve(H, hpiv, Q, Jq, qd, A, Rt, Sc, h, r, dzd, dqd):
+    """Δż from eq. 28; r = hQ + h²Jq q̇ (kept for λ); Δq̇ = h S c + R Δż (eq. 26)."""
+    f, n = Rt.shape
+    h2 = h * h
+    for i in range(n):
+        s = 0.0
+        for j in range(n):
+            s += Jq[i, j] * qd[j]
+        r[i] = h * Q[i] + h2 * s
+    for a in range(f):
+        s = 0.0
+        for i in range(n):
+            w = r[i]
+            for k in range(n):
+                w -= h * A[i, k] * Sc[k]
+            s += Rt[a, i] * w
+        dzd[a] = s
+    lu_solve(H, hpiv, dzd)
+    for i in range(n):
+        s = h * Sc[i]
+        for a in range(f):
+            s += Rt[a, i] * dzd[a]
+        dqd[i] = s
+
+
+@njit(cache=True)
+def _lambda_rhs(r, A, dqd, x):
+    """x = hQ + h²Jq q̇ − A Δq̇ = hΦqᵀλ (eq. 18)."""
+    n = r.shape[0]
+    for i in range(n):
+        s = r[i]
+        for k in range(n):
+            s -= A[i, k] * dqd[k]
+        x[i] = s
+
+
+@njit(cache=True)
+def _same(a, b):
+    for i in range(a.shape[0]):
+        if a[i] != b[i]:
+            return False
+    return True
+
+
+@register_solver("li-euler-indep")
+class LIEulerIndep(Solver):
+    """Linearly implicit Euler in independent coordinates (seed 000 Algorithm 2).
+
+    Options
+    -------
+    B : "qr" (default, seed 003 eqs. 4.11-4.12) | "partition" (coordinate partitioning)
+    jacobian : "stiff" (default) | "all"
+    stabilize : "none" | "projection" (eq. 30) | "baumgarte" (b = −Φt − γ_B Φ, eq. 5)
+    projection_solve : "kkt" (eq. 30, default) | "T" (Δq* − Δq = S(−Φ): reuses [Φq; B]'s factors)
+    baumgarte_gamma : float or None (1/h)
+    independent : list of f coordinate indices (B="partition" only): the initial independent
+        coordinates instead of the automatic choice (a rebase then chooses automatically)
+    rebase : bool, default True; rebase_tol : float, default 0.1
+    multipliers : bool, default True (compute λ)
+    """
+
+    def __init__(self, system, instrument: bool = False, **options):
+        super().__init__(system, instrument, **options)
+        o = pop_options(self.name, options, dict(
+            B="qr", jacobian="stiff", stabilize="none", projection_solve="kkt",
+            baumgarte_gamma=None, rebase=True, rebase_tol=0.1, multipliers=True,
+            independent=None))
+        check_choice(self.name, "B", o["B"], ("qr", "partition"))
+        check_choice(self.name, "jacobian", o["jacobian"], ("stiff", "all"))
+        check_choice(self.name, "stabilize", o["stabilize"], ("none", "projection", "baumgarte"))
+        check_choice(self.name, "projection_solve", o["projection_solve"], ("kkt", "T"))
+        check_positive(self.name, "rebase_tol", o["rebase_tol"])
+        if o["baumgarte_gamma"] is not None:
+            check_positive(self.name, "baumgarte_gamma", o["baumgarte_gamma"], allow_zero=True)
+        self.B_mode = o["B"]
+        self.jac_flag = EVAL_JAC_STIFF if o["jacobian"] == "stiff" else EVAL_JAC
+        self.stabilize = o["stabilize"] if system.m > 0 else "none"
+        self.projection_solve = o["projection_solve"]
+        self.baumgarte_gamma = o["baumgarte_gamma"]
+        self.rebase = bool(o["rebase"])
+        self.rebase_tol = float(o["rebase_tol"])
+        self.multipliers = bool(o["multipliers"])
+        self.nrebase = 0
+        ind = o["independent"]
+        if ind is not None:
+            if self.B_mode != "partition":
+                raise SolverError(f"solver '{self.name}': option independent= needs B='partition'")
+            ind = [int(i) for i in ind]
+            f = system.n - system.m
+            if len(ind) != f or len(set(ind)) != f or not all(0 <= i < system.n for i in ind):
+                raise SolverError(
+                    f"solver '{self.name}': option independent={ind!r}, expected {f} distinct "
+                    f"coordinate indices in 0..{system.n - 1}")
+        self.independent = ind
+
+    # -- setup ---------------------------------------------------------------------------
+    def _reset(self, state: State) -> None:
+        n, m = self.system.n, self.system.m
+        f = n - m
+        if f < 0:
+            raise SolverError(f"solver '{self.name}': system '{self.system.name}' has more "
+                              f"constraints (m = {m}) than coordinates (n = {n})")
+        self.f = f
+        self.nrebase = 0
+        self.B = np.zeros((f, n))
+        self.K = np.zeros((n, n))
+        self.piv = np.zeros(n, np.int64)
+        self.qr_w = np.zeros((n, m))
+        self.qr_v = np.zeros((m, n))
+        self.qr_beta = np.zeros(m)
+        self.cols = np.arange(n, dtype=np.int64)
+        self.part_w = np.zeros((m, n))
+        self.Fu = np.zeros((m, m))
+        self.fpiv = np.zeros(m, np.int64)
+        self.Xt = np.zeros((f, m))
+        self.tmp_m = np.zeros(m)
+        self.Rt = np.zeros((f, n))
+        self.Sc = np.zeros(n)
+        self.A = np.zeros((n, n))
+        self.ARt = np.zeros((f, n))
+        self.H = np.zeros((f, f))
+        self.hpiv = np.zeros(f, np.int64)
+        self.r = np.zeros(n)
+        self.x = np.zeros(n)
+        self.dzd = np.zeros(f)
+        self.dqd = np.zeros(n)
+        self.dq = np.zeros(n)
+        self.qp = np.zeros(n)
+        self.qd_pred = np.zeros(n)
+        self.zd = np.zeros(f)
+        self.q_last = np.zeros(n)
+        self.qd_last = np.zeros(n)
+        self.zero_m = np.zeros(m)
+        self.ws1 = self.system.workspace()
+        self.proj = Projector(n, m)
+        self.lam = np.zeros(m)
+        self.what_end = EVAL_PHIQ | (EVAL_PHI if self.stabilize == "baumgarte" else 0)
+        self.what0 = EVAL_M | EVAL_Q | EVAL_GAMMA
+        self.ratio = 1.0
+        self.ratio_ref = 1.0
+        self._h = None
+        # B at q0 (seed 003 eqs. 4.11-4.12 or partitioning), ż0 = B q̇0, q̇0 = S b + R ż0
+        evaluate(self, self.ws, state.t, state.q, state.qd, self.what_end)
+        self._choose_B(state.t, self.independent)
+        self._map_velocity(state.qd, state.qd)
+        self.q_last[:] = state.q
+        self.qd_last[:] = state.qd
+
+    def _gb(self, h):
+        if self.stabilize != "baumgarte":
+            return 0.0
+        if self.baumgarte_gamma is not None:
+            return float(self.baumgarte_gamma)
+        return 1.0 / h if h else 0.0
+
+    def _choose_B(self, t, independent=None) -> None:
+        """Choose B at the configuration whose Φq is in ``self.ws`` and factorise."""
+        phiq = self.ws.phiq
+        if self.B_mode == "qr":
+            sel = null_basis_qr(phiq, self.qr_w, self.qr_v, self.qr_beta, self.B)
+        elif independent is not None:
+            dep = [i for i in range(self.system.n) if i not in independent]
+            self.cols[:] = dep + sorted(independent)
+            sel = _p_factor(phiq, self.cols, self.Fu, self.fpiv)
+        else:
+            sel = select_partition(phiq, self.part_w, self.cols)
+        if sel < 1e-12:
+            raise RedundantConstraintError(
+                f"solver '{self.name}': the constraint Jacobian of '{self.system.name}' is rank "
+                f"deficient at t = {t:g} (pivot ratio {sel:.3g}); expected full row rank "
+                f"m = {self.system.m}")
+        self.ratio = self.ratio_ref = self._factor_T()
+
+    def _factor_T(self) -> float:
+        if self.B_mode == "qr":
+            ratio = _qr_factor(self.ws.phiq, self.B, self.K, self.piv)
+        else:
+            ratio = _p_factor(self.ws.phiq, self.cols, self.Fu, self.fpiv)
+        self.nfactor += 1
+        return ratio
+
+    def _map_velocity(self, qd_src, qd_out, h=None) -> None:
+        """ż = B q̇_src, then q̇_out = S b + R ż (at the factorised configuration)."""
+        if self.B_mode == "qr":
+            _qr_zd(self.B, qd_src, self.zd)
+        else:
+            _p_zd(self.cols, qd_src, self.zd)
+        self._velocity(qd_out, self._gb(h or self._h))
+
+    def _velocity(self, qd, gb) -> None:
+        ws = self.ws
+        phi = ws.phi if gb else self.zero_m
+        if self.B_mode == "qr":
+            _qr_velocity(self.K, self.piv, ws.phit, phi, gb, self.zd, qd)
+        else:
+            _p_velocity(self.Fu, self.fpiv, ws.phiq, self.cols, ws.phit, phi, gb, self.zd, qd,
+                        self.tmp_m)
+        self.nsolve += 1
+
+    # -- step ----------------------------------------------------------------------------
+    def _step_impl(self, state: State, h: float):
+        ws, f = self.ws, self.f
+        q, qd, t = state.q, state.qd, state.t
+        self._h = h
+        if not (_same(q, self.q_last) and _same(qd, self.qd_last)):
+            # the caller changed the state: re-factorise at q and take ż from its q̇ (rare)
+            evaluate(self, ws, t, q, qd, self.what_end)
+            self.ratio = self._factor_T()
+            self._map_velocity(qd, qd, h)
+        self._tic()
+        evaluate(self, ws, t, q, qd, self.what0)
+        self._toc("evaluation")
+        evaluate(self, ws, t, q, qd, self.jac_flag)
+        self._toc("jacobians")
+        # R and S c at q (eqs. 24-25)
+        if self.B_mode == "qr":
+            _qr_R_Sc(self.K, self.piv, ws.gamma, self.Rt, self.Sc)
+        else:
+            _p_R_Sc(self.Fu, self.fpiv, ws.phiq, self.cols, ws.gamma, self.Xt, self.Rt, self.Sc,
+                    self.tmp_m)
+        self.nsolve += f + 1
+        self._toc("solve")
+        hr = _reduced_factor(ws.M, ws.Jq, ws.Jqd, h, self.Rt, self.A, self.ARt, self.H, self.hpiv)
+        self.nfactor += 1
+        self._toc("factorisation")
+        _reduced_solve(self.H, self.hpiv, ws.Q, ws.Jq, qd, self.A, self.Rt, self.Sc, h, self.r,
+                       self.dzd, self.dqd)
+        self.nsolve += 1
+        if self.multipliers and self.system.m:
+            _lambda_rhs(self.r, self.A, self.dqd, self.x)
+            if self.B_mode == "qr":
+                _qr_lambda(self.K, self.piv, self.x, self.lam, h)
+            else:
+                _p_lambda(self.Fu, self.fpiv, self.cols, self.x, self.tmp_m, self.lam, h)
+            self.nsolve += 1
+        np.multiply(qd, h, out=self.dq)
+        self._toc("solve")
+        ok = hr > 0.0
+        if self.stabilize == "projection":
+            np.add(q, self.dq, out=self.qp)
+            evaluate(self, self.ws1, t + h, self.qp, qd, EVAL_PHI)
+            if self.projection_solve == "kkt":
+                ok &= self.proj.correct(ws.M, ws.phiq, self.ws1.phi, h, self.dq)
+                self.nfactor += 1
+            elif self.B_mode == "qr":
+                _qr_project_T(self.K, self.piv, self.ws1.phi, self.x, self.dq)
+            else:
+                _p_project_T(self.Fu, self.fpiv, self.ws1.phi, self.cols, self.tmp_m, self.dq)
+            self.nsolve += 1
+            self._toc("projection")
+        # Euler step of (q, ż) (Table 2), predicted dependent velocities for a re-mapping
+        q += self.dq
+        self.zd += self.dzd
+        np.add(qd, self.dqd, out=self.qd_pred)
+        t1 = t + h
+        state.t = t1
+        self._toc("other")
+        # T at the new positions, conditioning check, q̇ = S b + R ż
+        evaluate(self, ws, t1, q, qd, self.what_end)
+        self._toc("evaluation")
+        self.ratio = self._factor_T()
+        if self.rebase and self.ratio < self.rebase_tol * self.ratio_ref:
+            self.nrebase += 1
+            self._choose_B(t1)
+            if self.B_mode == "qr":
+                _qr_zd(self.B, self.qd_pred, self.zd)
+            else:
+                _p_zd(self.cols, self.qd_pred, self.zd)
+        self._toc("factorisation")
+        self._velocity(qd, self._gb(h))
+        self.q_last[:] = q
+        self.qd_last[:] = qd
+        self._toc("solve")
+        return ok and self.ratio > 0.0
