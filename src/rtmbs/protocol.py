@@ -27,31 +27,30 @@ EVAL_JAC_STIFF = 64 # same, stiff force elements only
 EVAL_ALL = EVAL_M | EVAL_Q | EVAL_PHI | EVAL_PHIQ | EVAL_GAMMA | EVAL_JAC
 
 
-@dataclass
 class Workspace:
-    """Every buffer one evaluation writes, allocated once per system."""
+    """Every buffer one evaluation writes, allocated once per system.
 
-    n: int
-    m: int
-    M: np.ndarray = field(init=False)
-    Q: np.ndarray = field(init=False)
-    phi: np.ndarray = field(init=False)
-    phiq: np.ndarray = field(init=False)
-    phit: np.ndarray = field(init=False)
-    gamma: np.ndarray = field(init=False)
-    Jq: np.ndarray = field(init=False)
-    Jqd: np.ndarray = field(init=False)
+    All arrays are views into one flat buffer ``buf`` (M, Q, phi, phiq, phit, gamma, Jq, Jqd in
+    that order), so a compiled kernel can take the whole workspace as a single array.
+    """
 
-    def __post_init__(self):
-        n, m = self.n, self.m
-        self.M = np.zeros((n, n))
-        self.Q = np.zeros(n)
-        self.phi = np.zeros(m)
-        self.phiq = np.zeros((m, n))
-        self.phit = np.zeros(m)
-        self.gamma = np.zeros(m)
-        self.Jq = np.zeros((n, n))
-        self.Jqd = np.zeros((n, n))
+    def __init__(self, n: int, m: int):
+        self.n, self.m = n, m
+        sizes = (n * n, n, m, m * n, m, m, n * n, n * n)
+        self.buf = np.zeros(sum(sizes))
+        views = []
+        off = 0
+        for s in sizes:
+            views.append(self.buf[off:off + s])
+            off += s
+        self.M = views[0].reshape(n, n)
+        self.Q = views[1]
+        self.phi = views[2]
+        self.phiq = views[3].reshape(m, n)
+        self.phit = views[4]
+        self.gamma = views[5]
+        self.Jq = views[6].reshape(n, n)
+        self.Jqd = views[7].reshape(n, n)
 
 
 @dataclass

@@ -6,6 +6,7 @@ from numba import njit
 from .cartesian import (_JAC, _JACS, _M, _PHI, _PHIQ, _GAMMA, _Q, body_kinematics, constraint_rows,
                         scatter_constraints)
 from .forces import add_to_q, element_forces, pair_generalized
+from .arena import view1, view2, view3, view4
 from .rotations import NROT
 
 
@@ -34,7 +35,7 @@ def _inertia(b, qa, nr, with_jac, m, Jl, g, kin_A, kin_G, kin_dG, kin_W, kin_w, 
                     for c in range(3):
                         s += G[a, k] * Jg[a, c] * G[c, l]
                 M[qa + 3 + k, qa + 3 + l] = s
-    if not (what & _Q):
+    if not (what & (_Q | _JAC | _JACS)):
         return
     w = kin_w[b]
     al = kin_alpha[b]
@@ -102,38 +103,60 @@ def _sk(v, out):
 
 
 @njit(cache=True)
-def evaluate_cartesian(what, t, q, qd, sysa, kin, scr, M, Q, phi, phiq, phit, gamma, Jq, Jqd, frc_out):
-    """Fill the requested quantities (``what`` flags of :mod:`rtmbs.protocol`).
-
-    ``sysa``: the System's arrays (see :func:`rtmbs.system.CartesianSystem.arrays`);
-    ``kin``: per-body kinematics scratch; ``scr``: element scratch; ``frc_out``: one scalar per
-    force element (its main force or torque).
-    """
-    (body_qadr, body_rtype, body_mass, body_inertia, body_eprow, gravity,
-     prim_type, prim_row, prim_body, prim_vec, prim_par, prim_fun,
-     frc_type, frc_body, frc_vec, frc_rot, frc_par, frc_fun, frc_tab, frc_stiff,
-     fun_type, fun_par, fun_tab, tab_adr, tab_len, tab_x, tab_y) = sysa
-    (kin_r, kin_rd, kin_A, kin_G, kin_dG, kin_W, kin_w, kin_alpha, kin_dadp, kin_dadpd, d2G) = kin
-    (tmp, S, Dx, beta, f, tau, dfdx, dfdv, dtdx, dtdv, arm_i, sgj, Dd, Ddd, X, Qx, K, C, X6) = scr
+def evaluate_cartesian(what, t, q, qd, ibuf, ilay, fbuf, flay, sbuf, slay, wbuf, n, m):
+    """Fill the requested quantities (``what`` flags of :mod:`rtmbs.protocol`) into the workspace
+    buffer ``wbuf`` (M, Q, phi, phiq, phit, gamma, Jq, Jqd). The system's integer and float
+    arrays and the scratch live in three packed buffers (see :mod:`arena` and
+    :class:`rtmbs.system.CartesianSystem`)."""
+    body_qadr = view1(ibuf, ilay, 0); body_rtype = view1(ibuf, ilay, 1); body_eprow = view1(ibuf, ilay, 2)
+    prim_type = view1(ibuf, ilay, 3); prim_row = view1(ibuf, ilay, 4); prim_body = view2(ibuf, ilay, 5)
+    prim_fun = view1(ibuf, ilay, 6); frc_type = view1(ibuf, ilay, 7); frc_body = view2(ibuf, ilay, 8)
+    frc_fun = view2(ibuf, ilay, 9); frc_tab = view2(ibuf, ilay, 10); frc_stiff = view1(ibuf, ilay, 11)
+    fun_type = view1(ibuf, ilay, 12); fun_tab = view1(ibuf, ilay, 13); tab_adr = view1(ibuf, ilay, 14)
+    tab_len = view1(ibuf, ilay, 15)
+    body_mass = view1(fbuf, flay, 0); body_inertia = view3(fbuf, flay, 1); gravity = view1(fbuf, flay, 2)
+    prim_vec = view3(fbuf, flay, 3); prim_par = view2(fbuf, flay, 4); frc_vec = view3(fbuf, flay, 5)
+    frc_rot = view4(fbuf, flay, 6); frc_par = view2(fbuf, flay, 7); fun_par = view2(fbuf, flay, 8)
+    tab_x = view1(fbuf, flay, 9); tab_y = view1(fbuf, flay, 10)
+    kin_r = view2(sbuf, slay, 0); kin_rd = view2(sbuf, slay, 1); kin_A = view3(sbuf, slay, 2)
+    kin_G = view3(sbuf, slay, 3); kin_dG = view4(sbuf, slay, 4); kin_W = view3(sbuf, slay, 5)
+    kin_w = view2(sbuf, slay, 6); kin_alpha = view2(sbuf, slay, 7); kin_dadp = view3(sbuf, slay, 8)
+    kin_dadpd = view3(sbuf, slay, 9); d2G = view4(sbuf, slay, 10)
+    tmp = view2(sbuf, slay, 11); S = view3(sbuf, slay, 12); Dx = view2(sbuf, slay, 13)
+    beta = view1(sbuf, slay, 14); f = view1(sbuf, slay, 15); tau = view1(sbuf, slay, 16)
+    dfdx = view2(sbuf, slay, 17); dfdv = view2(sbuf, slay, 18); dtdx = view2(sbuf, slay, 19)
+    dtdv = view2(sbuf, slay, 20); arm_i = view1(sbuf, slay, 21); sgj = view1(sbuf, slay, 22)
+    Dd = view2(sbuf, slay, 23); Ddd = view2(sbuf, slay, 24); X = view2(sbuf, slay, 25)
+    Qx = view1(sbuf, slay, 26); K = view2(sbuf, slay, 27); C = view2(sbuf, slay, 28)
+    X6 = view2(sbuf, slay, 29); frc_out = view1(sbuf, slay, 30)
+    o = 0
+    M = wbuf[o:o + n * n].reshape((n, n)); o += n * n
+    Q = wbuf[o:o + n]; o += n
+    phi = wbuf[o:o + m]; o += m
+    phiq = wbuf[o:o + m * n].reshape((m, n)); o += m * n
+    phit = wbuf[o:o + m]; o += m
+    gamma = wbuf[o:o + m]; o += m
+    Jq = wbuf[o:o + n * n].reshape((n, n)); o += n * n
+    Jqd = wbuf[o:o + n * n].reshape((n, n))
     body_kinematics(q, qd, body_qadr, body_rtype, kin_r, kin_rd, kin_A, kin_G, kin_dG, kin_W,
                     kin_w, kin_alpha, kin_dadp, kin_dadpd, d2G)
-    n = q.shape[0]
     jac_all = (what & _JAC) != 0
     jac_any = jac_all or (what & _JACS) != 0
     if what & _M:
         M[:, :] = 0.0
-    if what & _Q:
+    do_q = (what & (_Q | _JAC | _JACS)) != 0  # Jacobians are computed with Q (and write it)
+    if do_q:
         Q[:] = 0.0
     if jac_any:
         Jq[:, :] = 0.0
         Jqd[:, :] = 0.0
     nb = body_qadr.shape[0] - 1
-    if what & (_M | _Q):
+    if what & _M or do_q:
         for b in range(nb):
             _inertia(b, body_qadr[b], NROT[body_rtype[b]], jac_all, body_mass[b], body_inertia[b],
                      gravity, kin_A, kin_G, kin_dG, kin_W, kin_w, kin_alpha, kin_dadp, kin_dadpd,
                      M, Q, Jq, Jqd, what, S, tmp)
-    if what & _Q:
+    if do_q:
         for k in range(frc_type.shape[0]):
             wj = jac_all or (jac_any and frc_stiff[k] != 0)
             frc_out[k] = element_forces(

@@ -140,7 +140,8 @@ def rotation_data(rtype, p, pd, A, G, dG, W, alpha, dadp, dadpd, d2G):
     if rtype == ROT_EP:
         _ep_E(p[0], p[1], p[2], p[3], G, 2.0)
         for k in range(4):  # E is linear in p: ∂(2E)/∂p_k = 2E(unit_k)
-            _ep_E(float(k == 0), float(k == 1), float(k == 2), float(k == 3), dG[k], 2.0)
+            _ep_E(1.0 if k == 0 else 0.0, 1.0 if k == 1 else 0.0, 1.0 if k == 2 else 0.0,
+                  1.0 if k == 3 else 0.0, dG[k], 2.0)
         alpha[:] = 0.0
         dadp[:, :] = 0.0
         dadpd[:, :] = 0.0

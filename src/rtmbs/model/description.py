@@ -1,0 +1,392 @@
+"""Model description: bodies, markers, joints, forces, inputs (validated pydantic models).
+
+The same vocabulary serves the Python API and YAML files (docs/model-format.md). Objects refer to
+each other by name: a marker is ``body.marker`` (``ground.name`` for the ground). Values are SI;
+angles in radians unless a key ends in ``_deg``.
+"""
+from __future__ import annotations
+
+import math
+from typing import Annotated, Any, Literal, Union
+
+import numpy as np
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+Vec3 = tuple[float, float, float]
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=False, arbitrary_types_allowed=True)
+
+
+# -- orientation --------------------------------------------------------------------------------
+class Orientation(_Strict):
+    """One of: ``quaternion`` (Euler parameters e0..e3, normalised), ``euler_zxz`` (φ, θ, ψ),
+    ``euler_zxz_deg``, ``matrix`` (3×3, columns are the frame's axes in the parent frame),
+    ``z_axis`` (+ optional ``x_axis``): a frame whose z (and x) axis points along the vector."""
+
+    quaternion: tuple[float, float, float, float] | None = None
+    euler_zxz: Vec3 | None = None
+    euler_zxz_deg: Vec3 | None = None
+    matrix: tuple[Vec3, Vec3, Vec3] | None = None
+    z_axis: Vec3 | None = None
+    x_axis: Vec3 | None = None
+
+    @model_validator(mode="after")
+    def _one(self):
+        given = [k for k in ("quaternion", "euler_zxz", "euler_zxz_deg", "matrix", "z_axis")
+                 if getattr(self, k) is not None]
+        if len(given) > 1:
+            raise ValueError(f"give one orientation, not {', '.join(given)}")
+        if self.x_axis is not None and self.z_axis is None:
+            raise ValueError("x_axis needs z_axis")
+        if self.quaternion is not None and np.linalg.norm(self.quaternion) < 1e-12:
+            raise ValueError("zero quaternion")
+        for k in ("z_axis", "x_axis"):
+            v = getattr(self, k)
+            if v is not None and np.linalg.norm(v) < 1e-12:
+                raise ValueError(f"{k} has zero length")
+        if self.matrix is not None:
+            A = np.array(self.matrix, float)
+            if np.abs(A @ A.T - np.eye(3)).max() > 1e-6 or np.linalg.det(A) < 0:
+                raise ValueError("matrix is not a proper rotation (AᵀA = I, det A = 1 expected)")
+        return self
+
+    def as_matrix(self) -> np.ndarray:
+        from .rotation import matrix_from_quaternion, matrix_from_zxz, matrix_from_z_axis
+
+        if self.quaternion is not None:
+            return matrix_from_quaternion(np.array(self.quaternion, float))
+        if self.euler_zxz is not None:
+            return matrix_from_zxz(np.array(self.euler_zxz, float))
+        if self.euler_zxz_deg is not None:
+            return matrix_from_zxz(np.radians(self.euler_zxz_deg))
+        if self.matrix is not None:
+            return np.array(self.matrix, float)
+        if self.z_axis is not None:
+            return matrix_from_z_axis(np.array(self.z_axis, float),
+                                      None if self.x_axis is None else np.array(self.x_axis, float))
+        return np.eye(3)
+
+
+def _orientation(v):
+    if v is None or isinstance(v, Orientation):
+        return v
+    if isinstance(v, dict):
+        return Orientation(**v)
+    raise ValueError("orientation must be a mapping with one of quaternion, euler_zxz, "
+                     "euler_zxz_deg, matrix, z_axis")
+
+
+# -- markers and bodies ---------------------------------------------------------------------------
+class Marker(_Strict):
+    """A frame fixed on a body: position of its origin and orientation of its axes in the body
+    frame (``frame: body``, default) or in the global frame at the initial configuration
+    (``frame: global``, convenient for suspension hard points)."""
+
+    name: str
+    position: Vec3 = (0.0, 0.0, 0.0)
+    orientation: Orientation | None = None
+    frame: Literal["body", "global"] = "body"
+
+    _v_or = field_validator("orientation", mode="before")(lambda cls, v: _orientation(v))
+
+
+def _markers(v):
+    """Markers as a list of mappings or as ``{name: position}`` / ``{name: {...}}``."""
+    if isinstance(v, dict):
+        out = []
+        for k, m in v.items():
+            if isinstance(m, dict):
+                out.append({"name": k, **m})
+            else:
+                out.append({"name": k, "position": m})
+        return out
+    return v
+
+
+class Body(_Strict):
+    """A rigid body. ``inertia`` about the centre of mass in body axes: 3 values (principal),
+    6 values (Ixx, Iyy, Izz, Ixy, Ixz, Iyz) or a 3×3 matrix. ``velocity`` and
+    ``angular_velocity`` are global."""
+
+    name: str
+    mass: float
+    inertia: Any = (1.0, 1.0, 1.0)
+    position: Vec3 = (0.0, 0.0, 0.0)
+    orientation: Orientation | None = None
+    velocity: Vec3 = (0.0, 0.0, 0.0)
+    angular_velocity: Vec3 = (0.0, 0.0, 0.0)
+    markers: list[Marker] = Field(default_factory=list)
+    orientation_coordinates: Literal["euler-parameters", "euler-angles-zxz"] | None = None
+
+    _v_or = field_validator("orientation", mode="before")(lambda cls, v: _orientation(v))
+    _v_mk = field_validator("markers", mode="before")(lambda cls, v: _markers(v))
+
+    @field_validator("mass")
+    @classmethod
+    def _mass(cls, v):
+        if not (v > 0 and math.isfinite(v)):
+            raise ValueError(f"mass must be positive and finite, got {v}")
+        return v
+
+    @field_validator("inertia", mode="before")
+    @classmethod
+    def _inertia(cls, v):
+        J = inertia_matrix(v)
+        w = np.linalg.eigvalsh(J)
+        if w.min() <= 0:
+            raise ValueError(f"inertia tensor is not positive definite (principal moments {w.tolist()})")
+        tol = 1e-9 * w.max()
+        if w[0] + w[1] < w[2] - tol or w[0] + w[2] < w[1] - tol or w[1] + w[2] < w[0] - tol:
+            raise ValueError(
+                f"principal moments {w.tolist()} violate the triangle inequality "
+                "(each must be at most the sum of the other two)")
+        return J.tolist()
+
+
+def inertia_matrix(v) -> np.ndarray:
+    a = np.asarray(v, float)
+    if a.shape == (3,):
+        return np.diag(a)
+    if a.shape == (6,):
+        ixx, iyy, izz, ixy, ixz, iyz = a
+        return np.array([[ixx, ixy, ixz], [ixy, iyy, iyz], [ixz, iyz, izz]])
+    if a.shape == (3, 3):
+        if np.abs(a - a.T).max() > 1e-9 * max(1.0, np.abs(a).max()):
+            raise ValueError("inertia matrix is not symmetric")
+        return a
+    raise ValueError(f"inertia must have 3, 6 or 3×3 values, got shape {a.shape}")
+
+
+class Ground(_Strict):
+    markers: list[Marker] = Field(default_factory=list)
+    _v_mk = field_validator("markers", mode="before")(lambda cls, v: _markers(v))
+
+
+# -- inputs (functions of time) ------------------------------------------------------------------
+class Input(_Strict):
+    """A function of time. ``type``: constant (value), step (t0, t1, from, to: smooth cubic),
+    ramp (t0, slope, offset), trapezoid (t0, rise, hold, fall, amplitude, offset),
+    sine (amplitude, frequency_hz, phase, offset, t0), table (t, values; linear),
+    channel (value: initial; set at run time by name)."""
+
+    name: str = ""
+    type: Literal["constant", "step", "ramp", "trapezoid", "sine", "table", "channel"]
+    value: float = 0.0
+    t0: float = 0.0
+    t1: float = 1.0
+    from_: float = Field(0.0, alias="from")
+    to: float = 1.0
+    slope: float = 0.0
+    offset: float = 0.0
+    rise: float = 0.0
+    hold: float = 0.0
+    fall: float = 0.0
+    amplitude: float = 0.0
+    frequency_hz: float = 0.0
+    phase: float = 0.0
+    t: list[float] | None = None
+    values: list[float] | None = None
+    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+
+    @model_validator(mode="after")
+    def _check(self):
+        if self.type == "step" and not self.t1 > self.t0:
+            raise ValueError(f"step needs t1 > t0 (t0 = {self.t0}, t1 = {self.t1})")
+        if self.type == "table":
+            if not self.t or not self.values or len(self.t) != len(self.values) or len(self.t) < 2:
+                raise ValueError("table needs lists t and values of the same length (at least 2)")
+            if np.any(np.diff(self.t) <= 0):
+                raise ValueError("table t must be strictly increasing")
+        if self.type == "trapezoid" and min(self.rise, self.fall) <= 0:
+            raise ValueError("trapezoid needs rise > 0 and fall > 0")
+        return self
+
+
+FunctionSpec = Union[float, str, Input]
+
+
+def _function(v):
+    """A function slot accepts a number (constant), an input name, or an inline input mapping."""
+    if v is None or isinstance(v, (int, float, str, Input)):
+        return v
+    if isinstance(v, dict):
+        return Input(**v)
+    raise ValueError("expected a number, an input name or an input mapping")
+
+
+# -- joints -----------------------------------------------------------------------------------------
+JOINT_EQUATIONS = {
+    "spherical": 3, "revolute": 5, "cylindrical": 4, "prismatic": 5, "universal": 4, "fixed": 6,
+    "distance": 1, "orientation-lock": 3, "motion": 1,
+}
+
+
+class Joint(_Strict):
+    """An ideal joint between marker_i (on body i) and marker_j (on body j), with the number of
+    equations of seed 003 §4.2.2. Axes: revolute/cylindrical/prismatic about marker_i's z;
+    universal: spherical + marker_i z ⊥ marker_j z. ``motion`` prescribes the rotation about
+    (``dof: rotation``) or the translation along (``dof: translation``) marker_i z of marker_j
+    (rotation measured from marker_i x to marker_j x)."""
+
+    name: str
+    type: str
+    marker_i: str
+    marker_j: str
+    distance: float | None = None
+    dof: Literal["rotation", "translation"] | None = None
+    function: FunctionSpec | None = None
+
+    _v_fn = field_validator("function", mode="before")(lambda cls, v: _function(v))
+
+    @field_validator("type")
+    @classmethod
+    def _type(cls, v):
+        if v not in JOINT_EQUATIONS:
+            from ..errors import did_you_mean
+
+            raise ValueError(f"unknown joint type '{v}'" + did_you_mean(v, JOINT_EQUATIONS))
+        return v
+
+    @model_validator(mode="after")
+    def _motion(self):
+        if self.type == "motion" and (self.dof is None or self.function is None):
+            raise ValueError("a motion joint needs dof (rotation|translation) and function")
+        return self
+
+
+# -- forces ------------------------------------------------------------------------------------------
+FORCE_TYPES = ("spring-damper", "stop", "bushing", "force", "torque", "joint-torque", "brake")
+
+
+class Force(_Strict):
+    """A force element. Types and their keys:
+
+    * spring-damper (marker_i, marker_j): stiffness, damping, free_length (default: initial
+      length), preload (tension), or ``force_table`` {deflection, force} and
+      ``damping_table`` {velocity, force}. Tension positive.
+    * stop (marker_i, marker_j): bump/rebound stop, min_length, max_length, stiffness, exponent,
+      damping.
+    * bushing (marker_i, marker_j): translational/rotational stiffness and damping per axis of
+      marker_i (``stiffness``, ``damping``, ``rotational_stiffness``, ``rotational_damping``: 3
+      values each), ``preload_force``, ``preload_torque`` (marker_i axes).
+    * force / torque (marker_j: where it acts): ``direction`` (3), ``frame`` global|body,
+      ``function`` (magnitude).
+    * joint-torque (marker_i, marker_j): torque ``function`` about marker_i z, on j (−on i).
+    * brake (marker_i, marker_j): brake torque −T_b(t)·tanh(Ω/omega_eps), T_b = ``function``.
+
+    ``stiff`` marks elements whose Jacobians the linearly implicit solvers use (default: true
+    for spring-damper, stop and bushing).
+    """
+
+    name: str
+    type: str
+    marker_i: str | None = None
+    marker_j: str | None = None
+    stiffness: Any = None
+    damping: Any = None
+    free_length: float | None = None
+    preload: float = 0.0
+    force_table: dict[str, list[float]] | None = None
+    damping_table: dict[str, list[float]] | None = None
+    min_length: float | None = None
+    max_length: float | None = None
+    exponent: float = 1.0
+    rotational_stiffness: Vec3 = (0.0, 0.0, 0.0)
+    rotational_damping: Vec3 = (0.0, 0.0, 0.0)
+    preload_force: Vec3 = (0.0, 0.0, 0.0)
+    preload_torque: Vec3 = (0.0, 0.0, 0.0)
+    direction: Vec3 = (0.0, 0.0, 1.0)
+    frame: Literal["global", "body"] = "global"
+    function: FunctionSpec | None = None
+    omega_eps: float = 0.5
+    stiff: bool | None = None
+
+    _v_fn = field_validator("function", mode="before")(lambda cls, v: _function(v))
+
+    @field_validator("type")
+    @classmethod
+    def _type(cls, v):
+        if v not in FORCE_TYPES:
+            from ..errors import did_you_mean
+
+            raise ValueError(f"unknown force type '{v}'" + did_you_mean(v, FORCE_TYPES))
+        return v
+
+    @model_validator(mode="after")
+    def _check(self):
+        if self.type in ("force", "torque") and np.linalg.norm(self.direction) < 1e-12:
+            raise ValueError("direction has zero length")
+        for key in ("force_table", "damping_table"):
+            tab = getattr(self, key)
+            if tab is not None:
+                xs = tab.get("deflection" if key == "force_table" else "velocity")
+                ys = tab.get("force")
+                if xs is None or ys is None or len(xs) != len(ys) or len(xs) < 2:
+                    raise ValueError(f"{key} needs lists "
+                                     f"{'deflection' if key == 'force_table' else 'velocity'} and force "
+                                     "of the same length (at least 2)")
+                if np.any(np.diff(xs) <= 0):
+                    raise ValueError(f"{key}: abscissae must be strictly increasing")
+        if self.type == "stop" and (self.min_length is None and self.max_length is None):
+            raise ValueError("a stop needs min_length and/or max_length")
+        if self.stiff is None:
+            self.stiff = self.type in ("spring-damper", "stop", "bushing")
+        return self
+
+
+# -- the model -----------------------------------------------------------------------------------------
+class Model(_Strict):
+    """A multibody model: the description that :func:`rtmbs.system.compile_model` compiles."""
+
+    name: str = "model"
+    description: str = ""
+    gravity: Vec3 = (0.0, 0.0, -9.81)
+    orientation_coordinates: Literal["euler-parameters", "euler-angles-zxz"] = "euler-parameters"
+    ground: Ground = Field(default_factory=Ground)
+    bodies: list[Body] = Field(default_factory=list)
+    joints: list[Joint] = Field(default_factory=list)
+    forces: list[Force] = Field(default_factory=list)
+    inputs: list[Input] = Field(default_factory=list)
+    outputs: list[str] = Field(default_factory=list)
+
+    _v_in = field_validator("inputs", mode="before")(
+        lambda cls, v: [{"name": k, **i} for k, i in v.items()] if isinstance(v, dict) else v)
+
+    # -- Python builder API -------------------------------------------------------------------
+    def add_body(self, name: str, mass: float, **kw) -> Body:
+        b = Body(name=name, mass=mass, **kw)
+        self.bodies.append(b)
+        return b
+
+    def add_marker(self, body: str, name: str, position=(0.0, 0.0, 0.0), **kw) -> Marker:
+        mk = Marker(name=name, position=tuple(position), **kw)
+        if body == "ground":
+            self.ground.markers.append(mk)
+        else:
+            self.body(body).markers.append(mk)
+        return mk
+
+    def add_joint(self, name: str, type: str, marker_i: str, marker_j: str, **kw) -> Joint:
+        j = Joint(name=name, type=type, marker_i=marker_i, marker_j=marker_j, **kw)
+        self.joints.append(j)
+        return j
+
+    def add_force(self, name: str, type: str, **kw) -> Force:
+        f = Force(name=name, type=type, **kw)
+        self.forces.append(f)
+        return f
+
+    def add_input(self, name: str, type: str, **kw) -> Input:
+        i = Input(name=name, type=type, **kw)
+        self.inputs.append(i)
+        return i
+
+    def body(self, name: str) -> Body:
+        for b in self.bodies:
+            if b.name == name:
+                return b
+        from ..errors import ModelError, did_you_mean
+
+        raise ModelError(f"bodies.{name}", "unknown body" + did_you_mean(name, [b.name for b in self.bodies]))

@@ -1,0 +1,72 @@
+"""Model files (YAML): load with errors that name the key path, save."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import yaml
+from pydantic import ValidationError
+
+from ..errors import ModelError
+from .description import Model
+
+_NAMED_LISTS = ("bodies", "joints", "forces", "inputs", "markers")
+
+
+def _path(loc, raw) -> str:
+    """Turn a pydantic location into a readable key path, using item names for list indices:
+    ('bodies', 2, 'mass') -> 'bodies.arm.mass'."""
+    parts = []
+    node = raw
+    for item in loc:
+        if isinstance(item, int) and isinstance(node, list):
+            name = None
+            if 0 <= item < len(node) and isinstance(node[item], dict):
+                name = node[item].get("name")
+            parts.append(str(name) if name else f"[{item}]")
+            node = node[item] if 0 <= item < len(node) else None
+        else:
+            parts.append(str(item))
+            node = node.get(item) if isinstance(node, dict) else None
+    return ".".join(parts)
+
+
+def model_from_dict(data: dict, source: str = "") -> Model:
+    """Validate a mapping into a :class:`Model`; errors become :class:`ModelError` with the key."""
+    if not isinstance(data, dict):
+        raise ModelError(source, f"a model file must hold a mapping at the top level, got {type(data).__name__}")
+    try:
+        return Model.model_validate(data)
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        loc = [x for x in err["loc"] if not (isinstance(x, str) and x.startswith("function-"))]
+        path = _path(loc, data)
+        msg = err["msg"].removeprefix("Value error, ")
+        if err["type"] == "extra_forbidden":
+            msg = f"unknown key '{loc[-1]}'"
+        elif err["type"] == "missing":
+            msg = "required key is missing"
+        prefix = f"{source}: " if source else ""
+        raise ModelError(prefix + path, msg) from None
+
+
+def load_model_file(path) -> Model:
+    path = Path(path)
+    if not path.exists():
+        raise ModelError(str(path), "model file not found")
+    try:
+        data = yaml.safe_load(path.read_text())
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
+        raise ModelError(str(path), f"malformed YAML{where}: {getattr(exc, 'problem', exc)}") from None
+    model = model_from_dict(data, source=str(path))
+    if model.name == "model":
+        model.name = path.stem
+    return model
+
+
+def save_model_file(model: Model, path) -> Path:
+    path = Path(path)
+    data = model.model_dump(mode="json", by_alias=True, exclude_defaults=True)
+    path.write_text(yaml.safe_dump(data, sort_keys=False))
+    return path

@@ -1,0 +1,547 @@
+"""``compile_model(model) -> CartesianSystem``: flat arrays, index maps and the compiled kernel.
+
+A :class:`CartesianSystem` is a provider of the mechanical-system protocol (``rtmbs.protocol``)
+for bodies in dependent Cartesian coordinates: 7 per body with Euler parameters (x, y, z, e0..e3;
+seed 003 eq. 4.6) or 6 with zxz Euler angles (seed 002 §2.1).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .errors import ModelError, did_you_mean
+from .kernels import cartesian as kc
+from .kernels import functions as kf
+from .kernels.arena import pack
+from .kernels.evaluate import evaluate_cartesian
+from .kernels.rotations import NROT, ROT_EP, ROT_ZXZ, ROTATION_NAMES
+from .model.description import JOINT_EQUATIONS, Force, Input, Model
+from .model.rotation import matrix_from_zxz, quaternion_from_matrix, zxz_from_matrix
+from .protocol import (EVAL_M, EVAL_PHI, EVAL_PHIQ, EVAL_Q, MechanicalSystem, State, Workspace)
+
+_FORCE_CODE = {"spring-damper": kc.F_SPRING, "stop": kc.F_STOP, "bushing": kc.F_BUSHING,
+               "force": kc.F_FORCE, "torque": kc.F_TORQUE, "joint-torque": kc.F_JOINT_TORQUE,
+               "brake": kc.F_BRAKE}
+_FUN_CODE = {"constant": kf.FUN_CONST, "step": kf.FUN_STEP, "ramp": kf.FUN_RAMP,
+             "trapezoid": kf.FUN_TRAPEZOID, "sine": kf.FUN_SINE, "table": kf.FUN_TABLE,
+             "channel": kf.FUN_CHANNEL}
+_EX, _EY, _EZ = np.eye(3)
+
+
+@dataclass
+class _MarkerRef:
+    body: int       # body index (nb = ground)
+    s: np.ndarray   # origin in body frame
+    C: np.ndarray   # axes in body frame (columns)
+
+
+class _Builder:
+    """Collects functions, tables, primitives and force rows while compiling."""
+
+    def __init__(self):
+        self.fun_type, self.fun_par, self.fun_tab = [], [], []
+        self.tabs: list[tuple[np.ndarray, np.ndarray]] = []
+        self.fun_names: dict[str, int] = {}
+        self.prims: list[tuple] = []
+        self.m = 0
+
+    def table(self, x, y) -> int:
+        self.tabs.append((np.asarray(x, float), np.asarray(y, float)))
+        return len(self.tabs) - 1
+
+    def function(self, spec, path) -> int:
+        """Index of the function for a spec: number, input name or inline Input."""
+        if spec is None:
+            return -1
+        if isinstance(spec, (int, float)):
+            return self._add(kf.FUN_CONST, [float(spec)], -1)
+        if isinstance(spec, str):
+            if spec not in self.fun_names:
+                raise ModelError(path, f"unknown input '{spec}'" + did_you_mean(spec, self.fun_names))
+            return self.fun_names[spec]
+        return self.input(spec)
+
+    def input(self, inp: Input) -> int:
+        code = _FUN_CODE[inp.type]
+        tab = -1
+        if inp.type in ("constant", "channel"):
+            par = [inp.value]
+        elif inp.type == "step":
+            par = [inp.t0, inp.t1, inp.from_, inp.to]
+        elif inp.type == "ramp":
+            par = [inp.t0, inp.slope, inp.offset]
+        elif inp.type == "trapezoid":
+            par = [inp.t0, inp.rise, inp.hold, inp.fall, inp.amplitude, inp.offset]
+        elif inp.type == "sine":
+            par = [inp.amplitude, 2 * np.pi * inp.frequency_hz, inp.phase, inp.offset, inp.t0]
+        else:
+            par = []
+            tab = self.table(inp.t, inp.values)
+        k = self._add(code, par, tab)
+        if inp.name:
+            self.fun_names[inp.name] = k
+        return k
+
+    def _add(self, code, par, tab) -> int:
+        p = np.zeros(kf.NPAR)
+        p[: len(par)] = par
+        self.fun_type.append(code)
+        self.fun_par.append(p)
+        self.fun_tab.append(tab)
+        return len(self.fun_type) - 1
+
+    def prim(self, ptype, bi, bj, s_i=None, s_j=None, a_i=None, a_j=None, b_i=None, par=0.0, fun=-1):
+        v = np.zeros((6, 3))
+        for k, x in enumerate((s_i, s_j, a_i, a_j, b_i)):
+            if x is not None:
+                v[k] = x
+        row = self.m
+        self.prims.append((ptype, row, bi, bj, v, par, fun))
+        self.m += kc.PRIM_ROWS[ptype]
+        return row
+
+
+class CartesianSystem(MechanicalSystem):
+    """A compiled body model. Sizes: ``nbody``, ``n``, ``m``; per-body ``body_names``,
+    ``body_qadr`` (first coordinate), ``body_rtype``; per-joint ``joint_rows`` (name -> (first
+    row, count)); ``force_names``; ``coordinate_names``; ``output_names``."""
+
+    def __init__(self, model: Model):
+        self.model = model
+        self.name = model.name
+        self._compile(model)
+
+    # -- compile ------------------------------------------------------------------------------
+    def _compile(self, model: Model):
+        default_rot = ROTATION_NAMES[model.orientation_coordinates]
+        names = [b.name for b in model.bodies]
+        seen = set()
+        for b in model.bodies:
+            if b.name in seen or b.name == "ground":
+                raise ModelError(f"bodies.{b.name}", "duplicate body name" if b.name in seen
+                                 else "'ground' is reserved for the fixed frame")
+            seen.add(b.name)
+        nb = len(names)
+        self.nbody = nb
+        self.body_names = names
+        self.body_index = {nm: i for i, nm in enumerate(names)}
+        self.body_index["ground"] = nb
+        rtype = np.array([ROTATION_NAMES[b.orientation_coordinates] if b.orientation_coordinates
+                          else default_rot for b in model.bodies] + [ROT_EP], dtype=np.int64)
+        qadr = np.full(nb + 1, -1, dtype=np.int64)
+        n = 0
+        for i in range(nb):
+            qadr[i] = n
+            n += 3 + NROT[rtype[i]]
+        self.n = n
+        # initial pose and velocities
+        q0 = np.zeros(n)
+        qd0 = np.zeros(n)
+        A0 = np.zeros((nb + 1, 3, 3))
+        r0 = np.zeros((nb + 1, 3))
+        A0[nb] = np.eye(3)
+        coord_names = []
+        for i, b in enumerate(model.bodies):
+            A = b.orientation.as_matrix() if b.orientation else np.eye(3)
+            A0[i] = A
+            r0[i] = b.position
+            a = qadr[i]
+            q0[a:a + 3] = b.position
+            qd0[a:a + 3] = b.velocity
+            w = np.asarray(b.angular_velocity, float)
+            if rtype[i] == ROT_EP:
+                p = quaternion_from_matrix(A)
+                q0[a + 3:a + 7] = p
+                e0, e1, e2, e3 = p
+                E = np.array([[-e1, e0, -e3, e2], [-e2, e3, e0, -e1], [-e3, -e2, e1, e0]])
+                qd0[a + 3:a + 7] = 0.5 * E.T @ w
+                coord_names += [f"{b.name}.{c}" for c in ("x", "y", "z", "e0", "e1", "e2", "e3")]
+            else:
+                try:
+                    ang = zxz_from_matrix(A)
+                except ValueError as exc:
+                    raise ModelError(f"bodies.{b.name}.orientation", str(exc)) from None
+                q0[a + 3:a + 6] = ang
+                phi, th, _ = ang
+                G = np.array([[0, np.cos(phi), np.sin(phi) * np.sin(th)],
+                              [0, np.sin(phi), -np.cos(phi) * np.sin(th)], [1, 0, np.cos(th)]])
+                qd0[a + 3:a + 6] = np.linalg.solve(G, w)
+                coord_names += [f"{b.name}.{c}" for c in ("x", "y", "z", "phi", "theta", "psi")]
+        self.coordinate_names = coord_names
+        self.body_qadr = qadr
+        self.body_rtype = rtype
+        self._q0, self._qd0 = q0, qd0
+        # markers
+        markers: dict[str, _MarkerRef] = {}
+        for i, b in enumerate(list(model.bodies) + [model.ground]):
+            bname = names[i] if i < nb else "ground"
+            for mk in b.markers:
+                key = f"{bname}.{mk.name}"
+                if key in markers:
+                    raise ModelError(f"bodies.{bname}.markers.{mk.name}", "duplicate marker name")
+                C = mk.orientation.as_matrix() if mk.orientation else np.eye(3)
+                s = np.asarray(mk.position, float)
+                if mk.frame == "global":
+                    s = A0[i].T @ (s - r0[i])
+                    C = A0[i].T @ C
+                markers[key] = _MarkerRef(i, s, C)
+            # every body has its centre-of-mass frame as marker "cm"
+            markers.setdefault(f"{bname}.cm", _MarkerRef(i, np.zeros(3), np.eye(3)))
+        self.markers = markers
+
+        def marker(ref, path) -> _MarkerRef:
+            if ref is None:
+                raise ModelError(path, "required key is missing")
+            if "." not in ref:
+                raise ModelError(path, f"marker '{ref}' must be written body.marker")
+            bname, _ = ref.split(".", 1)
+            if bname not in self.body_index:
+                raise ModelError(path, f"unknown body '{bname}'" + did_you_mean(bname, self.body_index))
+            if ref not in markers:
+                known = [k.split(".", 1)[1] for k in markers if k.startswith(bname + ".")]
+                mk = ref.split(".", 1)[1]
+                raise ModelError(path, f"unknown marker '{mk}' on body '{bname}'" + did_you_mean(mk, known))
+            return markers[ref]
+
+        bld = _Builder()
+        for inp in model.inputs:
+            if inp.name in bld.fun_names:
+                raise ModelError(f"inputs.{inp.name}", "duplicate input name")
+            bld.input(inp)
+        self.input_names = tuple(i.name for i in model.inputs if i.type == "channel")
+        # joints -> primitive rows (seed 003 §4.2.2)
+        self.joint_rows: dict[str, tuple[int, int]] = {}
+        self.joint_bodies: dict[str, tuple[int, int]] = {}
+        for j in model.joints:
+            path = f"joints.{j.name}"
+            if j.name in self.joint_rows:
+                raise ModelError(path, "duplicate joint name")
+            mi = marker(j.marker_i, path + ".marker_i")
+            mj = marker(j.marker_j, path + ".marker_j")
+            if mi.body == mj.body:
+                raise ModelError(path, "marker_i and marker_j are on the same body")
+            bi, bj = mi.body, mj.body
+            xi, yi, zi = mi.C[:, 0], mi.C[:, 1], mi.C[:, 2]
+            xj, yj, zj = mj.C[:, 0], mj.C[:, 1], mj.C[:, 2]
+            start = bld.m
+            P = bld.prim
+            t = j.type
+            if t in ("spherical", "revolute", "universal", "fixed"):
+                P(kc.PRIM_SPH, bi, bj, s_i=mi.s, s_j=mj.s)
+            if t == "revolute":
+                P(kc.PRIM_DOT1, bi, bj, a_i=zi, a_j=xj)
+                P(kc.PRIM_DOT1, bi, bj, a_i=zi, a_j=yj)
+            elif t == "universal":
+                P(kc.PRIM_DOT1, bi, bj, a_i=zi, a_j=zj)
+            elif t in ("fixed", "orientation-lock"):
+                P(kc.PRIM_DOT1, bi, bj, a_i=xi, a_j=yj)
+                P(kc.PRIM_DOT1, bi, bj, a_i=yi, a_j=zj)
+                P(kc.PRIM_DOT1, bi, bj, a_i=zi, a_j=xj)
+            elif t in ("cylindrical", "prismatic"):
+                P(kc.PRIM_DOT1, bi, bj, a_i=zi, a_j=xj)
+                P(kc.PRIM_DOT1, bi, bj, a_i=zi, a_j=yj)
+                P(kc.PRIM_DOT2, bi, bj, s_i=mi.s, s_j=mj.s, a_i=xi)
+                P(kc.PRIM_DOT2, bi, bj, s_i=mi.s, s_j=mj.s, a_i=yi)
+                if t == "prismatic":
+                    P(kc.PRIM_DOT1, bi, bj, a_i=xi, a_j=yj)
+            elif t == "distance":
+                L = j.distance
+                if L is None:  # from the initial configuration
+                    pi = r0[bi] + A0[bi] @ mi.s
+                    pj = r0[bj] + A0[bj] @ mj.s
+                    L = float(np.linalg.norm(pj - pi))
+                if L <= 0:
+                    raise ModelError(path + ".distance", f"must be positive, got {L}")
+                P(kc.PRIM_DIST, bi, bj, s_i=mi.s, s_j=mj.s, par=L)
+            elif t == "motion":
+                fun = bld.function(j.function, path + ".function")
+                if j.dof == "rotation":
+                    P(kc.PRIM_ROTDRV, bi, bj, a_i=xi, a_j=xj, b_i=yi, fun=fun)
+                else:
+                    P(kc.PRIM_DOT2, bi, bj, s_i=mi.s, s_j=mj.s, a_i=zi, fun=fun)
+            count = bld.m - start
+            assert count == JOINT_EQUATIONS[t], (t, count)
+            self.joint_rows[j.name] = (start, count)
+            self.joint_bodies[j.name] = (bi, bj)
+        # Euler-parameter normalisation rows (seed 003 eq. 4.8)
+        eprow = np.full(nb + 1, -1, dtype=np.int64)
+        for i in range(nb):
+            if rtype[i] == ROT_EP:
+                eprow[i] = bld.m
+                self.joint_rows[f"{names[i]}.euler-parameters"] = (bld.m, 1)
+                bld.m += 1
+        self.m = bld.m
+        # forces
+        nf = len(model.forces)
+        ftype = np.zeros(nf, np.int64)
+        fbody = np.zeros((nf, 2), np.int64)
+        fvec = np.zeros((nf, 2, 3))
+        frot = np.zeros((nf, 2, 3, 3))
+        fpar = np.zeros((nf, kc.NFPAR))
+        ffun = np.full((nf, 2), -1, np.int64)
+        ftab = np.full((nf, 2), -1, np.int64)
+        fstiff = np.zeros(nf, np.int64)
+        self.force_names = []
+        for k, fe in enumerate(model.forces):
+            path = f"forces.{fe.name}"
+            if fe.name in self.force_names:
+                raise ModelError(path, "duplicate force name")
+            self.force_names.append(fe.name)
+            ftype[k] = _FORCE_CODE[fe.type]
+            fstiff[k] = int(bool(fe.stiff))
+            if fe.type in ("force", "torque"):
+                mj = marker(fe.marker_j or fe.marker_i, path + ".marker_j")
+                mi = _MarkerRef(nb, np.zeros(3), np.eye(3))
+            else:
+                mi = marker(fe.marker_i, path + ".marker_i")
+                mj = marker(fe.marker_j, path + ".marker_j")
+                if mi.body == mj.body:
+                    raise ModelError(path, "marker_i and marker_j are on the same body")
+            fbody[k] = (mi.body, mj.body)
+            fvec[k, 0], fvec[k, 1] = mi.s, mj.s
+            frot[k, 0], frot[k, 1] = mi.C, mj.C
+            ffun[k, 0] = bld.function(fe.function, path + ".function")
+            self._force_params(fe, path, fpar[k], ftab[k], bld, mi, mj, r0, A0)
+        # flat arrays
+        ntab = len(bld.tabs)
+        tab_len = np.array([len(x) for x, _ in bld.tabs], np.int64)
+        tab_adr = np.concatenate([[0], np.cumsum(tab_len)[:-1]]).astype(np.int64) if ntab else np.zeros(0, np.int64)
+        tab_x = np.concatenate([x for x, _ in bld.tabs]) if ntab else np.zeros(1)
+        tab_y = np.concatenate([y for _, y in bld.tabs]) if ntab else np.zeros(1)
+        npr = len(bld.prims)
+        self.fun_type = np.array(bld.fun_type, np.int64) if bld.fun_type else np.zeros(0, np.int64)
+        self.fun_par = np.array(bld.fun_par) if bld.fun_par else np.zeros((0, kf.NPAR))
+        self.fun_names = dict(bld.fun_names)
+        body_mass = np.zeros(nb + 1)
+        body_inertia = np.zeros((nb + 1, 3, 3))
+        for i, b in enumerate(model.bodies):
+            body_mass[i] = b.mass
+            body_inertia[i] = np.asarray(b.inertia, float)
+        self.prim_type = np.array([p[0] for p in bld.prims], np.int64)
+        self.prim_row = np.array([p[1] for p in bld.prims], np.int64)
+        self.prim_body = np.array([(p[2], p[3]) for p in bld.prims], np.int64).reshape(npr, 2)
+        self.body_eprow = eprow
+        ints = [qadr, rtype, eprow, self.prim_type, self.prim_row, self.prim_body,
+                np.array([p[6] for p in bld.prims], np.int64), ftype, fbody, ffun, ftab, fstiff,
+                self.fun_type, np.array(bld.fun_tab, np.int64), tab_adr, tab_len]
+        floats = [body_mass, body_inertia, np.asarray(model.gravity, float),
+                  np.array([p[4] for p in bld.prims]).reshape(npr, 6, 3),
+                  np.array([[p[5], 0.0] for p in bld.prims]).reshape(npr, 2),
+                  fvec, frot, fpar, self.fun_par, tab_x, tab_y]
+        scratch = [np.zeros((nb + 1, 3)), np.zeros((nb + 1, 3)), np.zeros((nb + 1, 3, 3)),
+                   np.zeros((nb + 1, 3, 4)), np.zeros((nb + 1, 4, 3, 4)), np.zeros((nb + 1, 3, 4)),
+                   np.zeros((nb + 1, 3)), np.zeros((nb + 1, 3)), np.zeros((nb + 1, 3, 4)),
+                   np.zeros((nb + 1, 3, 4)), np.zeros((4, 4, 3, 4)),
+                   np.zeros((32, 3)), np.zeros((20, 3, 3)), np.zeros((max(self.m, 1), 12)),
+                   np.zeros(max(self.m, 1)), np.zeros(3), np.zeros(3), np.zeros((3, 12)),
+                   np.zeros((3, 12)), np.zeros((3, 12)), np.zeros((3, 12)), np.zeros(3), np.zeros(3),
+                   np.zeros((3, 12)), np.zeros((3, 12)), np.zeros((9, 12)), np.zeros(12),
+                   np.zeros((12, 12)), np.zeros((12, 12)), np.zeros((12, 7)), np.zeros(nf)]
+        self._ibuf, self._ilay, iv = pack(ints, np.int64)
+        self._fbuf, self._flay, fv = pack(floats, np.float64)
+        self._sbuf, self._slay, sv = pack(scratch, np.float64)
+        # Python-side views into the packed buffers (writing them writes what the kernel reads)
+        self.sysa = (iv[0], iv[1], fv[0], fv[1], iv[2], fv[2], iv[3], iv[4], iv[5], fv[3], fv[4], iv[6],
+                     iv[7], iv[8], fv[5], fv[6], fv[7], iv[9], iv[10], iv[11], iv[12], fv[8], iv[13],
+                     iv[14], iv[15], fv[9], fv[10])
+        self.fun_par = fv[8]
+        self.kin = tuple(sv[:11])
+        self.scr = tuple(sv[11:30])
+        self.force_out = sv[30]
+        self.output_names = tuple(
+            [f"{b}.{c}" for b in names for c in ("x", "y", "z", "vx", "vy", "vz", "wx", "wy", "wz")]
+            + [f"{f}.force" for f in self.force_names])
+        # sparsity pattern of Φq (fixed: rows touch the coordinates of at most two bodies)
+        pat = np.zeros((self.m, n), bool)
+        for (pt, row, bi, bj, *_rest) in bld.prims:
+            for r in range(row, row + kc.PRIM_ROWS[pt]):
+                for b in (bi, bj):
+                    if qadr[b] >= 0:
+                        pat[r, qadr[b]:qadr[b] + 3 + NROT[rtype[b]]] = True
+        for i in range(nb):
+            if eprow[i] >= 0:
+                pat[eprow[i], qadr[i] + 3:qadr[i] + 7] = True
+        self.phiq_pattern = pat
+
+    def _force_params(self, fe: Force, path, par, tab, bld: _Builder, mi, mj, r0, A0):
+        def vec3(value, key):
+            if value is None:
+                return np.zeros(3)
+            a = np.asarray(value, float).reshape(-1)
+            if a.size == 1:
+                return np.full(3, float(a[0]))
+            if a.size != 3:
+                raise ModelError(f"{path}.{key}", f"expected 1 or 3 values, got {a.size}")
+            return a
+
+        def scalar(value, key, default=0.0):
+            if value is None:
+                return default
+            a = np.asarray(value, float).reshape(-1)
+            if a.size != 1:
+                raise ModelError(f"{path}.{key}", f"expected one value, got {a.size}")
+            return float(a[0])
+
+        if fe.type in ("spring-damper", "stop"):
+            pi = r0[mi.body] + A0[mi.body] @ mi.s
+            pj = r0[mj.body] + A0[mj.body] @ mj.s
+            L_init = float(np.linalg.norm(pj - pi))
+        if fe.type == "spring-damper":
+            par[0] = scalar(fe.stiffness, "stiffness")
+            par[1] = scalar(fe.damping, "damping")
+            par[2] = fe.free_length if fe.free_length is not None else L_init
+            par[3] = fe.preload
+            if fe.force_table:
+                tab[0] = bld.table(fe.force_table["deflection"], fe.force_table["force"])
+            if fe.damping_table:
+                tab[1] = bld.table(fe.damping_table["velocity"], fe.damping_table["force"])
+            if par[0] < 0 or par[1] < 0:
+                raise ModelError(path, "stiffness and damping must be non-negative")
+        elif fe.type == "stop":
+            par[0] = fe.min_length if fe.min_length is not None else -1.0
+            par[1] = fe.max_length if fe.max_length is not None else 1e30
+            par[2] = scalar(fe.stiffness, "stiffness")
+            par[3] = fe.exponent
+            par[4] = scalar(fe.damping, "damping")
+            if fe.exponent < 1:
+                raise ModelError(f"{path}.exponent", f"must be >= 1, got {fe.exponent}")
+        elif fe.type == "bushing":
+            par[0:3] = vec3(fe.stiffness, "stiffness")
+            par[3:6] = vec3(fe.damping, "damping")
+            par[6:9] = fe.rotational_stiffness
+            par[9:12] = fe.rotational_damping
+            par[12:15] = fe.preload_force
+            par[15:18] = fe.preload_torque
+            if np.any(par[0:12] < 0):
+                raise ModelError(path, "bushing stiffness and damping must be non-negative")
+        elif fe.type in ("force", "torque"):
+            d = np.asarray(fe.direction, float)
+            if fe.frame == "body":
+                d = mj.C @ d  # marker axes -> body axes
+            par[0:3] = d
+            par[3] = 1.0 if fe.frame == "body" else 0.0
+        elif fe.type == "brake":
+            if fe.omega_eps <= 0:
+                raise ModelError(f"{path}.omega_eps", "must be positive")
+            par[0] = fe.omega_eps
+
+    # -- protocol --------------------------------------------------------------------------------
+    def evaluate(self, t, q, qd, ws: Workspace, what: int) -> None:
+        evaluate_cartesian(what, float(t), q, qd, self._ibuf, self._ilay, self._fbuf, self._flay,
+                           self._sbuf, self._slay, ws.buf, self.n, self.m)
+
+    def initial_state(self) -> State:
+        if not hasattr(self, "_initial"):
+            from .assembly import assemble
+
+            q, qd = assemble(self, self._q0, self._qd0, 0.0)
+            self._initial = State(0.0, q, qd)
+        return self._initial.copy()
+
+    def set_input(self, name: str, value: float) -> None:
+        k = self.fun_names.get(name)
+        if k is None or self.fun_type[k] != kf.FUN_CHANNEL:
+            raise KeyError(f"unknown input channel '{name}'" + did_you_mean(name, self.input_names))
+        self.fun_par[k, 0] = value
+
+    def outputs(self, t, q, qd, out) -> None:
+        ws = self._ows if hasattr(self, "_ows") else self.workspace()
+        self._ows = ws
+        self.evaluate(t, q, qd, ws, EVAL_Q)
+        kin_r, kin_rd, kin_w = self.kin[0], self.kin[1], self.kin[6]
+        k = 0
+        for b in range(self.nbody):
+            out[k:k + 3] = kin_r[b]
+            out[k + 3:k + 6] = kin_rd[b]
+            out[k + 6:k + 9] = kin_w[b]
+            k += 9
+        out[k:] = self.force_out
+
+    # -- analysis ---------------------------------------------------------------------------------
+    def kinetic_energy(self, q, qd) -> float:
+        return 0.5 * qd @ self.mass(q) @ qd
+
+    def energy(self, q, qd) -> float:
+        """Kinetic + gravitational + linear spring/bushing energy (dampers and drives excluded)."""
+        g = self.sysa[5]
+        V = 0.0
+        for b in range(self.nbody):
+            a = self.body_qadr[b]
+            V -= self.sysa[2][b] * g @ q[a:a + 3]
+        return self.kinetic_energy(q, qd) + V + self._spring_energy(q)
+
+    def _spring_energy(self, q) -> float:
+        from .kernels.rotations import rotation_matrix
+
+        E = 0.0
+        ftype, fbody, fvec, _frot, fpar = self.sysa[12], self.sysa[13], self.sysa[14], self.sysa[15], self.sysa[16]
+        for k in range(len(ftype)):
+            if ftype[k] != kc.F_SPRING or self.sysa[18][k, 0] >= 0:
+                continue
+            pts = []
+            for side in range(2):
+                b = fbody[k, side]
+                if self.body_qadr[b] < 0:
+                    pts.append(fvec[k, side].copy())
+                    continue
+                a = self.body_qadr[b]
+                A = np.zeros((3, 3))
+                rotation_matrix(self.body_rtype[b], q[a + 3:a + 3 + NROT[self.body_rtype[b]]].copy(), A)
+                pts.append(q[a:a + 3] + A @ fvec[k, side])
+            L = np.linalg.norm(pts[1] - pts[0])
+            E += 0.5 * fpar[k, 0] * (L - fpar[k, 2]) ** 2 + fpar[k, 3] * (L - fpar[k, 2])
+        return E
+
+    def rank(self, q=None, t=0.0) -> int:
+        q = self.initial_state().q if q is None else q
+        if self.m == 0:
+            return 0
+        J = self.constraint_jacobian(q, t)
+        s = np.linalg.svd(J, compute_uv=False)
+        return int((s > s[0] * max(J.shape) * 1e-12).sum()) if s.size and s[0] > 0 else 0
+
+    def redundant_joints(self, q=None, t=0.0) -> list[tuple[str, int]]:
+        """Joints whose equations depend on those before them: [(name, dependent count)]."""
+        q = self._q0 if q is None else q
+        J = self.constraint_jacobian(q, t)
+        scale = max(np.abs(J).max(), 1.0)
+        out = []
+        rank = 0
+        rows = np.zeros((0, self.n))
+        for name, (start, count) in self.joint_rows.items():
+            rows = np.vstack([rows, J[start:start + count]])
+            s = np.linalg.svd(rows, compute_uv=False)
+            r = int((s > scale * 1e-9).sum())
+            if r < rank + count:
+                out.append((name, rank + count - r))
+            rank = r
+        return out
+
+    def joint_reactions(self, q, qd, t, lam) -> dict[str, np.ndarray]:
+        """Reaction on body j of each joint, at marker_j, in global axes: (Fx, Fy, Fz, Tx, Ty, Tz).
+
+        From the multipliers: the generalised reaction is −Φqᵀλ (seed 000 eq. 1), i.e. −Dᵀλ in
+        virtual coordinates; the torque is moved from the centre of mass to the marker.
+        With redundant constraints λ is the minimum-norm choice, so are the reactions.
+        """
+        ws = self.workspace()
+        self.evaluate(t, q, qd, ws, EVAL_PHI)
+        Dx = self.scr[2]
+        kin_A = self.kin[2]
+        out = {}
+        for name, (start, count) in self.joint_rows.items():
+            if name not in self.joint_bodies:
+                continue
+            bi, bj = self.joint_bodies[name]
+            v = -(Dx[start:start + count, 6:12].T @ lam[start:start + count])
+            F, T = v[:3], v[3:]
+            mj = self.markers[self.model.joints[list(self.joint_bodies).index(name)].marker_j]
+            sg = kin_A[bj] @ mj.s
+            out[name] = np.concatenate([F, T - np.cross(sg, F)])
+        return out
+
+
+def compile_model(model: Model) -> CartesianSystem:
+    """Compile a model description into a :class:`CartesianSystem` (checks every reference)."""
+    return CartesianSystem(model)

@@ -1,0 +1,175 @@
+"""Every kernel output against an independent numerical derivative (STYLE.md: perturb Euler
+parameters on the unit sphere)."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from rtmbs.protocol import EVAL_ALL, EVAL_JAC, EVAL_JAC_STIFF, EVAL_M, EVAL_PHI, EVAL_PHIQ, EVAL_Q
+from rtmbs.system import compile_model
+from rtmbs.kernels.rotations import ROT_EP
+
+from .randmodel import random_model
+
+
+def _normalise(sys, q):
+    q = q.copy()
+    for b in range(sys.nbody):
+        if sys.body_rtype[b] == ROT_EP:
+            a = sys.body_qadr[b] + 3
+            q[a:a + 4] /= np.linalg.norm(q[a:a + 4])
+    return q
+
+
+def _tangent(sys, q, dq):
+    """Remove the component of each body's δp along p (keep perturbations on the sphere)."""
+    dq = dq.copy()
+    for b in range(sys.nbody):
+        if sys.body_rtype[b] == ROT_EP:
+            a = sys.body_qadr[b] + 3
+            p = q[a:a + 4]
+            dq[a:a + 4] -= p * (p @ dq[a:a + 4])
+    return dq
+
+
+@pytest.fixture(scope="module", params=["mixed", "euler-parameters", "euler-angles-zxz"])
+def system(request):
+    return compile_model(random_model(seed=3, rotation=request.param))
+
+
+def _state(sys, seed):
+    rng = np.random.default_rng(seed)
+    q = _normalise(sys, sys._q0 + 0.05 * rng.standard_normal(sys.n))
+    qd = _tangent(sys, q, rng.standard_normal(sys.n))
+    return q, qd, 0.37
+
+
+def test_sizes_match_joint_equation_counts(system):
+    # 8 joint types (3+5+4+5+4+6+1+3) + 2 motions + 1 distance + one row per Euler-parameter body
+    nep = int((system.body_rtype[:-1] == ROT_EP).sum())
+    assert system.m == 31 + 2 + 1 + nep
+    assert system.n == sum(7 if r == ROT_EP else 6 for r in system.body_rtype[:-1])
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+def test_constraint_jacobian_matches_finite_differences(system, seed):
+    q, qd, t = _state(system, seed)
+    rng = np.random.default_rng(seed + 10)
+    J = system.constraint_jacobian(q, t)
+    for _ in range(6):
+        dq = _tangent(system, q, rng.standard_normal(system.n))
+        eps = 1e-6
+        fd = (system.constraints(q + eps * dq, t) - system.constraints(q - eps * dq, t)) / (2 * eps)
+        np.testing.assert_allclose(J @ dq, fd, rtol=1e-6, atol=1e-7)
+    # Φt against the time difference
+    eps = 1e-6
+    fd_t = (system.constraints(q, t + eps) - system.constraints(q, t - eps)) / (2 * eps)
+    np.testing.assert_allclose(system.constraint_time_derivative(q, t), fd_t, rtol=1e-6, atol=1e-8)
+
+
+def _curve(system, q0, qd0, qdd0, s):
+    """A trajectory through q0 that stays on the unit sphere for Euler parameters."""
+    return _normalise(system, q0 + s * qd0 + 0.5 * s * s * qdd0)
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+def test_gamma_matches_second_time_derivative(system, seed):
+    q0, qd0, t0 = _state(system, seed)
+    rng = np.random.default_rng(seed + 20)
+    qdd0 = rng.standard_normal(system.n)
+    e = 1e-4
+    qs = [_curve(system, q0, qd0, qdd0, k * e) for k in (-2, -1, 0, 1, 2)]
+    # velocity and acceleration of the curve at s = 0 (4th-order central differences)
+    qd = (-qs[4] + 8 * qs[3] - 8 * qs[1] + qs[0]) / (12 * e)
+    qdd = (-qs[4] + 16 * qs[3] - 30 * qs[2] + 16 * qs[1] - qs[0]) / (12 * e * e)
+    ph = [system.constraints(qs[k], t0 + (k - 2) * e) for k in range(5)]
+    phidd = (-ph[4] + 16 * ph[3] - 30 * ph[2] + 16 * ph[1] - ph[0]) / (12 * e * e)
+    J = system.constraint_jacobian(q0, t0)
+    gamma = system.gamma(q0, qd, t0)
+    np.testing.assert_allclose(J @ qdd - phidd, gamma, rtol=2e-4, atol=2e-5 * max(1, np.abs(gamma).max()))
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+def test_force_jacobians_match_finite_differences(system, seed):
+    q, qd, t = _state(system, seed)
+    rng = np.random.default_rng(seed + 30)
+    Jq, Jqd = system.force_jacobians(q, qd, t, stiff_only=False)
+    scale = max(1.0, np.abs(system.forces(q, qd, t)).max())
+    for _ in range(6):
+        dq = _tangent(system, q, rng.standard_normal(system.n))
+        eps = 1e-6
+        fd = (system.forces(q + eps * dq, qd, t) - system.forces(q - eps * dq, qd, t)) / (2 * eps)
+        np.testing.assert_allclose(Jq @ dq, fd, rtol=1e-5, atol=2e-6 * scale)
+        dv = rng.standard_normal(system.n)
+        fdv = (system.forces(q, qd + eps * dv, t) - system.forces(q, qd - eps * dv, t)) / (2 * eps)
+        np.testing.assert_allclose(Jqd @ dv, fdv, rtol=1e-5, atol=2e-6 * scale)
+
+
+def test_stiff_jacobians_are_those_of_the_stiff_elements(system):
+    q, qd, t = _state(system, 5)
+    Jq_all, _ = system.force_jacobians(q, qd, t, stiff_only=False)
+    Jq_s, Jqd_s = system.force_jacobians(q, qd, t, stiff_only=True)
+    # the same model with only the stiff elements, minus its inertia forces, differentiated numerically
+    assert np.abs(Jq_s).max() > 0
+    assert not np.allclose(Jq_s, Jq_all)
+    model = system.model.model_copy(deep=True)
+    model.forces = [f for f in model.forces if f.stiff]
+    stiff = compile_model(model)
+    eps = 1e-6
+    rng = np.random.default_rng(7)
+    dq = _tangent(stiff, q, rng.standard_normal(stiff.n))
+    inertia_only = compile_model(model.model_copy(update={"forces": []}))
+    fd = ((stiff.forces(q + eps * dq, qd, t) - inertia_only.forces(q + eps * dq, qd, t))
+          - (stiff.forces(q - eps * dq, qd, t) - inertia_only.forces(q - eps * dq, qd, t))) / (2 * eps)
+    np.testing.assert_allclose(Jq_s @ dq, fd, rtol=1e-5, atol=1e-5 * np.abs(fd).max())
+
+
+def test_mass_matrix_gives_kinetic_energy(system):
+    q, qd, _ = _state(system, 8)
+    M = system.mass(q)
+    np.testing.assert_allclose(M, M.T, atol=1e-12)
+    # independent: T = Σ ½ m |ṙ|² + ½ ωᵀ J_g ω with ω̃ = Ȧ Aᵀ from a numerical derivative of A
+    from rtmbs.kernels.rotations import rotation_matrix
+    from rtmbs.kernels.rotations import NROT
+
+    T = 0.0
+    for b in range(system.nbody):
+        a = system.body_qadr[b]
+        nr = NROT[system.body_rtype[b]]
+        m = system.sysa[2][b]
+        Jl = system.sysa[3][b]
+        T += 0.5 * m * qd[a:a + 3] @ qd[a:a + 3]
+
+        def A_of(s):
+            p = q[a + 3:a + 3 + nr] + s * qd[a + 3:a + 3 + nr]
+            if nr == 4:
+                p = p / np.linalg.norm(p)
+            A = np.zeros((3, 3))
+            rotation_matrix(system.body_rtype[b], p.copy(), A)
+            return A
+
+        e = 1e-6
+        Ad = (A_of(e) - A_of(-e)) / (2 * e)
+        A = A_of(0.0)
+        W = Ad @ A.T
+        w = np.array([W[2, 1], W[0, 2], W[1, 0]])
+        T += 0.5 * w @ (A @ Jl @ A.T) @ w
+    assert 0.5 * qd @ M @ qd == pytest.approx(T, rel=1e-7)
+
+
+def test_evaluate_writes_only_what_is_asked(system):
+    q, qd, t = _state(system, 9)
+    ws = system.workspace()
+    ws.buf[:] = 7.0
+    system.evaluate(t, q, qd, ws, EVAL_PHI)
+    assert np.all(ws.M == 7.0) and np.all(ws.Q == 7.0) and np.all(ws.Jq == 7.0)
+    system.evaluate(t, q, qd, ws, EVAL_ALL)
+    full = ws.buf.copy()
+    ws2 = system.workspace()
+    for flag in (EVAL_M, EVAL_Q, EVAL_PHIQ):
+        system.evaluate(t, q, qd, ws2, flag)
+    np.testing.assert_array_equal(ws2.M, ws.M)
+    np.testing.assert_array_equal(ws2.Q, ws.Q)
+    np.testing.assert_array_equal(ws2.phiq, ws.phiq)
+    system.evaluate(t, q, qd, ws, EVAL_ALL)  # repeated calls: no hidden state
+    np.testing.assert_array_equal(ws.buf, full)
