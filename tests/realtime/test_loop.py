@@ -1,6 +1,9 @@
 """The paced loop: accounting of each deadline policy under forced overruns, determinism against
 ``simulate``, GC handling. Checks counts and continuity, not absolute times (noisy machine):
-h = 10 ms with injected busy-wait stalls of 25-35 ms on chosen steps."""
+h = 20 ms with injected busy-wait stalls of 50-70 ms on chosen steps. The machine is shared, so
+a run in which the OS itself stalled the process for a whole period is possible: such a test is
+run again, up to 3 times in all (a deterministic fault fails every attempt)."""
+import functools
 import gc
 
 import numpy as np
@@ -11,9 +14,22 @@ from rtmbs.errors import SolverError
 from rtmbs.realtime import FLAG_CATCHUP, FLAG_DEGRADED, FLAG_OVERRUN, RealtimeIO, run_realtime
 from rtmbs.solvers.simulate import simulate
 
-H = 0.01
-H_NS = 10_000_000
-DURATION = 0.3  # 30 steps
+H = 0.02
+H_NS = 20_000_000
+DURATION = 0.6  # 30 steps
+MS = 1e-3
+
+
+def retry_on_noise(fn):
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        for attempt in range(3):
+            try:
+                return fn(*args, **kwargs)
+            except AssertionError:
+                if attempt == 2:
+                    raise
+    return wrapper
 
 
 class RecordingIO(RealtimeIO):
@@ -57,9 +73,10 @@ def assert_same_trajectory(rep, ref, upto=None):
         np.testing.assert_array_equal(res.outputs[name][:k], ref.outputs[name][:k])
 
 
+@retry_on_noise
 def test_warn_counts_overruns_and_slips():
     system = tm.MassSpringDamper()
-    slv = tm.StallingEuler(system, stalls={5: 0.025, 15: 0.025})
+    slv = tm.StallingEuler(system, stalls={5: 50 * MS, 15: 50 * MS})
     io = RecordingIO()
     freeze_before = gc.get_freeze_count()
     rep = run_realtime(system, slv, h=H, duration=DURATION, policy="warn", io=io)
@@ -70,13 +87,13 @@ def test_warn_counts_overruns_and_slips():
     over = rep.flags & FLAG_OVERRUN > 0
     expected_slip = int(np.sum(rep.lateness_ns[over] + rep.turnaround_ns[over] - H_NS))
     assert rep.slip_ns == expected_slip
-    assert expected_slip >= 2 * 15_000_000  # stalls of 25 ms in 10 ms periods
+    assert expected_slip >= 2 * 30_000_000  # stalls of 50 ms in 20 ms periods
     assert rep.realtime_factor < 1.0
     # every step read inputs and published, the stalled ones too
     assert io.opened == 1 and io.closed == 1 and io.reads == 30
     assert [round(t / H) for t, _ in io.written_t] == list(range(1, 31))
     # the stalled steps' turnarounds include the stall
-    assert rep.turnaround_ns[5] >= 25_000_000 and rep.turnaround_ns[15] >= 25_000_000
+    assert rep.turnaround_ns[5] >= 50_000_000 and rep.turnaround_ns[15] >= 50_000_000
     # state continuity: same trajectory as a non-paced run
     assert_same_trajectory(rep, reference(30))
     # GC disabled inside, restored after
@@ -84,18 +101,19 @@ def test_warn_counts_overruns_and_slips():
     assert gc.isenabled() and gc.get_freeze_count() == freeze_before
 
 
+@retry_on_noise
 def test_catch_up_skips_publishing_and_realigns_with_wall_clock():
     system = tm.MassSpringDamper()
-    slv = tm.StallingEuler(system, stalls={5: 0.035})
+    slv = tm.StallingEuler(system, stalls={5: 70 * MS})
     io = RecordingIO()
     rep = run_realtime(system, slv, h=H, duration=DURATION, policy="catch-up", io=io)
     assert rep.steps == 30
     assert overrun_steps(rep) == [5]
-    # 35 ms stall: ticks of steps 6 and 7 are >= one period in the past -> catch-up steps
+    # 70 ms stall: ticks of steps 6 and 7 are >= one period in the past -> catch-up steps
     assert [int(k) for k in np.flatnonzero(rep.flags & FLAG_CATCHUP)] == [6, 7]
     assert rep.catchup_steps == 2 and rep.overruns == 1 and rep.slip_ns == 0
     assert np.all(rep.lateness_ns[[6, 7]] >= H_NS) and rep.lateness_ns[8] < H_NS
-    # steps 6 and 7 (t = 0.07, 0.08) published nothing; all others did
+    # steps 6 and 7 (ending at t = 7 h, 8 h) published nothing; all others did
     published = [round(t / H) for t, _ in io.written_t]
     assert published == [k for k in range(1, 31) if k not in (7, 8)]
     assert io.reads == 30
@@ -105,10 +123,11 @@ def test_catch_up_skips_publishing_and_realigns_with_wall_clock():
     assert_same_trajectory(rep, reference(30))
 
 
+@retry_on_noise
 def test_degrade_uses_solver_set_degraded_until_budget_met():
     system = tm.MassSpringDamper()
     # steps 6 and 7 would stall too, but not in degraded mode
-    slv = tm.DegradableStallingEuler(system, stalls={5: 0.025, 6: 0.025, 7: 0.025, 20: 0.025})
+    slv = tm.DegradableStallingEuler(system, stalls={5: 50 * MS, 6: 50 * MS, 7: 50 * MS, 20: 50 * MS})
     rep = run_realtime(system, slv, h=H, duration=DURATION, policy="degrade", recover_after=5)
     assert rep.degrade_mode == "solver.set_degraded"
     assert overrun_steps(rep) == [5, 20]
@@ -118,13 +137,14 @@ def test_degrade_uses_solver_set_degraded_until_budget_met():
     assert rep.degraded_steps == 10
     # nstep at each switch: entered after step 5 (nstep 6), left after 5 good steps (nstep 11)
     assert slv.degrade_calls == [(6, True), (11, False), (21, True), (26, False)]
-    assert rep.turnaround_ns[6] < 25_000_000 and rep.turnaround_ns[7] < 25_000_000
+    assert rep.turnaround_ns[6] < 50_000_000 and rep.turnaround_ns[7] < 50_000_000
     assert_same_trajectory(rep, reference(30))
 
 
+@retry_on_noise
 def test_degrade_fallback_skips_outputs_when_solver_cannot_degrade():
     system = tm.MassSpringDamper()
-    slv = tm.StallingEuler(system, stalls={5: 0.025})
+    slv = tm.StallingEuler(system, stalls={5: 50 * MS})
     io = RecordingIO()
     rep = run_realtime(system, slv, h=H, duration=DURATION, policy="degrade", io=io,
                        recover_after=4)
@@ -136,9 +156,10 @@ def test_degrade_fallback_skips_outputs_when_solver_cannot_degrade():
     assert_same_trajectory(rep, reference(30))
 
 
+@retry_on_noise
 def test_degrade_with_a_degraded_solver():
     system = tm.MassSpringDamper()
-    slv = tm.StallingEuler(system, stalls={5: 0.025})
+    slv = tm.StallingEuler(system, stalls={5: 50 * MS})
     cheap = tm.SemiImplicitEuler(system)
     rep = run_realtime(system, slv, h=H, duration=DURATION, policy="degrade", recover_after=3,
                        degraded_solver=cheap, warmup=False)
@@ -147,9 +168,10 @@ def test_degrade_with_a_degraded_solver():
     assert_same_trajectory(rep, reference(30))
 
 
+@retry_on_noise
 def test_stop_keeps_results_up_to_first_overrun():
     system = tm.MassSpringDamper()
-    slv = tm.StallingEuler(system, stalls={5: 0.025, 9: 0.025})
+    slv = tm.StallingEuler(system, stalls={5: 50 * MS, 9: 50 * MS})
     io = RecordingIO()
     rep = run_realtime(system, slv, h=H, duration=DURATION, policy="stop", io=io)
     assert rep.stopped_early and rep.overruns == 1
