@@ -9,9 +9,16 @@
 """
 from __future__ import annotations
 
-from .api import evaluate
-from .magic_formula import OUTPUT_NAMES, mf_steady_state
-from .tir import TyreProperties, data_path, load_tir, parse_tir
+import importlib
 
-__all__ = ["OUTPUT_NAMES", "TyreProperties", "data_path", "evaluate", "load_tir",
-           "mf_steady_state", "parse_tir"]
+# Lazy attributes: importing the package (e.g. by the CLI) must not import numba.
+_LAZY = {"evaluate": "api", "OUTPUT_NAMES": "magic_formula", "mf_steady_state": "magic_formula",
+         "TyreProperties": "tir", "data_path": "tir", "load_tir": "tir", "parse_tir": "tir"}
+
+__all__ = sorted(_LAZY)
+
+
+def __getattr__(name):
+    if name in _LAZY:
+        return getattr(importlib.import_module(f".{_LAZY[name]}", __name__), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
