@@ -219,3 +219,37 @@ def test_summary_and_files(tmp_path):
 def test_unknown_policy_is_named():
     with pytest.raises(SolverError, match="unknown deadline policy 'catchup'.*did you mean 'catch-up'"):
         run_realtime(tm.MassSpringDamper(), tm.SOLVER_NAME, policy="catchup")
+
+
+class NaNAt(tm.SemiImplicitEuler):
+    """Semi-implicit Euler whose step ``bad`` (0-based) produces a NaN velocity."""
+
+    def __init__(self, system, bad, **options):
+        super().__init__(system, **options)
+        self.bad = bad
+
+    def _step_impl(self, state, h):
+        ok = super()._step_impl(state, h)
+        if self.nstep == self.bad:
+            state.qd[0] = np.nan
+        return ok
+
+
+def test_divergence_stops_the_run_and_keeps_the_good_states():
+    system = tm.MassSpringDamper()
+    rep = run_realtime(system, NaNAt(system, bad=7), h=2e-3, duration=0.05, warmup=False)
+    assert rep.status == -1 and rep.steps == 8
+    assert rep.message.startswith("simulation diverged at t = 0.016 s (step 8 of 25")
+    assert len(rep.result.t) == 8 and np.isfinite(rep.result.qd).all()
+    ref = simulate(tm.MassSpringDamper(), tm.SOLVER_NAME, t_end=0.014, h=2e-3)
+    np.testing.assert_array_equal(rep.result.q, ref.q)
+
+
+def test_priority_is_restored():
+    import os
+
+    before = (os.sched_getscheduler(0), os.sched_getparam(0).sched_priority)
+    rep = run_realtime(tm.MassSpringDamper(), tm.SOLVER_NAME, h=2e-3, duration=0.01, priority=5)
+    assert rep.sched == "SCHED_FIFO 5" or rep.sched.startswith("default (SCHED_FIFO 5 refused")
+    assert rep.summary()["sched"] == rep.sched
+    assert (os.sched_getscheduler(0), os.sched_getparam(0).sched_priority) == before

@@ -8,7 +8,7 @@ import sys
 JSON_KEYS = ("model", "solver", "policy", "h", "steps", "overruns", "catchup_steps",
              "degraded_steps", "turnaround_us_p50", "turnaround_us_p99", "turnaround_us_p999",
              "turnaround_us_max", "lateness_us_p50", "lateness_us_p999", "lateness_us_max",
-             "realtime_factor", "slip_us", "status", "io")
+             "realtime_factor", "slip_us", "status", "sched", "io")
 
 _MODEL_HELP = ("library model name, YAML model file, FILE.py:FACTORY or module:FACTORY "
                "(a function returning a MechanicalSystem)")
@@ -35,6 +35,8 @@ def register(subparsers, formatter_class) -> None:
                    help="what to do when a step misses its deadline")
     p.add_argument("--recover-after", type=int, default=50,
                    help="degrade: consecutive steps within budget before leaving degraded mode")
+    p.add_argument("--priority", type=int, metavar="N",
+                   help="run under SCHED_FIFO priority N (1-99; Linux, root or CAP_SYS_NICE)")
     p.add_argument("--udp", metavar="CONFIG", help="UDP I/O configuration file (YAML/JSON)")
     p.add_argument("--out", metavar="DIR", help="write summary.json/.md, turnaround.png, "
                    "timings.npz, result.h5 and result.mf4 there")
@@ -73,7 +75,7 @@ def cmd_realtime(args) -> int:
         io = UdpIO(args.udp)
     rep = run_realtime(system, args.solver, h=args.h, duration=args.duration,
                        policy=args.policy, io=io, record=bool(args.out),
-                       recover_after=args.recover_after, out=args.out)
+                       recover_after=args.recover_after, priority=args.priority, out=args.out)
     if args.out:
         out = Path(args.out)
         rep.result.save_hdf5(out / "result.h5")

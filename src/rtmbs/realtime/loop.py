@@ -29,12 +29,13 @@ What happens then is the deadline policy:
 from __future__ import annotations
 
 import gc
-import math
+import os
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
+from numba import njit
 
 from ..errors import SolverError, did_you_mean
 from ..io.result import Result
@@ -47,13 +48,24 @@ POLICIES = ("warn", "catch-up", "degrade", "stop")
 
 #: Sleep with the OS until this long before a tick, then busy-wait (ns).
 SPIN_NS = 200_000
-#: A state whose norm ‖(q, q̇)‖₂ passes this is taken as diverged (as in ``simulate``).
+#: A state with a coordinate or velocity beyond this is taken as diverged (as in ``simulate``).
 DIVERGENCE_LIMIT = 1e8
 
 # bits of RealtimeReport.flags
 FLAG_OVERRUN = 1
 FLAG_CATCHUP = 2
 FLAG_DEGRADED = 4
+
+
+@njit(cache=True)
+def _diverged(q, qd, limit):
+    """True when a coordinate or velocity is non-finite or beyond ``limit`` (no allocation)."""
+    for i in range(q.shape[0]):
+        a = q[i]
+        b = qd[i]
+        if not (abs(a) < limit and abs(b) < limit):  # false for NaN too
+            return True
+    return False
 
 
 @dataclass
@@ -84,6 +96,7 @@ class RealtimeReport:
     message: str = "finished"
     result: Result | None = None
     io_stats: dict = field(default_factory=dict)
+    sched: str = "default"
 
     @property
     def realtime_factor(self) -> float:
@@ -96,7 +109,8 @@ class RealtimeReport:
                  degrade_entries=self.degrade_entries, degraded_steps=self.degraded_steps,
                  degrade_mode=self.degrade_mode, stopped_early=self.stopped_early,
                  slip_us=self.slip_ns * 1e-3, wall_s=self.wall_ns * 1e-9,
-                 realtime_factor=self.realtime_factor, status=self.status, message=self.message)
+                 realtime_factor=self.realtime_factor, status=self.status, message=self.message,
+                 sched=self.sched)
         s.update(timing_summary(self.turnaround_ns, "turnaround_us"))
         s.update(timing_summary(self.lateness_ns, "lateness_us"))
         s["budget_used_p50"] = s["turnaround_us_p50"] * 1e-6 / self.h
@@ -142,6 +156,7 @@ def run_realtime(
     budget: float | None = None,
     degraded_solver=None,
     warmup: bool = True,
+    priority: int | None = None,
     out=None,
     **options,
 ) -> RealtimeReport:
@@ -152,7 +167,8 @@ def run_realtime(
     ``record`` keeps the trajectory in ``report.result``; ``budget`` (s, default ``h``) is the
     turnaround that ends degraded mode after ``recover_after`` consecutive steps; ``warmup``
     takes one step on a copy of the state first (numba compilation) and resets the solver;
-    ``out`` writes the report files there. The trajectory is the one ``simulate`` gives for the
+    ``priority`` (1-99) runs the loop under the ``SCHED_FIFO`` real-time scheduler (Linux, needs
+    root or CAP_SYS_NICE; refused -> noted in ``report.sched``, the run goes on); ``out`` writes the report files there. The trajectory is the one ``simulate`` gives for the
     same inputs (same steps, same ``t_k = t_0 + k·h``).
     """
     if policy not in POLICIES:
@@ -193,6 +209,7 @@ def run_realtime(
     if policy != "degrade":
         degrade_mode = ""
 
+    _diverged(state.q, state.qd, DIVERGENCE_LIMIT)  # compiled before the run
     if warmup:
         w = state.copy()
         slv.reset(w)
@@ -224,9 +241,8 @@ def run_realtime(
     write = io.write_outputs if io is not None else None
     perf = time.perf_counter_ns
     sleep = time.sleep
-    isfinite = math.isfinite
-    dot = np.dot
-    LIMIT2 = DIVERGENCE_LIMIT ** 2
+    diverged = _diverged
+    LIMIT = DIVERGENCE_LIMIT
 
     overruns = ncatch = nentries = ndegraded = good = 0
     degraded = False
@@ -236,6 +252,16 @@ def run_realtime(
     stopped = False
     k_done = 0
     end = 0
+
+    sched, old_sched = "default", None
+    if priority is not None:
+        try:
+            old_sched = (os.sched_getscheduler(0), os.sched_getparam(0))
+            os.sched_setscheduler(0, os.SCHED_FIFO, os.sched_param(int(priority)))
+            sched = f"SCHED_FIFO {int(priority)}"
+        except (AttributeError, OSError, ValueError) as exc:
+            old_sched = None
+            sched = f"default (SCHED_FIFO {priority} refused: {exc})"
 
     gc_was_enabled = gc.isenabled()
     gc.collect()
@@ -270,8 +296,7 @@ def run_realtime(
             turn[k] = end - start
             late[k] = lateness
             k_done = k + 1
-            size2 = dot(q, q) + dot(qd, qd)
-            if not ok or not (isfinite(size2) and size2 < LIMIT2):
+            if not ok or diverged(q, qd, LIMIT):
                 status = -1
                 message = (f"simulation diverged at t = {state.t:.6g} s (step {k + 1} of {nsteps}, "
                            f"solver '{slv.name}', h = {h:g} s)")
@@ -333,6 +358,8 @@ def run_realtime(
         else:
             wall = 0
     finally:
+        if old_sched is not None:
+            os.sched_setscheduler(0, old_sched[0], old_sched[1])
         if gc_was_enabled:
             gc.enable()
         gc.unfreeze()
@@ -365,7 +392,7 @@ def run_realtime(
         flags=flags[:k_done].copy(), overruns=overruns, catchup_steps=ncatch,
         degrade_entries=nentries, degraded_steps=ndegraded, degrade_mode=degrade_mode,
         stopped_early=stopped, slip_ns=slip, wall_ns=wall, status=status, message=message,
-        result=res, io_stats=io.stats() if io is not None else {},
+        result=res, io_stats=io.stats() if io is not None else {}, sched=sched,
     )
     if out is not None:
         rep.save(out)

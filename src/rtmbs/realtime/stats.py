@@ -52,7 +52,7 @@ def summary_markdown(summary: dict, title: str = "Real-time run") -> str:
         "| --- | --- |",
     ]
     for k in ("overruns", "catchup_steps", "degrade_entries", "degraded_steps", "stopped_early",
-              "slip_us", "realtime_factor", "budget_used_p50", "status"):
+              "slip_us", "realtime_factor", "budget_used_p50", "status", "sched"):
         if k in summary:
             v = summary[k]
             lines.append(f"| {k} | {v:.4g} |" if isinstance(v, float) else f"| {k} | {v} |")
