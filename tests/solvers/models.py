@@ -323,11 +323,11 @@ def _stiff_eval(q, qd, what, ms, k1, c1, k2, c2, M, Q, phi, phiq, phit, gamma, J
 
 
 class StiffTwoMass(MechanicalSystem):
-    """x1 on a soft spring k1 (1e3 N/m) to ground, x2 tied to x1 by k2 = 1e7 N/m with damper c2;
+    """x1 on a soft spring k1 (1e3 N/m, damper c1 = 4 N s/m: ζ = 0.2) to ground, x2 tied to x1 by k2 = 1e7 N/m with damper c2;
     masses 0.1 kg. The stiff spring and its damper are the ``EVAL_JAC_STIFF`` terms.
     ``constrained=True``: a third mass with x3 − x2 = 0 (n = 3, m = 1)."""
 
-    def __init__(self, constrained=False, m=0.1, k1=1e3, c1=0.5, k2=1e7, c2=20.0,
+    def __init__(self, constrained=False, m=0.1, k1=1e3, c1=4.0, k2=1e7, c2=20.0,
                  x0=(0.01, 0.0101)):
         self.n = 3 if constrained else 2
         self.m = 1 if constrained else 0

@@ -1,0 +1,81 @@
+"""Drift off the constraint manifold over 10⁴ steps (pendulum: bar L = 1 m pinned at one end,
+l = 0.5 m to the centre, started at 1 rad; h = 1 ms). Bounds from the step's Taylor expansion:
+with the index-2 velocity constraint met at q_n, one step adds δ_n = Φ(q_n + h q̇_n) − Φ(q_n)
+= ½ h² l θ̇_n² u(θ_n) (u = (sin θ, −cos θ)), so without stabilisation Φ is the sum of the δ_n."""
+import numpy as np
+import pytest
+
+from rtmbs.solvers.simulate import simulate
+from solvertest_models import pendulum
+
+H = 1e-3
+N = 10_000
+L = 1.0
+ELL = L / 2
+
+
+def _run(solver="li-euler", **opts):
+    sysm = pendulum(L=L, theta0=1.0)
+    res = simulate(sysm, solver, t_end=N * H, h=H, **opts)
+    assert len(res.t) == N + 1
+    return sysm, res
+
+
+def _delta_max(res):
+    return 0.5 * H ** 2 * ELL * np.max(res.qd[:, 2] ** 2)
+
+
+def test_without_stabilisation_phi_is_the_sum_of_the_step_defects():
+    sysm, res = _run()
+    th, thd = res.q[:-1, 2], res.qd[:-1, 2]
+    pred = 0.5 * H ** 2 * ELL * np.stack([np.sin(th) * thd ** 2, -np.cos(th) * thd ** 2], 1)
+    pred = np.cumsum(pred, 0)
+    phi_end = sysm.constraints(res.q[-1])
+    # leading term of the expansion: agreement to O(h) relative
+    np.testing.assert_allclose(phi_end, pred[-1], rtol=0.05, atol=0.0)
+    # it grows (linearly: half the run gives about half the drift)
+    half = res.phi_norm[N // 2]
+    assert res.phi_norm[-1] / half == pytest.approx(np.linalg.norm(pred[-1]) /
+                                                    np.linalg.norm(pred[N // 2 - 1]), rel=0.05)
+    assert res.phi_norm[-1] > 1e3 * _delta_max(res)
+
+
+def test_projection_keeps_phi_at_the_newton_residual():
+    """One simplified Newton step (Jacobian at q_n, not at the predicted point) leaves
+    ‖Φ‖ ≲ ‖Φq(q + hq̇) − Φq(q)‖ ‖δ‖ ≈ (l h θ̇) δ; bound with a factor 10."""
+    for solver in ("li-euler", "li-euler-indep", "explicit-euler"):
+        _, res = _run(solver, stabilize="projection")
+        thd = np.abs(res.qd[:, 2]).max()
+        bound = 10 * (ELL * H * thd) * _delta_max(res) + 1e-14
+        assert res.phi_norm.max() < bound, (solver, res.phi_norm.max(), bound)
+        assert res.phi_norm.max() < 1e-7
+
+
+def test_ggl_keeps_phi_at_the_newton_residual():
+    """Newton's first step from the predictor (GGL, seed 001 eq. 11) leaves the quadratic
+    remainder ½ ‖δ‖² / l of the circle; bound with a factor 10."""
+    for k in (1, 2):
+        _, res = _run(stabilize="ggl", ggl_iterations=k)
+        bound = 10 * 0.5 * _delta_max(res) ** 2 / ELL + 1e-14
+        assert res.phi_norm.max() < bound, (k, res.phi_norm.max(), bound)
+        # the velocity constraint holds at the corrected positions (to round-off)
+        assert res.phid_norm.max() < 1e-12
+
+
+def test_baumgarte_index2_bounded_by_one_step_defect():
+    """With γ_B = 1/h the previous violation is cancelled each step (eq. 5), leaving one defect:
+    ‖Φ‖ ≤ δ_max (+10 % for the O(h³) terms)."""
+    _, res = _run(stabilize="baumgarte")
+    assert res.phi_norm.max() < 1.1 * _delta_max(res)
+    # a smaller γ_B: Φ_{n+1} = (1 − hγ_B) Φ_n + δ → ‖Φ‖ ≤ δ_max / (h γ_B)
+    _, res = _run(stabilize="baumgarte", baumgarte_gamma=100.0)
+    assert res.phi_norm.max() < 1.1 * _delta_max(res) / (H * 100.0)
+
+
+def test_explicit_euler_baumgarte_bounded_and_unstabilised_grows():
+    _, free = _run("explicit-euler")
+    _, baum = _run("explicit-euler", stabilize="baumgarte", alpha=20.0, beta=20.0)
+    assert free.phi_norm[-1] > 1e-3
+    # Baumgarte damps Φ with rates of order α, β: bounded, far below the free drift
+    assert baum.phi_norm.max() < 0.05 * free.phi_norm[-1]
+    assert baum.phi_norm[N // 2:].max() <= 1.5 * baum.phi_norm[: N // 2].max()

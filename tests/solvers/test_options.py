@@ -1,0 +1,51 @@
+"""Registration by name and option errors that name the option and the expected values."""
+import pytest
+
+from rtmbs.errors import RedundantConstraintError, SolverError
+from rtmbs.solvers.base import SOLVERS, get_solver
+from solvertest_models import PlanarLinkage, pendulum
+
+
+def test_registered_names():
+    for name in ("explicit-euler", "li-euler", "li-euler-indep"):
+        assert get_solver(name).name == name
+        assert name in SOLVERS
+
+
+@pytest.mark.parametrize("solver,opts,fragment", [
+    ("li-euler", {"stabilise": "ggl"}, "unknown option 'stabilise' (did you mean 'stabilize'?"),
+    ("li-euler", {"stabilize": "gg"}, "option stabilize='gg' is not one of 'none', 'projection', "
+                                      "'baumgarte', 'ggl'"),
+    ("li-euler", {"ggl_iterations": 0}, "ggl_iterations=0, expected an integer >= 1"),
+    ("li-euler", {"jacobian": "none"}, "option jacobian='none' is not one of 'stiff', 'all'"),
+    ("li-euler-indep", {"B": "svd"}, "option B='svd' is not one of 'qr', 'partition'"),
+    ("li-euler-indep", {"independent": [0]}, "independent= needs B='partition'"),
+    ("li-euler-indep", {"B": "partition", "independent": [0, 1]},
+     "option independent=[0, 1], expected 1 distinct coordinate indices in 0..2"),
+    ("explicit-euler", {"alpha": -1.0}, "option alpha=-1.0, expected a number >= 0"),
+    ("li-euler", {"stabilize": "ggl", "position_update": "implicit"}, "stabilize='ggl'"),
+])
+def test_bad_options_raise_with_the_option_named(solver, opts, fragment):
+    with pytest.raises(SolverError) as info:
+        get_solver(solver)(pendulum(), **opts)
+    assert fragment in str(info.value)
+    assert f"solver '{solver}'" in str(info.value)
+
+
+def test_more_constraints_than_coordinates_is_refused_by_algorithm_2():
+    sysm = PlanarLinkage("double-pin", [1.0], [1.0],
+                         [(0, -0.5, -1, (0.0, 0.0)), (0, -0.5, -1, (0.0, 0.0))])
+    slv = get_solver("li-euler-indep")(sysm)
+    with pytest.raises(SolverError) as info:
+        slv.reset(sysm.initial_state())
+    assert "more constraints (m = 4) than coordinates (n = 3)" in str(info.value)
+
+
+def test_rank_deficient_jacobian_names_the_system():
+    sysm = PlanarLinkage("two-pins", [1.0], [1.0],
+                         [(0, -0.5, -1, (0.0, 0.0))], locks=((1, -0.5, 0.0),))
+    sysm._q0[:] = [0.0, -0.5, 0.0]  # hanging: pin and lock both fix y, rank 2 of 3 rows
+    slv = get_solver("li-euler-indep")(sysm, B="partition")
+    with pytest.raises(RedundantConstraintError) as info:
+        slv.reset(sysm.initial_state())
+    assert "'two-pins'" in str(info.value) and "expected full row rank m = 3" in str(info.value)
