@@ -126,7 +126,8 @@ class RealtimeReport:
         paths = save_summary(self.summary(), out_dir)
         paths["histogram"] = save_histogram(
             self.turnaround_ns, self.h, out_dir / "turnaround.png", self.flags,
-            title=f"{self.model} / {self.solver}: task execution time (policy {self.policy})")
+            title=f"{self.model} / {self.solver}: task execution time (policy {self.policy})",
+            lateness_ns=self.lateness_ns)
         paths["timings"] = out_dir / "timings.npz"
         np.savez(paths["timings"], turnaround_ns=self.turnaround_ns,
                  lateness_ns=self.lateness_ns, flags=self.flags)
