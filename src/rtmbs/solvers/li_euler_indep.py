@@ -228,22 +228,22 @@ def _reduced_factor(M, Jq, Jqd, h, Rt, A, ARt, H, hpiv):
 
 
 @njit(cache=True)
-def _reduced_solve(H, hpiv, Q, Jq, qd, A, Rt, Sc, h, r, dzd, dqd):
+def _reduced_solve(H, hpiv, Q, Jq, qd, A, Rt, Sc, h, r, w, dzd, dqd):
     """Δż from eq. 28; r = hQ + h²Jq q̇ (kept for λ); Δq̇ = h S c + R Δż (eq. 26)."""
     f, n = Rt.shape
     h2 = h * h
     for i in range(n):
         s = 0.0
+        t = 0.0
         for j in range(n):
             s += Jq[i, j] * qd[j]
+            t += A[i, j] * Sc[j]
         r[i] = h * Q[i] + h2 * s
+        w[i] = r[i] - h * t
     for a in range(f):
         s = 0.0
         for i in range(n):
-            w = r[i]
-            for k in range(n):
-                w -= h * A[i, k] * Sc[k]
-            s += Rt[a, i] * w
+            s += Rt[a, i] * w[i]
         dzd[a] = s
     lu_solve(H, hpiv, dzd)
     for i in range(n):
@@ -352,6 +352,7 @@ class LIEulerIndep(Solver):
         self.hpiv = np.zeros(f, np.int64)
         self.r = np.zeros(n)
         self.x = np.zeros(n)
+        self.w = np.zeros(n)
         self.dzd = np.zeros(f)
         self.dqd = np.zeros(n)
         self.dq = np.zeros(n)
@@ -454,7 +455,7 @@ class LIEulerIndep(Solver):
         self.nfactor += 1
         self._toc("factorisation")
         _reduced_solve(self.H, self.hpiv, ws.Q, ws.Jq, qd, self.A, self.Rt, self.Sc, h, self.r,
-                       self.dzd, self.dqd)
+                       self.w, self.dzd, self.dqd)
         self.nsolve += 1
         if self.multipliers and self.system.m:
             _lambda_rhs(self.r, self.A, self.dqd, self.x)
