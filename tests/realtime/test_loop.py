@@ -253,3 +253,24 @@ def test_priority_is_restored():
     assert rep.sched == "SCHED_FIFO 5" or rep.sched.startswith("default (SCHED_FIFO 5 refused")
     assert rep.summary()["sched"] == rep.sched
     assert (os.sched_getscheduler(0), os.sched_getparam(0).sched_priority) == before
+
+
+@pytest.mark.parametrize("model, solver", [("truck-dae", "li-euler"), ("slider-crank", "li-euler")])
+def test_paced_equals_simulate_with_library_models(model, solver):
+    from rtmbs.errors import ModelError
+
+    try:
+        from rtmbs.models import load_model
+
+        system = load_model(model)
+        from rtmbs.solvers.base import get_solver
+
+        get_solver(solver)
+    except (ImportError, ModelError, SolverError) as exc:
+        pytest.skip(f"{model}/{solver} not available: {exc}")
+    rep = run_realtime(system, solver, h=1e-3, duration=0.1)
+    ref = simulate(load_model(model), solver, t_end=0.1, h=1e-3)
+    assert rep.status == 1 and rep.steps == 100
+    np.testing.assert_array_equal(rep.result.q, ref.q)
+    np.testing.assert_array_equal(rep.result.qd, ref.qd)
+    np.testing.assert_allclose(rep.result.phi_norm, ref.phi_norm, rtol=0, atol=1e-15)
