@@ -1,0 +1,94 @@
+"""The benchmark library: built-in models by name, and ``load_model`` for names or YAML files.
+
+Each entry documents its source and its n, m, f (``rtmbs models``, ``rtmbs info NAME``).
+"""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Callable
+
+from ..errors import ModelError, did_you_mean
+from ..protocol import MechanicalSystem
+
+_HERE = Path(__file__).parent
+
+
+def _yaml(name):
+    def build():
+        from ..model import load_model_file
+        from ..system import compile_model
+
+        return compile_model(load_model_file(_HERE / f"{name}.yaml"))
+
+    return build
+
+
+def _chain():
+    from ..system import compile_model
+    from .classic import spatial_chain
+
+    return compile_model(spatial_chain(10))
+
+
+def _truck(variant):
+    def build():
+        from .truck import truck
+
+        return truck(variant)
+
+    return build
+
+
+def _mcpherson(over):
+    def build():
+        from .mcpherson import build as b
+
+        return b(over)
+
+    return build
+
+
+def _multilink(variant):
+    def build():
+        from .multilink import build as b
+
+        return b(variant)
+
+    return build
+
+
+#: name -> (factory, one-line description)
+BUILTIN: dict[str, tuple[Callable[[], MechanicalSystem], str]] = {
+    "double-pendulum": (_yaml("double-pendulum"), "two links on revolute joints (n=14, m=12, f=2)"),
+    "slider-crank": (_yaml("slider-crank"), "spatial slider-crank, closed loop (n=21, m=20, f=1)"),
+    "four-bar": (_yaml("four-bar"), "spatial four-bar linkage (n=21, m=20, f=1)"),
+    "spatial-chain-10": (_chain, "10 links on spherical joints (n=70, m=40, f=30)"),
+    "truck-ode": (_truck("ode"), "planar truck of seed 001, ODE variant (n=9, m=0)"),
+    "truck-dae": (_truck("dae"), "planar truck of seed 001, DAE variant (n=9, m=2)"),
+    "truck-linear": (_truck("linear"), "planar truck linearised about equilibrium (n=9, m=0)"),
+    "mcpherson-simplified": (_mcpherson(False), "McPherson strut of seed 002, zxz angles (f=4)"),
+    "mcpherson-overconstrained": (_mcpherson(True), "overconstrained McPherson strut, redundant (f=4)"),
+}
+if (_HERE / "multilink.py").exists():
+    BUILTIN["multilink-bushings"] = (_multilink("bushings"), "rear multilink, links on 10 bushings (n=77, m=31, f=46)")
+    BUILTIN["multilink-ideal"] = (_multilink("ideal"), "rear multilink, ideal joints (n=77, m=66, f=11)")
+
+
+def model_file(name: str) -> Path | None:
+    """The YAML file of a built-in model, where it has one."""
+    p = _HERE / f"{name}.yaml"
+    return p if p.exists() else None
+
+
+def load_model(name_or_path) -> MechanicalSystem:
+    """A compiled system from a built-in name or a YAML model file."""
+    s = str(name_or_path)
+    if s in BUILTIN:
+        return BUILTIN[s][0]()
+    p = Path(s)
+    if p.suffix.lower() in (".yaml", ".yml") or p.exists():
+        from ..model import load_model_file
+        from ..system import compile_model
+
+        return compile_model(load_model_file(p))
+    raise ModelError("MODEL", f"'{s}' is neither a built-in model nor a model file" + did_you_mean(s, BUILTIN))

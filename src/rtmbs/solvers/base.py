@@ -40,7 +40,7 @@ def _load_all():
     """Import the solver modules so that their ``register_solver`` decorators run."""
     import importlib
 
-    for mod in ("explicit", "li_euler", "li_euler_indep", "rosenbrock", "adams", "reference"):
+    for mod in ("explicit", "li_euler", "li_euler_indep", "rosenbrock", "adams", "reference", "index1"):
         try:
             importlib.import_module(f"rtmbs.solvers.{mod}")
         except ModuleNotFoundError as exc:  # a module not written yet
@@ -85,8 +85,8 @@ class Solver:
                 f"solver '{self.name}' is for ODE models (no constraints); "
                 f"'{self.system.name}' has m = {self.system.m} constraints"
             )
-        self.reset_counters()
         self._reset(state)
+        self.reset_counters()  # set-up work (patterns, first factorisation) is not counted
 
     def step(self, state: State, h: float) -> bool:
         ok = self._step_impl(state, h)

@@ -40,7 +40,11 @@ def simulate(
         slv = get_solver(solver)(system, **options)
     state = (state or system.initial_state()).copy()
     if slv.offline:
-        return slv.solve(state, t_end, h=h, progress=progress)
+        res = slv.solve(state, t_end, h=h, progress=progress)
+        if res.meta.get("status", 0) < 0 and raise_on_divergence:
+            raise SimulationDiverged(res.meta.get("message", "offline solver failed"), t=float(res.t[-1]),
+                                     q=res.q[-1].copy(), qd=res.qd[-1].copy(), result=res)
+        return res
     nsteps = int(round((t_end - state.t) / h))
     nsave = nsteps // save_every + 1
     n, m = system.n, system.m
