@@ -363,6 +363,15 @@ class CartesianSystem(MechanicalSystem):
             if eprow[i] >= 0:
                 pat[eprow[i], qadr[i] + 3:qadr[i] + 7] = True
         self.phiq_pattern = pat
+        # M is block diagonal (one block of 3 + nr per body); Jq, Jq̇ couple the two bodies of each
+        # force element (and each body with itself through the inertia terms when all terms count)
+        mp = np.zeros((n, n), bool)
+        for i in range(nb):
+            a, w = qadr[i], 3 + NROT[rtype[i]]
+            mp[a:a + w, a:a + w] = True
+        self.mass_pattern = mp
+        self._fbodies = fbody.copy()
+        self._fstiff = fstiff.copy()
 
     def _force_params(self, fe: Force, path, par, tab, bld: _Builder, mi, mj, r0, A0):
         def vec3(value, key):
@@ -457,6 +466,23 @@ class CartesianSystem(MechanicalSystem):
             out[k + 6:k + 9] = kin_w[b]
             k += 9
         out[k:] = self.force_out
+
+    def jacobian_pattern(self, stiff_only: bool = True) -> np.ndarray:
+        """Fixed sparsity pattern of Jq and Jq̇ (n×n bool): the coordinate blocks of the two bodies of
+        each (stiff) force element, plus the rotation blocks of every body when all terms count."""
+        pat = np.zeros((self.n, self.n), bool)
+        blocks = [(self.body_qadr[b], 3 + NROT[self.body_rtype[b]]) for b in range(self.nbody)] + [(-1, 0)]
+        for k in range(len(self._fstiff)):
+            if stiff_only and not self._fstiff[k]:
+                continue
+            for bi in self._fbodies[k]:
+                for bj in self._fbodies[k]:
+                    (a, w), (c, v) = blocks[bi], blocks[bj]
+                    if a >= 0 and c >= 0:
+                        pat[a:a + w, c:c + v] = True
+        if not stiff_only:
+            pat |= self.mass_pattern
+        return pat
 
     # -- analysis ---------------------------------------------------------------------------------
     def kinetic_energy(self, q, qd) -> float:
