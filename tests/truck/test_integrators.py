@@ -133,7 +133,7 @@ def test_counters_and_phases():
     slv = get_solver("rosenbrock-grk4t")(sys, instrument=True)
     simulate(sys, slv, t_end=0.05, h=1e-3)
     assert slv.nstep == 50 and slv.nfactor == 50 and slv.nsolve == 200
-    assert slv.neval == 1 + 4 * 50
+    assert slv.neval == 4 * 50          # set-up work in reset is not counted (base.py)
     ph = slv.phase_times_us()
     assert ph["factorisation"] > 0 and ph["solve"] > 0 and ph["evaluation"] > 0
     ab = get_solver("ab3")(sys)
