@@ -16,13 +16,17 @@ from .kernels import functions as kf
 from .kernels.arena import pack
 from .kernels.evaluate import evaluate_cartesian
 from .kernels.rotations import NROT, ROT_EP, ROT_ZXZ, ROTATION_NAMES
+from .kernels.tyre_element import TYRE_OUTPUTS
 from .model.description import JOINT_EQUATIONS, Force, Input, Model
 from .model.rotation import matrix_from_zxz, quaternion_from_matrix, zxz_from_matrix
 from .protocol import (EVAL_M, EVAL_PHI, EVAL_PHIQ, EVAL_Q, MechanicalSystem, State, Workspace)
 
 _FORCE_CODE = {"spring-damper": kc.F_SPRING, "stop": kc.F_STOP, "bushing": kc.F_BUSHING,
                "force": kc.F_FORCE, "torque": kc.F_TORQUE, "joint-torque": kc.F_JOINT_TORQUE,
-               "brake": kc.F_BRAKE}
+               "brake": kc.F_BRAKE, "tyre": kc.F_TYRE}
+#: property files shipped in rtmbs/data/tyre, by short name
+TYRE_FILES = {"MF61": "chrono_MagicFormula61_Parameters.tir", "MF52": "chrono_MagicFormula52_Parameters.tir",
+              "PAC2002": "chrono_Sedan_Pac02Tire.tir"}
 _FUN_CODE = {"constant": kf.FUN_CONST, "step": kf.FUN_STEP, "ramp": kf.FUN_RAMP,
              "trapezoid": kf.FUN_TRAPEZOID, "sine": kf.FUN_SINE, "table": kf.FUN_TABLE,
              "channel": kf.FUN_CHANNEL}
@@ -283,6 +287,8 @@ class CartesianSystem(MechanicalSystem):
         ftab = np.full((nf, 2), -1, np.int64)
         fstiff = np.zeros(nf, np.int64)
         self.force_names = []
+        tyres: list[np.ndarray] = []
+        roads: list[np.ndarray] = []
         for k, fe in enumerate(model.forces):
             path = f"forces.{fe.name}"
             if fe.name in self.force_names:
@@ -290,7 +296,9 @@ class CartesianSystem(MechanicalSystem):
             self.force_names.append(fe.name)
             ftype[k] = _FORCE_CODE[fe.type]
             fstiff[k] = int(bool(fe.stiff))
-            if fe.type in ("force", "torque"):
+            if fe.type in ("force", "torque", "tyre"):
+                if fe.type == "tyre" and fe.marker_i:
+                    marker(fe.marker_i, path + ".marker_i")
                 mj = marker(fe.marker_j or fe.marker_i, path + ".marker_j")
                 mi = _MarkerRef(nb, np.zeros(3), np.eye(3))
             else:
@@ -303,6 +311,8 @@ class CartesianSystem(MechanicalSystem):
             frot[k, 0], frot[k, 1] = mi.C, mj.C
             ffun[k, 0] = bld.function(fe.function, path + ".function")
             self._force_params(fe, path, fpar[k], ftab[k], bld, mi, mj, r0, A0)
+            if fe.type == "tyre":
+                self._tyre_params(fe, path, fpar[k], tyres, roads)
         # flat arrays
         ntab = len(bld.tabs)
         tab_len = np.array([len(x) for x, _ in bld.tabs], np.int64)
@@ -328,7 +338,9 @@ class CartesianSystem(MechanicalSystem):
         floats = [body_mass, body_inertia, np.asarray(model.gravity, float),
                   np.array([p[4] for p in bld.prims]).reshape(npr, 6, 3),
                   np.array([[p[5], 0.0] for p in bld.prims]).reshape(npr, 2),
-                  fvec, frot, fpar, self.fun_par, tab_x, tab_y]
+                  fvec, frot, fpar, self.fun_par, tab_x, tab_y,
+                  np.array(tyres).reshape(len(tyres), -1) if tyres else np.zeros((0, 1)),
+                  np.concatenate(roads) if roads else np.zeros(1)]
         scratch = [np.zeros((nb + 1, 3)), np.zeros((nb + 1, 3)), np.zeros((nb + 1, 3, 3)),
                    np.zeros((nb + 1, 3, 4)), np.zeros((nb + 1, 4, 3, 4)), np.zeros((nb + 1, 3, 4)),
                    np.zeros((nb + 1, 3)), np.zeros((nb + 1, 3)), np.zeros((nb + 1, 3, 4)),
@@ -337,7 +349,8 @@ class CartesianSystem(MechanicalSystem):
                    np.zeros(max(self.m, 1)), np.zeros(3), np.zeros(3), np.zeros((3, 12)),
                    np.zeros((3, 12)), np.zeros((3, 12)), np.zeros((3, 12)), np.zeros(3), np.zeros(3),
                    np.zeros((3, 12)), np.zeros((3, 12)), np.zeros((9, 12)), np.zeros(12),
-                   np.zeros((12, 12)), np.zeros((12, 12)), np.zeros((12, 7)), np.zeros(nf)]
+                   np.zeros((12, 12)), np.zeros((12, 12)), np.zeros((12, 7)), np.zeros((nf, kc.NFOUT)),
+                   np.zeros(16)]
         self._ibuf, self._ilay, iv = pack(ints, np.int64)
         self._fbuf, self._flay, fv = pack(floats, np.float64)
         self._sbuf, self._slay, sv = pack(scratch, np.float64)
@@ -348,10 +361,13 @@ class CartesianSystem(MechanicalSystem):
         self.fun_par = fv[8]
         self.kin = tuple(sv[:11])
         self.scr = tuple(sv[11:30])
-        self.force_out = sv[30]
+        self.force_out = sv[30][:, 0]
+        self.force_out_all = sv[30]
         self.output_names = tuple(
             [f"{b}.{c}" for b in names for c in ("x", "y", "z", "vx", "vy", "vz", "wx", "wy", "wz")]
-            + [f"{f}.force" for f in self.force_names])
+            + [f"{f}.force" for f in self.force_names]
+            + [f"{fe.name}.{c}" for fe in model.forces if fe.type == "tyre" for c in TYRE_OUTPUTS])
+        self._tyre_rows = [k for k, fe in enumerate(model.forces) if fe.type == "tyre"]
         # sparsity pattern of Φq (fixed: rows touch the coordinates of at most two bodies)
         pat = np.zeros((self.m, n), bool)
         for (pt, row, bi, bj, *_rest) in bld.prims:
@@ -435,6 +451,38 @@ class CartesianSystem(MechanicalSystem):
                 raise ModelError(f"{path}.omega_eps", "must be positive")
             par[0] = fe.omega_eps
 
+    def _tyre_params(self, fe: Force, path, par, tyres, roads):
+        from pathlib import Path
+
+        from .kernels import tyre_element as te
+        from .vehicle.road import from_spec
+        from .vehicle.tyre import magic_formula as mfk
+        from .vehicle.tyre.tir import data_path, load_tir
+
+        src = TYRE_FILES.get(fe.tyre)
+        tir_path = data_path(src) if src else Path(fe.tyre)
+        if not src and not tir_path.exists():
+            raise ModelError(f"{path}.tyre", f"'{fe.tyre}' is neither a shipped tyre "
+                             f"({', '.join(TYRE_FILES)}) nor an existing .tir file")
+        props = load_tir(tir_path)
+        p = np.asarray(props.params, float)
+        if fe.transient:
+            raise ModelError(f"{path}.transient", "the transient (relaxation length) tyre states are "
+                             "not integrated by the fixed-step solvers yet; use transient: false")
+        road = from_spec(fe.road or {"type": "flat"}, where=f"{path}.road").packed()
+        rfree = p[mfk.I_UNLOADED_RADIUS]
+        par[te.TP_ROW] = len(tyres)
+        par[te.TP_ROAD_ADR] = sum(len(r) for r in roads)
+        par[te.TP_ROAD_LEN] = len(road)
+        par[te.TP_LF] = fe.follower_half_length or 0.3 * rfree
+        kz = fe.stiffness if fe.stiffness is not None else p[mfk.I_VERTICAL_STIFFNESS]
+        par[te.TP_KZ] = float(kz)
+        par[te.TP_CZ] = float(fe.damping) if fe.damping is not None else 500.0
+        par[te.TP_VMIN] = 0.1
+        par[te.TP_RFREE] = rfree
+        tyres.append(p)
+        roads.append(np.asarray(road, float))
+
     # -- protocol --------------------------------------------------------------------------------
     def evaluate(self, t, q, qd, ws: Workspace, what: int) -> None:
         evaluate_cartesian(what, float(t), q, qd, self._ibuf, self._ilay, self._fbuf, self._flay,
@@ -465,7 +513,12 @@ class CartesianSystem(MechanicalSystem):
             out[k + 3:k + 6] = kin_rd[b]
             out[k + 6:k + 9] = kin_w[b]
             k += 9
-        out[k:] = self.force_out
+        nf = len(self.force_names)
+        out[k:k + nf] = self.force_out
+        k += nf
+        for r in self._tyre_rows:
+            out[k:k + len(TYRE_OUTPUTS)] = self.force_out_all[r, 1:1 + len(TYRE_OUTPUTS)]
+            k += len(TYRE_OUTPUTS)
 
     def jacobian_pattern(self, stiff_only: bool = True) -> np.ndarray:
         """Fixed sparsity pattern of Jq and Jq̇ (n×n bool): the coordinate blocks of the two bodies of

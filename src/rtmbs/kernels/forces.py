@@ -13,10 +13,11 @@ import math
 
 from numba import njit
 
-from .cartesian import (F_BRAKE, F_BUSHING, F_FORCE, F_JOINT_TORQUE, F_SPRING, F_STOP, F_TORQUE,
+from .cartesian import (F_BRAKE, F_BUSHING, F_FORCE, F_JOINT_TORQUE, F_SPRING, F_STOP, F_TORQUE, F_TYRE,
                         _cross, _dot, _matvec, _point, _skew)
 from .functions import fun_eval, table_eval
 from .rotations import NROT
+from .tyre_element import tyre_force
 
 
 @njit(cache=True)
@@ -54,9 +55,9 @@ def _line_jacobians(sgi, sgj, wi, wj, Dd, Ddd, S):
 def element_forces(k, t, with_jac, frc_type, frc_body, frc_vec, frc_rot, frc_par, frc_fun, frc_tab,
                    fun_type, fun_par, fun_tab, tab_adr, tab_len, tab_x, tab_y,
                    kin_r, kin_rd, kin_A, kin_w, f, tau, dfdx, dfdv, dtdx, dtdv, arm_i, sgj,
-                   tmp, S, Dd, Ddd, X):
+                   tmp, S, Dd, Ddd, X, tyre_par, road_buf, outs, mf):
     """Force f at P_j, couple τ and their Jacobians for element k; returns a scalar output
-    (the element's main force or torque, for named outputs)."""
+    (the element's main force or torque, for named outputs); a tyre also fills ``outs``."""
     ty = frc_type[k]
     bi = frc_body[k, 0]
     bj = frc_body[k, 1]
@@ -304,6 +305,14 @@ def element_forces(k, t, with_jac, frc_type, frc_body, frc_vec, frc_rot, frc_par
             for a in range(3):
                 for b in range(3):
                     dvx[a, 9 + b] = -S[0, a, b]
+    elif ty == F_TYRE:
+        sax = v1
+        for c in range(3):
+            sax[c] = (kin_A[bj, c, 0] * frc_rot[k, 1, 0, 2] + kin_A[bj, c, 1] * frc_rot[k, 1, 1, 2]
+                      + kin_A[bj, c, 2] * frc_rot[k, 1, 2, 2])
+        tyre_force(par, tyre_par, road_buf, with_jac, rpj, vpj, kin_w[bj], sax, sgj, f, tau,
+                   dfdx, dfdv, dtdx, dtdv, outs, tmp[14:24], X, mf)
+        out = outs[2]
     elif ty == F_JOINT_TORQUE or ty == F_BRAKE:
         z = v1
         for c in range(3):

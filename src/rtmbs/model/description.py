@@ -257,7 +257,7 @@ class Joint(_Strict):
 
 
 # -- forces ------------------------------------------------------------------------------------------
-FORCE_TYPES = ("spring-damper", "stop", "bushing", "force", "torque", "joint-torque", "brake")
+FORCE_TYPES = ("spring-damper", "stop", "bushing", "force", "torque", "joint-torque", "brake", "tyre")
 
 
 class Force(_Strict):
@@ -275,6 +275,11 @@ class Force(_Strict):
       ``function`` (magnitude).
     * joint-torque (marker_i, marker_j): torque ``function`` about marker_i z, on j (−on i).
     * brake (marker_i, marker_j): brake torque −T_b(t)·tanh(Ω/omega_eps), T_b = ``function``.
+    * tyre (marker_j on the rim: origin at the wheel centre, z along the spin axis, pointing to
+      the vehicle's left; marker_i on the wheel carrier, optional, for reference): ``tyre``
+      (shipped property file MF61, MF52, PAC2002 or a .tir path), ``road`` (mapping: type flat,
+      square-bump, ... of rtmbs.vehicle.road), ``stiffness``/``damping`` (radial; default the
+      file's VERTICAL_STIFFNESS and 500 N s/m), ``follower_half_length`` (default 0.3·r_free).
 
     ``stiff`` marks elements whose Jacobians the linearly implicit solvers use (default: true
     for spring-damper, stop and bushing).
@@ -301,6 +306,10 @@ class Force(_Strict):
     frame: Literal["global", "body"] = "global"
     function: FunctionSpec | None = None
     omega_eps: float = 0.5
+    tyre: str | None = None
+    road: dict | None = None
+    transient: bool = False
+    follower_half_length: float | None = None
     stiff: bool | None = None
 
     _v_fn = field_validator("function", mode="before")(lambda cls, v: _function(v))
@@ -331,8 +340,10 @@ class Force(_Strict):
                     raise ValueError(f"{key}: abscissae must be strictly increasing")
         if self.type == "stop" and (self.min_length is None and self.max_length is None):
             raise ValueError("a stop needs min_length and/or max_length")
+        if self.type == "tyre" and self.tyre is None:
+            raise ValueError("a tyre needs 'tyre' (MF61, MF52, PAC2002 or a .tir file)")
         if self.stiff is None:
-            self.stiff = self.type in ("spring-damper", "stop", "bushing")
+            self.stiff = self.type in ("spring-damper", "stop", "bushing", "tyre")
         return self
 
 

@@ -610,7 +610,7 @@ def from_spec(spec: dict, where: str = "road") -> Road:
 
     if not isinstance(spec, dict) or "type" not in spec:
         raise ModelError(f"{where}.type", f"missing (expected one of {', '.join(ROAD_TYPES)})")
-    kind = spec["type"]
+    kind = str(spec["type"]).replace("-", "_")
     if kind not in ROAD_TYPES:
         raise ModelError(f"{where}.type", f"unknown road type {kind!r}" + did_you_mean(kind, ROAD_TYPES))
     fn = ROAD_TYPES[kind]

@@ -1,0 +1,197 @@
+"""The tyre force element (seed 003 §4.3): 2-point follower enveloping, steady-state Magic
+Formula, slips from the rim's motion, with the Jacobians of its stiff parts.
+
+The element acts on the rim at the wheel centre A (marker origin, marker z = spin axis s, which
+should point to the vehicle's left so that the ISO-W axes of the .tir data apply):
+
+    l = s × n / |s × n| (longitudinal), t = n × l (lateral), n = global z;
+    road heights under the two followers at A ± lf·l give the effective plane angle β and height
+    h_eff (Fig. 4.12); the plane normal n_e = cos β n − sin β l;
+    d = direction in the wheel plane towards the road; loaded radius r = cos β (A_z − h_eff)/(−d·n_e);
+    ρ = r_free − r (eq. 4.14), radial force F_n = k ρ + c ρ̇ along n_e (zero without contact);
+    V_x = V_A·l, V_y = V_A·t, ω_s = ω_rim·s; κ, α from eqs. 4.15-4.16; camber γ = −asin(s·n_e);
+    (F_x, F_y, M_x, M_y, M_z) = MF(F_n, κ, −α, γ, V_x) in the contact frame (l, t, n_e);
+    force on the rim F = F_x l + F_y t + F_n n_e at the contact point C = A + r d, moment M.
+
+Jacobians (``with_jac``): the radial force with respect to the wheel-centre position and
+velocity, and the tangential forces through the load, the slips and the spin — the directions
+l, t, n_e, d are held fixed (their rotation with camber is a non-stiff, second-order effect).
+"""
+from __future__ import annotations
+
+import math
+
+from numba import njit
+
+from ..vehicle.road import road_height_packed
+from ..vehicle.tyre.contact import slip_quantities, two_point_follower
+from ..vehicle.tyre.magic_formula import effective_rolling_radius, mf_steady_state
+
+#: frc_par layout of a tyre element
+TP_ROW, TP_ROAD_ADR, TP_ROAD_LEN, TP_LF, TP_KZ, TP_CZ, TP_VMIN, TP_RFREE = range(8)
+#: extra outputs of a tyre element (frc_out columns 1..)
+TYRE_OUTPUTS = ("Fx", "Fy", "Fz", "kappa", "alpha", "gamma", "rho")
+
+
+@njit(cache=True, inline="always")
+def _cr(a, b, out):
+    out[0] = a[1] * b[2] - a[2] * b[1]
+    out[1] = a[2] * b[0] - a[0] * b[2]
+    out[2] = a[0] * b[1] - a[1] * b[0]
+
+
+@njit(cache=True, inline="always")
+def _dt(a, b):
+    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
+
+
+@njit(cache=True)
+def _point_row(row, c, v, sg, out):
+    """out[row, 6:12] += c·[vᵀ, (sg × v)ᵀ]: derivative of v·(point velocity or position) of the rim."""
+    out[row, 6] += c * v[0]
+    out[row, 7] += c * v[1]
+    out[row, 8] += c * v[2]
+    out[row, 9] += c * (sg[1] * v[2] - sg[2] * v[1])
+    out[row, 10] += c * (sg[2] * v[0] - sg[0] * v[2])
+    out[row, 11] += c * (sg[0] * v[1] - sg[1] * v[0])
+
+
+@njit(cache=True)
+def tyre_force(par, tyre_par, road_buf, with_jac, rA, vA, w, s, sg, f, tau, dfdx, dfdv, dtdx, dtdv,
+               outs, tmp, G, mf):
+    """Force ``f`` at the wheel centre and couple ``tau`` on the rim; ``outs`` gets
+    TYRE_OUTPUTS. ``G`` (≥ 8×12) and ``mf`` (≥ 13) are scratch."""
+    p = tyre_par[int(par[TP_ROW])]
+    adr = int(par[TP_ROAD_ADR])
+    road = road_buf[adr:adr + int(par[TP_ROAD_LEN])]
+    lf, kz, cz, vmin, rfree = par[TP_LF], par[TP_KZ], par[TP_CZ], par[TP_VMIN], par[TP_RFREE]
+    for c in range(outs.shape[0]):
+        outs[c] = 0.0
+    l = tmp[0]; t = tmp[1]; ne = tmp[2]; d = tmp[3]; F = tmp[4]; Mc = tmp[5]; rd = tmp[6]
+    ez = tmp[7]; v1 = tmp[8]
+    ez[0] = 0.0; ez[1] = 0.0; ez[2] = 1.0
+    _cr(s, ez, l)
+    nl = math.sqrt(_dt(l, l))
+    if nl < 1e-9:
+        return  # spin axis vertical: no rolling contact defined
+    for c in range(3):
+        l[c] /= nl
+    _cr(ez, l, t)
+    hf, _ = road_height_packed(road, rA[0] + lf * l[0], rA[1] + lf * l[1])
+    hr, _ = road_height_packed(road, rA[0] - lf * l[0], rA[1] - lf * l[1])
+    beta, heff, _ = two_point_follower(hf, hr, rA[2], rfree, lf)
+    cb, sb = math.cos(beta), math.sin(beta)
+    for c in range(3):
+        ne[c] = cb * ez[c] - sb * l[c]
+    sn = _dt(ne, s)
+    for c in range(3):
+        d[c] = -(ne[c] - sn * s[c])
+    nd = math.sqrt(_dt(d, d))
+    for c in range(3):
+        d[c] /= nd
+    den = -_dt(d, ne)
+    g = cb / den
+    r = g * (rA[2] - heff)
+    rho = rfree - r
+    if rho <= 0.0:
+        return
+    rhod = -g * vA[2]
+    Fn = kz * rho + cz * rhod
+    damp_on = True
+    if Fn < 0.0:
+        Fn = 0.0
+        damp_on = False
+    Vx = _dt(vA, l)
+    Vy = _dt(vA, t)
+    ws = _dt(w, s)
+    Re, _ = effective_rolling_radius(p, Fn, 0.0, Vx, 0.0)
+    kappa, alpha = slip_quantities(Vx, Vy, ws, Re, vmin)
+    gamma = -math.asin(max(-1.0, min(1.0, sn)))
+    mf_steady_state(p, Fn, kappa, -alpha, gamma, Vx, mf)
+    Fx, Fy, Mx, My, Mz = mf[0], mf[1], mf[2], mf[3], mf[4]
+    for c in range(3):
+        F[c] = Fx * l[c] + Fy * t[c] + Fn * ne[c]
+        Mc[c] = Mx * l[c] + My * t[c] + Mz * ne[c]
+        rd[c] = r * d[c]
+        f[c] = F[c]
+    _cr(rd, F, tau)
+    for c in range(3):
+        tau[c] += Mc[c]
+    outs[0] = Fx
+    outs[1] = Fy
+    outs[2] = Fn
+    outs[3] = kappa
+    outs[4] = alpha
+    outs[5] = gamma
+    outs[6] = rho
+    if not with_jac:
+        return
+    # rows of G (1×12 each): 0 ∂ρ/∂x, 1 ∂ρ̇/∂v, 2 ∂Vx/∂v, 3 ∂Vy/∂v, 4 ∂ω_s/∂v, 5 ∂Fn/∂x, 6 ∂Fn/∂v
+    for a in range(8):
+        for col in range(12):
+            G[a, col] = 0.0
+    _point_row(0, -g, ez, sg, G)
+    _point_row(1, -g, ez, sg, G)
+    _point_row(2, 1.0, l, sg, G)
+    _point_row(3, 1.0, t, sg, G)
+    for c in range(3):
+        G[4, 9 + c] = s[c]
+    for col in range(12):
+        G[5, col] = kz * G[0, col]
+        G[6, col] = cz * G[1, col] if damp_on else 0.0
+    # partial derivatives of the Magic Formula by differences of its scalar inputs
+    dF = max(1.0, 1e-4 * Fn)
+    mf_steady_state(p, Fn + dF, kappa, -alpha, gamma, Vx, mf)
+    fx_z, fy_z, mz_z = (mf[0] - Fx) / dF, (mf[1] - Fy) / dF, (mf[4] - Mz) / dF
+    Re2, _ = effective_rolling_radius(p, Fn + dF, 0.0, Vx, 0.0)
+    re_z = (Re2 - Re) / dF  # the load also changes κ through the rolling radius
+    dk = 1e-6
+    mf_steady_state(p, Fn, kappa + dk, -alpha, gamma, Vx, mf)
+    fx_k, fy_k, mz_k = (mf[0] - Fx) / dk, (mf[1] - Fy) / dk, (mf[4] - Mz) / dk
+    da = 1e-6
+    mf_steady_state(p, Fn, kappa, -alpha - da, gamma, Vx, mf)  # ∂/∂α_seed = −∂/∂α_mf
+    fx_a, fy_a, mz_a = (mf[0] - Fx) / da, (mf[1] - Fy) / da, (mf[4] - Mz) / da
+    # slips: κ = (ω_s Re − Vx)/sx, α = atan(−Vy/dd)
+    av = abs(Vx)
+    if av > vmin:
+        k_vx = -ws * Re / (Vx * Vx)
+        k_ws = Re / Vx
+        dd = av
+        a_vx = Vy * (1.0 if Vx >= 0.0 else -1.0) / (dd * dd + Vy * Vy)
+    else:
+        sx = vmin if Vx >= 0.0 else -vmin
+        k_vx = -1.0 / sx
+        k_ws = Re / sx
+        dd = vmin
+        a_vx = 0.0
+    a_vy = -dd / (dd * dd + Vy * Vy)
+    k_z = ws * re_z * k_ws / Re  # ∂κ/∂F_n = ω_s ∂Re/∂F_n / s_x
+    fx_z += fx_k * k_z
+    fy_z += fy_k * k_z
+    mz_z += mz_k * k_z
+    for col in range(12):
+        dk_v = k_vx * G[2, col] + k_ws * G[4, col]
+        da_v = a_vx * G[2, col] + a_vy * G[3, col]
+        dFx_v = fx_z * G[6, col] + fx_k * dk_v + fx_a * da_v
+        dFy_v = fy_z * G[6, col] + fy_k * dk_v + fy_a * da_v
+        dFx_x = fx_z * G[5, col]
+        dFy_x = fy_z * G[5, col]
+        for c in range(3):
+            dfdv[c, col] = dFx_v * l[c] + dFy_v * t[c] + G[6, col] * ne[c]
+            dfdx[c, col] = dFx_x * l[c] + dFy_x * t[c] + G[5, col] * ne[c]
+    # τ = r d × F + M:  dτ = r d̃ dF − (d × F) dρ + n_e dMz
+    _cr(d, F, v1)
+    for col in range(12):
+        for c in range(3):
+            a0 = rd[(c + 1) % 3] * dfdx[(c + 2) % 3, col] - rd[(c + 2) % 3] * dfdx[(c + 1) % 3, col]
+            b0 = rd[(c + 1) % 3] * dfdv[(c + 2) % 3, col] - rd[(c + 2) % 3] * dfdv[(c + 1) % 3, col]
+            dtdx[c, col] = a0 - v1[c] * G[0, col]
+            dtdv[c, col] = b0
+    for col in range(12):
+        dk_v = k_vx * G[2, col] + k_ws * G[4, col]
+        da_v = a_vx * G[2, col] + a_vy * G[3, col]
+        dMz_v = mz_z * G[6, col] + mz_k * dk_v + mz_a * da_v
+        dMz_x = mz_z * G[5, col]
+        for c in range(3):
+            dtdv[c, col] += ne[c] * dMz_v
+            dtdx[c, col] += ne[c] * dMz_x
