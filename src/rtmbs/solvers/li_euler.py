@@ -30,8 +30,12 @@ from ..errors import SolverError
 from ..protocol import EVAL_JAC, EVAL_JAC_STIFF, EVAL_M, EVAL_PHI, EVAL_PHIQ, EVAL_Q, State
 from .base import Solver, register_solver
 from .linalg import lu_factor, lu_solve
+from .sparse import (
+    H_ANALYSIS, SparseKKT, a_times, choose_linear_solver, kkt_values, lu_refactor, lu_solve_sp,
+    phiq_times,
+)
 from .stabilization import (
-    Projector, check_choice, check_positive, evaluate, kkt_assemble, pop_options,
+    Projector, SparseProjector, check_choice, check_positive, evaluate, kkt_assemble, pop_options,
 )
 
 
@@ -104,6 +108,58 @@ def _update(q, qd, dq, rhs, h, implicit):
 
 
 @njit(cache=True)
+def _sp_factor_solve(ib, fb, idx, M, Q, Jq, Jqd, qd, phiq, phiq_1, phit_1, phi_1, gb, h, rhs,
+                     tmp):
+    """Sparse eq. 22: gather and factor K on its fixed pattern, rhs as in :func:`_solve`, solve.
+    Returns (pivot ratio, largest multiplier)."""
+    n = Q.shape[0]
+    m = phiq_1.shape[0]
+    ratio, growth = kkt_values(ib, fb, idx, M, Jq, Jqd, h * h, h, phiq, h, phiq_1)
+    a_times(idx, Jq, qd, tmp)
+    for i in range(n):
+        rhs[i] = h * Q[i] + h * h * tmp[i]
+    phiq_times(idx, phiq_1, qd, tmp[:m])
+    for i in range(m):
+        rhs[n + i] = -(tmp[i] + phit_1[i] + gb * phi_1[i])
+    lu_solve_sp(ib, fb, rhs)
+    return ratio, growth
+
+
+@njit(cache=True)
+def _sp_ggl_newton(ib, fb, idx, M, phiq_i, h, qp, qk, eta, phi, rhs, tmp):
+    """:func:`_ggl_newton` with the sparse factors and products on the fixed patterns."""
+    n = M.shape[0]
+    m = phiq_i.shape[0]
+    for i in range(n):
+        tmp[i] = qk[i] - qp[i]
+    a_times(idx, M, tmp, rhs[:n])
+    # + h Φqᵀ η over the Φq entries (the top-right block of the same map)
+    for i in range(n):
+        tmp[i] = 0.0
+    _phiqt_times(idx, phiq_i, eta, tmp)
+    for i in range(n):
+        rhs[i] = -(rhs[i] + h * tmp[i])
+    for i in range(m):
+        rhs[n + i] = -phi[i]
+    lu_solve_sp(ib, fb, rhs)
+    for i in range(n):
+        qk[i] += rhs[i]
+    for i in range(m):
+        eta[i] += rhs[n + i]
+
+
+@njit(cache=True)
+def _phiqt_times(idx, phiq, x, y):
+    """y += Φqᵀ x over the Φq entries of a KKT map."""
+    na = np.intp(idx[0])
+    nz = np.intp(idx[1])
+    zr = idx[2 + 2 * na:2 + 2 * na + nz]
+    zc = idx[2 + 2 * na + nz:2 + 2 * na + 2 * nz]
+    for e in range(nz):
+        y[zc[e]] += phiq[zr[e], zc[e]] * x[zr[e]]
+
+
+@njit(cache=True)
 def _implicit_dq(qd, rhs, h, dq):
     for i in range(dq.shape[0]):
         dq[i] = h * (qd[i] + rhs[i])
@@ -121,18 +177,24 @@ class LIEuler(Solver):
     ggl_iterations : int, default 1
     position_update : "auto" | "explicit" (Δq = h q̇) | "implicit" (Δq = h(q̇ + Δq̇));
         "auto" is implicit for m = 0 (seed 001 eq. 3) and explicit otherwise (seed 000 Table 1).
+    linear_solver : "auto" (sparse when the system has fixed patterns and n >= 18) | "dense" |
+        "sparse" (``rtmbs.solvers.sparse``: fixed pattern, ordering and pivots; ``nanalyse``
+        counts the re-analyses after the first)
     """
 
     def __init__(self, system, instrument: bool = False, **options):
         super().__init__(system, instrument, **options)
         o = pop_options(self.name, options, dict(
             jacobian="stiff", stabilize="none", baumgarte_gamma=None, ggl_iterations=1,
-            position_update="auto"))
+            position_update="auto", linear_solver="auto"))
         check_choice(self.name, "jacobian", o["jacobian"], ("stiff", "all"))
         check_choice(self.name, "stabilize", o["stabilize"],
                      ("none", "projection", "baumgarte", "ggl"))
         check_choice(self.name, "position_update", o["position_update"],
                      ("auto", "explicit", "implicit"))
+        check_choice(self.name, "linear_solver", o["linear_solver"], ("auto", "dense", "sparse"))
+        self.sparse = choose_linear_solver(self.name, system, o["linear_solver"])
+        self.jac_all = o["jacobian"] == "all"
         if o["baumgarte_gamma"] is not None:
             check_positive(self.name, "baumgarte_gamma", o["baumgarte_gamma"], allow_zero=True)
         k = o["ggl_iterations"]
@@ -172,6 +234,57 @@ class LIEuler(Solver):
         self.what1 = EVAL_PHIQ | (EVAL_PHI if self.stabilize in ("projection", "baumgarte") else 0)
         self.lam = np.zeros(m)
         self.ratio = 1.0
+        if self.sparse:
+            self._sparse_reset(state)
+
+    # -- sparse path (rtmbs.solvers.sparse) ------------------------------------------------
+    def _sparse_reset(self, state: State) -> None:
+        """Patterns, orderings and pivot sequences, analysed at q0 with h = H_ANALYSIS."""
+        sysm, n, m = self.system, self.system.n, self.system.m
+        mp = np.asarray(sysm.mass_pattern, bool)
+        ap = mp | np.asarray(sysm.jacobian_pattern(not self.jac_all), bool)
+        pp = np.asarray(sysm.phiq_pattern, bool) if m else np.zeros((0, n), bool)
+        self.skkt = SparseKKT(ap, pp)
+        self.sproj = SparseProjector(mp, pp) if self.stabilize == "projection" else None
+        self.sggl = SparseKKT(mp, pp) if self.stabilize == "ggl" else None
+        self.stmp = np.zeros(n + m)
+        ws, h = self.ws, H_ANALYSIS
+        sysm.evaluate(state.t, state.q, state.qd, ws, self.what0)
+        sysm.evaluate(state.t, state.q, state.qd, ws, self.jac_flag)
+        self.skkt.factor(ws.M, ws.Jq, ws.Jqd, h * h, h, ws.phiq, h, ws.phiq)
+        if self.sproj is not None:
+            self.sproj.kkt.factor(ws.M, ws.M, ws.M, 0.0, 0.0, ws.phiq, h, ws.phiq)
+        if self.sggl is not None:
+            self.sggl.factor(ws.M, ws.M, ws.M, 0.0, 0.0, ws.phiq, h, ws.phiq)
+        self._nan0 = self._nanalyse_total()
+
+    def _nanalyse_total(self) -> int:
+        return sum(k.nanalyse for k in (getattr(self, "skkt", None), getattr(self, "sproj", None),
+                                        getattr(self, "sggl", None)) if k is not None)
+
+    @property
+    def nanalyse(self) -> int:
+        """Re-analyses of the sparse factors since ``reset`` (0 on the dense path)."""
+        return self._nanalyse_total() - self._nan0 if self.sparse else 0
+
+    def _factor_solve(self, ws, ws1, qd, gb, h, phi1):
+        """Factor eq. 22 and solve into ``self.rhs``; returns the pivot ratio."""
+        if not self.sparse:
+            ratio = _factor(ws.M, ws.Jq, ws.Jqd, ws.phiq, ws1.phiq, h, self.A, self.K, self.piv)
+            self._toc("factorisation")
+            _solve(self.K, self.piv, ws.Q, ws.Jq, qd, ws1.phiq, ws1.phit, phi1, gb, h, self.rhs)
+            return ratio
+        k = self.skkt
+        lu = k.lu
+        args = (k.idx, ws.M, ws.Q, ws.Jq, ws.Jqd, qd, ws.phiq, ws1.phiq, ws1.phit, phi1, gb, h,
+                self.rhs, self.stmp)
+        ratio, growth = _sp_factor_solve(lu.ib, lu.fb, *args)
+        if lu.needs_analysis(ratio, growth):
+            lu.reanalyse()
+            ratio, growth = _sp_factor_solve(lu.ib, lu.fb, *args)
+        lu.ratio, lu.growth = ratio, growth
+        self._toc("factorisation")
+        return ratio
 
     def _step_impl(self, state: State, h: float):
         if self.stabilize == "ggl":
@@ -188,14 +301,11 @@ class LIEuler(Solver):
             np.add(q, self.dq, out=self.qp)
             evaluate(self, ws1, t + h, self.qp, qd, self.what1)
             self._toc("evaluation")
-        ratio = _factor(ws.M, ws.Jq, ws.Jqd, ws.phiq, ws1.phiq, h, self.A, self.K, self.piv)
-        self.nfactor += 1
-        self._toc("factorisation")
         gb = 0.0
         if self.stabilize == "baumgarte":
             gb = 1.0 / h if self.baumgarte_gamma is None else float(self.baumgarte_gamma)
-        _solve(self.K, self.piv, ws.Q, ws.Jq, qd, ws1.phiq, ws1.phit,
-               ws1.phi if gb else self.zero_m, gb, h, self.rhs)
+        ratio = self._factor_solve(ws, ws1, qd, gb, h, ws1.phi if gb else self.zero_m)
+        self.nfactor += 1
         self.nsolve += 1
         self._toc("solve")
         ok = ratio > 0.0
@@ -204,7 +314,8 @@ class LIEuler(Solver):
                 _implicit_dq(qd, self.rhs, h, self.dq)
                 np.add(q, self.dq, out=self.qp)
                 evaluate(self, ws1, t + h, self.qp, qd, EVAL_PHI)
-            ok &= self.proj.correct(ws.M, ws.phiq, ws1.phi, h, self.dq)
+            proj = self.sproj if self.sparse else self.proj
+            ok &= proj.correct(ws.M, ws.phiq, ws1.phi, h, self.dq)
             self.nfactor += 1
             self.nsolve += 1
             self._toc("projection")
@@ -231,24 +342,29 @@ class LIEuler(Solver):
         self.qk[:] = self.qp
         self.eta[:] = 0.0
         evaluate(self, ws1, t + h, self.qp, qd, EVAL_PHI | EVAL_PHIQ)
-        kkt_assemble(ws.M, ws.phiq, h, ws1.phiq, self.P)
-        ok = lu_factor(self.P, self.ppiv) > 0.0
+        if self.sparse:
+            g = self.sggl
+            ok = g.factor(ws.M, ws.M, ws.M, 0.0, 0.0, ws.phiq, h, ws1.phiq) > 0.0
+        else:
+            kkt_assemble(ws.M, ws.phiq, h, ws1.phiq, self.P)
+            ok = lu_factor(self.P, self.ppiv) > 0.0
         self.nfactor += 1
         for k in range(self.ggl_iterations):
             if k > 0:
                 evaluate(self, ws1, t + h, self.qk, qd, EVAL_PHI)
-            _ggl_newton(self.P, self.ppiv, ws.M, ws.phiq, h, self.qp, self.qk, self.eta, ws1.phi,
-                        self.prhs)
+            if self.sparse:
+                _sp_ggl_newton(g.lu.ib, g.lu.fb, g.idx, ws.M, ws.phiq, h, self.qp, self.qk,
+                               self.eta, ws1.phi, self.prhs, self.stmp)
+            else:
+                _ggl_newton(self.P, self.ppiv, ws.M, ws.phiq, h, self.qp, self.qk, self.eta,
+                            ws1.phi, self.prhs)
             self.nsolve += 1
         self._toc("projection")
         # velocities: eq. 22 with the velocity constraint at the corrected positions
         evaluate(self, ws1, t + h, self.qk, qd, EVAL_PHIQ)
         self._toc("evaluation")
-        ratio = _factor(ws.M, ws.Jq, ws.Jqd, ws.phiq, ws1.phiq, h, self.A, self.K, self.piv)
+        ratio = self._factor_solve(ws, ws1, qd, 0.0, h, self.zero_m)
         self.nfactor += 1
-        self._toc("factorisation")
-        _solve(self.K, self.piv, ws.Q, ws.Jq, qd, ws1.phiq, ws1.phit, self.zero_m, 0.0, h,
-               self.rhs)
         self.nsolve += 1
         self._toc("solve")
         np.subtract(self.qk, q, out=self.dq)

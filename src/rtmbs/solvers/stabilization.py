@@ -15,6 +15,7 @@ from numba import njit
 
 from ..errors import SolverError, did_you_mean
 from .linalg import lu_factor, lu_solve
+from .sparse import SparseKKT, lu_solve_sp
 
 
 # -- kernels ---------------------------------------------------------------------------------
@@ -78,6 +79,39 @@ class Projector:
         """Add the projection correction Δq* − Δq to ``dq``; False if the factor is singular."""
         self.ratio = projection_kernel(M, phiq, phi, h, self.K, self.piv, self.rhs, dq)
         return self.ratio > 0.0
+
+
+@njit(cache=True)
+def projection_rhs_solve(ib, fb, phi, rhs, dq):
+    """Solve [M hΦqᵀ; Φq 0][x; μ] = [0; −Φ] with the sparse factors and add x to ``dq``."""
+    n = dq.shape[0]
+    for i in range(n):
+        rhs[i] = 0.0
+    for i in range(phi.shape[0]):
+        rhs[n + i] = -phi[i]
+    lu_solve_sp(ib, fb, rhs)
+    for i in range(n):
+        dq[i] += rhs[i]
+
+
+class SparseProjector:
+    """:class:`Projector` on the fixed patterns of M and Φq (``rtmbs.solvers.sparse``)."""
+
+    def __init__(self, mass_pattern, phiq_pattern):
+        n, m = mass_pattern.shape[0], phiq_pattern.shape[0]
+        self.kkt = SparseKKT(mass_pattern, phiq_pattern)
+        self.rhs = np.zeros(n + m)
+        self.ratio = 1.0
+
+    def correct(self, M, phiq, phi, h, dq) -> bool:
+        self.ratio = self.kkt.factor(M, M, M, 0.0, 0.0, phiq, h, phiq)
+        lu = self.kkt.lu
+        projection_rhs_solve(lu.ib, lu.fb, phi, self.rhs, dq)
+        return self.ratio > 0.0
+
+    @property
+    def nanalyse(self) -> int:
+        return self.kkt.nanalyse
 
 
 # -- option checking ------------------------------------------------------------------------

@@ -1,0 +1,475 @@
+"""Sparse LU with a fixed pattern, ordering and pivot sequence (PERFORMANCE.md; docs/solvers.md).
+
+The real-time matrices (the KKT matrix of seed 000 eq. 22, the projection matrix of eq. 30, Φu of
+the coordinate partitioning) keep one sparsity pattern for the whole run. So:
+
+* :meth:`SparseLU.analyse` (once, at ``reset``; Python + SciPy, allocates): SuperLU
+  (``scipy.sparse.linalg.splu``) is run on the initial numeric matrix for a fill-reducing column
+  ordering and a threshold-pivoting row order; of several orderings the one with the fewest
+  multiply-adds is kept. The symbolic fill of the permuted matrix is then computed without
+  further pivoting, and everything is packed into one uint32 array ``ib`` and one float array
+  ``fb``.
+* :func:`lu_refactor` (every step; numba, allocates nothing): scatter the entry values ``ax``
+  into the factor storage and eliminate row by row (IKJ order, dense accumulator of length N)
+  with the pivot sequence of the analysis: a fixed list of indexed multiply-adds.
+* :func:`lu_solve_sp` / :func:`lu_solve_t_sp`: triangular solves with A and Aᵀ.
+
+Cheap check of the result. The factor returns the pivot ratio min|u_kk| / max|u_kk| (0 for a zero
+or non-finite pivot, as :func:`rtmbs.solvers.linalg.lu_factor`) and the largest multiplier
+|l_ik|. Threshold pivoting bounds the multipliers by 1/``pivot_thresh`` at the analysis; a static
+pivot sequence that has gone bad shows up as element growth. When the largest multiplier exceeds
+``GROWTH_FACTOR`` times its bound (or a pivot is zero/non-finite) :meth:`SparseLU.refactor`
+re-analyses at the current values and factorises again (counted in ``nanalyse``): the one
+exception to the fixed cost, like the rebase of Algorithm 2.
+
+The entries are given by the caller as parallel lists ``rows``, ``cols`` in any order; the caller
+fills the value array ``ax`` (a view into ``fb``) in that order and calls the factor. The
+protocol's workspace is one flat array, so gathers from it take flat indices (see
+:func:`workspace_offsets`, :class:`KKTMap`).
+"""
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+#: Re-analyse when max |l_ik| exceeds this times 1/pivot_thresh (threshold-pivoting bound).
+GROWTH_FACTOR = 100.0
+#: Step size at which the solvers analyse their KKT matrices in ``reset`` (h scales blocks of
+#: them; a step with a very different h that upsets the pivots triggers a re-analysis).
+H_ANALYSIS = 1e-3
+#: Orderings tried by ``ordering="best"`` (SuperLU ``permc_spec``).
+ORDERINGS = ("MMD_ATA", "COLAMD", "MMD_AT_PLUS_A")
+
+# layout of the header of ``ib`` (uint32)
+_H_N, _H_NE, _H_NNZ, _H_PTR, _H_DIAG, _H_COL, _H_AMAP, _H_PROW, _H_PCOL, _H_LEN = range(10)
+
+
+# -- numba kernels ------------------------------------------------------------------------------
+@njit(cache=True, error_model="numpy")
+def _views(ib, fb):
+    N = np.intp(ib[_H_N])
+    ne = np.intp(ib[_H_NE])
+    nnz = np.intp(ib[_H_NNZ])
+    ptr = ib[ib[_H_PTR]:ib[_H_PTR] + N + 1]
+    diag = ib[ib[_H_DIAG]:ib[_H_DIAG] + N]
+    col = ib[ib[_H_COL]:ib[_H_COL] + nnz]
+    amap = ib[ib[_H_AMAP]:ib[_H_AMAP] + ne]
+    prow = ib[ib[_H_PROW]:ib[_H_PROW] + N]
+    pcol = ib[ib[_H_PCOL]:ib[_H_PCOL] + N]
+    ax = fb[0:ne]
+    lu = fb[ne:ne + nnz]
+    w = fb[ne + nnz:ne + nnz + N]
+    return N, ptr, diag, col, amap, prow, pcol, ax, lu, w
+
+
+@njit(cache=True, error_model="numpy")
+def lu_refactor(ib, fb):
+    """Numeric LU of the values ``ax`` (in ``fb``) with the fixed pattern and pivots of ``ib``.
+    Returns (pivot ratio min|u_kk|/max|u_kk| or 0.0, max |l_ik|)."""
+    N, ptr, diag, col, amap, prow, pcol, ax, lu, w = _views(ib, fb)
+    for p in range(lu.shape[0]):
+        lu[p] = 0.0
+    for e in range(ax.shape[0]):
+        lu[amap[e]] += ax[e]
+    umax = 0.0
+    umin = np.inf
+    lmax = 0.0
+    for i in range(N):
+        p0 = ptr[i]
+        p1 = ptr[i + 1]
+        d = diag[i]
+        for p in range(p0, p1):
+            w[col[p]] = lu[p]
+        for p in range(p0, d):
+            k = col[p]
+            dk = diag[k]
+            lik = w[k] / lu[dk]
+            w[k] = lik
+            a = abs(lik)
+            if a > lmax:
+                lmax = a
+            for r in range(dk + 1, ptr[k + 1]):
+                w[col[r]] -= lik * lu[r]
+        for p in range(p0, p1):
+            lu[p] = w[col[p]]
+        u = abs(lu[d])
+        if u > umax:
+            umax = u
+        if u < umin:
+            umin = u
+    if N == 0:
+        return 1.0, 0.0
+    if not (umin > 0.0) or not (umax < np.inf) or not (lmax < np.inf):
+        return 0.0, lmax
+    return umin / umax, lmax
+
+
+@njit(cache=True, error_model="numpy")
+def lu_solve_sp(ib, fb, b):
+    """Solve A x = b in place in ``b`` with the factors of :func:`lu_refactor`."""
+    N, ptr, diag, col, amap, prow, pcol, ax, lu, w = _views(ib, fb)
+    for i in range(N):
+        s = b[prow[i]]
+        for p in range(ptr[i], diag[i]):
+            s -= lu[p] * w[col[p]]
+        w[i] = s
+    for i in range(N - 1, -1, -1):
+        s = w[i]
+        d = diag[i]
+        for p in range(d + 1, ptr[i + 1]):
+            s -= lu[p] * w[col[p]]
+        w[i] = s / lu[d]
+    for j in range(N):
+        b[pcol[j]] = w[j]
+
+
+@njit(cache=True, error_model="numpy")
+def lu_solve_t_sp(ib, fb, b):
+    """Solve Aᵀ x = b in place in ``b`` with the factors of :func:`lu_refactor`."""
+    N, ptr, diag, col, amap, prow, pcol, ax, lu, w = _views(ib, fb)
+    for j in range(N):
+        w[j] = b[pcol[j]]
+    # Uᵀ v = w (column sweep over the rows of U)
+    for i in range(N):
+        d = diag[i]
+        v = w[i] / lu[d]
+        w[i] = v
+        for p in range(d + 1, ptr[i + 1]):
+            w[col[p]] -= lu[p] * v
+    # Lᵀ z = v
+    for i in range(N - 1, -1, -1):
+        z = w[i]
+        for p in range(ptr[i], diag[i]):
+            w[col[p]] -= lu[p] * z
+    for i in range(N):
+        b[prow[i]] = w[i]
+
+
+@njit(cache=True, error_model="numpy")
+def lu_matvec_sp(ib, fb, rows, cols, x, y):
+    """y = A x with the entry values ``ax`` (for residual checks; ``rows``/``cols`` of the entries)."""
+    ne = np.intp(ib[_H_NE])
+    for i in range(y.shape[0]):
+        y[i] = 0.0
+    for e in range(ne):
+        y[rows[e]] += fb[e] * x[cols[e]]
+
+
+# -- analysis (Python, once) ---------------------------------------------------------------------
+def _symbolic(pat: np.ndarray):
+    """Fill of the LU without pivoting of the square bool pattern ``pat`` (in place)."""
+    N = pat.shape[0]
+    for k in range(N):
+        rows = np.nonzero(pat[k + 1:, k])[0] + k + 1
+        if rows.size:
+            pat[np.ix_(rows, np.arange(k + 1, N))] |= pat[k, k + 1:]
+    return pat
+
+
+def _flops(pat: np.ndarray) -> int:
+    """Multiply-adds of the elimination on the filled pattern."""
+    N = pat.shape[0]
+    nu = np.array([int(pat[k, k + 1:].sum()) for k in range(N)])
+    tot = 0
+    for i in range(N):
+        ks = np.nonzero(pat[i, :i])[0]
+        tot += int(nu[ks].sum()) + len(ks)
+    return tot
+
+
+class SparseLU:
+    """LU of an N × N matrix whose entries are at fixed positions ``(rows[e], cols[e])``.
+
+    Attributes
+    ----------
+    ib, fb : packed index (uint32) and float arrays passed to the numba kernels
+    ax : view of ``fb``: the entry values, written by the caller before each factorisation
+    nanalyse : analyses since construction (1 after the first); ``flops``: multiply-adds per factor
+    ratio, growth : pivot ratio and largest multiplier of the last factorisation
+    """
+
+    def __init__(self, N: int, rows, cols, ordering: str = "best", pivot_thresh: float = 0.01):
+        self.N = int(N)
+        self.rows = np.ascontiguousarray(rows, dtype=np.uint32)
+        self.cols = np.ascontiguousarray(cols, dtype=np.uint32)
+        if self.rows.shape != self.cols.shape:
+            raise ValueError(f"SparseLU: rows ({self.rows.size}) and cols ({self.cols.size}) "
+                             "must have the same length")
+        if self.rows.size and (self.rows.max() >= N or self.cols.max() >= N):
+            raise ValueError(f"SparseLU: entry index out of range, expected < N = {N}")
+        if ordering != "best" and ordering not in ORDERINGS + ("NATURAL",):
+            raise ValueError(f"SparseLU: ordering={ordering!r} is not one of 'best', "
+                             + ", ".join(repr(o) for o in ORDERINGS + ("NATURAL",)))
+        self.ordering = ordering
+        self.pivot_thresh = float(pivot_thresh)
+        self.growth_limit = GROWTH_FACTOR / self.pivot_thresh
+        self.ne = self.rows.size
+        self.nanalyse = 0
+        self.ratio = 1.0
+        self.growth = 0.0
+        self.ib = None
+        self.fb = np.zeros(self.ne)
+        self.ax = self.fb[:self.ne]
+
+    def _perms(self, values, spec):
+        import scipy.sparse as sp
+        from scipy.sparse.linalg import splu
+
+        N = self.N
+        A = sp.csc_matrix((values, (self.rows.astype(np.int64), self.cols.astype(np.int64))),
+                          shape=(N, N))
+        lu = splu(A, permc_spec=spec, diag_pivot_thresh=self.pivot_thresh,
+                  options=dict(SymmetricMode=False))
+        # Pr A Pc = L U (SciPy's convention): row i of A goes to row perm_r[i], column j of A to
+        # column perm_c[j]; prow/pcol give the row/column of A at each permuted position
+        prow = np.empty(N, np.int64)
+        prow[lu.perm_r] = np.arange(N)
+        pcol = np.empty(N, np.int64)
+        pcol[lu.perm_c] = np.arange(N)
+        return prow, pcol
+
+    def analyse(self, values=None) -> None:
+        """Ordering, pivot sequence and fill at the current values ``ax`` (or ``values``)."""
+        N = self.N
+        vals = np.array(self.ax if values is None else values, float)
+        if vals.shape != (self.ne,):
+            raise ValueError(f"SparseLU.analyse: expected {self.ne} values, got {vals.shape}")
+        base = np.zeros((N, N), bool)
+        base[self.rows, self.cols] = True
+        specs = ORDERINGS if self.ordering == "best" else (self.ordering,)
+        best = None
+        last_exc = None
+        for spec in specs:
+            try:
+                prow, pcol = self._perms(vals, spec)
+            except RuntimeError as exc:  # exactly singular for SuperLU
+                last_exc = exc
+                continue
+            icol = np.empty(N, np.int64)
+            icol[pcol] = np.arange(N)
+            irow = np.empty(N, np.int64)
+            irow[prow] = np.arange(N)
+            pat = _symbolic(base[np.ix_(prow, pcol)].copy() | np.eye(N, dtype=bool))
+            fl = _flops(pat)
+            if best is None or fl < best[0]:
+                best = (fl, prow, pcol, irow, icol, pat, spec)
+        if best is None:
+            raise np.linalg.LinAlgError(f"SparseLU.analyse: matrix is singular ({last_exc})")
+        fl, prow, pcol, irow, icol, pat, spec = best
+        self.flops, self.spec = fl, spec
+        ptr = np.zeros(N + 1, np.int64)
+        ptr[1:] = np.cumsum(pat.sum(axis=1))
+        nnz = int(ptr[-1])
+        col = np.empty(nnz, np.int64)
+        diag = np.empty(N, np.int64)
+        pos = {}
+        for i in range(N):
+            cs = np.nonzero(pat[i])[0]
+            col[ptr[i]:ptr[i + 1]] = cs
+            diag[i] = ptr[i] + int(np.searchsorted(cs, i))
+        # entry e (row r, col c of A) sits at permuted (irow[r], icol[c])
+        amap = np.empty(self.ne, np.int64)
+        for e in range(self.ne):
+            i, j = irow[self.rows[e]], icol[self.cols[e]]
+            cs = col[ptr[i]:ptr[i + 1]]
+            amap[e] = ptr[i] + int(np.searchsorted(cs, j))
+        parts = [ptr, diag, col, amap, prow, pcol]
+        head = np.zeros(_H_LEN, np.int64)
+        head[_H_N], head[_H_NE], head[_H_NNZ] = N, self.ne, nnz
+        off = _H_LEN
+        for slot, a in zip((_H_PTR, _H_DIAG, _H_COL, _H_AMAP, _H_PROW, _H_PCOL), parts):
+            head[slot] = off
+            off += a.size
+        ib = np.concatenate([head] + parts)
+        if ib.size and ib.max() >= 2 ** 32:
+            raise ValueError("SparseLU: pattern too large for uint32 indices")
+        self.ib = ib.astype(np.uint32)
+        fb = np.zeros(self.ne + nnz + N)
+        fb[:self.ne] = vals
+        self.fb = fb
+        self.ax = fb[:self.ne]
+        self.nnz = nnz
+        self.nanalyse += 1
+
+    # -- per step (one compiled call each) ---------------------------------------------------------
+    def refactor(self) -> float:
+        """Factorise the values in ``ax``; re-analyse once if the static pivots degraded.
+        Returns the pivot ratio (0.0: singular)."""
+        if self.ib is None:
+            self.analyse()
+        ratio, growth = lu_refactor(self.ib, self.fb)
+        if self.needs_analysis(ratio, growth):
+            self.reanalyse()
+            ratio, growth = lu_refactor(self.ib, self.fb)
+        self.ratio, self.growth = ratio, growth
+        return ratio
+
+    def needs_analysis(self, ratio, growth) -> bool:
+        return ratio == 0.0 or growth > self.growth_limit
+
+    def reanalyse(self) -> None:
+        """Analyse again at the current values (kept); allocates: the exception to fixed cost."""
+        try:
+            self.analyse(self.ax.copy())
+        except np.linalg.LinAlgError:
+            pass  # singular: keep the old analysis, the caller sees ratio 0
+
+    def solve(self, b) -> None:
+        lu_solve_sp(self.ib, self.fb, b)
+
+    def solve_t(self, b) -> None:
+        lu_solve_t_sp(self.ib, self.fb, b)
+
+    def residual(self, x, b) -> float:
+        """‖A x − b‖∞ / (‖A‖∞‖x‖∞ + ‖b‖∞) with the current values (a check, allocates)."""
+        y = np.zeros(self.N)
+        lu_matvec_sp(self.ib, self.fb, self.rows, self.cols, x, y)
+        anorm = np.zeros(self.N)
+        np.add.at(anorm, self.rows, np.abs(self.ax))
+        den = anorm.max(initial=0.0) * np.abs(x).max(initial=0.0) + np.abs(b).max(initial=0.0)
+        return float(np.abs(y - b).max(initial=0.0) / den) if den > 0 else 0.0
+
+
+# -- the protocol's workspace ---------------------------------------------------------------------
+def workspace_offsets(ws) -> dict:
+    """Offsets (in float64 elements) of each array of a :class:`~rtmbs.protocol.Workspace` in
+    ``ws.buf``."""
+    base = ws.buf.ctypes.data
+    return {k: (getattr(ws, k).ctypes.data - base) // 8
+            for k in ("M", "Q", "phi", "phiq", "phit", "gamma", "Jq", "Jqd")}
+
+
+def has_patterns(system) -> bool:
+    return (hasattr(system, "phiq_pattern") and hasattr(system, "mass_pattern")
+            and hasattr(system, "jacobian_pattern"))
+
+
+def choose_linear_solver(solver_name, system, choice: str) -> bool:
+    """True for the sparse path: ``"sparse"`` (needs the patterns), ``"auto"`` (patterns and
+    n >= ``AUTO_MIN_N``), ``"dense"``."""
+    from ..errors import SolverError
+
+    if choice == "dense":
+        return False
+    ok = has_patterns(system)
+    if choice == "sparse":
+        if not ok:
+            raise SolverError(
+                f"solver '{solver_name}': option linear_solver='sparse' needs a system with fixed "
+                f"sparsity patterns (phiq_pattern, mass_pattern, jacobian_pattern); "
+                f"'{system.name}' has none (use 'dense' or 'auto')")
+        return True
+    return ok and system.n >= AUTO_MIN_N
+
+
+#: ``linear_solver="auto"`` goes sparse from this many coordinates on (3 bodies).
+AUTO_MIN_N = 18
+
+
+class KKTMap:
+    """Entries of K = [A, s·Φqᵀ(top); Φq(bottom), 0] (size n + m) for :class:`SparseLU`, with
+    A = M [− c_d Jq̇ − c Jq] on the pattern ``a_pattern`` and Φq on ``phiq_pattern``.
+
+    Entry order: A entries, then the s·Φqᵀ block, then the Φq block. ``idx`` packs
+    [nA, nz, a_i, a_j, z_r, z_c] (uint32) for :func:`kkt_gather`.
+    """
+
+    def __init__(self, a_pattern: np.ndarray, phiq_pattern: np.ndarray):
+        n = a_pattern.shape[0]
+        m = phiq_pattern.shape[0]
+        ai, aj = np.nonzero(a_pattern)
+        zr, zc = np.nonzero(phiq_pattern) if m else (np.zeros(0, int), np.zeros(0, int))
+        self.n, self.m = n, m
+        self.rows = np.concatenate([ai, zc, n + zr]).astype(np.uint32)
+        self.cols = np.concatenate([aj, n + zr, zc]).astype(np.uint32)
+        self.idx = np.concatenate([[ai.size, zr.size], ai, aj, zr, zc]).astype(np.uint32)
+
+
+@njit(cache=True, error_model="numpy")
+def _kkt_parts(idx):
+    na = np.intp(idx[0])
+    nz = np.intp(idx[1])
+    ai = idx[2:2 + na]
+    aj = idx[2 + na:2 + 2 * na]
+    zr = idx[2 + 2 * na:2 + 2 * na + nz]
+    zc = idx[2 + 2 * na + nz:2 + 2 * na + 2 * nz]
+    return ai, aj, zr, zc
+
+
+@njit(cache=True, error_model="numpy")
+def kkt_gather(idx, M, Jq, Jqd, c, cd, phiq_top, s, phiq_bottom, ax):
+    """ax = entries of [M − cd Jq̇ − c Jq, s Φq_topᵀ; Φq_bottom, 0] (c = cd = 0: M only)."""
+    ai, aj, zr, zc = _kkt_parts(idx)
+    na = ai.shape[0]
+    nz = zr.shape[0]
+    if c == 0.0 and cd == 0.0:
+        for e in range(na):
+            ax[e] = M[ai[e], aj[e]]
+    else:
+        for e in range(na):
+            i = ai[e]
+            j = aj[e]
+            ax[e] = M[i, j] - cd * Jqd[i, j] - c * Jq[i, j]
+    for e in range(nz):
+        ax[na + e] = s * phiq_top[zr[e], zc[e]]
+        ax[na + nz + e] = phiq_bottom[zr[e], zc[e]]
+
+
+@njit(cache=True, error_model="numpy")
+def phiq_times(idx, phiq, x, y):
+    """y = Φq x over the Φq entries of a :class:`KKTMap` ``idx``."""
+    ai, aj, zr, zc = _kkt_parts(idx)
+    for i in range(y.shape[0]):
+        y[i] = 0.0
+    for e in range(zr.shape[0]):
+        y[zr[e]] += phiq[zr[e], zc[e]] * x[zc[e]]
+
+
+@njit(cache=True, error_model="numpy")
+def a_times(idx, J, x, y):
+    """y = J x over the A entries of a :class:`KKTMap` ``idx`` (J zero outside them)."""
+    ai, aj, zr, zc = _kkt_parts(idx)
+    for i in range(y.shape[0]):
+        y[i] = 0.0
+    for e in range(ai.shape[0]):
+        y[ai[e]] += J[ai[e], aj[e]] * x[aj[e]]
+
+
+@njit(cache=True, error_model="numpy")
+def kkt_values(ib, fb, idx, M, Jq, Jqd, c, cd, phiq_top, s, phiq_bottom):
+    """:func:`kkt_gather` into the entry values of the :class:`SparseLU` (ib, fb), then factor."""
+    ne = np.intp(ib[_H_NE])
+    kkt_gather(idx, M, Jq, Jqd, c, cd, phiq_top, s, phiq_bottom, fb[:ne])
+    return lu_refactor(ib, fb)
+
+
+def make_kkt_lu(a_pattern, phiq_pattern, ordering="best", pivot_thresh=0.01):
+    """(KKTMap, SparseLU) of a KKT matrix; analyse with :meth:`SparseLU.analyse` after a gather."""
+    km = KKTMap(a_pattern, phiq_pattern)
+    return km, SparseLU(km.n + km.m, km.rows, km.cols, ordering, pivot_thresh)
+
+
+class SparseKKT:
+    """A KKT matrix [M − cd Jq̇ − c Jq, s Φq_topᵀ; Φq_bottom, 0] on fixed patterns: gather from
+    dense workspace arrays, factor (analysing at the first call), solve."""
+
+    def __init__(self, a_pattern, phiq_pattern, ordering="best", pivot_thresh=0.01):
+        self.map, self.lu = make_kkt_lu(a_pattern, phiq_pattern, ordering, pivot_thresh)
+        self.idx = self.map.idx
+
+    def factor(self, M, Jq, Jqd, c, cd, phiq_top, s, phiq_bottom) -> float:
+        lu = self.lu
+        if lu.ib is None:
+            kkt_gather(self.idx, M, Jq, Jqd, c, cd, phiq_top, s, phiq_bottom, lu.ax)
+            lu.analyse()
+        ratio, growth = kkt_values(lu.ib, lu.fb, self.idx, M, Jq, Jqd, c, cd, phiq_top, s,
+                                   phiq_bottom)
+        if lu.needs_analysis(ratio, growth):
+            lu.reanalyse()
+            ratio, growth = lu_refactor(lu.ib, lu.fb)
+        lu.ratio, lu.growth = ratio, growth
+        return ratio
+
+    @property
+    def nanalyse(self) -> int:
+        return self.lu.nanalyse
