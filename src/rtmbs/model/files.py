@@ -24,6 +24,10 @@ def _path(loc, raw) -> str:
                 name = node[item].get("name")
             parts.append(str(name) if name else f"[{item}]")
             node = node[item] if 0 <= item < len(node) else None
+        elif isinstance(item, int) and isinstance(node, dict) and 0 <= item < len(node):
+            key = list(node)[item]  # a mapping written as {name: ...} (markers, inputs)
+            parts.append(str(key))
+            node = node[key]
         else:
             parts.append(str(item))
             node = node.get(item) if isinstance(node, dict) else None

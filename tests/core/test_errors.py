@@ -1,0 +1,131 @@
+"""Bad input gets a clear rtmbs.errors exception naming the item (issue 2, verification)."""
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pytest
+
+from rtmbs.errors import AssemblyError, ModelError, RedundantConstraintError
+from rtmbs.model import Model, load_model_file, model_from_dict
+from rtmbs.system import compile_model
+
+
+def base():
+    return {
+        "name": "m",
+        "bodies": [{"name": "arm", "mass": 1.0, "inertia": [0.1, 0.1, 0.1],
+                    "markers": {"pin": [0, 0, 0.5]}}],
+        "ground": {"markers": {"o": [0, 0, 0.5]}},
+        "joints": [{"name": "ball", "type": "spherical", "marker_i": "ground.o", "marker_j": "arm.pin"}],
+    }
+
+
+def test_malformed_yaml_names_file_and_line(tmp_path):
+    p = tmp_path / "bad.yaml"
+    p.write_text("name: x\nbodies:\n  - name: a\n    mass: [1, 2\n")
+    with pytest.raises(ModelError, match=re.escape(str(p)) + r": malformed YAML at line \d+, column \d+"):
+        load_model_file(p)
+
+
+def test_missing_file():
+    with pytest.raises(ModelError, match="nowhere.yaml: model file not found"):
+        load_model_file("nowhere.yaml")
+
+
+def test_unknown_joint_type_suggests_the_right_one():
+    d = base()
+    d["joints"][0]["type"] = "spherocal"
+    with pytest.raises(ModelError, match=r"^joints\.ball\.type: unknown joint type 'spherocal' \(did you mean 'spherical'\?"):
+        model_from_dict(d)
+
+
+def test_unknown_force_type():
+    d = base()
+    d["forces"] = [{"name": "s", "type": "sprung-damper", "marker_i": "ground.o", "marker_j": "arm.pin"}]
+    with pytest.raises(ModelError, match=r"^forces\.s\.type: unknown force type 'sprung-damper' \(did you mean 'spring-damper'\?"):
+        model_from_dict(d)
+
+
+def test_unknown_body_in_marker_reference():
+    d = base()
+    d["joints"][0]["marker_j"] = "amr.pin"
+    with pytest.raises(ModelError, match=r"^joints\.ball\.marker_j: unknown body 'amr' \(did you mean 'arm'\?"):
+        compile_model(model_from_dict(d))
+
+
+def test_unknown_marker_on_a_body():
+    d = base()
+    d["joints"][0]["marker_j"] = "arm.pn"
+    with pytest.raises(ModelError, match=r"^joints\.ball\.marker_j: unknown marker 'pn' on body 'arm' \(did you mean 'pin'\?"):
+        compile_model(model_from_dict(d))
+
+
+def test_unknown_key():
+    d = base()
+    d["bodies"][0]["colour"] = "red"
+    with pytest.raises(ModelError, match=r"^bodies\.arm\.colour: unknown key 'colour'$"):
+        model_from_dict(d)
+
+
+def test_negative_mass():
+    d = base()
+    d["bodies"][0]["mass"] = -2.0
+    with pytest.raises(ModelError, match=r"^bodies\.arm\.mass: mass must be positive and finite, got -2.0$"):
+        model_from_dict(d)
+
+
+def test_inertia_not_positive_definite():
+    d = base()
+    d["bodies"][0]["inertia"] = [0.1, -0.1, 0.1]
+    with pytest.raises(ModelError, match=r"^bodies\.arm\.inertia: inertia tensor is not positive definite"):
+        model_from_dict(d)
+
+
+def test_inertia_violating_the_triangle_inequality():
+    d = base()
+    d["bodies"][0]["inertia"] = [0.1, 0.1, 0.3]
+    with pytest.raises(ModelError, match=r"^bodies\.arm\.inertia: principal moments .* violate the triangle inequality"):
+        model_from_dict(d)
+
+
+def test_zero_length_axis():
+    d = base()
+    d["bodies"][0]["markers"] = {"pin": {"position": [0, 0, 0.5], "orientation": {"z_axis": [0, 0, 0]}}}
+    with pytest.raises(ModelError, match=r"^bodies\.arm\.markers\.pin\.orientation: .*z_axis has zero length"):
+        model_from_dict(d)
+
+
+def test_zero_length_force_direction():
+    d = base()
+    d["forces"] = [{"name": "push", "type": "force", "marker_j": "arm.pin", "direction": [0, 0, 0]}]
+    with pytest.raises(ModelError, match=r"^forces\.push: direction has zero length$"):
+        model_from_dict(d)
+
+
+def test_inconsistent_configuration_names_the_joint():
+    m = model_from_dict(base())
+    m.add_marker("ground", "far", (5.0, 0, 0))
+    # arm.pin is held at the ground's o, 5 m from 'far': a 1 m rod cannot close
+    m.add_joint("rod", "distance", "ground.far", "arm.pin", distance=1.0)
+    with pytest.raises(AssemblyError, match=r"cannot assemble 'm'.*largest violations in: .*rod"):
+        compile_model(m).initial_state()
+
+
+def test_redundant_joints_are_named():
+    m = model_from_dict(base())
+    m.add_joint("ball_again", "spherical", "ground.o", "arm.pin")
+    with pytest.raises(RedundantConstraintError, match=r"rank 4 < m = 7: redundant joints: ball_again \(3 dependent equations\)") as exc:
+        compile_model(m).initial_state()
+    assert exc.value.joints == ["ball_again"]
+
+
+def test_yaml_round_trip(tmp_path):
+    from rtmbs.model import save_model_file
+
+    m = model_from_dict(base())
+    p = save_model_file(m, tmp_path / "m.yaml")
+    m2 = load_model_file(p)
+    s1, s2 = compile_model(m), compile_model(m2)
+    np.testing.assert_array_equal(s1.initial_state().q, s2.initial_state().q)
+    assert m2.model_dump() == m.model_dump()
