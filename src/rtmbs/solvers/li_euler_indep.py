@@ -40,7 +40,12 @@ from ..protocol import (
 from .base import Solver, register_solver
 from .li_euler import li_matrix
 from .linalg import lu_factor, lu_solve, lu_solve_t, null_basis_qr, select_partition
-from .stabilization import Projector, check_choice, check_positive, evaluate, pop_options
+from .sparse import (
+    H_ANALYSIS, SparseLU, choose_linear_solver, lu_refactor, lu_solve_sp, lu_solve_t_sp,
+)
+from .stabilization import (
+    Projector, SparseProjector, check_choice, check_positive, evaluate, pop_options,
+)
 
 
 # -- B = QR: factor T⁻¹ = [Φq; B] -------------------------------------------------------------
@@ -264,6 +269,194 @@ def _lambda_rhs(r, A, dqd, x):
         x[i] = s
 
 
+# -- sparse path (rtmbs.solvers.sparse): B = partition, Φu on its fixed pattern ----------------
+# ``pidx`` (uint32) = [nu, nv, f, ur, uk, uc, vr, vj, vc, vptr]: the entries of Φq in the dependent
+# columns (row, position in Φu, column of Φq) and in the independent ones (row, position in v,
+# column of Φq; sorted by position, vptr[j]..vptr[j+1] for v_j). ``aidx`` = [na, ai, aj]: the
+# entries of A = M − hJq̇ − h²Jq (mass pattern | force Jacobian pattern). R is kept as Rn (n, f).
+@njit(cache=True)
+def _pidx_parts(pidx):
+    nu = np.intp(pidx[0])
+    nv = np.intp(pidx[1])
+    f = np.intp(pidx[2])
+    o = 3
+    ur = pidx[o:o + nu]
+    uk = pidx[o + nu:o + 2 * nu]
+    uc = pidx[o + 2 * nu:o + 3 * nu]
+    o += 3 * nu
+    vr = pidx[o:o + nv]
+    vj = pidx[o + nv:o + 2 * nv]
+    vc = pidx[o + 2 * nv:o + 3 * nv]
+    vptr = pidx[o + 3 * nv:o + 3 * nv + f + 1]
+    return ur, uk, uc, vr, vj, vc, vptr
+
+
+@njit(cache=True, error_model="numpy")
+def _sp_p_factor(ib, fb, pidx, phiq):
+    """Gather Φu and factorise on its fixed pattern. Returns (pivot ratio measured against
+    max|Φq| as in :func:`_p_factor`, pivot ratio of the LU, largest multiplier)."""
+    ur, uk, uc, vr, vj, vc, vptr = _pidx_parts(pidx)
+    big = 0.0
+    for e in range(ur.shape[0]):
+        v = phiq[ur[e], uc[e]]
+        fb[e] = v
+        if abs(v) > big:
+            big = abs(v)
+    for e in range(vr.shape[0]):
+        v = abs(phiq[vr[e], vc[e]])
+        if v > big:
+            big = v
+    ratio, growth = lu_refactor(ib, fb)
+    if ratio == 0.0:
+        return 0.0, 0.0, growth
+    m = np.intp(ib[0])
+    diag = ib[ib[4]:ib[4] + m]
+    ne = ur.shape[0]
+    umin = np.inf
+    for k in range(m):
+        a = abs(fb[ne + diag[k]])
+        if a < umin:
+            umin = a
+        if a > big:
+            big = a
+    if m == 0:
+        return 1.0, ratio, growth
+    return umin / big, ratio, growth
+
+
+@njit(cache=True)
+def _sp_p_R_Sc(ib, fb, pidx, phiq, cols, gamma, Rn, Sc, tmp):
+    """R = [−Φu⁻¹Φv; I] as Rn (n, f), Sc = [Φu⁻¹c; 0] (f + 1 sparse solves)."""
+    ur, uk, uc, vr, vj, vc, vptr = _pidx_parts(pidx)
+    n, f = Rn.shape
+    m = n - f
+    for j in range(f):
+        for i in range(m):
+            tmp[i] = 0.0
+        for e in range(vptr[j], vptr[j + 1]):
+            tmp[vr[e]] = phiq[vr[e], vc[e]]
+        lu_solve_sp(ib, fb, tmp)
+        for k in range(m):
+            Rn[cols[k], j] = -tmp[k]
+        for k in range(f):
+            Rn[cols[m + k], j] = 1.0 if k == j else 0.0
+    for i in range(m):
+        tmp[i] = gamma[i]
+    lu_solve_sp(ib, fb, tmp)
+    for k in range(m):
+        Sc[cols[k]] = tmp[k]
+    for k in range(f):
+        Sc[cols[m + k]] = 0.0
+
+
+@njit(cache=True)
+def _sp_reduced(aidx, M, Jq, Jqd, Q, qd, h, Rn, Sc, Aval, AR, H, hpiv, r, w, dzd, dqd):
+    """Sparse eq. 28: A on its pattern, H = Rᵀ(A R) (zeros of R skipped), factor, solve for Δż;
+    r = hQ + h²Jq q̇; Δq̇ = h S c + R Δż. Returns the pivot ratio of H."""
+    na = np.intp(aidx[0])
+    ai = aidx[1:1 + na]
+    aj = aidx[1 + na:1 + 2 * na]
+    n, f = Rn.shape
+    h2 = h * h
+    for i in range(n):
+        r[i] = 0.0
+        w[i] = 0.0
+        for b in range(f):
+            AR[i, b] = 0.0
+    for e in range(na):
+        i = ai[e]
+        j = aj[e]
+        jq = Jq[i, j]
+        a = M[i, j] - h * Jqd[i, j] - h2 * jq
+        Aval[e] = a
+        r[i] += jq * qd[j]
+        w[i] += a * Sc[j]
+        for b in range(f):
+            AR[i, b] += a * Rn[j, b]
+    for a_ in range(f):
+        for b in range(f):
+            H[a_, b] = 0.0
+    for i in range(n):
+        for a_ in range(f):
+            ria = Rn[i, a_]
+            if ria != 0.0:
+                for b in range(f):
+                    H[a_, b] += ria * AR[i, b]
+    hr = lu_factor(H, hpiv)
+    for i in range(n):
+        r[i] = h * Q[i] + h2 * r[i]
+        w[i] = r[i] - h * w[i]
+    for a_ in range(f):
+        dzd[a_] = 0.0
+    for i in range(n):
+        wi = w[i]
+        for a_ in range(f):
+            dzd[a_] += Rn[i, a_] * wi
+    lu_solve(H, hpiv, dzd)
+    for i in range(n):
+        s = h * Sc[i]
+        for a_ in range(f):
+            s += Rn[i, a_] * dzd[a_]
+        dqd[i] = s
+    return hr
+
+
+@njit(cache=True)
+def _sp_lambda_rhs(aidx, Aval, r, dqd, x):
+    """x = r − A Δq̇ over the entries of A (eq. 18)."""
+    na = np.intp(aidx[0])
+    ai = aidx[1:1 + na]
+    aj = aidx[1 + na:1 + 2 * na]
+    for i in range(x.shape[0]):
+        x[i] = r[i]
+    for e in range(na):
+        x[ai[e]] -= Aval[e] * dqd[aj[e]]
+
+
+@njit(cache=True)
+def _sp_p_middle(ib, fb, pidx, aidx, phiq, M, Jq, Jqd, Q, gamma, qd, cols, h, Rn, Sc, Aval, AR,
+                 H, hpiv, r, w, dzd, dqd, x, tmp, lam, multipliers):
+    """One compiled call for the solves of a step: R, S c, eq. 28, and λ (Φuᵀ solve)."""
+    _sp_p_R_Sc(ib, fb, pidx, phiq, cols, gamma, Rn, Sc, tmp)
+    hr = _sp_reduced(aidx, M, Jq, Jqd, Q, qd, h, Rn, Sc, Aval, AR, H, hpiv, r, w, dzd, dqd)
+    if multipliers:
+        _sp_lambda_rhs(aidx, Aval, r, dqd, x)
+        m = lam.shape[0]
+        for k in range(m):
+            tmp[k] = x[cols[k]]
+        lu_solve_t_sp(ib, fb, tmp)
+        for i in range(m):
+            lam[i] = tmp[i] / h
+    return hr
+
+
+@njit(cache=True)
+def _sp_p_velocity(ib, fb, pidx, phiq, cols, phit, phi, gb, zd, qd, tmp):
+    """q̇_v = ż, Φu q̇_u = b − Φv ż (sparse)."""
+    ur, uk, uc, vr, vj, vc, vptr = _pidx_parts(pidx)
+    m = phit.shape[0]
+    f = zd.shape[0]
+    for i in range(m):
+        tmp[i] = -phit[i] - gb * phi[i]
+    for e in range(vr.shape[0]):
+        tmp[vr[e]] -= phiq[vr[e], vc[e]] * zd[vj[e]]
+    lu_solve_sp(ib, fb, tmp)
+    for k in range(m):
+        qd[cols[k]] = tmp[k]
+    for k in range(f):
+        qd[cols[m + k]] = zd[k]
+
+
+@njit(cache=True)
+def _sp_p_project_T(ib, fb, phi, cols, tmp, dq):
+    m = phi.shape[0]
+    for i in range(m):
+        tmp[i] = -phi[i]
+    lu_solve_sp(ib, fb, tmp)
+    for k in range(m):
+        dq[cols[k]] += tmp[k]
+
+
 @njit(cache=True)
 def _same(a, b):
     for i in range(a.shape[0]):
@@ -287,6 +480,9 @@ class LIEulerIndep(Solver):
         coordinates instead of the automatic choice (a rebase then chooses automatically)
     rebase : bool, default True; rebase_tol : float, default 0.1
     multipliers : bool, default True (compute λ)
+    linear_solver : "auto" (sparse for B="partition" when the system has fixed patterns and
+        n >= 18) | "dense" | "sparse" (B="partition" only): Φu by ``rtmbs.solvers.sparse`` with
+        its pattern, ordering and pivots fixed at each choice of B; R, Rᵀ A R as sparse products
     """
 
     def __init__(self, system, instrument: bool = False, **options):
@@ -294,12 +490,19 @@ class LIEulerIndep(Solver):
         o = pop_options(self.name, options, dict(
             B="qr", jacobian="stiff", stabilize="none", projection_solve="kkt",
             baumgarte_gamma=None, rebase=True, rebase_tol=0.1, multipliers=True,
-            independent=None))
+            independent=None, linear_solver="auto"))
         check_choice(self.name, "B", o["B"], ("qr", "partition"))
         check_choice(self.name, "jacobian", o["jacobian"], ("stiff", "all"))
         check_choice(self.name, "stabilize", o["stabilize"], ("none", "projection", "baumgarte"))
         check_choice(self.name, "projection_solve", o["projection_solve"], ("kkt", "T"))
         check_positive(self.name, "rebase_tol", o["rebase_tol"])
+        check_choice(self.name, "linear_solver", o["linear_solver"], ("auto", "dense", "sparse"))
+        if o["linear_solver"] == "sparse" and o["B"] != "partition":
+            raise SolverError(f"solver '{self.name}': option linear_solver='sparse' needs "
+                              f"B='partition' (B={o['B']!r} is dense only)")
+        self.sparse = (o["B"] == "partition"
+                       and choose_linear_solver(self.name, system, o["linear_solver"]))
+        self.jac_all = o["jacobian"] == "all"
         if o["baumgarte_gamma"] is not None:
             check_positive(self.name, "baumgarte_gamma", o["baumgarte_gamma"], allow_zero=True)
         self.B_mode = o["B"]
@@ -370,6 +573,23 @@ class LIEulerIndep(Solver):
         self.ratio = 1.0
         self.ratio_ref = 1.0
         self._h = None
+        self._nan = 0
+        if self.sparse:
+            sysm = self.system
+            ap = np.asarray(sysm.mass_pattern, bool) | np.asarray(
+                sysm.jacobian_pattern(not self.jac_all), bool)
+            ai, aj = np.nonzero(ap)
+            self.aidx = np.concatenate([[ai.size], ai, aj]).astype(np.uint32)
+            self.Aval = np.zeros(ai.size)
+            self.Rn = np.zeros((n, f))
+            self.AR = np.zeros((n, f))
+            self.splu = None
+            if self.stabilize == "projection" and self.projection_solve == "kkt":
+                pp = np.asarray(sysm.phiq_pattern, bool)
+                self.proj = SparseProjector(np.asarray(sysm.mass_pattern, bool), pp)
+                evaluate(self, self.ws, state.t, state.q, state.qd, EVAL_M | EVAL_PHIQ)
+                self.proj.kkt.factor(self.ws.M, self.ws.M, self.ws.M, 0.0, 0.0, self.ws.phiq,
+                                     H_ANALYSIS, self.ws.phiq)
         # B at q0 (seed 003 eqs. 4.11-4.12 or partitioning), ż0 = B q̇0, q̇0 = S b + R ż0
         evaluate(self, self.ws, state.t, state.q, state.qd, self.what_end)
         self._choose_B(state.t, self.independent)
@@ -400,15 +620,63 @@ class LIEulerIndep(Solver):
                 f"solver '{self.name}': the constraint Jacobian of '{self.system.name}' is rank "
                 f"deficient at t = {t:g} (pivot ratio {sel:.3g}); expected full row rank "
                 f"m = {self.system.m}")
+        if self.sparse:
+            self._sp_analyse_partition()
         self.ratio = self.ratio_ref = self._factor_T()
+
+    def _sp_analyse_partition(self) -> None:
+        """Patterns of Φu and Φv for the current ``cols``; ordering and pivots of Φu at the
+        current Φq (at reset and at each rebase: allocates)."""
+        n, m, f = self.system.n, self.system.m, self.f
+        pat = np.asarray(self.system.phiq_pattern, bool)
+        pos = np.empty(n, np.int64)
+        pos[self.cols] = np.arange(n)
+        r, c = np.nonzero(pat)
+        dep = pos[c] < m
+        ur, uc = r[dep], c[dep]
+        uk = pos[uc]
+        vr, vc = r[~dep], c[~dep]
+        vj = pos[vc] - m
+        order = np.argsort(vj, kind="stable")
+        vr, vc, vj = vr[order], vc[order], vj[order]
+        vptr = np.searchsorted(vj, np.arange(f + 1))
+        self.pidx = np.concatenate([[ur.size, vr.size, f], ur, uk, uc, vr, vj, vc, vptr]).astype(
+            np.uint32)
+        nan = self.splu.nanalyse if self.splu is not None else 0
+        self.splu = SparseLU(m, ur, uk)
+        self.splu.ax[:] = self.ws.phiq[ur, uc]
+        try:
+            self.splu.analyse()
+        except np.linalg.LinAlgError:
+            raise RedundantConstraintError(
+                f"solver '{self.name}': Φu of '{self.system.name}' is singular for the chosen "
+                f"dependent coordinates; expected full row rank m = {m}") from None
+        self.splu.nanalyse += nan
 
     def _factor_T(self) -> float:
         if self.B_mode == "qr":
             ratio = _qr_factor(self.ws.phiq, self.B, self.K, self.piv)
+        elif self.sparse:
+            lu = self.splu
+            ratio, lratio, growth = _sp_p_factor(lu.ib, lu.fb, self.pidx, self.ws.phiq)
+            if lu.needs_analysis(lratio, growth):
+                self._nan += 1
+                lu.reanalyse()
+                ratio, lratio, growth = _sp_p_factor(lu.ib, lu.fb, self.pidx, self.ws.phiq)
+            lu.ratio, lu.growth = lratio, growth
         else:
             ratio = _p_factor(self.ws.phiq, self.cols, self.Fu, self.fpiv)
         self.nfactor += 1
         return ratio
+
+    @property
+    def nanalyse(self) -> int:
+        """Re-analyses of the sparse factors after a degraded static pivot sequence (not counting
+        the analyses at reset and at each rebase; 0 on the dense path)."""
+        extra = 0
+        if self.sparse and isinstance(self.proj, SparseProjector):
+            extra = self.proj.nanalyse - 1
+        return self._nan + extra
 
     def _map_velocity(self, qd_src, qd_out, h=None) -> None:
         """ż = B q̇_src, then q̇_out = S b + R ż (at the factorised configuration)."""
@@ -423,6 +691,9 @@ class LIEulerIndep(Solver):
         phi = ws.phi if gb else self.zero_m
         if self.B_mode == "qr":
             _qr_velocity(self.K, self.piv, ws.phit, phi, gb, self.zd, qd)
+        elif self.sparse:
+            _sp_p_velocity(self.splu.ib, self.splu.fb, self.pidx, ws.phiq, self.cols, ws.phit,
+                           phi, gb, self.zd, qd, self.tmp_m)
         else:
             _p_velocity(self.Fu, self.fpiv, ws.phiq, self.cols, ws.phit, phi, gb, self.zd, qd,
                         self.tmp_m)
@@ -443,6 +714,45 @@ class LIEulerIndep(Solver):
         self._toc("evaluation")
         evaluate(self, ws, t, q, qd, self.jac_flag)
         self._toc("jacobians")
+        if self.sparse:
+            hr = self._sp_middle(ws, qd, h)
+        else:
+            hr = self._dense_middle(ws, qd, h)
+        np.multiply(qd, h, out=self.dq)
+        self._toc("solve")
+        ok = hr > 0.0
+        if self.stabilize == "projection":
+            np.add(q, self.dq, out=self.qp)
+            evaluate(self, self.ws1, t + h, self.qp, qd, EVAL_PHI)
+            if self.projection_solve == "kkt":
+                ok &= self.proj.correct(ws.M, ws.phiq, self.ws1.phi, h, self.dq)
+                self.nfactor += 1
+            elif self.B_mode == "qr":
+                _qr_project_T(self.K, self.piv, self.ws1.phi, self.x, self.dq)
+            elif self.sparse:
+                _sp_p_project_T(self.splu.ib, self.splu.fb, self.ws1.phi, self.cols, self.tmp_m,
+                                self.dq)
+            else:
+                _p_project_T(self.Fu, self.fpiv, self.ws1.phi, self.cols, self.tmp_m, self.dq)
+            self.nsolve += 1
+            self._toc("projection")
+        return self._step_end(state, q, qd, t, h, ok)
+
+    def _sp_middle(self, ws, qd, h) -> float:
+        lu = self.splu
+        mult = self.multipliers and self.system.m > 0
+        hr = _sp_p_middle(lu.ib, lu.fb, self.pidx, self.aidx, ws.phiq, ws.M, ws.Jq, ws.Jqd, ws.Q,
+                          ws.gamma, qd, self.cols, h, self.Rn, self.Sc, self.Aval, self.AR,
+                          self.H, self.hpiv, self.r, self.w, self.dzd, self.dqd, self.x,
+                          self.tmp_m, self.lam, mult)
+        self.nsolve += self.f + 1
+        self.nfactor += 1
+        self.nsolve += 2 if mult else 1
+        self._toc("factorisation")
+        return hr
+
+    def _dense_middle(self, ws, qd, h) -> float:
+        f = self.f
         # R and S c at q (eqs. 24-25)
         if self.B_mode == "qr":
             _qr_R_Sc(self.K, self.piv, ws.gamma, self.Rt, self.Sc)
@@ -464,21 +774,10 @@ class LIEulerIndep(Solver):
             else:
                 _p_lambda(self.Fu, self.fpiv, self.cols, self.x, self.tmp_m, self.lam, h)
             self.nsolve += 1
-        np.multiply(qd, h, out=self.dq)
-        self._toc("solve")
-        ok = hr > 0.0
-        if self.stabilize == "projection":
-            np.add(q, self.dq, out=self.qp)
-            evaluate(self, self.ws1, t + h, self.qp, qd, EVAL_PHI)
-            if self.projection_solve == "kkt":
-                ok &= self.proj.correct(ws.M, ws.phiq, self.ws1.phi, h, self.dq)
-                self.nfactor += 1
-            elif self.B_mode == "qr":
-                _qr_project_T(self.K, self.piv, self.ws1.phi, self.x, self.dq)
-            else:
-                _p_project_T(self.Fu, self.fpiv, self.ws1.phi, self.cols, self.tmp_m, self.dq)
-            self.nsolve += 1
-            self._toc("projection")
+        return hr
+
+    def _step_end(self, state, q, qd, t, h, ok):
+        ws = self.ws
         # Euler step of (q, ż) (Table 2), predicted dependent velocities for a re-mapping
         q += self.dq
         self.zd += self.dzd
