@@ -32,6 +32,8 @@ class Workspace:
 
     All arrays are views into one flat buffer ``buf`` (M, Q, phi, phiq, phit, gamma, Jq, Jqd in
     that order), so a compiled kernel can take the whole workspace as a single array.
+    Only ``evaluate`` writes a workspace: providers with fixed sparsity patterns rely on the
+    entries outside their patterns staying zero (they do not clear whole matrices).
     """
 
     def __init__(self, n: int, m: int):

@@ -163,6 +163,7 @@ def test_evaluate_writes_only_what_is_asked(system):
     ws.buf[:] = 7.0
     system.evaluate(t, q, qd, ws, EVAL_PHI)
     assert np.all(ws.M == 7.0) and np.all(ws.Q == 7.0) and np.all(ws.Jq == 7.0)
+    ws = system.workspace()
     system.evaluate(t, q, qd, ws, EVAL_ALL)
     full = ws.buf.copy()
     ws2 = system.workspace()
