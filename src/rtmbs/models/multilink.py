@@ -24,7 +24,7 @@ import math
 
 import numpy as np
 
-from ..model.description import FORCE_TYPES, Model
+from ..model.description import Model
 
 G = 9.81
 VARIANTS = ("bushings", "ideal")
@@ -139,29 +139,26 @@ def _p(v):
     return tuple(round(float(x), 9) for x in v)
 
 
-def tyre_available() -> bool:
-    """Whether the kernels know the ``tyre`` force element (issue 4: the lead adds it)."""
-    return "tyre" in FORCE_TYPES
-
-
-#: Tyre used when ``tyre=None``: the real element once it exists, otherwise the stand-in.
-DEFAULT_TYRE = TYRE_FILE if tyre_available() else "stand-in"
+#: Tyre used when ``tyre=None``: the ``tyre`` element with the shipped MF 6.1 file.
+DEFAULT_TYRE = TYRE_FILE
 
 
 def multilink_model(variant: str = "ideal", tyre: str | None = None, road: dict | None = None,
                     transient: bool = False) -> Model:
     """The rear-left multilink (description). ``variant``: ``bushings`` or ``ideal``.
 
-    ``tyre``: ``"stand-in"`` (a ground-rim bushing acting as a linear tyre spring, flat road at
-    z = 0, no rolling), a property-file name (``"MF61"``) or a ``.tir`` path for the ``tyre``
-    force element; ``None``: :data:`DEFAULT_TYRE`. ``road`` (tyre element only): road mapping,
-    default ``{type: flat}``.
+    ``tyre`` (the one switch of the tyre model): a property-file name (``"MF61"``, default) or a
+    ``.tir`` path for the ``tyre`` force element (seed 003 §4.3) on ``road`` (mapping of
+    rtmbs.vehicle.road, default ``{type: flat}``; ``transient`` as the element's key); or
+    ``"stand-in"``: a ground-rim bushing at the wheel centre acting as a linear tyre spring on
+    the flat road z = 0 (no rolling; horizontal carcass-like rates), for tests of the suspension
+    alone.
     """
     if variant not in VARIANTS:
         from ..errors import ModelError, did_you_mean
 
-        raise ModelError("variant", f"unknown multilink variant '{variant}' (expected one of "
-                         f"{', '.join(VARIANTS)})" + did_you_mean(variant, VARIANTS))
+        raise ModelError("variant", f"unknown multilink variant '{variant}'"
+                         + did_you_mean(variant, VARIANTS))
     tyre = DEFAULT_TYRE if tyre is None else tyre
     hp = HARD_POINTS
     wc = np.array(hp["wheel_centre"])
@@ -255,6 +252,11 @@ def multilink_model(variant: str = "ideal", tyre: str | None = None, road: dict 
 def _add_tyre(m: Model, tyre: str, road, transient, wc, s, ex):
     """The one place that chooses the tyre element."""
     if tyre == "stand-in":
+        if road and road.get("type", "flat") != "flat":
+            from ..errors import ModelError
+
+            raise ModelError("road", f"the stand-in tyre runs on the flat road z = 0 only, got "
+                             f"type '{road.get('type')}' (use tyre='{TYRE_FILE}')")
         # linear tyre spring at the wheel centre: preload = weight at the design deflection
         m.add_marker("ground", "contact", _p(wc))
         m.add_marker("rim", "tyre", _p(wc), frame="global")
@@ -262,11 +264,6 @@ def _add_tyre(m: Model, tyre: str, road, transient, wc, s, ex):
                     stiffness=STANDIN_K, damping=STANDIN_C,
                     preload_force=(0.0, 0.0, round(TYRE_KZ * STATIC_DEFLECTION, 9)))
         return
-    if not tyre_available():
-        from ..errors import ModelError
-
-        raise ModelError("tyre", f"the 'tyre' force element is not available yet; use "
-                         f"tyre='stand-in' (got '{tyre}')")
     m.add_marker("knuckle", "wheel", _p(wc), frame="global",
                  orientation={"z_axis": _p(s), "x_axis": _p(ex)})
     m.add_marker("rim", "wheel", _p(wc), frame="global",
@@ -283,7 +280,6 @@ def wheel_travel(system, travel, q=None) -> dict:
     Offline: Newton with the minimum-norm correction on Φ(q) = 0 plus the rows chassis (x, y, z),
     subframe (x, y, z, e1, e2, e3) = design and rim z = design + travel (the rim spin stays free).
     """
-    from ..assembly import _phi  # noqa: F401  (same evaluation path as assembly)
     from ..model.rotation import matrix_from_quaternion
     from ..protocol import EVAL_PHI, EVAL_PHIQ
 
