@@ -41,7 +41,8 @@ from .base import Solver, register_solver
 from .li_euler import li_matrix
 from .linalg import lu_factor, lu_solve, lu_solve_t, null_basis_qr, select_partition
 from .sparse import (
-    H_ANALYSIS, SparseLU, choose_linear_solver, lu_refactor, lu_solve_sp, lu_solve_t_sp,
+    H_ANALYSIS, SparseLU, choose_linear_solver, lu_refactor, lu_solve_multi_sp, lu_solve_sp,
+    lu_solve_t_sp,
 )
 from .stabilization import (
     Projector, SparseProjector, check_choice, check_positive, evaluate, pop_options,
@@ -325,28 +326,29 @@ def _sp_p_factor(ib, fb, pidx, phiq):
 
 
 @njit(cache=True)
-def _sp_p_R_Sc(ib, fb, pidx, phiq, cols, gamma, Rn, Sc, tmp):
-    """R = [−Φu⁻¹Φv; I] as Rn (n, f), Sc = [Φu⁻¹c; 0] (f + 1 sparse solves)."""
+def _sp_p_R_Sc(ib, fb, pidx, phiq, cols, gamma, Rn, Sc, X, W):
+    """R = [−Φu⁻¹Φv; I] as Rn (n, f), Sc = [Φu⁻¹c; 0]: one sparse solve with the f + 1
+    right-hand sides [Φv c] as the columns of X (m, f + 1)."""
     ur, uk, uc, vr, vj, vc, vptr = _pidx_parts(pidx)
     n, f = Rn.shape
     m = n - f
-    for j in range(f):
-        for i in range(m):
-            tmp[i] = 0.0
-        for e in range(vptr[j], vptr[j + 1]):
-            tmp[vr[e]] = phiq[vr[e], vc[e]]
-        lu_solve_sp(ib, fb, tmp)
-        for k in range(m):
-            Rn[cols[k], j] = -tmp[k]
-        for k in range(f):
-            Rn[cols[m + k], j] = 1.0 if k == j else 0.0
     for i in range(m):
-        tmp[i] = gamma[i]
-    lu_solve_sp(ib, fb, tmp)
+        for j in range(f):
+            X[i, j] = 0.0
+        X[i, f] = gamma[i]
+    for e in range(vr.shape[0]):
+        X[vr[e], vj[e]] = phiq[vr[e], vc[e]]
+    lu_solve_multi_sp(ib, fb, X, W)
     for k in range(m):
-        Sc[cols[k]] = tmp[k]
+        ck = cols[k]
+        for j in range(f):
+            Rn[ck, j] = -X[k, j]
+        Sc[ck] = X[k, f]
     for k in range(f):
-        Sc[cols[m + k]] = 0.0
+        ck = cols[m + k]
+        for j in range(f):
+            Rn[ck, j] = 1.0 if k == j else 0.0
+        Sc[ck] = 0.0
 
 
 @njit(cache=True)
@@ -415,9 +417,9 @@ def _sp_lambda_rhs(aidx, Aval, r, dqd, x):
 
 @njit(cache=True)
 def _sp_p_middle(ib, fb, pidx, aidx, phiq, M, Jq, Jqd, Q, gamma, qd, cols, h, Rn, Sc, Aval, AR,
-                 H, hpiv, r, w, dzd, dqd, x, tmp, lam, multipliers):
+                 H, hpiv, r, w, dzd, dqd, x, tmp, lam, multipliers, X, W):
     """One compiled call for the solves of a step: R, S c, eq. 28, and λ (Φuᵀ solve)."""
-    _sp_p_R_Sc(ib, fb, pidx, phiq, cols, gamma, Rn, Sc, tmp)
+    _sp_p_R_Sc(ib, fb, pidx, phiq, cols, gamma, Rn, Sc, X, W)
     hr = _sp_reduced(aidx, M, Jq, Jqd, Q, qd, h, Rn, Sc, Aval, AR, H, hpiv, r, w, dzd, dqd)
     if multipliers:
         _sp_lambda_rhs(aidx, Aval, r, dqd, x)
@@ -583,6 +585,8 @@ class LIEulerIndep(Solver):
             self.Aval = np.zeros(ai.size)
             self.Rn = np.zeros((n, f))
             self.AR = np.zeros((n, f))
+            self.Xm = np.zeros((m, f + 1))
+            self.Wm = np.zeros((m, f + 1))
             self.splu = None
             if self.stabilize == "projection" and self.projection_solve == "kkt":
                 pp = np.asarray(sysm.phiq_pattern, bool)
@@ -744,7 +748,7 @@ class LIEulerIndep(Solver):
         hr = _sp_p_middle(lu.ib, lu.fb, self.pidx, self.aidx, ws.phiq, ws.M, ws.Jq, ws.Jqd, ws.Q,
                           ws.gamma, qd, self.cols, h, self.Rn, self.Sc, self.Aval, self.AR,
                           self.H, self.hpiv, self.r, self.w, self.dzd, self.dqd, self.x,
-                          self.tmp_m, self.lam, mult)
+                          self.tmp_m, self.lam, mult, self.Xm, self.Wm)
         self.nsolve += self.f + 1
         self.nfactor += 1
         self.nsolve += 2 if mult else 1

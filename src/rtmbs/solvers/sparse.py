@@ -124,6 +124,37 @@ def lu_solve_sp(ib, fb, b):
 
 
 @njit(cache=True, error_model="numpy")
+def lu_solve_multi_sp(ib, fb, X, W):
+    """Solve A Y = X in place in ``X (N, k)`` (k right-hand sides as columns; the inner loops run
+    over the k columns, contiguous). ``W (N, k)`` is work space."""
+    N, ptr, diag, col, amap, prow, pcol, ax, lu, w = _views(ib, fb)
+    k = X.shape[1]
+    for i in range(N):
+        r = prow[i]
+        for c in range(k):
+            W[i, c] = X[r, c]
+        for p in range(ptr[i], diag[i]):
+            l = lu[p]
+            j = col[p]
+            for c in range(k):
+                W[i, c] -= l * W[j, c]
+    for i in range(N - 1, -1, -1):
+        d = diag[i]
+        for p in range(d + 1, ptr[i + 1]):
+            u = lu[p]
+            j = col[p]
+            for c in range(k):
+                W[i, c] -= u * W[j, c]
+        inv = 1.0 / lu[d]
+        for c in range(k):
+            W[i, c] *= inv
+    for j in range(N):
+        r = pcol[j]
+        for c in range(k):
+            X[r, c] = W[j, c]
+
+
+@njit(cache=True, error_model="numpy")
 def lu_solve_t_sp(ib, fb, b):
     """Solve Aᵀ x = b in place in ``b`` with the factors of :func:`lu_refactor`."""
     N, ptr, diag, col, amap, prow, pcol, ax, lu, w = _views(ib, fb)

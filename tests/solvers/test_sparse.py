@@ -1,0 +1,200 @@
+"""The fixed-pattern sparse LU (rtmbs.solvers.sparse) against numpy, its re-analysis when the
+static pivots go bad, and the sparse solver paths against the dense ones on the library models."""
+import numpy as np
+import pytest
+
+from rtmbs.errors import SolverError
+from rtmbs.models import BUILTIN, load_model
+from rtmbs.solvers.base import get_solver
+from rtmbs.solvers.sparse import (
+    SparseLU, lu_refactor, lu_solve_multi_sp, lu_solve_sp, lu_solve_t_sp,
+)
+from solvertest_models import slider_crank
+
+
+def _random_system(seed, N=40, density=0.08):
+    rng = np.random.default_rng(seed)
+    pat = rng.random((N, N)) < density
+    pat |= np.eye(N, dtype=bool)
+    r, c = np.nonzero(pat)
+    # a random permutation of the rows: the diagonal is not where the pivots are
+    perm = rng.permutation(N)
+    r = perm[r]
+    return rng, r, c
+
+
+def _dense(N, r, c, v):
+    A = np.zeros((N, N))
+    A[r, c] = v
+    return A
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+@pytest.mark.parametrize("ordering", ["best", "COLAMD", "NATURAL"])
+def test_sparse_lu_solves_like_numpy_and_after_value_changes(seed, ordering):
+    N = 40
+    rng, r, c = _random_system(seed, N)
+    lu = SparseLU(N, r, c, ordering=ordering)
+    v0 = rng.standard_normal(r.size)
+    lu.ax[:] = v0
+    lu.analyse()
+    for v in (v0, v0 * (1 + 0.2 * rng.standard_normal(r.size))):  # same pattern, new values
+        A = _dense(N, r, c, v)
+        lu.ax[:] = v
+        assert lu.refactor() > 0.0
+        b = rng.standard_normal(N)
+        x = b.copy()
+        lu.solve(x)
+        np.testing.assert_allclose(x, np.linalg.solve(A, b), rtol=1e-9, atol=1e-9)
+        x = b.copy()
+        lu.solve_t(x)
+        np.testing.assert_allclose(x, np.linalg.solve(A.T, b), rtol=1e-9, atol=1e-9)
+        X = rng.standard_normal((N, 3))
+        Y = X.copy()
+        lu_solve_multi_sp(lu.ib, lu.fb, Y, np.zeros_like(Y))
+        np.testing.assert_allclose(Y, np.linalg.solve(A, X), rtol=1e-9, atol=1e-9)
+        x = b.copy()
+        lu.solve(x)
+        assert lu.residual(x, b) < 1e-14
+    assert lu.nanalyse == 1
+
+
+def test_pivot_ratio_is_that_of_the_factors():
+    N = 30
+    rng, r, c = _random_system(3, N, 0.1)
+    lu = SparseLU(N, r, c)
+    lu.ax[:] = rng.standard_normal(r.size)
+    lu.analyse()
+    ratio = lu.refactor()
+    # the U diagonal of P A Q = L U: |det A| = prod |u_kk|
+    A = _dense(N, r, c, lu.ax)
+    assert np.isclose(np.sum(np.log(np.abs(_udiag(lu)))), np.linalg.slogdet(A)[1], rtol=1e-10)
+    u = np.abs(_udiag(lu))
+    assert ratio == pytest.approx(u.min() / u.max(), rel=1e-14)
+
+
+def _udiag(lu):
+    head = lu.ib[:10].astype(np.int64)
+    N, ne = head[0], head[1]
+    diag = lu.ib[head[4]:head[4] + N].astype(np.int64)
+    return lu.fb[ne + diag]
+
+
+@pytest.mark.parametrize("bad", [1e-13, 0.0])
+def test_degraded_static_pivot_triggers_one_reanalysis(bad):
+    """Analysed where a11 is a good pivot, then a11 becomes tiny (or zero): the fixed pivot sequence
+    would give a multiplier of 1/a11; refactor detects the growth, re-analyses once and solves
+    accurately."""
+    r = np.array([0, 0, 1, 1, 2, 2])
+    c = np.array([0, 1, 0, 1, 1, 2])
+    lu = SparseLU(3, r, c, ordering="NATURAL")
+    lu.ax[:] = [2.0, 1.0, 1.0, 1.0, 1.0, 1.0]
+    lu.analyse()
+    lu.ax[:] = [bad, 1.0, 1.0, 1.0, 1.0, 1.0]
+    A = _dense(3, r, c, lu.ax)
+    b = np.array([1.0, 2.0, 3.0])
+    # the stale pivot sequence alone: zero pivot or huge growth
+    fb = lu.fb.copy()
+    ratio, growth = lu_refactor(lu.ib, fb)
+    assert ratio == 0.0 or growth > lu.growth_limit
+    assert lu.refactor() > 0.0
+    assert lu.nanalyse == 2 and lu.growth <= 1.0 / lu.pivot_thresh
+    x = b.copy()
+    lu.solve(x)
+    np.testing.assert_allclose(x, np.linalg.solve(A, b), rtol=1e-12)
+    lu.refactor()  # healthy now: no further analysis
+    assert lu.nanalyse == 2
+
+
+def test_bad_entries_are_refused_with_the_limit():
+    with pytest.raises(ValueError, match=r"expected < N = 2"):
+        SparseLU(2, [0, 2], [0, 1])
+    with pytest.raises(ValueError, match="ordering='AMD'"):
+        SparseLU(2, [0, 1], [0, 1], ordering="AMD")
+
+
+# -- the solvers ----------------------------------------------------------------------------------
+MODELS = ["four-bar", "slider-crank", "spatial-chain-10"] + [
+    m for m in ("multilink-ideal", "multilink-bushings") if m in BUILTIN]
+
+CONFIGS = [
+    ("li-euler", {}),
+    ("li-euler", {"stabilize": "projection"}),
+    ("li-euler", {"stabilize": "ggl", "ggl_iterations": 2}),
+    ("li-euler", {"stabilize": "baumgarte", "jacobian": "all"}),
+    ("li-euler-indep", {"B": "partition"}),
+    ("li-euler-indep", {"B": "partition", "stabilize": "projection"}),
+    ("li-euler-indep", {"B": "partition", "stabilize": "projection", "projection_solve": "T",
+                        "jacobian": "all"}),
+]
+
+
+def _run(sysm, solver, opts, nsteps, h=1e-3):
+    slv = get_solver(solver)(sysm, **opts)
+    st = sysm.initial_state()
+    slv.reset(st)
+    counts = set()
+    lam = []
+    for _ in range(nsteps):
+        before = (slv.neval, slv.nfactor, slv.nsolve)
+        assert slv.step(st, h)
+        counts.add(tuple(a - b for a, b in zip((slv.neval, slv.nfactor, slv.nsolve), before)))
+        lam.append(slv.lam.copy())
+    return slv, st, counts, np.array(lam)
+
+
+@pytest.mark.parametrize("solver,opts", CONFIGS, ids=lambda v: str(v))
+@pytest.mark.parametrize("model", MODELS)
+def test_sparse_and_dense_give_the_same_trajectory_and_cost(model, solver, opts):
+    sysm = load_model(model)
+    nsteps = 60
+    sp, st_sp, c_sp, lam_sp = _run(sysm, solver, dict(opts, linear_solver="sparse"), nsteps)
+    de, st_de, c_de, lam_de = _run(sysm, solver, dict(opts, linear_solver="dense"), nsteps)
+    assert sp.sparse and not de.sparse
+    scale_q = 1.0 + np.abs(st_de.q).max()
+    np.testing.assert_allclose(st_sp.q, st_de.q, rtol=0, atol=1e-11 * scale_q)
+    np.testing.assert_allclose(st_sp.qd, st_de.qd, rtol=0, atol=1e-9 * (1 + np.abs(st_de.qd).max()))
+    np.testing.assert_allclose(lam_sp, lam_de, rtol=0, atol=1e-8 * (1 + np.abs(lam_de).max()))
+    # fixed cost: one count per step, equal to the dense path's; no re-analysis, no rebase
+    assert len(c_sp) == 1 and c_sp == c_de
+    assert sp.nanalyse == 0
+    assert getattr(sp, "nrebase", 0) == getattr(de, "nrebase", 0) == 0
+
+
+@pytest.mark.parametrize("solver,opts", [CONFIGS[1], CONFIGS[5]], ids=lambda v: str(v))
+def test_sparse_counts_do_not_depend_on_the_state(solver, opts):
+    sysm = load_model("four-bar")
+    rows = []
+    for scale in (1.0, -2.3):
+        slv = get_solver(solver)(sysm, linear_solver="sparse", **opts)
+        st = sysm.initial_state()
+        st.qd *= scale  # another state on the velocity manifold (linear in q̇)
+        slv.reset(st)
+        seen = set()
+        for _ in range(40):
+            before = (slv.neval, slv.nfactor, slv.nsolve)
+            slv.step(st, 1e-3)
+            seen.add(tuple(a - b for a, b in zip((slv.neval, slv.nfactor, slv.nsolve), before)))
+        assert len(seen) == 1 and slv.nanalyse == 0
+        rows.append(seen.pop())
+    assert rows[0] == rows[1]
+
+
+def test_auto_choice_and_refusals():
+    chain = load_model("spatial-chain-10")
+    assert get_solver("li-euler")(chain).sparse
+    assert get_solver("li-euler-indep")(chain, B="partition").sparse
+    assert not get_solver("li-euler-indep")(chain).sparse  # B="qr" stays dense
+    assert not get_solver("li-euler")(chain, linear_solver="dense").sparse
+    linkage = slider_crank()  # hand-written model: no patterns
+    assert not get_solver("li-euler")(linkage).sparse
+    with pytest.raises(SolverError) as info:
+        get_solver("li-euler")(linkage, linear_solver="sparse")
+    assert "linear_solver='sparse' needs a system with fixed sparsity patterns" in str(info.value)
+    assert "'slider-crank'" in str(info.value) or linkage.name in str(info.value)
+    with pytest.raises(SolverError) as info:
+        get_solver("li-euler-indep")(chain, linear_solver="sparse")
+    assert "needs B='partition'" in str(info.value)
+    with pytest.raises(SolverError) as info:
+        get_solver("li-euler")(chain, linear_solver="superlu")
+    assert "option linear_solver='superlu' is not one of 'auto', 'dense', 'sparse'" in str(info.value)
