@@ -129,3 +129,12 @@ def test_yaml_round_trip(tmp_path):
     s1, s2 = compile_model(m), compile_model(m2)
     np.testing.assert_array_equal(s1.initial_state().q, s2.initial_state().q)
     assert m2.model_dump() == m.model_dump()
+
+
+def test_published_json_schema_is_current():
+    from pathlib import Path
+
+    from rtmbs.model.schema import schema_text
+
+    doc = Path(__file__).resolve().parents[2] / "docs" / "model-schema.json"
+    assert doc.read_text() == schema_text(), "run: python -m rtmbs.model.schema docs/model-schema.json"
