@@ -17,6 +17,9 @@ from .kernels.arena import pack
 from .kernels.evaluate import evaluate_cartesian
 from .kernels.rotations import NROT, ROT_EP, ROT_ZXZ, ROTATION_NAMES
 from .kernels.tyre_element import TYRE_OUTPUTS
+
+#: named outputs of a bushing: force and torque on body j in marker_i axes
+BUSHING_OUTPUTS = ("Fx", "Fy", "Fz", "Tx", "Ty", "Tz")
 from .model.description import JOINT_EQUATIONS, Force, Input, Model
 from .model.rotation import matrix_from_zxz, quaternion_from_matrix, zxz_from_matrix
 from .protocol import (EVAL_M, EVAL_PHI, EVAL_PHIQ, EVAL_Q, MechanicalSystem, State, Workspace)
@@ -366,8 +369,10 @@ class CartesianSystem(MechanicalSystem):
         self.output_names = tuple(
             [f"{b}.{c}" for b in names for c in ("x", "y", "z", "vx", "vy", "vz", "wx", "wy", "wz")]
             + [f"{f}.force" for f in self.force_names]
-            + [f"{fe.name}.{c}" for fe in model.forces if fe.type == "tyre" for c in TYRE_OUTPUTS])
+            + [f"{fe.name}.{c}" for fe in model.forces if fe.type == "tyre" for c in TYRE_OUTPUTS]
+            + [f"{fe.name}.{c}" for fe in model.forces if fe.type == "bushing" for c in BUSHING_OUTPUTS])
         self._tyre_rows = [k for k, fe in enumerate(model.forces) if fe.type == "tyre"]
+        self._bushing_rows = [k for k, fe in enumerate(model.forces) if fe.type == "bushing"]
         # sparsity pattern of Φq (fixed: rows touch the coordinates of at most two bodies)
         pat = np.zeros((self.m, n), bool)
         for (pt, row, bi, bj, *_rest) in bld.prims:
@@ -519,6 +524,9 @@ class CartesianSystem(MechanicalSystem):
         for r in self._tyre_rows:
             out[k:k + len(TYRE_OUTPUTS)] = self.force_out_all[r, 1:1 + len(TYRE_OUTPUTS)]
             k += len(TYRE_OUTPUTS)
+        for r in self._bushing_rows:
+            out[k:k + 6] = self.force_out_all[r, 1:7]
+            k += 6
 
     def jacobian_pattern(self, stiff_only: bool = True) -> np.ndarray:
         """Fixed sparsity pattern of Jq and Jq̇ (n×n bool): the coordinate blocks of the two bodies of

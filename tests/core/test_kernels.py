@@ -174,3 +174,29 @@ def test_evaluate_writes_only_what_is_asked(system):
     np.testing.assert_array_equal(ws2.phiq, ws.phiq)
     system.evaluate(t, q, qd, ws, EVAL_ALL)  # repeated calls: no hidden state
     np.testing.assert_array_equal(ws.buf, full)
+
+
+def test_bushing_outputs_are_the_local_force_and_torque():
+    from rtmbs.model import Model
+
+    m = Model(name="b", gravity=(0, 0, 0))
+    m.add_body("a", 1.0, inertia=[0.1, 0.1, 0.1], position=(0.01, -0.02, 0.03),
+               orientation={"euler_zxz": [0.02, 0.01, -0.03]}, markers={"p": [0, 0, 0]})
+    m.add_marker("ground", "o", (0, 0, 0), orientation={"z_axis": (0, 1, 0)})
+    m.add_force("bush", "bushing", marker_i="ground.o", marker_j="a.p", stiffness=[1e3, 2e3, 3e3],
+                rotational_stiffness=[10, 20, 30], preload_force=[1, 2, 3])
+    s = compile_model(m)
+    q = s._q0
+    out = np.zeros(len(s.output_names))
+    s.outputs(0.0, q, np.zeros(s.n), out)
+    names = list(s.output_names)
+    F = np.array([out[names.index(f"bush.F{c}")] for c in "xyz"])
+    T = np.array([out[names.index(f"bush.T{c}")] for c in "xyz"])
+    C = s.markers["ground.o"].C
+    u = C.T @ np.array([0.01, -0.02, 0.03])
+    np.testing.assert_allclose(F, -np.array([1e3, 2e3, 3e3]) * u + [1, 2, 3], rtol=1e-12)
+    # the generalised force on the body's translation is the global force
+    np.testing.assert_allclose(s.forces(q, np.zeros(s.n))[:3], C @ F, rtol=1e-12)
+    R = C.T @ s.kin[2][0]
+    theta = 0.5 * np.array([R[2, 1] - R[1, 2], R[0, 2] - R[2, 0], R[1, 0] - R[0, 1]])
+    np.testing.assert_allclose(T, -np.array([10, 20, 30]) * theta, rtol=1e-10)

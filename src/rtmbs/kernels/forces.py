@@ -188,6 +188,9 @@ def element_forces(k, t, with_jac, frc_type, frc_body, frc_vec, frc_rot, frc_par
             tl[a] = -(par[6 + a] * th[a] + par[9 + a] * thd[a]) + par[15 + a]
         _matvec(B, tl, tau)
         out = math.sqrt(_dot(f, f))
+        for c in range(3):  # force and torque on body j in marker_i axes (named outputs)
+            outs[c] = fl[c]
+            outs[3 + c] = tl[c]
         if with_jac:
             _line_jacobians(sgi, sgj, wi, wj, Dd, Ddd, S)
             _skew(d, S[8])
