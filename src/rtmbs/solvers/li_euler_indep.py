@@ -460,6 +460,28 @@ def _sp_p_project_T(ib, fb, phi, cols, tmp, dq):
 
 
 @njit(cache=True)
+def _euler_update(q, dq, zd, dzd, qd, dqd, qd_pred):
+    """q += Δq, ż += Δż, q̇_pred = q̇ + Δq̇ (Table 2), one compiled call."""
+    for i in range(q.shape[0]):
+        q[i] += dq[i]
+        qd_pred[i] = qd[i] + dqd[i]
+    for i in range(zd.shape[0]):
+        zd[i] += dzd[i]
+
+
+@njit(cache=True)
+def _keep(q, qd, q_last, qd_last):
+    for i in range(q.shape[0]):
+        q_last[i] = q[i]
+        qd_last[i] = qd[i]
+
+
+@njit(cache=True)
+def _unchanged(q, qd, q_last, qd_last):
+    return _same(q, q_last) and _same(qd, qd_last)
+
+
+@njit(cache=True)
 def _same(a, b):
     for i in range(a.shape[0]):
         if a[i] != b[i]:
@@ -708,7 +730,7 @@ class LIEulerIndep(Solver):
         ws, f = self.ws, self.f
         q, qd, t = state.q, state.qd, state.t
         self._h = h
-        if not (_same(q, self.q_last) and _same(qd, self.qd_last)):
+        if not _unchanged(q, qd, self.q_last, self.qd_last):
             # the caller changed the state: re-factorise at q and take ż from its q̇ (rare)
             evaluate(self, ws, t, q, qd, self.what_end)
             self.ratio = self._factor_T()
@@ -783,9 +805,7 @@ class LIEulerIndep(Solver):
     def _step_end(self, state, q, qd, t, h, ok):
         ws = self.ws
         # Euler step of (q, ż) (Table 2), predicted dependent velocities for a re-mapping
-        q += self.dq
-        self.zd += self.dzd
-        np.add(qd, self.dqd, out=self.qd_pred)
+        _euler_update(q, self.dq, self.zd, self.dzd, qd, self.dqd, self.qd_pred)
         t1 = t + h
         state.t = t1
         self._toc("other")
@@ -802,7 +822,6 @@ class LIEulerIndep(Solver):
                 _p_zd(self.cols, self.qd_pred, self.zd)
         self._toc("factorisation")
         self._velocity(qd, self._gb(h))
-        self.q_last[:] = q
-        self.qd_last[:] = qd
+        _keep(q, qd, self.q_last, self.qd_last)
         self._toc("solve")
         return ok and self.ratio > 0.0
