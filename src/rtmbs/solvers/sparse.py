@@ -74,9 +74,10 @@ def lu_refactor(ib, fb):
     umax = 0.0
     umin = np.inf
     lmax = 0.0
+    one = np.uint32(1)  # unsigned loop indices: numba drops the negative-index checks
     for i in range(N):
         p0 = ptr[i]
-        p1 = ptr[i + 1]
+        p1 = ptr[i + one]
         d = diag[i]
         for p in range(p0, p1):
             w[col[p]] = lu[p]
@@ -88,7 +89,7 @@ def lu_refactor(ib, fb):
             a = abs(lik)
             if a > lmax:
                 lmax = a
-            for r in range(dk + 1, ptr[k + 1]):
+            for r in range(dk + one, ptr[k + one]):
                 w[col[r]] -= lik * lu[r]
         for p in range(p0, p1):
             lu[p] = w[col[p]]
