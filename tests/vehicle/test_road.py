@@ -177,8 +177,8 @@ def test_csv_non_monotonic_x(tmp_path):
     (lambda: R.iso8608("Z", 100.0), "road.class: unknown ISO 8608 class 'Z' (known: A, B, C, D, E, F, G, H)"),
     (lambda: R.iso8608("B", 100.0, correlation=1.5), "road.correlation: must lie in [0, 1], got 1.5"),
     (lambda: R.iso8608("B", 1.0, dx=0.5), "road.dx: too coarse for length 1.0 m: 2 samples, expected >= 8"),
-    (lambda: R.from_spec({"type": "square-bump"}),
-     "road.type: unknown road type 'square-bump' (did you mean 'square_bump'? known: csv, flat, "
+    (lambda: R.from_spec({"type": "sqare-bump"}),
+     "road.type: unknown road type 'sqare-bump' (did you mean 'square_bump'? known: csv, flat, "
      "half_sine_bump, iso8608, ramp, square_bump)"),
     (lambda: R.from_spec({"type": "square_bump", "height": 0.02, "length": 0, "start": 1}, "roads.front"),
      "roads.front.length: must be > 0, got 0"),

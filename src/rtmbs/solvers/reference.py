@@ -29,7 +29,7 @@ from scipy.integrate import BDF, DOP853, LSODA, RK23, RK45, Radau
 
 from ..errors import SolverError, did_you_mean
 from ..io.result import Result
-from ..protocol import (
+from ..protocol import (EVAL_JAC, 
     EVAL_GAMMA, EVAL_M, EVAL_PHI, EVAL_PHIQ, EVAL_Q, MechanicalSystem, State,
 )
 from .base import Solver, register_solver
@@ -45,7 +45,7 @@ DIVERGENCE_LIMIT = 1e8
 #: The options and their defaults.
 DEFAULTS = dict(
     method="Radau", rtol=1e-10, atol=1e-12, max_step=math.inf, first_step=None,
-    projection="mass", proj_tol=1e-13, grid="dense",
+    projection="mass", proj_tol=1e-13, grid="dense", jacobian="fd",
 )
 
 
@@ -112,6 +112,10 @@ class ReferenceSolver(Solver):
         if opts["projection"] not in ("mass", "euclidean", "none"):
             raise SolverError("solver 'reference': option 'projection' must be 'mass', "
                               f"'euclidean' or 'none', got {opts['projection']!r}")
+        if opts["jacobian"] not in ("fd", "model"):
+            raise SolverError("solver 'reference': option 'jacobian' must be 'fd' or 'model', "
+                              f"got {opts['jacobian']!r}")
+        self.jacobian = opts["jacobian"]
         if opts["grid"] not in ("dense", "step"):
             raise SolverError("solver 'reference': option 'grid' must be 'dense' or 'step', "
                               f"got {opts['grid']!r}")
@@ -171,6 +175,29 @@ class ReferenceSolver(Solver):
             if self._nonfinite_t is None or t < self._nonfinite_t:
                 self._nonfinite_t = t
         return out
+
+    def _model_jacobian(self, t: float, y: np.ndarray) -> np.ndarray:
+        """Approximate ∂f/∂y of the index-1 ODE from the model's force Jacobians (all terms):
+        [[0, I], [X_q, X_q̇]] with [M Φqᵀ; Φq 0][X; Λ] = [J; 0] (the curvature terms of M, Φq and
+        γ are left out: Radau only needs the Jacobian for its Newton iterations, not for accuracy;
+        ``jacobian="model"``, instead of 2n finite-difference evaluations per Jacobian)."""
+        sys, ws = self.system, self.ws
+        n, m, nx = sys.n, sys.m, sys.nx
+        q, qd = y[:n], y[n:2 * n]
+        sys.evaluate(t, q, qd, ws, EVAL_M | EVAL_PHIQ | EVAL_JAC)
+        self.njev += 1
+        A = self._augmented(ws.M, ws.phiq) if m else ws.M.copy()
+        rhs = np.zeros((n + m, 2 * n))
+        rhs[:n, :n] = ws.Jq
+        rhs[:n, n:] = ws.Jqd
+        if self._lstsq:
+            X = np.linalg.lstsq(A, rhs, rcond=None)[0]
+        else:
+            X = sla.lu_solve(sla.lu_factor(A, check_finite=False), rhs, check_finite=False)
+        J = np.zeros((2 * n + nx, 2 * n + nx))
+        J[:n, n:2 * n] = np.eye(n)
+        J[n:2 * n, :2 * n] = X[:n]
+        return J
 
     # -- projection (Hairer & Wanner VII.2; seed 000 §3.3) -----------------------------------
     def project(self, t: float, q: np.ndarray, qd: np.ndarray):
@@ -297,6 +324,8 @@ class ReferenceSolver(Solver):
                 kw = dict(rtol=self.rtol, atol=self.atol, max_step=self.max_step)
                 if self.first_step is not None:
                     kw["first_step"] = self.first_step
+                if self.jacobian == "model" and self.method in ("Radau", "BDF", "LSODA"):
+                    kw["jac"] = self._model_jacobian
                 bound = grid[1] if self.grid == "step" else t_stop
                 ode = self._method_cls(self._rhs, t0, y0, bound, **kw)
                 if progress:

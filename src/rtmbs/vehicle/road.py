@@ -610,9 +610,10 @@ def from_spec(spec: dict, where: str = "road") -> Road:
 
     if not isinstance(spec, dict) or "type" not in spec:
         raise ModelError(f"{where}.type", f"missing (expected one of {', '.join(ROAD_TYPES)})")
-    kind = str(spec["type"]).replace("-", "_")
+    given = spec["type"]
+    kind = str(given).replace("-", "_")  # square-bump and square_bump alike
     if kind not in ROAD_TYPES:
-        raise ModelError(f"{where}.type", f"unknown road type {kind!r}" + did_you_mean(kind, ROAD_TYPES))
+        raise ModelError(f"{where}.type", f"unknown road type {given!r}" + did_you_mean(kind, ROAD_TYPES))
     fn = ROAD_TYPES[kind]
     params = {k: v for k, v in spec.items() if k != "type"}
     if "class" in params:
