@@ -194,3 +194,12 @@ def test_drive_torque_moves_the_car_its_way(systems, torque):
     assert np.sign(vx[-1]) == np.sign(torque)
     assert 0.85 < a / a_rigid < 1.0
     assert np.sign(res.outputs["rim.wy"][-1]) == np.sign(torque)  # rolling, not spinning backwards
+
+
+def test_road_reaches_the_tyre(statics, systems):
+    """A 20 mm plateau under the wheel (square bump from x = −1 to 1 m) lifts the static wheel
+    centre by 20 mm: the builder's ``road`` is the tyre element's road."""
+    s = ml.build("ideal", road={"type": "square-bump", "height": 0.02, "length": 2.0, "start": -1.0})
+    q, _ = static_equilibrium(s)
+    lift = _z(s, q, "rim") - _z(systems["ideal"], statics["ideal"][0], "rim")
+    assert lift == pytest.approx(0.02, abs=2e-4)
