@@ -163,7 +163,7 @@ def multilink_model(variant: str = "ideal", tyre: str | None = None, road: dict 
     hp = HARD_POINTS
     wc = np.array(hp["wheel_centre"])
     s = spin_axis()
-    ex, ez = np.eye(3)[0], np.eye(3)[2]
+    ex = np.eye(3)[0]
     m = Model(name=f"multilink-{variant}", gravity=(0.0, 0.0, -G),
               description=(f"Rear-left multilink of a rear-drive car, {variant} variant (seed 003 "
                            "§4.1-4.2); plausible design, not the seed's data "
@@ -234,7 +234,7 @@ def multilink_model(variant: str = "ideal", tyre: str | None = None, road: dict 
     m.add_force("spring", "spring-damper", marker_i=ci, marker_j=cj, stiffness=SPRING_RATE,
                 damping=0.0, free_length=round(L + SPRING_PRELOAD / SPRING_RATE, 9))
     m.add_force("damper", "spring-damper", marker_i=ci, marker_j=cj, stiffness=0.0,
-                damping=DAMPER_RATE, stiff=True)
+                damping=DAMPER_RATE)
     m.add_force("stops", "stop", marker_i=ci, marker_j=cj, min_length=round(L - BUMP_TRAVEL, 9),
                 max_length=round(L + REBOUND_TRAVEL, 9), **STOP)
     # -- driveline loads ---------------------------------------------------------------------------------
