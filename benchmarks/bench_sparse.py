@@ -75,6 +75,58 @@ def bench_pair(sysm, solver, opts, h, steps, repeats):
     return out
 
 
+def _best(fn, calls=200, repeats=7):
+    fn()
+    best = np.inf
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        for _ in range(calls):
+            fn()
+        best = min(best, (time.perf_counter() - t0) / calls * 1e6)
+    return best
+
+
+def components(sysm, h):
+    """Best-of-repeats µs of the pieces of one step (less sensitive to load than the medians)."""
+    st = sysm.initial_state()
+    out = {}
+    li = {k: get_solver("li-euler")(sysm, linear_solver=k) for k in ("dense", "sparse")}
+    for slv in li.values():
+        slv.reset(st.copy())
+        slv._evaluate(0.0, st.q, st.qd, slv.what0)
+        slv._evaluate(0.0, st.q, st.qd, slv.jac_flag)
+    s = li["sparse"]
+    ws, ws1 = s.ws, s.ws1
+    out["evaluate M, Q, Φq"] = _best(lambda: sysm.evaluate(0.0, st.q, st.qd, ws, s.what0))
+    out["evaluate Jq, Jq̇ (stiff)"] = _best(lambda: sysm.evaluate(0.0, st.q, st.qd, ws, s.jac_flag))
+    out["evaluate Φq, Φt (at q + Δq / at the end)"] = _best(
+        lambda: sysm.evaluate(0.0, st.q, st.qd, ws1, s.what1))
+    sysm.evaluate(0.0, st.q, st.qd, ws1, s.what1)
+    lu = s.skkt.lu
+    out["li-euler KKT: N, entries, factor non-zeros, multiply-adds"] = (
+        f"{lu.N}, {lu.ne}, {lu.nnz}, {lu.flops}")
+    for k, slv in li.items():
+        out[f"li-euler eq. 22 gather + factor + solve, {k}"] = _best(
+            lambda slv=slv: slv._factor_solve(slv.ws, ws1, st.qd, 0.0, h, slv.zero_m))
+    if sysm.m:
+        al = {k: get_solver("li-euler-indep")(sysm, B="partition", linear_solver=k)
+              for k in ("dense", "sparse")}
+        for slv in al.values():
+            slv.reset(st.copy())
+            slv._evaluate(0.0, st.q, st.qd, slv.what0)
+            slv._evaluate(0.0, st.q, st.qd, slv.jac_flag)
+        lu = al["sparse"].splu
+        out["Φu: m, entries, factor non-zeros, multiply-adds"] = (
+            f"{lu.N}, {lu.ne}, {lu.nnz}, {lu.flops}")
+        for k, slv in al.items():
+            mid = slv._sp_middle if k == "sparse" else slv._dense_middle
+            out[f"li-euler-indep R, Sc, eq. 28, λ, {k}"] = _best(
+                lambda slv=slv, mid=mid: mid(slv.ws, st.qd, h))
+            out[f"li-euler-indep factor Φu + velocity solve, {k}"] = _best(
+                lambda slv=slv: (slv._factor_T(), slv._velocity(st.qd, 0.0)))
+    return out
+
+
 def _label(solver, opts):
     return solver + (" " + ", ".join(f"{k}={v}" for k, v in opts.items()) if opts else "")
 
@@ -109,6 +161,12 @@ def main(argv=None):
     for name in names:
         sysm = load_model(name)
         lines += [f"### {name} (n = {sysm.n}, m = {sysm.m}, f = {sysm.n - sysm.m})", "",
+                  "Pieces of a step (µs, best of 7 × 200 calls):", "",
+                  "| piece | µs |", "| --- | --- |"]
+        for key, v in components(sysm, args.h).items():
+            lines.append(f"| {key} | {v if isinstance(v, str) else f'{v:.1f}'} |")
+            print(name, lines[-1], flush=True)
+        lines += ["", "Whole steps:", "",
                   "| solver | dense µs/step | sparse µs/step | dense/sparse | dense: eval + rest "
                   "| sparse: eval + rest |",
                   "| --- | --- | --- | --- | --- | --- |"]
