@@ -107,7 +107,7 @@ def components(sysm, h):
         f"{lu.N}, {lu.ne}, {lu.nnz}, {lu.flops}")
     for k, slv in li.items():
         out[f"li-euler eq. 22 gather + factor + solve, {k}"] = _best(
-            lambda slv=slv: slv._factor_solve(slv.ws, ws1, st.qd, 0.0, h, slv.zero_m))
+            lambda slv=slv: slv._factor_solve(slv.ws, ws1, st.q, st.qd, 0.0, h, slv.zero_m))
     if sysm.m:
         al = {k: get_solver("li-euler-indep")(sysm, B="partition", linear_solver=k)
               for k in ("dense", "sparse")}

@@ -109,12 +109,16 @@ def _update(q, qd, dq, rhs, h, implicit):
 
 @njit(cache=True)
 def _sp_factor_solve(ib, fb, idx, M, Q, Jq, Jqd, qd, phiq, phiq_1, phit_1, phi_1, gb, h, rhs,
-                     tmp):
-    """Sparse eq. 22: gather and factor K on its fixed pattern, rhs as in :func:`_solve`, solve.
-    Returns (pivot ratio, largest multiplier)."""
+                     tmp, glimit, q, dq, lam, update, implicit):
+    """Sparse eq. 22: gather and factor K on its fixed pattern; if the factors are healthy
+    (pivot ratio > 0, largest multiplier <= ``glimit``) form the rhs as in :func:`_solve`, solve,
+    and with ``update`` also do :func:`_update` and λ = rhs[n:] (the whole step after the
+    evaluations in one compiled call). Returns (pivot ratio, largest multiplier)."""
     n = Q.shape[0]
     m = phiq_1.shape[0]
     ratio, growth = kkt_values(ib, fb, idx, M, Jq, Jqd, h * h, h, phiq, h, phiq_1)
+    if ratio == 0.0 or growth > glimit:
+        return ratio, growth
     a_times(idx, Jq, qd, tmp)
     for i in range(n):
         rhs[i] = h * Q[i] + h * h * tmp[i]
@@ -122,7 +126,19 @@ def _sp_factor_solve(ib, fb, idx, M, Q, Jq, Jqd, qd, phiq, phiq_1, phit_1, phi_1
     for i in range(m):
         rhs[n + i] = -(tmp[i] + phit_1[i] + gb * phi_1[i])
     lu_solve_sp(ib, fb, rhs)
+    if update:
+        _update(q, qd, dq, rhs, h, implicit)
+        for i in range(m):
+            lam[i] = rhs[n + i]
     return ratio, growth
+
+
+@njit(cache=True)
+def _predict(q, qd, h, dq, qp):
+    """Δq = h q̇, q_p = q + Δq."""
+    for i in range(q.shape[0]):
+        dq[i] = h * qd[i]
+        qp[i] = q[i] + dq[i]
 
 
 @njit(cache=True)
@@ -267,24 +283,25 @@ class LIEuler(Solver):
         """Re-analyses of the sparse factors since ``reset`` (0 on the dense path)."""
         return self._nanalyse_total() - self._nan0 if self.sparse else 0
 
-    def _factor_solve(self, ws, ws1, qd, gb, h, phi1):
-        """Factor eq. 22 and solve into ``self.rhs``; returns the pivot ratio."""
+    def _factor_solve(self, ws, ws1, q, qd, gb, h, phi1, update=False):
+        """Factor eq. 22 and solve into ``self.rhs``; with ``update`` (sparse path only) also
+        update q, q̇ and λ in the same compiled call. Returns (pivot ratio, updated)."""
         if not self.sparse:
             ratio = _factor(ws.M, ws.Jq, ws.Jqd, ws.phiq, ws1.phiq, h, self.A, self.K, self.piv)
             self._toc("factorisation")
             _solve(self.K, self.piv, ws.Q, ws.Jq, qd, ws1.phiq, ws1.phit, phi1, gb, h, self.rhs)
-            return ratio
+            return ratio, False
         k = self.skkt
         lu = k.lu
         args = (k.idx, ws.M, ws.Q, ws.Jq, ws.Jqd, qd, ws.phiq, ws1.phiq, ws1.phit, phi1, gb, h,
-                self.rhs, self.stmp)
+                self.rhs, self.stmp, lu.growth_limit, q, self.dq, self.lam, update, self.implicit)
         ratio, growth = _sp_factor_solve(lu.ib, lu.fb, *args)
         if lu.needs_analysis(ratio, growth):
             lu.reanalyse()
             ratio, growth = _sp_factor_solve(lu.ib, lu.fb, *args)
         lu.ratio, lu.growth = ratio, growth
         self._toc("factorisation")
-        return ratio
+        return ratio, update and ratio > 0.0 and growth <= lu.growth_limit
 
     def _step_impl(self, state: State, h: float):
         if self.stabilize == "ggl":
@@ -296,20 +313,22 @@ class LIEuler(Solver):
         self._toc("evaluation")
         evaluate(self, ws, t, q, qd, self.jac_flag)
         self._toc("jacobians")
-        np.multiply(qd, h, out=self.dq)
+        _predict(q, qd, h, self.dq, self.qp)
         if m:
-            np.add(q, self.dq, out=self.qp)
             evaluate(self, ws1, t + h, self.qp, qd, self.what1)
             self._toc("evaluation")
         gb = 0.0
         if self.stabilize == "baumgarte":
             gb = 1.0 / h if self.baumgarte_gamma is None else float(self.baumgarte_gamma)
-        ratio = self._factor_solve(ws, ws1, qd, gb, h, ws1.phi if gb else self.zero_m)
+        ratio, done = self._factor_solve(ws, ws1, q, qd, gb, h, ws1.phi if gb else self.zero_m,
+                                         update=self.stabilize != "projection")
         self.nfactor += 1
         self.nsolve += 1
         self._toc("solve")
         ok = ratio > 0.0
-        if self.stabilize == "projection":
+        if done:
+            pass  # q, q̇, λ updated in the compiled call
+        elif self.stabilize == "projection":
             if self.implicit:
                 _implicit_dq(qd, self.rhs, h, self.dq)
                 np.add(q, self.dq, out=self.qp)
@@ -322,7 +341,8 @@ class LIEuler(Solver):
             _update(q, qd, self.dq, self.rhs, h, False)
         else:
             _update(q, qd, self.dq, self.rhs, h, self.implicit)
-        self.lam[:] = self.rhs[self.system.n:]
+        if not done:
+            self.lam[:] = self.rhs[self.system.n:]
         self.ratio = ratio
         state.t = t + h
         self._toc("other")
@@ -363,7 +383,7 @@ class LIEuler(Solver):
         # velocities: eq. 22 with the velocity constraint at the corrected positions
         evaluate(self, ws1, t + h, self.qk, qd, EVAL_PHIQ)
         self._toc("evaluation")
-        ratio = self._factor_solve(ws, ws1, qd, 0.0, h, self.zero_m)
+        ratio, _ = self._factor_solve(ws, ws1, q, qd, 0.0, h, self.zero_m)
         self.nfactor += 1
         self.nsolve += 1
         self._toc("solve")
