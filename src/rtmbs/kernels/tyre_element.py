@@ -24,6 +24,8 @@ import math
 from numba import njit
 
 from ..vehicle.road import road_height_packed
+from .cartesian import _cross as _cr
+from .cartesian import _dot as _dt
 from ..vehicle.tyre.contact import slip_quantities, two_point_follower
 from ..vehicle.tyre.magic_formula import effective_rolling_radius, mf_steady_state
 
@@ -31,18 +33,6 @@ from ..vehicle.tyre.magic_formula import effective_rolling_radius, mf_steady_sta
 TP_ROW, TP_ROAD_ADR, TP_ROAD_LEN, TP_LF, TP_KZ, TP_CZ, TP_VMIN, TP_RFREE = range(8)
 #: extra outputs of a tyre element (frc_out columns 1..)
 TYRE_OUTPUTS = ("Fx", "Fy", "Fz", "kappa", "alpha", "gamma", "rho")
-
-
-@njit(cache=True, inline="always")
-def _cr(a, b, out):
-    out[0] = a[1] * b[2] - a[2] * b[1]
-    out[1] = a[2] * b[0] - a[0] * b[2]
-    out[2] = a[0] * b[1] - a[1] * b[0]
-
-
-@njit(cache=True, inline="always")
-def _dt(a, b):
-    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
 
 
 @njit(cache=True)
