@@ -18,6 +18,9 @@ Stabilisation (``stabilize``):
   solved by ``ggl_iterations`` simplified Newton corrections from q + h q̇ (Jacobian frozen at the
   predictor); the velocity system (eq. 22) then imposes Φq(q⁺) q̇⁺ + Φt = 0 at the corrected q⁺.
 
+Linear algebra (``linear_solver``): dense LU (``linalg``) or, for systems with fixed sparsity
+patterns, the fixed-pattern sparse LU of ``sparse`` for the matrices of eqs. 22, 30 and GGL.
+
 Cost per step (fixed): evaluations 3 (+1 for implicit positions with projection; GGL: 3 + k),
 factorisations 1 (+1 projection, +1 GGL), solves 1 (+1 projection, +k GGL).
 """

@@ -25,6 +25,10 @@ current Φq) and ż is re-mapped, ż = B q̇ with q̇ = q̇ᵢ + Δq̇. That eve
 costs one QR or one full-pivot elimination and one more factorisation; steps without it have
 the fixed cost below.
 
+Sparse path (``linear_solver``, B = "partition" on systems with fixed patterns): Φu by the
+fixed-pattern sparse LU of ``sparse`` (analysed at each choice of B), R and S c by one solve with
+f + 1 right-hand sides, A and Rᵀ A R as sparse products; same counts as the dense path.
+
 Cost per step: evaluations 3 (+1 projection), factorisations 2 (+1 projection="kkt"),
 solves f + 4 (+1 projection, −1 without multipliers).
 """
