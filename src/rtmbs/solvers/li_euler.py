@@ -296,15 +296,17 @@ class LIEuler(Solver):
             return ratio, False
         k = self.skkt
         lu = k.lu
-        args = (k.idx, ws.M, ws.Q, ws.Jq, ws.Jqd, qd, ws.phiq, ws1.phiq, ws1.phit, phi1, gb, h,
-                self.rhs, self.stmp, lu.growth_limit, q, self.dq, self.lam, update, self.implicit)
-        ratio, growth = _sp_factor_solve(lu.ib, lu.fb, *args)
+        a = (k.idx, ws.M, ws.Q, ws.Jq, ws.Jqd, qd, ws.phiq, ws1.phiq, ws1.phit, phi1, gb, h,
+             self.rhs, self.stmp)
+        b = (q, self.dq, self.lam, update, self.implicit)
+        ratio, growth = _sp_factor_solve(lu.ib, lu.fb, *a, lu.growth_limit, *b)
         if lu.needs_analysis(ratio, growth):
+            # re-analyse at the current values, then solve with those factors whatever they are
             lu.reanalyse()
-            ratio, growth = _sp_factor_solve(lu.ib, lu.fb, *args)
+            ratio, growth = _sp_factor_solve(lu.ib, lu.fb, *a, np.inf, *b)
         lu.ratio, lu.growth = ratio, growth
         self._toc("factorisation")
-        return ratio, update and ratio > 0.0 and growth <= lu.growth_limit
+        return ratio, update and ratio > 0.0
 
     def _step_impl(self, state: State, h: float):
         if self.stabilize == "ggl":
