@@ -96,6 +96,18 @@ class MechanicalSystem:
     def extra_rates(self, t, q, qd, x, out) -> None:
         """ẋ for the extra first-order states (tyre deflections ...)."""
 
+    def set_extra(self, x) -> None:
+        """Make ``evaluate`` use the extra states ``x`` (providers that read them keep a copy)."""
+
+    def advance_extra(self, state: State, h: float) -> None:
+        """Advance ``state.x`` over a fixed step h (after the mechanical step; default: explicit
+        Euler on ``extra_rates`` at the step's end state)."""
+        if self.nx:
+            rates = np.zeros(self.nx)
+            self.extra_rates(state.t, state.q, state.qd, state.x, rates)
+            state.x += h * rates
+            self.set_extra(state.x)
+
     def outputs(self, t, q, qd, out) -> None:
         """Named outputs (``output_names``) written into ``out``."""
 

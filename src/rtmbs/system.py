@@ -292,6 +292,7 @@ class CartesianSystem(MechanicalSystem):
         self.force_names = []
         tyres: list[np.ndarray] = []
         roads: list[np.ndarray] = []
+        self._ntransient = 0
         for k, fe in enumerate(model.forces):
             path = f"forces.{fe.name}"
             if fe.name in self.force_names:
@@ -343,7 +344,8 @@ class CartesianSystem(MechanicalSystem):
                   np.array([[p[5], 0.0] for p in bld.prims]).reshape(npr, 2),
                   fvec, frot, fpar, self.fun_par, tab_x, tab_y,
                   np.array(tyres).reshape(len(tyres), -1) if tyres else np.zeros((0, 1)),
-                  np.concatenate(roads) if roads else np.zeros(1)]
+                  np.concatenate(roads) if roads else np.zeros(1),
+                  np.zeros(max(1, 2 * self._ntransient))]
         scratch = [np.zeros((nb + 1, 3)), np.zeros((nb + 1, 3)), np.zeros((nb + 1, 3, 3)),
                    np.zeros((nb + 1, 3, 4)), np.zeros((nb + 1, 4, 3, 4)), np.zeros((nb + 1, 3, 4)),
                    np.zeros((nb + 1, 3)), np.zeros((nb + 1, 3)), np.zeros((nb + 1, 3, 4)),
@@ -362,6 +364,9 @@ class CartesianSystem(MechanicalSystem):
                      iv[7], iv[8], fv[5], fv[6], fv[7], iv[9], iv[10], iv[11], iv[12], fv[8], iv[13],
                      iv[14], iv[15], fv[9], fv[10])
         self.fun_par = fv[8]
+        self.nx = 2 * self._ntransient
+        self.extra_state = fv[13][:self.nx]  # carcass deflections (u, v) of the transient tyres
+        self._transient_rows = [k for k, fe in enumerate(model.forces) if fe.type == "tyre" and fe.transient]
         self.kin = tuple(sv[:11])
         self.scr = tuple(sv[11:30])
         self.force_out = sv[30][:, 0]
@@ -471,9 +476,14 @@ class CartesianSystem(MechanicalSystem):
                              f"({', '.join(TYRE_FILES)}) nor an existing .tir file")
         props = load_tir(tir_path)
         p = np.asarray(props.params, float)
+        par[te.TP_XSTATE] = -1
         if fe.transient:
-            raise ModelError(f"{path}.transient", "the transient (relaxation length) tyre states are "
-                             "not integrated by the fixed-step solvers yet; use transient: false")
+            if not (np.isfinite(p[mfk.I_LONGITUDINAL_STIFFNESS]) and p[mfk.I_LONGITUDINAL_STIFFNESS] > 0
+                    and np.isfinite(p[mfk.I_LATERAL_STIFFNESS]) and p[mfk.I_LATERAL_STIFFNESS] > 0):
+                raise ModelError(f"{path}.transient", f"'{fe.tyre}' has no carcass stiffness "
+                                 "(LONGITUDINAL_STIFFNESS, LATERAL_STIFFNESS): no relaxation lengths")
+            par[te.TP_XSTATE] = self._ntransient
+            self._ntransient += 1
         road = from_spec(fe.road or {"type": "flat"}, where=f"{path}.road").packed()
         rfree = p[mfk.I_UNLOADED_RADIUS]
         par[te.TP_ROW] = len(tyres)
@@ -498,8 +508,35 @@ class CartesianSystem(MechanicalSystem):
             from .assembly import assemble
 
             q, qd = assemble(self, self._q0, self._qd0, 0.0)
-            self._initial = State(0.0, q, qd)
+            self._initial = State(0.0, q, qd, np.zeros(self.nx))
         return self._initial.copy()
+
+    # -- extra first-order states: the transient tyres' deflections (seed 003 eqs. 4.22-4.24) ----
+    def set_extra(self, x) -> None:
+        self.extra_state[:] = x
+
+    def extra_rates(self, t, q, qd, x, out) -> None:
+        """du/dt, dv/dt of every transient tyre (eq. 4.23) at (t, q, q̇, x)."""
+        from .vehicle.tyre.contact import transient_rates
+
+        self.set_extra(x)
+        ws = self._ows if hasattr(self, "_ows") else self.workspace()
+        self._ows = ws
+        self.evaluate(t, q, qd, ws, EVAL_Q)
+        for j, r in enumerate(self._transient_rows):
+            vsx, vsy, vx, sk, sa = self.force_out_all[r, 8:13]
+            out[2 * j], out[2 * j + 1] = transient_rates(x[2 * j], x[2 * j + 1], vsx, vsy, vx, sk, sa)
+
+    def advance_extra(self, state: State, h: float) -> None:
+        """Exact exponential update of the deflections over one step with the inputs of the step's
+        start (the last force evaluation of the solver): stable at any speed and step."""
+        from .vehicle.tyre.contact import transient_step
+
+        x = state.x
+        for j, r in enumerate(self._transient_rows):
+            vsx, vsy, vx, sk, sa = self.force_out_all[r, 8:13]
+            x[2 * j], x[2 * j + 1] = transient_step(x[2 * j], x[2 * j + 1], vsx, vsy, vx, sk, sa, h)
+        self.extra_state[:] = x
 
     def set_input(self, name: str, value: float) -> None:
         k = self.fun_names.get(name)

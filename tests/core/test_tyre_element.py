@@ -93,3 +93,47 @@ def test_square_bump_lifts_the_wheel_before_its_centre_is_over_it():
     z_flat = simulate(compile_model(wheel()), "li-euler", t_end=0.5, h=1e-3).outputs["rim.z"]
     over = (x > 3.0 - lf + 0.02) & (x < 3.0)
     assert np.all(np.diff(z_rim[over] - z_flat[over]) > 0)  # and the wheel starts to climb
+
+
+def _spinning_wheel(transient, slip=0.02, V=10.0):
+    """A heavy carrier (its weight mostly carried by an upward force, so the tyre load stays
+    ≈ 4 kN) rolling at V with the rim's spin prescribed: the slip stays nearly constant."""
+    m = Model(name="spin", gravity=(0, 0, -9.81))
+    heavy = 40000.0
+    z0 = R0 - 0.012
+    omega = (1.0 + slip) * V / (R0 - 0.012 / 3)
+    m.add_body("carrier", heavy, inertia=[1e3, 1e3, 1e3], position=(0, 0, z0), velocity=(V, 0, 0),
+               markers={"hub": {"orientation": Y}})
+    m.add_body("rim", 20.0, inertia=[0.8, 1.2, 0.8], position=(0, 0, z0), velocity=(V, 0, 0),
+               angular_velocity=(0, omega, 0), markers={"hub": {"orientation": Y}})
+    m.add_joint("lock", "orientation-lock", "ground.cm", "carrier.cm")
+    m.add_joint("axle", "revolute", "carrier.hub", "rim.hub")
+    m.add_joint("spin", "motion", "carrier.hub", "rim.hub", dof="rotation",
+                function={"type": "ramp", "t0": 0.0, "slope": omega})
+    m.add_force("lift", "force", marker_j="carrier.cm", direction=(0, 0, 1),
+                function=(heavy - 380.0) * 9.81)
+    m.add_force("tyre", "tyre", marker_j="rim.hub", tyre="MF61", transient=transient)
+    return compile_model(m)
+
+
+def test_transient_tyre_lags_the_slip_by_its_relaxation_length():
+    """At (nearly) constant slip the steady-state tyre pushes at once; the transient one builds
+    its force as a first-order lag of time constant σκ/V (seed 003 eqs. 4.22-4.24)."""
+    h, V = 1e-3, 10.0
+    steady = simulate(_spinning_wheel(False), "li-euler", t_end=0.15, h=h, stabilize="projection")
+    sysm = _spinning_wheel(True)
+    assert sysm.nx == 2 and sysm.initial_state().x.shape == (2,)
+    trans = simulate(sysm, "li-euler", t_end=0.15, h=h, stabilize="projection")
+    sigma = sysm.force_out_all[sysm.force_names.index("tyre"), 1 + 7 + 3]  # sigma_kappa
+    i_tau = int(round(sigma / V / h))
+    assert 5 <= i_tau <= 60
+    Fs, Ft = steady.outputs["tyre.Fx"], trans.outputs["tyre.Fx"]
+    assert Fs[1] > 500.0 and np.ptp(Fs[1:]) < 0.05 * Fs[1]  # steady: the full force at once
+    F0 = Ft[0]                                               # transient: zero deflection, κ' = 0
+    assert abs(F0) < 0.1 * Fs[1]                             # (only the shift S_Hx: rolling resistance)
+    lag = (Ft - F0) / (Fs - F0)
+    assert lag[i_tau] == pytest.approx(1 - np.exp(-1), abs=0.06)
+    assert lag[3 * i_tau] == pytest.approx(1 - np.exp(-3), abs=0.03)
+    # the reference solver integrates the same extra states
+    ref = simulate(sysm, "reference", t_end=0.05, h=h, method="DOP853", rtol=1e-8, atol=1e-10)
+    np.testing.assert_allclose(ref.outputs["tyre.Fx"][10:50:10], Ft[10:50:10], rtol=0.05)

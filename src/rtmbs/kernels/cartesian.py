@@ -39,7 +39,7 @@ F_TORQUE = 4       # applied torque on a body (global or body-fixed axis)
 F_JOINT_TORQUE = 5 # torque between two bodies about marker-i z (drive)
 F_BRAKE = 6        # brake torque −T_b(t) tanh(Ω/ω_ε) about marker-i z
 F_TYRE = 7         # tyre on a rim: enveloping, Magic Formula (seed 003 §4.3; kernels.tyre_element)
-NFOUT = 8          # columns of the per-element outputs (main value + tyre outputs)
+NFOUT = 13         # columns of the per-element outputs (main value, tyre outputs, transient inputs)
 NFPAR = 20
 
 # what-flags (same values as rtmbs.protocol)

@@ -150,7 +150,7 @@ def evaluate_cartesian(what, t, q, qd, ibuf, ilay, fbuf, flay, sbuf, slay, wbuf,
     prim_vec = view3(fbuf, flay, 3); prim_par = view2(fbuf, flay, 4); frc_vec = view3(fbuf, flay, 5)
     frc_rot = view4(fbuf, flay, 6); frc_par = view2(fbuf, flay, 7); fun_par = view2(fbuf, flay, 8)
     tab_x = view1(fbuf, flay, 9); tab_y = view1(fbuf, flay, 10)
-    tyre_par = view2(fbuf, flay, 11); road_buf = view1(fbuf, flay, 12)
+    tyre_par = view2(fbuf, flay, 11); road_buf = view1(fbuf, flay, 12); tyre_x = view1(fbuf, flay, 13)
     kin_r = view2(sbuf, slay, 0); kin_rd = view2(sbuf, slay, 1); kin_A = view3(sbuf, slay, 2)
     kin_G = view3(sbuf, slay, 3); kin_dG = view4(sbuf, slay, 4); kin_W = view3(sbuf, slay, 5)
     kin_w = view2(sbuf, slay, 6); kin_alpha = view2(sbuf, slay, 7); kin_dadp = view3(sbuf, slay, 8)
@@ -193,7 +193,7 @@ def evaluate_cartesian(what, t, q, qd, ibuf, ilay, fbuf, flay, sbuf, slay, wbuf,
                 k, t, wj, frc_type, frc_body, frc_vec, frc_rot, frc_par, frc_fun, frc_tab,
                 fun_type, fun_par, fun_tab, tab_adr, tab_len, tab_x, tab_y,
                 kin_r, kin_rd, kin_A, kin_w, f, tau, dfdx, dfdv, dtdx, dtdv, arm_i, sgj,
-                tmp, S, Dd, Ddd, X, tyre_par, road_buf, frc_out[k, 1:], mf)
+                tmp, S, Dd, Ddd, X, tyre_par, road_buf, tyre_x, frc_out[k, 1:], mf)
             pair_generalized(wj, f, tau, dfdx, dfdv, dtdx, dtdv, arm_i, sgj, Qx, K, C, S)
             add_to_q(frc_body[k, 0], frc_body[k, 1], wj, Qx, K, C, body_qadr, body_rtype, kin_G,
                      kin_dG, kin_W, Q, Jq, Jqd, X6)

@@ -55,7 +55,7 @@ def _line_jacobians(sgi, sgj, wi, wj, Dd, Ddd, S):
 def element_forces(k, t, with_jac, frc_type, frc_body, frc_vec, frc_rot, frc_par, frc_fun, frc_tab,
                    fun_type, fun_par, fun_tab, tab_adr, tab_len, tab_x, tab_y,
                    kin_r, kin_rd, kin_A, kin_w, f, tau, dfdx, dfdv, dtdx, dtdv, arm_i, sgj,
-                   tmp, S, Dd, Ddd, X, tyre_par, road_buf, outs, mf):
+                   tmp, S, Dd, Ddd, X, tyre_par, road_buf, tyre_x, outs, mf):
     """Force f at P_j, couple τ and their Jacobians for element k; returns a scalar output
     (the element's main force or torque, for named outputs); a tyre also fills ``outs``."""
     ty = frc_type[k]
@@ -313,7 +313,7 @@ def element_forces(k, t, with_jac, frc_type, frc_body, frc_vec, frc_rot, frc_par
         for c in range(3):
             sax[c] = (kin_A[bj, c, 0] * frc_rot[k, 1, 0, 2] + kin_A[bj, c, 1] * frc_rot[k, 1, 1, 2]
                       + kin_A[bj, c, 2] * frc_rot[k, 1, 2, 2])
-        tyre_force(par, tyre_par, road_buf, with_jac, rpj, vpj, kin_w[bj], sax, sgj, f, tau,
+        tyre_force(par, tyre_par, road_buf, tyre_x, with_jac, rpj, vpj, kin_w[bj], sax, sgj, f, tau,
                    dfdx, dfdv, dtdx, dtdv, outs, tmp[14:24], X, mf)
         out = outs[2]
     elif ty == F_JOINT_TORQUE or ty == F_BRAKE:

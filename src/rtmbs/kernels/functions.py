@@ -54,12 +54,12 @@ def fun_eval(k, t, fun_type, fun_par, fun_tab, tab_adr, tab_len, tab_x, tab_y):
         return h0 + a * d * d * (3.0 - 2.0 * d), a * 6.0 * d * (1.0 - d) / T, a * (6.0 - 12.0 * d) / (T * T)
     if ty == FUN_RAMP:
         t0, slope, off = p[0], p[1], p[2]
-        if t <= t0:
+        if t < t0:  # from t0 on the slope applies (right derivative at t0)
             return off, 0.0, 0.0
         return off + slope * (t - t0), slope, 0.0
     if ty == FUN_TRAPEZOID:
         t0, tr, th, tf, amp, off = p[0], p[1], p[2], p[3], p[4], p[5]
-        if t <= t0:
+        if t < t0:
             return off, 0.0, 0.0
         if t < t0 + tr:
             return off + amp * (t - t0) / tr, amp / tr, 0.0

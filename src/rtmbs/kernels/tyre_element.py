@@ -26,13 +26,15 @@ from numba import njit
 from ..vehicle.road import road_height_packed
 from .cartesian import _cross as _cr
 from .cartesian import _dot as _dt
-from ..vehicle.tyre.contact import slip_quantities, two_point_follower
+from ..vehicle.tyre.contact import slip_quantities, transient_slips, two_point_follower
 from ..vehicle.tyre.magic_formula import effective_rolling_radius, mf_steady_state
 
 #: frc_par layout of a tyre element
-TP_ROW, TP_ROAD_ADR, TP_ROAD_LEN, TP_LF, TP_KZ, TP_CZ, TP_VMIN, TP_RFREE = range(8)
+TP_ROW, TP_ROAD_ADR, TP_ROAD_LEN, TP_LF, TP_KZ, TP_CZ, TP_VMIN, TP_RFREE, TP_XSTATE = range(9)
 #: extra outputs of a tyre element (frc_out columns 1..)
 TYRE_OUTPUTS = ("Fx", "Fy", "Fz", "kappa", "alpha", "gamma", "rho")
+#: further per-element values (after TYRE_OUTPUTS) that drive the transient states (eq. 4.23)
+TYRE_TRANSIENT_INPUTS = ("Vsx", "Vsy", "Vx", "sigma_kappa", "sigma_alpha")
 
 
 @njit(cache=True)
@@ -47,8 +49,8 @@ def _point_row(row, c, v, sg, out):
 
 
 @njit(cache=True)
-def tyre_force(par, tyre_par, road_buf, with_jac, rA, vA, w, s, sg, f, tau, dfdx, dfdv, dtdx, dtdv,
-               outs, tmp, G, mf):
+def tyre_force(par, tyre_par, road_buf, tyre_x, with_jac, rA, vA, w, s, sg, f, tau, dfdx, dfdv, dtdx,
+               dtdv, outs, tmp, G, mf):
     """Force ``f`` at the wheel centre and couple ``tau`` on the rim; ``outs`` gets
     TYRE_OUTPUTS. ``G`` (≥ 8×12) and ``mf`` (≥ 13) are scratch."""
     p = tyre_par[int(par[TP_ROW])]
@@ -60,6 +62,9 @@ def tyre_force(par, tyre_par, road_buf, with_jac, rA, vA, w, s, sg, f, tau, dfdx
     l = tmp[0]; t = tmp[1]; ne = tmp[2]; d = tmp[3]; F = tmp[4]; Mc = tmp[5]; rd = tmp[6]
     ez = tmp[7]; v1 = tmp[8]
     ez[0] = 0.0; ez[1] = 0.0; ez[2] = 1.0
+    ns = math.sqrt(_dt(s, s))  # unit spin axis even if the Euler parameters drift off |p| = 1
+    for c in range(3):
+        s[c] /= ns
     _cr(s, ez, l)
     nl = math.sqrt(_dt(l, l))
     if nl < 1e-9:
@@ -97,6 +102,18 @@ def tyre_force(par, tyre_par, road_buf, with_jac, rA, vA, w, s, sg, f, tau, dfdx
     Re, _ = effective_rolling_radius(p, Fn, 0.0, Vx, 0.0)
     kappa, alpha = slip_quantities(Vx, Vy, ws, Re, vmin)
     gamma = -math.asin(max(-1.0, min(1.0, sn)))
+    xs = int(par[TP_XSTATE])
+    if xs >= 0:
+        # transient: slips from the carcass deflections u, v (eq. 4.24); relaxation lengths from
+        # the steady-state point; the deflections' inputs are kept for the state update (eq. 4.23)
+        mf_steady_state(p, Fn, kappa, -alpha, gamma, Vx, mf)
+        sk, sa = mf[11], mf[12]
+        outs[7] = Vx - ws * Re
+        outs[8] = Vy
+        outs[9] = Vx
+        outs[10] = sk
+        outs[11] = sa
+        kappa, alpha = transient_slips(tyre_x[2 * xs], tyre_x[2 * xs + 1], sk, sa, Vx)
     mf_steady_state(p, Fn, kappa, -alpha, gamma, Vx, mf)
     Fx, Fy, Mx, My, Mz = mf[0], mf[1], mf[2], mf[3], mf[4]
     for c in range(3):
@@ -155,7 +172,9 @@ def tyre_force(par, tyre_par, road_buf, with_jac, rA, vA, w, s, sg, f, tau, dfdx
         dd = vmin
         a_vx = 0.0
     a_vy = -dd / (dd * dd + Vy * Vy)
-    k_z = ws * re_z * k_ws / Re  # ∂κ/∂F_n = ω_s ∂Re/∂F_n / s_x
+    if xs >= 0:  # transient: the forces follow the deflections, not the slip velocities
+        k_vx = k_ws = a_vx = a_vy = 0.0
+    k_z = ws * re_z * k_ws / Re if xs < 0 else 0.0  # ∂κ/∂F_n = ω_s ∂Re/∂F_n / s_x
     fx_z += fx_k * k_z
     fy_z += fy_k * k_z
     mz_z += mz_k * k_z

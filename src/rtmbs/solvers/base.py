@@ -85,11 +85,17 @@ class Solver:
                 f"solver '{self.name}' is for ODE models (no constraints); "
                 f"'{self.system.name}' has m = {self.system.m} constraints"
             )
+        if self.system.nx:
+            if state.x.shape != (self.system.nx,):
+                state.x = np.zeros(self.system.nx)
+            self.system.set_extra(state.x)
         self._reset(state)
         self.reset_counters()  # set-up work (patterns, first factorisation) is not counted
 
     def step(self, state: State, h: float) -> bool:
         ok = self._step_impl(state, h)
+        if self.system.nx and not self.offline:
+            self.system.advance_extra(state, h)  # extra first-order states (transient tyres)
         self.nstep += 1
         if ok is False:
             self.status = -1

@@ -164,6 +164,8 @@ class ReferenceSolver(Solver):
         q, qd = y[:n], y[n:2 * n]
         out = np.empty_like(y)
         out[:n] = qd
+        if nx:
+            self.system.set_extra(y[2 * n:])  # the forces depend on the extra states
         with np.errstate(all="ignore"):
             out[n:2 * n] = self.accelerations(t, q, qd)[0]
             if nx:
@@ -291,6 +293,8 @@ class ReferenceSolver(Solver):
         obuf = np.zeros(len(out_names))
 
         def record(k, t, q, qd, x):
+            if nx:
+                sys.set_extra(x)
             q, qd, _ = self.project(t, q, qd)
             qdd, lam = self.accelerations(t, q, qd)
             T[k] = t
