@@ -161,6 +161,19 @@ def test_sparse_and_dense_give_the_same_trajectory_and_cost(model, solver, opts)
     assert getattr(sp, "nrebase", 0) == getattr(de, "nrebase", 0) == 0
 
 
+@pytest.mark.parametrize("opts", [{}, {"stabilize": "projection"}, {"stabilize": "baumgarte"}],
+                         ids=str)
+@pytest.mark.parametrize("model", ["four-bar", "spatial-chain-10"])
+def test_explicit_euler_sparse_equals_dense(model, opts):
+    sysm = load_model(model)
+    sp, st_sp, c_sp, lam_sp = _run(sysm, "explicit-euler", dict(opts, linear_solver="sparse"), 40)
+    de, st_de, c_de, lam_de = _run(sysm, "explicit-euler", dict(opts, linear_solver="dense"), 40)
+    assert sp.sparse and not de.sparse
+    np.testing.assert_allclose(st_sp.q, st_de.q, rtol=0, atol=1e-11 * (1 + np.abs(st_de.q).max()))
+    np.testing.assert_allclose(lam_sp, lam_de, rtol=0, atol=1e-8 * (1 + np.abs(lam_de).max()))
+    assert len(c_sp) == 1 and c_sp == c_de and sp.nanalyse == 0
+
+
 @pytest.mark.parametrize("solver,opts", [CONFIGS[1], CONFIGS[5]], ids=lambda v: str(v))
 def test_sparse_counts_do_not_depend_on_the_state(solver, opts):
     sysm = load_model("four-bar")

@@ -15,6 +15,7 @@ from numba import njit
 from ..protocol import EVAL_GAMMA, EVAL_M, EVAL_PHI, EVAL_PHIQ, EVAL_Q, State
 from .base import Solver, register_solver
 from .linalg import lu_factor, lu_solve
+from .sparse import SparseKKT, choose_linear_solver, lu_solve_sp
 from .stabilization import (
     baumgarte_index1, check_choice, check_positive, evaluate, kkt_assemble, pop_options,
 )
@@ -49,6 +50,29 @@ def _project(K, piv, phi, rhs2, dq):
 
 
 @njit(cache=True)
+def _sp_solve(ib, fb, Q, c, rhs):
+    """:func:`_solve` with the fixed-pattern sparse factors (``rtmbs.solvers.sparse``)."""
+    n = Q.shape[0]
+    for i in range(n):
+        rhs[i] = Q[i]
+    for i in range(c.shape[0]):
+        rhs[n + i] = c[i]
+    lu_solve_sp(ib, fb, rhs)
+
+
+@njit(cache=True)
+def _sp_project(ib, fb, phi, rhs2, dq):
+    n = dq.shape[0]
+    for i in range(n):
+        rhs2[i] = 0.0
+    for i in range(phi.shape[0]):
+        rhs2[n + i] = -phi[i]
+    lu_solve_sp(ib, fb, rhs2)
+    for i in range(n):
+        dq[i] += rhs2[i]
+
+
+@njit(cache=True)
 def _update(q, qd, dq, rhs, h):
     n = q.shape[0]
     for i in range(n):
@@ -66,11 +90,16 @@ class ExplicitEuler(Solver):
         Baumgarte at index 1 (eq. 4, ``alpha``, ``beta`` in 1/s) or the non-iterative projection
         of the positions (eq. 30).
     alpha, beta : float, default 10.0
+    linear_solver : "auto" | "dense" | "sparse", as for ``li-euler`` ([M Φqᵀ; Φq 0] on the fixed
+        patterns of M and Φq)
     """
 
     def __init__(self, system, instrument: bool = False, **options):
         super().__init__(system, instrument, **options)
-        o = pop_options(self.name, options, dict(stabilize="none", alpha=10.0, beta=10.0))
+        o = pop_options(self.name, options, dict(stabilize="none", alpha=10.0, beta=10.0,
+                                                 linear_solver="auto"))
+        check_choice(self.name, "linear_solver", o["linear_solver"], ("auto", "dense", "sparse"))
+        self.sparse = choose_linear_solver(self.name, system, o["linear_solver"])
         check_choice(self.name, "stabilize", o["stabilize"], ("none", "baumgarte", "projection"))
         check_positive(self.name, "alpha", o["alpha"], allow_zero=True)
         check_positive(self.name, "beta", o["beta"], allow_zero=True)
@@ -95,13 +124,29 @@ class ExplicitEuler(Solver):
             what |= EVAL_PHI
         self.what = what
         self.lam = np.zeros(m)
+        if self.sparse:
+            sysm = self.system
+            pp = np.asarray(sysm.phiq_pattern, bool) if m else np.zeros((0, n), bool)
+            self.skkt = SparseKKT(np.asarray(sysm.mass_pattern, bool), pp)
+            sysm.evaluate(state.t, state.q, state.qd, self.ws, what)
+            ws = self.ws
+            self.skkt.factor(ws.M, ws.M, ws.M, 0.0, 0.0, ws.phiq, 1.0, ws.phiq)
+            self._nan0 = self.skkt.nanalyse
+
+    @property
+    def nanalyse(self) -> int:
+        """Re-analyses of the sparse factors since ``reset`` (0 on the dense path)."""
+        return self.skkt.nanalyse - self._nan0 if self.sparse else 0
 
     def _step_impl(self, state: State, h: float):
         ws, m = self.ws, self.system.m
         self._tic()
         evaluate(self, ws, state.t, state.q, state.qd, self.what)
         self._toc("evaluation")
-        ratio = _factor(ws.M, ws.phiq, self.K, self.piv)
+        if self.sparse:
+            ratio = self.skkt.factor(ws.M, ws.M, ws.M, 0.0, 0.0, ws.phiq, 1.0, ws.phiq)
+        else:
+            ratio = _factor(ws.M, ws.phiq, self.K, self.piv)
         self.nfactor += 1
         self._toc("factorisation")
         if self.stabilize == "baumgarte":
@@ -110,14 +155,20 @@ class ExplicitEuler(Solver):
             c = self.c
         else:
             c = ws.gamma
-        _solve(self.K, self.piv, ws.Q, c, self.rhs)
+        if self.sparse:
+            _sp_solve(self.skkt.lu.ib, self.skkt.lu.fb, ws.Q, c, self.rhs)
+        else:
+            _solve(self.K, self.piv, ws.Q, c, self.rhs)
         self.nsolve += 1
         np.multiply(state.qd, h, out=self.dq)
         self._toc("solve")
         if self.stabilize == "projection":
             np.add(state.q, self.dq, out=self.qp)
             evaluate(self, self.ws1, state.t + h, self.qp, state.qd, EVAL_PHI)
-            _project(self.K, self.piv, self.ws1.phi, self.rhs2, self.dq)
+            if self.sparse:
+                _sp_project(self.skkt.lu.ib, self.skkt.lu.fb, self.ws1.phi, self.rhs2, self.dq)
+            else:
+                _project(self.K, self.piv, self.ws1.phi, self.rhs2, self.dq)
             self.nsolve += 1
             self._toc("projection")
         _update(state.q, state.qd, self.dq, self.rhs, h)
