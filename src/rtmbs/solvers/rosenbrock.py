@@ -30,6 +30,7 @@ from numba import njit
 from ..errors import SolverError
 from ..protocol import EVAL_JAC, EVAL_JAC_STIFF, EVAL_M, EVAL_Q
 from .base import Solver, register_solver
+from .linalg import lu_factor, lu_solve
 
 # GRK4T (Kaps & Rentrop 1979) in the transformed form of Hairer's ROS4 (METH = 2).
 GAMMA = 0.231
@@ -57,57 +58,6 @@ NODES = (0.0, C2, C3, C3)
 
 
 # -- a small dense LU (partial pivoting) for the n×n systems ---------------------------
-@njit(cache=True)
-def lu_factor(A, piv):
-    """In-place LU with partial pivoting (A = P L U); return False if A is singular."""
-    n = A.shape[0]
-    for k in range(n):
-        p = k
-        big = abs(A[k, k])
-        for i in range(k + 1, n):
-            if abs(A[i, k]) > big:
-                big = abs(A[i, k])
-                p = i
-        piv[k] = p
-        if big == 0.0 or not math.isfinite(big):
-            return False
-        if p != k:
-            for j in range(n):
-                tmp = A[k, j]
-                A[k, j] = A[p, j]
-                A[p, j] = tmp
-        inv = 1.0 / A[k, k]
-        for i in range(k + 1, n):
-            lik = A[i, k] * inv
-            A[i, k] = lik
-            if lik != 0.0:
-                for j in range(k + 1, n):
-                    A[i, j] -= lik * A[k, j]
-    return True
-
-
-@njit(cache=True)
-def lu_solve(LU, piv, b):
-    """Solve with the factors of :func:`lu_factor`, overwriting ``b``."""
-    n = LU.shape[0]
-    for k in range(n):
-        p = piv[k]
-        if p != k:
-            tmp = b[k]
-            b[k] = b[p]
-            b[p] = tmp
-    for i in range(n):
-        acc = b[i]
-        for j in range(i):
-            acc -= LU[i, j] * b[j]
-        b[i] = acc
-    for i in range(n - 1, -1, -1):
-        acc = b[i]
-        for j in range(i + 1, n):
-            acc -= LU[i, j] * b[j]
-        b[i] = acc / LU[i, i]
-
-
 # -- the GRK4T stages ----------------------------------------------------------------------
 @njit(cache=True)
 def _grk_factor(h, M, Jq, Jqd, LU, piv):
@@ -117,7 +67,7 @@ def _grk_factor(h, M, Jq, Jqd, LU, piv):
     for i in range(n):
         for j in range(n):
             LU[i, j] = M[i, j] - hg * Jqd[i, j] - hg * hg * Jq[i, j]
-    return lu_factor(LU, piv)
+    return lu_factor(LU, piv) > 0.0  # pivot ratio 0: singular
 
 
 @njit(cache=True)
@@ -180,7 +130,7 @@ def _mass_scale(Mn, Ms, LUm, pivm, Qs, tmp):
     for i in range(n):
         for j in range(n):
             LUm[i, j] = Ms[i, j]
-    ok = lu_factor(LUm, pivm)
+    ok = lu_factor(LUm, pivm) > 0.0
     lu_solve(LUm, pivm, Qs)
     for i in range(n):
         acc = 0.0
