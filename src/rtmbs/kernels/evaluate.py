@@ -5,7 +5,7 @@ from numba import njit
 
 from .cartesian import (_JAC, _JACS, _M, _PHI, _PHIQ, _GAMMA, _Q, body_kinematics, constraint_rows,
                         scatter_constraints)
-from .forces import add_to_q, element_forces, pair_generalized
+from .forces import assemble_pair, element_forces
 from .arena import view1, view2, view3, view4
 from .rotations import NROT
 
@@ -194,9 +194,9 @@ def evaluate_cartesian(what, t, q, qd, ibuf, ilay, fbuf, flay, sbuf, slay, wbuf,
                 fun_type, fun_par, fun_tab, tab_adr, tab_len, tab_x, tab_y,
                 kin_r, kin_rd, kin_A, kin_w, f, tau, dfdx, dfdv, dtdx, dtdv, arm_i, sgj,
                 tmp, S, Dd, Ddd, X, tyre_par, road_buf, tyre_x, frc_out[k, 1:], mf)
-            pair_generalized(wj, f, tau, dfdx, dfdv, dtdx, dtdv, arm_i, sgj, Qx, K, C, S)
-            add_to_q(frc_body[k, 0], frc_body[k, 1], wj, Qx, K, C, body_qadr, body_rtype, kin_G,
-                     kin_dG, kin_W, Q, Jq, Jqd, X6)
+            assemble_pair(frc_body[k, 0], frc_body[k, 1], wj, f, tau, dfdx, dfdv, dtdx, dtdv, arm_i, sgj,
+                          body_qadr, body_rtype, kin_G, kin_dG, kin_W, Q, Jq, Jqd, K[0:6], K[6:12], C[0:6, 0:7],
+                          C[6:12, 0:7], S[10:17])
     if what & (_PHI | _PHIQ | _GAMMA):
         constraint_rows(t, prim_type, prim_row, prim_body, prim_vec, prim_par, prim_fun,
                         fun_type, fun_par, fun_tab, tab_adr, tab_len, tab_x, tab_y,

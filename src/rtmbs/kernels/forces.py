@@ -3,8 +3,8 @@
 Every element produces, in virtual coordinates of its two bodies i, j (see :mod:`cartesian`):
 a force f on body j applied at the point P_j (and −f on body i at the same point) and a pure
 couple τ on j (−τ on i), with their derivatives ∂f/∂x, ∂f/∂v, ∂τ/∂x, ∂τ/∂v (3×12, x = (δr_i, δπ_i,
-δr_j, δπ_j) at fixed global velocities v = (ṙ_i, ω_i, ṙ_j, ω_j)). :func:`pair_generalized` turns
-these into Q_x (12), K = ∂Q_x/∂x and C = ∂Q_x/∂v (12×12), and :func:`add_to_q` maps them to q.
+δr_j, δπ_j) at fixed global velocities v = (ṙ_i, ω_i, ṙ_j, ω_j)). :func:`assemble_pair` turns
+these into the generalised forces and their Jacobians in q (through L = blockdiag(I, G)).
 Single-body loads use the ground (index nb) as body i.
 """
 from __future__ import annotations
@@ -345,107 +345,142 @@ def element_forces(k, t, with_jac, frc_type, frc_body, frc_vec, frc_rot, frc_par
 
 
 @njit(cache=True)
-def pair_generalized(with_jac, f, tau, dfdx, dfdv, dtdx, dtdv, arm_i, sgj, Qx, K, C, S):
-    """Q_x = [−f; −arm_i×f − τ; f; sg_j×f + τ] and its Jacobians K = ∂Q_x/∂x, C = ∂Q_x/∂v."""
-    _cross(arm_i, f, Qx[3:6])
-    _cross(sgj, f, Qx[9:12])
-    for c in range(3):
-        Qx[c] = -f[c]
-        Qx[3 + c] = -Qx[3 + c] - tau[c]
-        Qx[6 + c] = f[c]
-        Qx[9 + c] = Qx[9 + c] + tau[c]
-    if not with_jac:
-        return
-    _skew(arm_i, S[0])
-    _skew(sgj, S[1])
-    _skew(f, S[2])
-    for a in range(3):
-        for col in range(12):
-            sai = 0.0
-            saiv = 0.0
-            ssj = 0.0
-            ssjv = 0.0
+def _side_block(G, nr, D, c0, W, E, out_x, out_v, with_w):
+    """out_x = D[:, c0:c0+6] L_b (+ E_ω W_b), out_v = E[:, c0:c0+6] L_b (6 × (3 + nr))."""
+    for r in range(6):
+        for c in range(3):
+            out_x[r, c] = D[r, c0 + c]
+            out_v[r, c] = E[r, c0 + c]
+        for l in range(nr):
+            sx = 0.0
+            sv = 0.0
             for c in range(3):
-                sai += S[0, a, c] * dfdx[c, col]
-                saiv += S[0, a, c] * dfdv[c, col]
-                ssj += S[1, a, c] * dfdx[c, col]
-                ssjv += S[1, a, c] * dfdv[c, col]
-            K[a, col] = -dfdx[a, col]
-            K[6 + a, col] = dfdx[a, col]
-            K[3 + a, col] = -sai - dtdx[a, col]
-            K[9 + a, col] = ssj + dtdx[a, col]
-            C[a, col] = -dfdv[a, col]
-            C[6 + a, col] = dfdv[a, col]
-            C[3 + a, col] = -saiv - dtdv[a, col]
-            C[9 + a, col] = ssjv + dtdv[a, col]
-        # f̃ ∂arm_i/∂x with ∂arm_i/∂x = [−I, 0, I, −s̃g_j]; f̃ s̃g_j on δπ_j for body j's torque
-        for b in range(3):
-            fs = 0.0
-            for c in range(3):
-                fs += S[2, a, c] * S[1, c, b]
-            K[3 + a, b] += -S[2, a, b]
-            K[3 + a, 6 + b] += S[2, a, b]
-            K[3 + a, 9 + b] += -fs
-            K[9 + a, 9 + b] += fs
+                sx += D[r, c0 + 3 + c] * G[c, l]
+                sv += E[r, c0 + 3 + c] * G[c, l]
+                if with_w:
+                    sx += E[r, c0 + 3 + c] * W[c, l]
+            out_x[r, 3 + l] = sx
+            out_v[r, 3 + l] = sv
 
 
 @njit(cache=True)
-def add_to_q(bi, bj, with_jac, Qx, K, C, body_qadr, body_rtype, kin_G, kin_dG, kin_W, Q, Jq, Jqd, X6):
-    """Q_q += Lᵀ Q_x ; Jq̇ += Lᵀ C L ; Jq += Lᵀ K L + Lᵀ C_ω W + (∂Gᵀ/∂p) T."""
-    for sa in range(2):
-        ba = bi if sa == 0 else bj
-        qa = body_qadr[ba]
-        if qa < 0:
+def assemble_pair(bi, bj, with_jac, f, tau, dfdx, dfdv, dtdx, dtdv, arm_i, sgj, body_qadr, body_rtype,
+                  kin_G, kin_dG, kin_W, Q, Jq, Jqd, D, E, DL, EL, S):
+    """Add an element's force f (at P_j on j, −f on i) and couple τ to Q, Jq, Jq̇ directly.
+
+    With Q_x = T_a [f; τ] + (arm terms), T_i = −[[I, 0], [ãrm_i, I]], T_j = [[I, 0], [s̃g_j, I]]:
+    Jq_ab = L_aᵀ T_a (D L_b + E_ω W_b) + L_aᵀ X_a L_b + δ_ab (∂Gᵀ/∂p) T_a and Jq̇_ab = L_aᵀ T_a E L_b,
+    with D = [∂f/∂x; ∂τ/∂x], E = [∂f/∂v; ∂τ/∂v], X_i = f̃ ∂arm_i/∂x, X_j = f̃ s̃g_j on δπ_j
+    (without forming the element's 12×12 K = ∂Q_x/∂x and C = ∂Q_x/∂v).
+    """
+    Ti = S[0]   # torque on i
+    Tj = S[1]   # torque on j (rows 0..2 of S[1])
+    ai = S[2]   # ãrm_i
+    aj = S[3]   # s̃g_j
+    ff = S[4]   # f̃
+    tmpv = S[5]
+    _cross(arm_i, f, tmpv[0])
+    _cross(sgj, f, tmpv[1])
+    for c in range(3):
+        Ti[0, c] = -tmpv[0, c] - tau[c]
+        Tj[0, c] = tmpv[1, c] + tau[c]
+    # Q
+    for side in range(2):
+        b = bi if side == 0 else bj
+        a = body_qadr[b]
+        if a < 0:
             continue
-        ra = 6 * sa
-        nra = NROT[body_rtype[ba]]
+        sg = -1.0 if side == 0 else 1.0
+        T = Ti[0] if side == 0 else Tj[0]
+        nr = NROT[body_rtype[b]]
         for c in range(3):
-            Q[qa + c] += Qx[ra + c]
-        for l in range(nra):
-            s = 0.0
-            for c in range(3):
-                s += kin_G[ba, c, l] * Qx[ra + 3 + c]
-            Q[qa + 3 + l] += s
-        if not with_jac:
+            Q[a + c] += sg * f[c]
+        for l in range(nr):
+            Q[a + 3 + l] += kin_G[b, 0, l] * T[0] + kin_G[b, 1, l] * T[1] + kin_G[b, 2, l] * T[2]
+    if not with_jac:
+        return
+    for r in range(3):
+        for col in range(12):
+            D[r, col] = dfdx[r, col]
+            D[3 + r, col] = dtdx[r, col]
+            E[r, col] = dfdv[r, col]
+            E[3 + r, col] = dtdv[r, col]
+    _skew(arm_i, ai)
+    _skew(sgj, aj)
+    _skew(f, ff)
+    for sb in range(2):
+        b = bi if sb == 0 else bj
+        qb = body_qadr[b]
+        if qb < 0:
             continue
-        for sb in range(2):
-            bb = bi if sb == 0 else bj
-            qb = body_qadr[bb]
-            if qb < 0:
+        nrb = NROT[body_rtype[b]]
+        wb = 3 + nrb
+        _side_block(kin_G[b], nrb, D, 6 * sb, kin_W[b], E, DL, EL, True)
+        for sa in range(2):
+            a = bi if sa == 0 else bj
+            qa = body_qadr[a]
+            if qa < 0:
                 continue
-            rb = 6 * sb
-            nrb = NROT[body_rtype[bb]]
-            nb_ = 3 + nrb
-            # X6 (6 × (3+nrb)) = K_ab L_b + [0, C_ab,ω W_b]  and  (rows 6-11) C_ab L_b
-            for a in range(6):
+            nra = NROT[body_rtype[a]]
+            sgn = -1.0 if sa == 0 else 1.0
+            Am = ai if sa == 0 else aj
+            Ga = kin_G[a]
+            for col in range(wb):
+                # Y = Ã (DL)[0:3] + (DL)[3:6] ; Yv likewise with EL
+                y0 = Am[0, 0] * DL[0, col] + Am[0, 1] * DL[1, col] + Am[0, 2] * DL[2, col] + DL[3, col]
+                y1 = Am[1, 0] * DL[0, col] + Am[1, 1] * DL[1, col] + Am[1, 2] * DL[2, col] + DL[4, col]
+                y2 = Am[2, 0] * DL[0, col] + Am[2, 1] * DL[1, col] + Am[2, 2] * DL[2, col] + DL[5, col]
+                v0 = Am[0, 0] * EL[0, col] + Am[0, 1] * EL[1, col] + Am[0, 2] * EL[2, col] + EL[3, col]
+                v1 = Am[1, 0] * EL[0, col] + Am[1, 1] * EL[1, col] + Am[1, 2] * EL[2, col] + EL[4, col]
+                v2 = Am[2, 0] * EL[0, col] + Am[2, 1] * EL[1, col] + Am[2, 2] * EL[2, col] + EL[5, col]
                 for c in range(3):
-                    X6[a, c] = K[ra + a, rb + c]
-                    X6[6 + a, c] = C[ra + a, rb + c]
-                for l in range(nrb):
-                    s = 0.0
-                    sv = 0.0
-                    for c in range(3):
-                        s += K[ra + a, rb + 3 + c] * kin_G[bb, c, l] + C[ra + a, rb + 3 + c] * kin_W[bb, c, l]
-                        sv += C[ra + a, rb + 3 + c] * kin_G[bb, c, l]
-                    X6[a, 3 + l] = s
-                    X6[6 + a, 3 + l] = sv
-            for col in range(nb_):
-                for c in range(3):
-                    Jq[qa + c, qb + col] += X6[c, col]
-                    Jqd[qa + c, qb + col] += X6[6 + c, col]
+                    Jq[qa + c, qb + col] += sgn * DL[c, col]
+                    Jqd[qa + c, qb + col] += sgn * EL[c, col]
                 for l in range(nra):
+                    Jq[qa + 3 + l, qb + col] += sgn * (Ga[0, l] * y0 + Ga[1, l] * y1 + Ga[2, l] * y2)
+                    Jqd[qa + 3 + l, qb + col] += sgn * (Ga[0, l] * v0 + Ga[1, l] * v1 + Ga[2, l] * v2)
+    # arm terms: X_i = f̃ [−I, 0, I, −s̃g_j] on body i's torque rows; X_j = f̃ s̃g_j on (π_j, π_j)
+    qi, qj = body_qadr[bi], body_qadr[bj]
+    fs = S[6]
+    for r in range(3):
+        for c in range(3):
+            fs[r, c] = ff[r, 0] * aj[0, c] + ff[r, 1] * aj[1, c] + ff[r, 2] * aj[2, c]
+    if qi >= 0:
+        Gi = kin_G[bi]
+        nri = NROT[body_rtype[bi]]
+        for l in range(nri):
+            for c in range(3):
+                g = Gi[0, l] * ff[0, c] + Gi[1, l] * ff[1, c] + Gi[2, l] * ff[2, c]
+                Jq[qi + 3 + l, qi + c] -= g
+                if qj >= 0:
+                    Jq[qi + 3 + l, qj + c] += g
+            if qj >= 0:
+                Gj = kin_G[bj]
+                for k in range(NROT[body_rtype[bj]]):
                     s = 0.0
-                    sv = 0.0
-                    for c in range(3):
-                        s += kin_G[ba, c, l] * X6[3 + c, col]
-                        sv += kin_G[ba, c, l] * X6[9 + c, col]
-                    Jq[qa + 3 + l, qb + col] += s
-                    Jqd[qa + 3 + l, qb + col] += sv
-            if sa == sb:
-                # (∂Gᵀ/∂p_k) T : column k, row l = Σ_c dG[k, c, l] T_c
-                for kk in range(nra):
-                    for l in range(nra):
-                        s = 0.0
+                    for r in range(3):
                         for c in range(3):
-                            s += kin_dG[ba, kk, c, l] * Qx[ra + 3 + c]
-                        Jq[qa + 3 + l, qa + 3 + kk] += s
+                            s += Gi[r, l] * fs[r, c] * Gj[c, k]
+                    Jq[qi + 3 + l, qj + 3 + k] -= s
+    if qj >= 0:
+        Gj = kin_G[bj]
+        nrj = NROT[body_rtype[bj]]
+        for l in range(nrj):
+            for k in range(nrj):
+                s = 0.0
+                for r in range(3):
+                    for c in range(3):
+                        s += Gj[r, l] * fs[r, c] * Gj[c, k]
+                Jq[qj + 3 + l, qj + 3 + k] += s
+    # (∂Gᵀ/∂p_k) T on each body's own rotation block
+    for side in range(2):
+        b = bi if side == 0 else bj
+        a = body_qadr[b]
+        if a < 0:
+            continue
+        T = Ti[0] if side == 0 else Tj[0]
+        nr = NROT[body_rtype[b]]
+        for kk in range(nr):
+            for l in range(nr):
+                Jq[a + 3 + l, a + 3 + kk] += (kin_dG[b, kk, 0, l] * T[0] + kin_dG[b, kk, 1, l] * T[1]
+                                              + kin_dG[b, kk, 2, l] * T[2])
