@@ -513,7 +513,7 @@ def _figure(rows, cols=1, height_per_row=200, width=800):
 def _plot_norms(out: Path, norms: dict, tol: float) -> list[Path]:
     """Figs 9-11: ‖Φ‖, ‖Φ̇‖, ‖Φ̈‖ over time, one PNG per stabilisation."""
     paths = []
-    labels = ("‖Φ‖", "‖Φ̇‖ = ‖Φq q̇ + Φt‖", "‖Φ̈‖ = ‖Φq q̈ − γ‖")
+    labels = ("‖Φ‖", "‖dΦ/dt‖ = ‖Φq q' + Φt‖", "‖d²Φ/dt²‖ = ‖Φq q'' − γ‖")
     floor = 1e-18
     for stab, (t, nrm) in norms.items():
         fig = _figure(3)
@@ -544,7 +544,8 @@ def _plot_times(out: Path, runs: list, tols) -> Path:
                        and r["formulation"] == f and _ok(r)]
                 if pts:
                     x, y = zip(*sorted(pts))
-                    ax.loglog(x, y, "o-", ms=3, lw=1.0, label=SHORT[f])
+                    ax.loglog(x, y, "o-", ms=3, lw=1.0, label=SHORT[f],
+                              color=f"C{FORMULATION_ORDER.index(f)}")
             fig_no = PAPER_TABLE1[(s, stab)][0]
             ax.set_title(f"(Fig. {fig_no}) {s}, {stab}", fontsize="medium")
             ax.set_xlabel("AbsTol = RelTol")
