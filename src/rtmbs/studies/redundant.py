@@ -40,7 +40,7 @@ from ..errors import FormulationNotApplicable, RtmbsError, SimulationDiverged
 from ..model.description import Orientation
 from ..models.mcpherson import build, mcpherson_overconstrained, mcpherson_simplified
 from ..protocol import EVAL_GAMMA, EVAL_M, EVAL_PHI, EVAL_PHIQ, EVAL_Q
-from ..solvers.formulations import FORMULATIONS, get_formulation
+from ..solvers.formulations import get_formulation
 from ..solvers.index1 import integrate_index1
 from ..solvers.partitioning import NEWTON_TOL_FACTOR, choose_coordinates
 
@@ -693,7 +693,7 @@ def _report(info: dict) -> str:
                     for f in FORMULATION_ORDER:
                         c = paper_column(s, f)
                         pcells.append(f"*{vals[c]:.2f}*" if c else "")
-                    w(f"| paper | " + " | ".join(pcells) + " |")
+                    w("| paper | " + " | ".join(pcells) + " |")
             w("")
 
     # -- constraint norms and partitioning details
