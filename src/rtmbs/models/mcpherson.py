@@ -55,10 +55,12 @@ def _mid(a, b):
 
 
 #: Body: (name, centre of mass between, zxz orientation (rad)). The orientations keep the
-#: nutation at 90° (far from the zxz singularity at 0 and 180°); the body x axis lies along the
-#: body's segment where it matters for the reader only: every marker is given in global axes.
+#: nutation at 90° (far from the zxz singularity at 0 and 180°); the arm's body z axis lies along
+#: its hinge (global x), so its swing changes ψ only and θ stays at 90° (with its z axis across
+#: the hinge, a 160° swing drove θ through 0, where M is singular). Every marker is given in
+#: global axes, so the frames matter for the coordinates only, not for the physics.
 BODIES = (
-    ("arm", ("P1", "P2"), (0.0, np.pi / 2, 0.0)),         # body 1: lower control arm
+    ("arm", ("P1", "P2"), (np.pi / 2, np.pi / 2, 0.0)),   # body 1: lower control arm
     ("upright", ("P3", "P4"), (np.pi / 2, np.pi / 2, 0.0)),  # body 2: strut tube + knuckle
     ("strut_rod", ("P10", "P11"), (np.pi / 2, np.pi / 2, np.pi / 2)),  # body 3
     ("tie_rod", ("P9", "P12"), (0.0, np.pi / 2, np.pi / 2)),  # body 4

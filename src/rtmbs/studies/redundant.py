@@ -58,10 +58,10 @@ ALPHA = BETA = 10.0
 #: simplified strut, AbsTol = RelTol = 1e-10; here the tightest tolerance of the run).
 FIG_FORMULATION = "least-squares-2"
 FIG_NUMBERS = {"none": 9, "baumgarte": 10, "partitioning": 11}
-#: zxz angles (φ, θ, ψ) of the control arm's frame in the study's struts: the body z axis along
-#: the hinge axis (global x), so the arm's swing changes ψ only and θ stays at 90°. The library
-#: model (``arm_frame="library"``) has the arm at (0, 90°, 0): its swing about x changes θ,
-#: which passes through 0 (the zxz singularity, M singular) at t ≈ 2.2 s and 5.2 s.
+#: zxz angles (φ, θ, ψ) of the control arm's frame: the body z axis along the hinge axis
+#: (global x), so the arm's swing changes ψ only and θ stays at 90°. The library model now uses
+#: the same frame (it first had the arm at (0, 90°, 0), whose swing drove θ through 0, the zxz
+#: singularity where M is singular, at t ≈ 2.2 s and 5.2 s); ``arm_frame`` is kept to say so.
 ARM_FRAME_HINGE = (np.pi / 2, np.pi / 2, 0.0)
 #: A run stops (reported as failed) after this many right-hand sides (guards against a step
 #: size collapse, e.g. at a singular M).
