@@ -15,14 +15,14 @@ from .kernels import cartesian as kc
 from .kernels import functions as kf
 from .kernels.arena import pack
 from .kernels.evaluate import evaluate_cartesian
-from .kernels.rotations import NROT, ROT_EP, ROT_ZXZ, ROTATION_NAMES
+from .kernels.rotations import NROT, ROT_EP, ROTATION_NAMES
 from .kernels.tyre_element import TYRE_OUTPUTS
 
 #: named outputs of a bushing: force and torque on body j in marker_i axes
 BUSHING_OUTPUTS = ("Fx", "Fy", "Fz", "Tx", "Ty", "Tz")
 from .model.description import JOINT_EQUATIONS, Force, Input, Model
-from .model.rotation import matrix_from_zxz, quaternion_from_matrix, zxz_from_matrix
-from .protocol import (EVAL_M, EVAL_PHI, EVAL_PHIQ, EVAL_Q, MechanicalSystem, State, Workspace)
+from .model.rotation import quaternion_from_matrix, zxz_from_matrix
+from .protocol import EVAL_PHI, EVAL_Q, MechanicalSystem, State, Workspace
 
 _FORCE_CODE = {"spring-damper": kc.F_SPRING, "stop": kc.F_STOP, "bushing": kc.F_BUSHING,
                "force": kc.F_FORCE, "torque": kc.F_TORQUE, "joint-torque": kc.F_JOINT_TORQUE,
@@ -353,9 +353,8 @@ class CartesianSystem(MechanicalSystem):
                    np.zeros((32, 3)), np.zeros((20, 3, 3)), np.zeros((max(self.m, 1), 12)),
                    np.zeros(max(self.m, 1)), np.zeros(3), np.zeros(3), np.zeros((3, 12)),
                    np.zeros((3, 12)), np.zeros((3, 12)), np.zeros((3, 12)), np.zeros(3), np.zeros(3),
-                   np.zeros((3, 12)), np.zeros((3, 12)), np.zeros((9, 12)), np.zeros(12),
-                   np.zeros((12, 12)), np.zeros((12, 12)), np.zeros((12, 7)), np.zeros((nf, kc.NFOUT)),
-                   np.zeros(16)]
+                   np.zeros((3, 12)), np.zeros((3, 12)), np.zeros((9, 12)),
+                   np.zeros((12, 12)), np.zeros((12, 12)), np.zeros((nf, kc.NFOUT)), np.zeros(16)]
         self._ibuf, self._ilay, iv = pack(ints, np.int64)
         self._fbuf, self._flay, fv = pack(floats, np.float64)
         self._sbuf, self._slay, sv = pack(scratch, np.float64)
@@ -368,9 +367,9 @@ class CartesianSystem(MechanicalSystem):
         self.extra_state = fv[13][:self.nx]  # carcass deflections (u, v) of the transient tyres
         self._transient_rows = [k for k, fe in enumerate(model.forces) if fe.type == "tyre" and fe.transient]
         self.kin = tuple(sv[:11])
-        self.scr = tuple(sv[11:30])
-        self.force_out = sv[30][:, 0]
-        self.force_out_all = sv[30]
+        self.scr = tuple(sv[11:28])
+        self.force_out = sv[28][:, 0]
+        self.force_out_all = sv[28]
         self.output_names = tuple(
             [f"{b}.{c}" for b in names for c in ("x", "y", "z", "vx", "vy", "vz", "wx", "wy", "wz")]
             + [f"{f}.force" for f in self.force_names]
@@ -599,7 +598,7 @@ class CartesianSystem(MechanicalSystem):
         from .kernels.rotations import rotation_matrix
 
         E = 0.0
-        ftype, fbody, fvec, _frot, fpar = self.sysa[12], self.sysa[13], self.sysa[14], self.sysa[15], self.sysa[16]
+        ftype, fbody, fvec, fpar = self.sysa[12], self.sysa[13], self.sysa[14], self.sysa[16]
         for k in range(len(ftype)):
             if ftype[k] != kc.F_SPRING or self.sysa[18][k, 0] >= 0:
                 continue

@@ -97,7 +97,7 @@ def compare_plot(results: dict, signal: str, out_png, title: str | None = None,
         (ref_label, (t_ref, y_ref)), *others = series.items()
         for label, (t, y) in others:
             axes[1].plot(t_ref, np.interp(t_ref, t, y) - y_ref, lw=1.0, label=f"{label} - {ref_label}")
-        axes[1].set_ylabel(f"difference")
+        axes[1].set_ylabel("difference")
         axes[1].legend(loc="best", fontsize="small")
     for ax in axes:
         ax.grid(True, alpha=0.3)

@@ -16,11 +16,10 @@ from __future__ import annotations
 
 import math
 
-import numpy as np
 from numba import njit
 
-from .functions import fun_eval, table_eval
-from .rotations import NROT, ROT_EP, rotation_data
+from .functions import fun_eval
+from .rotations import NROT, rotation_data
 
 # -- primitive constraints (rows) ---------------------------------------------------------------
 PRIM_SPH = 0     # r_Pj − r_Pi = 0                                   (3 rows)

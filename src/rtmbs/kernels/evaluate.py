@@ -160,8 +160,8 @@ def evaluate_cartesian(what, t, q, qd, ibuf, ilay, fbuf, flay, sbuf, slay, wbuf,
     dfdx = view2(sbuf, slay, 17); dfdv = view2(sbuf, slay, 18); dtdx = view2(sbuf, slay, 19)
     dtdv = view2(sbuf, slay, 20); arm_i = view1(sbuf, slay, 21); sgj = view1(sbuf, slay, 22)
     Dd = view2(sbuf, slay, 23); Ddd = view2(sbuf, slay, 24); X = view2(sbuf, slay, 25)
-    Qx = view1(sbuf, slay, 26); K = view2(sbuf, slay, 27); C = view2(sbuf, slay, 28)
-    X6 = view2(sbuf, slay, 29); frc_out = view2(sbuf, slay, 30); mf = view1(sbuf, slay, 31)
+    K = view2(sbuf, slay, 26); C = view2(sbuf, slay, 27)
+    frc_out = view2(sbuf, slay, 28); mf = view1(sbuf, slay, 29)
     o = 0
     M = wbuf[o:o + n * n].reshape((n, n)); o += n * n
     Q = wbuf[o:o + n]; o += n

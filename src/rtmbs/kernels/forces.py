@@ -129,7 +129,6 @@ def element_forces(k, t, with_jac, frc_type, frc_body, frc_vec, frc_rot, frc_par
             for col in range(12):
                 gL = 0.0
                 gLd = 0.0
-                ud = 0.0
                 for c in range(3):
                     gL += u[c] * Dd[c, col]
                     gLd += v1[c] * Dd[c, col] + u[c] * Ddd[c, col]

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import math
 
-import numpy as np
 from numba import njit
 
 FUN_CONST, FUN_STEP, FUN_RAMP, FUN_TRAPEZOID, FUN_SINE, FUN_TABLE, FUN_CHANNEL = range(7)

@@ -7,7 +7,7 @@ angles in radians unless a key ends in ``_deg``.
 from __future__ import annotations
 
 import math
-from typing import Annotated, Any, Literal, Union
+from typing import Any, Literal, Union
 
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator

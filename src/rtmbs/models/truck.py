@@ -23,7 +23,7 @@ numba call filling the requested Workspace arrays, with analytic force Jacobians
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 
 import numpy as np
 from numba import njit

@@ -139,7 +139,7 @@ class ExplicitEuler(Solver):
         return self.skkt.nanalyse - self._nan0 if self.sparse else 0
 
     def _step_impl(self, state: State, h: float):
-        ws, m = self.ws, self.system.m
+        ws = self.ws
         self._tic()
         evaluate(self, ws, state.t, state.q, state.qd, self.what)
         self._toc("evaluation")

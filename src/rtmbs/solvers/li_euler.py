@@ -34,7 +34,7 @@ from ..protocol import EVAL_JAC, EVAL_JAC_STIFF, EVAL_M, EVAL_PHI, EVAL_PHIQ, EV
 from .base import Solver, register_solver
 from .linalg import lu_factor, lu_solve
 from .sparse import (
-    H_ANALYSIS, SparseKKT, a_times, choose_linear_solver, kkt_values, lu_refactor, lu_solve_sp,
+    H_ANALYSIS, SparseKKT, a_times, choose_linear_solver, kkt_values, lu_solve_sp,
     phiq_times,
 )
 from .stabilization import (

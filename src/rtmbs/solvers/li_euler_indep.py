@@ -731,7 +731,7 @@ class LIEulerIndep(Solver):
 
     # -- step ----------------------------------------------------------------------------
     def _step_impl(self, state: State, h: float):
-        ws, f = self.ws, self.f
+        ws = self.ws
         q, qd, t = state.q, state.qd, state.t
         self._h = h
         if not _unchanged(q, qd, self.q_last, self.qd_last):

@@ -22,8 +22,6 @@ of a W-method with an inexact Jacobian), ``time_derivative`` (False: drop the âˆ
 """
 from __future__ import annotations
 
-import math
-
 import numpy as np
 from numba import njit
 

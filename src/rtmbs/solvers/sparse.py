@@ -294,7 +294,6 @@ class SparseLU:
         nnz = int(ptr[-1])
         col = np.empty(nnz, np.int64)
         diag = np.empty(N, np.int64)
-        pos = {}
         for i in range(N):
             cs = np.nonzero(pat[i])[0]
             col[ptr[i]:ptr[i + 1]] = cs

@@ -34,7 +34,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..errors import RtmbsError, SimulationDiverged
+from ..errors import RtmbsError
 from ..models.truck import TruckParams, truck
 from ..solvers.base import get_solver
 from ..solvers.simulate import simulate
