@@ -501,7 +501,27 @@ class _TruckBase(MechanicalSystem):
         return T + Vg + Vs
 
 
-class TruckODE(_TruckBase):
+class _NonlinearTruck(_TruckBase):
+    """The nonlinear variants: one kernel, ``self.m`` = 0 (hinge springs) or 2 (hinge constraint)."""
+
+    def evaluate(self, t, q, qd, ws, what) -> None:
+        _truck_kernel(t, q, qd, what, self.masses, self.B, self.E, self.road, self.hinge, self.m,
+                      ws.M, ws.Q, ws.phi, ws.phiq, ws.phit, ws.gamma, ws.Jq, ws.Jqd,
+                      self._grad, self._hess)
+
+    def _static_equilibrium(self):
+        """Newton (``_newton`` of the variant) on a flat road from the design configuration:
+        Q(q, 0, t) = 0, or [Q − Gᵀλ; g] = 0 (protocol sign: M q̈ + Gᵀλ = Q)."""
+        road, self.road = self.road, _road_params(replace(self.params, road="flat"))
+        try:
+            return self._newton()
+        finally:
+            self.road = road
+
+
+
+
+class TruckODE(_NonlinearTruck):
     """The unconstrained truck (seed 001 eq. 1): loading area on three spring-dampers."""
 
     m = 0
@@ -511,19 +531,6 @@ class TruckODE(_TruckBase):
         super().__init__(params)
         self.E, self.element_names = _elements(self.params, with_hinge=True)
         self.q_eq = self._static_equilibrium()
-
-    def evaluate(self, t, q, qd, ws, what) -> None:
-        _truck_kernel(t, q, qd, what, self.masses, self.B, self.E, self.road, self.hinge, 0,
-                      ws.M, ws.Q, ws.phi, ws.phiq, ws.phit, ws.gamma, ws.Jq, ws.Jqd,
-                      self._grad, self._hess)
-
-    def _static_equilibrium(self):
-        """Newton on Q(q, 0, t) = 0 on a flat road from the design configuration."""
-        road, self.road = self.road, _road_params(replace(self.params, road="flat"))
-        try:
-            return self._newton()
-        finally:
-            self.road = road
 
     def _newton(self):
         q = self.q_design.copy()
@@ -542,7 +549,7 @@ class TruckODE(_TruckBase):
         return q
 
 
-class TruckDAE(_TruckBase):
+class TruckDAE(_NonlinearTruck):
     """The constrained truck (seed 001 eq. 2): the hinge springs replaced by g(q) = 0 ∈ R²."""
 
     m = 2
@@ -552,19 +559,6 @@ class TruckDAE(_TruckBase):
         super().__init__(params)
         self.E, self.element_names = _elements(self.params, with_hinge=False)
         self.q_eq, self.lam_eq = self._static_equilibrium()
-
-    def evaluate(self, t, q, qd, ws, what) -> None:
-        _truck_kernel(t, q, qd, what, self.masses, self.B, self.E, self.road, self.hinge, 2,
-                      ws.M, ws.Q, ws.phi, ws.phiq, ws.phit, ws.gamma, ws.Jq, ws.Jqd,
-                      self._grad, self._hess)
-
-    def _static_equilibrium(self):
-        """Newton on [Q − Gᵀλ; g] = 0 on a flat road (protocol sign: M q̈ + Gᵀλ = Q)."""
-        road, self.road = self.road, _road_params(replace(self.params, road="flat"))
-        try:
-            return self._newton()
-        finally:
-            self.road = road
 
     def _newton(self):
         q = self.q_design.copy()
