@@ -519,8 +519,6 @@ class _NonlinearTruck(_TruckBase):
             self.road = road
 
 
-
-
 class TruckODE(_NonlinearTruck):
     """The unconstrained truck (seed 001 eq. 1): loading area on three spring-dampers."""
 
