@@ -137,3 +137,14 @@ def test_transient_tyre_lags_the_slip_by_its_relaxation_length():
     # the reference solver integrates the same extra states
     ref = simulate(sysm, "reference", t_end=0.05, h=h, method="DOP853", rtol=1e-8, atol=1e-10)
     np.testing.assert_allclose(ref.outputs["tyre.Fx"][10:50:10], Ft[10:50:10], rtol=0.05)
+
+
+def test_results_keep_the_extra_states(tmp_path):
+    from rtmbs.io.result import Result
+
+    sysm = _spinning_wheel(True)
+    res = simulate(sysm, "li-euler", t_end=0.02, h=1e-3, stabilize="projection")
+    assert res.x.shape == (21, 2) and res.x[0, 0] == 0.0 and abs(res.x[-1, 0]) > 0
+    back = Result.load_hdf5(res.save_hdf5(tmp_path / "r.h5"))
+    np.testing.assert_array_equal(back.x, res.x)
+    assert "x0" in (res.save_csv(tmp_path / "r.csv")).read_text().splitlines()[0].split(",")

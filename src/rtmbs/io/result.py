@@ -13,7 +13,8 @@ import numpy as np
 class Result:
     """A run: ``t (N,)``, ``q (N, n)``, ``qd (N, n)``, ``lam (N, m)``, constraint norms
     ``phi_norm`` (‖Φ‖₂) and ``phid_norm`` (‖Φq q̇ + Φt‖₂) ``(N,)``, named ``outputs`` ``{name: (N,)}``,
-    and ``meta`` (model, solver, h, wall time, status, message)."""
+    extra first-order states ``x (N, nx)`` (e.g. transient tyre deflections) and ``meta`` (model,
+    solver, h, wall time, status, message)."""
 
     t: np.ndarray
     q: np.ndarray
@@ -24,6 +25,11 @@ class Result:
     outputs: dict[str, np.ndarray] = field(default_factory=dict)
     coordinate_names: list[str] = field(default_factory=list)
     meta: dict = field(default_factory=dict)
+    x: np.ndarray | None = None
+
+    def __post_init__(self):
+        if self.x is None:
+            self.x = np.zeros((len(self.t), 0))
 
     @property
     def success(self) -> bool:
@@ -51,6 +57,7 @@ class Result:
         cols = {"t": self.t}
         cols.update({f"q:{c}": self.q[:, i] for i, c in enumerate(names)})
         cols.update({f"qd:{c}": self.qd[:, i] for i, c in enumerate(names)})
+        cols.update({f"x{i}": self.x[:, i] for i in range(self.x.shape[1])})
         cols["phi_norm"] = self.phi_norm
         cols["phid_norm"] = self.phid_norm
         cols.update(self.outputs)
@@ -70,7 +77,7 @@ class Result:
 
         path = Path(path)
         with h5py.File(path, "w") as f:
-            for k in ("t", "q", "qd", "lam", "phi_norm", "phid_norm"):
+            for k in ("t", "q", "qd", "lam", "phi_norm", "phid_norm", "x"):
                 f.create_dataset(k, data=getattr(self, k))
             g = f.create_group("outputs")
             for k, v in self.outputs.items():
@@ -85,6 +92,8 @@ class Result:
 
         with h5py.File(path, "r") as f:
             arrays = {k: f[k][()] for k in ("t", "q", "qd", "lam", "phi_norm", "phid_norm")}
+            if "x" in f:
+                arrays["x"] = f["x"][()]
             outputs = {k: f["outputs"][k][()] for k in f["outputs"]}
             names = json.loads(f.attrs["coordinate_names"])
             meta = json.loads(f.attrs["meta"])

@@ -391,7 +391,7 @@ class ReferenceSolver(Solver):
             t=T[:k].copy(), q=Qa[:k].copy(), qd=QDa[:k].copy(), lam=LAM[:k].copy(),
             phi_norm=PHI[:k].copy(), phid_norm=PHID[:k].copy(),
             outputs={nm: OUT[:k, j].copy() for j, nm in enumerate(out_names)},
-            coordinate_names=list(getattr(sys, "coordinate_names", [])),
+            coordinate_names=list(getattr(sys, "coordinate_names", [])), x=X[:k].copy(),
             meta=dict(
                 model=sys.name, solver=self.name, method=self.method, h=h, rtol=self.rtol,
                 atol=self.atol, max_step=self.max_step, projection=self.projection,
@@ -402,7 +402,6 @@ class ReferenceSolver(Solver):
             ),
         )
         # Extra first-order states: Result has no field for them yet (see the report).
-        res.x = X[:k].copy()
         self.status = status
         return res
 

@@ -52,6 +52,7 @@ def simulate(
     q_arr = np.empty((nsave, n))
     qd_arr = np.empty((nsave, n))
     lam_arr = np.zeros((nsave, m))
+    x_arr = np.zeros((nsave, system.nx))
     out_names = list(system.output_names)
     out_arr = np.empty((nsave, len(out_names)))
     out_buf = np.zeros(len(out_names))
@@ -64,6 +65,8 @@ def simulate(
         q_arr[k] = state.q
         qd_arr[k] = state.qd
         lam_arr[k] = slv.lam
+        if system.nx:
+            x_arr[k] = state.x
         if m:
             system.evaluate(state.t, state.q, state.qd, ws, EVAL_PHI | EVAL_PHIQ)
             phi_n[k] = np.linalg.norm(ws.phi)
@@ -115,7 +118,7 @@ def simulate(
         lam=lam_arr[:k_saved].copy(), phi_norm=phi_n[:k_saved].copy(),
         phid_norm=phid_n[:k_saved].copy(),
         outputs={nm: out_arr[:k_saved, j].copy() for j, nm in enumerate(out_names)},
-        coordinate_names=list(getattr(system, "coordinate_names", [])),
+        coordinate_names=list(getattr(system, "coordinate_names", [])), x=x_arr[:k_saved].copy(),
         meta=dict(model=system.name, solver=slv.name, h=h, steps=slv.nstep, wall_s=wall,
                   status=status, message=message, phase_us=slv.phase_times_us()),
     )
