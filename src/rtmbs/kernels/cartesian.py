@@ -108,7 +108,7 @@ def body_kinematics(q, qd, body_qadr, body_rtype, kin_r, kin_rd, kin_A, kin_G, k
             kin_A[g, k, l] = 1.0 if k == l else 0.0
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _point(b, s_loc, kin_r, kin_rd, kin_A, kin_w, sg, rp, vp, ab, tmp):
     """Global arm sg = A s, point rp, its velocity vp and bias acceleration ω×(ω×sg)."""
     _matvec(kin_A[b], s_loc, sg)
@@ -119,7 +119,7 @@ def _point(b, s_loc, kin_r, kin_rd, kin_A, kin_w, sg, rp, vp, ab, tmp):
     _cross(kin_w[b], tmp, ab)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _vector(b, a_loc, kin_A, kin_w, ag, ad, ab):
     """Global body-fixed vector ag, its rate ω×ag and bias acceleration ω×(ω×ag)."""
     _matvec(kin_A[b], a_loc, ag)
@@ -127,7 +127,7 @@ def _vector(b, a_loc, kin_A, kin_w, ag, ad, ab):
     _cross(kin_w[b], ad, ab)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _add_vec_point_jac(D, row, col, c, v, sg):
     """D[row, col:col+6] += c·vᵀ[I, −s̃g] = c·[vᵀ, (sg × v)ᵀ]."""
     D[row, col + 0] += c * v[0]

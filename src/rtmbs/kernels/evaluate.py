@@ -10,7 +10,7 @@ from .arena import view1, view2, view3, view4
 from .rotations import NROT
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _inertia(b, qa, nr, with_jac, m, Jl, g, kin_A, kin_G, kin_dG, kin_W, kin_w, kin_alpha, kin_dadp,
              kin_dadpd, M, Q, Jq, Jqd, what, S, tmp):
     """Mass block blockdiag(m I, Gᵀ J_g G); weight m g; inertia torque T = −ω̃ J_g ω − J_g α
@@ -75,22 +75,29 @@ def _inertia(b, qa, nr, with_jac, m, Jl, g, kin_A, kin_G, kin_dG, kin_W, kin_w, 
             for e in range(3):
                 s += Wx[a, e] * S[7, e, c]
             Tpi[a, c] += s
+    # H = Tπ G + Tω W − J_g ∂α/∂p and Hv = Tω G − J_g ∂α/∂ṗ (3 × nr, shared by all rows k;
+    # stored transposed, nr × 3)
+    H = tmp[24:28]
+    Hv = tmp[28:32]
+    Wb = kin_W[b]
+    dap = kin_dadp[b]
+    dapd = kin_dadpd[b]
+    for a in range(3):
+        for col in range(nr):
+            inner = 0.0
+            innerv = 0.0
+            for c in range(3):
+                inner += Tpi[a, c] * G[c, col] + Tw[a, c] * Wb[c, col] - Jg[a, c] * dap[c, col]
+                innerv += Tw[a, c] * G[c, col] - Jg[a, c] * dapd[c, col]
+            H[col, a] = inner
+            Hv[col, a] = innerv
+    dGb = kin_dG[b]
     for k in range(nr):
         for col in range(nr):
             # rows: Gᵀ(...) ; columns: p
-            s = 0.0
-            sv = 0.0
-            for a in range(3):
-                inner = 0.0
-                innerv = 0.0
-                for c in range(3):
-                    inner += Tpi[a, c] * G[c, col] + Tw[a, c] * kin_W[b, c, col] - Jg[a, c] * kin_dadp[b, c, col]
-                    innerv += Tw[a, c] * G[c, col] - Jg[a, c] * kin_dadpd[b, c, col]
-                s += G[a, k] * inner
-                sv += G[a, k] * innerv
-            dg = 0.0
-            for c in range(3):
-                dg += kin_dG[b, col, c, k] * T[c]
+            s = G[0, k] * H[col, 0] + G[1, k] * H[col, 1] + G[2, k] * H[col, 2]
+            sv = G[0, k] * Hv[col, 0] + G[1, k] * Hv[col, 1] + G[2, k] * Hv[col, 2]
+            dg = dGb[col, 0, k] * T[0] + dGb[col, 1, k] * T[1] + dGb[col, 2, k] * T[2]
             Jq[qa + 3 + k, qa + 3 + col] += s + dg
             Jqd[qa + 3 + k, qa + 3 + col] += sv
 

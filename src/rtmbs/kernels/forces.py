@@ -20,14 +20,14 @@ from .rotations import NROT
 from .tyre_element import tyre_force
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _zero(a):
     for i in range(a.shape[0]):
         for j in range(a.shape[1]):
             a[i, j] = 0.0
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _line_jacobians(sgi, sgj, wi, wj, Dd, Ddd, S):
     """Dd = ∂d/∂x = ∂ḋ/∂v = [−I, s̃g_i, I, −s̃g_j];  Ddd = ∂ḋ/∂x = [0, ω̃_i s̃g_i, 0, −ω̃_j s̃g_j]."""
     _zero(Dd)
@@ -343,7 +343,7 @@ def element_forces(k, t, with_jac, frc_type, frc_body, frc_vec, frc_rot, frc_par
     return out
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _side_block(G, nr, D, c0, W, E, out_x, out_v, with_w):
     """out_x = D[:, c0:c0+6] L_b (+ E_ω W_b), out_v = E[:, c0:c0+6] L_b (6 × (3 + nr))."""
     for r in range(6):
@@ -362,7 +362,7 @@ def _side_block(G, nr, D, c0, W, E, out_x, out_v, with_w):
             out_v[r, 3 + l] = sv
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def assemble_pair(bi, bj, with_jac, f, tau, dfdx, dfdv, dtdx, dtdv, arm_i, sgj, body_qadr, body_rtype,
                   kin_G, kin_dG, kin_W, Q, Jq, Jqd, D, E, DL, EL, S):
     """Add an element's force f (at P_j on j, −f on i) and couple τ to Q, Jq, Jq̇ directly.

@@ -25,7 +25,7 @@ NROT = (4, 3)
 ROTATION_NAMES = {"euler-parameters": ROT_EP, "euler-angles-zxz": ROT_ZXZ}
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def ep_to_matrix(p, A):
     e0, e1, e2, e3 = p[0], p[1], p[2], p[3]
     A[0, 0] = 2.0 * (e0 * e0 + e1 * e1) - 1.0
@@ -39,7 +39,7 @@ def ep_to_matrix(p, A):
     A[2, 2] = 2.0 * (e0 * e0 + e3 * e3) - 1.0
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _ep_E(e0, e1, e2, e3, out, scale):
     """out (3×4) = scale·E(p), E = [−e, ẽ + e0 I]."""
     out[0, 0] = -e1 * scale
@@ -129,7 +129,7 @@ def rotation_matrix(rtype, p, A):
         zxz_to_matrix(p, A)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def rotation_data(rtype, p, pd, A, G, dG, W, alpha, dadp, dadpd, d2G):
     """Fill A (3×3), G (3×4), dG (4×3×4), W (3×4), alpha (3), dadp, dadpd (3×4) for one body.
 

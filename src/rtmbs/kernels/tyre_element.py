@@ -37,7 +37,7 @@ TYRE_OUTPUTS = ("Fx", "Fy", "Fz", "kappa", "alpha", "gamma", "rho")
 TYRE_TRANSIENT_INPUTS = ("Vsx", "Vsy", "Vx", "sigma_kappa", "sigma_alpha")
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _point_row(row, c, v, sg, out):
     """out[row, 6:12] += c·[vᵀ, (sg × v)ᵀ]: derivative of v·(point velocity or position) of the rim."""
     out[row, 6] += c * v[0]
