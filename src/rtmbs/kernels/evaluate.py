@@ -6,7 +6,7 @@ from numba import njit
 from .cartesian import (_JAC, _JACS, _M, _PHI, _PHIQ, _GAMMA, _Q, body_kinematics, constraint_rows,
                         scatter_constraints)
 from .forces import assemble_pair, element_forces
-from .arena import view1, view2, view3, view4
+from .arena import c_view, view1, view2, view3, view4
 from .rotations import NROT
 
 
@@ -141,6 +141,12 @@ def _sk(v, out):
     out[2, 0] = -v[1]; out[2, 1] = v[0]; out[2, 2] = 0.0
 
 
+@njit(cache=True, inline="always")
+def _mat(buf, o, d0, d1):
+    """The d0×d1 row-major matrix at offset o of a flat buffer (see :func:`arena.c_view`)."""
+    return c_view(buf[o:o + d0 * d1], (d0, d1))
+
+
 @njit(cache=True)
 def evaluate_cartesian(what, t, q, qd, ibuf, ilay, fbuf, flay, sbuf, slay, wbuf, n, m):
     """Fill the requested quantities (``what`` flags of :mod:`rtmbs.protocol`) into the workspace
@@ -169,15 +175,17 @@ def evaluate_cartesian(what, t, q, qd, ibuf, ilay, fbuf, flay, sbuf, slay, wbuf,
     Dd = view2(sbuf, slay, 23); Ddd = view2(sbuf, slay, 24); X = view2(sbuf, slay, 25)
     K = view2(sbuf, slay, 26); C = view2(sbuf, slay, 27)
     frc_out = view2(sbuf, slay, 28); mf = view1(sbuf, slay, 29)
+    if wbuf.shape[0] < 3 * n * n + n + 3 * m + m * n:
+        raise ValueError("workspace buffer too short for n and m")
     o = 0
-    M = wbuf[o:o + n * n].reshape((n, n)); o += n * n
+    M = _mat(wbuf, o, n, n); o += n * n
     Q = wbuf[o:o + n]; o += n
     phi = wbuf[o:o + m]; o += m
-    phiq = wbuf[o:o + m * n].reshape((m, n)); o += m * n
+    phiq = _mat(wbuf, o, m, n); o += m * n
     phit = wbuf[o:o + m]; o += m
     gamma = wbuf[o:o + m]; o += m
-    Jq = wbuf[o:o + n * n].reshape((n, n)); o += n * n
-    Jqd = wbuf[o:o + n * n].reshape((n, n))
+    Jq = _mat(wbuf, o, n, n); o += n * n
+    Jqd = _mat(wbuf, o, n, n)
     body_kinematics(q, qd, body_qadr, body_rtype, kin_r, kin_rd, kin_A, kin_G, kin_dG, kin_W,
                     kin_w, kin_alpha, kin_dadp, kin_dadpd, d2G)
     jac_all = (what & _JAC) != 0
@@ -194,13 +202,14 @@ def evaluate_cartesian(what, t, q, qd, ibuf, ilay, fbuf, flay, sbuf, slay, wbuf,
                      gravity, kin_A, kin_G, kin_dG, kin_W, kin_w, kin_alpha, kin_dadp, kin_dadpd,
                      M, Q, Jq, Jqd, what, S, tmp)
     if do_q:
+        funs = (fun_type, fun_par, fun_tab, tab_adr, tab_len, tab_x, tab_y)
+        fjac = (f, tau, dfdx, dfdv, dtdx, dtdv)
         for k in range(frc_type.shape[0]):
             wj = jac_all or (jac_any and frc_stiff[k] != 0)
             frc_out[k, 0] = element_forces(
                 k, t, wj, frc_type, frc_body, frc_vec, frc_rot, frc_par, frc_fun, frc_tab,
-                fun_type, fun_par, fun_tab, tab_adr, tab_len, tab_x, tab_y,
-                kin_r, kin_rd, kin_A, kin_w, f, tau, dfdx, dfdv, dtdx, dtdv, arm_i, sgj,
-                tmp, S, Dd, Ddd, X, tyre_par, road_buf, tyre_x, frc_out[k, 1:], mf)
+                funs, kin_r, kin_rd, kin_A, kin_w, fjac, arm_i, sgj, tmp, S, Dd, Ddd, X, tyre_par, road_buf,
+                tyre_x, frc_out[k, 1:], mf)
             assemble_pair(frc_body[k, 0], frc_body[k, 1], wj, f, tau, dfdx, dfdv, dtdx, dtdv, arm_i, sgj,
                           body_qadr, body_rtype, kin_G, kin_dG, kin_W, Q, Jq, Jqd, K[0:6], K[6:12], C[0:6, 0:7],
                           C[6:12, 0:7], S[10:17])

@@ -51,13 +51,19 @@ def _line_jacobians(sgi, sgj, wi, wj, Dd, Ddd, S):
             Ddd[a, 9 + b] = -sj
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def element_forces(k, t, with_jac, frc_type, frc_body, frc_vec, frc_rot, frc_par, frc_fun, frc_tab,
-                   fun_type, fun_par, fun_tab, tab_adr, tab_len, tab_x, tab_y,
-                   kin_r, kin_rd, kin_A, kin_w, f, tau, dfdx, dfdv, dtdx, dtdv, arm_i, sgj,
+                   funs, kin_r, kin_rd, kin_A, kin_w, fjac, arm_i, sgj,
                    tmp, S, Dd, Ddd, X, tyre_par, road_buf, tyre_x, outs, mf):
     """Force f at P_j, couple τ and their Jacobians for element k; returns a scalar output
-    (the element's main force or torque, for named outputs); a tyre also fills ``outs``."""
+    (the element's main force or torque, for named outputs); a tyre also fills ``outs``.
+
+    ``funs`` = (fun_type, fun_par, fun_tab, tab_adr, tab_len, tab_x, tab_y) and
+    ``fjac`` = (f, τ, ∂f/∂x, ∂f/∂v, ∂τ/∂x, ∂τ/∂v) are tuples so that the call has fewer than 30
+    arguments (CPython passes longer calls as *args, which numba cannot inline).
+    """
+    fun_type, fun_par, fun_tab, tab_adr, tab_len, tab_x, tab_y = funs
+    f, tau, dfdx, dfdv, dtdx, dtdv = fjac
     ty = frc_type[k]
     bi = frc_body[k, 0]
     bj = frc_body[k, 1]
