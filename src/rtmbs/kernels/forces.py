@@ -350,22 +350,21 @@ def element_forces(k, t, with_jac, frc_type, frc_body, frc_vec, frc_rot, frc_par
 
 
 @njit(cache=True, inline="always")
-def _side_block(G, nr, D, c0, W, E, out_x, out_v, with_w):
-    """out_x = D[:, c0:c0+6] L_b (+ E_ω W_b), out_v = E[:, c0:c0+6] L_b (6 × (3 + nr))."""
+def _side_block(G, nr, dfdx, dtdx, dfdv, dtdv, c0, W, out_x, out_v):
+    """out_x = D[:, c0:c0+6] L_b + E_ω W_b, out_v = E[:, c0:c0+6] L_b (6 × (3 + nr)), with
+    D = [∂f/∂x; ∂τ/∂x], E = [∂f/∂v; ∂τ/∂v] read in place."""
     for r in range(6):
+        Dr = dfdx[r] if r < 3 else dtdx[r - 3]
+        Er = dfdv[r] if r < 3 else dtdv[r - 3]
         for c in range(3):
-            out_x[r, c] = D[r, c0 + c]
-            out_v[r, c] = E[r, c0 + c]
+            out_x[r, c] = Dr[c0 + c]
+            out_v[r, c] = Er[c0 + c]
+        d0, d1, d2 = Dr[c0 + 3], Dr[c0 + 4], Dr[c0 + 5]
+        e0, e1, e2 = Er[c0 + 3], Er[c0 + 4], Er[c0 + 5]
         for l in range(nr):
-            sx = 0.0
-            sv = 0.0
-            for c in range(3):
-                sx += D[r, c0 + 3 + c] * G[c, l]
-                sv += E[r, c0 + 3 + c] * G[c, l]
-                if with_w:
-                    sx += E[r, c0 + 3 + c] * W[c, l]
-            out_x[r, 3 + l] = sx
-            out_v[r, 3 + l] = sv
+            out_x[r, 3 + l] = (d0 * G[0, l] + d1 * G[1, l] + d2 * G[2, l]
+                               + e0 * W[0, l] + e1 * W[1, l] + e2 * W[2, l])
+            out_v[r, 3 + l] = e0 * G[0, l] + e1 * G[1, l] + e2 * G[2, l]
 
 
 @njit(cache=True, inline="always")
@@ -404,12 +403,6 @@ def assemble_pair(bi, bj, with_jac, f, tau, dfdx, dfdv, dtdx, dtdv, arm_i, sgj, 
             Q[a + 3 + l] += kin_G[b, 0, l] * T[0] + kin_G[b, 1, l] * T[1] + kin_G[b, 2, l] * T[2]
     if not with_jac:
         return
-    for r in range(3):
-        for col in range(12):
-            D[r, col] = dfdx[r, col]
-            D[3 + r, col] = dtdx[r, col]
-            E[r, col] = dfdv[r, col]
-            E[3 + r, col] = dtdv[r, col]
     _skew(arm_i, ai)
     _skew(sgj, aj)
     _skew(f, ff)
@@ -420,7 +413,7 @@ def assemble_pair(bi, bj, with_jac, f, tau, dfdx, dfdv, dtdx, dtdv, arm_i, sgj, 
             continue
         nrb = NROT[body_rtype[b]]
         wb = 3 + nrb
-        _side_block(kin_G[b], nrb, D, 6 * sb, kin_W[b], E, DL, EL, True)
+        _side_block(kin_G[b], nrb, dfdx, dtdx, dfdv, dtdv, 6 * sb, kin_W[b], DL, EL)
         for sa in range(2):
             a = bi if sa == 0 else bj
             qa = body_qadr[a]
@@ -450,6 +443,13 @@ def assemble_pair(bi, bj, with_jac, f, tau, dfdx, dfdv, dtdx, dtdv, arm_i, sgj, 
     for r in range(3):
         for c in range(3):
             fs[r, c] = ff[r, 0] * aj[0, c] + ff[r, 1] * aj[1, c] + ff[r, 2] * aj[2, c]
+    fsG = D  # (f̃ s̃g_j G_j)ᵀ, nr_j × 3 (D, E: 6 × 12 scratch)
+    nrj = NROT[body_rtype[bj]]
+    if qj >= 0:
+        Gj = kin_G[bj]
+        for k in range(nrj):
+            for r in range(3):
+                fsG[k, r] = fs[r, 0] * Gj[0, k] + fs[r, 1] * Gj[1, k] + fs[r, 2] * Gj[2, k]
     if qi >= 0:
         Gi = kin_G[bi]
         nri = NROT[body_rtype[bi]]
@@ -460,23 +460,14 @@ def assemble_pair(bi, bj, with_jac, f, tau, dfdx, dfdv, dtdx, dtdv, arm_i, sgj, 
                 if qj >= 0:
                     Jq[qi + 3 + l, qj + c] += g
             if qj >= 0:
-                Gj = kin_G[bj]
-                for k in range(NROT[body_rtype[bj]]):
-                    s = 0.0
-                    for r in range(3):
-                        for c in range(3):
-                            s += Gi[r, l] * fs[r, c] * Gj[c, k]
-                    Jq[qi + 3 + l, qj + 3 + k] -= s
+                for k in range(nrj):
+                    Jq[qi + 3 + l, qj + 3 + k] -= (Gi[0, l] * fsG[k, 0] + Gi[1, l] * fsG[k, 1]
+                                                   + Gi[2, l] * fsG[k, 2])
     if qj >= 0:
         Gj = kin_G[bj]
-        nrj = NROT[body_rtype[bj]]
         for l in range(nrj):
             for k in range(nrj):
-                s = 0.0
-                for r in range(3):
-                    for c in range(3):
-                        s += Gj[r, l] * fs[r, c] * Gj[c, k]
-                Jq[qj + 3 + l, qj + 3 + k] += s
+                Jq[qj + 3 + l, qj + 3 + k] += Gj[0, l] * fsG[k, 0] + Gj[1, l] * fsG[k, 1] + Gj[2, l] * fsG[k, 2]
     # (∂Gᵀ/∂p_k) T on each body's own rotation block
     for side in range(2):
         b = bi if side == 0 else bj
