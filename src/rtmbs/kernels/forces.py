@@ -197,37 +197,40 @@ def element_forces(k, t, with_jac, frc_type, frc_body, frc_vec, frc_rot, frc_par
             outs[c] = fl[c]
             outs[3 + c] = tl[c]
         if with_jac:
-            _line_jacobians(sgi, sgj, wi, wj, Dd, Ddd, S)
-            _skew(d, S[8])
-            _skew(wi, S[9])
-            _skew(w, S[10])
-            _skew(wj, S[11])
-            _skew(sgj, S[12])
-            # X rows 0-2: ∂u_l/∂x, rows 3-5: ∂u̇_l/∂x, rows 6-8: ∂u̇_l/∂v  (local frame)
+            # X rows 0-2: ∂u_l/∂x = Bᵀ[−I, ãrm_i, I, −s̃g_j], rows 3-5: ∂u̇_l/∂x (without the δB
+            # term on δπ_i, below) = Bᵀ[ω̃_i, w̃, −ω̃_i, (ω̃_i − ω̃_j) s̃g_j], rows 6-8: ∂u̇_l/∂v
+            # = rows 0-2; row a of Bᵀṽ is (b_a × v)ᵀ with b_a = B[:, a]
+            for c in range(3):
+                v2[c] = wi[c] - wj[c]
             for a in range(3):
+                b0, b1, b2 = B[0, a], B[1, a], B[2, a]
+                for c in range(3):
+                    X[a, c] = -B[c, a]
+                    X[a, 6 + c] = B[c, a]
+                    X[3 + a, 6 + c] = 0.0
+                ba = tmp[24]
+                ba[0] = b0; ba[1] = b1; ba[2] = b2
+                cr = tmp[25]
+                _cross(ba, arm_i, cr)
+                for c in range(3):
+                    X[a, 3 + c] = cr[c]
+                _cross(ba, sgj, cr)
+                for c in range(3):
+                    X[a, 9 + c] = -cr[c]
+                _cross(ba, wi, cr)
+                for c in range(3):
+                    X[3 + a, c] = cr[c]
+                    X[3 + a, 6 + c] = -cr[c]
+                _cross(ba, w, cr)
+                for c in range(3):
+                    X[3 + a, 3 + c] = cr[c]
+                cr2 = tmp[26]
+                _cross(ba, v2, cr2)
+                _cross(cr2, sgj, cr)
+                for c in range(3):
+                    X[3 + a, 9 + c] = cr[c]
                 for col in range(12):
-                    s_u = 0.0
-                    s_ud = 0.0
-                    for c in range(3):
-                        g = Dd[c, col]
-                        if 3 <= col < 6:
-                            g += S[8, c, col - 3]
-                        s_u += B[c, a] * g
-                        # ∂w/∂x = [ω̃_i, w̃ (via δB, below), −ω̃_i, (ω̃_i − ω̃_j) s̃g_j]
-                        h = 0.0
-                        if col < 3:
-                            h = S[9, c, col]
-                        elif col < 6:
-                            h = S[10, c, col - 3]
-                        elif col < 9:
-                            h = -S[9, c, col - 6]
-                        else:
-                            for e in range(3):
-                                h += (S[9, c, e] - S[11, c, e]) * S[12, e, col - 9]
-                        s_ud += B[c, a] * h
-                    X[a, col] = s_u
-                    X[3 + a, col] = s_ud
-                    X[6 + a, col] = s_u
+                    X[6 + a, col] = X[a, col]
             # df/dx = −f̃[0, I, 0, 0] + B diag(−kt) ∂u/∂x + B diag(−ct) ∂u̇/∂x ; df/dv = B diag(−ct) ∂u̇/∂v
             _skew(f, S[13])
             for a in range(3):
