@@ -250,19 +250,11 @@ def element_forces(k, t, with_jac, frc_type, frc_body, frc_vec, frc_rot, frc_par
             TB = S[15]
             Rw = tmp[22]
             _matvec(R, oml, Rw)
+            # tr(ẽ_k R) = −2 θ_k and e_k × Rω = −(R̃ω)[:, k]
+            _skew(Rw, S[16])
             for kk in range(3):
-                # tr(ẽ_k R) = Σ_ab (ẽ_k)_ab R_ba
-                ek = tmp[23]
-                ek[0] = 0.0; ek[1] = 0.0; ek[2] = 0.0
-                ek[kk] = 1.0
-                _skew(ek, S[16])
-                tr = 0.0
                 for a in range(3):
-                    for b in range(3):
-                        tr += S[16, a, b] * R[b, a]
-                _cross(ek, Rw, v2)
-                for a in range(3):
-                    Z[a, kk] = 0.5 * (tr * oml[a] - v2[a])
+                    Z[a, kk] = -th[kk] * oml[a] + 0.5 * S[16, a, kk]
             for a in range(3):
                 for b in range(3):
                     s1 = 0.0

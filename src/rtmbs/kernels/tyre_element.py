@@ -190,12 +190,17 @@ def tyre_force(par, tyre_par, road_buf, tyre_x, with_jac, rA, vA, w, s, sg, f, t
             dfdx[c, col] = dFx_x * l[c] + dFy_x * t[c] + G[5, col] * ne[c]
     # τ = r d × F + M:  dτ = r d̃ dF − (d × F) dρ + n_e dMz
     _cr(d, F, v1)
+    r0, r1, r2 = rd[0], rd[1], rd[2]
     for col in range(12):
-        for c in range(3):
-            a0 = rd[(c + 1) % 3] * dfdx[(c + 2) % 3, col] - rd[(c + 2) % 3] * dfdx[(c + 1) % 3, col]
-            b0 = rd[(c + 1) % 3] * dfdv[(c + 2) % 3, col] - rd[(c + 2) % 3] * dfdv[(c + 1) % 3, col]
-            dtdx[c, col] = a0 - v1[c] * G[0, col]
-            dtdv[c, col] = b0
+        x0, x1, x2 = dfdx[0, col], dfdx[1, col], dfdx[2, col]
+        y0, y1, y2 = dfdv[0, col], dfdv[1, col], dfdv[2, col]
+        g0 = G[0, col]
+        dtdx[0, col] = r1 * x2 - r2 * x1 - v1[0] * g0
+        dtdx[1, col] = r2 * x0 - r0 * x2 - v1[1] * g0
+        dtdx[2, col] = r0 * x1 - r1 * x0 - v1[2] * g0
+        dtdv[0, col] = r1 * y2 - r2 * y1
+        dtdv[1, col] = r2 * y0 - r0 * y2
+        dtdv[2, col] = r0 * y1 - r1 * y0
     for col in range(12):
         dk_v = k_vx * G[2, col] + k_ws * G[4, col]
         da_v = a_vx * G[2, col] + a_vy * G[3, col]
