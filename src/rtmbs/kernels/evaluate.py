@@ -102,7 +102,7 @@ def _inertia(b, qa, nr, with_jac, m, Jl, g, kin_A, kin_G, kin_dG, kin_W, kin_w, 
             Jqd[qa + 3 + k, qa + 3 + col] += sv
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _zero_jacobian_blocks(body_qadr, body_rtype, frc_body, Jq, Jqd):
     """Zero only the blocks that the force elements and inertia terms accumulate into: the
     patterns are fixed, so entries outside them stay zero (dense zeroing of two n×n matrices
