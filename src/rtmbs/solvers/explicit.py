@@ -18,6 +18,7 @@ from .linalg import lu_factor, lu_solve
 from .sparse import SparseKKT, choose_linear_solver, lu_solve_sp
 from .stabilization import (
     baumgarte_index1, check_choice, check_positive, evaluate, kkt_assemble, pop_options,
+    projection_rhs_solve,
 )
 
 
@@ -58,18 +59,6 @@ def _sp_solve(ib, fb, Q, c, rhs):
     for i in range(c.shape[0]):
         rhs[n + i] = c[i]
     lu_solve_sp(ib, fb, rhs)
-
-
-@njit(cache=True)
-def _sp_project(ib, fb, phi, rhs2, dq):
-    n = dq.shape[0]
-    for i in range(n):
-        rhs2[i] = 0.0
-    for i in range(phi.shape[0]):
-        rhs2[n + i] = -phi[i]
-    lu_solve_sp(ib, fb, rhs2)
-    for i in range(n):
-        dq[i] += rhs2[i]
 
 
 @njit(cache=True)
@@ -166,7 +155,7 @@ class ExplicitEuler(Solver):
             np.add(state.q, self.dq, out=self.qp)
             evaluate(self, self.ws1, state.t + h, self.qp, state.qd, EVAL_PHI)
             if self.sparse:
-                _sp_project(self.skkt.lu.ib, self.skkt.lu.fb, self.ws1.phi, self.rhs2, self.dq)
+                projection_rhs_solve(self.skkt.lu.ib, self.skkt.lu.fb, self.ws1.phi, self.rhs2, self.dq)
             else:
                 _project(self.K, self.piv, self.ws1.phi, self.rhs2, self.dq)
             self.nsolve += 1
