@@ -336,9 +336,11 @@ class CartesianSystem(MechanicalSystem):
         self.prim_row = np.array([p[1] for p in bld.prims], np.int64)
         self.prim_body = np.array([(p[2], p[3]) for p in bld.prims], np.int64).reshape(npr, 2)
         self.body_eprow = eprow
+        blk_pair, frc_blk = _virtual_blocks(nb, fbody)
+        self.jacobian_blocks = blk_pair
         ints = [qadr, rtype, eprow, self.prim_type, self.prim_row, self.prim_body,
                 np.array([p[6] for p in bld.prims], np.int64), ftype, fbody, ffun, ftab, fstiff,
-                self.fun_type, np.array(bld.fun_tab, np.int64), tab_adr, tab_len]
+                self.fun_type, np.array(bld.fun_tab, np.int64), tab_adr, tab_len, blk_pair, frc_blk]
         floats = [body_mass, body_inertia, np.asarray(model.gravity, float),
                   np.array([p[4] for p in bld.prims]).reshape(npr, 6, 3),
                   np.array([[p[5], 0.0] for p in bld.prims]).reshape(npr, 2),
@@ -354,7 +356,9 @@ class CartesianSystem(MechanicalSystem):
                    np.zeros(max(self.m, 1)), np.zeros(3), np.zeros(3), np.zeros((3, 12)),
                    np.zeros((3, 12)), np.zeros((3, 12)), np.zeros((3, 12)), np.zeros(3), np.zeros(3),
                    np.zeros((3, 12)), np.zeros((3, 12)), np.zeros((9, 12)),
-                   np.zeros((12, 12)), np.zeros((12, 12)), np.zeros((nf, kc.NFOUT)), np.zeros(16)]
+                   np.zeros((12, 12)), np.zeros((12, 12)), np.zeros((nf, kc.NFOUT)), np.zeros(16),
+                   np.zeros((nb + 1, 9)), np.zeros((len(blk_pair), 6, 6)), np.zeros((len(blk_pair), 6, 6)),
+                   np.zeros((nb + 1, 2, 3, 4)), np.zeros((2, 6, 7))]
         self._ibuf, self._ilay, iv = pack(ints, np.int64)
         self._fbuf, self._flay, fv = pack(floats, np.float64)
         self._sbuf, self._slay, sv = pack(scratch, np.float64)
@@ -366,6 +370,9 @@ class CartesianSystem(MechanicalSystem):
         self.nx = 2 * self._ntransient
         self.extra_state = fv[13][:self.nx]  # carcass deflections (u, v) of the transient tyres
         self._transient_rows = [k for k, fe in enumerate(model.forces) if fe.type == "tyre" and fe.transient]
+        for b in range(nb):  # ∂G/∂p of Euler parameters is constant (G = 2E(p) is linear in p)
+            if rtype[b] == ROT_EP:
+                sv[4][b] = _EP_DG
         self.kin = tuple(sv[:11])
         self.scr = tuple(sv[11:28])
         self.force_out = sv[28][:, 0]
@@ -663,6 +670,34 @@ class CartesianSystem(MechanicalSystem):
             sg = kin_A[bj] @ mj.s
             out[name] = np.concatenate([F, T - np.cross(sg, F)])
         return out
+
+
+def _ep_E(p):
+    e0, e1, e2, e3 = p
+    return np.array([[-e1, e0, -e3, e2], [-e2, e3, e0, -e1], [-e3, -e2, e1, e0]])
+
+
+_EP_DG = np.array([2.0 * _ep_E(np.eye(4)[k]) for k in range(4)])  # ∂(2E)/∂p_k
+
+
+def _virtual_blocks(nb, fbody):
+    """The 6×6 blocks in which forces and inertia terms accumulate their Jacobians in virtual
+    coordinates (δr, δπ) before one mapping to q per block (kernels.evaluate): one per body, then
+    one per ordered pair of bodies coupled by a force element. Returns the (body a, body b) pairs
+    and, per element, the block of its (i,i), (i,j), (j,i), (j,j) couplings (−1 with the ground)."""
+    pairs = [(b, b) for b in range(nb)]
+    index = {pr: k for k, pr in enumerate(pairs)}
+    frc_blk = np.full((len(fbody), 4), -1, np.int64)
+    for k, (bi, bj) in enumerate(fbody):
+        for sa, a in enumerate((bi, bj)):
+            for sb, b in enumerate((bi, bj)):
+                if a == nb or b == nb:
+                    continue
+                if (a, b) not in index:
+                    index[(a, b)] = len(pairs)
+                    pairs.append((a, b))
+                frc_blk[k, 2 * sa + sb] = index[(a, b)]
+    return np.array(pairs, np.int64).reshape(-1, 2), frc_blk
 
 
 def compile_model(model: Model) -> CartesianSystem:

@@ -19,7 +19,7 @@ import math
 from numba import njit
 
 from .functions import fun_eval
-from .rotations import NROT, rotation_data
+from .rotations import NROT, ROT_EP, _ep_E, ep_to_matrix, rotation_data
 
 # -- primitive constraints (rows) ---------------------------------------------------------------
 PRIM_SPH = 0     # r_Pj − r_Pi = 0                                   (3 rows)
@@ -81,6 +81,9 @@ def body_kinematics(q, qd, body_qadr, body_rtype, kin_r, kin_rd, kin_A, kin_G, k
                     kin_w, kin_alpha, kin_dadp, kin_dadpd, d2G):
     """Positions, rotation matrices, angular velocities and orientation maps of all bodies.
 
+    For Euler-parameter bodies kin_dG (constant), kin_alpha, kin_dadp and kin_dadpd (zero) are
+    set once at compile time and not written here.
+
     The last slot (index nb) is the ground: at rest at the origin.
     """
     nb = body_qadr.shape[0] - 1
@@ -91,8 +94,13 @@ def body_kinematics(q, qd, body_qadr, body_rtype, kin_r, kin_rd, kin_A, kin_G, k
         for k in range(3):
             kin_r[b, k] = q[a + k]
             kin_rd[b, k] = qd[a + k]
-        rotation_data(rt, q[a + 3:a + 3 + nr], qd[a + 3:a + 3 + nr], kin_A[b], kin_G[b], kin_dG[b],
-                      kin_W[b], kin_alpha[b], kin_dadp[b], kin_dadpd[b], d2G)
+        if rt == ROT_EP:  # ∂G/∂p is constant (set at compile time), α = 0, W = ∂(2Eṗ)/∂p = −2E(ṗ)
+            ep_to_matrix(q[a + 3:a + 7], kin_A[b])
+            _ep_E(q[a + 3], q[a + 4], q[a + 5], q[a + 6], kin_G[b], 2.0)
+            _ep_E(qd[a + 3], qd[a + 4], qd[a + 5], qd[a + 6], kin_W[b], -2.0)
+        else:
+            rotation_data(rt, q[a + 3:a + 3 + nr], qd[a + 3:a + 3 + nr], kin_A[b], kin_G[b], kin_dG[b],
+                          kin_W[b], kin_alpha[b], kin_dadp[b], kin_dadpd[b], d2G)
         for k in range(3):
             s = 0.0
             for l in range(nr):

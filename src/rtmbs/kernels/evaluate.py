@@ -5,18 +5,20 @@ from numba import njit
 
 from .cartesian import (_JAC, _JACS, _M, _PHI, _PHIQ, _GAMMA, _Q, body_kinematics, constraint_rows,
                         scatter_constraints)
-from .forces import assemble_pair, element_forces
+from .forces import accumulate_element, element_forces, map_virtual_blocks
 from .arena import c_view, view1, view2, view3, view4
-from .rotations import NROT
+from .rotations import NROT, ROT_EP
 
 
 @njit(cache=True, inline="always")
-def _inertia(b, qa, nr, with_jac, m, Jl, g, kin_A, kin_G, kin_dG, kin_W, kin_w, kin_alpha, kin_dadp,
-             kin_dadpd, M, Q, Jq, Jqd, what, S, tmp):
-    """Mass block blockdiag(m I, Gᵀ J_g G); weight m g; inertia torque T = −ω̃ J_g ω − J_g α
-    and, with ``with_jac``, its Jacobians."""
+def _inertia(b, qa, rtype, with_jac, m, Jl, g, kin_A, kin_G, kin_w, kin_alpha, kin_dadp, kin_dadpd,
+             M, vQ, vK, vC, vP, what, S, tmp):
+    """Mass block blockdiag(m I, Gᵀ J_g G); weight m g and inertia torque T = −ω̃ J_g ω − J_g α
+    into the virtual forces vQ and, with ``with_jac``, ∂T/∂π, ∂T/∂ω into the body's virtual block
+    (plus −J_g ∂α/∂p, −J_g ∂α/∂ṗ for Euler angles, whose α ≠ 0)."""
     A = kin_A[b]
     G = kin_G[b]
+    nr = NROT[rtype]
     Jg = S[0]
     for a in range(3):
         for c in range(3):
@@ -41,22 +43,24 @@ def _inertia(b, qa, nr, with_jac, m, Jl, g, kin_A, kin_G, kin_dG, kin_W, kin_w, 
     al = kin_alpha[b]
     Jw = tmp[0]
     Ja = tmp[1]
-    T = tmp[2]
     for a in range(3):
         Jw[a] = Jg[a, 0] * w[0] + Jg[a, 1] * w[1] + Jg[a, 2] * w[2]
         Ja[a] = Jg[a, 0] * al[0] + Jg[a, 1] * al[1] + Jg[a, 2] * al[2]
-    T[0] = -(w[1] * Jw[2] - w[2] * Jw[1]) - Ja[0]
-    T[1] = -(w[2] * Jw[0] - w[0] * Jw[2]) - Ja[1]
-    T[2] = -(w[0] * Jw[1] - w[1] * Jw[0]) - Ja[2]
     for c in range(3):
-        Q[qa + c] += m * g[c]
-    for l in range(nr):
-        Q[qa + 3 + l] += G[0, l] * T[0] + G[1, l] * T[1] + G[2, l] * T[2]
+        vQ[b, c] += m * g[c]
+    vQ[b, 3] += -(w[1] * Jw[2] - w[2] * Jw[1]) - Ja[0]
+    vQ[b, 4] += -(w[2] * Jw[0] - w[0] * Jw[2]) - Ja[1]
+    vQ[b, 5] += -(w[0] * Jw[1] - w[1] * Jw[0]) - Ja[2]
     if not with_jac:
         return
+    vQ[b, 6] += -(w[1] * Jw[2] - w[2] * Jw[1]) - Ja[0]
+    vQ[b, 7] += -(w[2] * Jw[0] - w[0] * Jw[2]) - Ja[1]
+    vQ[b, 8] += -(w[0] * Jw[1] - w[1] * Jw[0]) - Ja[2]
     # ∂T/∂π = ω̃[(J_g ω)~ − J_g ω̃] + (J_g α)~ − J_g α̃ ; ∂T/∂ω = −ω̃ J_g + (J_g ω)~ ; ∂T/∂α = −J_g
-    Wx = S[1]; JW = S[2]; JA = S[3]; Al = S[4]; Tpi = S[5]; Tw = S[6]
+    Wx = S[1]; JW = S[2]; JA = S[3]; Al = S[4]
     _sk(w, Wx); _sk(Jw, JW); _sk(Ja, JA); _sk(al, Al)
+    K = vK[b]
+    C = vC[b]
     for a in range(3):
         for c in range(3):
             s1 = 0.0
@@ -67,71 +71,26 @@ def _inertia(b, qa, nr, with_jac, m, Jl, g, kin_A, kin_G, kin_dG, kin_W, kin_w, 
                 s2 += Wx[a, e] * Jg[e, c]
                 s3 += Jg[a, e] * Al[e, c]
             S[7, a, c] = JW[a, c] - s1  # (J_g ω)~ − J_g ω̃
-            Tw[a, c] = -s2 + JW[a, c]
-            Tpi[a, c] = JA[a, c] - s3
+            C[3 + a, 3 + c] += -s2 + JW[a, c]
+            K[3 + a, 3 + c] += JA[a, c] - s3
     for a in range(3):
         for c in range(3):
             s = 0.0
             for e in range(3):
                 s += Wx[a, e] * S[7, e, c]
-            Tpi[a, c] += s
-    # H = Tπ G + Tω W − J_g ∂α/∂p and Hv = Tω G − J_g ∂α/∂ṗ (3 × nr, shared by all rows k;
-    # stored transposed, nr × 3)
-    H = tmp[24:28]
-    Hv = tmp[28:32]
-    Wb = kin_W[b]
-    dap = kin_dadp[b]
-    dapd = kin_dadpd[b]
-    for a in range(3):
-        for col in range(nr):
-            inner = 0.0
-            innerv = 0.0
-            for c in range(3):
-                inner += Tpi[a, c] * G[c, col] + Tw[a, c] * Wb[c, col] - Jg[a, c] * dap[c, col]
-                innerv += Tw[a, c] * G[c, col] - Jg[a, c] * dapd[c, col]
-            H[col, a] = inner
-            Hv[col, a] = innerv
-    dGb = kin_dG[b]
-    for k in range(nr):
-        for col in range(nr):
-            # rows: Gᵀ(...) ; columns: p
-            s = G[0, k] * H[col, 0] + G[1, k] * H[col, 1] + G[2, k] * H[col, 2]
-            sv = G[0, k] * Hv[col, 0] + G[1, k] * Hv[col, 1] + G[2, k] * Hv[col, 2]
-            dg = dGb[col, 0, k] * T[0] + dGb[col, 1, k] * T[1] + dGb[col, 2, k] * T[2]
-            Jq[qa + 3 + k, qa + 3 + col] += s + dg
-            Jqd[qa + 3 + k, qa + 3 + col] += sv
-
-
-@njit(cache=True)
-def _zero_jacobian_blocks(body_qadr, body_rtype, frc_body, Jq, Jqd):
-    """Zero only the blocks that the force elements and inertia terms accumulate into: the
-    patterns are fixed, so entries outside them stay zero (dense zeroing of two n×n matrices
-    costs more than the whole evaluation at n = 77)."""
-    nb = body_qadr.shape[0] - 1
-    for b in range(nb):
-        a = body_qadr[b]
-        w = 3 + NROT[body_rtype[b]]
-        for i in range(a, a + w):
-            for j in range(a, a + w):
-                Jq[i, j] = 0.0
-                Jqd[i, j] = 0.0
-    for k in range(frc_body.shape[0]):
-        for s1 in range(2):
-            b1 = frc_body[k, s1]
-            a1 = body_qadr[b1]
-            if a1 < 0:
-                continue
-            w1 = 3 + NROT[body_rtype[b1]]
-            for s2 in range(2):
-                b2 = frc_body[k, s2]
-                a2 = body_qadr[b2]
-                if a2 < 0 or s1 == s2:
-                    continue
-                w2 = 3 + NROT[body_rtype[b2]]
-                for i in range(a1, a1 + w1):
-                    for j in range(a2, a2 + w2):
-                        Jq[i, j] = 0.0
-                        Jqd[i, j] = 0.0
+            K[3 + a, 3 + c] += s
+    if rtype != ROT_EP:
+        dap = kin_dadp[b]
+        dapd = kin_dadpd[b]
+        for a in range(3):
+            for col in range(nr):
+                s = 0.0
+                sv = 0.0
+                for c in range(3):
+                    s -= Jg[a, c] * dap[c, col]
+                    sv -= Jg[a, c] * dapd[c, col]
+                vP[b, 0, a, col] = s
+                vP[b, 1, a, col] = sv
 
 
 @njit(cache=True, inline="always")
@@ -158,7 +117,7 @@ def evaluate_cartesian(what, t, q, qd, ibuf, ilay, fbuf, flay, sbuf, slay, wbuf,
     prim_fun = view1(ibuf, ilay, 6); frc_type = view1(ibuf, ilay, 7); frc_body = view2(ibuf, ilay, 8)
     frc_fun = view2(ibuf, ilay, 9); frc_tab = view2(ibuf, ilay, 10); frc_stiff = view1(ibuf, ilay, 11)
     fun_type = view1(ibuf, ilay, 12); fun_tab = view1(ibuf, ilay, 13); tab_adr = view1(ibuf, ilay, 14)
-    tab_len = view1(ibuf, ilay, 15)
+    tab_len = view1(ibuf, ilay, 15); blk_pair = view2(ibuf, ilay, 16); frc_blk = view2(ibuf, ilay, 17)
     body_mass = view1(fbuf, flay, 0); body_inertia = view3(fbuf, flay, 1); gravity = view1(fbuf, flay, 2)
     prim_vec = view3(fbuf, flay, 3); prim_par = view2(fbuf, flay, 4); frc_vec = view3(fbuf, flay, 5)
     frc_rot = view4(fbuf, flay, 6); frc_par = view2(fbuf, flay, 7); fun_par = view2(fbuf, flay, 8)
@@ -173,8 +132,9 @@ def evaluate_cartesian(what, t, q, qd, ibuf, ilay, fbuf, flay, sbuf, slay, wbuf,
     dfdx = view2(sbuf, slay, 17); dfdv = view2(sbuf, slay, 18); dtdx = view2(sbuf, slay, 19)
     dtdv = view2(sbuf, slay, 20); arm_i = view1(sbuf, slay, 21); sgj = view1(sbuf, slay, 22)
     Dd = view2(sbuf, slay, 23); Ddd = view2(sbuf, slay, 24); X = view2(sbuf, slay, 25)
-    K = view2(sbuf, slay, 26); C = view2(sbuf, slay, 27)
     frc_out = view2(sbuf, slay, 28); mf = view1(sbuf, slay, 29)
+    vQ = view2(sbuf, slay, 30); vK = view3(sbuf, slay, 31); vC = view3(sbuf, slay, 32)
+    vP = view4(sbuf, slay, 33); KL = view3(sbuf, slay, 34)
     if wbuf.shape[0] < 3 * n * n + n + 3 * m + m * n:
         raise ValueError("workspace buffer too short for n and m")
     o = 0
@@ -192,15 +152,15 @@ def evaluate_cartesian(what, t, q, qd, ibuf, ilay, fbuf, flay, sbuf, slay, wbuf,
     jac_any = jac_all or (what & _JACS) != 0
     do_q = (what & (_Q | _JAC | _JACS)) != 0  # Jacobians are computed with Q (and write it)
     if do_q:
-        Q[:] = 0.0
+        vQ[:, :] = 0.0
     if jac_any:
-        _zero_jacobian_blocks(body_qadr, body_rtype, frc_body, Jq, Jqd)
+        vK[:, :, :] = 0.0
+        vC[:, :, :] = 0.0
     nb = body_qadr.shape[0] - 1
     if what & _M or do_q:
         for b in range(nb):
-            _inertia(b, body_qadr[b], NROT[body_rtype[b]], jac_all, body_mass[b], body_inertia[b],
-                     gravity, kin_A, kin_G, kin_dG, kin_W, kin_w, kin_alpha, kin_dadp, kin_dadpd,
-                     M, Q, Jq, Jqd, what, S, tmp)
+            _inertia(b, body_qadr[b], body_rtype[b], jac_all, body_mass[b], body_inertia[b], gravity,
+                     kin_A, kin_G, kin_w, kin_alpha, kin_dadp, kin_dadpd, M, vQ, vK, vC, vP, what, S, tmp)
     if do_q:
         funs = (fun_type, fun_par, fun_tab, tab_adr, tab_len, tab_x, tab_y)
         fjac = (f, tau, dfdx, dfdv, dtdx, dtdv)
@@ -210,9 +170,10 @@ def evaluate_cartesian(what, t, q, qd, ibuf, ilay, fbuf, flay, sbuf, slay, wbuf,
                 k, t, wj, frc_type, frc_body, frc_vec, frc_rot, frc_par, frc_fun, frc_tab,
                 funs, kin_r, kin_rd, kin_A, kin_w, fjac, arm_i, sgj, tmp, S, Dd, Ddd, X, tyre_par, road_buf,
                 tyre_x, frc_out[k, 1:], mf)
-            assemble_pair(frc_body[k, 0], frc_body[k, 1], wj, f, tau, dfdx, dfdv, dtdx, dtdv, arm_i, sgj,
-                          body_qadr, body_rtype, kin_G, kin_dG, kin_W, Q, Jq, Jqd, K[0:6], K[6:12], C[0:6, 0:7],
-                          C[6:12, 0:7], S[10:17])
+            accumulate_element(k, frc_body[k, 0], frc_body[k, 1], wj, f, tau, dfdx, dfdv, dtdx, dtdv,
+                               arm_i, sgj, frc_blk, vQ, vK, vC)
+        map_virtual_blocks(jac_any, blk_pair, body_qadr, body_rtype, kin_G, kin_dG, kin_W, vQ, vK, vC,
+                           vP, Q, Jq, Jqd, KL)
     if what & (_PHI | _PHIQ | _GAMMA):
         constraint_rows(t, prim_type, prim_row, prim_body, prim_vec, prim_par, prim_fun,
                         fun_type, fun_par, fun_tab, tab_adr, tab_len, tab_x, tab_y,

@@ -16,7 +16,7 @@ from numba import njit
 from .cartesian import (F_BRAKE, F_BUSHING, F_FORCE, F_JOINT_TORQUE, F_SPRING, F_STOP, F_TORQUE, F_TYRE,
                         _cross, _dot, _matvec, _point, _skew)
 from .functions import fun_eval, table_eval
-from .rotations import NROT
+from .rotations import NROT, ROT_EP
 from .tyre_element import tyre_force
 
 
@@ -345,133 +345,151 @@ def element_forces(k, t, with_jac, frc_type, frc_body, frc_vec, frc_rot, frc_par
 
 
 @njit(cache=True, inline="always")
-def _side_block(G, nr, dfdx, dtdx, dfdv, dtdv, c0, W, out_x, out_v):
-    """out_x = D[:, c0:c0+6] L_b + E_ω W_b, out_v = E[:, c0:c0+6] L_b (6 × (3 + nr)), with
-    D = [∂f/∂x; ∂τ/∂x], E = [∂f/∂v; ∂τ/∂v] read in place."""
-    for r in range(6):
-        Dr = dfdx[r] if r < 3 else dtdx[r - 3]
-        Er = dfdv[r] if r < 3 else dtdv[r - 3]
-        for c in range(3):
-            out_x[r, c] = Dr[c0 + c]
-            out_v[r, c] = Er[c0 + c]
-        d0, d1, d2 = Dr[c0 + 3], Dr[c0 + 4], Dr[c0 + 5]
-        e0, e1, e2 = Er[c0 + 3], Er[c0 + 4], Er[c0 + 5]
-        for l in range(nr):
-            out_x[r, 3 + l] = (d0 * G[0, l] + d1 * G[1, l] + d2 * G[2, l]
-                               + e0 * W[0, l] + e1 * W[1, l] + e2 * W[2, l])
-            out_v[r, 3 + l] = e0 * G[0, l] + e1 * G[1, l] + e2 * G[2, l]
+def accumulate_element(k, bi, bj, with_jac, f, tau, dfdx, dfdv, dtdx, dtdv, arm_i, sgj, frc_blk, vQ, vK, vC):
+    """Add element k's force f (at P_j on j, −f on i) and couple τ to the virtual generalised
+    forces vQ (per body: force, torque, and again the torque if the Jacobian counts it) and, with ``with_jac``, its Jacobians to the 6×6 virtual
+    blocks vK = ∂Q_x/∂x, vC = ∂Q_x/∂v of its body pairs (mapped to q once per block afterwards).
 
-
-@njit(cache=True, inline="always")
-def assemble_pair(bi, bj, with_jac, f, tau, dfdx, dfdv, dtdx, dtdv, arm_i, sgj, body_qadr, body_rtype,
-                  kin_G, kin_dG, kin_W, Q, Jq, Jqd, D, E, DL, EL, S):
-    """Add an element's force f (at P_j on j, −f on i) and couple τ to Q, Jq, Jq̇ directly.
-
-    With Q_x = T_a [f; τ] + (arm terms), T_i = −[[I, 0], [ãrm_i, I]], T_j = [[I, 0], [s̃g_j, I]]:
-    Jq_ab = L_aᵀ T_a (D L_b + E_ω W_b) + L_aᵀ X_a L_b + δ_ab (∂Gᵀ/∂p) T_a and Jq̇_ab = L_aᵀ T_a E L_b,
-    with D = [∂f/∂x; ∂τ/∂x], E = [∂f/∂v; ∂τ/∂v], X_i = f̃ ∂arm_i/∂x, X_j = f̃ s̃g_j on δπ_j
-    (without forming the element's 12×12 K = ∂Q_x/∂x and C = ∂Q_x/∂v).
+    Q_x,a = T_a [f; τ] with T_i = −[[I, 0], [ãrm_i, I]], T_j = [[I, 0], [s̃g_j, I]], so
+    K_ab = T_a D_b + X_ab and C_ab = T_a E_b with D = [∂f/∂x; ∂τ/∂x], E = [∂f/∂v; ∂τ/∂v] and the
+    arm terms X_i = f̃ ∂arm_i/∂x = f̃ [−I, 0, I, −s̃g_j], X_jj = f̃ s̃g_j on (π_j, π_j).
     """
-    Ti = S[0]   # torque on i
-    Tj = S[1]   # torque on j (rows 0..2 of S[1])
-    ai = S[2]   # ãrm_i
-    aj = S[3]   # s̃g_j
-    ff = S[4]   # f̃
-    tmpv = S[5]
-    _cross(arm_i, f, tmpv[0])
-    _cross(sgj, f, tmpv[1])
-    for c in range(3):
-        Ti[0, c] = -tmpv[0, c] - tau[c]
-        Tj[0, c] = tmpv[1, c] + tau[c]
-    # Q
-    for side in range(2):
-        b = bi if side == 0 else bj
-        a = body_qadr[b]
-        if a < 0:
-            continue
-        sg = -1.0 if side == 0 else 1.0
-        T = Ti[0] if side == 0 else Tj[0]
-        nr = NROT[body_rtype[b]]
-        for c in range(3):
-            Q[a + c] += sg * f[c]
-        for l in range(nr):
-            Q[a + 3 + l] += kin_G[b, 0, l] * T[0] + kin_G[b, 1, l] * T[1] + kin_G[b, 2, l] * T[2]
+    f0, f1, f2 = f[0], f[1], f[2]
+    t0, t1, t2 = tau[0], tau[1], tau[2]
+    ai0, ai1, ai2 = arm_i[0], arm_i[1], arm_i[2]
+    sj0, sj1, sj2 = sgj[0], sgj[1], sgj[2]
+    vQ[bi, 0] -= f0
+    vQ[bi, 1] -= f1
+    vQ[bi, 2] -= f2
+    vQ[bi, 3] -= ai1 * f2 - ai2 * f1 + t0
+    vQ[bi, 4] -= ai2 * f0 - ai0 * f2 + t1
+    vQ[bi, 5] -= ai0 * f1 - ai1 * f0 + t2
+    vQ[bj, 0] += f0
+    vQ[bj, 1] += f1
+    vQ[bj, 2] += f2
+    vQ[bj, 3] += sj1 * f2 - sj2 * f1 + t0
+    vQ[bj, 4] += sj2 * f0 - sj0 * f2 + t1
+    vQ[bj, 5] += sj0 * f1 - sj1 * f0 + t2
     if not with_jac:
         return
-    _skew(arm_i, ai)
-    _skew(sgj, aj)
-    _skew(f, ff)
-    for sb in range(2):
-        b = bi if sb == 0 else bj
-        qb = body_qadr[b]
-        if qb < 0:
-            continue
-        nrb = NROT[body_rtype[b]]
-        wb = 3 + nrb
-        _side_block(kin_G[b], nrb, dfdx, dtdx, dfdv, dtdv, 6 * sb, kin_W[b], DL, EL)
-        for sa in range(2):
-            a = bi if sa == 0 else bj
-            qa = body_qadr[a]
-            if qa < 0:
+    # the torques whose (∂Gᵀ/∂p) τ term the Jacobian counts (stiff-only Jacobians exclude the others)
+    vQ[bi, 6] -= ai1 * f2 - ai2 * f1 + t0
+    vQ[bi, 7] -= ai2 * f0 - ai0 * f2 + t1
+    vQ[bi, 8] -= ai0 * f1 - ai1 * f0 + t2
+    vQ[bj, 6] += sj1 * f2 - sj2 * f1 + t0
+    vQ[bj, 7] += sj2 * f0 - sj0 * f2 + t1
+    vQ[bj, 8] += sj0 * f1 - sj1 * f0 + t2
+    for sa in range(2):
+        sg = -1.0 if sa == 0 else 1.0
+        a0, a1, a2 = (ai0, ai1, ai2) if sa == 0 else (sj0, sj1, sj2)
+        for sb in range(2):
+            blk = frc_blk[k, 2 * sa + sb]
+            if blk < 0:
                 continue
-            nra = NROT[body_rtype[a]]
-            sgn = -1.0 if sa == 0 else 1.0
-            Am = ai if sa == 0 else aj
-            Ga = kin_G[a]
-            for col in range(wb):
-                # Y = Ã (DL)[0:3] + (DL)[3:6] ; Yv likewise with EL
-                y0 = Am[0, 0] * DL[0, col] + Am[0, 1] * DL[1, col] + Am[0, 2] * DL[2, col] + DL[3, col]
-                y1 = Am[1, 0] * DL[0, col] + Am[1, 1] * DL[1, col] + Am[1, 2] * DL[2, col] + DL[4, col]
-                y2 = Am[2, 0] * DL[0, col] + Am[2, 1] * DL[1, col] + Am[2, 2] * DL[2, col] + DL[5, col]
-                v0 = Am[0, 0] * EL[0, col] + Am[0, 1] * EL[1, col] + Am[0, 2] * EL[2, col] + EL[3, col]
-                v1 = Am[1, 0] * EL[0, col] + Am[1, 1] * EL[1, col] + Am[1, 2] * EL[2, col] + EL[4, col]
-                v2 = Am[2, 0] * EL[0, col] + Am[2, 1] * EL[1, col] + Am[2, 2] * EL[2, col] + EL[5, col]
-                for c in range(3):
-                    Jq[qa + c, qb + col] += sgn * DL[c, col]
-                    Jqd[qa + c, qb + col] += sgn * EL[c, col]
-                for l in range(nra):
-                    Jq[qa + 3 + l, qb + col] += sgn * (Ga[0, l] * y0 + Ga[1, l] * y1 + Ga[2, l] * y2)
-                    Jqd[qa + 3 + l, qb + col] += sgn * (Ga[0, l] * v0 + Ga[1, l] * v1 + Ga[2, l] * v2)
-    # arm terms: X_i = f̃ [−I, 0, I, −s̃g_j] on body i's torque rows; X_j = f̃ s̃g_j on (π_j, π_j)
-    qi, qj = body_qadr[bi], body_qadr[bj]
-    fs = S[6]
-    for r in range(3):
-        for c in range(3):
-            fs[r, c] = ff[r, 0] * aj[0, c] + ff[r, 1] * aj[1, c] + ff[r, 2] * aj[2, c]
-    fsG = D  # (f̃ s̃g_j G_j)ᵀ, nr_j × 3 (D, E: 6 × 12 scratch)
-    nrj = NROT[body_rtype[bj]]
-    if qj >= 0:
-        Gj = kin_G[bj]
-        for k in range(nrj):
+            K = vK[blk]
+            C = vC[blk]
+            c0 = 6 * sb
+            for c in range(6):
+                d0, d1, d2 = dfdx[0, c0 + c], dfdx[1, c0 + c], dfdx[2, c0 + c]
+                e0, e1, e2 = dfdv[0, c0 + c], dfdv[1, c0 + c], dfdv[2, c0 + c]
+                K[0, c] += sg * d0
+                K[1, c] += sg * d1
+                K[2, c] += sg * d2
+                K[3, c] += sg * (a1 * d2 - a2 * d1 + dtdx[0, c0 + c])
+                K[4, c] += sg * (a2 * d0 - a0 * d2 + dtdx[1, c0 + c])
+                K[5, c] += sg * (a0 * d1 - a1 * d0 + dtdx[2, c0 + c])
+                C[0, c] += sg * e0
+                C[1, c] += sg * e1
+                C[2, c] += sg * e2
+                C[3, c] += sg * (a1 * e2 - a2 * e1 + dtdv[0, c0 + c])
+                C[4, c] += sg * (a2 * e0 - a0 * e2 + dtdv[1, c0 + c])
+                C[5, c] += sg * (a0 * e1 - a1 * e0 + dtdv[2, c0 + c])
+    # arm terms: ±f̃ on (π_i, r_i), (π_i, r_j); f̃ s̃g_j = sg_j fᵀ − (f·sg_j) I on (π_i, π_j), (π_j, π_j)
+    bii, bij, bjj = frc_blk[k, 0], frc_blk[k, 1], frc_blk[k, 3]
+    for blk, sg in ((bii, -1.0), (bij, 1.0)):
+        if blk >= 0:
+            K = vK[blk]
+            K[3, 1] -= sg * f2
+            K[3, 2] += sg * f1
+            K[4, 0] += sg * f2
+            K[4, 2] -= sg * f0
+            K[5, 0] -= sg * f1
+            K[5, 1] += sg * f0
+    fs = f0 * sj0 + f1 * sj1 + f2 * sj2
+    for blk, sg in ((bij, -1.0), (bjj, 1.0)):
+        if blk >= 0:
+            K = vK[blk]
             for r in range(3):
-                fsG[k, r] = fs[r, 0] * Gj[0, k] + fs[r, 1] * Gj[1, k] + fs[r, 2] * Gj[2, k]
-    if qi >= 0:
-        Gi = kin_G[bi]
-        nri = NROT[body_rtype[bi]]
-        for l in range(nri):
-            for c in range(3):
-                g = Gi[0, l] * ff[0, c] + Gi[1, l] * ff[1, c] + Gi[2, l] * ff[2, c]
-                Jq[qi + 3 + l, qi + c] -= g
-                if qj >= 0:
-                    Jq[qi + 3 + l, qj + c] += g
-            if qj >= 0:
-                for k in range(nrj):
-                    Jq[qi + 3 + l, qj + 3 + k] -= (Gi[0, l] * fsG[k, 0] + Gi[1, l] * fsG[k, 1]
-                                                   + Gi[2, l] * fsG[k, 2])
-    if qj >= 0:
-        Gj = kin_G[bj]
-        for l in range(nrj):
-            for k in range(nrj):
-                Jq[qj + 3 + l, qj + 3 + k] += Gj[0, l] * fsG[k, 0] + Gj[1, l] * fsG[k, 1] + Gj[2, l] * fsG[k, 2]
-    # (∂Gᵀ/∂p_k) T on each body's own rotation block
-    for side in range(2):
-        b = bi if side == 0 else bj
+                for c in range(3):
+                    K[3 + r, 3 + c] += sg * (sgj[r] * f[c] - (fs if r == c else 0.0))
+
+
+@njit(cache=True)
+def map_virtual_blocks(what_jac, blk_pair, body_qadr, body_rtype, kin_G, kin_dG, kin_W, vQ, vK, vC, vP,
+                       Q, Jq, Jqd, KL):
+    """Q_q = Lᵀ Q_x per body and, with ``what_jac``, Jq_ab = L_aᵀ (K_ab L_b + C_ab,ω W_b)
+    + δ_ab [(∂Gᵀ/∂p) τ_b + direct p-terms], Jq̇_ab = L_aᵀ C_ab L_b for every block, with
+    L = blockdiag(I, G) (seed 003 §4.2; seed 000 eqs. 1, 3). Every block is written (not added),
+    so Jq and Jq̇ need no clearing."""
+    nb = body_qadr.shape[0] - 1
+    for b in range(nb):
         a = body_qadr[b]
-        if a < 0:
+        G = kin_G[b]
+        for c in range(3):
+            Q[a + c] = vQ[b, c]
+        for l in range(NROT[body_rtype[b]]):
+            Q[a + 3 + l] = G[0, l] * vQ[b, 3] + G[1, l] * vQ[b, 4] + G[2, l] * vQ[b, 5]
+    if not what_jac:
+        return
+    KLb = KL[0]
+    CLb = KL[1]
+    for blk in range(blk_pair.shape[0]):
+        ba = blk_pair[blk, 0]
+        bb = blk_pair[blk, 1]
+        qa = body_qadr[ba]
+        qb = body_qadr[bb]
+        nra = NROT[body_rtype[ba]]
+        nrb = NROT[body_rtype[bb]]
+        Ga = kin_G[ba]
+        Gb = kin_G[bb]
+        Wb = kin_W[bb]
+        K = vK[blk]
+        C = vC[blk]
+        wb = 3 + nrb
+        for r in range(6):
+            for c in range(3):
+                KLb[r, c] = K[r, c]
+                CLb[r, c] = C[r, c]
+            k3, k4, k5 = K[r, 3], K[r, 4], K[r, 5]
+            c3, c4, c5 = C[r, 3], C[r, 4], C[r, 5]
+            for l in range(nrb):
+                KLb[r, 3 + l] = (k3 * Gb[0, l] + k4 * Gb[1, l] + k5 * Gb[2, l]
+                                 + c3 * Wb[0, l] + c4 * Wb[1, l] + c5 * Wb[2, l])
+                CLb[r, 3 + l] = c3 * Gb[0, l] + c4 * Gb[1, l] + c5 * Gb[2, l]
+        for r in range(3):
+            for col in range(wb):
+                Jq[qa + r, qb + col] = KLb[r, col]
+                Jqd[qa + r, qb + col] = CLb[r, col]
+        for kk in range(nra):
+            g0, g1, g2 = Ga[0, kk], Ga[1, kk], Ga[2, kk]
+            for col in range(wb):
+                Jq[qa + 3 + kk, qb + col] = g0 * KLb[3, col] + g1 * KLb[4, col] + g2 * KLb[5, col]
+                Jqd[qa + 3 + kk, qb + col] = g0 * CLb[3, col] + g1 * CLb[4, col] + g2 * CLb[5, col]
+        if ba != bb:
             continue
-        T = Ti[0] if side == 0 else Tj[0]
-        nr = NROT[body_rtype[b]]
-        for kk in range(nr):
-            for l in range(nr):
-                Jq[a + 3 + l, a + 3 + kk] += (kin_dG[b, kk, 0, l] * T[0] + kin_dG[b, kk, 1, l] * T[1]
-                                              + kin_dG[b, kk, 2, l] * T[2])
+        # (∂Gᵀ/∂p_k) τ with the body's virtual torque of the counted terms, and the direct p-terms
+        T0, T1, T2 = vQ[ba, 6], vQ[ba, 7], vQ[ba, 8]
+        dG = kin_dG[ba]
+        for l in range(nra):
+            for kk in range(nra):
+                Jq[qa + 3 + l, qa + 3 + kk] += dG[kk, 0, l] * T0 + dG[kk, 1, l] * T1 + dG[kk, 2, l] * T2
+        if body_rtype[ba] != ROT_EP:
+            for l in range(nra):
+                for kk in range(nra):
+                    s = 0.0
+                    sv = 0.0
+                    for c in range(3):
+                        s += Ga[c, l] * vP[ba, 0, c, kk]
+                        sv += Ga[c, l] * vP[ba, 1, c, kk]
+                    Jq[qa + 3 + l, qa + 3 + kk] += s
+                    Jqd[qa + 3 + l, qa + 3 + kk] += sv
