@@ -73,7 +73,8 @@ class MechanicalSystem:
 
     Subclasses set ``n`` (coordinates), ``m`` (constraints), ``name`` and implement
     :meth:`evaluate`. Optional: ``nx`` extra first-order states with :meth:`extra_rates`,
-    ``output_names`` with :meth:`outputs`, ``input_names`` with :meth:`set_input`.
+    ``output_names`` with :meth:`outputs`, ``acceleration_names`` with
+    :meth:`acceleration_outputs`, ``input_names`` with :meth:`set_input`.
     The convenience methods (``mass``, ``forces``, ...) allocate and are for tests and
     offline use, never for a real-time step.
     """
@@ -83,6 +84,7 @@ class MechanicalSystem:
     nx: int = 0
     name: str = "system"
     output_names: tuple[str, ...] = ()
+    acceleration_names: tuple[str, ...] = ()
     input_names: tuple[str, ...] = ()
 
     # -- to implement ------------------------------------------------------------------
@@ -110,6 +112,9 @@ class MechanicalSystem:
 
     def outputs(self, t, q, qd, out) -> None:
         """Named outputs (``output_names``) written into ``out``."""
+
+    def acceleration_outputs(self, t, q, qd, qdd, out) -> None:
+        """Named outputs that need the accelerations q̈ (``acceleration_names``) into ``out``."""
 
     def set_input(self, name: str, value: float) -> None:
         raise KeyError(name)

@@ -20,6 +20,8 @@ from .kernels.tyre_element import TYRE_OUTPUTS
 
 #: named outputs of a bushing: force and torque on body j in marker_i axes
 BUSHING_OUTPUTS = ("Fx", "Fy", "Fz", "Tx", "Ty", "Tz")
+#: per-body acceleration outputs (CartesianSystem.acceleration_outputs)
+ACCELERATION_OUTPUTS = ("ax", "ay", "az", "wdx", "wdy", "wdz")
 from .model.description import JOINT_EQUATIONS, Force, Input, Model
 from .model.rotation import quaternion_from_matrix, zxz_from_matrix
 from .protocol import EVAL_PHI, EVAL_Q, MechanicalSystem, State, Workspace
@@ -373,6 +375,8 @@ class CartesianSystem(MechanicalSystem):
         for b in range(nb):  # ∂G/∂p of Euler parameters is constant (G = 2E(p) is linear in p)
             if rtype[b] == ROT_EP:
                 sv[4][b] = _EP_DG
+        self._acc_scratch = (np.zeros((3, 3)), np.zeros((3, 4)), np.zeros((4, 3, 4)), np.zeros((3, 4)),
+                             np.zeros(3), np.zeros((3, 4)), np.zeros((3, 4)), np.zeros((4, 4, 3, 4)))
         self.kin = tuple(sv[:11])
         self.scr = tuple(sv[11:28])
         self.force_out = sv[28][:, 0]
@@ -382,6 +386,7 @@ class CartesianSystem(MechanicalSystem):
             + [f"{f}.force" for f in self.force_names]
             + [f"{fe.name}.{c}" for fe in model.forces if fe.type == "tyre" for c in TYRE_OUTPUTS]
             + [f"{fe.name}.{c}" for fe in model.forces if fe.type == "bushing" for c in BUSHING_OUTPUTS])
+        self.acceleration_names = tuple(f"{b}.{c}" for b in names for c in ACCELERATION_OUTPUTS)
         self._tyre_rows = [k for k, fe in enumerate(model.forces) if fe.type == "tyre"]
         self._bushing_rows = [k for k, fe in enumerate(model.forces) if fe.type == "bushing"]
         # sparsity pattern of Φq (fixed: rows touch the coordinates of at most two bodies)
@@ -549,6 +554,13 @@ class CartesianSystem(MechanicalSystem):
         if k is None or self.fun_type[k] != kf.FUN_CHANNEL:
             raise KeyError(f"unknown input channel '{name}'" + did_you_mean(name, self.input_names))
         self.fun_par[k, 0] = value
+
+    def acceleration_outputs(self, t, q, qd, qdd, out) -> None:
+        """Per body the centre-of-mass acceleration (ax, ay, az) and the angular acceleration
+        ω̇ = G p̈ + α (wdx, wdy, wdz), global axes, from the accelerations q̈."""
+        scr = self._acc_scratch
+        kc.body_accelerations(np.asarray(q, float), np.asarray(qd, float), np.asarray(qdd, float),
+                              self.body_qadr, self.body_rtype, *scr, out)
 
     def outputs(self, t, q, qd, out) -> None:
         ws = self._ows if hasattr(self, "_ows") else self.workspace()

@@ -116,6 +116,24 @@ def body_kinematics(q, qd, body_qadr, body_rtype, kin_r, kin_rd, kin_A, kin_G, k
             kin_A[g, k, l] = 1.0 if k == l else 0.0
 
 
+@njit(cache=True)
+def body_accelerations(q, qd, qdd, body_qadr, body_rtype, A, G, dG, W, alpha, dadp, dadpd, d2G, out):
+    """Per body: acceleration of the centre of mass r̈ and angular acceleration ω̇ = G p̈ + α
+    (global axes), six values per body into ``out``; A..d2G are one body's scratch."""
+    nb = body_qadr.shape[0] - 1
+    for b in range(nb):
+        a = body_qadr[b]
+        nr = NROT[body_rtype[b]]
+        rotation_data(body_rtype[b], q[a + 3:a + 3 + nr], qd[a + 3:a + 3 + nr], A, G, dG, W, alpha, dadp,
+                      dadpd, d2G)
+        for k in range(3):
+            out[6 * b + k] = qdd[a + k]
+            s = alpha[k]
+            for l in range(nr):
+                s += G[k, l] * qdd[a + 3 + l]
+            out[6 * b + 3 + k] = s
+
+
 @njit(cache=True, inline="always")
 def _point(b, s_loc, kin_r, kin_rd, kin_A, kin_w, sg, rp, vp, ab, tmp):
     """Global arm sg = A s, point rp, its velocity vp and bias acceleration ω×(ω×sg)."""

@@ -424,6 +424,31 @@ def accumulate_element(k, bi, bj, with_jac, f, tau, dfdx, dfdv, dtdx, dtdv, arm_
                     K[3 + r, 3 + c] += sg * (sgj[r] * f[c] - (fs if r == c else 0.0))
 
 
+@njit(cache=True, inline="always")
+def _map_block(K, C, Ga, Gb, Wb, qa, qb, nra, nrb, Jq, Jqd, KLb, CLb):
+    """Jq_ab = L_aᵀ (K L_b + C_ω W_b), Jq̇_ab = L_aᵀ C L_b for one 6×6 virtual block."""
+    wb = 3 + nrb
+    for r in range(6):
+        for c in range(3):
+            KLb[r, c] = K[r, c]
+            CLb[r, c] = C[r, c]
+        k3, k4, k5 = K[r, 3], K[r, 4], K[r, 5]
+        c3, c4, c5 = C[r, 3], C[r, 4], C[r, 5]
+        for l in range(nrb):
+            KLb[r, 3 + l] = (k3 * Gb[0, l] + k4 * Gb[1, l] + k5 * Gb[2, l]
+                             + c3 * Wb[0, l] + c4 * Wb[1, l] + c5 * Wb[2, l])
+            CLb[r, 3 + l] = c3 * Gb[0, l] + c4 * Gb[1, l] + c5 * Gb[2, l]
+    for r in range(3):
+        for col in range(wb):
+            Jq[qa + r, qb + col] = KLb[r, col]
+            Jqd[qa + r, qb + col] = CLb[r, col]
+    for kk in range(nra):
+        g0, g1, g2 = Ga[0, kk], Ga[1, kk], Ga[2, kk]
+        for col in range(wb):
+            Jq[qa + 3 + kk, qb + col] = g0 * KLb[3, col] + g1 * KLb[4, col] + g2 * KLb[5, col]
+            Jqd[qa + 3 + kk, qb + col] = g0 * CLb[3, col] + g1 * CLb[4, col] + g2 * CLb[5, col]
+
+
 @njit(cache=True)
 def map_virtual_blocks(what_jac, blk_pair, body_qadr, body_rtype, kin_G, kin_dG, kin_W, vQ, vK, vC, vP,
                        Q, Jq, Jqd, KL):
@@ -451,30 +476,10 @@ def map_virtual_blocks(what_jac, blk_pair, body_qadr, body_rtype, kin_G, kin_dG,
         nra = NROT[body_rtype[ba]]
         nrb = NROT[body_rtype[bb]]
         Ga = kin_G[ba]
-        Gb = kin_G[bb]
-        Wb = kin_W[bb]
-        K = vK[blk]
-        C = vC[blk]
-        wb = 3 + nrb
-        for r in range(6):
-            for c in range(3):
-                KLb[r, c] = K[r, c]
-                CLb[r, c] = C[r, c]
-            k3, k4, k5 = K[r, 3], K[r, 4], K[r, 5]
-            c3, c4, c5 = C[r, 3], C[r, 4], C[r, 5]
-            for l in range(nrb):
-                KLb[r, 3 + l] = (k3 * Gb[0, l] + k4 * Gb[1, l] + k5 * Gb[2, l]
-                                 + c3 * Wb[0, l] + c4 * Wb[1, l] + c5 * Wb[2, l])
-                CLb[r, 3 + l] = c3 * Gb[0, l] + c4 * Gb[1, l] + c5 * Gb[2, l]
-        for r in range(3):
-            for col in range(wb):
-                Jq[qa + r, qb + col] = KLb[r, col]
-                Jqd[qa + r, qb + col] = CLb[r, col]
-        for kk in range(nra):
-            g0, g1, g2 = Ga[0, kk], Ga[1, kk], Ga[2, kk]
-            for col in range(wb):
-                Jq[qa + 3 + kk, qb + col] = g0 * KLb[3, col] + g1 * KLb[4, col] + g2 * KLb[5, col]
-                Jqd[qa + 3 + kk, qb + col] = g0 * CLb[3, col] + g1 * CLb[4, col] + g2 * CLb[5, col]
+        if nra == 4 and nrb == 4:  # Euler parameters on both sides: constant trip counts (unrolled)
+            _map_block(vK[blk], vC[blk], Ga, kin_G[bb], kin_W[bb], qa, qb, 4, 4, Jq, Jqd, KLb, CLb)
+        else:
+            _map_block(vK[blk], vC[blk], Ga, kin_G[bb], kin_W[bb], qa, qb, nra, nrb, Jq, Jqd, KLb, CLb)
         if ba != bb:
             continue
         # (∂Gᵀ/∂p_k) τ with the body's virtual torque of the counted terms, and the direct p-terms

@@ -291,6 +291,9 @@ class ReferenceSolver(Solver):
         OUT = np.empty((nout, len(out_names)))
         X = np.empty((nout, nx))
         obuf = np.zeros(len(out_names))
+        acc_names = list(getattr(sys, "acceleration_names", ()))
+        ACC = np.empty((nout, len(acc_names)))
+        abuf = np.zeros(len(acc_names))
 
         def record(k, t, q, qd, x):
             if nx:
@@ -310,6 +313,9 @@ class ReferenceSolver(Solver):
             if out_names:
                 sys.outputs(t, q, qd, obuf)
                 OUT[k] = obuf
+            if acc_names:
+                sys.acceleration_outputs(t, q, qd, qdd, abuf)
+                ACC[k] = abuf
             if not (np.isfinite(q).all() and np.isfinite(qd).all() and np.isfinite(x).all()):
                 raise _Failure("non-finite state at an output point", t)
 
@@ -390,7 +396,8 @@ class ReferenceSolver(Solver):
         res = Result(
             t=T[:k].copy(), q=Qa[:k].copy(), qd=QDa[:k].copy(), lam=LAM[:k].copy(),
             phi_norm=PHI[:k].copy(), phid_norm=PHID[:k].copy(),
-            outputs={nm: OUT[:k, j].copy() for j, nm in enumerate(out_names)},
+            outputs={**{nm: OUT[:k, j].copy() for j, nm in enumerate(out_names)},
+                     **{nm: ACC[:k, j].copy() for j, nm in enumerate(acc_names)}},
             coordinate_names=list(getattr(sys, "coordinate_names", [])), x=X[:k].copy(),
             meta=dict(
                 model=sys.name, solver=self.name, method=self.method, h=h, rtol=self.rtol,

@@ -8,11 +8,24 @@ import numpy as np
 
 from ..errors import SimulationDiverged
 from ..io.result import Result
-from ..protocol import EVAL_PHI, EVAL_PHIQ, MechanicalSystem, State
+from ..protocol import EVAL_GAMMA, EVAL_M, EVAL_PHI, EVAL_PHIQ, EVAL_Q, MechanicalSystem, State
 from .base import Solver, get_solver
 
 #: A state whose norm passes this is taken as diverged.
 DIVERGENCE_LIMIT = 1e8
+
+
+def consistent_accelerations(system: MechanicalSystem, t, q, qd) -> np.ndarray:
+    """q̈ of the index-1 equations [M Φqᵀ; Φq 0][q̈; λ] = [Q; γ] (seed 000 eq. 23), the
+    minimum-norm least-squares solution, so redundant constraints are accepted (offline use)."""
+    ws = system.workspace()
+    system.evaluate(t, q, qd, ws, EVAL_M | EVAL_Q | EVAL_PHIQ | EVAL_GAMMA)
+    n, m = system.n, system.m
+    kkt = np.zeros((n + m, n + m))
+    kkt[:n, :n] = ws.M
+    kkt[:n, n:] = ws.phiq.T
+    kkt[n:, :n] = ws.phiq
+    return np.linalg.lstsq(kkt, np.concatenate([ws.Q, ws.gamma]), rcond=None)[0][:n]
 
 
 def simulate(
@@ -24,6 +37,7 @@ def simulate(
     save_every: int = 1,
     progress: bool = False,
     raise_on_divergence: bool = True,
+    accelerations: bool = True,
     **options,
 ) -> Result:
     """Integrate ``system`` from ``state`` (default: its initial state) to ``t_end``.
@@ -33,6 +47,10 @@ def simulate(
     ``Result``. Divergence (non-finite or exploding state) raises :class:`SimulationDiverged`
     with the time, the last good state and the results up to there (or, with
     ``raise_on_divergence=False``, returns them with ``meta['status'] = -1``).
+
+    With ``accelerations`` the outputs include the system's ``acceleration_names`` (body
+    accelerations): for a fixed-step solver from the step's mean acceleration (q̇_{n+1} − q̇_n)/h
+    (the acceleration the linearly implicit Euler step used), at t0 from the index-1 equations.
     """
     if isinstance(solver, Solver):
         slv = solver
@@ -56,11 +74,15 @@ def simulate(
     out_names = list(system.output_names)
     out_arr = np.empty((nsave, len(out_names)))
     out_buf = np.zeros(len(out_names))
+    acc_names = list(getattr(system, "acceleration_names", ())) if accelerations else []
+    acc_arr = np.empty((nsave, len(acc_names)))
+    acc_buf = np.zeros(len(acc_names))
+    prev_qd = state.qd.copy()
     ws = system.workspace()
     phi_n = np.zeros(nsave)
     phid_n = np.zeros(nsave)
 
-    def record(k):
+    def record(k, qdd):
         t_arr[k] = state.t
         q_arr[k] = state.q
         qd_arr[k] = state.qd
@@ -74,9 +96,12 @@ def simulate(
         if out_names:
             system.outputs(state.t, state.q, state.qd, out_buf)
             out_arr[k] = out_buf
+        if acc_names:
+            system.acceleration_outputs(state.t, state.q, state.qd, qdd, acc_buf)
+            acc_arr[k] = acc_buf
 
     slv.reset(state)
-    record(0)
+    record(0, consistent_accelerations(system, state.t, state.q, state.qd) if acc_names else None)
     k_saved = 1
     status, message = 1, "finished"
     bar = None
@@ -88,6 +113,7 @@ def simulate(
     last_q, last_qd, last_t = state.q.copy(), state.qd.copy(), state.t
     t_start = state.t
     for i in range(1, nsteps + 1):
+        prev_qd[:] = state.qd
         ok = slv.step(state, h)
         state.t = t_start + i * h
         bad = (not ok) or not (
@@ -106,7 +132,7 @@ def simulate(
         last_qd[:] = state.qd
         last_t = state.t
         if i % save_every == 0:
-            record(k_saved)
+            record(k_saved, (state.qd - prev_qd) / h if acc_names else None)
             k_saved += 1
         if bar is not None and i % 1000 == 0:
             bar.update(1000)
@@ -117,7 +143,8 @@ def simulate(
         t=t_arr[:k_saved].copy(), q=q_arr[:k_saved].copy(), qd=qd_arr[:k_saved].copy(),
         lam=lam_arr[:k_saved].copy(), phi_norm=phi_n[:k_saved].copy(),
         phid_norm=phid_n[:k_saved].copy(),
-        outputs={nm: out_arr[:k_saved, j].copy() for j, nm in enumerate(out_names)},
+        outputs={**{nm: out_arr[:k_saved, j].copy() for j, nm in enumerate(out_names)},
+                 **{nm: acc_arr[:k_saved, j].copy() for j, nm in enumerate(acc_names)}},
         coordinate_names=list(getattr(system, "coordinate_names", [])), x=x_arr[:k_saved].copy(),
         meta=dict(model=system.name, solver=slv.name, h=h, steps=slv.nstep, wall_s=wall,
                   status=status, message=message, phase_us=slv.phase_times_us()),

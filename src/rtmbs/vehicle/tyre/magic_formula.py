@@ -364,6 +364,13 @@ def mf_steady_state(p, Fz_in, kappa_in, alpha_in, gamma_in, Vx, out):
     slip stiffness Kxk [N], relaxation lengths sigma_kappa, sigma_alpha [m] (nan if the file
     has no carcass stiffness).
     """
+    mf_evaluate(p, Fz_in, kappa_in, alpha_in, gamma_in, Vx, out, True)
+
+
+@njit(cache=True, error_model="numpy")
+def mf_evaluate(p, Fz_in, kappa_in, alpha_in, gamma_in, Vx, out, full):
+    """:func:`mf_steady_state`; with ``full`` False only Fx, Fy, Mz, t, mux, muy, Kya, Kxk (what
+    the tyre element's Jacobian differentiates: no Mx, My, Re, relaxation lengths)."""
     mf52 = p[I_FAMILY] == FAMILY_MF52
     R0 = p[I_UNLOADED_RADIUS]
     Fz0 = p[I_FNOMIN]
@@ -475,6 +482,17 @@ def mf_steady_state(p, Fz_in, kappa_in, alpha_in, gamma_in, Vx, out):
         Fy0_g0 = _fy0(p, Fz, dfz, dpi, alpha, 0.0, red, mf52)[0]
         Mz = -t * (Gyk * Fy0_g0) + Mzr + s * Fx                              # 4.E71, 4.E72, 4.E74
 
+    out[O_FX] = Fx
+    out[O_FY] = Fy
+    out[O_MZ] = Mz
+    out[O_T] = t
+    out[O_MUX] = mux
+    out[O_MUY] = muy
+    out[O_KYA] = Kya
+    out[O_KXK] = Kxk
+    if not full:
+        return
+
     # --- overturning moment (TNO manual form of 4.E69) ------------------------------------
     FzMx = Fz * (Fz / p[I_FZMIN]) ** 2 if Fz < p[I_FZMIN] else Fz
     Mx = (R0 * FzMx * p[I_LMX]
@@ -525,17 +543,9 @@ def mf_steady_state(p, Fz_in, kappa_in, alpha_in, gamma_in, Vx, out):
         sig_k = abs(Kxk / cx) if cx != 0.0 else math.nan
         sig_a = abs(Kya / cy) if cy != 0.0 else math.nan
 
-    out[O_FX] = Fx
-    out[O_FY] = Fy
     out[O_MX] = Mx
     out[O_MY] = My
-    out[O_MZ] = Mz
     out[O_RE] = Re
-    out[O_T] = t
-    out[O_MUX] = mux
-    out[O_MUY] = muy
-    out[O_KYA] = Kya
-    out[O_KXK] = Kxk
     out[O_SIGK] = sig_k
     out[O_SIGA] = sig_a
 
