@@ -6,13 +6,13 @@ from numba import njit
 from .cartesian import (_JAC, _JACS, _M, _PHI, _PHIQ, _GAMMA, _Q, body_kinematics, constraint_rows,
                         scatter_constraints)
 from .forces import accumulate_element, element_forces, map_virtual_blocks
-from .arena import c_view, view1, view2, view3, view4
+from .arena import borrowed, c_view, view1, view2, view3, view4
 from .rotations import NROT, ROT_EP
 
 
 @njit(cache=True, inline="always")
 def _inertia(b, qa, rtype, with_jac, m, Jl, g, kin_A, kin_G, kin_w, kin_alpha, kin_dadp, kin_dadpd,
-             M, vQ, vK, vC, vP, what, S, tmp):
+             M, vQ, vK, vC, vP, what, S, tmp, W6x7):
     """Mass block blockdiag(m I, Gᵀ J_g G); weight m g and inertia torque T = −ω̃ J_g ω − J_g α
     into the virtual forces vQ and, with ``with_jac``, ∂T/∂π, ∂T/∂ω into the body's virtual block
     (plus −J_g ∂α/∂p, −J_g ∂α/∂ṗ for Euler angles, whose α ≠ 0)."""
@@ -20,23 +20,22 @@ def _inertia(b, qa, rtype, with_jac, m, Jl, g, kin_A, kin_G, kin_w, kin_alpha, k
     G = kin_G[b]
     nr = NROT[rtype]
     Jg = S[0]
+    JA = W6x7  # J' Aᵀ (3×3), then J_g G (3×nr)
+    for e in range(3):
+        for c in range(3):
+            JA[e, c] = Jl[e, 0] * A[c, 0] + Jl[e, 1] * A[c, 1] + Jl[e, 2] * A[c, 2]
     for a in range(3):
         for c in range(3):
-            s = 0.0
-            for e in range(3):
-                for f in range(3):
-                    s += A[a, e] * Jl[e, f] * A[c, f]
-            Jg[a, c] = s
+            Jg[a, c] = A[a, 0] * JA[0, c] + A[a, 1] * JA[1, c] + A[a, 2] * JA[2, c]
     if what & _M:
         for c in range(3):
             M[qa + c, qa + c] = m
+        for a in range(3):
+            for l in range(nr):
+                JA[a, l] = Jg[a, 0] * G[0, l] + Jg[a, 1] * G[1, l] + Jg[a, 2] * G[2, l]
         for k in range(nr):
             for l in range(nr):
-                s = 0.0
-                for a in range(3):
-                    for c in range(3):
-                        s += G[a, k] * Jg[a, c] * G[c, l]
-                M[qa + 3 + k, qa + 3 + l] = s
+                M[qa + 3 + k, qa + 3 + l] = G[0, k] * JA[0, l] + G[1, k] * JA[1, l] + G[2, k] * JA[2, l]
     if not (what & (_Q | _JAC | _JACS)):
         return
     w = kin_w[b]
@@ -112,6 +111,10 @@ def evaluate_cartesian(what, t, q, qd, ibuf, ilay, fbuf, flay, sbuf, slay, wbuf,
     buffer ``wbuf`` (M, Q, phi, phiq, phit, gamma, Jq, Jqd). The system's integer and float
     arrays and the scratch live in three packed buffers (see :mod:`arena` and
     :class:`rtmbs.system.CartesianSystem`)."""
+    # borrowed (untracked) buffers: no atomic reference counting of the ~100 views below
+    q = borrowed(q); qd = borrowed(qd); ibuf = borrowed(ibuf); ilay = borrowed(ilay)
+    fbuf = borrowed(fbuf); flay = borrowed(flay); sbuf = borrowed(sbuf); slay = borrowed(slay)
+    wbuf = borrowed(wbuf)
     body_qadr = view1(ibuf, ilay, 0); body_rtype = view1(ibuf, ilay, 1); body_eprow = view1(ibuf, ilay, 2)
     prim_type = view1(ibuf, ilay, 3); prim_row = view1(ibuf, ilay, 4); prim_body = view2(ibuf, ilay, 5)
     prim_fun = view1(ibuf, ilay, 6); frc_type = view1(ibuf, ilay, 7); frc_body = view2(ibuf, ilay, 8)
@@ -160,7 +163,8 @@ def evaluate_cartesian(what, t, q, qd, ibuf, ilay, fbuf, flay, sbuf, slay, wbuf,
     if what & _M or do_q:
         for b in range(nb):
             _inertia(b, body_qadr[b], body_rtype[b], jac_all, body_mass[b], body_inertia[b], gravity,
-                     kin_A, kin_G, kin_w, kin_alpha, kin_dadp, kin_dadpd, M, vQ, vK, vC, vP, what, S, tmp)
+                     kin_A, kin_G, kin_w, kin_alpha, kin_dadp, kin_dadpd, M, vQ, vK, vC, vP, what, S, tmp,
+                     KL[0])
     if do_q:
         funs = (fun_type, fun_par, fun_tab, tab_adr, tab_len, tab_x, tab_y)
         fjac = (f, tau, dfdx, dfdv, dtdx, dtdv)
