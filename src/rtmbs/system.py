@@ -695,10 +695,12 @@ _EP_DG = np.array([2.0 * _ep_E(np.eye(4)[k]) for k in range(4)])  # ∂(2E)/∂p
 def _virtual_blocks(nb, fbody):
     """The 6×6 blocks in which forces and inertia terms accumulate their Jacobians in virtual
     coordinates (δr, δπ) before one mapping to q per block (kernels.evaluate): one per body, then
-    one per ordered pair of bodies coupled by a force element. Returns the (body a, body b) pairs
-    and, per element, the block of its (i,i), (i,j), (j,i), (j,j) couplings (−1 with the ground)."""
+    one per ordered pair of bodies coupled by a force element. Returns (body a, body b, 1 if an
+    element writes the block else 0) per block and, per element, the block of its (i,i), (i,j),
+    (j,i), (j,j) couplings (−1 with the ground)."""
     pairs = [(b, b) for b in range(nb)]
     index = {pr: k for k, pr in enumerate(pairs)}
+    coupled = set()  # blocks an element writes (the others hold only rotational inertia terms)
     frc_blk = np.full((len(fbody), 4), -1, np.int64)
     for k, (bi, bj) in enumerate(fbody):
         for sa, a in enumerate((bi, bj)):
@@ -709,7 +711,9 @@ def _virtual_blocks(nb, fbody):
                     index[(a, b)] = len(pairs)
                     pairs.append((a, b))
                 frc_blk[k, 2 * sa + sb] = index[(a, b)]
-    return np.array(pairs, np.int64).reshape(-1, 2), frc_blk
+                coupled.add(index[(a, b)])
+    blocks = np.array([(a, b, int(k in coupled)) for k, (a, b) in enumerate(pairs)], np.int64).reshape(-1, 3)
+    return blocks, frc_blk
 
 
 def compile_model(model: Model) -> CartesianSystem:

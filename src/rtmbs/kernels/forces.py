@@ -425,28 +425,46 @@ def accumulate_element(k, bi, bj, with_jac, f, tau, dfdx, dfdv, dtdx, dtdv, arm_
 
 
 @njit(cache=True, inline="always")
-def _map_block(K, C, Ga, Gb, Wb, qa, qb, nra, nrb, Jq, Jqd, KLb, CLb):
-    """Jq_ab = L_aᵀ (K L_b + C_ω W_b), Jq̇_ab = L_aᵀ C L_b for one 6×6 virtual block."""
-    wb = 3 + nrb
-    for r in range(6):
-        for c in range(3):
-            KLb[r, c] = K[r, c]
-            CLb[r, c] = C[r, c]
-        k3, k4, k5 = K[r, 3], K[r, 4], K[r, 5]
-        c3, c4, c5 = C[r, 3], C[r, 4], C[r, 5]
-        for l in range(nrb):
-            KLb[r, 3 + l] = (k3 * Gb[0, l] + k4 * Gb[1, l] + k5 * Gb[2, l]
-                             + c3 * Wb[0, l] + c4 * Wb[1, l] + c5 * Wb[2, l])
-            CLb[r, 3 + l] = c3 * Gb[0, l] + c4 * Gb[1, l] + c5 * Gb[2, l]
-    for r in range(3):
-        for col in range(wb):
-            Jq[qa + r, qb + col] = KLb[r, col]
-            Jqd[qa + r, qb + col] = CLb[r, col]
-    for kk in range(nra):
-        g0, g1, g2 = Ga[0, kk], Ga[1, kk], Ga[2, kk]
-        for col in range(wb):
-            Jq[qa + 3 + kk, qb + col] = g0 * KLb[3, col] + g1 * KLb[4, col] + g2 * KLb[5, col]
-            Jqd[qa + 3 + kk, qb + col] = g0 * CLb[3, col] + g1 * CLb[4, col] + g2 * CLb[5, col]
+def _rdot(K, r, c0, g0, g1, g2):
+    return K[r, c0] * g0 + K[r, c0 + 1] * g1 + K[r, c0 + 2] * g2
+
+
+@njit(cache=True, inline="always")
+def _map_block(K, C, Ga, Gb, Wb, qa, qb, nra, nrb, full, Jq, Jqd):
+    """Jq_ab = L_aᵀ (K L_b + C_ω W_b), Jq̇_ab = L_aᵀ C L_b for one 6×6 virtual block, one
+    column of L_b at a time (the column of K L_b and C L_b stays in registers). Without ``full``
+    only the rotation rows and columns (a body's inertia terms alone: the rest stays zero)."""
+    for col in range(0 if full else 3, 3 + nrb):
+        if col < 3:
+            k0, k1, k2, k3, k4, k5 = K[0, col], K[1, col], K[2, col], K[3, col], K[4, col], K[5, col]
+            c0, c1, c2, c3, c4, c5 = C[0, col], C[1, col], C[2, col], C[3, col], C[4, col], C[5, col]
+        else:
+            l = col - 3
+            g0, g1, g2 = Gb[0, l], Gb[1, l], Gb[2, l]
+            w0, w1, w2 = Wb[0, l], Wb[1, l], Wb[2, l]
+            c0 = _rdot(C, 0, 3, g0, g1, g2)
+            c1 = _rdot(C, 1, 3, g0, g1, g2)
+            c2 = _rdot(C, 2, 3, g0, g1, g2)
+            c3 = _rdot(C, 3, 3, g0, g1, g2)
+            c4 = _rdot(C, 4, 3, g0, g1, g2)
+            c5 = _rdot(C, 5, 3, g0, g1, g2)
+            k0 = _rdot(K, 0, 3, g0, g1, g2) + _rdot(C, 0, 3, w0, w1, w2)
+            k1 = _rdot(K, 1, 3, g0, g1, g2) + _rdot(C, 1, 3, w0, w1, w2)
+            k2 = _rdot(K, 2, 3, g0, g1, g2) + _rdot(C, 2, 3, w0, w1, w2)
+            k3 = _rdot(K, 3, 3, g0, g1, g2) + _rdot(C, 3, 3, w0, w1, w2)
+            k4 = _rdot(K, 4, 3, g0, g1, g2) + _rdot(C, 4, 3, w0, w1, w2)
+            k5 = _rdot(K, 5, 3, g0, g1, g2) + _rdot(C, 5, 3, w0, w1, w2)
+        j = qb + col
+        if full:
+            Jq[qa, j] = k0
+            Jq[qa + 1, j] = k1
+            Jq[qa + 2, j] = k2
+            Jqd[qa, j] = c0
+            Jqd[qa + 1, j] = c1
+            Jqd[qa + 2, j] = c2
+        for kk in range(nra):
+            Jq[qa + 3 + kk, j] = Ga[0, kk] * k3 + Ga[1, kk] * k4 + Ga[2, kk] * k5
+            Jqd[qa + 3 + kk, j] = Ga[0, kk] * c3 + Ga[1, kk] * c4 + Ga[2, kk] * c5
 
 
 @njit(cache=True)
@@ -466,8 +484,6 @@ def map_virtual_blocks(what_jac, blk_pair, body_qadr, body_rtype, kin_G, kin_dG,
             Q[a + 3 + l] = G[0, l] * vQ[b, 3] + G[1, l] * vQ[b, 4] + G[2, l] * vQ[b, 5]
     if not what_jac:
         return
-    KLb = KL[0]
-    CLb = KL[1]
     for blk in range(blk_pair.shape[0]):
         ba = blk_pair[blk, 0]
         bb = blk_pair[blk, 1]
@@ -476,10 +492,11 @@ def map_virtual_blocks(what_jac, blk_pair, body_qadr, body_rtype, kin_G, kin_dG,
         nra = NROT[body_rtype[ba]]
         nrb = NROT[body_rtype[bb]]
         Ga = kin_G[ba]
+        full = blk_pair[blk, 2] != 0
         if nra == 4 and nrb == 4:  # Euler parameters on both sides: constant trip counts (unrolled)
-            _map_block(vK[blk], vC[blk], Ga, kin_G[bb], kin_W[bb], qa, qb, 4, 4, Jq, Jqd, KLb, CLb)
+            _map_block(vK[blk], vC[blk], Ga, kin_G[bb], kin_W[bb], qa, qb, 4, 4, full, Jq, Jqd)
         else:
-            _map_block(vK[blk], vC[blk], Ga, kin_G[bb], kin_W[bb], qa, qb, nra, nrb, Jq, Jqd, KLb, CLb)
+            _map_block(vK[blk], vC[blk], Ga, kin_G[bb], kin_W[bb], qa, qb, nra, nrb, full, Jq, Jqd)
         if ba != bb:
             continue
         # (∂Gᵀ/∂p_k) τ with the body's virtual torque of the counted terms, and the direct p-terms
