@@ -555,3 +555,396 @@ def mf_steady_state_batch(p, Fz, kappa, alpha, gamma, Vx, out):
     """Evaluate :func:`mf_steady_state` for each row i of 1-D inputs into ``out[i, :]``."""
     for i in range(Fz.shape[0]):
         mf_steady_state(p, Fz[i], kappa[i], alpha[i], gamma[i], Vx[i], out[i])
+
+
+# --- forward-mode partial derivatives of Fx, Fy, Mz -------------------------------------------
+# A dual number is a 4-tuple (value, d/dFz, d/dkappa, d/dalpha) of the Magic Formula inputs; the
+# helpers below apply the chain rule to one operation each (numba keeps the tuples in registers).
+# Every value is computed with the operations, in the order, of mf_evaluate.
+
+#: Layout of ``out`` of :func:`mf_force_partials`.
+PARTIAL_NAMES = ("Fx", "Fy", "Mz", "dFx_dFz", "dFx_dkappa", "dFx_dalpha", "dFy_dFz",
+                 "dFy_dkappa", "dFy_dalpha", "dMz_dFz", "dMz_dkappa", "dMz_dalpha")
+N_PARTIALS = len(PARTIAL_NAMES)
+(D_FX, D_FY, D_MZ, D_FX_FZ, D_FX_K, D_FX_A, D_FY_FZ, D_FY_K, D_FY_A, D_MZ_FZ, D_MZ_K,
+ D_MZ_A) = range(12)
+
+
+@njit(cache=True, error_model="numpy")
+def _dc(v):
+    """Constant (no derivative)."""
+    return (v, 0.0, 0.0, 0.0)
+
+
+@njit(cache=True, error_model="numpy")
+def _dadd(a, b):
+    return (a[0] + b[0], a[1] + b[1], a[2] + b[2], a[3] + b[3])
+
+
+@njit(cache=True, error_model="numpy")
+def _dsub(a, b):
+    return (a[0] - b[0], a[1] - b[1], a[2] - b[2], a[3] - b[3])
+
+
+@njit(cache=True, error_model="numpy")
+def _dadds(a, s):
+    """a + s, s a float."""
+    return (a[0] + s, a[1], a[2], a[3])
+
+
+@njit(cache=True, error_model="numpy")
+def _dsubs(s, a):
+    """s - a, s a float."""
+    return (s - a[0], -a[1], -a[2], -a[3])
+
+
+@njit(cache=True, error_model="numpy")
+def _dneg(a):
+    return (-a[0], -a[1], -a[2], -a[3])
+
+
+@njit(cache=True, error_model="numpy")
+def _dmul(a, b):
+    return (a[0] * b[0], a[1] * b[0] + a[0] * b[1], a[2] * b[0] + a[0] * b[2],
+            a[3] * b[0] + a[0] * b[3])
+
+
+@njit(cache=True, error_model="numpy")
+def _dmuls(a, s):
+    """a * s, s a float."""
+    return (a[0] * s, a[1] * s, a[2] * s, a[3] * s)
+
+
+@njit(cache=True, error_model="numpy")
+def _ddiv(a, b):
+    q = a[0] / b[0]
+    return (q, (a[1] - q * b[1]) / b[0], (a[2] - q * b[2]) / b[0], (a[3] - q * b[3]) / b[0])
+
+
+@njit(cache=True, error_model="numpy")
+def _ddivs(a, s):
+    """a / s, s a float."""
+    return (a[0] / s, a[1] / s, a[2] / s, a[3] / s)
+
+
+@njit(cache=True, error_model="numpy")
+def _dlin(d, c0, c1):
+    """c0 + c1 d."""
+    return (c0 + c1 * d[0], c1 * d[1], c1 * d[2], c1 * d[3])
+
+
+@njit(cache=True, error_model="numpy")
+def _dquad(d, c0, c1, c2):
+    """c0 + c1 d + c2 d²."""
+    k = c1 + 2.0 * c2 * d[0]
+    return (c0 + c1 * d[0] + c2 * d[0] * d[0], k * d[1], k * d[2], k * d[3])
+
+
+@njit(cache=True, error_model="numpy")
+def _dsq(a):
+    """a ** 2."""
+    t = 2.0 * a[0]
+    return (a[0] * a[0], t * a[1], t * a[2], t * a[3])
+
+
+@njit(cache=True, error_model="numpy")
+def _dsin(a):
+    c = math.cos(a[0])
+    return (math.sin(a[0]), c * a[1], c * a[2], c * a[3])
+
+
+@njit(cache=True, error_model="numpy")
+def _dcos(a):
+    s = -math.sin(a[0])
+    return (math.cos(a[0]), s * a[1], s * a[2], s * a[3])
+
+
+@njit(cache=True, error_model="numpy")
+def _datan(a):
+    k = 1.0 / (1.0 + a[0] * a[0])
+    return (math.atan(a[0]), k * a[1], k * a[2], k * a[3])
+
+
+@njit(cache=True, error_model="numpy")
+def _dcosatan(a):
+    """cos(atan(a)); derivative -a cos³(atan a)."""
+    c = math.cos(math.atan(a[0]))
+    k = -a[0] * c * c * c
+    return (c, k * a[1], k * a[2], k * a[3])
+
+
+@njit(cache=True, error_model="numpy")
+def _dtan(a):
+    t = math.tan(a[0])
+    k = 1.0 + t * t
+    return (t, k * a[1], k * a[2], k * a[3])
+
+
+@njit(cache=True, error_model="numpy")
+def _dexp(a):
+    e = math.exp(a[0])
+    return (e, e * a[1], e * a[2], e * a[3])
+
+
+@njit(cache=True, error_model="numpy")
+def _dsqrt(a):
+    """sqrt(a); zero derivative at a = 0 (the callers' arguments are sums of squares there)."""
+    r = math.sqrt(a[0])
+    k = 0.5 / r if r > 0.0 else 0.0
+    return (r, k * a[1], k * a[2], k * a[3])
+
+
+@njit(cache=True, error_model="numpy")
+def _dabs(a):
+    """|a|; zero derivative at a = 0 (the mean of the one-sided slopes)."""
+    if a[0] > 0.0:
+        return a
+    if a[0] < 0.0:
+        return _dneg(a)
+    return (0.0, 0.0, 0.0, 0.0)
+
+
+@njit(cache=True, error_model="numpy")
+def _dmin1(a):
+    """min(a, 1) (the curvature factors' limit E <= 1)."""
+    return a if a[0] <= 1.0 else (1.0, 0.0, 0.0, 0.0)
+
+
+@njit(cache=True, error_model="numpy")
+def _dclip(a, lo, hi):
+    """Clip; a clipped value is a constant."""
+    if a[0] < lo:
+        return (lo, 0.0, 0.0, 0.0)
+    if a[0] > hi:
+        return (hi, 0.0, 0.0, 0.0)
+    return a
+
+
+@njit(cache=True, error_model="numpy")
+def _dmf(B, C, D, E, x):
+    """:func:`_mf` on dual numbers (C a float)."""
+    bx = _dmul(B, x)
+    return _dmul(D, _dsin(_dmuls(_datan(_dsub(bx, _dmul(E, _dsub(bx, _datan(bx))))), C)))
+
+
+@njit(cache=True, error_model="numpy")
+def _dcos_mf(C, B, E, x):
+    """cos(C atan(B x - E (B x - atan(B x)))) (the weighting functions 4.E51-4.E60), C a float."""
+    bx = _dmul(B, x)
+    return _dcos(_dmuls(_datan(_dsub(bx, _dmul(E, _dsub(bx, _datan(bx))))), C))
+
+
+@njit(cache=True, error_model="numpy")
+def _dfy0(p, Fz, dfz, dpi, alpha, gamma, red, mf52):
+    """:func:`_fy0` on dual numbers: Fy0, muy, Kya, SHy, SVy, By (Cy is a constant)."""
+    Fz0p = p[I_LFZO] * p[I_FNOMIN]
+    g2 = gamma * gamma
+    ka = p[I_PKY1] * Fz0p * (1.0 + p[I_PPY1] * dpi) * (1.0 - p[I_PKY3] * abs(gamma))
+    Kya = _dmuls(_dmuls(_dsin(_dmuls(_datan(_ddivs(_ddivs(Fz, Fz0p), (p[I_PKY2] + p[I_PKY5] * g2)
+                                                   * (1.0 + p[I_PPY2] * dpi))), p[I_PKY4])), ka),
+                 p[I_LKY])                                                   # 4.E25
+    SVyg = _dmuls(_dmuls(_dmuls(_dmul(Fz, _dlin(dfz, p[I_PVY3], p[I_PVY4])), gamma),
+                         p[I_LKYC]), p[I_LMUY])                              # 4.E28
+    SHy0 = _dmuls(_dlin(dfz, p[I_PHY1], p[I_PHY2]), p[I_LHY])
+    if mf52:
+        SHy = _dadds(SHy0, p[I_PHY3] * gamma * p[I_LKYC])
+    else:
+        Kyg0 = _dmuls(_dmuls(_dmul(Fz, _dlin(dfz, p[I_PKY6], p[I_PKY7])),
+                             1.0 + p[I_PPY5] * dpi), p[I_LKYC])              # 4.E30
+        SHy = _dadd(SHy0, _ddiv(_dsub(_dmuls(Kyg0, gamma), SVyg),
+                                _dadds(Kya, EPS * _sgn1(Kya[0]))))           # 4.E27
+    SVy = _dadd(_dmuls(_dmuls(_dmul(Fz, _dlin(dfz, p[I_PVY1], p[I_PVY2])), p[I_LVY]),
+                       p[I_LMUY]), SVyg)                                     # 4.E29
+    SHy = _dmuls(SHy, red)
+    SVy = _dmuls(SVy, red)
+    alphay = _dadd(alpha, SHy)                                               # 4.E20
+    Cy = p[I_PCY1] * p[I_LCY]                                                # 4.E21
+    muy = _dmuls(_dmuls(_dmuls(_dlin(dfz, p[I_PDY1], p[I_PDY2]),
+                               1.0 + p[I_PPY3] * dpi + p[I_PPY4] * dpi * dpi),
+                        1.0 - p[I_PDY3] * g2), p[I_LMUY])                    # 4.E23
+    Dy = _dmul(muy, Fz)                                                      # 4.E22
+    Ey = _dmuls(_dmuls(_dlin(dfz, p[I_PEY1], p[I_PEY2]),
+                       1.0 + p[I_PEY5] * g2 - (p[I_PEY3] + p[I_PEY4] * gamma) * _sgn1(alphay[0])),
+                p[I_LEY])                                                    # 4.E24
+    Ey = _dmin1(Ey)
+    By = _ddiv(Kya, _dadds(_dmuls(Dy, Cy), EPS * _sgn1(Dy[0])))              # 4.E26
+    Fy0 = _dadd(_dmf(By, Cy, Dy, Ey, alphay), SVy)                           # 4.E19
+    return Fy0, muy, Kya, SHy, SVy, By, Cy
+
+
+@njit(cache=True, error_model="numpy")
+def _datan_eq(x, ratio2):
+    """sgn(x) atan(sqrt(tan(x)² + ratio2)) (eqs. 4.E77-4.E78) on dual numbers. Where the root
+    vanishes (x = 0 and ratio2 = 0) the result is taken as x: exact along x, and the mean of
+    the one-sided slopes (zero) of the |κ|-kink along ratio2."""
+    tx = _dtan(x)
+    u = _dadd(_dsq(tx), ratio2)
+    if u[0] == 0.0:
+        return (0.0, x[1], x[2], x[3])
+    e = _datan(_dsqrt(u))
+    return e if x[0] >= 0.0 else _dneg(e)
+
+
+@njit(cache=True, error_model="numpy")
+def mf_force_partials(p, Fz_in, kappa_in, alpha_in, gamma_in, Vx, out):
+    """Fx, Fy, Mz of :func:`mf_evaluate` and their exact partial derivatives with respect to
+    (Fz, kappa, alpha) in one forward-mode pass (no allocation). ``out[D_*]`` (``N_PARTIALS``,
+    order ``PARTIAL_NAMES``). Clipped inputs and the sign functions have zero derivative; at a
+    non-differentiable point (a kink of |x|) the mean of the one-sided slopes is used."""
+    mf52 = p[I_FAMILY] == FAMILY_MF52
+    R0 = p[I_UNLOADED_RADIUS]
+    Fz0 = p[I_FNOMIN]
+    VXLOW = p[I_VXLOW]
+
+    # --- inputs: limits and low-speed reductions -----------------------------------------
+    uFz = (Fz_in, 1.0, 0.0, 0.0) if Fz_in >= 0.0 else _dc(0.0)
+    kappa = (kappa_in, 0.0, 1.0, 0.0)
+    alpha = (alpha_in, 0.0, 0.0, 1.0)
+    press = p[I_INFLPRES]
+    red = 1.0
+    if abs(Vx) <= VXLOW:
+        red = 1.0 - 0.5 * (1.0 + math.cos(math.pi * Vx / VXLOW))
+        kappa = _ddivs(_dmuls(kappa, abs(Vx)), VXLOW)
+    speed_sum = _dadds(_dabs(_dmuls(_dtan(alpha), Vx)), abs(Vx))
+    if speed_sum[0] < VXLOW:
+        alpha = _ddivs(_dmul(alpha, speed_sum), VXLOW)
+    alpha = _dclip(alpha, p[I_ALPMIN], p[I_ALPMAX])
+    gamma = _clip(gamma_in, p[I_CAMMIN], p[I_CAMMAX])
+    Fz = _dclip(uFz, 0.0, p[I_FZMAX])
+    kappa = _dclip(kappa, p[I_KPUMIN], p[I_KPUMAX])
+    press = _clip(press, p[I_PRESMIN], p[I_PRESMAX])
+    Fz_low = Fz if Fz[0] >= p[I_FZMIN] else _dc(p[I_FZMIN])
+    if Fz[0] <= 0.0:
+        Fz_low = _dc(0.0)
+    # (mf_evaluate sets mux = muy = 0 at Fz = 0; they only enter as mu Fz, so keeping them
+    # gives the same values and the right-hand slopes at Fz = 0)
+
+    # --- basic quantities, eqs. 4.E1-4.E8 ------------------------------------------------
+    Fz0p = p[I_LFZO] * Fz0                                                   # 4.E1
+    dfz = _ddivs(_dadds(Fz, -Fz0p), Fz0p)                                    # 4.E2a
+    dpi = (press - p[I_NOMPRES]) / p[I_NOMPRES]                              # 4.E2b
+    Vsy = _dmuls(_dtan(alpha), abs(Vx))
+    Vc = _dsqrt(_dadds(_dsq(Vsy), Vx * Vx))
+    cos_alpha_p = _dclip(_ddiv(_dc(Vx), _dadds(Vc, EPS)), -1.0, 1.0)         # cos of 4.E6
+    LMUX = p[I_LMUX]
+    LMUY = p[I_LMUY]
+
+    # --- pure longitudinal slip, eqs. 4.E9-4.E18 -----------------------------------------
+    Cx = p[I_PCX1] * p[I_LCX]                                                # 4.E11
+    mux = _dmuls(_dmuls(_dmuls(_dlin(dfz, p[I_PDX1], p[I_PDX2]),
+                               1.0 + p[I_PPX3] * dpi + p[I_PPX4] * dpi * dpi),
+                        1.0 - p[I_PDX3] * gamma * gamma), LMUX)              # 4.E13
+    Dx = _dmul(mux, Fz)                                                      # 4.E12
+    Kxk = _dmuls(_dmuls(_dmul(_dmul(Fz, _dlin(dfz, p[I_PKX1], p[I_PKX2])),
+                              _dexp(_dmuls(dfz, p[I_PKX3]))),
+                        1.0 + p[I_PPX1] * dpi + p[I_PPX2] * dpi * dpi), p[I_LKX])  # 4.E15
+    Bx = _ddiv(Kxk, _dadds(_dmuls(Dx, Cx), EPS * _sgn1(Dx[0])))              # 4.E16
+    SHx = _dmuls(_dmuls(_dlin(dfz, p[I_PHX1], p[I_PHX2]), p[I_LHX]), red)  # 4.E17
+    SVx = _dmuls(_dmuls(_dmuls(_dmul(Fz, _dlin(dfz, p[I_PVX1], p[I_PVX2])), p[I_LVX]),
+                        LMUX), red)                                          # 4.E18
+    kappax = _dadd(kappa, SHx)                                               # 4.E10
+    Ex = _dmuls(_dmuls(_dquad(dfz, p[I_PEX1], p[I_PEX2], p[I_PEX3]),
+                       1.0 - p[I_PEX4] * _sgn1(kappax[0])), p[I_LEX])        # 4.E14
+    Ex = _dmin1(Ex)
+    Fx0 = _dadd(_dmf(Bx, Cx, Dx, Ex, kappax), SVx)                           # 4.E9
+    if Vx < 0.0:
+        Fx0 = _dneg(Fx0)
+
+    # --- pure lateral slip, eqs. 4.E19-4.E30 ---------------------------------------------
+    Fy0, muy, Kya, SHy, SVy, By, Cy = _dfy0(p, Fz, dfz, dpi, alpha, gamma, red, mf52)
+
+    # --- combined slip, eqs. 4.E50-4.E67 -------------------------------------------------
+    Cxa = p[I_RCX1]                                                          # 4.E55
+    Exa = _dmin1(_dlin(dfz, p[I_REX1], p[I_REX2]))                  # 4.E56
+    SHxa = _dc(p[I_RHX1])                                                    # 4.E57
+    Bxa = _dmuls(_dmuls(_dcosatan(_dmuls(kappa, p[I_RBX2])), p[I_RBX1] + p[I_RBX3] * gamma * gamma),
+                 p[I_LXAL])                                                  # 4.E54
+    alphas = _dadds(alpha, p[I_RHX1])                                        # 4.E53
+    Gxa = _ddiv(_dcos_mf(Cxa, Bxa, Exa, alphas), _dcos_mf(Cxa, Bxa, Exa, SHxa))  # 4.E51
+    Fx = _dmul(Gxa, Fx0)                                                     # 4.E50
+
+    DVyk = _dmul(_dmul(_dmul(muy, Fz), _dadds(_dlin(dfz, p[I_RVY1], p[I_RVY2]), p[I_RVY3] * gamma)),
+                 _dcosatan(_dmuls(alpha, p[I_RVY4])))                        # 4.E67
+    SVyk = _dmuls(_dmuls(_dmul(DVyk, _dsin(_dmuls(_datan(_dmuls(kappa, p[I_RVY6])), p[I_RVY5]))),
+                         p[I_LVYKA]), red)                                   # 4.E66
+    SHyk = _dlin(dfz, p[I_RHY1], p[I_RHY2])                         # 4.E65
+    Eyk = _dmin1(_dlin(dfz, p[I_REY1], p[I_REY2]))                  # 4.E64
+    Byk = _dmuls(_dmuls(_dcosatan(_dmuls(_dadds(alpha, -p[I_RBY3]), p[I_RBY2])),
+                        p[I_RBY1] + p[I_RBY4] * gamma * gamma), p[I_LYKA])   # 4.E62
+    kappas = _dadd(kappa, SHyk)                                              # 4.E61
+    Gyk = _ddiv(_dcos_mf(p[I_RCY1], Byk, Eyk, kappas), _dcos_mf(p[I_RCY1], Byk, Eyk, SHyk))  # 4.E59
+    Fy = _dadd(_dmul(Gyk, Fy0), SVyk)                                        # 4.E58
+
+    # --- aligning moment, eqs. 4.E31-4.E49 and 4.E71-4.E78 -------------------------------
+    Kya_p = _dadds(Kya, EPS * _sgn1(Kya[0]))                                 # 4.E39
+    alphar = _dadd(_dadd(alpha, SHy), _ddiv(SVy, Kya_p))                     # 4.E37, 4.E38
+    SHt = _dadd(_dlin(dfz, p[I_QHZ1], p[I_QHZ2]),
+                _dmuls(_dlin(dfz, p[I_QHZ3], p[I_QHZ4]), gamma))    # 4.E35
+    alphat = _dadd(alpha, SHt)                                               # 4.E34
+    Bt = _ddivs(_dmuls(_dmuls(_dquad(dfz, p[I_QBZ1], p[I_QBZ2], p[I_QBZ3]),
+                              1.0 + p[I_QBZ4] * gamma + p[I_QBZ5] * abs(gamma)), p[I_LKY]), LMUY)  # 4.E40
+    Ct = p[I_QCZ1]                                                           # 4.E41
+    Dt = _dmuls(_dmuls(_dlin(dfz, p[I_QDZ1], p[I_QDZ2]), 1.0 - p[I_PPZ1] * dpi),
+                1.0 + p[I_QDZ3] * gamma + p[I_QDZ4] * gamma * gamma)
+    Dt = _dmuls(_dmuls(_dmul(Dt, Fz_low), R0 / Fz0p), p[I_LTR])              # 4.E43
+    Et = _dmul(_dquad(dfz, p[I_QEZ1], p[I_QEZ2], p[I_QEZ3]),
+               _dadds(_dmuls(_datan(_dmul(_dmuls(Bt, Ct), alphat)),
+                             (p[I_QEZ4] + p[I_QEZ5] * gamma) * (2.0 / math.pi)), 1.0))
+    Et = _dmin1(Et)                                                          # 4.E44
+    Br = _dadds(_dmuls(_dmuls(By, p[I_QBZ10]), Cy), p[I_QBZ9] * p[I_LKY] / LMUY)    # 4.E45
+    sgn_vx = 1.0 if Vx > 0.0 else (-1.0 if Vx < 0.0 else 0.0)
+    Dr = _dmul(_dmuls(Fz_low, R0),
+               _dadd(_dmuls(_dlin(dfz, p[I_QDZ6], p[I_QDZ7]), p[I_LRES]),
+                     _dmuls(_dmuls(_dadd(_dmuls(_dlin(dfz, p[I_QDZ8], p[I_QDZ9]), 1.0 + p[I_PPZ2] * dpi),
+                                  _dmuls(_dlin(dfz, p[I_QDZ10], p[I_QDZ11]), abs(gamma))),
+                            gamma), p[I_LKZC])))
+    Dr = _dmul(_dmuls(_dmuls(Dr, LMUY), sgn_vx), _dcos(alpha))               # 4.E47
+    ratio2 = _dmul(_dmul(_dsq(_ddiv(Kxk, Kya_p)), kappa), kappa)
+    alphar_eq = _datan_eq(alphar, ratio2)                                    # 4.E78
+    alphat_eq = _datan_eq(alphat, ratio2)                                    # 4.E77
+    s = _dmuls(_dmuls(_dadd(_dadds(_dmuls(_ddivs(Fy, Fz0), p[I_SSZ2]), p[I_SSZ1]),
+                            _dmuls(_dlin(dfz, p[I_SSZ3], p[I_SSZ4]), gamma)), R0), p[I_LS])                       # 4.E76
+    Mzr = _dmuls(_dmul(Dr, _dcosatan(_dmul(Br, alphar_eq))), red)            # 4.E75 (Cr = 1)
+    t = _dmuls(_dmuls(_dmul(_dmul(Dt, _dcos_mf(Ct, Bt, Et, alphat_eq)), cos_alpha_p), p[I_LFZO]),
+               red)                                                          # 4.E73
+    if mf52:
+        Mz = _dadd(_dadd(_dneg(_dmul(t, _dsub(Fy, SVyk))), Mzr), _dmul(s, Fx))
+    else:
+        Fy0_g0 = _dfy0(p, Fz, dfz, dpi, alpha, 0.0, red, mf52)[0]
+        Mz = _dadd(_dadd(_dneg(_dmul(t, _dmul(Gyk, Fy0_g0))), Mzr), _dmul(s, Fx))  # 4.E71-4.E74
+
+    out[D_FX] = Fx[0]
+    out[D_FY] = Fy[0]
+    out[D_MZ] = Mz[0]
+    out[D_FX_FZ] = Fx[1]
+    out[D_FX_K] = Fx[2]
+    out[D_FX_A] = Fx[3]
+    out[D_FY_FZ] = Fy[1]
+    out[D_FY_K] = Fy[2]
+    out[D_FY_A] = Fy[3]
+    out[D_MZ_FZ] = Mz[1]
+    out[D_MZ_K] = Mz[2]
+    out[D_MZ_A] = Mz[3]
+
+
+@njit(cache=True, error_model="numpy")
+def effective_rolling_radius_dfz(p, Fz, kappa, Vx, dpi):
+    """:func:`effective_rolling_radius` (Re, omega) and dRe/dFz, the derivative carried through
+    the same N_RE_ITER fixed-point updates."""
+    R0 = p[I_UNLOADED_RADIUS]
+    V0 = p[I_LONGVL]
+    Fz0 = p[I_FNOMIN]
+    Cz = p[I_VERTICAL_STIFFNESS] * (1.0 + p[I_PFZ1] * dpi)
+    x = p[I_BREFF] * Fz / Fz0
+    defl = (Fz0 / Cz) * (p[I_DREFF] * math.atan(x) + p[I_FREFF] * Fz / Fz0)
+    ddefl = (p[I_DREFF] * p[I_BREFF] / (1.0 + x * x) + p[I_FREFF]) / Cz
+    Re = 0.965 * R0
+    dRe = 0.0
+    omega = 0.0
+    for _ in range(N_RE_ITER):
+        omega = (kappa * Vx + Vx) / Re
+        domega = -omega / Re * dRe
+        w = omega * R0 / V0
+        Re = R0 * (p[I_Q_RE0] + p[I_Q_V1] * w ** 2) - defl
+        dRe = R0 * p[I_Q_V1] * 2.0 * w * (R0 / V0) * domega - ddefl
+    return Re, omega, dRe
