@@ -27,7 +27,10 @@ from ..vehicle.road import road_height_packed
 from .cartesian import _cross as _cr
 from .cartesian import _dot as _dt
 from ..vehicle.tyre.contact import slip_quantities, transient_slips, two_point_follower
-from ..vehicle.tyre.magic_formula import effective_rolling_radius, mf_evaluate, mf_steady_state
+from ..vehicle.tyre.magic_formula import (D_FX_A, D_FX_FZ, D_FX_K, D_FY_A, D_FY_FZ, D_FY_K, D_MZ_A,
+                                           D_MZ_FZ, D_MZ_K, effective_rolling_radius,
+                                           effective_rolling_radius_dfz, mf_force_partials,
+                                           mf_steady_state)
 
 #: frc_par layout of a tyre element
 TP_ROW, TP_ROAD_ADR, TP_ROAD_LEN, TP_LF, TP_KZ, TP_CZ, TP_VMIN, TP_RFREE, TP_XSTATE = range(9)
@@ -146,19 +149,13 @@ def tyre_force(par, tyre_par, road_buf, tyre_x, with_jac, rA, vA, w, s, sg, f, t
     for col in range(12):
         G[5, col] = kz * G[0, col]
         G[6, col] = cz * G[1, col] if damp_on else 0.0
-    # partial derivatives of the Magic Formula by differences of its scalar inputs (forces and
-    # aligning moment only: mf_evaluate without Mx, My, Re)
-    dF = max(1.0, 1e-4 * Fn)
-    mf_evaluate(p, Fn + dF, kappa, -alpha, gamma, Vx, mf, False)
-    fx_z, fy_z, mz_z = (mf[0] - Fx) / dF, (mf[1] - Fy) / dF, (mf[4] - Mz) / dF
-    Re2, _ = effective_rolling_radius(p, Fn + dF, 0.0, Vx, 0.0)
-    re_z = (Re2 - Re) / dF  # the load also changes κ through the rolling radius
-    dk = 1e-6
-    mf_evaluate(p, Fn, kappa + dk, -alpha, gamma, Vx, mf, False)
-    fx_k, fy_k, mz_k = (mf[0] - Fx) / dk, (mf[1] - Fy) / dk, (mf[4] - Mz) / dk
-    da = 1e-6
-    mf_evaluate(p, Fn, kappa, -alpha - da, gamma, Vx, mf, False)  # ∂/∂α_seed = −∂/∂α_mf
-    fx_a, fy_a, mz_a = (mf[0] - Fx) / da, (mf[1] - Fy) / da, (mf[4] - Mz) / da
+    # exact partial derivatives of Fx, Fy, Mz with respect to the Magic Formula's scalar inputs
+    # (forward mode, one pass); MF is called with −α: ∂/∂α_seed = −∂/∂α_mf
+    mf_force_partials(p, Fn, kappa, -alpha, gamma, Vx, mf)
+    fx_z, fx_k, fx_a = mf[D_FX_FZ], mf[D_FX_K], -mf[D_FX_A]
+    fy_z, fy_k, fy_a = mf[D_FY_FZ], mf[D_FY_K], -mf[D_FY_A]
+    mz_z, mz_k, mz_a = mf[D_MZ_FZ], mf[D_MZ_K], -mf[D_MZ_A]
+    re_z = effective_rolling_radius_dfz(p, Fn, 0.0, Vx, 0.0)[2]  # the load also changes κ via Re
     # slips: κ = (ω_s Re − Vx)/sx, α = atan(−Vy/dd)
     av = abs(Vx)
     if av > vmin:
