@@ -279,11 +279,22 @@ def constraint_rows(t, prim_type, prim_row, prim_body, prim_vec, prim_par, prim_
                         - fdd * (si * p1 + co * p2) - fd * fd * (co * p1 - si * p2))
 
 
+@njit(cache=True, inline="always")
+def _phiq_row(phiq, r, a, Dx, c0, d0, d1, d2, G, nr):
+    """Row r of Φq on one body: [D_r, D_π G]."""
+    phiq[r, a] = Dx[r, c0]
+    phiq[r, a + 1] = Dx[r, c0 + 1]
+    phiq[r, a + 2] = Dx[r, c0 + 2]
+    for l in range(nr):
+        phiq[r, a + 3 + l] = d0 * G[0, l] + d1 * G[1, l] + d2 * G[2, l]
+
+
 @njit(cache=True)
 def scatter_constraints(what, prim_type, prim_row, prim_body, body_qadr, body_rtype, body_eprow,
                         q, qd, kin_G, kin_alpha, Dx, beta, phi, phiq, gamma):
     """Φq = D L and γ = −(β + D_π α) for primitive rows; Euler-parameter normalisation rows."""
     npr = prim_type.shape[0]
+    with_phiq = (what & _PHIQ) != 0
     for k in range(npr):
         r0 = prim_row[k]
         nrow = 3 if prim_type[k] == PRIM_SPH else 1
@@ -295,17 +306,15 @@ def scatter_constraints(what, prim_type, prim_row, prim_body, body_qadr, body_rt
                 if a < 0:
                     continue
                 c0 = 6 * side
-                nr = NROT[body_rtype[b]]
-                if what & _PHIQ:
-                    for c in range(3):
-                        phiq[r, a + c] = Dx[r, c0 + c]
-                    for l in range(nr):
-                        s = 0.0
-                        for c in range(3):
-                            s += Dx[r, c0 + 3 + c] * kin_G[b, c, l]
-                        phiq[r, a + 3 + l] = s
-                for c in range(3):
-                    g -= Dx[r, c0 + 3 + c] * kin_alpha[b, c]
+                d0, d1, d2 = Dx[r, c0 + 3], Dx[r, c0 + 4], Dx[r, c0 + 5]
+                G = kin_G[b]
+                if body_rtype[b] == ROT_EP:  # α = 0; four columns (unrolled)
+                    if with_phiq:
+                        _phiq_row(phiq, r, a, Dx, c0, d0, d1, d2, G, 4)
+                else:
+                    if with_phiq:
+                        _phiq_row(phiq, r, a, Dx, c0, d0, d1, d2, G, NROT[body_rtype[b]])
+                    g -= d0 * kin_alpha[b, 0] + d1 * kin_alpha[b, 1] + d2 * kin_alpha[b, 2]
             gamma[r] = g
     nb = body_qadr.shape[0] - 1
     for b in range(nb):
