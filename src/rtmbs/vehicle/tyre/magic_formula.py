@@ -742,33 +742,33 @@ def _dfy0(p, Fz, dfz, dpi, alpha, gamma, red, mf52):
     ka = p[I_PKY1] * Fz0p * (1.0 + p[I_PPY1] * dpi) * (1.0 - p[I_PKY3] * abs(gamma))
     Kya = _dmuls(_dmuls(_dsin(_dmuls(_datan(_ddivs(_ddivs(Fz, Fz0p), (p[I_PKY2] + p[I_PKY5] * g2)
                                                    * (1.0 + p[I_PPY2] * dpi))), p[I_PKY4])), ka),
-                 p[I_LKY])                                                   # 4.E25
+                 p[I_LKY])                                               # 4.E25
     SVyg = _dmuls(_dmuls(_dmuls(_dmul(Fz, _dlin(dfz, p[I_PVY3], p[I_PVY4])), gamma),
-                         p[I_LKYC]), p[I_LMUY])                              # 4.E28
+                         p[I_LKYC]), p[I_LMUY])                          # 4.E28
     SHy0 = _dmuls(_dlin(dfz, p[I_PHY1], p[I_PHY2]), p[I_LHY])
     if mf52:
         SHy = _dadds(SHy0, p[I_PHY3] * gamma * p[I_LKYC])
     else:
         Kyg0 = _dmuls(_dmuls(_dmul(Fz, _dlin(dfz, p[I_PKY6], p[I_PKY7])),
-                             1.0 + p[I_PPY5] * dpi), p[I_LKYC])              # 4.E30
+                             1.0 + p[I_PPY5] * dpi), p[I_LKYC])          # 4.E30
         SHy = _dadd(SHy0, _ddiv(_dsub(_dmuls(Kyg0, gamma), SVyg),
-                                _dadds(Kya, EPS * _sgn1(Kya[0]))))           # 4.E27
+                                _dadds(Kya, EPS * _sgn1(Kya[0]))))       # 4.E27
     SVy = _dadd(_dmuls(_dmuls(_dmul(Fz, _dlin(dfz, p[I_PVY1], p[I_PVY2])), p[I_LVY]),
-                       p[I_LMUY]), SVyg)                                     # 4.E29
+                       p[I_LMUY]), SVyg)                                 # 4.E29
     SHy = _dmuls(SHy, red)
     SVy = _dmuls(SVy, red)
-    alphay = _dadd(alpha, SHy)                                               # 4.E20
-    Cy = p[I_PCY1] * p[I_LCY]                                                # 4.E21
+    alphay = _dadd(alpha, SHy)                                           # 4.E20
+    Cy = p[I_PCY1] * p[I_LCY]                                            # 4.E21
     muy = _dmuls(_dmuls(_dmuls(_dlin(dfz, p[I_PDY1], p[I_PDY2]),
                                1.0 + p[I_PPY3] * dpi + p[I_PPY4] * dpi * dpi),
-                        1.0 - p[I_PDY3] * g2), p[I_LMUY])                    # 4.E23
-    Dy = _dmul(muy, Fz)                                                      # 4.E22
+                        1.0 - p[I_PDY3] * g2), p[I_LMUY])                # 4.E23
+    Dy = _dmul(muy, Fz)                                                  # 4.E22
     Ey = _dmuls(_dmuls(_dlin(dfz, p[I_PEY1], p[I_PEY2]),
                        1.0 + p[I_PEY5] * g2 - (p[I_PEY3] + p[I_PEY4] * gamma) * _sgn1(alphay[0])),
-                p[I_LEY])                                                    # 4.E24
+                p[I_LEY])                                                # 4.E24
     Ey = _dmin1(Ey)
-    By = _ddiv(Kya, _dadds(_dmuls(Dy, Cy), EPS * _sgn1(Dy[0])))              # 4.E26
-    Fy0 = _dadd(_dmf(By, Cy, Dy, Ey, alphay), SVy)                           # 4.E19
+    By = _ddiv(Kya, _dadds(_dmuls(Dy, Cy), EPS * _sgn1(Dy[0])))          # 4.E26
+    Fy0 = _dadd(_dmf(By, Cy, Dy, Ey, alphay), SVy)                       # 4.E19
     return Fy0, muy, Kya, SHy, SVy, By, Cy
 
 
@@ -820,9 +820,9 @@ def mf_force_partials(p, Fz_in, kappa_in, alpha_in, gamma_in, Vx, out):
     # gives the same values and the right-hand slopes at Fz = 0)
 
     # --- basic quantities, eqs. 4.E1-4.E8 ------------------------------------------------
-    Fz0p = p[I_LFZO] * Fz0                                                   # 4.E1
-    dfz = _ddivs(_dadds(Fz, -Fz0p), Fz0p)                                    # 4.E2a
-    dpi = (press - p[I_NOMPRES]) / p[I_NOMPRES]                              # 4.E2b
+    Fz0p = p[I_LFZO] * Fz0                                               # 4.E1
+    dfz = _ddivs(_dadds(Fz, -Fz0p), Fz0p)                                # 4.E2a
+    dpi = (press - p[I_NOMPRES]) / p[I_NOMPRES]                          # 4.E2b
     Vsy = _dmuls(_dtan(alpha), abs(Vx))
     Vc = _dsqrt(_dadds(_dsq(Vsy), Vx * Vx))
     cos_alpha_p = _dclip(_ddiv(_dc(Vx), _dadds(Vc, EPS)), -1.0, 1.0)         # cos of 4.E6
@@ -830,23 +830,23 @@ def mf_force_partials(p, Fz_in, kappa_in, alpha_in, gamma_in, Vx, out):
     LMUY = p[I_LMUY]
 
     # --- pure longitudinal slip, eqs. 4.E9-4.E18 -----------------------------------------
-    Cx = p[I_PCX1] * p[I_LCX]                                                # 4.E11
+    Cx = p[I_PCX1] * p[I_LCX]                                            # 4.E11
     mux = _dmuls(_dmuls(_dmuls(_dlin(dfz, p[I_PDX1], p[I_PDX2]),
                                1.0 + p[I_PPX3] * dpi + p[I_PPX4] * dpi * dpi),
-                        1.0 - p[I_PDX3] * gamma * gamma), LMUX)              # 4.E13
-    Dx = _dmul(mux, Fz)                                                      # 4.E12
+                        1.0 - p[I_PDX3] * gamma * gamma), LMUX)          # 4.E13
+    Dx = _dmul(mux, Fz)                                                  # 4.E12
     Kxk = _dmuls(_dmuls(_dmul(_dmul(Fz, _dlin(dfz, p[I_PKX1], p[I_PKX2])),
                               _dexp(_dmuls(dfz, p[I_PKX3]))),
                         1.0 + p[I_PPX1] * dpi + p[I_PPX2] * dpi * dpi), p[I_LKX])  # 4.E15
-    Bx = _ddiv(Kxk, _dadds(_dmuls(Dx, Cx), EPS * _sgn1(Dx[0])))              # 4.E16
+    Bx = _ddiv(Kxk, _dadds(_dmuls(Dx, Cx), EPS * _sgn1(Dx[0])))          # 4.E16
     SHx = _dmuls(_dmuls(_dlin(dfz, p[I_PHX1], p[I_PHX2]), p[I_LHX]), red)  # 4.E17
     SVx = _dmuls(_dmuls(_dmuls(_dmul(Fz, _dlin(dfz, p[I_PVX1], p[I_PVX2])), p[I_LVX]),
-                        LMUX), red)                                          # 4.E18
-    kappax = _dadd(kappa, SHx)                                               # 4.E10
+                        LMUX), red)                                      # 4.E18
+    kappax = _dadd(kappa, SHx)                                           # 4.E10
     Ex = _dmuls(_dmuls(_dquad(dfz, p[I_PEX1], p[I_PEX2], p[I_PEX3]),
-                       1.0 - p[I_PEX4] * _sgn1(kappax[0])), p[I_LEX])        # 4.E14
+                       1.0 - p[I_PEX4] * _sgn1(kappax[0])), p[I_LEX])    # 4.E14
     Ex = _dmin1(Ex)
-    Fx0 = _dadd(_dmf(Bx, Cx, Dx, Ex, kappax), SVx)                           # 4.E9
+    Fx0 = _dadd(_dmf(Bx, Cx, Dx, Ex, kappax), SVx)                       # 4.E9
     if Vx < 0.0:
         Fx0 = _dneg(Fx0)
 
@@ -854,59 +854,60 @@ def mf_force_partials(p, Fz_in, kappa_in, alpha_in, gamma_in, Vx, out):
     Fy0, muy, Kya, SHy, SVy, By, Cy = _dfy0(p, Fz, dfz, dpi, alpha, gamma, red, mf52)
 
     # --- combined slip, eqs. 4.E50-4.E67 -------------------------------------------------
-    Cxa = p[I_RCX1]                                                          # 4.E55
-    Exa = _dmin1(_dlin(dfz, p[I_REX1], p[I_REX2]))                  # 4.E56
-    SHxa = _dc(p[I_RHX1])                                                    # 4.E57
+    Cxa = p[I_RCX1]                                                      # 4.E55
+    Exa = _dmin1(_dlin(dfz, p[I_REX1], p[I_REX2]))                       # 4.E56
+    SHxa = _dc(p[I_RHX1])                                                # 4.E57
     Bxa = _dmuls(_dmuls(_dcosatan(_dmuls(kappa, p[I_RBX2])), p[I_RBX1] + p[I_RBX3] * gamma * gamma),
-                 p[I_LXAL])                                                  # 4.E54
-    alphas = _dadds(alpha, p[I_RHX1])                                        # 4.E53
+                 p[I_LXAL])                                              # 4.E54
+    alphas = _dadds(alpha, p[I_RHX1])                                    # 4.E53
     Gxa = _ddiv(_dcos_mf(Cxa, Bxa, Exa, alphas), _dcos_mf(Cxa, Bxa, Exa, SHxa))  # 4.E51
-    Fx = _dmul(Gxa, Fx0)                                                     # 4.E50
+    Fx = _dmul(Gxa, Fx0)                                                 # 4.E50
 
     DVyk = _dmul(_dmul(_dmul(muy, Fz), _dadds(_dlin(dfz, p[I_RVY1], p[I_RVY2]), p[I_RVY3] * gamma)),
-                 _dcosatan(_dmuls(alpha, p[I_RVY4])))                        # 4.E67
+                 _dcosatan(_dmuls(alpha, p[I_RVY4])))                    # 4.E67
     SVyk = _dmuls(_dmuls(_dmul(DVyk, _dsin(_dmuls(_datan(_dmuls(kappa, p[I_RVY6])), p[I_RVY5]))),
-                         p[I_LVYKA]), red)                                   # 4.E66
-    SHyk = _dlin(dfz, p[I_RHY1], p[I_RHY2])                         # 4.E65
-    Eyk = _dmin1(_dlin(dfz, p[I_REY1], p[I_REY2]))                  # 4.E64
+                         p[I_LVYKA]), red)                               # 4.E66
+    SHyk = _dlin(dfz, p[I_RHY1], p[I_RHY2])                              # 4.E65
+    Eyk = _dmin1(_dlin(dfz, p[I_REY1], p[I_REY2]))                       # 4.E64
     Byk = _dmuls(_dmuls(_dcosatan(_dmuls(_dadds(alpha, -p[I_RBY3]), p[I_RBY2])),
                         p[I_RBY1] + p[I_RBY4] * gamma * gamma), p[I_LYKA])   # 4.E62
-    kappas = _dadd(kappa, SHyk)                                              # 4.E61
+    kappas = _dadd(kappa, SHyk)                                          # 4.E61
     Gyk = _ddiv(_dcos_mf(p[I_RCY1], Byk, Eyk, kappas), _dcos_mf(p[I_RCY1], Byk, Eyk, SHyk))  # 4.E59
-    Fy = _dadd(_dmul(Gyk, Fy0), SVyk)                                        # 4.E58
+    Fy = _dadd(_dmul(Gyk, Fy0), SVyk)                                    # 4.E58
 
     # --- aligning moment, eqs. 4.E31-4.E49 and 4.E71-4.E78 -------------------------------
-    Kya_p = _dadds(Kya, EPS * _sgn1(Kya[0]))                                 # 4.E39
-    alphar = _dadd(_dadd(alpha, SHy), _ddiv(SVy, Kya_p))                     # 4.E37, 4.E38
+    Kya_p = _dadds(Kya, EPS * _sgn1(Kya[0]))                             # 4.E39
+    alphar = _dadd(_dadd(alpha, SHy), _ddiv(SVy, Kya_p))                 # 4.E37, 4.E38
     SHt = _dadd(_dlin(dfz, p[I_QHZ1], p[I_QHZ2]),
-                _dmuls(_dlin(dfz, p[I_QHZ3], p[I_QHZ4]), gamma))    # 4.E35
-    alphat = _dadd(alpha, SHt)                                               # 4.E34
+                _dmuls(_dlin(dfz, p[I_QHZ3], p[I_QHZ4]), gamma))         # 4.E35
+    alphat = _dadd(alpha, SHt)                                           # 4.E34
     Bt = _ddivs(_dmuls(_dmuls(_dquad(dfz, p[I_QBZ1], p[I_QBZ2], p[I_QBZ3]),
-                              1.0 + p[I_QBZ4] * gamma + p[I_QBZ5] * abs(gamma)), p[I_LKY]), LMUY)  # 4.E40
-    Ct = p[I_QCZ1]                                                           # 4.E41
+                              1.0 + p[I_QBZ4] * gamma + p[I_QBZ5] * abs(gamma)), p[I_LKY]),
+                LMUY)                                                    # 4.E40
+    Ct = p[I_QCZ1]                                                       # 4.E41
     Dt = _dmuls(_dmuls(_dlin(dfz, p[I_QDZ1], p[I_QDZ2]), 1.0 - p[I_PPZ1] * dpi),
                 1.0 + p[I_QDZ3] * gamma + p[I_QDZ4] * gamma * gamma)
-    Dt = _dmuls(_dmuls(_dmul(Dt, Fz_low), R0 / Fz0p), p[I_LTR])              # 4.E43
+    Dt = _dmuls(_dmuls(_dmul(Dt, Fz_low), R0 / Fz0p), p[I_LTR])          # 4.E43
     Et = _dmul(_dquad(dfz, p[I_QEZ1], p[I_QEZ2], p[I_QEZ3]),
                _dadds(_dmuls(_datan(_dmul(_dmuls(Bt, Ct), alphat)),
                              (p[I_QEZ4] + p[I_QEZ5] * gamma) * (2.0 / math.pi)), 1.0))
-    Et = _dmin1(Et)                                                          # 4.E44
+    Et = _dmin1(Et)                                                      # 4.E44
     Br = _dadds(_dmuls(_dmuls(By, p[I_QBZ10]), Cy), p[I_QBZ9] * p[I_LKY] / LMUY)    # 4.E45
     sgn_vx = 1.0 if Vx > 0.0 else (-1.0 if Vx < 0.0 else 0.0)
-    Dr = _dmul(_dmuls(Fz_low, R0),
-               _dadd(_dmuls(_dlin(dfz, p[I_QDZ6], p[I_QDZ7]), p[I_LRES]),
-                     _dmuls(_dmuls(_dadd(_dmuls(_dlin(dfz, p[I_QDZ8], p[I_QDZ9]), 1.0 + p[I_PPZ2] * dpi),
-                                  _dmuls(_dlin(dfz, p[I_QDZ10], p[I_QDZ11]), abs(gamma))),
-                            gamma), p[I_LKZC])))
-    Dr = _dmul(_dmuls(_dmuls(Dr, LMUY), sgn_vx), _dcos(alpha))               # 4.E47
+    Dr_g = _dadd(_dmuls(_dlin(dfz, p[I_QDZ8], p[I_QDZ9]), 1.0 + p[I_PPZ2] * dpi),
+                 _dmuls(_dlin(dfz, p[I_QDZ10], p[I_QDZ11]), abs(gamma)))
+    Dr = _dmul(_dmuls(Fz_low, R0), _dadd(_dmuls(_dlin(dfz, p[I_QDZ6], p[I_QDZ7]), p[I_LRES]),
+                                         _dmuls(_dmuls(Dr_g, gamma), p[I_LKZC])))
+    Dr = _dmul(_dmuls(_dmuls(Dr, LMUY), sgn_vx), _dcos(alpha))           # 4.E47
     ratio2 = _dmul(_dmul(_dsq(_ddiv(Kxk, Kya_p)), kappa), kappa)
-    alphar_eq = _datan_eq(alphar, ratio2)                                    # 4.E78
-    alphat_eq = _datan_eq(alphat, ratio2)                                    # 4.E77
+    alphar_eq = _datan_eq(alphar, ratio2)                                # 4.E78
+    alphat_eq = _datan_eq(alphat, ratio2)                                # 4.E77
     s = _dmuls(_dmuls(_dadd(_dadds(_dmuls(_ddivs(Fy, Fz0), p[I_SSZ2]), p[I_SSZ1]),
-                            _dmuls(_dlin(dfz, p[I_SSZ3], p[I_SSZ4]), gamma)), R0), p[I_LS])                       # 4.E76
-    Mzr = _dmuls(_dmul(Dr, _dcosatan(_dmul(Br, alphar_eq))), red)            # 4.E75 (Cr = 1)
+                            _dmuls(_dlin(dfz, p[I_SSZ3], p[I_SSZ4]), gamma)), R0),
+               p[I_LS])                                                  # 4.E76
+    Mzr = _dmuls(_dmul(Dr, _dcosatan(_dmul(Br, alphar_eq))), red)        # 4.E75 (Cr = 1)
     t = _dmuls(_dmuls(_dmul(_dmul(Dt, _dcos_mf(Ct, Bt, Et, alphat_eq)), cos_alpha_p), p[I_LFZO]),
-               red)                                                          # 4.E73
+               red)                                                      # 4.E73
     if mf52:
         Mz = _dadd(_dadd(_dneg(_dmul(t, _dsub(Fy, SVyk))), Mzr), _dmul(s, Fx))
     else:
