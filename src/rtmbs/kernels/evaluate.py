@@ -105,7 +105,7 @@ def _mat(buf, o, d0, d1):
     return c_view(buf[o:o + d0 * d1], (d0, d1))
 
 
-@njit(cache=True)
+@njit(cache=True, fastmath={"contract"})
 def evaluate_cartesian(what, t, q, qd, ibuf, ilay, fbuf, flay, sbuf, slay, wbuf, n, m):
     """Fill the requested quantities (``what`` flags of :mod:`rtmbs.protocol`) into the workspace
     buffer ``wbuf`` (M, Q, phi, phiq, phit, gamma, Jq, Jqd). The system's integer and float
