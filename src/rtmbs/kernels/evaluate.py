@@ -105,6 +105,11 @@ def _mat(buf, o, d0, d1):
     return c_view(buf[o:o + d0 * d1], (d0, d1))
 
 
+# fastmath "contract" (fused multiply-add only) in the evaluation kernels. numba passes a caller's
+# fastmath flags on to callees that do not set their own, so the shared non-inlined callees
+# (fun_eval, table_eval, the zxz rotation functions, tyre_force and through it the Magic Formula
+# and road) say fastmath=False explicitly: otherwise their cached code, and so their results in
+# the last bit, would depend on which caller compiled them first.
 @njit(cache=True, fastmath={"contract"})
 def evaluate_cartesian(what, t, q, qd, ibuf, ilay, fbuf, flay, sbuf, slay, wbuf, n, m):
     """Fill the requested quantities (``what`` flags of :mod:`rtmbs.protocol`) into the workspace

@@ -14,7 +14,7 @@ FUN_CONST, FUN_STEP, FUN_RAMP, FUN_TRAPEZOID, FUN_SINE, FUN_TABLE, FUN_CHANNEL =
 NPAR = 8
 
 
-@njit(cache=True)
+@njit(cache=True, fastmath=False)
 def table_eval(x, tx, ty, adr, n):
     """Linear interpolation (clamped at the ends) and slope of a table."""
     if x <= tx[adr]:
@@ -33,7 +33,7 @@ def table_eval(x, tx, ty, adr, n):
     return ty[lo] + slope * (x - tx[lo]), slope
 
 
-@njit(cache=True)
+@njit(cache=True, fastmath=False)
 def fun_eval(k, t, fun_type, fun_par, fun_tab, tab_adr, tab_len, tab_x, tab_y):
     """Value, first and second time derivative of input function ``k`` at ``t``."""
     ty = fun_type[k]

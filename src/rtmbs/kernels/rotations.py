@@ -56,7 +56,7 @@ def _ep_E(e0, e1, e2, e3, out, scale):
     out[2, 3] = e0 * scale
 
 
-@njit(cache=True)
+@njit(cache=True, fastmath=False)
 def zxz_to_matrix(p, A):
     c1, s1 = math.cos(p[0]), math.sin(p[0])
     c2, s2 = math.cos(p[1]), math.sin(p[1])
@@ -72,7 +72,7 @@ def zxz_to_matrix(p, A):
     A[2, 2] = c2
 
 
-@njit(cache=True)
+@njit(cache=True, fastmath=False)
 def _zxz_G(phi, th, G):
     c1, s1 = math.cos(phi), math.sin(phi)
     c2, s2 = math.cos(th), math.sin(th)
@@ -87,7 +87,7 @@ def _zxz_G(phi, th, G):
     G[2, 2] = c2
 
 
-@njit(cache=True)
+@njit(cache=True, fastmath=False)
 def _zxz_dG(phi, th, dG):
     """dG[k] = ∂G/∂p_k (k = φ, θ, ψ)."""
     c1, s1 = math.cos(phi), math.sin(phi)
@@ -102,7 +102,7 @@ def _zxz_dG(phi, th, dG):
     dG[1, 2, 2] = -s2
 
 
-@njit(cache=True)
+@njit(cache=True, fastmath=False)
 def _zxz_d2G(phi, th, d2G):
     """d2G[k, l] = ∂²G/∂p_k∂p_l."""
     c1, s1 = math.cos(phi), math.sin(phi)
@@ -121,7 +121,7 @@ def _zxz_d2G(phi, th, d2G):
     d2G[1, 1, 2, 2] = -c2
 
 
-@njit(cache=True)
+@njit(cache=True, fastmath=False)
 def rotation_matrix(rtype, p, A):
     if rtype == ROT_EP:
         ep_to_matrix(p, A)

@@ -27,9 +27,9 @@ from ..vehicle.road import road_height_packed
 from .cartesian import _cross as _cr
 from .cartesian import _dot as _dt
 from ..vehicle.tyre.contact import slip_quantities, transient_slips, two_point_follower
-from ..vehicle.tyre.magic_formula import (D_FX_A, D_FX_FZ, D_FX_K, D_FY_A, D_FY_FZ, D_FY_K, D_MZ_A,
-                                           D_MZ_FZ, D_MZ_K, effective_rolling_radius,
-                                           effective_rolling_radius_dfz, mf_force_partials,
+from ..vehicle.tyre.magic_formula import (D_FX, D_FX_A, D_FX_FZ, D_FX_K, D_FY, D_FY_A, D_FY_FZ, D_FY_K,
+                                           D_MZ, D_MZ_A, D_MZ_FZ, D_MZ_K, effective_rolling_radius,
+                                           effective_rolling_radius_dfz, mf_force_partials, mf_moments,
                                            mf_steady_state)
 
 #: frc_par layout of a tyre element
@@ -51,7 +51,7 @@ def _point_row(row, c, v, sg, out):
     out[row, 11] += c * (sg[0] * v[1] - sg[1] * v[0])
 
 
-@njit(cache=True)
+@njit(cache=True, fastmath=False)
 def tyre_force(par, tyre_par, road_buf, tyre_x, with_jac, rA, vA, w, s, sg, f, tau, dfdx, dfdv, dtdx,
                dtdv, outs, tmp, G, mf):
     """Force ``f`` at the wheel centre and couple ``tau`` on the rim; ``outs`` gets
@@ -102,7 +102,11 @@ def tyre_force(par, tyre_par, road_buf, tyre_x, with_jac, rA, vA, w, s, sg, f, t
     Vx = _dt(vA, l)
     Vy = _dt(vA, t)
     ws = _dt(w, s)
-    Re, _ = effective_rolling_radius(p, Fn, 0.0, Vx, 0.0)
+    re_z = 0.0
+    if with_jac:  # with ∂Re/∂Fn: the load also changes κ through the rolling radius
+        Re, _, re_z = effective_rolling_radius_dfz(p, Fn, 0.0, Vx, 0.0)
+    else:
+        Re, _ = effective_rolling_radius(p, Fn, 0.0, Vx, 0.0)
     kappa, alpha = slip_quantities(Vx, Vy, ws, Re, vmin)
     gamma = -math.asin(max(-1.0, min(1.0, sn)))
     xs = int(par[TP_XSTATE])
@@ -117,8 +121,13 @@ def tyre_force(par, tyre_par, road_buf, tyre_x, with_jac, rA, vA, w, s, sg, f, t
         outs[10] = sk
         outs[11] = sa
         kappa, alpha = transient_slips(tyre_x[2 * xs], tyre_x[2 * xs + 1], sk, sa, Vx)
-    mf_steady_state(p, Fn, kappa, -alpha, gamma, Vx, mf)
-    Fx, Fy, Mx, My, Mz = mf[0], mf[1], mf[2], mf[3], mf[4]
+    if with_jac:  # one pass gives Fx, Fy, Mz and their partials (kept in mf for below)
+        mf_force_partials(p, Fn, kappa, -alpha, gamma, Vx, mf)
+        Fx, Fy, Mz = mf[D_FX], mf[D_FY], mf[D_MZ]
+        Mx, My = mf_moments(p, Fn, kappa, gamma, Vx, Fx, Fy)
+    else:
+        mf_steady_state(p, Fn, kappa, -alpha, gamma, Vx, mf)
+        Fx, Fy, Mx, My, Mz = mf[0], mf[1], mf[2], mf[3], mf[4]
     for c in range(3):
         F[c] = Fx * l[c] + Fy * t[c] + Fn * ne[c]
         Mc[c] = Mx * l[c] + My * t[c] + Mz * ne[c]
@@ -151,11 +160,9 @@ def tyre_force(par, tyre_par, road_buf, tyre_x, with_jac, rA, vA, w, s, sg, f, t
         G[6, col] = cz * G[1, col] if damp_on else 0.0
     # exact partial derivatives of Fx, Fy, Mz with respect to the Magic Formula's scalar inputs
     # (forward mode, one pass); MF is called with −α: ∂/∂α_seed = −∂/∂α_mf
-    mf_force_partials(p, Fn, kappa, -alpha, gamma, Vx, mf)
     fx_z, fx_k, fx_a = mf[D_FX_FZ], mf[D_FX_K], -mf[D_FX_A]
     fy_z, fy_k, fy_a = mf[D_FY_FZ], mf[D_FY_K], -mf[D_FY_A]
     mz_z, mz_k, mz_a = mf[D_MZ_FZ], mf[D_MZ_K], -mf[D_MZ_A]
-    re_z = effective_rolling_radius_dfz(p, Fn, 0.0, Vx, 0.0)[2]  # the load also changes κ via Re
     # slips: κ = (ω_s Re − Vx)/sx, α = atan(−Vy/dd)
     av = abs(Vx)
     if av > vmin:

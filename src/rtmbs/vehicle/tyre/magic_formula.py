@@ -354,6 +354,63 @@ def _gyk(p, kappa, alpha, gamma, dfz):
 
 
 @njit(cache=True, error_model="numpy")
+def _mx_my(p, uFz, Fz, gamma, dpi, press, Vx, kappa_in, Fx, Fy, mf52):
+    """Overturning and rolling resistance moments from the (clipped) inputs and Fx, Fy."""
+    R0 = p[I_UNLOADED_RADIUS]
+    Fz0 = p[I_FNOMIN]
+    V0 = p[I_LONGVL]
+    VXLOW = p[I_VXLOW]
+    # --- overturning moment (TNO manual form of 4.E69) ------------------------------------
+    FzMx = Fz * (Fz / p[I_FZMIN]) ** 2 if Fz < p[I_FZMIN] else Fz
+    Mx = (R0 * FzMx * p[I_LMX]
+          * (p[I_QSX1] * p[I_LVMX] - p[I_QSX2] * gamma * (1.0 + p[I_PPMX1] * dpi)
+             + p[I_QSX3] * Fy / Fz0
+             + p[I_QSX4] * math.cos(p[I_QSX5] * math.atan((p[I_QSX6] * FzMx / Fz0) ** 2))
+             * math.sin(p[I_QSX7] * gamma + p[I_QSX8] * math.atan(p[I_QSX9] * Fy / Fz0))
+             + p[I_QSX10] * math.atan(p[I_QSX11] * FzMx / Fz0) * gamma)
+          + R0 * p[I_LMX] * (Fy * (p[I_QSX13] + p[I_QSX14] * abs(gamma))
+                             - FzMx * p[I_QSX12] * gamma * abs(gamma)))
+
+    # --- rolling resistance moment (MF 6.1: Besselink et al. eq. A48; MF 5.2 manual) -------
+    FzMy = uFz * (uFz / p[I_FZMIN]) if uFz < p[I_FZMIN] else uFz
+    vr = Vx / V0
+    if mf52:
+        My = (-R0 * FzMy * p[I_LMY]
+              * (p[I_QSY1] + p[I_QSY2] * Fx / Fz0 + p[I_QSY3] * abs(vr) + p[I_QSY4] * vr ** 4))
+    else:
+        My = (-R0 * Fz0 * p[I_LMY]
+              * (p[I_QSY1] + p[I_QSY2] * Fx / Fz0 + p[I_QSY3] * abs(vr) + p[I_QSY4] * vr ** 4
+                 + (p[I_QSY5] + p[I_QSY6] * FzMy / Fz0) * gamma * gamma)
+              * ((FzMy / Fz0) ** p[I_QSY7] * (press / p[I_NOMPRES]) ** p[I_QSY8]))
+    if Vx == 0.0:
+        My = 0.0
+    else:
+        if Vx < 0.0:
+            My = -My
+        # smooth sign change of My for a wheel spinning backwards (kappa near -1)
+        high = VXLOW / abs(Vx) - 1.0
+        low = -1.0 - VXLOW - high
+        if low <= kappa_in <= high:
+            My *= math.sin(0.5 * math.pi * (kappa_in + 1.0) / (high + 1.0))
+        elif kappa_in < low:
+            My = -My
+
+    return Mx, My
+
+
+@njit(cache=True, error_model="numpy")
+def mf_moments(p, Fz_in, kappa_in, gamma_in, Vx, Fx, Fy):
+    """(Mx, My) of :func:`mf_steady_state` for given Fx, Fy (e.g. from
+    :func:`mf_force_partials`), with the inputs limited the same way."""
+    uFz = max(Fz_in, 0.0)
+    gamma = _clip(gamma_in, p[I_CAMMIN], p[I_CAMMAX])
+    Fz = _clip(uFz, 0.0, p[I_FZMAX])
+    press = _clip(p[I_INFLPRES], p[I_PRESMIN], p[I_PRESMAX])
+    dpi = (press - p[I_NOMPRES]) / p[I_NOMPRES]
+    return _mx_my(p, uFz, Fz, gamma, dpi, press, Vx, kappa_in, Fx, Fy, p[I_FAMILY] == FAMILY_MF52)
+
+
+@njit(cache=True, error_model="numpy")
 def mf_steady_state(p, Fz_in, kappa_in, alpha_in, gamma_in, Vx, out):
     """Steady-state forces and moments of one tyre at one operating point (no allocation).
 
@@ -493,40 +550,7 @@ def mf_evaluate(p, Fz_in, kappa_in, alpha_in, gamma_in, Vx, out, full):
     if not full:
         return
 
-    # --- overturning moment (TNO manual form of 4.E69) ------------------------------------
-    FzMx = Fz * (Fz / p[I_FZMIN]) ** 2 if Fz < p[I_FZMIN] else Fz
-    Mx = (R0 * FzMx * p[I_LMX]
-          * (p[I_QSX1] * p[I_LVMX] - p[I_QSX2] * gamma * (1.0 + p[I_PPMX1] * dpi)
-             + p[I_QSX3] * Fy / Fz0
-             + p[I_QSX4] * math.cos(p[I_QSX5] * math.atan((p[I_QSX6] * FzMx / Fz0) ** 2))
-             * math.sin(p[I_QSX7] * gamma + p[I_QSX8] * math.atan(p[I_QSX9] * Fy / Fz0))
-             + p[I_QSX10] * math.atan(p[I_QSX11] * FzMx / Fz0) * gamma)
-          + R0 * p[I_LMX] * (Fy * (p[I_QSX13] + p[I_QSX14] * abs(gamma))
-                             - FzMx * p[I_QSX12] * gamma * abs(gamma)))
-
-    # --- rolling resistance moment (MF 6.1: Besselink et al. eq. A48; MF 5.2 manual) -------
-    FzMy = uFz * (uFz / p[I_FZMIN]) if uFz < p[I_FZMIN] else uFz
-    vr = Vx / V0
-    if mf52:
-        My = (-R0 * FzMy * p[I_LMY]
-              * (p[I_QSY1] + p[I_QSY2] * Fx / Fz0 + p[I_QSY3] * abs(vr) + p[I_QSY4] * vr ** 4))
-    else:
-        My = (-R0 * Fz0 * p[I_LMY]
-              * (p[I_QSY1] + p[I_QSY2] * Fx / Fz0 + p[I_QSY3] * abs(vr) + p[I_QSY4] * vr ** 4
-                 + (p[I_QSY5] + p[I_QSY6] * FzMy / Fz0) * gamma * gamma)
-              * ((FzMy / Fz0) ** p[I_QSY7] * (press / p[I_NOMPRES]) ** p[I_QSY8]))
-    if Vx == 0.0:
-        My = 0.0
-    else:
-        if Vx < 0.0:
-            My = -My
-        # smooth sign change of My for a wheel spinning backwards (kappa near -1)
-        high = VXLOW / abs(Vx) - 1.0
-        low = -1.0 - VXLOW - high
-        if low <= kappa_in <= high:
-            My *= math.sin(0.5 * math.pi * (kappa_in + 1.0) / (high + 1.0))
-        elif kappa_in < low:
-            My = -My
+    Mx, My = _mx_my(p, uFz, Fz, gamma, dpi, press, Vx, kappa_in, Fx, Fy, mf52)
 
     # --- effective rolling radius and relaxation lengths ---------------------------------
     Re = effective_rolling_radius(p, uFz, kappa_in, Vx, dpi_raw)[0]
