@@ -135,6 +135,20 @@ def body_accelerations(q, qd, qdd, body_qadr, body_rtype, A, G, dG, W, alpha, da
 
 
 @njit(cache=True, inline="always")
+def _skew_into(D, r0, c0, v, sg):
+    """D[r0:r0+3, c0:c0+3] = sg·ṽ."""
+    D[r0, c0] = 0.0
+    D[r0, c0 + 1] = -sg * v[2]
+    D[r0, c0 + 2] = sg * v[1]
+    D[r0 + 1, c0] = sg * v[2]
+    D[r0 + 1, c0 + 1] = 0.0
+    D[r0 + 1, c0 + 2] = -sg * v[0]
+    D[r0 + 2, c0] = -sg * v[1]
+    D[r0 + 2, c0 + 1] = sg * v[0]
+    D[r0 + 2, c0 + 2] = 0.0
+
+
+@njit(cache=True, inline="always")
 def _point(b, s_loc, kin_r, kin_rd, kin_A, kin_w, sg, rp, vp, ab, tmp):
     """Global arm sg = A s, point rp, its velocity vp and bias acceleration ω×(ω×sg)."""
     _matvec(kin_A[b], s_loc, sg)
@@ -191,8 +205,9 @@ def constraint_rows(t, prim_type, prim_row, prim_body, prim_vec, prim_par, prim_
         for r in range(r0, r0 + nrow):
             phit[r] = 0.0
             beta[r] = 0.0
-            for c in range(12):
-                Dx[r, c] = 0.0
+            if ty != PRIM_SPH:  # (spherical rows write all 12 entries below)
+                for c in range(12):
+                    Dx[r, c] = 0.0
         if ty == PRIM_SPH or ty == PRIM_DOT2 or ty == PRIM_DIST:
             _point(bi, v[0], kin_r, kin_rd, kin_A, kin_w, sgi, rpi, vpi, abi, w)
             _point(bj, v[1], kin_r, kin_rd, kin_A, kin_w, sgj, rpj, vpj, abj, w)
@@ -203,16 +218,13 @@ def constraint_rows(t, prim_type, prim_row, prim_body, prim_vec, prim_par, prim_
             for c in range(3):
                 r = r0 + c
                 phi[r] = d[c]
-                Dx[r, c] = -1.0
-                Dx[r, 6 + c] = 1.0
                 beta[r] = abj[c] - abi[c]
-            # ∂d/∂π_i = s̃g_i, ∂d/∂π_j = −s̃g_j   (δr_P = δr − s̃g δπ)
-            _skew(sgi, tmpm[0])
-            _skew(sgj, tmpm[1])
-            for c in range(3):
                 for e in range(3):
-                    Dx[r0 + c, 3 + e] = tmpm[0, c, e]
-                    Dx[r0 + c, 9 + e] = -tmpm[1, c, e]
+                    Dx[r, e] = -1.0 if e == c else 0.0
+                    Dx[r, 6 + e] = 1.0 if e == c else 0.0
+            # ∂d/∂π_i = s̃g_i, ∂d/∂π_j = −s̃g_j   (δr_P = δr − s̃g δπ)
+            _skew_into(Dx, r0, 3, sgi, 1.0)
+            _skew_into(Dx, r0, 9, sgj, -1.0)
         elif ty == PRIM_DOT1:
             _vector(bi, v[2], kin_A, kin_w, ai, adi, abai)
             _vector(bj, v[3], kin_A, kin_w, aj, adj, abaj)

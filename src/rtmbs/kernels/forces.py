@@ -71,11 +71,13 @@ def element_forces(k, t, with_jac, frc_type, frc_body, frc_vec, frc_rot, frc_par
     for c in range(3):
         f[c] = 0.0
         tau[c] = 0.0
-    if with_jac:
-        _zero(dfdx)
-        _zero(dfdv)
-        _zero(dtdx)
-        _zero(dtdv)
+    if with_jac:  # (the bushing writes all four, springs and stops the force pair)
+        if ty != F_BUSHING:
+            _zero(dtdx)
+            _zero(dtdv)
+            if ty != F_SPRING and ty != F_STOP:
+                _zero(dfdx)
+                _zero(dfdv)
     sgi = tmp[0]; rpi = tmp[1]; vpi = tmp[2]; abi = tmp[3]
     rpj = tmp[5]; vpj = tmp[6]; abj = tmp[7]
     d = tmp[8]; dd = tmp[9]; u = tmp[10]; w = tmp[11]; v1 = tmp[12]; v2 = tmp[13]
