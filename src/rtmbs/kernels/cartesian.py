@@ -76,7 +76,7 @@ def _skew(v, out):
     out[2, 2] = 0.0
 
 
-@njit(cache=True, fastmath={"contract"})
+@njit(cache=True, fastmath={"contract"}, inline="always")
 def body_kinematics(q, qd, body_qadr, body_rtype, kin_r, kin_rd, kin_A, kin_G, kin_dG, kin_W,
                     kin_w, kin_alpha, kin_dadp, kin_dadpd, d2G):
     """Positions, rotation matrices, angular velocities and orientation maps of all bodies.
@@ -178,7 +178,7 @@ def _add_vec_point_jac(D, row, col, c, v, sg):
     D[row, col + 5] += c * (sg[0] * v[1] - sg[1] * v[0])
 
 
-@njit(cache=True, fastmath={"contract"})
+@njit(cache=True, fastmath={"contract"}, inline="always")
 def constraint_rows(t, prim_type, prim_row, prim_body, prim_vec, prim_par, prim_fun,
                     fun_type, fun_par, fun_tab, tab_adr, tab_len, tab_x, tab_y,
                     kin_r, kin_rd, kin_A, kin_w, phi, phit, Dx, beta, tmp, tmpm):
@@ -301,7 +301,7 @@ def _phiq_row(phiq, r, a, Dx, c0, d0, d1, d2, G, nr):
         phiq[r, a + 3 + l] = d0 * G[0, l] + d1 * G[1, l] + d2 * G[2, l]
 
 
-@njit(cache=True, fastmath={"contract"})
+@njit(cache=True, fastmath={"contract"}, inline="always")
 def scatter_constraints(what, prim_type, prim_row, prim_body, body_qadr, body_rtype, body_eprow,
                         q, qd, kin_G, kin_alpha, Dx, beta, phi, phiq, gamma):
     """Φq = D L and γ = −(β + D_π α) for primitive rows; Euler-parameter normalisation rows."""

@@ -56,28 +56,52 @@ def _inertia(b, qa, rtype, with_jac, m, Jl, g, kin_A, kin_G, kin_w, kin_alpha, k
     vQ[b, 7] += -(w[2] * Jw[0] - w[0] * Jw[2]) - Ja[1]
     vQ[b, 8] += -(w[0] * Jw[1] - w[1] * Jw[0]) - Ja[2]
     # ∂T/∂π = ω̃[(J_g ω)~ − J_g ω̃] + (J_g α)~ − J_g α̃ ; ∂T/∂ω = −ω̃ J_g + (J_g ω)~ ; ∂T/∂α = −J_g
-    Wx = S[1]; JW = S[2]; JA = S[3]; Al = S[4]
-    _sk(w, Wx); _sk(Jw, JW); _sk(Ja, JA); _sk(al, Al)
+    # (straight-line: h = J_g ω, X = h̃ − J_g ω̃ row by row; the α terms vanish for Euler parameters)
+    w0, w1, w2 = w[0], w[1], w[2]
+    h0, h1, h2 = Jw[0], Jw[1], Jw[2]
     K = vK[b]
     C = vC[b]
+    X = S[7]
     for a in range(3):
-        for c in range(3):
-            s1 = 0.0
-            s2 = 0.0
-            s3 = 0.0
-            for e in range(3):
-                s1 += Jg[a, e] * Wx[e, c]
-                s2 += Wx[a, e] * Jg[e, c]
-                s3 += Jg[a, e] * Al[e, c]
-            S[7, a, c] = JW[a, c] - s1  # (J_g ω)~ − J_g ω̃
-            C[3 + a, 3 + c] += -s2 + JW[a, c]
-            K[3 + a, 3 + c] += JA[a, c] - s3
-    for a in range(3):
-        for c in range(3):
-            s = 0.0
-            for e in range(3):
-                s += Wx[a, e] * S[7, e, c]
-            K[3 + a, 3 + c] += s
+        j0, j1, j2 = Jg[a, 0], Jg[a, 1], Jg[a, 2]
+        X[a, 0] = j2 * w1 - j1 * w2   # −(J_g ω̃)[a, :]
+        X[a, 1] = j0 * w2 - j2 * w0
+        X[a, 2] = j1 * w0 - j0 * w1
+    X[0, 1] -= h2
+    X[0, 2] += h1
+    X[1, 0] += h2
+    X[1, 2] -= h0
+    X[2, 0] -= h1
+    X[2, 1] += h0
+    for c in range(3):  # column c: K += ω̃ X[:, c], C += −ω̃ J_g[:, c] + h̃[:, c]
+        x0, x1, x2 = X[0, c], X[1, c], X[2, c]
+        K[3, 3 + c] += w1 * x2 - w2 * x1
+        K[4, 3 + c] += w2 * x0 - w0 * x2
+        K[5, 3 + c] += w0 * x1 - w1 * x0
+        g0, g1, g2 = Jg[0, c], Jg[1, c], Jg[2, c]
+        C[3, 3 + c] -= w1 * g2 - w2 * g1
+        C[4, 3 + c] -= w2 * g0 - w0 * g2
+        C[5, 3 + c] -= w0 * g1 - w1 * g0
+    C[3, 4] -= h2
+    C[3, 5] += h1
+    C[4, 3] += h2
+    C[4, 5] -= h0
+    C[5, 3] -= h1
+    C[5, 4] += h0
+    if rtype != ROT_EP:  # + (J_g α)~ − J_g α̃
+        a0, a1, a2 = al[0], al[1], al[2]
+        ja0, ja1, ja2 = Ja[0], Ja[1], Ja[2]
+        for a in range(3):
+            j0, j1, j2 = Jg[a, 0], Jg[a, 1], Jg[a, 2]
+            K[3 + a, 3] -= j1 * a2 - j2 * a1
+            K[3 + a, 4] -= j2 * a0 - j0 * a2
+            K[3 + a, 5] -= j0 * a1 - j1 * a0
+        K[3, 4] -= ja2
+        K[3, 5] += ja1
+        K[4, 3] += ja2
+        K[4, 5] -= ja0
+        K[5, 3] -= ja1
+        K[5, 4] += ja0
     if rtype != ROT_EP:
         dap = kin_dadp[b]
         dapd = kin_dadpd[b]
@@ -90,13 +114,6 @@ def _inertia(b, qa, rtype, with_jac, m, Jl, g, kin_A, kin_G, kin_w, kin_alpha, k
                     sv -= Jg[a, c] * dapd[c, col]
                 vP[b, 0, a, col] = s
                 vP[b, 1, a, col] = sv
-
-
-@njit(cache=True, inline="always")
-def _sk(v, out):
-    out[0, 0] = 0.0; out[0, 1] = -v[2]; out[0, 2] = v[1]
-    out[1, 0] = v[2]; out[1, 1] = 0.0; out[1, 2] = -v[0]
-    out[2, 0] = -v[1]; out[2, 1] = v[0]; out[2, 2] = 0.0
 
 
 @njit(cache=True, inline="always")

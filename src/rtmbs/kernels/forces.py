@@ -469,7 +469,7 @@ def _map_block(K, C, Ga, Gb, Wb, qa, qb, nra, nrb, full, Jq, Jqd):
             Jqd[qa + 3 + kk, j] = Ga[0, kk] * c3 + Ga[1, kk] * c4 + Ga[2, kk] * c5
 
 
-@njit(cache=True, fastmath={"contract"})
+@njit(cache=True, fastmath={"contract"}, inline="always")
 def map_virtual_blocks(what_jac, blk_pair, body_qadr, body_rtype, kin_G, kin_dG, kin_W, vQ, vK, vC, vP,
                        Q, Jq, Jqd, KL):
     """Q_q = Lᵀ Q_x per body and, with ``what_jac``, Jq_ab = L_aᵀ (K_ab L_b + C_ab,ω W_b)
