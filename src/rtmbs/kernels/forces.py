@@ -231,21 +231,29 @@ def element_forces(k, t, with_jac, frc_type, frc_body, frc_vec, frc_rot, frc_par
                 _cross(cr2, sgj, cr)
                 for c in range(3):
                     X[3 + a, 9 + c] = cr[c]
-                for col in range(12):
-                    X[6 + a, col] = X[a, col]
             # df/dx = −f̃[0, I, 0, 0] + B diag(−kt) ∂u/∂x + B diag(−ct) ∂u̇/∂x ; df/dv = B diag(−ct) ∂u̇/∂v
+            # with ∂u̇/∂v = ∂u/∂x (rows 0-2 of X); the columns of δr_j are minus those of δr_i
             _skew(f, S[13])
-            for a in range(3):
-                for col in range(12):
-                    sx = 0.0
-                    sv = 0.0
-                    for c in range(3):
-                        sx += B[a, c] * (-par[c] * X[c, col] - par[3 + c] * X[3 + c, col])
-                        sv += B[a, c] * (-par[3 + c] * X[6 + c, col])
+            kt0, kt1, kt2, ct0, ct1, ct2 = par[0], par[1], par[2], par[3], par[4], par[5]
+            for col in range(12):
+                if 6 <= col < 9:
+                    continue
+                y0 = -kt0 * X[0, col] - ct0 * X[3, col]
+                y1 = -kt1 * X[1, col] - ct1 * X[4, col]
+                y2 = -kt2 * X[2, col] - ct2 * X[5, col]
+                z0 = -ct0 * X[0, col]
+                z1 = -ct1 * X[1, col]
+                z2 = -ct2 * X[2, col]
+                for a in range(3):
+                    sx = B[a, 0] * y0 + B[a, 1] * y1 + B[a, 2] * y2
                     if 3 <= col < 6:
                         sx -= S[13, a, col - 3]
                     dfdx[a, col] = sx
-                    dfdv[a, col] = sv
+                    dfdv[a, col] = B[a, 0] * z0 + B[a, 1] * z1 + B[a, 2] * z2
+            for a in range(3):
+                for c in range(3):
+                    dfdx[a, 6 + c] = -dfdx[a, c]
+                    dfdv[a, 6 + c] = -dfdv[a, c]
             # rotation: ∂θ/∂x = Θ Bᵀ[0, −I, 0, I]; ∂θ̇/∂x = Z Bᵀ[0, −I, 0, I] + Θ Bᵀ Ω̃ [0, I, 0, 0]
             # with Z e_k = Θ(ẽ_k R) ω_l ; ∂θ̇/∂v = Θ Bᵀ [0, −I, 0, I]
             Z = S[14]
@@ -279,18 +287,25 @@ def element_forces(k, t, with_jac, frc_type, frc_body, frc_vec, frc_rot, frc_par
                     X[3 + a, 9 + b] = zb
                     X[6 + a, 3 + b] = -dth
                     X[6 + a, 9 + b] = dth
-            for a in range(3):
-                for col in range(12):
-                    sx = 0.0
-                    sv = 0.0
-                    if 3 <= col < 6 or col >= 9:
-                        for c in range(3):
-                            sx += B[a, c] * (-par[6 + c] * X[c, col] - par[9 + c] * X[3 + c, col])
-                            sv += B[a, c] * (-par[9 + c] * X[6 + c, col])
-                    if 3 <= col < 6:
+            kr0, kr1, kr2, cr0, cr1, cr2 = par[6], par[7], par[8], par[9], par[10], par[11]
+            for col in range(12):
+                if col < 3 or 6 <= col < 9:  # no dependence on the positions
+                    for a in range(3):
+                        dtdx[a, col] = 0.0
+                        dtdv[a, col] = 0.0
+                    continue
+                y0 = -kr0 * X[0, col] - cr0 * X[3, col]
+                y1 = -kr1 * X[1, col] - cr1 * X[4, col]
+                y2 = -kr2 * X[2, col] - cr2 * X[5, col]
+                z0 = -cr0 * X[6, col]
+                z1 = -cr1 * X[7, col]
+                z2 = -cr2 * X[8, col]
+                for a in range(3):
+                    sx = B[a, 0] * y0 + B[a, 1] * y1 + B[a, 2] * y2
+                    if col < 6:
                         sx -= S[17, a, col - 3]
                     dtdx[a, col] = sx
-                    dtdv[a, col] = sv
+                    dtdv[a, col] = B[a, 0] * z0 + B[a, 1] * z1 + B[a, 2] * z2
     elif ty == F_FORCE or ty == F_TORQUE:
         # direction par[0:3], global (par[3] == 0) or body-fixed (par[3] == 1) on body j
         for c in range(3):
