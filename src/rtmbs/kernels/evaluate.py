@@ -11,6 +11,19 @@ from .rotations import NROT, ROT_EP
 
 
 @njit(cache=True, inline="always")
+def _rotational_mass(M, qa, G, Jg, JG, nr):
+    """M_pp = Gᵀ J_g G (symmetric; JG is 3×nr scratch)."""
+    for a in range(3):
+        for l in range(nr):
+            JG[a, l] = Jg[a, 0] * G[0, l] + Jg[a, 1] * G[1, l] + Jg[a, 2] * G[2, l]
+    for k in range(nr):
+        for l in range(k, nr):
+            v = G[0, k] * JG[0, l] + G[1, k] * JG[1, l] + G[2, k] * JG[2, l]
+            M[qa + 3 + k, qa + 3 + l] = v
+            M[qa + 3 + l, qa + 3 + k] = v
+
+
+@njit(cache=True, inline="always")
 def _inertia(b, qa, rtype, with_jac, m, Jl, g, kin_A, kin_G, kin_w, kin_alpha, kin_dadp, kin_dadpd,
              M, vQ, vK, vC, vP, what, S, tmp, W6x7):
     """Mass block blockdiag(m I, Gᵀ J_g G); weight m g and inertia torque T = −ω̃ J_g ω − J_g α
@@ -25,17 +38,16 @@ def _inertia(b, qa, rtype, with_jac, m, Jl, g, kin_A, kin_G, kin_w, kin_alpha, k
         for c in range(3):
             JA[e, c] = Jl[e, 0] * A[c, 0] + Jl[e, 1] * A[c, 1] + Jl[e, 2] * A[c, 2]
     for a in range(3):
-        for c in range(3):
+        for c in range(a, 3):  # symmetric
             Jg[a, c] = A[a, 0] * JA[0, c] + A[a, 1] * JA[1, c] + A[a, 2] * JA[2, c]
+            Jg[c, a] = Jg[a, c]
     if what & _M:
         for c in range(3):
             M[qa + c, qa + c] = m
-        for a in range(3):
-            for l in range(nr):
-                JA[a, l] = Jg[a, 0] * G[0, l] + Jg[a, 1] * G[1, l] + Jg[a, 2] * G[2, l]
-        for k in range(nr):
-            for l in range(nr):
-                M[qa + 3 + k, qa + 3 + l] = G[0, k] * JA[0, l] + G[1, k] * JA[1, l] + G[2, k] * JA[2, l]
+        if rtype == ROT_EP:  # constant trip counts (unrolled)
+            _rotational_mass(M, qa, G, Jg, JA, 4)
+        else:
+            _rotational_mass(M, qa, G, Jg, JA, nr)
     if not (what & (_Q | _JAC | _JACS)):
         return
     w = kin_w[b]
