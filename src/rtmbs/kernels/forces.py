@@ -14,10 +14,24 @@ import math
 from numba import njit
 
 from .cartesian import (F_BRAKE, F_BUSHING, F_FORCE, F_JOINT_TORQUE, F_SPRING, F_STOP, F_TORQUE, F_TYRE,
-                        _cross, _dot, _matvec, _point, _skew)
+                        _cross, _dot, _matvec, _skew)
 from .functions import fun_eval, table_eval
 from .rotations import NROT, ROT_EP
 from .tyre_element import tyre_force
+
+
+@njit(cache=True, inline="always")
+def _point_pv(b, s_loc, kin_r, kin_rd, kin_A, kin_w, sg, rp, vp):
+    """Global arm sg = A s, point rp and its velocity vp (no bias acceleration: forces)."""
+    A = kin_A[b]
+    w = kin_w[b]
+    for c in range(3):
+        sg[c] = A[c, 0] * s_loc[0] + A[c, 1] * s_loc[1] + A[c, 2] * s_loc[2]
+    vp[0] = kin_rd[b, 0] + w[1] * sg[2] - w[2] * sg[1]
+    vp[1] = kin_rd[b, 1] + w[2] * sg[0] - w[0] * sg[2]
+    vp[2] = kin_rd[b, 2] + w[0] * sg[1] - w[1] * sg[0]
+    for c in range(3):
+        rp[c] = kin_r[b, c] + sg[c]
 
 
 @njit(cache=True, inline="always")
@@ -78,11 +92,11 @@ def element_forces(k, t, with_jac, frc_type, frc_body, frc_vec, frc_rot, frc_par
             if ty != F_SPRING and ty != F_STOP:
                 _zero(dfdx)
                 _zero(dfdv)
-    sgi = tmp[0]; rpi = tmp[1]; vpi = tmp[2]; abi = tmp[3]
-    rpj = tmp[5]; vpj = tmp[6]; abj = tmp[7]
+    sgi = tmp[0]; rpi = tmp[1]; vpi = tmp[2]
+    rpj = tmp[5]; vpj = tmp[6]
     d = tmp[8]; dd = tmp[9]; u = tmp[10]; w = tmp[11]; v1 = tmp[12]; v2 = tmp[13]
-    _point(bi, frc_vec[k, 0], kin_r, kin_rd, kin_A, kin_w, sgi, rpi, vpi, abi, w)
-    _point(bj, frc_vec[k, 1], kin_r, kin_rd, kin_A, kin_w, sgj, rpj, vpj, abj, w)
+    _point_pv(bi, frc_vec[k, 0], kin_r, kin_rd, kin_A, kin_w, sgi, rpi, vpi)
+    _point_pv(bj, frc_vec[k, 1], kin_r, kin_rd, kin_A, kin_w, sgj, rpj, vpj)
     for c in range(3):
         d[c] = rpj[c] - rpi[c]
         dd[c] = vpj[c] - vpi[c]
