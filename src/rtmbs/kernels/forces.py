@@ -376,7 +376,8 @@ def element_forces(k, t, with_jac, frc_type, frc_body, frc_vec, frc_rot, frc_par
 
 
 @njit(cache=True, inline="always")
-def accumulate_element(k, bi, bj, with_jac, f, tau, dfdx, dfdv, dtdx, dtdv, arm_i, sgj, frc_blk, vQ, vK, vC):
+def accumulate_element(k, bi, bj, with_jac, torque_only, f, tau, dfdx, dfdv, dtdx, dtdv, arm_i, sgj, frc_blk,
+                       vQ, vK, vC):
     """Add element k's force f (at P_j on j, −f on i) and couple τ to the virtual generalised
     forces vQ (per body: force, torque, and again the torque if the Jacobian counts it) and, with ``with_jac``, its Jacobians to the 6×6 virtual
     blocks vK = ∂Q_x/∂x, vC = ∂Q_x/∂v of its body pairs (mapped to q once per block afterwards).
@@ -410,6 +411,21 @@ def accumulate_element(k, bi, bj, with_jac, f, tau, dfdx, dfdv, dtdx, dtdv, arm_
     vQ[bj, 6] += sj1 * f2 - sj2 * f1 + t0
     vQ[bj, 7] += sj2 * f0 - sj0 * f2 + t1
     vQ[bj, 8] += sj0 * f1 - sj1 * f0 + t2
+    if torque_only:  # f = 0 and τ depends on the rotations and angular velocities only
+        for sa in range(2):
+            sg = -1.0 if sa == 0 else 1.0
+            for sb in range(2):
+                blk = frc_blk[k, 2 * sa + sb]
+                if blk < 0:
+                    continue
+                K = vK[blk]
+                C = vC[blk]
+                c0 = 6 * sb
+                for r in range(3):
+                    for c in range(3, 6):
+                        K[3 + r, c] += sg * dtdx[r, c0 + c]
+                        C[3 + r, c] += sg * dtdv[r, c0 + c]
+        return
     for sa in range(2):
         sg = -1.0 if sa == 0 else 1.0
         a0, a1, a2 = (ai0, ai1, ai2) if sa == 0 else (sj0, sj1, sj2)
