@@ -338,7 +338,7 @@ class CartesianSystem(MechanicalSystem):
         self.prim_row = np.array([p[1] for p in bld.prims], np.int64)
         self.prim_body = np.array([(p[2], p[3]) for p in bld.prims], np.int64).reshape(npr, 2)
         self.body_eprow = eprow
-        blk_pair, frc_blk = _virtual_blocks(nb, fbody)
+        blk_pair, frc_blk = _virtual_blocks(nb, fbody, ftype)
         self.jacobian_blocks = blk_pair
         ints = [qadr, rtype, eprow, self.prim_type, self.prim_row, self.prim_body,
                 np.array([p[6] for p in bld.prims], np.int64), ftype, fbody, ffun, ftab, fstiff,
@@ -692,15 +692,17 @@ def _ep_E(p):
 _EP_DG = np.array([2.0 * _ep_E(np.eye(4)[k]) for k in range(4)])  # ∂(2E)/∂p_k
 
 
-def _virtual_blocks(nb, fbody):
+def _virtual_blocks(nb, fbody, ftype):
     """The 6×6 blocks in which forces and inertia terms accumulate their Jacobians in virtual
     coordinates (δr, δπ) before one mapping to q per block (kernels.evaluate): one per body, then
     one per ordered pair of bodies coupled by a force element. Returns (body a, body b, 1 if an
-    element writes the block else 0) per block and, per element, the block of its (i,i), (i,j),
+    element with a force writes the block else 0: rotation terms only) per block and, per element, the block of its (i,i), (i,j),
     (j,i), (j,j) couplings (−1 with the ground)."""
     pairs = [(b, b) for b in range(nb)]
     index = {pr: k for k, pr in enumerate(pairs)}
-    coupled = set()  # blocks an element writes (the others hold only rotational inertia terms)
+    # blocks with translational terms: written by an element with a force (torque-only elements,
+    # like the inertia terms, fill only the rotation rows and columns)
+    coupled = set()
     frc_blk = np.full((len(fbody), 4), -1, np.int64)
     for k, (bi, bj) in enumerate(fbody):
         for sa, a in enumerate((bi, bj)):
@@ -711,7 +713,8 @@ def _virtual_blocks(nb, fbody):
                     index[(a, b)] = len(pairs)
                     pairs.append((a, b))
                 frc_blk[k, 2 * sa + sb] = index[(a, b)]
-                coupled.add(index[(a, b)])
+                if not kc.F_TORQUE <= ftype[k] <= kc.F_BRAKE:
+                    coupled.add(index[(a, b)])
     blocks = np.array([(a, b, int(k in coupled)) for k, (a, b) in enumerate(pairs)], np.int64).reshape(-1, 3)
     return blocks, frc_blk
 
