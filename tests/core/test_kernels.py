@@ -200,3 +200,27 @@ def test_bushing_outputs_are_the_local_force_and_torque():
     R = C.T @ s.kin[2][0]
     theta = 0.5 * np.array([R[2, 1] - R[1, 2], R[0, 2] - R[2, 0], R[1, 0] - R[0, 1]])
     np.testing.assert_allclose(T, -np.array([10, 20, 30]) * theta, rtol=1e-10)
+
+
+@pytest.mark.parametrize("flags", [EVAL_ALL, EVAL_M | EVAL_Q | EVAL_JAC_STIFF])
+def test_a_reused_workspace_gives_the_same_values(system, flags):
+    """evaluate writes every entry it owns: a workspace full of garbage from earlier use (or a
+    caller's scaling of Jq in place) must not leak into the result."""
+    q, qd, t = _state(system, 11)
+    clean = system.workspace()
+    system.evaluate(t, q, qd, clean, flags)
+    dirty = system.workspace()
+    dirty.buf[:] = np.random.default_rng(3).standard_normal(dirty.buf.size) * 1e3
+    system.evaluate(t, q, qd, dirty, flags)
+    names = ["M", "Q", "Jq", "Jqd"]
+    patterns = {"M": system.mass_pattern, "Jq": system.jacobian_pattern(stiff_only=flags != EVAL_ALL),
+                "Jqd": system.jacobian_pattern(stiff_only=flags != EVAL_ALL)}
+    for nm in names:
+        a, b = getattr(clean, nm), getattr(dirty, nm)
+        if nm in patterns:  # outside its fixed pattern a matrix is never written (zero when fresh)
+            a, b = a[patterns[nm]], b[patterns[nm]]
+        np.testing.assert_array_equal(b, a, err_msg=nm)
+    if flags == EVAL_ALL:
+        for nm in ("phi", "gamma"):
+            np.testing.assert_array_equal(getattr(dirty, nm), getattr(clean, nm), err_msg=nm)
+        np.testing.assert_array_equal(dirty.phiq[system.phiq_pattern], clean.phiq[system.phiq_pattern])

@@ -41,9 +41,12 @@ def _inertia(b, qa, rtype, with_jac, m, Jl, g, kin_A, kin_G, kin_w, kin_alpha, k
         for c in range(a, 3):  # symmetric
             Jg[a, c] = A[a, 0] * JA[0, c] + A[a, 1] * JA[1, c] + A[a, 2] * JA[2, c]
             Jg[c, a] = Jg[a, c]
-    if what & _M:
+    if what & _M:  # every entry of the block is written (a reused workspace may hold anything)
         for c in range(3):
-            M[qa + c, qa + c] = m
+            for e in range(3 + nr):
+                M[qa + c, qa + e] = m if e == c else 0.0
+                if e >= 3:
+                    M[qa + e, qa + c] = 0.0
         if rtype == ROT_EP:  # constant trip counts (unrolled)
             _rotational_mass(M, qa, G, Jg, JA, 4)
         else:

@@ -480,7 +480,16 @@ def _rdot(K, r, c0, g0, g1, g2):
 def _map_block(K, C, Ga, Gb, Wb, qa, qb, nra, nrb, full, Jq, Jqd):
     """Jq_ab = L_aᵀ (K L_b + C_ω W_b), Jq̇_ab = L_aᵀ C L_b for one 6×6 virtual block, one
     column of L_b at a time (the column of K L_b and C L_b stays in registers). Without ``full``
-    only the rotation rows and columns (a body's inertia terms alone: the rest stays zero)."""
+    (inertia and torque-only terms) the translational rows and columns are zero."""
+    if not full:  # the translational rows and columns are zero (written: a reused workspace)
+        for r in range(3):
+            for col in range(3 + nrb):
+                Jq[qa + r, qb + col] = 0.0
+                Jqd[qa + r, qb + col] = 0.0
+        for kk in range(nra):
+            for col in range(3):
+                Jq[qa + 3 + kk, qb + col] = 0.0
+                Jqd[qa + 3 + kk, qb + col] = 0.0
     for col in range(0 if full else 3, 3 + nrb):
         if col < 3:
             k0, k1, k2, k3, k4, k5 = K[0, col], K[1, col], K[2, col], K[3, col], K[4, col], K[5, col]
