@@ -477,20 +477,10 @@ def _rdot(K, r, c0, g0, g1, g2):
 
 
 @njit(cache=True, inline="always")
-def _map_block(K, C, Ga, Gb, Wb, qa, qb, nra, nrb, full, Jq, Jqd):
+def _map_block(K, C, Ga, Gb, Wb, qa, qb, nra, nrb, Jq, Jqd):
     """Jq_ab = L_aᵀ (K L_b + C_ω W_b), Jq̇_ab = L_aᵀ C L_b for one 6×6 virtual block, one
-    column of L_b at a time (the column of K L_b and C L_b stays in registers). Without ``full``
-    (inertia and torque-only terms) the translational rows and columns are zero."""
-    if not full:  # the translational rows and columns are zero (written: a reused workspace)
-        for r in range(3):
-            for col in range(3 + nrb):
-                Jq[qa + r, qb + col] = 0.0
-                Jqd[qa + r, qb + col] = 0.0
-        for kk in range(nra):
-            for col in range(3):
-                Jq[qa + 3 + kk, qb + col] = 0.0
-                Jqd[qa + 3 + kk, qb + col] = 0.0
-    for col in range(0 if full else 3, 3 + nrb):
+    column of L_b at a time (the column of K L_b and C L_b stays in registers)."""
+    for col in range(3 + nrb):
         if col < 3:
             k0, k1, k2, k3, k4, k5 = K[0, col], K[1, col], K[2, col], K[3, col], K[4, col], K[5, col]
             c0, c1, c2, c3, c4, c5 = C[0, col], C[1, col], C[2, col], C[3, col], C[4, col], C[5, col]
@@ -511,13 +501,39 @@ def _map_block(K, C, Ga, Gb, Wb, qa, qb, nra, nrb, full, Jq, Jqd):
             k4 = _rdot(K, 4, 3, g0, g1, g2) + _rdot(C, 4, 3, w0, w1, w2)
             k5 = _rdot(K, 5, 3, g0, g1, g2) + _rdot(C, 5, 3, w0, w1, w2)
         j = qb + col
-        if full:
-            Jq[qa, j] = k0
-            Jq[qa + 1, j] = k1
-            Jq[qa + 2, j] = k2
-            Jqd[qa, j] = c0
-            Jqd[qa + 1, j] = c1
-            Jqd[qa + 2, j] = c2
+        Jq[qa, j] = k0
+        Jq[qa + 1, j] = k1
+        Jq[qa + 2, j] = k2
+        Jqd[qa, j] = c0
+        Jqd[qa + 1, j] = c1
+        Jqd[qa + 2, j] = c2
+        for kk in range(nra):
+            Jq[qa + 3 + kk, j] = Ga[0, kk] * k3 + Ga[1, kk] * k4 + Ga[2, kk] * k5
+            Jqd[qa + 3 + kk, j] = Ga[0, kk] * c3 + Ga[1, kk] * c4 + Ga[2, kk] * c5
+
+
+@njit(cache=True, inline="always")
+def _map_rotation_block(K, C, Ga, Gb, Wb, qa, qb, nra, nrb, Jq, Jqd):
+    """:func:`_map_block` for a block with rotation terms only (inertia, torques): the
+    translational rows and columns are written as zeros."""
+    for r in range(3):
+        for col in range(3 + nrb):
+            Jq[qa + r, qb + col] = 0.0
+            Jqd[qa + r, qb + col] = 0.0
+    for kk in range(nra):
+        for col in range(3):
+            Jq[qa + 3 + kk, qb + col] = 0.0
+            Jqd[qa + 3 + kk, qb + col] = 0.0
+    for l in range(nrb):
+        g0, g1, g2 = Gb[0, l], Gb[1, l], Gb[2, l]
+        w0, w1, w2 = Wb[0, l], Wb[1, l], Wb[2, l]
+        c3 = _rdot(C, 3, 3, g0, g1, g2)
+        c4 = _rdot(C, 4, 3, g0, g1, g2)
+        c5 = _rdot(C, 5, 3, g0, g1, g2)
+        k3 = _rdot(K, 3, 3, g0, g1, g2) + _rdot(C, 3, 3, w0, w1, w2)
+        k4 = _rdot(K, 4, 3, g0, g1, g2) + _rdot(C, 4, 3, w0, w1, w2)
+        k5 = _rdot(K, 5, 3, g0, g1, g2) + _rdot(C, 5, 3, w0, w1, w2)
+        j = qb + 3 + l
         for kk in range(nra):
             Jq[qa + 3 + kk, j] = Ga[0, kk] * k3 + Ga[1, kk] * k4 + Ga[2, kk] * k5
             Jqd[qa + 3 + kk, j] = Ga[0, kk] * c3 + Ga[1, kk] * c4 + Ga[2, kk] * c5
@@ -548,11 +564,15 @@ def map_virtual_blocks(what_jac, blk_pair, body_qadr, body_rtype, kin_G, kin_dG,
         nra = NROT[body_rtype[ba]]
         nrb = NROT[body_rtype[bb]]
         Ga = kin_G[ba]
-        full = blk_pair[blk, 2] != 0
-        if nra == 4 and nrb == 4:  # Euler parameters on both sides: constant trip counts (unrolled)
-            _map_block(vK[blk], vC[blk], Ga, kin_G[bb], kin_W[bb], qa, qb, 4, 4, full, Jq, Jqd)
+        if blk_pair[blk, 2] == 0:  # rotation terms only
+            if nra == 4 and nrb == 4:  # Euler parameters on both sides: constant trip counts
+                _map_rotation_block(vK[blk], vC[blk], Ga, kin_G[bb], kin_W[bb], qa, qb, 4, 4, Jq, Jqd)
+            else:
+                _map_rotation_block(vK[blk], vC[blk], Ga, kin_G[bb], kin_W[bb], qa, qb, nra, nrb, Jq, Jqd)
+        elif nra == 4 and nrb == 4:
+            _map_block(vK[blk], vC[blk], Ga, kin_G[bb], kin_W[bb], qa, qb, 4, 4, Jq, Jqd)
         else:
-            _map_block(vK[blk], vC[blk], Ga, kin_G[bb], kin_W[bb], qa, qb, nra, nrb, full, Jq, Jqd)
+            _map_block(vK[blk], vC[blk], Ga, kin_G[bb], kin_W[bb], qa, qb, nra, nrb, Jq, Jqd)
         if ba != bb:
             continue
         # (∂Gᵀ/∂p_k) τ with the body's virtual torque of the counted terms, and the direct p-terms
