@@ -11,6 +11,17 @@ from .rotations import NROT, ROT_EP
 
 
 @njit(cache=True, inline="always")
+def _add_skew(D, r0, c0, v0, v1, v2):
+    """D[r0:r0+3, c0:c0+3] += ṽ."""
+    D[r0, c0 + 1] -= v2
+    D[r0, c0 + 2] += v1
+    D[r0 + 1, c0] += v2
+    D[r0 + 1, c0 + 2] -= v0
+    D[r0 + 2, c0] -= v1
+    D[r0 + 2, c0 + 1] += v0
+
+
+@njit(cache=True, inline="always")
 def _rotational_mass(M, qa, G, Jg, JG, nr):
     """M_pp = Gᵀ J_g G (symmetric; JG is 3×nr scratch)."""
     for a in range(3):
@@ -82,12 +93,7 @@ def _inertia(b, qa, rtype, with_jac, m, Jl, g, kin_A, kin_G, kin_w, kin_alpha, k
         X[a, 0] = j2 * w1 - j1 * w2   # −(J_g ω̃)[a, :]
         X[a, 1] = j0 * w2 - j2 * w0
         X[a, 2] = j1 * w0 - j0 * w1
-    X[0, 1] -= h2
-    X[0, 2] += h1
-    X[1, 0] += h2
-    X[1, 2] -= h0
-    X[2, 0] -= h1
-    X[2, 1] += h0
+    _add_skew(X, 0, 0, h0, h1, h2)
     for c in range(3):  # column c: K += ω̃ X[:, c], C += −ω̃ J_g[:, c] + h̃[:, c]
         x0, x1, x2 = X[0, c], X[1, c], X[2, c]
         K[3, 3 + c] += w1 * x2 - w2 * x1
@@ -97,12 +103,7 @@ def _inertia(b, qa, rtype, with_jac, m, Jl, g, kin_A, kin_G, kin_w, kin_alpha, k
         C[3, 3 + c] -= w1 * g2 - w2 * g1
         C[4, 3 + c] -= w2 * g0 - w0 * g2
         C[5, 3 + c] -= w0 * g1 - w1 * g0
-    C[3, 4] -= h2
-    C[3, 5] += h1
-    C[4, 3] += h2
-    C[4, 5] -= h0
-    C[5, 3] -= h1
-    C[5, 4] += h0
+    _add_skew(C, 3, 3, h0, h1, h2)
     if rtype != ROT_EP:  # + (J_g α)~ − J_g α̃
         a0, a1, a2 = al[0], al[1], al[2]
         ja0, ja1, ja2 = Ja[0], Ja[1], Ja[2]
@@ -111,12 +112,7 @@ def _inertia(b, qa, rtype, with_jac, m, Jl, g, kin_A, kin_G, kin_w, kin_alpha, k
             K[3 + a, 3] -= j1 * a2 - j2 * a1
             K[3 + a, 4] -= j2 * a0 - j0 * a2
             K[3 + a, 5] -= j0 * a1 - j1 * a0
-        K[3, 4] -= ja2
-        K[3, 5] += ja1
-        K[4, 3] += ja2
-        K[4, 5] -= ja0
-        K[5, 3] -= ja1
-        K[5, 4] += ja0
+        _add_skew(K, 3, 3, ja0, ja1, ja2)
     if rtype != ROT_EP:
         dap = kin_dadp[b]
         dapd = kin_dadpd[b]

@@ -66,6 +66,25 @@ def _line_jacobians(sgi, sgj, wi, wj, Dd, Ddd, S):
 
 
 @njit(cache=True, inline="always")
+def _bushing_column(B, X, col, par, p0, vrow, skew, with_skew, out_x, out_v):
+    """Column ``col`` of B diag(−k) X[0:3] + B diag(−c) X[3:6] (− ``skew`` on δπ_i when
+    ``with_skew``) into ``out_x`` and of B diag(−c) X[vrow:vrow+3] into ``out_v``, with the
+    stiffnesses k = par[p0:p0+3] and dampings c = par[p0+3:p0+6] of one bushing part."""
+    y0 = -par[p0] * X[0, col] - par[p0 + 3] * X[3, col]
+    y1 = -par[p0 + 1] * X[1, col] - par[p0 + 4] * X[4, col]
+    y2 = -par[p0 + 2] * X[2, col] - par[p0 + 5] * X[5, col]
+    z0 = -par[p0 + 3] * X[vrow, col]
+    z1 = -par[p0 + 4] * X[vrow + 1, col]
+    z2 = -par[p0 + 5] * X[vrow + 2, col]
+    for a in range(3):
+        sx = B[a, 0] * y0 + B[a, 1] * y1 + B[a, 2] * y2
+        if with_skew:
+            sx -= skew[a, col - 3]
+        out_x[a, col] = sx
+        out_v[a, col] = B[a, 0] * z0 + B[a, 1] * z1 + B[a, 2] * z2
+
+
+@njit(cache=True, inline="always")
 def element_forces(k, t, with_jac, frc_type, frc_body, frc_vec, frc_rot, frc_par, frc_fun, frc_tab,
                    funs, kin_r, kin_rd, kin_A, kin_w, fjac, arm_i, sgj,
                    tmp, S, Dd, Ddd, X, tyre_par, road_buf, tyre_x, outs, mf):
@@ -248,22 +267,9 @@ def element_forces(k, t, with_jac, frc_type, frc_body, frc_vec, frc_rot, frc_par
             # df/dx = −f̃[0, I, 0, 0] + B diag(−kt) ∂u/∂x + B diag(−ct) ∂u̇/∂x ; df/dv = B diag(−ct) ∂u̇/∂v
             # with ∂u̇/∂v = ∂u/∂x (rows 0-2 of X); the columns of δr_j are minus those of δr_i
             _skew(f, S[13])
-            kt0, kt1, kt2, ct0, ct1, ct2 = par[0], par[1], par[2], par[3], par[4], par[5]
             for col in range(12):
-                if 6 <= col < 9:
-                    continue
-                y0 = -kt0 * X[0, col] - ct0 * X[3, col]
-                y1 = -kt1 * X[1, col] - ct1 * X[4, col]
-                y2 = -kt2 * X[2, col] - ct2 * X[5, col]
-                z0 = -ct0 * X[0, col]
-                z1 = -ct1 * X[1, col]
-                z2 = -ct2 * X[2, col]
-                for a in range(3):
-                    sx = B[a, 0] * y0 + B[a, 1] * y1 + B[a, 2] * y2
-                    if 3 <= col < 6:
-                        sx -= S[13, a, col - 3]
-                    dfdx[a, col] = sx
-                    dfdv[a, col] = B[a, 0] * z0 + B[a, 1] * z1 + B[a, 2] * z2
+                if not 6 <= col < 9:
+                    _bushing_column(B, X, col, par, 0, 0, S[13], 3 <= col < 6, dfdx, dfdv)
             for a in range(3):
                 for c in range(3):
                     dfdx[a, 6 + c] = -dfdx[a, c]
@@ -301,25 +307,13 @@ def element_forces(k, t, with_jac, frc_type, frc_body, frc_vec, frc_rot, frc_par
                     X[3 + a, 9 + b] = zb
                     X[6 + a, 3 + b] = -dth
                     X[6 + a, 9 + b] = dth
-            kr0, kr1, kr2, cr0, cr1, cr2 = par[6], par[7], par[8], par[9], par[10], par[11]
             for col in range(12):
                 if col < 3 or 6 <= col < 9:  # no dependence on the positions
                     for a in range(3):
                         dtdx[a, col] = 0.0
                         dtdv[a, col] = 0.0
-                    continue
-                y0 = -kr0 * X[0, col] - cr0 * X[3, col]
-                y1 = -kr1 * X[1, col] - cr1 * X[4, col]
-                y2 = -kr2 * X[2, col] - cr2 * X[5, col]
-                z0 = -cr0 * X[6, col]
-                z1 = -cr1 * X[7, col]
-                z2 = -cr2 * X[8, col]
-                for a in range(3):
-                    sx = B[a, 0] * y0 + B[a, 1] * y1 + B[a, 2] * y2
-                    if col < 6:
-                        sx -= S[17, a, col - 3]
-                    dtdx[a, col] = sx
-                    dtdv[a, col] = B[a, 0] * z0 + B[a, 1] * z1 + B[a, 2] * z2
+                else:
+                    _bushing_column(B, X, col, par, 6, 6, S[17], col < 6, dtdx, dtdv)
     elif ty == F_FORCE or ty == F_TORQUE:
         # direction par[0:3], global (par[3] == 0) or body-fixed (par[3] == 1) on body j
         for c in range(3):
