@@ -10,10 +10,10 @@ import os
 
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 import platform
-import time
 
 import numba
 import numpy as np
+from bench_tyre import _median  # benchmarks/ is the script's directory: median and best of repeats
 from numba import njit
 
 from rtmbs.vehicle.tyre import data_path, load_tir
@@ -54,15 +54,6 @@ def _loop_partials(p, Fz, kappa, alpha, gamma, Vx, out):
         acc += out[3] + out[7] + out[11]
         acc += mfk.effective_rolling_radius_dfz(p, Fz[i], 0.0, Vx[i], 0.0)[2]
     return acc
-
-
-def _median(fn, repeats=15):
-    ts = []
-    for _ in range(repeats):
-        t0 = time.perf_counter()
-        fn()
-        ts.append(time.perf_counter() - t0)
-    return float(np.median(ts)), min(ts)
 
 
 def main():
