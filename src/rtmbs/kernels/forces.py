@@ -3,8 +3,9 @@
 Every element produces, in virtual coordinates of its two bodies i, j (see :mod:`cartesian`):
 a force f on body j applied at the point P_j (and −f on body i at the same point) and a pure
 couple τ on j (−τ on i), with their derivatives ∂f/∂x, ∂f/∂v, ∂τ/∂x, ∂τ/∂v (3×12, x = (δr_i, δπ_i,
-δr_j, δπ_j) at fixed global velocities v = (ṙ_i, ω_i, ṙ_j, ω_j)). :func:`assemble_pair` turns
-these into the generalised forces and their Jacobians in q (through L = blockdiag(I, G)).
+δr_j, δπ_j) at fixed global velocities v = (ṙ_i, ω_i, ṙ_j, ω_j)). :func:`accumulate_element` adds
+them to 6×6 blocks in virtual coordinates per body pair, and :func:`map_virtual_blocks` maps each
+block once to the generalised forces and their Jacobians in q (through L = blockdiag(I, G)).
 Single-body loads use the ground (index nb) as body i.
 """
 from __future__ import annotations
