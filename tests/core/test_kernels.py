@@ -67,6 +67,30 @@ def test_constraint_jacobian_matches_finite_differences(system, seed):
     np.testing.assert_allclose(system.constraint_time_derivative(q, t), fd_t, rtol=1e-6, atol=1e-8)
 
 
+@pytest.mark.parametrize("scale", [1.0, 1.07, 0.9])
+def test_constraint_jacobian_is_exact_in_every_direction(system, scale):
+    """Φq against central differences along arbitrary directions, radial ones (δp ∥ p) included,
+    at Euler parameters on and off the unit sphere: a projection's Newton step needs Φq exact
+    along p too (issue 10; a check on the sphere only hid that Φ changed along p)."""
+    q, _, t = _state(system, 5)
+    rng = np.random.default_rng(7)
+    for b in range(system.nbody):
+        if system.body_rtype[b] == ROT_EP:
+            a = system.body_qadr[b] + 3
+            q[a:a + 4] *= scale
+    J = system.constraint_jacobian(q, t)
+    radial = np.zeros(system.n)
+    for b in range(system.nbody):
+        if system.body_rtype[b] == ROT_EP:
+            a = system.body_qadr[b] + 3
+            radial[a:a + 4] = q[a:a + 4]
+    directions = [rng.standard_normal(system.n) for _ in range(6)] + [radial]
+    for dq in directions:
+        eps = 1e-6
+        fd = (system.constraints(q + eps * dq, t) - system.constraints(q - eps * dq, t)) / (2 * eps)
+        np.testing.assert_allclose(J @ dq, fd, rtol=1e-6, atol=1e-7)
+
+
 def _curve(system, q0, qd0, qdd0, s):
     """A trajectory through q0 that stays on the unit sphere for Euler parameters."""
     return _normalise(system, q0 + s * qd0 + 0.5 * s * s * qdd0)

@@ -32,7 +32,8 @@ CASES = [
     ("explicit-euler", {"stabilize": "projection"}, lambda f: (2, 1, 2)),
     ("explicit-euler", {"stabilize": "baumgarte"}, lambda f: (1, 1, 1)),
     ("li-euler", {}, lambda f: (3, 1, 1)),
-    ("li-euler", {"stabilize": "projection"}, lambda f: (3, 2, 2)),
+    ("li-euler", {"stabilize": "projection"}, lambda f: (4, 2, 2)),  # Φ, Φq at q + h(q̇ + Δq̇)
+    ("li-euler", {"stabilize": "projection", "position_update": "explicit"}, lambda f: (3, 2, 2)),
     ("li-euler", {"stabilize": "baumgarte"}, lambda f: (3, 1, 1)),
     ("li-euler", {"stabilize": "ggl"}, lambda f: (4, 2, 2)),
     ("li-euler", {"stabilize": "ggl", "ggl_iterations": 3}, lambda f: (6, 2, 4)),

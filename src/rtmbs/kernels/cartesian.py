@@ -321,8 +321,10 @@ def scatter_constraints(what, prim_type, prim_row, prim_body, body_qadr, body_rt
                 d0, d1, d2 = Dx[r, c0 + 3], Dx[r, c0 + 4], Dx[r, c0 + 5]
                 G = kin_G[b]
                 if body_rtype[b] == ROT_EP:  # α = 0; four columns (unrolled)
-                    if with_phiq:
-                        _phiq_row(phiq, r, a, Dx, c0, d0, d1, d2, G, 4)
+                    if with_phiq:  # Φ sees R(p/|p|): ∂π/∂p = 2E(p)/|p|², exact in every direction
+                        s = 1.0 / (q[a + 3] * q[a + 3] + q[a + 4] * q[a + 4] + q[a + 5] * q[a + 5]
+                                   + q[a + 6] * q[a + 6])
+                        _phiq_row(phiq, r, a, Dx, c0, s * d0, s * d1, s * d2, G, 4)
                 else:
                     if with_phiq:
                         _phiq_row(phiq, r, a, Dx, c0, d0, d1, d2, G, NROT[body_rtype[b]])

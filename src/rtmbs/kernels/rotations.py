@@ -27,16 +27,21 @@ ROTATION_NAMES = {"euler-parameters": ROT_EP, "euler-angles-zxz": ROT_ZXZ}
 
 @njit(cache=True, inline="always")
 def ep_to_matrix(p, A):
+    """A = R(p/|p|): the rotation matrix of the *normalised* Euler parameters, so that A (and with
+    it every constraint Φ) does not change along p. Its exact derivative is then
+    δπ = 2E(p)δp/|p|² in every direction, radial ones included (docs/solvers.md, "Euler
+    parameters"); at |p| = 1 this is the seed's A = (2e0² − 1)I + 2(e eᵀ + e0 ẽ) (seed 003 eq. 4.6)."""
     e0, e1, e2, e3 = p[0], p[1], p[2], p[3]
-    A[0, 0] = 2.0 * (e0 * e0 + e1 * e1) - 1.0
-    A[0, 1] = 2.0 * (e1 * e2 - e0 * e3)
-    A[0, 2] = 2.0 * (e1 * e3 + e0 * e2)
-    A[1, 0] = 2.0 * (e1 * e2 + e0 * e3)
-    A[1, 1] = 2.0 * (e0 * e0 + e2 * e2) - 1.0
-    A[1, 2] = 2.0 * (e2 * e3 - e0 * e1)
-    A[2, 0] = 2.0 * (e1 * e3 - e0 * e2)
-    A[2, 1] = 2.0 * (e2 * e3 + e0 * e1)
-    A[2, 2] = 2.0 * (e0 * e0 + e3 * e3) - 1.0
+    s = 2.0 / (e0 * e0 + e1 * e1 + e2 * e2 + e3 * e3)
+    A[0, 0] = s * (e0 * e0 + e1 * e1) - 1.0
+    A[0, 1] = s * (e1 * e2 - e0 * e3)
+    A[0, 2] = s * (e1 * e3 + e0 * e2)
+    A[1, 0] = s * (e1 * e2 + e0 * e3)
+    A[1, 1] = s * (e0 * e0 + e2 * e2) - 1.0
+    A[1, 2] = s * (e2 * e3 - e0 * e1)
+    A[2, 0] = s * (e1 * e3 - e0 * e2)
+    A[2, 1] = s * (e2 * e3 + e0 * e1)
+    A[2, 2] = s * (e0 * e0 + e3 * e3) - 1.0
 
 
 @njit(cache=True, inline="always")

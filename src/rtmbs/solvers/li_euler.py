@@ -1,19 +1,32 @@
 """Linearly implicit Euler in dependent coordinates, Algorithm 1 (seed 000 eq. 22, Table 1).
 
-    Δq = h q̇                                                                    (seed 001 eq. 7)
-    [M − hJq̇ − h²Jq   hΦqᵀ(q)        ] [Δq̇]   [hQ + h²Jq q̇                       ]
-    [Φq(q + Δq, t + h)   0            ] [λ  ] = [−Φq(q+Δq, t+h) q̇ − Φt(q+Δq, t+h)]   (eq. 22)
-    q ← q + Δq,   q̇ ← q̇ + Δq̇
+Two position updates (``position_update``):
+
+* ``"implicit"`` (default): symplectic Euler with the constraint at the new positions,
+
+      [M − hJq̇ − h²Jq   hΦqᵀ(q)        ] [Δq̇]   [hQ + h²Jq q̇         ]
+      [Φq(q_p, t + h)      0            ] [λ  ] = [−Φ(q_p, t + h) / h   ],   q_p = q + h q̇
+      q ← q + h(q̇ + Δq̇),   q̇ ← q̇ + Δq̇
+
+  the bottom row is the linearisation of Φ(q + h(q̇ + Δq̇), t + h) = 0 at q_p, so the new
+  positions satisfy the constraints up to O(h²‖Δq̇‖²) even before any projection, and (as the
+  iteration matrix M − hJq̇ − h²Jq assumes) positions move with the new velocity: no energy gain
+  on undamped motion (docs/solvers.md). For m = 0 this is the 1-stage linearly implicit Euler /
+  Rosenbrock method (seed 001 eqs. 3-5).
+* ``"explicit"``: the seeds' form, Δq = h q̇ (seed 001 eq. 7, seed 000 Table 1), with the velocity
+  constraint Φq(q + Δq, t + h)(q̇ + Δq̇) + Φt = 0 in the bottom row (eq. 22). It pumps energy
+  into undamped motion; the studies that reproduce the seeds use it.
 
 Jq, Jq̇ are the Jacobians of the stiff force terms (``jacobian="stiff"``, ``EVAL_JAC_STIFF``) or of
-all terms (``"all"``). For m = 0 with ``position_update="implicit"`` (the default when m = 0),
-Δq = h(q̇ + Δq̇): the 1-stage linearly implicit Euler / Rosenbrock method (seed 001 eqs. 3-5).
+all terms (``"all"``).
 
 Stabilisation (``stabilize``):
 
-* ``"projection"``: the non-iterative projection of the positions, seed 000 eq. 30 / Table 3.
+* ``"projection"``: the non-iterative projection of the positions, seed 000 eq. 30 / Table 3,
+  with Φq at the projected point q + Δq (one exact Newton step: the residual left is quadratic in
+  Φ(q + Δq)).
 * ``"baumgarte"``: index-2 Baumgarte, Φq q̇ + Φt + γ_B Φ = 0 at the predicted positions (eq. 5,
-  seed 001 eq. 10), ``baumgarte_gamma`` (default 1/h).
+  seed 001 eq. 10), ``baumgarte_gamma`` (default 1/h); explicit position update only.
 * ``"ggl"``: Gear-Gupta-Leimkuhler (seed 001 eq. 11): M(q⁺ − q)/h = M q̇ − Φqᵀ(q) η, Φ(q⁺, t+h) = 0,
   solved by ``ggl_iterations`` simplified Newton corrections from q + h q̇ (Jacobian frozen at the
   predictor); the velocity system (eq. 22) then imposes Φq(q⁺) q̇⁺ + Φt = 0 at the corrected q⁺.
@@ -60,8 +73,9 @@ def _factor(M, Jq, Jqd, phiq_i, phiq_1, h, A, K, piv):
 
 
 @njit(cache=True)
-def _solve(K, piv, Q, Jq, qd, phiq_1, phit_1, phi_1, gb, h, rhs):
-    """rhs = [hQ + h²Jq q̇; −Φq₁ q̇ − Φt₁ − γ_B Φ₁], solved in place (eq. 22, eq. 5)."""
+def _solve(K, piv, Q, Jq, qd, phiq_1, phit_1, phi_1, gb, cv, h, rhs):
+    """rhs = [hQ + h²Jq q̇; −cv(Φq₁ q̇ + Φt₁) − γ_B Φ₁], solved in place (eq. 22, eq. 5; cv = 0,
+    γ_B = 1/h: the position form Φ(q₁) + hΦq₁Δq̇ = 0)."""
     n = Q.shape[0]
     m = phiq_1.shape[0]
     h2 = h * h
@@ -71,10 +85,10 @@ def _solve(K, piv, Q, Jq, qd, phiq_1, phit_1, phi_1, gb, h, rhs):
             s += Jq[i, j] * qd[j]
         rhs[i] = h * Q[i] + h2 * s
     for i in range(m):
-        s = phit_1[i] + gb * phi_1[i]
+        s = 0.0
         for j in range(n):
             s += phiq_1[i, j] * qd[j]
-        rhs[n + i] = -s
+        rhs[n + i] = -(cv * (s + phit_1[i]) + gb * phi_1[i])
     lu_solve(K, piv, rhs)
 
 
@@ -111,7 +125,7 @@ def _update(q, qd, dq, rhs, h, implicit):
 
 
 @njit(cache=True)
-def _sp_factor_solve(ib, fb, idx, M, Q, Jq, Jqd, qd, phiq, phiq_1, phit_1, phi_1, gb, h, rhs,
+def _sp_factor_solve(ib, fb, idx, M, Q, Jq, Jqd, qd, phiq, phiq_1, phit_1, phi_1, gb, cv, h, rhs,
                      tmp, glimit, q, dq, lam, update, implicit):
     """Sparse eq. 22: gather and factor K on its fixed pattern; if the factors are healthy
     (pivot ratio > 0, largest multiplier <= ``glimit``) form the rhs as in :func:`_solve`, solve,
@@ -127,7 +141,7 @@ def _sp_factor_solve(ib, fb, idx, M, Q, Jq, Jqd, qd, phiq, phiq_1, phit_1, phi_1
         rhs[i] = h * Q[i] + h * h * tmp[i]
     phiq_times(idx, phiq_1, qd, tmp[:m])
     for i in range(m):
-        rhs[n + i] = -(tmp[i] + phit_1[i] + gb * phi_1[i])
+        rhs[n + i] = -(cv * (tmp[i] + phit_1[i]) + gb * phi_1[i])
     lu_solve_sp(ib, fb, rhs)
     if update:
         _update(q, qd, dq, rhs, h, implicit)
@@ -194,8 +208,8 @@ class LIEuler(Solver):
     stabilize : "none" | "projection" | "baumgarte" | "ggl"
     baumgarte_gamma : float or None (1/h)
     ggl_iterations : int, default 1
-    position_update : "auto" | "explicit" (Δq = h q̇) | "implicit" (Δq = h(q̇ + Δq̇));
-        "auto" is implicit for m = 0 (seed 001 eq. 3) and explicit otherwise (seed 000 Table 1).
+    position_update : "auto" (implicit; explicit with GGL) | "implicit" (Δq = h(q̇ + Δq̇) with
+        the constraint at the new positions) | "explicit" (Δq = h q̇, seed 000 Table 1)
     linear_solver : "auto" (sparse when the system has fixed patterns and n >= 18) | "dense" |
         "sparse" (``rtmbs.solvers.sparse``: fixed pattern, ordering and pivots; ``nanalyse``
         counts the re-analyses after the first)
@@ -223,11 +237,13 @@ class LIEuler(Solver):
         m = system.m
         self.stabilize = o["stabilize"] if m > 0 else "none"
         pu = o["position_update"]
+        own_positions = self.stabilize in ("ggl", "baumgarte")  # act on Δq = h q̇ themselves
         if pu == "auto":
-            pu = "implicit" if m == 0 else "explicit"
-        if pu == "implicit" and self.stabilize == "ggl":
-            raise SolverError(f"solver '{self.name}': stabilize='ggl' computes the positions "
-                              "itself; use position_update='auto' or 'explicit'")
+            pu = "explicit" if own_positions else "implicit"
+        if pu == "implicit" and own_positions and m:
+            raise SolverError(f"solver '{self.name}': stabilize={self.stabilize!r} works on the "
+                              "explicit position update (the implicit one imposes Φ = 0 at the "
+                              "new positions itself); use position_update='explicit' or 'auto'")
         self.implicit = pu == "implicit"
         self.jac_flag = EVAL_JAC_STIFF if o["jacobian"] == "stiff" else EVAL_JAC
         self.baumgarte_gamma = o["baumgarte_gamma"]
@@ -250,7 +266,8 @@ class LIEuler(Solver):
         self.ppiv = np.zeros(n + m, np.int64)
         self.prhs = np.zeros(n + m)
         self.what0 = EVAL_M | EVAL_Q | (EVAL_PHIQ if m else 0)
-        self.what1 = EVAL_PHIQ | (EVAL_PHI if self.stabilize in ("projection", "baumgarte") else 0)
+        self.what1 = EVAL_PHIQ | (EVAL_PHI if self.stabilize in ("projection", "baumgarte")
+                                  or self.implicit else 0)
         self.lam = np.zeros(m)
         self.ratio = 1.0
         if self.sparse:
@@ -286,17 +303,17 @@ class LIEuler(Solver):
         """Re-analyses of the sparse factors since ``reset`` (0 on the dense path)."""
         return self._nanalyse_total() - self._nan0 if self.sparse else 0
 
-    def _factor_solve(self, ws, ws1, q, qd, gb, h, phi1, update=False):
+    def _factor_solve(self, ws, ws1, q, qd, gb, h, phi1, update=False, cv=1.0):
         """Factor eq. 22 and solve into ``self.rhs``; with ``update`` (sparse path only) also
         update q, q̇ and λ in the same compiled call. Returns (pivot ratio, updated)."""
         if not self.sparse:
             ratio = _factor(ws.M, ws.Jq, ws.Jqd, ws.phiq, ws1.phiq, h, self.A, self.K, self.piv)
             self._toc("factorisation")
-            _solve(self.K, self.piv, ws.Q, ws.Jq, qd, ws1.phiq, ws1.phit, phi1, gb, h, self.rhs)
+            _solve(self.K, self.piv, ws.Q, ws.Jq, qd, ws1.phiq, ws1.phit, phi1, gb, cv, h, self.rhs)
             return ratio, False
         k = self.skkt
         lu = k.lu
-        a = (k.idx, ws.M, ws.Q, ws.Jq, ws.Jqd, qd, ws.phiq, ws1.phiq, ws1.phit, phi1, gb, h,
+        a = (k.idx, ws.M, ws.Q, ws.Jq, ws.Jqd, qd, ws.phiq, ws1.phiq, ws1.phit, phi1, gb, cv, h,
              self.rhs, self.stmp)
         b = (q, self.dq, self.lam, update, self.implicit)
         ratio, growth = _sp_factor_solve(lu.ib, lu.fb, *a, lu.growth_limit, *b)
@@ -322,11 +339,13 @@ class LIEuler(Solver):
         if m:
             evaluate(self, ws1, t + h, self.qp, qd, self.what1)
             self._toc("evaluation")
-        gb = 0.0
+        gb, cv = 0.0, 1.0
         if self.stabilize == "baumgarte":
             gb = 1.0 / h if self.baumgarte_gamma is None else float(self.baumgarte_gamma)
+        if self.implicit and m:
+            gb, cv = 1.0 / h, 0.0
         ratio, done = self._factor_solve(ws, ws1, q, qd, gb, h, ws1.phi if gb else self.zero_m,
-                                         update=self.stabilize != "projection")
+                                         update=self.stabilize != "projection", cv=cv)
         self.nfactor += 1
         self.nsolve += 1
         self._toc("solve")
@@ -337,9 +356,11 @@ class LIEuler(Solver):
             if self.implicit:
                 _implicit_dq(qd, self.rhs, h, self.dq)
                 np.add(q, self.dq, out=self.qp)
-                evaluate(self, ws1, t + h, self.qp, qd, EVAL_PHI)
+                evaluate(self, ws1, t + h, self.qp, qd, EVAL_PHI | EVAL_PHIQ)
+            # one Newton step of eq. 29 at the predicted positions: Φq(q + Δq) (not Φq(q), as
+            # eq. 30 writes it), so the residual left is quadratic in Φ(q + Δq)
             proj = self.sproj if self.sparse else self.proj
-            ok &= proj.correct(ws.M, ws.phiq, ws1.phi, h, self.dq)
+            ok &= proj.correct(ws.M, ws1.phiq, ws1.phi, h, self.dq)
             self.nfactor += 1
             self.nsolve += 1
             self._toc("projection")

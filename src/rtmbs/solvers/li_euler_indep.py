@@ -464,6 +464,14 @@ def _sp_p_project_T(ib, fb, phi, cols, tmp, dq):
 
 
 @njit(cache=True)
+def _position_increment(qd, dqd, h, implicit, dq):
+    """Δq = h(q̇ + Δq̇) (``implicit``: the position follows the new velocity, symplectic Euler)
+    or Δq = h q̇ (seed 000 Table 2)."""
+    for i in range(dq.shape[0]):
+        dq[i] = h * (qd[i] + dqd[i]) if implicit else h * qd[i]
+
+
+@njit(cache=True)
 def _euler_update(q, dq, zd, dzd, qd, dqd, qd_pred):
     """q += Δq, ż += Δż, q̇_pred = q̇ + Δq̇ (Table 2), one compiled call."""
     for i in range(q.shape[0]):
@@ -518,7 +526,10 @@ class LIEulerIndep(Solver):
         o = pop_options(self.name, options, dict(
             B="qr", jacobian="stiff", stabilize="none", projection_solve="kkt",
             baumgarte_gamma=None, rebase=True, rebase_tol=0.1, multipliers=True,
-            independent=None, linear_solver="auto"))
+            independent=None, linear_solver="auto",
+            position_update="explicit"))
+        check_choice(self.name, "position_update", o["position_update"], ("explicit", "implicit"))
+        self.implicit = o["position_update"] == "implicit"
         check_choice(self.name, "B", o["B"], ("qr", "partition"))
         check_choice(self.name, "jacobian", o["jacobian"], ("stiff", "all"))
         check_choice(self.name, "stabilize", o["stabilize"], ("none", "projection", "baumgarte"))
@@ -748,14 +759,15 @@ class LIEulerIndep(Solver):
             hr = self._sp_middle(ws, qd, h)
         else:
             hr = self._dense_middle(ws, qd, h)
-        np.multiply(qd, h, out=self.dq)
+        _position_increment(qd, self.dqd, h, self.implicit, self.dq)
         self._toc("solve")
         ok = hr > 0.0
         if self.stabilize == "projection":
             np.add(q, self.dq, out=self.qp)
-            evaluate(self, self.ws1, t + h, self.qp, qd, EVAL_PHI)
-            if self.projection_solve == "kkt":
-                ok &= self.proj.correct(ws.M, ws.phiq, self.ws1.phi, h, self.dq)
+            kkt = self.projection_solve == "kkt"
+            evaluate(self, self.ws1, t + h, self.qp, qd, EVAL_PHI | (EVAL_PHIQ if kkt else 0))
+            if kkt:  # Newton step at q + Δq (see li_euler.py): quadratic in Φ(q + Δq)
+                ok &= self.proj.correct(ws.M, self.ws1.phiq, self.ws1.phi, h, self.dq)
                 self.nfactor += 1
             elif self.B_mode == "qr":
                 _qr_project_T(self.K, self.piv, self.ws1.phi, self.x, self.dq)

@@ -94,7 +94,10 @@ def _check_reference_sees_bumps(sys, t, q_ref):
 
 def _run(sys, solver, h, t_end, instrument=False, **opts):
     """Fixed-step run in a plain loop (no per-step recording beyond q): (q (N+1, n), µs/step,
-    status, solver)."""
+    status, solver). ``li-euler`` takes the seed's position update Δq = h q̇ (seed 001 eq. 7)
+    unless ``opts`` say otherwise."""
+    if solver == "li-euler" and sys.m:
+        opts.setdefault("position_update", "explicit")
     slv = get_solver(solver)(sys, instrument=instrument, **opts)
     st = sys.initial_state()
     nsteps = int(round(t_end / h))
