@@ -68,6 +68,9 @@ BUILTIN: dict[str, tuple[Callable[[], MechanicalSystem], str]] = {
     "truck-linear": (_truck("linear"), "planar truck linearised about equilibrium (n=9, m=0)"),
     "mcpherson-simplified": (_mcpherson(False), "McPherson strut of seed 002, zxz angles (f=4)"),
     "mcpherson-overconstrained": (_mcpherson(True), "overconstrained McPherson strut, redundant (f=4)"),
+    "peer-four-bar": (_yaml("peer-four-bar"), "peer planar Grashof four-bar, undamped (n=21, m=20, f=1)"),
+    "peer-chain": (_yaml("peer-chain"), "peer 10-rod chain on spherical joints, spinning (n=70, m=40, f=30)"),
+    "peer-quarter-car": (_yaml("peer-quarter-car"), "peer double-wishbone quarter car (n=42, m=38, f=4)"),
 }
 if (_HERE / "multilink.py").exists():
     BUILTIN["multilink-bushings"] = (_multilink("bushings"), "rear multilink, links on 10 bushings (n=77, m=31, f=46)")
