@@ -1,5 +1,6 @@
-"""The fixed-pattern sparse LU (rtmbs.solvers.sparse) against numpy, its re-analysis when the
-static pivots go bad, and the sparse solver paths against the dense ones on the library models."""
+"""The fixed-pattern sparse LU (rtmbs.solvers.sparse) against numpy, its fixed-cost fallback
+(static pivots, refined solves) when the pivots go bad, the unpivoted KKT ordering, and the sparse
+solver paths against the dense ones on the library models."""
 import numpy as np
 import pytest
 
@@ -7,7 +8,8 @@ from rtmbs.errors import SolverError
 from rtmbs.models import BUILTIN, load_model
 from rtmbs.solvers.base import get_solver
 from rtmbs.solvers.sparse import (
-    SparseLU, lu_refactor, lu_solve_multi_sp, lu_solve_sp, lu_solve_t_sp,
+    SparseKKT, SparseLU, lu_refactor, lu_solve_multi_sp, lu_solve_sp, lu_solve_t_sp,
+    min_degree_order,
 )
 from solvertest_models import slider_crank
 
@@ -81,29 +83,71 @@ def _udiag(lu):
 
 
 @pytest.mark.parametrize("bad", [1e-13, 0.0])
-def test_degraded_static_pivot_triggers_one_reanalysis(bad):
+def test_degraded_static_pivot_falls_back_at_fixed_cost(bad):
     """Analysed where a11 is a good pivot, then a11 becomes tiny (or zero): the fixed pivot sequence
-    would give a multiplier of 1/a11; refactor detects the growth, re-analyses once and solves
-    accurately."""
+    would divide by it. The factorisation raises that pivot to PIVOT_REL times its value at the
+    analysis (static pivoting), counts a fallback naming row 0, never re-analyses, and its solves
+    (refined against the true matrix) are accurate."""
     r = np.array([0, 0, 1, 1, 2, 2])
     c = np.array([0, 1, 0, 1, 1, 2])
     lu = SparseLU(3, r, c, ordering="NATURAL")
     lu.ax[:] = [2.0, 1.0, 1.0, 1.0, 1.0, 1.0]
     lu.analyse()
+    assert lu.refactor() > 0.0 and lu.nfallback == 0 and not lu.flagged
     lu.ax[:] = [bad, 1.0, 1.0, 1.0, 1.0, 1.0]
     A = _dense(3, r, c, lu.ax)
     b = np.array([1.0, 2.0, 3.0])
-    # the stale pivot sequence alone: zero pivot or huge growth
-    fb = lu.fb.copy()
-    ratio, growth = lu_refactor(lu.ib, fb)
-    assert ratio == 0.0 or growth > lu.growth_limit
     assert lu.refactor() > 0.0
-    assert lu.nanalyse == 2 and lu.growth <= 1.0 / lu.pivot_thresh
+    assert lu.nanalyse == 1 and lu.nfallback == 1 and lu.last_fallback == 0 and lu.flagged
     x = b.copy()
     lu.solve(x)
     np.testing.assert_allclose(x, np.linalg.solve(A, b), rtol=1e-12)
-    lu.refactor()  # healthy now: no further analysis
-    assert lu.nanalyse == 2
+    x = b.copy()
+    lu.solve_t(x)
+    np.testing.assert_allclose(x, np.linalg.solve(A.T, b), rtol=1e-12)
+    lu.ax[:] = [2.0, 1.0, 1.0, 1.0, 1.0, 1.0]  # healthy again: no flag, the count stays
+    assert lu.refactor() > 0.0 and not lu.flagged and lu.nfallback == 1 and lu.nanalyse == 1
+
+
+def test_min_degree_order_keeps_the_groups_and_avoids_fill():
+    # an arrow matrix: eliminating the hub first fills everything, last fills nothing
+    N = 6
+    pat = np.eye(N, dtype=bool)
+    pat[0, :] = pat[:, 0] = True
+    order = min_degree_order(pat, [range(N)])
+    assert list(order).index(0) >= N - 2  # the hub goes when no fill is left to make
+    order = min_degree_order(pat, [range(3), range(3, N)])
+    assert set(order[:3]) == {0, 1, 2} and set(order[3:]) == {3, 4, 5}
+
+
+def test_kkt_with_singular_mass_block_is_factored_without_pivoting():
+    """A body with Euler parameters: the 4×4 rotation block of M is singular along p; with the
+    normalisation row added to it (augmentation) the unpivoted KKT factorisation solves exactly
+    like numpy on the full matrix, for both the top scaling s and another bottom Φq."""
+    rng = np.random.default_rng(4)
+    p = rng.standard_normal(4)
+    p /= np.linalg.norm(p)
+    E = np.array([[-p[1], p[0], -p[3], p[2]], [-p[2], p[3], p[0], -p[1]],
+                  [-p[3], -p[2], p[1], p[0]]])
+    J = np.diag([0.3, 0.5, 0.7])
+    M = np.zeros((7, 7))
+    M[:3, :3] = 2.0 * np.eye(3)
+    M[3:, 3:] = 4.0 * E.T @ J @ E  # rank 3
+    phiq = np.zeros((2, 7))
+    phiq[0, 3:] = 2.0 * p                       # normalisation row (one block of A)
+    phiq[1, :3] = [0.0, 0.0, 1.0]               # a row of the translation block
+    phiq[1, 3:] = 0.1 * rng.standard_normal(4)  # ... coupled to the rotation: no augmentation
+    bottom = phiq + 1e-3 * rng.standard_normal(phiq.shape) * (phiq != 0)
+    kkt = SparseKKT(M != 0, phiq != 0)
+    assert kkt.map.naug == 1
+    h = 1e-3
+    assert kkt.factor(M, M, M, 0.0, 0.0, phiq, h, bottom) > 0.0
+    K = np.block([[M, h * phiq.T], [bottom, np.zeros((2, 2))]])
+    rhs = rng.standard_normal(9)
+    x = rhs.copy()
+    kkt.solve(x)
+    np.testing.assert_allclose(x, np.linalg.solve(K, rhs), rtol=1e-10, atol=1e-12)
+    assert kkt.nfallback == 0
 
 
 def test_bad_entries_are_refused_with_the_limit():
@@ -231,9 +275,10 @@ def test_sparse_rebase_path_matches_dense():
 
 
 @pytest.mark.parametrize("solver,opts", [("li-euler", {}), ("li-euler-indep", {"B": "partition"})])
-def test_solver_reanalysis_is_counted_and_keeps_the_trajectory(solver, opts):
-    """With the growth limit at 0 every factorisation looks degraded: each one is re-analysed
-    (counted in nanalyse, one per factorisation of that matrix) and the result is unchanged."""
+def test_solver_fallback_is_counted_and_keeps_the_trajectory(solver, opts):
+    """With the growth limit at 0 every factorisation looks degraded: each one falls back to
+    refined solves (counted in nfallback, one per factorisation of that matrix, never a
+    re-analysis) and the result is unchanged."""
     sysm = load_model("four-bar")
     res = {}
     for ls in ("sparse", "dense"):
@@ -245,7 +290,8 @@ def test_solver_reanalysis_is_counted_and_keeps_the_trajectory(solver, opts):
             lu.growth_limit = 0.0
         for _ in range(10):
             assert slv.step(st, 1e-3)
-        res[ls] = (st, slv.nanalyse)
+        res[ls] = (st, slv.nfallback, slv.nanalyse)
     assert res["sparse"][1] == 10 and res["dense"][1] == 0
+    assert res["sparse"][2] == 0
     np.testing.assert_allclose(res["sparse"][0].q, res["dense"][0].q, rtol=0, atol=1e-12)
     np.testing.assert_allclose(res["sparse"][0].qd, res["dense"][0].qd, rtol=0, atol=1e-10)

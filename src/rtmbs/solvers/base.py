@@ -60,6 +60,9 @@ class Solver:
     ----------
     status : 0 running, 1 finished, -1 failed
     nstep, nfactor, nsolve, neval : counters since ``reset``
+    nfallback, last_fallback : factorisations since ``reset`` whose static pivots were raised or
+        whose multipliers grew (their solves refined, ``rtmbs.solvers.sparse``), and the row of the
+        matrix that last needed it (-1: none); always 0 / -1 on the dense paths
     timers : seconds per phase (``PHASES``) when ``instrument`` is true
     """
 
@@ -106,6 +109,23 @@ class Solver:
         self.status = 0
         self.nstep = self.nfactor = self.nsolve = self.neval = 0
         self.timers = {p: 0.0 for p in PHASES}
+        self._nfallback0 = self._fallbacks()
+
+    def _sparse_factors(self):
+        """The ``SparseLU`` objects of the step (for the fallback counters); none by default."""
+        return ()
+
+    def _fallbacks(self) -> int:
+        return sum(lu.nfallback for lu in self._sparse_factors() if lu is not None)
+
+    @property
+    def nfallback(self) -> int:
+        return self._fallbacks() - self._nfallback0
+
+    @property
+    def last_fallback(self) -> int:
+        rows = [lu.last_fallback for lu in self._sparse_factors() if lu is not None]
+        return max(rows, default=-1) if self.nfallback else -1
 
     def phase_times_us(self) -> dict[str, float]:
         """Mean µs per step spent in each phase (needs ``instrument=True``)."""

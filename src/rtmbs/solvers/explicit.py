@@ -122,6 +122,9 @@ class ExplicitEuler(Solver):
             self.skkt.factor(ws.M, ws.M, ws.M, 0.0, 0.0, ws.phiq, 1.0, ws.phiq)
             self._nan0 = self.skkt.nanalyse
 
+    def _sparse_factors(self):
+        return (self.skkt.lu,) if getattr(self, "sparse", False) and hasattr(self, "skkt") else ()
+
     @property
     def nanalyse(self) -> int:
         """Re-analyses of the sparse factors since ``reset`` (0 on the dense path)."""

@@ -126,7 +126,7 @@ def _update(q, qd, dq, rhs, h, implicit):
 
 @njit(cache=True)
 def _sp_factor_solve(ib, fb, idx, M, Q, Jq, Jqd, qd, phiq, phiq_1, phit_1, phi_1, gb, cv, h, rhs,
-                     tmp, glimit, q, dq, lam, update, implicit):
+                     tmp, q, dq, lam, update, implicit):
     """Sparse eq. 22: gather and factor K on its fixed pattern; if the factors are healthy
     (pivot ratio > 0, largest multiplier <= ``glimit``) form the rhs as in :func:`_solve`, solve,
     and with ``update`` also do :func:`_update` and λ = rhs[n:] (the whole step after the
@@ -134,7 +134,7 @@ def _sp_factor_solve(ib, fb, idx, M, Q, Jq, Jqd, qd, phiq, phiq_1, phit_1, phi_1
     n = Q.shape[0]
     m = phiq_1.shape[0]
     ratio, growth = kkt_values(ib, fb, idx, M, Jq, Jqd, h * h, h, phiq, h, phiq_1)
-    if ratio == 0.0 or growth > glimit:
+    if ratio == 0.0:
         return ratio, growth
     a_times(idx, Jq, qd, tmp)
     for i in range(n):
@@ -300,8 +300,13 @@ class LIEuler(Solver):
 
     @property
     def nanalyse(self) -> int:
-        """Re-analyses of the sparse factors since ``reset`` (0 on the dense path)."""
+        """Analyses of the sparse factors since ``reset``: 0 (none is ever repeated)."""
         return self._nanalyse_total() - self._nan0 if self.sparse else 0
+
+    def _sparse_factors(self):
+        kkts = (getattr(self, "skkt", None), getattr(self, "sggl", None),
+                getattr(getattr(self, "sproj", None), "kkt", None))
+        return tuple(k.lu for k in kkts if k is not None) if getattr(self, "sparse", False) else ()
 
     def _factor_solve(self, ws, ws1, q, qd, gb, h, phi1, update=False, cv=1.0):
         """Factor eq. 22 and solve into ``self.rhs``; with ``update`` (sparse path only) also
@@ -316,11 +321,7 @@ class LIEuler(Solver):
         a = (k.idx, ws.M, ws.Q, ws.Jq, ws.Jqd, qd, ws.phiq, ws1.phiq, ws1.phit, phi1, gb, cv, h,
              self.rhs, self.stmp)
         b = (q, self.dq, self.lam, update, self.implicit)
-        ratio, growth = _sp_factor_solve(lu.ib, lu.fb, *a, lu.growth_limit, *b)
-        if lu.needs_analysis(ratio, growth):
-            # re-analyse at the current values, then solve with those factors whatever they are
-            lu.reanalyse()
-            ratio, growth = _sp_factor_solve(lu.ib, lu.fb, *a, np.inf, *b)
+        ratio, growth = _sp_factor_solve(lu.ib, lu.fb, *a, *b)
         lu.ratio, lu.growth = ratio, growth
         self._toc("factorisation")
         return ratio, update and ratio > 0.0

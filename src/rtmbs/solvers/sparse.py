@@ -14,13 +14,22 @@ the coordinate partitioning) keep one sparsity pattern for the whole run. So:
   with the pivot sequence of the analysis: a fixed list of indexed multiply-adds.
 * :func:`lu_solve_sp` / :func:`lu_solve_t_sp`: triangular solves with A and Aᵀ.
 
-Cheap check of the result. The factor returns the pivot ratio min|u_kk| / max|u_kk| (0 for a zero
-or non-finite pivot, as :func:`rtmbs.solvers.linalg.lu_factor`) and the largest multiplier
-|l_ik|. Threshold pivoting bounds the multipliers by 1/``pivot_thresh`` at the analysis; a static
-pivot sequence that has gone bad shows up as element growth. When the largest multiplier exceeds
-``GROWTH_FACTOR`` times its bound (or a pivot is zero/non-finite) :meth:`SparseLU.refactor`
-re-analyses at the current values and factorises again (counted in ``nanalyse``): the one
-exception to the fixed cost, like the rebase of Algorithm 2.
+Fixed cost, no re-analysis. After the analysis nothing is re-planned: a pivot whose magnitude
+falls below ``PIVOT_REL`` times its value at the analysis is replaced by that bound with its sign
+(static pivoting, as SuperLU_DIST), and when that happens, or a multiplier exceeds ``GROWTH_FACTOR``
+times its bound, the factorisation is flagged and every solve with it adds ``NREFINE`` steps of
+iterative refinement against the unperturbed matrix: a fallback of known cost, counted in
+``nfallback`` with the offending row (``last_fallback``). The factor returns the pivot ratio
+min|u_kk| / max|u_kk| (0 for a non-finite pivot, as :func:`rtmbs.solvers.linalg.lu_factor`) and
+the largest multiplier |l_ik|.
+
+KKT matrices (:class:`SparseKKT`) are not pivoted at all: their ordering eliminates every
+coordinate before any multiplier (a minimum-degree order within each group, computed once), so
+the pivots are those of the iteration-matrix block A = M − c_d Jq̇ − c Jq (positive definite for a
+stable model) and then of the Schur complement −s Φq A⁻¹ Φqᵀ (definite while Φq has full rank).
+Euler-parameter bodies make M singular along p; rows of Φq that touch a single block of A (the
+normalisation rows) are added to A as α Φqᵣᵀ Φqᵣ (and α Φqᵣᵀ times their right-hand side to the
+top rows), which leaves the solution unchanged and makes A definite (augmented Lagrangian).
 
 The entries are given by the caller as parallel lists ``rows``, ``cols`` in any order; the caller
 fills the value array ``ax`` (a view into ``fb``) in that order and calls the factor. The
@@ -32,8 +41,12 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-#: Re-analyse when max |l_ik| exceeds this times 1/pivot_thresh (threshold-pivoting bound).
+#: Flag the factors (refine every solve) when max |l_ik| exceeds this times 1/pivot_thresh.
 GROWTH_FACTOR = 100.0
+#: A pivot below this times its magnitude at the analysis is replaced by that bound (static pivot).
+PIVOT_REL = 1e-8
+#: Refinement steps of a solve with flagged factors.
+NREFINE = 2
 #: Step size at which the solvers analyse their KKT matrices in ``reset`` (h scales blocks of
 #: them; a step with a very different h that upsets the pivots triggers a re-analysis).
 H_ANALYSIS = 1e-3
@@ -41,7 +54,11 @@ H_ANALYSIS = 1e-3
 ORDERINGS = ("MMD_ATA", "COLAMD", "MMD_AT_PLUS_A")
 
 # layout of the header of ``ib`` (uint32)
-_H_N, _H_NE, _H_NNZ, _H_PTR, _H_DIAG, _H_COL, _H_AMAP, _H_PROW, _H_PCOL, _H_LEN = range(10)
+(_H_N, _H_NE, _H_NNZ, _H_PTR, _H_DIAG, _H_COL, _H_AMAP, _H_PROW, _H_PCOL, _H_ROWS, _H_COLS, _H_NC,
+ _H_CDST, _H_CSRC, _H_LEN) = range(15)
+# ``fb`` = [ax (ne) | lu (nnz) | w (N) | pivot references (N) | b0 (N) | r (N) | couplings (nc) |
+#           statistics (_S_LEN)]
+_S_FLAG, _S_COUNT, _S_ROW, _S_GROWTH_LIMIT, _S_LEN = range(5)
 
 
 # -- numba kernels ------------------------------------------------------------------------------
@@ -63,10 +80,32 @@ def _views(ib, fb):
 
 
 @njit(cache=True, error_model="numpy")
+def _extras(ib, fb):
+    """Entry rows/cols, couplings (dst, src, values), pivot references, b0, r, statistics."""
+    N = np.intp(ib[_H_N])
+    ne = np.intp(ib[_H_NE])
+    nnz = np.intp(ib[_H_NNZ])
+    nc = np.intp(ib[_H_NC])
+    rows = ib[ib[_H_ROWS]:ib[_H_ROWS] + ne]
+    cols = ib[ib[_H_COLS]:ib[_H_COLS] + ne]
+    cdst = ib[ib[_H_CDST]:ib[_H_CDST] + nc]
+    csrc = ib[ib[_H_CSRC]:ib[_H_CSRC] + nc]
+    o = ne + nnz + N
+    pref = fb[o:o + N]
+    b0 = fb[o + N:o + 2 * N]
+    r = fb[o + 2 * N:o + 3 * N]
+    cval = fb[o + 3 * N:o + 3 * N + nc]
+    stats = fb[o + 3 * N + nc:o + 3 * N + nc + _S_LEN]
+    return rows, cols, cdst, csrc, cval, pref, b0, r, stats
+
+
+@njit(cache=True, error_model="numpy")
 def lu_refactor(ib, fb):
-    """Numeric LU of the values ``ax`` (in ``fb``) with the fixed pattern and pivots of ``ib``.
+    """Numeric LU of the values ``ax`` (in ``fb``) with the fixed pattern and pivots of ``ib``;
+    static pivoting of pivots below ``PIVOT_REL`` times their reference (module docstring).
     Returns (pivot ratio min|u_kk|/max|u_kk| or 0.0, max |l_ik|)."""
     N, ptr, diag, col, amap, prow, pcol, ax, lu, w = _views(ib, fb)
+    rows, cols, cdst, csrc, cval, pref, b0, r, stats = _extras(ib, fb)
     for p in range(lu.shape[0]):
         lu[p] = 0.0
     for e in range(ax.shape[0]):
@@ -74,6 +113,8 @@ def lu_refactor(ib, fb):
     umax = 0.0
     umin = np.inf
     lmax = 0.0
+    nperturbed = 0
+    bad = False
     one = np.uint32(1)  # unsigned loop indices: numba drops the negative-index checks
     for i in range(N):
         p0 = ptr[i]
@@ -89,26 +130,37 @@ def lu_refactor(ib, fb):
             a = abs(lik)
             if a > lmax:
                 lmax = a
-            for r in range(dk + one, ptr[k + one]):
-                w[col[r]] -= lik * lu[r]
+            for rr in range(dk + one, ptr[k + one]):
+                w[col[rr]] -= lik * lu[rr]
         for p in range(p0, p1):
             lu[p] = w[col[p]]
         u = abs(lu[d])
+        if not (u < np.inf):  # NaN or infinite pivot: no factors
+            bad = True
+        bound = PIVOT_REL * pref[i]
+        if u < bound:  # static pivot: keep the sign, raise the magnitude (NaN passes through)
+            lu[d] = -bound if lu[d] < 0.0 else bound
+            u = bound
+            nperturbed += 1
+            stats[_S_ROW] = prow[i]
         if u > umax:
             umax = u
         if u < umin:
             umin = u
+    flagged = nperturbed > 0 or lmax > stats[_S_GROWTH_LIMIT]
+    stats[_S_FLAG] = 1.0 if flagged else 0.0
+    if flagged:
+        stats[_S_COUNT] += 1.0
     if N == 0:
         return 1.0, 0.0
-    if not (umin > 0.0) or not (umax < np.inf) or not (lmax < np.inf):
+    if bad or not (umin > 0.0) or not (umax < np.inf) or not (lmax < np.inf):
         return 0.0, lmax
     return umin / umax, lmax
 
 
 @njit(cache=True, error_model="numpy")
-def lu_solve_sp(ib, fb, b):
-    """Solve A x = b in place in ``b`` with the factors of :func:`lu_refactor`."""
-    N, ptr, diag, col, amap, prow, pcol, ax, lu, w = _views(ib, fb)
+def _substitute(N, ptr, diag, col, prow, pcol, lu, w, b):
+    """b ← U⁻¹L⁻¹ b with the row and column permutations of the factors."""
     for i in range(N):
         s = b[prow[i]]
         for p in range(ptr[i], diag[i]):
@@ -125,11 +177,40 @@ def lu_solve_sp(ib, fb, b):
 
 
 @njit(cache=True, error_model="numpy")
+def lu_solve_sp(ib, fb, b):
+    """Solve A x = b in place in ``b`` with the factors of :func:`lu_refactor` (with the
+    couplings b[dst] += c b[src] of an augmented KKT matrix first, and ``NREFINE`` refinement
+    steps when the factors are flagged)."""
+    N, ptr, diag, col, amap, prow, pcol, ax, lu, w = _views(ib, fb)
+    rows, cols, cdst, csrc, cval, pref, b0, r, stats = _extras(ib, fb)
+    for c in range(cdst.shape[0]):
+        b[cdst[c]] += cval[c] * b[csrc[c]]
+    if stats[_S_FLAG] == 0.0:
+        _substitute(N, ptr, diag, col, prow, pcol, lu, w, b)
+        return
+    for i in range(N):
+        b0[i] = b[i]
+    _substitute(N, ptr, diag, col, prow, pcol, lu, w, b)
+    for _ in range(NREFINE):
+        for i in range(N):
+            r[i] = b0[i]
+        for e in range(ax.shape[0]):
+            r[rows[e]] -= ax[e] * b[cols[e]]
+        _substitute(N, ptr, diag, col, prow, pcol, lu, w, r)
+        for i in range(N):
+            b[i] += r[i]
+
+
+@njit(cache=True, error_model="numpy")
 def lu_solve_multi_sp(ib, fb, X, W):
     """Solve A Y = X in place in ``X (N, k)`` (k right-hand sides as columns; the inner loops run
     over the k columns, contiguous). ``W (N, k)`` is work space."""
     N, ptr, diag, col, amap, prow, pcol, ax, lu, w = _views(ib, fb)
     k = X.shape[1]
+    if _extras(ib, fb)[8][_S_FLAG] != 0.0:  # flagged factors: refined solves, one column each
+        for c in range(k):
+            lu_solve_sp(ib, fb, X[:, c])
+        return
     for i in range(N):
         r = prow[i]
         for c in range(k):
@@ -156,9 +237,8 @@ def lu_solve_multi_sp(ib, fb, X, W):
 
 
 @njit(cache=True, error_model="numpy")
-def lu_solve_t_sp(ib, fb, b):
-    """Solve Aᵀ x = b in place in ``b`` with the factors of :func:`lu_refactor`."""
-    N, ptr, diag, col, amap, prow, pcol, ax, lu, w = _views(ib, fb)
+def _substitute_t(N, ptr, diag, col, prow, pcol, lu, w, b):
+    """b ← (LU)⁻ᵀ b with the permutations of the factors."""
     for j in range(N):
         w[j] = b[pcol[j]]
     # Uᵀ v = w (column sweep over the rows of U)
@@ -175,6 +255,30 @@ def lu_solve_t_sp(ib, fb, b):
             w[col[p]] -= lu[p] * z
     for i in range(N):
         b[prow[i]] = w[i]
+
+
+@njit(cache=True, error_model="numpy")
+def lu_solve_t_sp(ib, fb, b):
+    """Solve Aᵀ x = b in place in ``b`` with the factors of :func:`lu_refactor` (refined when
+    flagged; the couplings of an augmented KKT matrix applied as their transpose, after)."""
+    N, ptr, diag, col, amap, prow, pcol, ax, lu, w = _views(ib, fb)
+    rows, cols, cdst, csrc, cval, pref, b0, r, stats = _extras(ib, fb)
+    if stats[_S_FLAG] == 0.0:
+        _substitute_t(N, ptr, diag, col, prow, pcol, lu, w, b)
+    else:
+        for i in range(N):
+            b0[i] = b[i]
+        _substitute_t(N, ptr, diag, col, prow, pcol, lu, w, b)
+        for _ in range(NREFINE):
+            for i in range(N):
+                r[i] = b0[i]
+            for e in range(ax.shape[0]):
+                r[cols[e]] -= ax[e] * b[rows[e]]
+            _substitute_t(N, ptr, diag, col, prow, pcol, lu, w, r)
+            for i in range(N):
+                b[i] += r[i]
+    for c in range(cdst.shape[0]):
+        b[csrc[c]] += cval[c] * b[cdst[c]]
 
 
 @njit(cache=True, error_model="numpy")
@@ -209,8 +313,37 @@ def _flops(pat: np.ndarray) -> int:
     return tot
 
 
+def min_degree_order(pattern: np.ndarray, groups) -> np.ndarray:
+    """Symmetric elimination order of the square bool ``pattern`` (structure of A + Aᵀ): minimum
+    degree on the elimination graph, all of ``groups[0]`` before any of ``groups[1]`` and so on
+    (a constrained ordering: for a KKT matrix, every coordinate before any multiplier)."""
+    N = pattern.shape[0]
+    sym = pattern | pattern.T
+    adj = [set(np.nonzero(sym[i])[0].tolist()) - {i} for i in range(N)]
+    order = []
+    for group in groups:
+        left = set(int(i) for i in group)
+        while left:
+            v = min(left, key=lambda i: (len(adj[i]), i))
+            nb = adj[v]
+            for u in nb:
+                adj[u] |= nb
+                adj[u].discard(u)
+                adj[u].discard(v)
+            adj[v] = set()
+            order.append(v)
+            left.remove(v)
+    if len(order) != N or len(set(order)) != N:
+        raise ValueError("min_degree_order: the groups must partition 0..N-1")
+    return np.array(order, np.int64)
+
+
 class SparseLU:
     """LU of an N × N matrix whose entries are at fixed positions ``(rows[e], cols[e])``.
+
+    ``couplings`` = (dst, src): the right-hand side of every solve first gets
+    b[dst[c]] += cval[c]·b[src[c]], with the values ``cval`` written by the caller (the
+    augmentation of :class:`SparseKKT`).
 
     Attributes
     ----------
@@ -218,9 +351,12 @@ class SparseLU:
     ax : view of ``fb``: the entry values, written by the caller before each factorisation
     nanalyse : analyses since construction (1 after the first); ``flops``: multiply-adds per factor
     ratio, growth : pivot ratio and largest multiplier of the last factorisation
+    nfallback, last_fallback : factorisations flagged since the analysis (static pivots or
+        growth: refined solves) and the original row of the last perturbed pivot
     """
 
-    def __init__(self, N: int, rows, cols, ordering: str = "best", pivot_thresh: float = 0.01):
+    def __init__(self, N: int, rows, cols, ordering: str = "best", pivot_thresh: float = 0.01,
+                 couplings=None):
         self.N = int(N)
         self.rows = np.ascontiguousarray(rows, dtype=np.uint32)
         self.cols = np.ascontiguousarray(cols, dtype=np.uint32)
@@ -232,16 +368,20 @@ class SparseLU:
         if ordering != "best" and ordering not in ORDERINGS + ("NATURAL",):
             raise ValueError(f"SparseLU: ordering={ordering!r} is not one of 'best', "
                              + ", ".join(repr(o) for o in ORDERINGS + ("NATURAL",)))
+        cdst, csrc = couplings if couplings is not None else ((), ())
+        self.cdst = np.ascontiguousarray(cdst, dtype=np.uint32)
+        self.csrc = np.ascontiguousarray(csrc, dtype=np.uint32)
         self.ordering = ordering
         self.pivot_thresh = float(pivot_thresh)
-        self.growth_limit = GROWTH_FACTOR / self.pivot_thresh
+        self._growth_limit = GROWTH_FACTOR / self.pivot_thresh
         self.ne = self.rows.size
         self.nanalyse = 0
         self.ratio = 1.0
         self.growth = 0.0
         self.ib = None
-        self.fb = np.zeros(self.ne)
+        self.fb = np.zeros(self.ne + self.cdst.size)
         self.ax = self.fb[:self.ne]
+        self.cval = self.fb[self.ne:]
 
     def _perms(self, values, spec):
         import scipy.sparse as sp
@@ -260,35 +400,41 @@ class SparseLU:
         pcol[lu.perm_c] = np.arange(N)
         return prow, pcol
 
-    def analyse(self, values=None) -> None:
-        """Ordering, pivot sequence and fill at the current values ``ax`` (or ``values``)."""
+    def _candidates(self, vals, base, order):
+        """(flops, prow, pcol, filled pattern, name) of each ordering to consider."""
+        N = self.N
+        if order is not None:
+            perms = [(np.asarray(order, np.int64), np.asarray(order, np.int64), "static")]
+        else:
+            perms, last_exc = [], None
+            for spec in (ORDERINGS if self.ordering == "best" else (self.ordering,)):
+                try:
+                    perms.append((*self._perms(vals, spec), spec))
+                except RuntimeError as exc:  # exactly singular for SuperLU
+                    last_exc = exc
+            if not perms:
+                raise np.linalg.LinAlgError(f"SparseLU.analyse: matrix is singular ({last_exc})")
+        for prow, pcol, spec in perms:
+            pat = _symbolic(base[np.ix_(prow, pcol)].copy() | np.eye(N, dtype=bool))
+            yield _flops(pat), prow, pcol, pat, spec
+
+    def analyse(self, values=None, order=None) -> None:
+        """Ordering, pivot sequence and fill at the current values ``ax`` (or ``values``), or
+        with the symmetric elimination ``order`` given (no pivoting); then the reference
+        magnitude of every pivot for the static pivoting of :func:`lu_refactor`."""
         N = self.N
         vals = np.array(self.ax if values is None else values, float)
+        cvals = self.cval.copy()
         if vals.shape != (self.ne,):
             raise ValueError(f"SparseLU.analyse: expected {self.ne} values, got {vals.shape}")
         base = np.zeros((N, N), bool)
         base[self.rows, self.cols] = True
-        specs = ORDERINGS if self.ordering == "best" else (self.ordering,)
-        best = None
-        last_exc = None
-        for spec in specs:
-            try:
-                prow, pcol = self._perms(vals, spec)
-            except RuntimeError as exc:  # exactly singular for SuperLU
-                last_exc = exc
-                continue
-            icol = np.empty(N, np.int64)
-            icol[pcol] = np.arange(N)
-            irow = np.empty(N, np.int64)
-            irow[prow] = np.arange(N)
-            pat = _symbolic(base[np.ix_(prow, pcol)].copy() | np.eye(N, dtype=bool))
-            fl = _flops(pat)
-            if best is None or fl < best[0]:
-                best = (fl, prow, pcol, irow, icol, pat, spec)
-        if best is None:
-            raise np.linalg.LinAlgError(f"SparseLU.analyse: matrix is singular ({last_exc})")
-        fl, prow, pcol, irow, icol, pat, spec = best
+        fl, prow, pcol, pat, spec = min(self._candidates(vals, base, order), key=lambda c: c[0])
         self.flops, self.spec = fl, spec
+        icol = np.empty(N, np.int64)
+        icol[pcol] = np.arange(N)
+        irow = np.empty(N, np.int64)
+        irow[prow] = np.arange(N)
         ptr = np.zeros(N + 1, np.int64)
         ptr[1:] = np.cumsum(pat.sum(axis=1))
         nnz = int(ptr[-1])
@@ -304,46 +450,78 @@ class SparseLU:
             i, j = irow[self.rows[e]], icol[self.cols[e]]
             cs = col[ptr[i]:ptr[i + 1]]
             amap[e] = ptr[i] + int(np.searchsorted(cs, j))
-        parts = [ptr, diag, col, amap, prow, pcol]
+        parts = [ptr, diag, col, amap, prow, pcol, self.rows, self.cols, self.cdst, self.csrc]
         head = np.zeros(_H_LEN, np.int64)
-        head[_H_N], head[_H_NE], head[_H_NNZ] = N, self.ne, nnz
+        head[_H_N], head[_H_NE], head[_H_NNZ], head[_H_NC] = N, self.ne, nnz, self.cdst.size
         off = _H_LEN
-        for slot, a in zip((_H_PTR, _H_DIAG, _H_COL, _H_AMAP, _H_PROW, _H_PCOL), parts):
+        for slot, a in zip((_H_PTR, _H_DIAG, _H_COL, _H_AMAP, _H_PROW, _H_PCOL, _H_ROWS, _H_COLS,
+                            _H_CDST, _H_CSRC), parts):
             head[slot] = off
             off += a.size
-        ib = np.concatenate([head] + parts)
+        ib = np.concatenate([head] + [np.asarray(a, np.int64) for a in parts])
         if ib.size and ib.max() >= 2 ** 32:
             raise ValueError("SparseLU: pattern too large for uint32 indices")
         self.ib = ib.astype(np.uint32)
-        fb = np.zeros(self.ne + nnz + N)
+        nc = self.cdst.size
+        fb = np.zeros(self.ne + nnz + 4 * N + nc + _S_LEN)
         fb[:self.ne] = vals
         self.fb = fb
         self.ax = fb[:self.ne]
+        o = self.ne + nnz + N
+        self.pref = fb[o:o + N]
+        self.cval = fb[o + 3 * N:o + 3 * N + nc]
+        self.cval[:] = cvals
+        self.stats = fb[o + 3 * N + nc:]
+        self.stats[_S_GROWTH_LIMIT] = np.inf
         self.nnz = nnz
+        # reference pivots: the pivots of this matrix, factorised without static pivoting
+        lu_refactor(self.ib, self.fb)
+        piv = np.abs(fb[self.ne:self.ne + nnz][diag])
+        if not np.all(np.isfinite(piv)) or not np.all(piv > 0.0):
+            k = int(np.argmin(np.where(np.isfinite(piv), piv, 0.0)))
+            raise np.linalg.LinAlgError(
+                f"SparseLU.analyse: zero or non-finite pivot in row {int(prow[k])} with the "
+                f"{spec} ordering: the matrix is singular")
+        self.pref[:] = piv
+        fb[:self.ne] = vals
+        self.stats[:] = 0.0
+        self.stats[_S_GROWTH_LIMIT] = self.growth_limit
         self.nanalyse += 1
+
+    @property
+    def growth_limit(self) -> float:
+        """Largest multiplier before the factors are flagged (refined solves)."""
+        return self._growth_limit
+
+    @growth_limit.setter
+    def growth_limit(self, value: float) -> None:
+        self._growth_limit = float(value)
+        if self.ib is not None:
+            self.stats[_S_GROWTH_LIMIT] = self._growth_limit
 
     # -- per step (one compiled call each) ---------------------------------------------------------
     def refactor(self) -> float:
-        """Factorise the values in ``ax``; re-analyse once if the static pivots degraded.
-        Returns the pivot ratio (0.0: singular)."""
+        """Factorise the values in ``ax`` (static pivots, never a re-analysis). Returns the pivot
+        ratio (0.0: a non-finite pivot)."""
         if self.ib is None:
             self.analyse()
         ratio, growth = lu_refactor(self.ib, self.fb)
-        if self.needs_analysis(ratio, growth):
-            self.reanalyse()
-            ratio, growth = lu_refactor(self.ib, self.fb)
         self.ratio, self.growth = ratio, growth
         return ratio
 
-    def needs_analysis(self, ratio, growth) -> bool:
-        return ratio == 0.0 or growth > self.growth_limit
+    @property
+    def nfallback(self) -> int:
+        return int(self.stats[_S_COUNT]) if self.ib is not None else 0
 
-    def reanalyse(self) -> None:
-        """Analyse again at the current values (kept); allocates: the exception to fixed cost."""
-        try:
-            self.analyse(self.ax.copy())
-        except np.linalg.LinAlgError:
-            pass  # singular: keep the old analysis, the caller sees ratio 0
+    @property
+    def last_fallback(self) -> int:
+        """Row of the matrix (before permutation) whose pivot was last raised (-1: none)."""
+        return int(self.stats[_S_ROW]) if self.nfallback else -1
+
+    @property
+    def flagged(self) -> bool:
+        """The last factorisation used the fallback (its solves are refined)."""
+        return self.ib is not None and self.stats[_S_FLAG] != 0.0
 
     def solve(self, b) -> None:
         lu_solve_sp(self.ib, self.fb, b)
@@ -402,7 +580,11 @@ class KKTMap:
     A = M [− c_d Jq̇ − c Jq] on the pattern ``a_pattern`` and Φq on ``phiq_pattern``.
 
     Entry order: A entries, then the s·Φqᵀ block, then the Φq block. ``idx`` packs
-    [nA, nz, a_i, a_j, z_r, z_c] (uint32) for :func:`kkt_gather`.
+    [nA, nz, a_i, a_j, z_r, z_c, augmentation] (uint32) for :func:`kkt_gather`. The augmentation
+    (module docstring) takes the rows of Φq whose columns form a full block of ``a_pattern``
+    (Euler-parameter normalisation rows, locks of one body): A += α_r Φqᵣᵀ Φqᵣ with
+    α_r = Σ M_jj / Σ Φq_rj² over the row's columns, and the couplings b[j] += α_r Φq_rj b[n + r]
+    (``couplings``, for :class:`SparseLU`).
     """
 
     def __init__(self, a_pattern: np.ndarray, phiq_pattern: np.ndarray):
@@ -413,7 +595,34 @@ class KKTMap:
         self.n, self.m = n, m
         self.rows = np.concatenate([ai, zc, n + zr]).astype(np.uint32)
         self.cols = np.concatenate([aj, n + zr, zc]).astype(np.uint32)
-        self.idx = np.concatenate([[ai.size, zr.size], ai, aj, zr, zc]).astype(np.uint32)
+        aent = {(int(i), int(j)): e for e, (i, j) in enumerate(zip(ai, aj))}
+        gptr, pptr, eb, pa, pb1, pb2 = [0], [0], [], [], [], []
+        for r in range(m):
+            es = np.nonzero(zr == r)[0]
+            cs = zc[es]
+            if not all((int(j), int(k)) in aent for j in cs for k in cs):
+                continue
+            eb.extend(es.tolist())
+            for e1, j in zip(es, cs):
+                for e2, k in zip(es, cs):
+                    pa.append(aent[(int(j), int(k))])
+                    pb1.append(int(e1))
+                    pb2.append(int(e2))
+            gptr.append(len(eb))
+            pptr.append(len(pa))
+        self.naug = len(gptr) - 1
+        eb = np.array(eb, np.int64)
+        self.couplings = (zc[eb] if eb.size else np.zeros(0, int),
+                          n + zr[eb] if eb.size else np.zeros(0, int))
+        self.idx = np.concatenate([[ai.size, zr.size], ai, aj, zr, zc,
+                                   [self.naug, eb.size, len(pa)], gptr, pptr, eb, pa, pb1, pb2]
+                                  ).astype(np.uint32)
+
+    def pattern(self) -> np.ndarray:
+        N = self.n + self.m
+        pat = np.zeros((N, N), bool)
+        pat[self.rows, self.cols] = True
+        return pat
 
 
 @njit(cache=True, error_model="numpy")
@@ -428,8 +637,30 @@ def _kkt_parts(idx):
 
 
 @njit(cache=True, error_model="numpy")
-def kkt_gather(idx, M, Jq, Jqd, c, cd, phiq_top, s, phiq_bottom, ax):
-    """ax = entries of [M − cd Jq̇ − c Jq, s Φq_topᵀ; Φq_bottom, 0] (c = cd = 0: M only)."""
+def _kkt_augmentation(idx):
+    na = np.intp(idx[0])
+    nz = np.intp(idx[1])
+    o = 2 + 2 * na + 2 * nz
+    ng = np.intp(idx[o])
+    ne = np.intp(idx[o + 1])
+    npair = np.intp(idx[o + 2])
+    o += 3
+    gptr = idx[o:o + ng + 1]
+    o += ng + 1
+    pptr = idx[o:o + ng + 1]
+    o += ng + 1
+    eb = idx[o:o + ne]
+    o += ne
+    pa = idx[o:o + npair]
+    pb1 = idx[o + npair:o + 2 * npair]
+    pb2 = idx[o + 2 * npair:o + 3 * npair]
+    return gptr, pptr, eb, pa, pb1, pb2
+
+
+@njit(cache=True, error_model="numpy")
+def kkt_gather(idx, M, Jq, Jqd, c, cd, phiq_top, s, phiq_bottom, ax, cval):
+    """ax = entries of [M − cd Jq̇ − c Jq, s Φq_topᵀ; Φq_bottom, 0] (c = cd = 0: M only), plus the
+    augmentation of the single-block rows (:class:`KKTMap`) and its couplings ``cval``."""
     ai, aj, zr, zc = _kkt_parts(idx)
     na = ai.shape[0]
     nz = zr.shape[0]
@@ -444,6 +675,20 @@ def kkt_gather(idx, M, Jq, Jqd, c, cd, phiq_top, s, phiq_bottom, ax):
     for e in range(nz):
         ax[na + e] = s * phiq_top[zr[e], zc[e]]
         ax[na + nz + e] = phiq_bottom[zr[e], zc[e]]
+    gptr, pptr, eb, pa, pb1, pb2 = _kkt_augmentation(idx)
+    bottom = ax[na + nz:na + 2 * nz]
+    for g in range(gptr.shape[0] - 1):
+        sm = 0.0
+        sb = 0.0
+        for k in range(gptr[g], gptr[g + 1]):
+            e = eb[k]
+            sm += M[zc[e], zc[e]]
+            sb += bottom[e] * bottom[e]
+        alpha = sm / sb if sb > 0.0 else 0.0
+        for k in range(gptr[g], gptr[g + 1]):
+            cval[k] = alpha * bottom[eb[k]]
+        for k in range(pptr[g], pptr[g + 1]):
+            ax[pa[k]] += alpha * bottom[pb1[k]] * bottom[pb2[k]]
 
 
 @njit(cache=True, error_model="numpy")
@@ -470,37 +715,49 @@ def a_times(idx, J, x, y):
 def kkt_values(ib, fb, idx, M, Jq, Jqd, c, cd, phiq_top, s, phiq_bottom):
     """:func:`kkt_gather` into the entry values of the :class:`SparseLU` (ib, fb), then factor."""
     ne = np.intp(ib[_H_NE])
-    kkt_gather(idx, M, Jq, Jqd, c, cd, phiq_top, s, phiq_bottom, fb[:ne])
+    cval = _extras(ib, fb)[4]
+    kkt_gather(idx, M, Jq, Jqd, c, cd, phiq_top, s, phiq_bottom, fb[:ne], cval)
     return lu_refactor(ib, fb)
 
 
-def make_kkt_lu(a_pattern, phiq_pattern, ordering="best", pivot_thresh=0.01):
-    """(KKTMap, SparseLU) of a KKT matrix; analyse with :meth:`SparseLU.analyse` after a gather."""
+def make_kkt_lu(a_pattern, phiq_pattern, pivot_thresh=0.01):
+    """(KKTMap, SparseLU) of a KKT matrix; :meth:`SparseKKT.factor` analyses at its first call."""
     km = KKTMap(a_pattern, phiq_pattern)
-    return km, SparseLU(km.n + km.m, km.rows, km.cols, ordering, pivot_thresh)
+    return km, SparseLU(km.n + km.m, km.rows, km.cols, pivot_thresh=pivot_thresh,
+                        couplings=km.couplings)
 
 
 class SparseKKT:
     """A KKT matrix [M − cd Jq̇ − c Jq, s Φq_topᵀ; Φq_bottom, 0] on fixed patterns: gather from
-    dense workspace arrays, factor (analysing at the first call), solve."""
+    dense workspace arrays, factor (analysing at the first call: every coordinate eliminated
+    before any multiplier, no pivoting, module docstring), solve with ``lu_solve_sp``."""
 
-    def __init__(self, a_pattern, phiq_pattern, ordering="best", pivot_thresh=0.01):
-        self.map, self.lu = make_kkt_lu(a_pattern, phiq_pattern, ordering, pivot_thresh)
+    def __init__(self, a_pattern, phiq_pattern, pivot_thresh=0.01):
+        self.map, self.lu = make_kkt_lu(a_pattern, phiq_pattern, pivot_thresh)
         self.idx = self.map.idx
+        # no growth check: unpivoted KKT multipliers Φq_ij / a_jj are large by units alone (kg vs
+        # kg m²); stability comes from the definite blocks, the pivot check catches rank loss
+        self.lu.growth_limit = np.inf
 
     def factor(self, M, Jq, Jqd, c, cd, phiq_top, s, phiq_bottom) -> float:
         lu = self.lu
         if lu.ib is None:
-            kkt_gather(self.idx, M, Jq, Jqd, c, cd, phiq_top, s, phiq_bottom, lu.ax)
-            lu.analyse()
+            kkt_gather(self.idx, M, Jq, Jqd, c, cd, phiq_top, s, phiq_bottom, lu.ax, lu.cval)
+            km = self.map
+            order = min_degree_order(km.pattern(), (range(km.n), range(km.n, km.n + km.m)))
+            lu.analyse(order=order)
         ratio, growth = kkt_values(lu.ib, lu.fb, self.idx, M, Jq, Jqd, c, cd, phiq_top, s,
                                    phiq_bottom)
-        if lu.needs_analysis(ratio, growth):
-            lu.reanalyse()
-            ratio, growth = lu_refactor(lu.ib, lu.fb)
         lu.ratio, lu.growth = ratio, growth
         return ratio
+
+    def solve(self, rhs) -> None:
+        lu_solve_sp(self.lu.ib, self.lu.fb, rhs)
 
     @property
     def nanalyse(self) -> int:
         return self.lu.nanalyse
+
+    @property
+    def nfallback(self) -> int:
+        return self.lu.nfallback
