@@ -186,24 +186,29 @@ def _rebind(ws: Workspace) -> None:
 
 
 @njit(cache=True)
-def _gather(what, buf, src, dst, ptr, left, kept_phi, stats):
-    """Copy the kept rows (``src`` -> ``dst`` in ``buf``, segments Φ | Φq, Φt | γ by ``ptr``) and
-    check the left-out rows of Φ. ``stats`` = [bound factor, bound atol, violations,
-    worst |Φ|, its row, last violated row]."""
-    for seg, flag in ((0, 4), (1, 8), (2, 16)):
-        if what & flag:
-            for k in range(ptr[seg], ptr[seg + 1]):
-                buf[dst[k]] = buf[src[k]]
-    if what & 4 and left.shape[0] > 0:
+def _gather(what, buf, idx, stats):
+    """Copy the kept rows within ``buf`` and check the left-out rows of Φ.
+
+    ``idx`` = [ncopy, nleft, nkept, ptr (4: segments Φ | Φq, Φt | γ), src (ncopy), dst (ncopy),
+    left-out Φ (nleft), kept Φ (nkept)] as offsets in ``buf``; ``stats`` = [bound factor,
+    bound atol, violations, worst |Φ|, its left-out index, last violated left-out index]."""
+    nc, nl, nk = idx[0], idx[1], idx[2]
+    src, dst = 7, 7 + nc
+    for seg in range(3):
+        if what & (4 << seg):
+            for k in range(idx[3 + seg], idx[4 + seg]):
+                buf[idx[dst + k]] = buf[idx[src + k]]
+    if what & 4 and nl > 0:
+        lo, ko = 7 + 2 * nc, 7 + 2 * nc + nl
         kmax = 0.0
-        for k in range(kept_phi.shape[0]):
-            a = abs(buf[kept_phi[k]])
+        for k in range(nk):
+            a = abs(buf[idx[ko + k]])
             if a > kmax:
                 kmax = a
         bound = stats[1] + stats[0] * kmax
         bad = -1
-        for k in range(left.shape[0]):
-            a = abs(buf[left[k]])
+        for k in range(nl):
+            a = abs(buf[idx[lo + k]])
             if a > bound or a != a:
                 bad = k
                 if not a <= stats[3]:
@@ -225,6 +230,7 @@ class ReducedSystem(MechanicalSystem):
 
     def __init__(self, system: MechanicalSystem, kept, left_out):
         self.system = system
+        self._inner_evaluate = system.evaluate
         self.n, self.m_full = system.n, system.m
         self._select(np.asarray(kept, np.int64), np.asarray(left_out, np.int64))
         self.stats = np.zeros(6)
@@ -248,12 +254,12 @@ class ReducedSystem(MechanicalSystem):
         ar = np.arange(m)
         src = [i_phi + kept, *src_phiq, i_phit + kept, i_gam + kept]
         dst = [o_phi + ar, *dst_phiq, o_phit + ar, o_gam + ar]
-        self._src = np.concatenate(src).astype(np.int64) if m else np.zeros(0, np.int64)
-        self._dst = np.concatenate(dst).astype(np.int64) if m else np.zeros(0, np.int64)
+        src = np.concatenate(src) if m else np.zeros(0, np.int64)
+        dst = np.concatenate(dst) if m else np.zeros(0, np.int64)
         nq = sum(c.size for c in cols)
-        self._ptr = np.array([0, m, 2 * m + nq, 3 * m + nq], np.int64)
-        self._left = (i_phi + left).astype(np.int64)
-        self._kept_phi = (i_phi + kept).astype(np.int64)
+        ptr = [0, m, 2 * m + nq, 3 * m + nq]
+        self._idx = np.concatenate([[src.size, left.size, m], ptr, src, dst, i_phi + left,
+                                    i_phi + kept]).astype(np.int64)
         self.message = notice(self.system, kept, left)
 
     # -- violations of the left-out rows -----------------------------------------------------
@@ -281,9 +287,8 @@ class ReducedSystem(MechanicalSystem):
     def evaluate(self, t, q, qd, ws: ReducedWorkspace, what: int) -> None:
         if what & EVAL_PHIQ:
             what |= EVAL_PHI  # for the check of the left-out rows (the Cartesian kernel has it)
-        self.system.evaluate(t, q, qd, ws.inner, what)
-        _gather(what, ws.buf, self._src, self._dst, self._ptr, self._left, self._kept_phi,
-                self.stats)
+        self._inner_evaluate(t, q, qd, ws.inner, what)
+        _gather(what, ws.buf, self._idx, self.stats)
 
     def expand_multipliers(self, lam, out) -> None:
         """λ over the rows of the full system: the kept rows' values, 0 on the left-out rows."""
