@@ -32,6 +32,11 @@ class RedundantConstraintError(RtmbsError):
         super().__init__(message)
 
 
+class RedundantConstraintWarning(UserWarning):
+    """Notice that a fixed-step solver leaves dependent (redundant) constraint equations out;
+    the message names the joints and the equations (``rtmbs.solvers.redundancy``)."""
+
+
 class SolverError(RtmbsError):
     """A solver cannot be used as asked (unknown name, unsupported model, bad option)."""
 

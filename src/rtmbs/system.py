@@ -518,7 +518,9 @@ class CartesianSystem(MechanicalSystem):
         if not hasattr(self, "_initial"):
             from .assembly import assemble
 
-            q, qd = assemble(self, self._q0, self._qd0, 0.0)
+            # redundant joint sets are accepted here: the fixed-step solvers leave the dependent
+            # rows out (solvers.redundancy), the offline ones handle them
+            q, qd = assemble(self, self._q0, self._qd0, 0.0, check_redundant=False)
             self._initial = State(0.0, q, qd, np.zeros(self.nx))
         return self._initial.copy()
 

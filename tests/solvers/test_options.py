@@ -1,7 +1,7 @@
 """Registration by name and option errors that name the option and the expected values."""
 import pytest
 
-from rtmbs.errors import RedundantConstraintError, SolverError
+from rtmbs.errors import RedundantConstraintError, RedundantConstraintWarning, SolverError
 from rtmbs.solvers.base import SOLVERS, get_solver
 from solvertest_models import PlanarLinkage, pendulum
 
@@ -32,20 +32,25 @@ def test_bad_options_raise_with_the_option_named(solver, opts, fragment):
     assert f"solver '{solver}'" in str(info.value)
 
 
-def test_more_constraints_than_coordinates_is_refused_by_algorithm_2():
+def test_more_constraints_than_coordinates_are_reduced_or_refused():
     sysm = PlanarLinkage("double-pin", [1.0], [1.0],
                          [(0, -0.5, -1, (0.0, 0.0)), (0, -0.5, -1, (0.0, 0.0))])
-    slv = get_solver("li-euler-indep")(sysm)
-    with pytest.raises(SolverError) as info:
+    with pytest.warns(RedundantConstraintWarning, match=r"'double-pin': rank\(Φq\) = 2 < m = 4; "
+                      r"redundant and left out of the solver's equations: rows 2, 3$"):
+        slv = get_solver("li-euler-indep")(sysm)
+    slv.reset(sysm.initial_state())  # the doubled pin is left out (rtmbs.solvers.redundancy)
+    assert slv.system.m == 2 and slv.f == 1
+    slv = get_solver("li-euler-indep")(sysm, redundant="error")
+    with pytest.raises(RedundantConstraintError) as info:
         slv.reset(sysm.initial_state())
-    assert "more constraints (m = 4) than coordinates (n = 3)" in str(info.value)
+    assert "has rank 2 < m = 4 at t = 0" in str(info.value)
 
 
 def test_rank_deficient_jacobian_names_the_system():
     sysm = PlanarLinkage("two-pins", [1.0], [1.0],
                          [(0, -0.5, -1, (0.0, 0.0))], locks=((1, -0.5, 0.0),))
     sysm._q0[:] = [0.0, -0.5, 0.0]  # hanging: pin and lock both fix y, rank 2 of 3 rows
-    slv = get_solver("li-euler-indep")(sysm, B="partition")
+    slv = get_solver("li-euler-indep")(sysm, B="partition", redundant="error")
     with pytest.raises(RedundantConstraintError) as info:
         slv.reset(sysm.initial_state())
     assert "'two-pins'" in str(info.value) and "expected full row rank m = 3" in str(info.value)

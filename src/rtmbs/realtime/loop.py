@@ -306,7 +306,7 @@ def run_realtime(
                 t_arr[k + 1] = state.t
                 q_arr[k + 1] = q
                 qd_arr[k + 1] = qd
-                lam_arr[k + 1] = slv.lam
+                slv.full_multipliers(lam_arr[k + 1])
                 if nout and (behind or not publish_outputs):
                     outputs(state.t, q, qd, out_buf)
                 o_arr[k + 1] = out_buf

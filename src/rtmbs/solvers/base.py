@@ -2,12 +2,14 @@
 counters and status, a subclass writes ``_step_impl``)."""
 from __future__ import annotations
 
+import functools
 import time
 
 import numpy as np
 
 from ..errors import SolverError, did_you_mean
 from ..protocol import MechanicalSystem, State
+from . import redundancy
 
 SOLVERS: dict[str, type["Solver"]] = {}
 
@@ -64,6 +66,9 @@ class Solver:
         whose multipliers grew (their solves refined, ``rtmbs.solvers.sparse``), and the row of the
         matrix that last needed it (-1: none); always 0 / -1 on the dense paths
     timers : seconds per phase (``PHASES``) when ``instrument`` is true
+    system, full_system : the system integrated and the one given; they differ when
+        ``redundant='remove'`` (the default of every fixed-step solver) leaves dependent
+        constraint rows out (``rtmbs.solvers.redundancy``; ``'error'`` raises at ``reset``)
     """
 
     name = "solver"
@@ -72,7 +77,23 @@ class Solver:
     #: True for the offline adaptive solvers (not fixed cost).
     offline = False
 
+    def __init_subclass__(cls, **kwargs):
+        """Fixed-step solvers take the option ``redundant`` here, before their own options."""
+        super().__init_subclass__(**kwargs)
+        init = cls.__dict__.get("__init__")
+        if init is not None and not (cls.offline or cls.ode_only):
+            cls.__init__ = _taking_redundant(init)
+
     def __init__(self, system: MechanicalSystem, instrument: bool = False, **options):
+        self.full_system = system
+        if self.offline or self.ode_only:
+            if "redundant" in options:
+                raise SolverError(f"solver '{self.name}': option redundant= is for the fixed-step "
+                                  "solvers of constrained systems")
+        else:
+            red = options.pop("redundant", getattr(self, "_redundant", None))
+            self.redundant = "remove" if red is None else red
+            system = redundancy.prepare(system, self.name, self.redundant)
         self.system = system
         self.instrument = instrument
         self.options = options
@@ -92,6 +113,8 @@ class Solver:
             if state.x.shape != (self.system.nx,):
                 state.x = np.zeros(self.system.nx)
             self.system.set_extra(state.x)
+        if not (self.offline or self.ode_only):
+            redundancy.at_reset(self.name, self.system, self.full_system, self.redundant, state)
         self._reset(state)
         self.reset_counters()  # set-up work (patterns, first factorisation) is not counted
 
@@ -104,6 +127,18 @@ class Solver:
             self.status = -1
             return False
         return True
+
+    @property
+    def nredundant_violations(self) -> int:
+        """Evaluations since ``reset`` in which a left-out redundant row exceeded its bound."""
+        return getattr(self.system, "nviolations", 0)
+
+    def full_multipliers(self, out) -> None:
+        """λ of the last step over the rows of ``full_system`` (0 on left-out rows)."""
+        if self.system is self.full_system:
+            out[:] = self.lam
+        else:
+            self.system.expand_multipliers(self.lam, out)
 
     def reset_counters(self):
         self.status = 0
@@ -152,3 +187,15 @@ class Solver:
     def _evaluate(self, t, q, qd, what):
         self.system.evaluate(t, q, qd, self.ws, what)
         self.neval += 1
+
+
+def _taking_redundant(init):
+    """Wrap a subclass ``__init__`` so that it does not see ``redundant=`` (kept for the base)."""
+
+    @functools.wraps(init)
+    def __init__(self, *args, redundant=None, **options):
+        if redundant is not None:
+            self._redundant = redundant
+        init(self, *args, **options)
+
+    return __init__

@@ -86,7 +86,7 @@ def simulate(
         t_arr[k] = state.t
         q_arr[k] = state.q
         qd_arr[k] = state.qd
-        lam_arr[k] = slv.lam
+        slv.full_multipliers(lam_arr[k])
         if system.nx:
             x_arr[k] = state.x
         if m:

@@ -1,0 +1,386 @@
+"""Redundant joint sets in the fixed-step solvers: leave the dependent equations out.
+
+Four revolutes with parallel axes (a planar four-bar drawn the usual way) or two coaxial hinges
+give a rank-deficient Φq: rank r < m. Like Adams at assembly, the solvers find at ``reset`` a
+maximal independent set of r rows of Φq(q0) and integrate with those rows only, for the whole
+run. :class:`ReducedSystem` is a thin provider of the mechanical-system protocol over the kept
+rows (m' = r): ``evaluate`` writes the full evaluation of the wrapped system and copies the kept
+rows of Φ, Φq, Φt and γ in one compiled call (no allocation); M, Q, Jq and Jq̇ are shared, not
+copied. The solvers see an ordinary system with full row rank.
+
+The left-out rows are dependent on the kept ones at q0; for a structural redundancy they stay
+satisfied as long as the kept ones are. Each evaluation checks them (Φ is evaluated with Φq) and
+counts, without raising, those in which one exceeds
+``LEFT_OUT_ATOL + LEFT_OUT_FACTOR·‖Φ_kept‖∞`` (``nviolations``, with the row and the size).
+
+Rank decisions use :data:`rtmbs.solvers.formulations.RANK_RTOL` (σ ≤ RANK_RTOL·σmax is zero),
+the tolerance of the redundant-constraint formulations of seed 002.
+"""
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import scipy.linalg as sla
+from numba import njit
+
+from ..errors import RedundantConstraintError, RedundantConstraintWarning, SolverError
+from ..protocol import EVAL_GAMMA, EVAL_PHI, EVAL_PHIQ, MechanicalSystem, State, Workspace
+from .formulations import RANK_RTOL
+
+#: Option ``redundant`` of the fixed-step solvers: leave dependent rows out, or raise.
+REDUNDANT_CHOICES = ("remove", "error")
+#: A left-out row counts as violated when |Φ_i| > LEFT_OUT_ATOL + LEFT_OUT_FACTOR·‖Φ_kept‖∞
+#: (Φ in the model's units: lengths and direction cosines). Locally implied rows drift with the
+#: kept ones, so only a large excess (a redundancy that held at q0 only) is counted.
+LEFT_OUT_ATOL = 1e-6
+LEFT_OUT_FACTOR = 10.0
+
+_ROW_KIND = {0: "spherical", 1: "dot-1", 2: "dot-2", 3: "distance", 4: "rotation-driver"}
+
+
+# -- choosing the rows (at reset; allocates) -------------------------------------------------
+def row_priority(system) -> np.ndarray:
+    """Rows in the order they are preferred: Euler-parameter normalisation rows first, then the
+    joints' rows in joint order, then any other rows."""
+    m = system.m
+    jr = getattr(system, "joint_rows", {})
+    ep = [r for name, (s, c) in jr.items() if name.endswith(".euler-parameters")
+          for r in range(s, s + c)]
+    joints = [r for name, (s, c) in jr.items() if not name.endswith(".euler-parameters")
+              for r in range(s, s + c)]
+    seen = set(ep) | set(joints)
+    return np.array(ep + joints + [r for r in range(m) if r not in seen], np.int64)
+
+
+def select_rows(phiq: np.ndarray, priority=None, rtol: float = RANK_RTOL):
+    """A maximal independent set of rows of Φq: ``(kept, left_out, rank)`` (sorted arrays).
+
+    Greedy in ``priority`` order (modified Gram-Schmidt: a row is kept when its part orthogonal
+    to the rows kept before exceeds rtol·σmax), checked against the rank by SVD; if the greedy
+    set is not well conditioned, the rows of a QR with column pivoting of Φqᵀ are used."""
+    m = phiq.shape[0]
+    order = np.arange(m) if priority is None else np.asarray(priority, np.int64)
+    s = np.linalg.svd(phiq, compute_uv=False)
+    if s.size == 0 or s[0] == 0.0:
+        return np.zeros(0, np.int64), np.arange(m), 0
+    cut = rtol * s[0]
+    rank = int(np.count_nonzero(s > cut))
+    if rank == m:
+        return np.arange(m), np.zeros(0, np.int64), m
+    basis = np.zeros((rank, phiq.shape[1]))
+    kept = []
+    for r in order:
+        v = phiq[r].astype(float)
+        B = basis[:len(kept)]
+        for _ in range(2):  # twice is enough (Kahan-Parlett)
+            v -= B.T @ (B @ v)
+        nv = np.linalg.norm(v)
+        if nv > cut:
+            basis[len(kept)] = v / nv
+            kept.append(int(r))
+            if len(kept) == rank:
+                break
+    kept = np.sort(np.array(kept, np.int64))
+    ok = kept.size == rank and (rank == 0 or np.linalg.svd(phiq[kept], compute_uv=False)[-1] > cut)
+    if not ok:
+        piv = sla.qr(phiq.T, mode="r", pivoting=True)[1]
+        kept = np.sort(piv[:rank].astype(np.int64))
+    left = np.setdiff1d(np.arange(m), kept)
+    return kept, left, rank
+
+
+def describe_rows(system, rows) -> list[tuple[str, list[int], str]]:
+    """Group rows by joint: ``[(joint, equation numbers within the joint (from 0), kinds)]``."""
+    rows = [int(r) for r in rows]
+    out = []
+    prim_type = getattr(system, "prim_type", None)
+    prim_row = getattr(system, "prim_row", None)
+
+    def kind(r):
+        if prim_type is None:
+            return ""
+        for k in range(len(prim_row)):
+            nr = 3 if prim_type[k] == 0 else 1
+            if prim_row[k] <= r < prim_row[k] + nr:
+                return _ROW_KIND.get(int(prim_type[k]), "") + ("-" + "xyz"[r - prim_row[k]] if nr == 3 else "")
+        return "normalisation"
+
+    named = set()
+    for name, (s, c) in getattr(system, "joint_rows", {}).items():
+        mine = [r for r in rows if s <= r < s + c]
+        if mine:
+            named.update(mine)
+            kinds = sorted({kind(r) for r in mine} - {""})
+            out.append((name, [r - s for r in mine], ", ".join(kinds)))
+    rest = [r for r in rows if r not in named]
+    if rest:
+        out.append(("", rest, ""))
+    return out
+
+
+def notice(system, kept, left) -> str:
+    """The message that names the joints and the equations left out."""
+    parts = []
+    for name, eqs, kinds in describe_rows(system, left):
+        if not name:
+            parts.append(f"row{'s' if len(eqs) > 1 else ''} {', '.join(map(str, eqs))}")
+            continue
+        what = f"equation{'s' if len(eqs) > 1 else ''} {', '.join(map(str, eqs))}"
+        parts.append(f"joint '{name}' {what}" + (f" ({kinds} rows)" if kinds else ""))
+    return (f"'{system.name}': rank(Φq) = {kept.size} < m = {system.m}; redundant and left out "
+            f"of the solver's equations: {'; '.join(parts)}")
+
+
+def _jacobian(system, t, q) -> np.ndarray:
+    ws = system.workspace()
+    system.evaluate(float(t), np.asarray(q, float), np.zeros(system.n), ws, EVAL_PHIQ)
+    return ws.phiq.copy()
+
+
+def redundancy_error(solver_name, system, t, kept, left) -> RedundantConstraintError:
+    groups = [(n, len(e)) for n, e, _ in describe_rows(system, left) if n]
+    names = ", ".join(f"{n} ({k} dependent equation{'s' if k > 1 else ''})" for n, k in groups)
+    return RedundantConstraintError(
+        f"solver '{solver_name}': the constraint Jacobian of '{system.name}' has rank "
+        f"{kept.size} < m = {system.m} at t = {t:g}: redundant joints: {names or 'unknown'}; "
+        f"expected full row rank m = {system.m} (option redundant='error'; the default "
+        "'remove' leaves the dependent equations out)", [n for n, _ in groups])
+
+
+# -- the wrapper -------------------------------------------------------------------------------
+class ReducedWorkspace(Workspace):
+    """A workspace of the reduced system (n, m') whose ``buf`` also holds the full evaluation.
+
+    ``buf`` = [the wrapped system's workspace (n, m) | Φ', Φq', Φt', γ' (m' rows)]; ``inner``
+    is the full workspace over the head of ``buf``; ``M``, ``Q``, ``Jq``, ``Jqd`` are its arrays
+    (shared), ``phi``, ``phiq``, ``phit``, ``gamma`` the kept rows (copied by ``evaluate``).
+    Offsets of the arrays in ``buf``: ``rtmbs.solvers.sparse.workspace_offsets``."""
+
+    def __init__(self, n: int, m_full: int, m: int):
+        self.n, self.m = n, m
+        nin = 3 * n * n + n + m_full * (n + 3)
+        self.buf = np.zeros(nin + m * (n + 3))
+        self.inner = Workspace(n, m_full)
+        self.inner.buf = self.buf[:nin]
+        _rebind(self.inner)
+        self.M, self.Q, self.Jq, self.Jqd = self.inner.M, self.inner.Q, self.inner.Jq, self.inner.Jqd
+        o = nin
+        self.phi = self.buf[o:o + m]; o += m
+        self.phiq = self.buf[o:o + m * n].reshape(m, n); o += m * n
+        self.phit = self.buf[o:o + m]; o += m
+        self.gamma = self.buf[o:o + m]
+
+
+def _rebind(ws: Workspace) -> None:
+    """Point the arrays of ``ws`` into ``ws.buf`` (the layout of :class:`Workspace`)."""
+    n, m = ws.n, ws.m
+    sizes = (n * n, n, m, m * n, m, m, n * n, n * n)
+    v, o = [], 0
+    for s in sizes:
+        v.append(ws.buf[o:o + s])
+        o += s
+    ws.M, ws.Q, ws.phi = v[0].reshape(n, n), v[1], v[2]
+    ws.phiq, ws.phit, ws.gamma = v[3].reshape(m, n), v[4], v[5]
+    ws.Jq, ws.Jqd = v[6].reshape(n, n), v[7].reshape(n, n)
+
+
+@njit(cache=True)
+def _gather(what, buf, idx, stats):
+    """Copy the kept rows within ``buf`` and check the left-out rows of Φ.
+
+    ``idx`` = [ncopy, nleft, nkept, ptr (4: segments Φ | Φq, Φt | γ), src (ncopy), dst (ncopy),
+    left-out Φ (nleft), kept Φ (nkept)] as offsets in ``buf``; ``stats`` = [bound factor,
+    bound atol, violations, worst |Φ|, its left-out index, last violated left-out index]."""
+    nc, nl, nk = idx[0], idx[1], idx[2]
+    src, dst = 7, 7 + nc
+    for seg in range(3):
+        if what & (4 << seg):
+            for k in range(idx[3 + seg], idx[4 + seg]):
+                buf[idx[dst + k]] = buf[idx[src + k]]
+    if what & 4 and nl > 0:
+        lo, ko = 7 + 2 * nc, 7 + 2 * nc + nl
+        kmax = 0.0
+        for k in range(nk):
+            a = abs(buf[idx[ko + k]])
+            if a > kmax:
+                kmax = a
+        bound = stats[1] + stats[0] * kmax
+        bad = -1
+        for k in range(nl):
+            a = abs(buf[idx[lo + k]])
+            if a > bound or a != a:
+                bad = k
+                if not a <= stats[3]:
+                    stats[3] = a
+                    stats[4] = k
+        if bad >= 0:
+            stats[2] += 1.0
+            stats[5] = bad
+
+
+class ReducedSystem(MechanicalSystem):
+    """The wrapped ``system`` over its kept constraint rows (m' = rank Φq(q0)).
+
+    Attributes: ``system`` (the full one), ``kept``, ``left_out`` (rows of the full system),
+    ``message`` (the notice); ``nviolations`` (evaluations in which a left-out row exceeded the
+    bound), ``max_violation`` (largest |Φ| of a violated left-out row) and
+    ``violation_row`` (its row in the full system, -1: none). Everything else is the wrapped
+    system's."""
+
+    def __init__(self, system: MechanicalSystem, kept, left_out):
+        self.system = system
+        self._inner_evaluate = system.evaluate
+        self.n, self.m_full = system.n, system.m
+        self._select(np.asarray(kept, np.int64), np.asarray(left_out, np.int64))
+        self.stats = np.zeros(6)
+        self.stats[:2] = LEFT_OUT_FACTOR, LEFT_OUT_ATOL
+        self.reset_violations()
+
+    def _select(self, kept, left):
+        n, mf = self.n, self.m_full
+        self.kept, self.left_out = kept, left
+        self.m = m = kept.size
+        nin = 3 * n * n + n + mf * (n + 3)
+        # offsets of Φ, Φq, Φt, γ in the inner layout and in the reduced tail (ReducedWorkspace)
+        i_phi, i_phiq = n * n + n, n * n + n + mf
+        i_phit, i_gam = i_phiq + mf * n, i_phiq + mf * n + mf
+        o_phi, o_phiq = nin, nin + m
+        o_phit, o_gam = o_phiq + m * n, o_phiq + m * n + m
+        pat = getattr(self.system, "phiq_pattern", None)
+        cols = [np.nonzero(pat[r])[0] if pat is not None else np.arange(n) for r in kept]
+        src_phiq = [i_phiq + r * n + c for r, c in zip(kept, cols)]
+        dst_phiq = [o_phiq + k * n + c for k, c in enumerate(cols)]
+        ar = np.arange(m)
+        src = [i_phi + kept, *src_phiq, i_phit + kept, i_gam + kept]
+        dst = [o_phi + ar, *dst_phiq, o_phit + ar, o_gam + ar]
+        src = np.concatenate(src) if m else np.zeros(0, np.int64)
+        dst = np.concatenate(dst) if m else np.zeros(0, np.int64)
+        nq = sum(c.size for c in cols)
+        ptr = [0, m, 2 * m + nq, 3 * m + nq]
+        self._idx = np.concatenate([[src.size, left.size, m], ptr, src, dst, i_phi + left,
+                                    i_phi + kept]).astype(np.int64)
+        self.message = notice(self.system, kept, left)
+
+    # -- violations of the left-out rows -----------------------------------------------------
+    def reset_violations(self) -> None:
+        self.stats[2:] = 0.0, 0.0, -1.0, -1.0
+
+    @property
+    def nviolations(self) -> int:
+        return int(self.stats[2])
+
+    @property
+    def max_violation(self) -> float:
+        return float(self.stats[3])
+
+    @property
+    def violation_row(self) -> int:
+        """Row (of the full system) of the largest violation seen, -1 for none."""
+        k = int(self.stats[4])
+        return int(self.left_out[k]) if k >= 0 else -1
+
+    # -- the protocol --------------------------------------------------------------------------
+    def workspace(self) -> ReducedWorkspace:
+        return ReducedWorkspace(self.n, self.m_full, self.m)
+
+    def evaluate(self, t, q, qd, ws: ReducedWorkspace, what: int) -> None:
+        if what & EVAL_PHIQ:
+            what |= EVAL_PHI  # for the check of the left-out rows (the Cartesian kernel has it)
+        self._inner_evaluate(t, q, qd, ws.inner, what)
+        _gather(what, ws.buf, self._idx, self.stats)
+
+    def expand_multipliers(self, lam, out) -> None:
+        """λ over the rows of the full system: the kept rows' values, 0 on the left-out rows."""
+        out[:] = 0.0
+        out[self.kept] = lam
+
+    @property
+    def phiq_pattern(self):
+        return np.asarray(self.system.phiq_pattern, bool)[self.kept]
+
+    def initial_state(self) -> State:
+        return self.system.initial_state()
+
+    def extra_rates(self, t, q, qd, x, out) -> None:
+        self.system.extra_rates(t, q, qd, x, out)
+
+    def set_extra(self, x) -> None:
+        self.system.set_extra(x)
+
+    def advance_extra(self, state: State, h: float) -> None:
+        self.system.advance_extra(state, h)
+
+    def outputs(self, t, q, qd, out) -> None:
+        self.system.outputs(t, q, qd, out)
+
+    def acceleration_outputs(self, t, q, qd, qdd, out) -> None:
+        self.system.acceleration_outputs(t, q, qd, qdd, out)
+
+    def set_input(self, name: str, value: float) -> None:
+        self.system.set_input(name, value)
+
+    def energy(self, q, qd) -> float:
+        return self.system.energy(q, qd)
+
+    def __getattr__(self, name):  # everything else: the wrapped system's
+        if name == "system":
+            raise AttributeError(name)
+        return getattr(self.system, name)
+
+
+for _a in ("name", "nx", "output_names", "acceleration_names", "input_names"):
+    setattr(ReducedSystem, _a, property(lambda self, _a=_a: getattr(self.system, _a)))
+
+
+# -- the solvers' hook (rtmbs.solvers.base) -------------------------------------------------------
+def check_choice(solver_name, redundant) -> str:
+    if redundant not in REDUNDANT_CHOICES:
+        raise SolverError(f"solver '{solver_name}': option redundant={redundant!r} is not one of "
+                          + ", ".join(repr(c) for c in REDUNDANT_CHOICES))
+    return redundant
+
+
+def prepare(system: MechanicalSystem, solver_name: str, redundant: str) -> MechanicalSystem:
+    """At solver construction: the system the solver integrates. With ``redundant='remove'``
+    and rank Φq(q0) < m (q0 the initial state) a :class:`ReducedSystem` (and a
+    :class:`RedundantConstraintWarning` naming the left-out equations), otherwise ``system``."""
+    check_choice(solver_name, redundant)
+    if redundant == "error" or system.m == 0:
+        return system
+    st = system.initial_state()
+    kept, left, _ = select_rows(_jacobian(system, st.t, st.q), row_priority(system))
+    if left.size == 0:
+        return system
+    red = ReducedSystem(system, kept, left)
+    warnings.warn(red.message, RedundantConstraintWarning, stacklevel=4)
+    return red
+
+
+def at_reset(solver_name: str, system: MechanicalSystem, full: MechanicalSystem,
+             redundant: str, state: State) -> None:
+    """At ``reset``: the rows at the reset state. Raises :class:`RedundantConstraintError` for
+    ``redundant='error'`` and rank deficiency; re-selects the kept rows of a
+    :class:`ReducedSystem` (same count) and clears its violation counter."""
+    if full.m == 0:
+        return
+    kept, left, rank = select_rows(_jacobian(full, state.t, state.q), row_priority(full))
+    if left.size and redundant == "error":
+        raise redundancy_error(solver_name, full, state.t, kept, left)
+    if system is full:
+        if left.size:
+            raise RedundantConstraintError(
+                f"solver '{solver_name}': '{full.name}' has rank(Φq) = {rank} < m = {full.m} at "
+                f"the reset state (t = {state.t:g}) but full rank at its initial state; build "
+                "the solver after setting the initial state", [n for n, _, _ in
+                                                              describe_rows(full, left) if n])
+        return
+    if rank != system.m:
+        raise SolverError(
+            f"solver '{solver_name}': '{full.name}' has rank(Φq) = {rank} at the reset state "
+            f"(t = {state.t:g}) but {system.m} at its initial state, where the redundant rows "
+            "were chosen; build a new solver for this state")
+    if not np.array_equal(kept, system.kept):
+        system._select(kept, left)
+        warnings.warn(system.message, RedundantConstraintWarning, stacklevel=4)
+    system.reset_violations()
