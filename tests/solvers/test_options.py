@@ -19,7 +19,7 @@ def test_registered_names():
     ("li-euler", {"ggl_iterations": 0}, "ggl_iterations=0, expected an integer >= 1"),
     ("li-euler", {"jacobian": "none"}, "option jacobian='none' is not one of 'stiff', 'all'"),
     ("li-euler-indep", {"B": "svd"}, "option B='svd' is not one of 'qr', 'partition'"),
-    ("li-euler-indep", {"independent": [0]}, "independent= needs B='partition'"),
+    ("li-euler-indep", {"B": "qr", "independent": [0]}, "independent= needs B='partition'"),
     ("li-euler-indep", {"B": "partition", "independent": [0, 1]},
      "option independent=[0, 1], expected 1 distinct coordinate indices in 0..2"),
     ("explicit-euler", {"alpha": -1.0}, "option alpha=-1.0, expected a number >= 0"),
