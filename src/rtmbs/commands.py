@@ -202,7 +202,9 @@ def bench_steps(system, solver_name: str, h: float, steps: int, warmup: int = 20
                 options: dict | None = None, **more) -> dict:
     """Time ``steps`` steps of a solver after ``warmup`` steps (options: ``options`` and
     ``more``). Wall µs per step: median, p99, p99.9, max, mean; process CPU µs per step (mean over
-    the timed steps); the re-analyses, fallbacks and rebases during the timed steps."""
+    the timed steps); the re-analyses, fallbacks and rebases during the timed steps; ``status``
+    "ok", "failed" (a step returned False; ``failed_step`` the first, counted from the first
+    warm-up step) or "diverged" (non-finite state at the end)."""
     from .analysis import sizes
     from .errors import SolverError
     from .solvers.base import get_solver
@@ -217,23 +219,29 @@ def bench_steps(system, solver_name: str, h: float, steps: int, warmup: int = 20
     state = system.initial_state()
     slv.reset(state)
     step = slv.step
-    for _ in range(warmup):
-        step(state, h)  # the solver advances state.t
+    failed = -1
+    for i in range(warmup):
+        if not step(state, h) and failed < 0:  # the solver advances state.t
+            failed = i + 1
     before = _factorisation_events(slv)
     dt = np.empty(steps, np.int64)
     clock = time.perf_counter_ns
     cpu0, wall0 = time.process_time_ns(), clock()
     for i in range(steps):
         a = clock()
-        step(state, h)
+        ok = step(state, h)
         dt[i] = clock() - a
+        if not ok and failed < 0:
+            failed = warmup + i + 1
     wall, cpu = clock() - wall0, time.process_time_ns() - cpu0
     events = {k: v - before[k] for k, v in _factorisation_events(slv).items()}
+    status = ("failed" if failed > 0 else "ok" if np.isfinite(state.q).all()
+              and np.isfinite(state.qd).all() else "diverged")
     us = dt / 1e3
     p99, p999 = np.percentile(us, [99.0, 99.9])
     return {**sizes(system), "model": system.name, "solver": slv.name, "h": h, "steps": steps,
             "warmup": warmup, "t_end": float(state.t),
-            "status": "failed" if slv.status < 0 else "ok",
+            "status": status, "failed_step": failed if failed > 0 else None,
             "us_per_step_median": float(np.median(us)), "us_per_step_p99": float(p99),
             "us_per_step_p999": float(p999), "us_per_step_max": float(us.max()),
             "us_per_step_mean": wall / 1e3 / steps, "cpu_us_per_step": cpu / 1e3 / steps,
@@ -256,7 +264,12 @@ def cmd_bench(args) -> int:
               f"mean {r['us_per_step_mean']:.1f}\n"
               f"  process CPU µs/step: {r['cpu_us_per_step']:.1f}\n"
               f"  during the timed steps: {r['nanalyse']} re-analyses, {r['nfallback']} fallbacks, "
-              f"{r['nrebase']} rebases" + ("" if r["status"] == "ok" else "; the solver FAILED"))
+              f"{r['nrebase']} rebases")
+        if r["failed_step"]:
+            print(f"  the solver FAILED at step {r['failed_step']} "
+                  f"(t = {r['failed_step'] * r['h']:g} s after the start)")
+        elif r["status"] != "ok":
+            print("  the state DIVERGED (not finite at the end)")
     return 0 if r["status"] == "ok" else 1
 
 

@@ -15,10 +15,10 @@ from .errors import SolverError
 FLAGS = (
     ("stabilize", "--stabilize", str,
      "none|projection|baumgarte|ggl (solver-dependent; li-euler, li-euler-indep and "
-     "explicit-euler default to projection)"),
+     "explicit-euler: projection unless given)"),
     ("position_update", "--position-update", str, "auto|explicit|implicit (li-euler)"),
     ("B", "--B", str, "partition|qr: the independent-coordinate basis of li-euler-indep "
-     "(default partition)"),
+     "(partition unless given)"),
     ("jacobian", "--jacobian", str, "stiff|all: force Jacobians of the stiff terms or of all"),
     ("ggl_iterations", "--ggl-iterations", int, "Newton corrections of stabilize=ggl (li-euler)"),
 )
@@ -44,9 +44,10 @@ def add_solver_arguments(parser) -> None:
         "solver options", "passed to the solver only when given; a solver that does not take "
         "an option refuses it (options per solver: docs/solvers.md)")
     for key, flag, typ, text in FLAGS:
-        g.add_argument(flag, dest=f"solver_{key}", type=typ, default=None,
+        g.add_argument(flag, dest=f"solver_{key}", type=typ, default=argparse.SUPPRESS,
                        metavar="N" if typ is int else "VALUE", help=text)
-    g.add_argument("--option", dest="solver_option", action="append", type=_key_value, default=[],
+    g.add_argument("--option", dest="solver_option", action="append", type=_key_value,
+                   default=argparse.SUPPRESS,
                    metavar="KEY=VALUE", help="any other solver option, repeatable "
                    "(e.g. --option rebase_tol=0.05 --option linear_solver=dense)")
 

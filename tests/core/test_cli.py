@@ -54,7 +54,17 @@ def test_run_writes_results_and_summary(tmp_path, capsys):
 
 def test_run_reports_divergence_and_keeps_results(tmp_path, capsys):
     stiff = tmp_path / "stiff.yaml"
-    stiff.write_text("""
+    stiff.write_text(STIFF_YAML)
+    code = main(["run", str(stiff), "--t-end", "0.5", "--solver", "explicit-euler", "--out", str(tmp_path / "o"), "--json"])
+    captured = capsys.readouterr()
+    assert code == 3
+    assert "rtmbs: error: simulation diverged at t = " in captured.err
+    s = json.loads(captured.out.strip().splitlines()[-1])
+    assert s["status"] == -1 and 0 < s["t_end"] < 0.5
+    assert (tmp_path / "o" / "result.h5").exists()
+
+
+STIFF_YAML = """
 name: stiff
 gravity: [0, 0, -9.81]
 bodies:
@@ -64,14 +74,7 @@ joints:
   - {name: slide, type: prismatic, marker_i: ground.o, marker_j: a.top}
 forces:
   - {name: k, type: spring-damper, marker_i: ground.o, marker_j: a.top, stiffness: 1.0e7, free_length: 0.0}
-""")
-    code = main(["run", str(stiff), "--t-end", "0.5", "--solver", "explicit-euler", "--out", str(tmp_path / "o"), "--json"])
-    captured = capsys.readouterr()
-    assert code == 3
-    assert "rtmbs: error: simulation diverged at t = " in captured.err
-    s = json.loads(captured.out.strip().splitlines()[-1])
-    assert s["status"] == -1 and 0 < s["t_end"] < 0.5
-    assert (tmp_path / "o" / "result.h5").exists()
+"""
 
 
 def test_bench_json(capsys):
@@ -161,6 +164,17 @@ def test_unstabilised_run_warns_once(tmp_path, capsys):
     assert main(["run", "double-pendulum", "--t-end", "0.5", "--json"]) == 0  # default: projection
     cap = capsys.readouterr()
     assert json.loads(cap.out)["warnings"] == [] and "warning" not in cap.err
+
+
+def test_bench_reports_a_failing_solver(tmp_path, capsys):
+    """explicit-euler on a 1e7 N/m spring at 1 ms: |1 + hλ| ≫ 1, the state overflows."""
+    stiff = tmp_path / "stiff.yaml"
+    stiff.write_text(STIFF_YAML)
+    assert main(["bench", str(stiff), "--solver", "explicit-euler", "--steps", "2000",
+                 "--warmup", "0", "--json"]) == 1
+    r = json.loads(capsys.readouterr().out)
+    # its steps do not report the failure (the LU of the KKT matrix succeeds): the state does
+    assert r["status"] == "diverged" and r["failed_step"] is None and r["steps"] == 2000
 
 
 def test_unknown_model_is_a_clear_error(capsys):
