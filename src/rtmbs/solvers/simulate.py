@@ -16,7 +16,7 @@ from .base import Solver, get_solver
 DIVERGENCE_LIMIT = 1e8
 #: An unstabilised run (``stabilize="none"``) whose ‖Φ‖ passes this warns once
 #: (:class:`~rtmbs.errors.ConstraintDriftWarning`). Φ mixes lengths [m] and the dimensionless
-#: Euler-parameter norms: 1e-4 is 0.1 mm, or a rotation matrix off orthogonal by 2e-4.
+#: Euler-parameter normalisations: 1e-4 is a joint gap of 0.1 mm, or pᵀp − 1 = 1e-4.
 DRIFT_WARNING = 1e-4
 
 
