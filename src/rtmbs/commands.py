@@ -7,6 +7,9 @@ from pathlib import Path
 
 import numpy as np
 
+from .solver_args import add_solver_arguments, solver_options
+from .solvers.simulate import DRIFT_WARNING
+
 
 def register(sub, fmt):
     p = sub.add_parser("demo", help="simulate the demo model and report speed and results",
@@ -31,7 +34,11 @@ def register(sub, fmt):
 
     p = sub.add_parser("run", help="simulate a model and write results", formatter_class=fmt,
                        epilog="examples:\n  rtmbs run double-pendulum --t-end 2 --h 1e-3 --solver li-euler --out out/dp\n"
-                       "  rtmbs run truck-dae --solver li-euler --stabilize ggl --t-end 5 --out out/truck --json")
+                       "  rtmbs run truck-dae --solver li-euler --stabilize ggl --t-end 5 --out out/truck --json\n"
+                       "  rtmbs run slider-crank --solver li-euler-indep --B qr --option rebase_tol=0.05\n"
+                       "The solvers li-euler, li-euler-indep and explicit-euler project onto the constraints "
+                       "by default (--stabilize projection); a run with --stabilize none warns when ‖Φ‖ "
+                       f"exceeds {DRIFT_WARNING:g}.")
     _run_args(p)
     p.add_argument("--t-end", type=float, default=1.0, help="end time [s]")
     p.add_argument("--out", default=None, help="directory for result.h5, result.csv, summary.json")
@@ -42,9 +49,15 @@ def register(sub, fmt):
     p.set_defaults(func=cmd_run)
 
     p = sub.add_parser("bench", help="time the steps of a solver on a model", formatter_class=fmt,
-                       epilog="example:\n  rtmbs bench slider-crank --solver li-euler --steps 2000 --json")
+                       description="Time STEPS steps of a solver after a warm-up: wall µs per step "
+                       "(median, p99, p99.9, max), process CPU µs per step, and the re-analyses "
+                       "(nanalyse), fallbacks (nfallback) and re-choices of B (nrebase) of the "
+                       "factorisations during the timed steps.",
+                       epilog="examples:\n  rtmbs bench slider-crank --solver li-euler --steps 2000 --json\n"
+                       "  rtmbs bench multilink-ideal --solver li-euler-indep --B qr --stabilize none --steps 100000")
     _run_args(p)
     p.add_argument("--steps", type=int, default=2000, help="timed steps (after a warm-up)")
+    p.add_argument("--warmup", type=int, default=200, help="untimed steps before the timed ones")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(func=cmd_bench)
 
@@ -61,17 +74,7 @@ def _run_args(p):
     p.add_argument("--solver", default="li-euler", help="solver name (li-euler, li-euler-indep, "
                    "explicit-euler, rosenbrock-grk4t, ab3, reference, ...)")
     p.add_argument("--h", type=float, default=1e-3, help="step size [s]")
-    p.add_argument("--stabilize", default=None, help="none|projection|baumgarte|ggl (solver-dependent)")
-    p.add_argument("--jacobian", default=None, help="stiff|all: force Jacobians of the stiff terms or of all")
-
-
-def _solver_options(args) -> dict:
-    opts = {}
-    if args.stabilize:
-        opts["stabilize"] = args.stabilize
-    if args.jacobian:
-        opts["jacobian"] = args.jacobian
-    return opts
+    add_solver_arguments(p)
 
 
 def cmd_models(args) -> int:
@@ -142,26 +145,37 @@ def summary(result, wall_s: float) -> dict:
         "max_constraint_norm": float(np.max(result.phi_norm)) if len(result.phi_norm) else 0.0,
         "final_constraint_norm": float(result.phi_norm[-1]) if len(result.phi_norm) else 0.0,
         "wall_s": wall_s, "status": result.meta.get("status"), "message": result.meta.get("message"),
+        "warnings": list(result.meta.get("warnings", [])),
     }
 
 
 def cmd_run(args) -> int:
-    from .errors import SimulationDiverged
+    import sys
+    import warnings
+
+    from .errors import ConstraintDriftWarning, SimulationDiverged
     from .models import load_model
+    from .solvers.base import get_solver
     from .solvers.simulate import simulate
 
     system = load_model(args.model)
+    slv = get_solver(args.solver)(system, **solver_options(args))  # its own option errors
     t0 = time.perf_counter()
     code = 0
-    try:
-        res = simulate(system, args.solver, t_end=args.t_end, h=args.h, save_every=args.save_every,
-                       progress=not args.no_progress and not args.json, **_solver_options(args))
-    except SimulationDiverged as exc:
-        res = exc.result
-        code = 3
-        import sys
-
-        print(f"rtmbs: error: {exc}", file=sys.stderr)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", ConstraintDriftWarning)
+        try:
+            res = simulate(system, slv, t_end=args.t_end, h=args.h, save_every=args.save_every,
+                           progress=not args.no_progress and not args.json)
+        except SimulationDiverged as exc:
+            res = exc.result
+            code = 3
+            print(f"rtmbs: error: {exc}", file=sys.stderr)
+    for w in caught:
+        if issubclass(w.category, ConstraintDriftWarning):
+            print(f"rtmbs: warning: {w.message}", file=sys.stderr)
+        else:
+            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
     wall = time.perf_counter() - t0
     s = summary(res, wall)
     if args.out:
@@ -179,43 +193,84 @@ def cmd_run(args) -> int:
     return code
 
 
-def bench_steps(system, solver_name: str, h: float, steps: int, warmup: int = 200, **options) -> dict:
-    """Time ``steps`` steps of a solver after ``warmup`` steps: µs per step, median and max."""
+def _factorisation_events(slv) -> dict:
+    """Counters of the rare, non-fixed-cost events (docs/solvers.md "fixed cost")."""
+    return {k: int(getattr(slv, k, 0)) for k in ("nanalyse", "nfallback", "nrebase")}
+
+
+def bench_steps(system, solver_name: str, h: float, steps: int, warmup: int = 200,
+                options: dict | None = None, **more) -> dict:
+    """Time ``steps`` steps of a solver after ``warmup`` steps (options: ``options`` and
+    ``more``). Wall µs per step: median, p99, p99.9, max, mean; process CPU µs per step (mean over
+    the timed steps); the re-analyses, fallbacks and rebases during the timed steps; ``status``
+    "ok", "failed" (a step returned False; ``failed_step`` the first, counted from the first
+    warm-up step) or "diverged" (non-finite state at the end)."""
+    from .analysis import sizes
+    from .errors import SolverError
     from .solvers.base import get_solver
 
+    options = {**(options or {}), **more}
     slv = get_solver(solver_name)(system, **options)
+    if slv.offline:
+        raise SolverError(f"solver '{slv.name}' is an offline adaptive solver; rtmbs bench times "
+                          "fixed-step solvers")
+    if steps < 1 or warmup < 0:
+        raise SolverError(f"bench: steps must be >= 1 and warmup >= 0, got {steps} and {warmup}")
     state = system.initial_state()
     slv.reset(state)
-    for _ in range(warmup):
-        slv.step(state, h)
-        state.t += h
-    dt = np.empty(steps)
+    step = slv.step
+    failed = -1
+    for i in range(warmup):
+        if not step(state, h) and failed < 0:  # the solver advances state.t
+            failed = i + 1
+    before = _factorisation_events(slv)
+    dt = np.empty(steps, np.int64)
     clock = time.perf_counter_ns
+    cpu0, wall0 = time.process_time_ns(), clock()
     for i in range(steps):
         a = clock()
-        slv.step(state, h)
+        ok = step(state, h)
         dt[i] = clock() - a
-        state.t += h
-    from .analysis import sizes
-
-    sz = sizes(system)
-    return {**sz, "model": system.name, "solver": solver_name, "h": h, "steps": steps,
-            "us_per_step_median": float(np.median(dt) / 1e3), "us_per_step_p99": float(np.percentile(dt, 99) / 1e3),
-            "us_per_step_max": float(dt.max() / 1e3), "options": options}
+        if not ok and failed < 0:
+            failed = warmup + i + 1
+    wall, cpu = clock() - wall0, time.process_time_ns() - cpu0
+    events = {k: v - before[k] for k, v in _factorisation_events(slv).items()}
+    status = ("failed" if failed > 0 else "ok" if np.isfinite(state.q).all()
+              and np.isfinite(state.qd).all() else "diverged")
+    us = dt / 1e3
+    p99, p999 = np.percentile(us, [99.0, 99.9])
+    return {**sizes(system), "model": system.name, "solver": slv.name, "h": h, "steps": steps,
+            "warmup": warmup, "t_end": float(state.t),
+            "status": status, "failed_step": failed if failed > 0 else None,
+            "us_per_step_median": float(np.median(us)), "us_per_step_p99": float(p99),
+            "us_per_step_p999": float(p999), "us_per_step_max": float(us.max()),
+            "us_per_step_mean": wall / 1e3 / steps, "cpu_us_per_step": cpu / 1e3 / steps,
+            **events, "options": options}
 
 
 def cmd_bench(args) -> int:
     from .models import load_model
 
     system = load_model(args.model)
-    r = bench_steps(system, args.solver, args.h, args.steps, **_solver_options(args))
+    r = bench_steps(system, args.solver, args.h, args.steps, warmup=args.warmup,
+                    options=solver_options(args))
     if args.json:
         print(json.dumps(r))
     else:
-        print(f"{r['model']} (n={r['n']}, m={r['m']}, f={r['f']}), {r['solver']}, h = {r['h']:g} s: "
-              f"median {r['us_per_step_median']:.1f} µs/step, p99 {r['us_per_step_p99']:.1f}, "
-              f"max {r['us_per_step_max']:.1f} ({r['steps']} steps)")
-    return 0
+        print(f"{r['model']} (n={r['n']}, m={r['m']}, f={r['f']}), {r['solver']}, h = {r['h']:g} s, "
+              f"{r['steps']} steps after {r['warmup']}:\n"
+              f"  wall µs/step: median {r['us_per_step_median']:.1f}, p99 {r['us_per_step_p99']:.1f}, "
+              f"p99.9 {r['us_per_step_p999']:.1f}, max {r['us_per_step_max']:.1f}, "
+              f"mean {r['us_per_step_mean']:.1f}\n"
+              f"  process CPU µs/step: {r['cpu_us_per_step']:.1f}\n"
+              f"  during the timed steps: {r['nanalyse']} re-analyses, {r['nfallback']} fallbacks, "
+              f"{r['nrebase']} rebases")
+        if r["failed_step"]:
+            print(f"  the solver FAILED at step {r['failed_step']} "
+                  f"(t = {r['failed_step'] * r['h']:g} s after the start)")
+        elif r["status"] != "ok":
+            print("  the state DIVERGED (not finite at the end)")
+    return 0 if r["status"] == "ok" else 1
 
 
 def cmd_plot(args) -> int:

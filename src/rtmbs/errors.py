@@ -55,6 +55,11 @@ class SimulationDiverged(RtmbsError):
         super().__init__(message)
 
 
+class ConstraintDriftWarning(UserWarning):
+    """An unstabilised run (``stabilize="none"``) left the constraint manifold: ‖Φ‖ exceeded
+    ``rtmbs.solvers.simulate.DRIFT_WARNING``. Issued once per run."""
+
+
 class FormulationNotApplicable(SolverError):
     """An acceleration formulation cannot be applied to this system (e.g. singular M)."""
 

@@ -79,3 +79,34 @@ def test_plugin_is_listed():
     from rtmbs import cli
 
     assert "rtmbs.realtime.cli" in cli._PLUGINS
+
+
+def test_options_a_solver_does_not_take_are_its_error(tmp_path):
+    from rtmbs.errors import SolverError
+
+    with pytest.raises(SolverError, match="solver 'li-euler': unknown option 'B'"):
+        run(["realtime", SPEC, "--solver", "li-euler", "--B", "qr", "--duration", "0.01"])
+    pytest.importorskip("pythonfmu")
+    with pytest.raises(SolverError, match="solver 'li-euler': unknown option 'B'"):
+        run(["export-fmu", SPEC, "--solver", "li-euler", "--B", "qr", "-o",
+             str(tmp_path / "x.fmu")])
+    assert not (tmp_path / "x.fmu").exists()
+
+
+def test_realtime_passes_its_options_to_the_solver(tmp_path, capsys):
+    """m = 0: li-euler's position update is implicit by default; --position-update explicit
+    must give simulate's explicit-update trajectory."""
+    from rtmbs.io.result import Result
+    from rtmbs.solvers.simulate import simulate
+
+    out = tmp_path / "rt"
+    assert run(["realtime", SPEC, "--solver", "li-euler", "--h", "0.002", "--duration", "0.04",
+                "--position-update", "explicit", "--option", "jacobian=all", "--out",
+                str(out)]) == 0
+    capsys.readouterr()
+    res = Result.load(out)
+    ref = simulate(tm.MassSpringDamper(), "li-euler", t_end=0.04, h=0.002,
+                   position_update="explicit", jacobian="all")
+    default = simulate(tm.MassSpringDamper(), "li-euler", t_end=0.04, h=0.002)
+    np.testing.assert_array_equal(res.q, ref.q)
+    assert np.abs(res.q - default.q).max() > 1e-9

@@ -2,10 +2,13 @@
 l = 0.5 m to the centre, started at 1 rad; h = 1 ms). Bounds from the step's Taylor expansion:
 with the index-2 velocity constraint met at q_n, one step adds δ_n = Φ(q_n + h q̇_n) − Φ(q_n)
 = ½ h² l θ̇_n² u(θ_n) (u = (sin θ, −cos θ)), so without stabilisation Φ is the sum of the δ_n."""
+import warnings
+
 import numpy as np
 import pytest
 
-from rtmbs.solvers.simulate import simulate
+from rtmbs.errors import ConstraintDriftWarning
+from rtmbs.solvers.simulate import DRIFT_WARNING, simulate
 from solvertest_models import pendulum
 
 H = 1e-3
@@ -29,7 +32,7 @@ def _delta_max(res):
 
 
 def test_without_stabilisation_phi_is_the_sum_of_the_step_defects():
-    sysm, res = _run()
+    sysm, res = _run(stabilize="none")
     th, thd = res.q[:-1, 2], res.qd[:-1, 2]
     pred = 0.5 * H ** 2 * ELL * np.stack([np.sin(th) * thd ** 2, -np.cos(th) * thd ** 2], 1)
     pred = np.cumsum(pred, 0)
@@ -91,9 +94,37 @@ def test_baumgarte_index2_bounded_by_one_step_defect():
 
 
 def test_explicit_euler_baumgarte_bounded_and_unstabilised_grows():
-    _, free = _run("explicit-euler")
+    _, free = _run("explicit-euler", stabilize="none")
     _, baum = _run("explicit-euler", stabilize="baumgarte", alpha=20.0, beta=20.0)
     assert free.phi_norm[-1] > 1e-3
     # Baumgarte damps Φ with rates of order α, β: bounded, far below the free drift
     assert baum.phi_norm.max() < 0.05 * free.phi_norm[-1]
     assert baum.phi_norm[N // 2:].max() <= 1.5 * baum.phi_norm[: N // 2].max()
+
+
+def test_unstabilised_drift_warns_once_with_where_and_how_much():
+    sysm = pendulum(L=L, theta0=1.0)
+    with pytest.warns(ConstraintDriftWarning) as rec:
+        res = simulate(sysm, "li-euler", t_end=2.0, h=H, stabilize="none")
+    drift = [w for w in rec if issubclass(w.category, ConstraintDriftWarning)]
+    assert len(drift) == 1
+    k = int(np.argmax(res.phi_norm))
+    first = res.t[np.flatnonzero(res.phi_norm > DRIFT_WARNING)[0]]
+    assert str(drift[0].message) == (
+        f"‖Φ‖ reached {res.phi_norm[k]:.2e} at t = {res.t[k]:.2f} s without stabilisation "
+        f"(above {DRIFT_WARNING:g} from t = {first:.2f} s); use stabilize='projection' "
+        "(rtmbs: --stabilize projection)")
+    assert res.meta["warnings"] == [str(drift[0].message)]
+    assert 0.1 < first < 2.0 and res.phi_norm[k] > DRIFT_WARNING
+
+
+@pytest.mark.parametrize("opts", [{"stabilize": "projection"}, {"stabilize": "none", "t_end": 0.05}],
+                         ids=str)
+def test_no_drift_warning_when_projected_or_below_the_bound(opts):
+    opts = dict({"t_end": 2.0}, **opts)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ConstraintDriftWarning)
+        res = simulate(pendulum(L=L, theta0=1.0), "li-euler", h=H, **opts)
+    assert "warnings" not in res.meta
+    if opts["stabilize"] == "none":
+        assert 0 < res.phi_norm.max() < DRIFT_WARNING

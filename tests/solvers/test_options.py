@@ -19,7 +19,7 @@ def test_registered_names():
     ("li-euler", {"ggl_iterations": 0}, "ggl_iterations=0, expected an integer >= 1"),
     ("li-euler", {"jacobian": "none"}, "option jacobian='none' is not one of 'stiff', 'all'"),
     ("li-euler-indep", {"B": "svd"}, "option B='svd' is not one of 'qr', 'partition'"),
-    ("li-euler-indep", {"independent": [0]}, "independent= needs B='partition'"),
+    ("li-euler-indep", {"B": "qr", "independent": [0]}, "independent= needs B='partition'"),
     ("li-euler-indep", {"B": "partition", "independent": [0, 1]},
      "option independent=[0, 1], expected 1 distinct coordinate indices in 0..2"),
     ("explicit-euler", {"alpha": -1.0}, "option alpha=-1.0, expected a number >= 0"),
@@ -54,3 +54,38 @@ def test_rank_deficient_jacobian_names_the_system():
     with pytest.raises(RedundantConstraintError) as info:
         slv.reset(sysm.initial_state())
     assert "'two-pins'" in str(info.value) and "expected full row rank m = 3" in str(info.value)
+
+
+# -- defaults: projection (and B = partition for Algorithm 2); m = 0 systems ignore it -----------
+@pytest.mark.parametrize("solver,explicit", [
+    ("li-euler", {"stabilize": "projection"}),
+    ("explicit-euler", {"stabilize": "projection"}),
+    ("li-euler-indep", {"stabilize": "projection", "B": "partition"}),
+])
+def test_default_is_the_projected_run(solver, explicit):
+    import numpy as np
+
+    from rtmbs.solvers.simulate import simulate
+
+    sysm = pendulum(theta0=1.0)
+    run = dict(t_end=0.3, h=1e-3)
+    default = simulate(sysm, solver, **run)
+    np.testing.assert_array_equal(default.q, simulate(sysm, solver, **run, **explicit).q)
+    free = simulate(sysm, solver, **run, **dict(explicit, stabilize="none"))
+    assert default.phi_norm.max() < 1e-8 < 1e-3 * free.phi_norm.max()
+    if solver == "li-euler-indep":  # another basis is another discretisation
+        qr = simulate(sysm, solver, **run, **dict(explicit, B="qr"))
+        assert np.abs(qr.q - default.q).max() > 1e-8
+
+
+@pytest.mark.parametrize("solver", ["li-euler", "explicit-euler", "li-euler-indep"])
+def test_default_projection_is_ignored_without_constraints(solver):
+    import numpy as np
+
+    from rtmbs.solvers.simulate import simulate
+    from solvertest_models import LinearOscillator
+
+    sysm = LinearOscillator()
+    default = simulate(sysm, solver, t_end=0.2, h=1e-3)
+    np.testing.assert_array_equal(default.q, simulate(sysm, solver, t_end=0.2, h=1e-3,
+                                                       stabilize="none").q)

@@ -4,6 +4,8 @@ from __future__ import annotations
 import json
 import sys
 
+from ..solver_args import add_solver_arguments, solver_options
+
 #: Keys of the one-line ``--json`` summary, in order.
 JSON_KEYS = ("model", "solver", "policy", "h", "steps", "overruns", "catchup_steps",
              "degraded_steps", "turnaround_us_p50", "turnaround_us_p99", "turnaround_us_p999",
@@ -25,6 +27,7 @@ def register(subparsers, formatter_class) -> None:
         "  rtmbs realtime truck-dae --solver li-euler --h 1e-3 --duration 10 --out out/rt\n"
         "  rtmbs realtime truck-dae --duration 5 --policy catch-up --json\n"
         "  rtmbs realtime my_model.py:build --udp io.yaml --duration 60\n"
+        "  rtmbs realtime multilink-ideal --solver li-euler-indep --B partition --stabilize projection\n"
         "UDP packet layout and configuration: docs/realtime.md",
     )
     p.add_argument("model", metavar="MODEL", help=_MODEL_HELP)
@@ -41,6 +44,7 @@ def register(subparsers, formatter_class) -> None:
     p.add_argument("--out", metavar="DIR", help="write summary.json/.md, turnaround.png, "
                    "timings.npz, result.h5 and result.mf4 there")
     p.add_argument("--json", action="store_true", help="print one line of JSON")
+    add_solver_arguments(p)
     p.set_defaults(func=cmd_realtime)
 
     e = subparsers.add_parser(
@@ -48,9 +52,11 @@ def register(subparsers, formatter_class) -> None:
         help="export a model + fixed-step solver as an FMI 2.0 co-simulation FMU",
         description="Build an FMI 2.0 co-simulation FMU (pythonfmu) whose inputs and outputs are "
         "the model's external inputs and named outputs, stepping with SOLVER at H. The FMU "
-        "stores the model spec, solver and h and rebuilds the model with rtmbs when loaded.",
+        "stores the model spec, solver, its options and h and rebuilds the model with rtmbs "
+        "when loaded: it steps exactly as 'rtmbs run' with the same options.",
         epilog="examples:\n"
         "  rtmbs export-fmu truck-ode --solver li-euler --h 1e-3 -o truck.fmu\n"
+        "  rtmbs export-fmu truck-dae --solver li-euler --stabilize ggl --ggl-iterations 2 -o truck-dae.fmu\n"
         "  rtmbs export-fmu my_model.py:build --solver explicit-euler --h 5e-4 -o model.fmu",
     )
     e.add_argument("model", metavar="MODEL", help=_MODEL_HELP)
@@ -58,22 +64,25 @@ def register(subparsers, formatter_class) -> None:
     e.add_argument("--h", type=float, default=1e-3, help="solver step [s]; communication "
                    "steps must be multiples of it")
     e.add_argument("-o", "--output", required=True, metavar="FILE", help="FMU file to write")
+    add_solver_arguments(e)
     e.set_defaults(func=cmd_export_fmu)
 
 
 def cmd_realtime(args) -> int:
     from pathlib import Path
 
-    from .loop import run_realtime
+    from .loop import _make_solver, run_realtime
     from .modelspec import resolve_model
 
     system = resolve_model(args.model)
+    # built here so that the options go to the solver alone (not to run_realtime's keywords)
+    slv = _make_solver(system, args.solver, solver_options(args))
     io = None
     if args.udp:
         from .udp import UdpIO
 
         io = UdpIO(args.udp)
-    rep = run_realtime(system, args.solver, h=args.h, duration=args.duration,
+    rep = run_realtime(system, slv, h=args.h, duration=args.duration,
                        policy=args.policy, io=io, record=bool(args.out),
                        recover_after=args.recover_after, priority=args.priority, out=args.out)
     if args.out:
@@ -95,6 +104,7 @@ def cmd_realtime(args) -> int:
 def cmd_export_fmu(args) -> int:
     from ..io.fmu import export_fmu
 
-    path = export_fmu(args.model, args.solver, args.h, args.output)
+    path = export_fmu(args.model, args.solver, args.h, args.output,
+                      solver_options=solver_options(args))
     print(f"wrote {path}")
     return 0

@@ -75,9 +75,9 @@ class ExplicitEuler(Solver):
 
     Options
     -------
-    stabilize : "none" | "baumgarte" | "projection"
-        Baumgarte at index 1 (eq. 4, ``alpha``, ``beta`` in 1/s) or the non-iterative projection
-        of the positions (eq. 30).
+    stabilize : "projection" (default) | "none" | "baumgarte"
+        The non-iterative projection of the positions (eq. 30) or Baumgarte at index 1 (eq. 4,
+        ``alpha``, ``beta`` in 1/s); ignored when m = 0.
     alpha, beta : float, default 10.0
     linear_solver : "auto" | "dense" | "sparse", as for ``li-euler`` ([M Φqᵀ; Φq 0] on the fixed
         patterns of M and Φq)
@@ -85,7 +85,7 @@ class ExplicitEuler(Solver):
 
     def __init__(self, system, instrument: bool = False, **options):
         super().__init__(system, instrument, **options)
-        o = pop_options(self.name, options, dict(stabilize="none", alpha=10.0, beta=10.0,
+        o = pop_options(self.name, options, dict(stabilize="projection", alpha=10.0, beta=10.0,
                                                  linear_solver="auto"))
         check_choice(self.name, "linear_solver", o["linear_solver"], ("auto", "dense", "sparse"))
         self.sparse = choose_linear_solver(self.name, system, o["linear_solver"])

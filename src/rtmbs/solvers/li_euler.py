@@ -205,7 +205,7 @@ class LIEuler(Solver):
     Options
     -------
     jacobian : "stiff" (default) | "all"
-    stabilize : "none" | "projection" | "baumgarte" | "ggl"
+    stabilize : "projection" (default, eq. 30) | "none" | "baumgarte" | "ggl"; ignored when m = 0
     baumgarte_gamma : float or None (1/h)
     ggl_iterations : int, default 1
     position_update : "auto" (implicit; explicit with GGL) | "implicit" (Δq = h(q̇ + Δq̇) with
@@ -218,7 +218,7 @@ class LIEuler(Solver):
     def __init__(self, system, instrument: bool = False, **options):
         super().__init__(system, instrument, **options)
         o = pop_options(self.name, options, dict(
-            jacobian="stiff", stabilize="none", baumgarte_gamma=None, ggl_iterations=1,
+            jacobian="stiff", stabilize="projection", baumgarte_gamma=None, ggl_iterations=1,
             position_update="auto", linear_solver="auto"))
         check_choice(self.name, "jacobian", o["jacobian"], ("stiff", "all"))
         check_choice(self.name, "stabilize", o["stabilize"],

@@ -14,7 +14,7 @@ Choice of B (``B=``):
 
 * ``"qr"`` (seed 003 eqs. 4.11-4.12): B = right n x f block of C1 in Φqᵀ(q0) = C1 C2, transposed;
   [Φq; B] (n x n) is factorised every step.
-* ``"partition"``: B = rows of the identity at f independent coordinates v chosen by Gaussian
+* ``"partition"`` (default): B = rows of the identity at f independent coordinates v chosen by Gaussian
   elimination with full pivoting of Φq (coordinate partitioning); then R = [−Φu⁻¹Φv; I] and
   S = [Φu⁻¹; 0], so only Φu (m x m, as sparse as Φq) is factorised.
 
@@ -518,9 +518,10 @@ class LIEulerIndep(Solver):
 
     Options
     -------
-    B : "qr" (default, seed 003 eqs. 4.11-4.12) | "partition" (coordinate partitioning)
+    B : "partition" (default, coordinate partitioning) | "qr" (seed 003 eqs. 4.11-4.12)
     jacobian : "stiff" (default) | "all"
-    stabilize : "none" | "projection" (eq. 30) | "baumgarte" (b = −Φt − γ_B Φ, eq. 5)
+    stabilize : "projection" (default, eq. 30) | "none" | "baumgarte" (b = −Φt − γ_B Φ, eq. 5);
+        ignored when m = 0
     projection_solve : "kkt" (eq. 30, default) | "T" (Δq* − Δq = S(−Φ): reuses [Φq; B]'s factors)
     baumgarte_gamma : float or None (1/h)
     position_update : "implicit" (default: Δq = h(q̇ + Δq̇), positions follow the new velocity; runs
@@ -538,7 +539,7 @@ class LIEulerIndep(Solver):
     def __init__(self, system, instrument: bool = False, **options):
         super().__init__(system, instrument, **options)
         o = pop_options(self.name, options, dict(
-            B="qr", jacobian="stiff", stabilize="none", projection_solve="kkt",
+            B="partition", jacobian="stiff", stabilize="projection", projection_solve="kkt",
             baumgarte_gamma=None, rebase=True, rebase_tol=0.1, multipliers=True,
             independent=None, linear_solver="auto",
             position_update="implicit"))

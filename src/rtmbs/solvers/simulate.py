@@ -3,16 +3,21 @@ from __future__ import annotations
 
 import math
 import time
+import warnings
 
 import numpy as np
 
-from ..errors import SimulationDiverged
+from ..errors import ConstraintDriftWarning, SimulationDiverged
 from ..io.result import Result
 from ..protocol import EVAL_GAMMA, EVAL_M, EVAL_PHI, EVAL_PHIQ, EVAL_Q, MechanicalSystem, State
 from .base import Solver, get_solver
 
 #: A state whose norm passes this is taken as diverged.
 DIVERGENCE_LIMIT = 1e8
+#: An unstabilised run (``stabilize="none"``) whose ‖Φ‖ passes this warns once
+#: (:class:`~rtmbs.errors.ConstraintDriftWarning`). Φ mixes lengths [m] and the dimensionless
+#: Euler-parameter normalisations: 1e-4 is a joint gap of 0.1 mm, or pᵀp − 1 = 1e-4.
+DRIFT_WARNING = 1e-4
 
 
 def consistent_accelerations(system: MechanicalSystem, t, q, qd) -> np.ndarray:
@@ -47,6 +52,9 @@ def simulate(
     ``Result``. Divergence (non-finite or exploding state) raises :class:`SimulationDiverged`
     with the time, the last good state and the results up to there (or, with
     ``raise_on_divergence=False``, returns them with ``meta['status'] = -1``).
+
+    An unstabilised run (the solver's ``stabilize`` is ``"none"``) whose ‖Φ‖ at a saved step
+    exceeds ``DRIFT_WARNING`` warns once (``ConstraintDriftWarning``, also in ``meta['warnings']``).
 
     With ``accelerations`` the outputs include the system's ``acceleration_names`` (body
     accelerations): for a fixed-step solver from the step's mean acceleration (q̇_{n+1} − q̇_n)/h
@@ -149,6 +157,23 @@ def simulate(
         meta=dict(model=system.name, solver=slv.name, h=h, steps=slv.nstep, wall_s=wall,
                   status=status, message=message, phase_us=slv.phase_times_us()),
     )
+    drift = drift_message(slv, res.t, res.phi_norm)
+    if drift:
+        res.meta["warnings"] = [drift]
+        warnings.warn(drift, ConstraintDriftWarning, stacklevel=2)
     if status < 0 and raise_on_divergence:
         raise SimulationDiverged(message, t=last_t, q=last_q, qd=last_qd, result=res)
     return res
+
+
+def drift_message(slv: Solver, t, phi_norm) -> str:
+    """The warning for an unstabilised run whose ‖Φ‖ passed ``DRIFT_WARNING``, else ``""``."""
+    if getattr(slv, "stabilize", None) != "none" or not len(phi_norm):
+        return ""
+    over = np.flatnonzero(phi_norm > DRIFT_WARNING)
+    if not over.size:
+        return ""
+    k = int(np.argmax(phi_norm))
+    return (f"‖Φ‖ reached {phi_norm[k]:.2e} at t = {t[k]:.2f} s without stabilisation (above "
+            f"{DRIFT_WARNING:g} from t = {t[over[0]]:.2f} s); use stabilize='projection' "
+            "(rtmbs: --stabilize projection)")
