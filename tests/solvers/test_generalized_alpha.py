@@ -154,7 +154,7 @@ def test_velocity_projection_is_what_keeps_the_velocity_constraints():
     st, _ = _run(sysm, 1e-3, 1.0, stabilize="none")
     ws = sysm._eval(EVAL_PHI | EVAL_PHIQ, st.q, st.qd, st.t)
     assert np.abs(ws.phiq @ st.qd + ws.phit).max() > 1e3 * PHID_TOL
-    st, _ = _run(sysm, 1e-3, 1.0, stabilize="positions")
+    st, _ = _run(sysm, 1e-3, 1.0, stabilize="projection")
     ws = sysm._eval(EVAL_PHI | EVAL_PHIQ, st.q, st.qd, st.t)
     assert np.abs(ws.phi).max() < PHI_TOL and np.abs(ws.phiq @ st.qd + ws.phit).max() < 1e-9
 
@@ -294,8 +294,8 @@ def test_coefficients_of_chung_hulbert():
     ({"rho_inf": "high"}, "option rho_inf='high', expected a number in [0, 1]"),
     ({"newton_iterations": 0}, "option newton_iterations=0, expected an integer >= 1"),
     ({"newton_iterations": 2.5}, "option newton_iterations=2.5, expected an integer >= 1"),
-    ({"stabilize": "projection"},
-     "option stabilize='projection' is not one of 'velocity', 'positions', 'none'"),
+    ({"stabilize": "positions"},
+     "option stabilize='positions' is not one of 'velocity', 'projection', 'none'"),
     ({"jacobian": "none"}, "option jacobian='none' is not one of 'all', 'stiff'"),
     ({"rho": 0.5}, "unknown option 'rho' (did you mean 'rho_inf'?"),
 ])

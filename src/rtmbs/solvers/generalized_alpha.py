@@ -21,12 +21,18 @@ Dopico & Trainelli 2008) so that its conditioning does not grow as h → 0:
     [Φq                  0  ] [sΔλ ] = − [Φ(q₁, t₁)             ]
 
 (Euler-parameter normalisation rows are ordinary rows of Φ). Stabilisation at the end of the step
-(``stabilize``): one factorisation of [M Φqᵀ; Φq 0] at q₁ and a solve for the velocity
-correction, Φq q̇₁ + Φt = 0 to round-off ("velocity"), preceded by a position correction with the
-same factors, [0; −Φ(q₁)] ("positions").
+(``stabilize``):
 
-Cost per step: evaluations k (+1 with stabilisation), factorisations 1 (+1), solves
-k (+1 velocity, +2 positions).
+* "velocity" (default): Φq, Φt evaluated at q₁, then ``VELOCITY_PASSES`` = 2 solves with the
+  step's factors, right-hand side [0; −(Φq(q₁) q̇₁ + Φt)]: an oblique projection in the metric
+  of the iteration matrix, refined once because the factors hold the predictor's Φq; no
+  factorisation;
+* "projection": [M Φqᵀ; Φq 0] evaluated and factorised at q₁, position correction with
+  [0; −Φ(q₁)] (seed 000 eq. 30) then velocity correction with [0; −(Φq q̇₁ + Φt)];
+* "none": the plain index-3 scheme (Φq q̇ + Φt stays at the size of the velocity error).
+
+Cost per step: evaluations k (+1 "velocity": Φq only; +1 "projection"), factorisations 1
+(+1 "projection"), solves k (+2 with either stabilisation).
 """
 from __future__ import annotations
 
@@ -41,6 +47,11 @@ from .base import Solver, register_solver
 from .linalg import lu_factor, lu_solve
 from .sparse import SparseKKT, choose_linear_solver, lu_solve_sp
 from .stabilization import check_choice, evaluate, kkt_assemble, pop_options
+
+
+#: Solves of the velocity correction with the step's factors (``stabilize="velocity"``): each
+#: pass shrinks Φq q̇ + Φt by about 1e-3 on the spatial chain's whip (their Φq is the predictor's).
+VELOCITY_PASSES = 2
 
 
 def coefficients(rho_inf: float):
@@ -125,37 +136,42 @@ def _finish(q, qd, a, qdd, lam, q1, v1, qdd1, lam1, am, af):
 
 
 @njit(cache=True)
-def _project_rhs(phiq, phit, phi, v1, n, positions, rhs):
-    """rhs = [0; −Φ] (positions) or [0; −(Φq q̇₁ + Φt)] (velocities), dense Φq."""
-    m = phiq.shape[0]
+def _velocity_rhs(phiq, phit, v1, n, rhs):
+    """rhs = [0; −(Φq q̇₁ + Φt)] (dense Φq)."""
     for i in range(n):
         rhs[i] = 0.0
-    for i in range(m):
-        if positions:
-            rhs[n + i] = -phi[i]
-        else:
-            s = phit[i]
-            for j in range(n):
-                s += phiq[i, j] * v1[j]
-            rhs[n + i] = -s
+    for i in range(phiq.shape[0]):
+        s = phit[i]
+        for j in range(n):
+            s += phiq[i, j] * v1[j]
+        rhs[n + i] = -s
 
 
 @njit(cache=True)
-def _project_dense(M, phiq, phit, phi, P, piv, rhs, q1, v1, positions):
-    """Factor [M Φqᵀ; Φq 0] at q₁; with ``positions`` q₁ += the correction of [0; −Φ]; then
-    q̇₁ += the correction of [0; −(Φq q̇₁ + Φt)]. Returns the pivot ratio."""
+def _velocity_dense(K, piv, phiq, phit, v1, rhs):
+    """q̇₁ += the velocity part of K⁻¹[0; −(Φq q̇₁ + Φt)] with the step's factors K."""
+    n = v1.shape[0]
+    _velocity_rhs(phiq, phit, v1, n, rhs)
+    lu_solve(K, piv, rhs)
+    for i in range(n):
+        v1[i] += rhs[i]
+
+
+@njit(cache=True)
+def _project_dense(M, phiq, phit, phi, P, piv, rhs, q1, v1):
+    """Factor P = [M Φqᵀ; Φq 0] at q₁; q₁ += the correction of [0; −Φ], then q̇₁ += that of
+    [0; −(Φq q̇₁ + Φt)] (seed 000 eq. 30, velocities alike). Returns the pivot ratio."""
     n = M.shape[0]
     kkt_assemble(M, phiq, 1.0, phiq, P)
     ratio = lu_factor(P, piv)
-    if positions:
-        _project_rhs(phiq, phit, phi, v1, n, True, rhs)
-        lu_solve(P, piv, rhs)
-        for i in range(n):
-            q1[i] += rhs[i]
-    _project_rhs(phiq, phit, phi, v1, n, False, rhs)
+    for i in range(n):
+        rhs[i] = 0.0
+    for i in range(phi.shape[0]):
+        rhs[n + i] = -phi[i]
     lu_solve(P, piv, rhs)
     for i in range(n):
-        v1[i] += rhs[i]
+        q1[i] += rhs[i]
+    _velocity_dense(P, piv, phiq, phit, v1, rhs)
     return ratio
 
 
@@ -180,18 +196,10 @@ def _newton_sparse(ib, fb, mi, mj, zr, zc, M, Q, phiq, phi, s, gp, bp, q1, v1, q
 
 
 @njit(cache=True)
-def _project_sparse(ib, fb, zr, zc, phiq, phit, phi, rhs, q1, v1, positions):
-    """The solves of :func:`_project_dense` with the sparse factors (already computed)."""
-    n = q1.shape[0]
-    m = phi.shape[0]
-    if positions:
-        for i in range(n):
-            rhs[i] = 0.0
-        for i in range(m):
-            rhs[n + i] = -phi[i]
-        lu_solve_sp(ib, fb, rhs)
-        for i in range(n):
-            q1[i] += rhs[i]
+def _velocity_sparse(ib, fb, zr, zc, phiq, phit, v1, rhs):
+    """:func:`_velocity_dense` with the sparse factors (ib, fb) and Φq over (zr, zc)."""
+    n = v1.shape[0]
+    m = phit.shape[0]
     for i in range(n):
         rhs[i] = 0.0
     for i in range(m):
@@ -201,6 +209,20 @@ def _project_sparse(ib, fb, zr, zc, phiq, phit, phi, rhs, q1, v1, positions):
     lu_solve_sp(ib, fb, rhs)
     for i in range(n):
         v1[i] += rhs[i]
+
+
+@njit(cache=True)
+def _project_sparse(ib, fb, zr, zc, phiq, phit, phi, rhs, q1, v1):
+    """The solves of :func:`_project_dense` with the sparse factors (already computed)."""
+    n = q1.shape[0]
+    for i in range(n):
+        rhs[i] = 0.0
+    for i in range(phi.shape[0]):
+        rhs[n + i] = -phi[i]
+    lu_solve_sp(ib, fb, rhs)
+    for i in range(n):
+        q1[i] += rhs[i]
+    _velocity_sparse(ib, fb, zr, zc, phiq, phit, v1, rhs)
 
 
 @njit(cache=True)
@@ -222,7 +244,8 @@ class GeneralizedAlpha(Solver):
     newton_iterations : int >= 1, default 3 (3 reaches the converged scheme on the 1e7 N/m bushings
         at h = 1 ms; 2 leaves a Newton error as large as the method's there, docs/solvers.md)
     jacobian : "all" (default) | "stiff": force Jacobians in the iteration matrix
-    stabilize : "velocity" (default) | "positions" (positions and velocities) | "none"
+    stabilize : "velocity" (default: velocity correction with the step's factors) |
+        "projection" (positions and velocities, [M Φqᵀ; Φq 0] factorised at q₁) | "none"
     linear_solver : "auto" | "dense" | "sparse" (as ``li-euler``)
     """
 
@@ -241,7 +264,7 @@ class GeneralizedAlpha(Solver):
             raise SolverError(f"solver '{self.name}': option newton_iterations={k!r}, expected "
                               "an integer >= 1")
         check_choice(self.name, "jacobian", o["jacobian"], ("all", "stiff"))
-        check_choice(self.name, "stabilize", o["stabilize"], ("velocity", "positions", "none"))
+        check_choice(self.name, "stabilize", o["stabilize"], ("velocity", "projection", "none"))
         check_choice(self.name, "linear_solver", o["linear_solver"], ("auto", "dense", "sparse"))
         self.sparse = choose_linear_solver(self.name, system, o["linear_solver"])
         self.rho_inf = float(r)
@@ -262,7 +285,6 @@ class GeneralizedAlpha(Solver):
         self.ppiv = np.zeros(n + m, np.int64)
         self.rhs = np.zeros(n + m)
         self.what = EVAL_M | EVAL_Q | EVAL_PHI | (EVAL_PHIQ if m else 0)
-        self.what_proj = EVAL_M | EVAL_PHIQ | (EVAL_PHI if self.stabilize == "positions" else 0)
         self.ratio = 1.0
         # consistent start: q̈₀, λ₀ of the index-1 equations (seed 000 eq. 12); a₀ = q̈₀
         ws = self.ws
@@ -289,7 +311,7 @@ class GeneralizedAlpha(Solver):
         self.mi, self.mj = (np.ascontiguousarray(v, np.intp) for v in np.nonzero(mp))
         self.zr, self.zc = (np.ascontiguousarray(v, np.intp) for v in np.nonzero(pp))
         self.skkt = SparseKKT(ap, pp)
-        self.sproj = SparseKKT(mp, pp) if self.stabilize != "none" else None
+        self.sproj = SparseKKT(mp, pp) if self.stabilize == "projection" else None
         ws = self.ws
         sysm.evaluate(state.t, state.q, state.qd, ws, self.what | self.jac_flag)
         c, cd, _, _, _ = self._scales(1e-3)
@@ -351,19 +373,29 @@ class GeneralizedAlpha(Solver):
             self.nsolve += 1
             self._toc("solve")
         ok = ratio > 0.0
-        if self.stabilize != "none":
-            evaluate(self, ws, t1, q1, v1, self.what_proj)
-            positions = self.stabilize == "positions"
+        if self.stabilize == "velocity":
+            # Φq, Φt at q₁; the step's factors (Φq at the predictor, metric of the iteration matrix)
+            evaluate(self, ws, t1, q1, v1, EVAL_PHIQ)
+            for _ in range(VELOCITY_PASSES):
+                if self.sparse:
+                    lu = self.skkt.lu
+                    _velocity_sparse(lu.ib, lu.fb, self.zr, self.zc, ws.phiq, ws.phit, v1, rhs)
+                else:
+                    _velocity_dense(self.K, self.piv, ws.phiq, ws.phit, v1, rhs)
+            self.nsolve += VELOCITY_PASSES
+            self._toc("projection")
+        elif self.stabilize == "projection":
+            evaluate(self, ws, t1, q1, v1, EVAL_M | EVAL_PHI | EVAL_PHIQ)
             if self.sparse:
                 pr = self.sproj.factor(ws.M, ws.M, ws.M, 0.0, 0.0, ws.phiq, 1.0, ws.phiq)
                 lu = self.sproj.lu
                 _project_sparse(lu.ib, lu.fb, self.zr, self.zc, ws.phiq, ws.phit, ws.phi, rhs,
-                                q1, v1, positions)
+                                q1, v1)
             else:
                 pr = _project_dense(ws.M, ws.phiq, ws.phit, ws.phi, self.P, self.ppiv, rhs,
-                                    q1, v1, positions)
+                                    q1, v1)
             self.nfactor += 1
-            self.nsolve += 2 if positions else 1
+            self.nsolve += 2
             ok &= pr > 0.0
             self._toc("projection")
         _finish(state.q, state.qd, self.a, self.qdd, self.lam, q1, v1, qdd1, lam1, am, af)
