@@ -226,17 +226,6 @@ def _project_sparse(ib, fb, zr, zc, phiq, phit, phi, rhs, q1, v1):
 
 
 @njit(cache=True)
-def _sync_velocity(qd, v_out, v_int):
-    """v_int ← q̇ if the caller changed ``state.qd`` since the last step (it differs from the
-    velocity handed out), so that a caller's velocities are taken up."""
-    for i in range(qd.shape[0]):
-        if qd[i] != v_out[i]:
-            for j in range(qd.shape[0]):
-                v_int[j] = qd[j]
-            return
-
-
-@njit(cache=True)
 def _finite(x):
     for i in range(x.shape[0]):
         if not np.isfinite(x[i]):
@@ -288,10 +277,7 @@ class GeneralizedAlpha(Solver):
     # -- set-up ----------------------------------------------------------------------------------
     def _reset(self, state: State) -> None:
         sysm, n, m = self.system, self.system.n, self.system.m
-        self.q1, self.v1, self.qdd1, self.a1, self.vp = (np.zeros(n) for _ in range(5))
-        # the scheme's own velocity (before the correction) and the last one handed out
-        self.v_int = state.qd.copy()
-        self.v_out = state.qd.copy()
+        self.q1, self.v1, self.qdd1, self.a1 = (np.zeros(n) for _ in range(4))
         self.lam1 = np.zeros(m)
         self.K = np.zeros((n + m, n + m))
         self.piv = np.zeros(n + m, np.int64)
@@ -359,8 +345,7 @@ class GeneralizedAlpha(Solver):
         c, cd, s, gp, bp = self._scales(h)
         t1 = state.t + h
         self._tic()
-        _sync_velocity(state.qd, self.v_out, self.v_int)
-        _predict(state.q, self.v_int, self.a, self.qdd, am, af, self.gamma, self.beta, h,
+        _predict(state.q, state.qd, self.a, self.qdd, am, af, self.gamma, self.beta, h,
                  q1, v1, qdd1, self.a1)
         lam1[:] = self.lam
         ratio = 1.0
@@ -388,17 +373,15 @@ class GeneralizedAlpha(Solver):
             self.nsolve += 1
             self._toc("solve")
         ok = ratio > 0.0
-        vp = self.vp
-        vp[:] = v1
         if self.stabilize == "velocity":
             # Φq, Φt at q₁; the step's factors (Φq at the predictor, metric of the iteration matrix)
             evaluate(self, ws, t1, q1, v1, EVAL_PHIQ)
             for _ in range(VELOCITY_PASSES):
                 if self.sparse:
                     lu = self.skkt.lu
-                    _velocity_sparse(lu.ib, lu.fb, self.zr, self.zc, ws.phiq, ws.phit, vp, rhs)
+                    _velocity_sparse(lu.ib, lu.fb, self.zr, self.zc, ws.phiq, ws.phit, v1, rhs)
                 else:
-                    _velocity_dense(self.K, self.piv, ws.phiq, ws.phit, vp, rhs)
+                    _velocity_dense(self.K, self.piv, ws.phiq, ws.phit, v1, rhs)
             self.nsolve += VELOCITY_PASSES
             self._toc("projection")
         elif self.stabilize == "projection":
@@ -407,17 +390,15 @@ class GeneralizedAlpha(Solver):
                 pr = self.sproj.factor(ws.M, ws.M, ws.M, 0.0, 0.0, ws.phiq, 1.0, ws.phiq)
                 lu = self.sproj.lu
                 _project_sparse(lu.ib, lu.fb, self.zr, self.zc, ws.phiq, ws.phit, ws.phi, rhs,
-                                q1, vp)
+                                q1, v1)
             else:
                 pr = _project_dense(ws.M, ws.phiq, ws.phit, ws.phi, self.P, self.ppiv, rhs,
-                                    q1, vp)
+                                    q1, v1)
             self.nfactor += 1
             self.nsolve += 2
             ok &= pr > 0.0
             self._toc("projection")
-        _finish(state.q, self.v_int, self.a, self.qdd, self.lam, q1, v1, qdd1, lam1, am, af)
-        state.qd[:] = vp
-        self.v_out[:] = vp
+        _finish(state.q, state.qd, self.a, self.qdd, self.lam, q1, v1, qdd1, lam1, am, af)
         state.t = t1
         self.ratio = ratio
         self._toc("other")
