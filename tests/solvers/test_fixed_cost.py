@@ -44,6 +44,10 @@ CASES = [
      lambda f: (4, 2, f + 5)),
     ("li-euler-indep", {"B": "partition", "stabilize": "none", "multipliers": False},
      lambda f: (3, 2, f + 3)),
+    ("generalized-alpha", {}, lambda f: (4, 1, 5)),
+    ("generalized-alpha", {"newton_iterations": 2}, lambda f: (3, 1, 4)),
+    ("generalized-alpha", {"stabilize": "projection"}, lambda f: (4, 2, 5)),
+    ("generalized-alpha", {"stabilize": "none", "newton_iterations": 1}, lambda f: (1, 1, 1)),
 ]
 
 
@@ -63,7 +67,8 @@ def test_counts_per_step_do_not_depend_on_the_state(model, solver, opts, expecte
 def test_counts_for_ode_models():
     # default options: stabilize="projection" is ignored when m = 0 (no extra evaluation/solve)
     for sysm in (LinearOscillator(), StiffTwoMass()):
-        for solver, exp in (("explicit-euler", (1, 1, 1)), ("li-euler", (2, 1, 1))):
+        for solver, exp in (("explicit-euler", (1, 1, 1)), ("li-euler", (2, 1, 1)),
+                            ("generalized-alpha", (3, 1, 3))):
             st = sysm.initial_state()
             _, rows = _counts(sysm, solver, st)
             assert rows == {exp}

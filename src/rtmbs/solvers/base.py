@@ -42,7 +42,7 @@ def _load_all():
     """Import the solver modules so that their ``register_solver`` decorators run."""
     import importlib
 
-    for mod in ("explicit", "li_euler", "li_euler_indep", "rosenbrock", "adams", "reference", "index1"):
+    for mod in ("explicit", "li_euler", "li_euler_indep", "rosenbrock", "adams", "reference", "index1", "generalized_alpha"):
         try:
             importlib.import_module(f"rtmbs.solvers.{mod}")
         except ModuleNotFoundError as exc:  # a module not written yet
