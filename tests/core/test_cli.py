@@ -154,7 +154,8 @@ def test_run_passes_its_options_to_the_solver(tmp_path, capsys):
 
 
 def test_unstabilised_run_warns_once(tmp_path, capsys):
-    assert main(["run", "double-pendulum", "--t-end", "0.5", "--stabilize", "none", "--json"]) == 0
+    assert main(["run", "double-pendulum", "--t-end", "0.5", "--stabilize", "none",
+                 "--position-update", "explicit", "--json"]) == 0
     cap = capsys.readouterr()
     s = json.loads(cap.out.strip().splitlines()[-1])
     assert s["max_constraint_norm"] > 1e-4
