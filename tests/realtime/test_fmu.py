@@ -84,12 +84,14 @@ def test_exported_options_reproduce_rtmbs_run(tmp_path, capsys, stabilize):
     from rtmbs.io.result import Result
 
     fmu = tmp_path / "dp.fmu"
+    # the seeds' explicit positions, where projection and none differ visibly
+    seed = ["--position-update", "explicit"]
     assert main(["export-fmu", "double-pendulum", "--solver", "li-euler", "--h", "1e-3",
-                 "--stabilize", stabilize, "-o", str(fmu)]) == 0
+                 "--stabilize", stabilize, *seed, "-o", str(fmu)]) == 0
     runs = {}
     for s in ("projection", "none"):
         assert main(["run", "double-pendulum", "--solver", "li-euler", "--h", "1e-3", "--t-end",
-                     "0.3", "--stabilize", s, "--out", str(tmp_path / s), "--json"]) == 0
+                     "0.3", "--stabilize", s, *seed, "--out", str(tmp_path / s), "--json"]) == 0
         runs[s] = Result.load(tmp_path / s)
     capsys.readouterr()
     names = ["link2.x", "link2.z", "link1.wy"]

@@ -71,7 +71,9 @@ def test_default_is_the_projected_run(solver, explicit):
     run = dict(t_end=0.3, h=1e-3)
     default = simulate(sysm, solver, **run)
     np.testing.assert_array_equal(default.q, simulate(sysm, solver, **run, **explicit).q)
-    free = simulate(sysm, solver, **run, **dict(explicit, stabilize="none"))
+    # the seeds' explicit positions drift without projection (the implicit ones barely do)
+    seed = {"position_update": "explicit"} if solver.startswith("li-euler") else {}
+    free = simulate(sysm, solver, **run, **dict(explicit, stabilize="none", **seed))
     assert default.phi_norm.max() < 1e-8 < 1e-3 * free.phi_norm.max()
     if solver == "li-euler-indep":  # another basis is another discretisation
         qr = simulate(sysm, solver, **run, **dict(explicit, B="qr"))
