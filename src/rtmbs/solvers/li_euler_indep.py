@@ -702,7 +702,9 @@ class LIEulerIndep(Solver):
         nan = self.splu.nanalyse if self.splu is not None else 0
         if self.splu is not None:  # keep its fallbacks in the count
             self._retired.count += self.splu.nfallback
-        self.splu = SparseLU(m, ur, uk)
+        # a rebase keeps the column ordering chosen at reset (one SuperLU call, not three)
+        ordering = self.splu.spec if self.splu is not None else "best"
+        self.splu = SparseLU(m, ur, uk, ordering=ordering)
         self.splu.ax[:] = self.ws.phiq[ur, uc]
         try:
             self.splu.analyse()

@@ -291,26 +291,72 @@ def lu_matvec_sp(ib, fb, rows, cols, x, y):
         y[rows[e]] += fb[e] * x[cols[e]]
 
 
-# -- analysis (Python, once) ---------------------------------------------------------------------
-def _symbolic(pat: np.ndarray):
+@njit(cache=True)
+def _symbolic(pat):
     """Fill of the LU without pivoting of the square bool pattern ``pat`` (in place)."""
     N = pat.shape[0]
     for k in range(N):
-        rows = np.nonzero(pat[k + 1:, k])[0] + k + 1
-        if rows.size:
-            pat[np.ix_(rows, np.arange(k + 1, N))] |= pat[k, k + 1:]
+        for i in range(k + 1, N):
+            if pat[i, k]:
+                for j in range(k + 1, N):
+                    if pat[k, j]:
+                        pat[i, j] = True
     return pat
 
 
-def _flops(pat: np.ndarray) -> int:
+@njit(cache=True)
+def _flops(pat) -> int:
     """Multiply-adds of the elimination on the filled pattern."""
     N = pat.shape[0]
-    nu = np.array([int(pat[k, k + 1:].sum()) for k in range(N)])
+    nu = np.zeros(N, np.int64)
+    for k in range(N):
+        for j in range(k + 1, N):
+            if pat[k, j]:
+                nu[k] += 1
     tot = 0
     for i in range(N):
-        ks = np.nonzero(pat[i, :i])[0]
-        tot += int(nu[ks].sum()) + len(ks)
+        for k in range(i):
+            if pat[i, k]:
+                tot += nu[k] + 1
     return tot
+
+
+@njit(cache=True)
+def _pack(pat, rows, cols, irow, icol):
+    """Row pointers, column indices and diagonal positions of the filled pattern ``pat``, and the
+    position of each entry (rows[e], cols[e]) of the matrix in that storage."""
+    N = pat.shape[0]
+    ptr = np.zeros(N + 1, np.int64)
+    for i in range(N):
+        c = 0
+        for j in range(N):
+            if pat[i, j]:
+                c += 1
+        ptr[i + 1] = ptr[i] + c
+    col = np.empty(ptr[N], np.int64)
+    diag = np.empty(N, np.int64)
+    for i in range(N):
+        p = ptr[i]
+        for j in range(N):
+            if pat[i, j]:
+                col[p] = j
+                if j == i:
+                    diag[i] = p
+                p += 1
+    amap = np.empty(rows.shape[0], np.int64)
+    for e in range(rows.shape[0]):
+        i = irow[rows[e]]
+        j = icol[cols[e]]
+        lo = ptr[i]
+        hi = ptr[i + 1]
+        while lo < hi:  # binary search of j in the sorted columns of row i
+            mid = (lo + hi) // 2
+            if col[mid] < j:
+                lo = mid + 1
+            else:
+                hi = mid
+        amap[e] = lo
+    return ptr, col, diag, amap
 
 
 def min_degree_order(pattern: np.ndarray, groups) -> np.ndarray:
@@ -388,8 +434,14 @@ class SparseLU:
         from scipy.sparse.linalg import splu
 
         N = self.N
-        A = sp.csc_matrix((values, (self.rows.astype(np.int64), self.cols.astype(np.int64))),
-                          shape=(N, N))
+        # CSC built directly (entries sorted by column once): no COO conversion per analysis
+        if getattr(self, "_csc", None) is None:
+            order = np.lexsort((self.rows, self.cols))
+            indptr = np.zeros(N + 1, np.int32)
+            indptr[1:] = np.cumsum(np.bincount(self.cols, minlength=N))
+            self._csc = (order, self.rows[order].astype(np.int32), indptr)
+        order, indices, indptr = self._csc
+        A = sp.csc_matrix((np.asarray(values, float)[order], indices, indptr), shape=(N, N))
         lu = splu(A, permc_spec=spec, diag_pivot_thresh=self.pivot_thresh,
                   options=dict(SymmetricMode=False))
         # Pr A Pc = L U (SciPy's convention): row i of A goes to row perm_r[i], column j of A to
@@ -415,7 +467,7 @@ class SparseLU:
             if not perms:
                 raise np.linalg.LinAlgError(f"SparseLU.analyse: matrix is singular ({last_exc})")
         for prow, pcol, spec in perms:
-            pat = _symbolic(base[np.ix_(prow, pcol)].copy() | np.eye(N, dtype=bool))
+            pat = _symbolic(np.ascontiguousarray(base[np.ix_(prow, pcol)]) | np.eye(N, dtype=bool))
             yield _flops(pat), prow, pcol, pat, spec
 
     def analyse(self, values=None, order=None) -> None:
@@ -435,21 +487,10 @@ class SparseLU:
         icol[pcol] = np.arange(N)
         irow = np.empty(N, np.int64)
         irow[prow] = np.arange(N)
-        ptr = np.zeros(N + 1, np.int64)
-        ptr[1:] = np.cumsum(pat.sum(axis=1))
-        nnz = int(ptr[-1])
-        col = np.empty(nnz, np.int64)
-        diag = np.empty(N, np.int64)
-        for i in range(N):
-            cs = np.nonzero(pat[i])[0]
-            col[ptr[i]:ptr[i + 1]] = cs
-            diag[i] = ptr[i] + int(np.searchsorted(cs, i))
         # entry e (row r, col c of A) sits at permuted (irow[r], icol[c])
-        amap = np.empty(self.ne, np.int64)
-        for e in range(self.ne):
-            i, j = irow[self.rows[e]], icol[self.cols[e]]
-            cs = col[ptr[i]:ptr[i + 1]]
-            amap[e] = ptr[i] + int(np.searchsorted(cs, j))
+        ptr, col, diag, amap = _pack(pat, self.rows.astype(np.int64), self.cols.astype(np.int64),
+                                     irow, icol)
+        nnz = int(ptr[-1])
         parts = [ptr, diag, col, amap, prow, pcol, self.rows, self.cols, self.cdst, self.csrc]
         head = np.zeros(_H_LEN, np.int64)
         head[_H_N], head[_H_NE], head[_H_NNZ], head[_H_NC] = N, self.ne, nnz, self.cdst.size
