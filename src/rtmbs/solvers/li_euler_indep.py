@@ -501,6 +501,19 @@ def _same(a, b):
     return True
 
 
+def _carry_column_order(old_dep, new_dep, pcol_old):
+    """Column order for Φu after a rebase: the dependent coordinates in the order the last
+    analysis eliminated them, each one that left the set replaced in place by one that came in
+    (a rebase swaps one or two)."""
+    local = {int(c): k for k, c in enumerate(new_dep)}
+    incoming = [k for k, c in enumerate(new_dep) if int(c) not in set(old_dep.tolist())]
+    order = []
+    for j in pcol_old:
+        c = int(old_dep[j])
+        order.append(local[c] if c in local else incoming.pop(0))
+    return np.array(order, np.int64)
+
+
 class _RetiredFactors:
     """Fallbacks of the Φu factors replaced at a rebase (so that ``nfallback`` keeps them)."""
 
@@ -685,10 +698,11 @@ class LIEulerIndep(Solver):
         """Patterns of Φu and Φv for the current ``cols``; ordering and pivots of Φu at the
         current Φq (at reset and at each rebase: allocates)."""
         n, m, f = self.system.n, self.system.m, self.f
-        pat = np.asarray(self.system.phiq_pattern, bool)
+        if getattr(self, "_phiq_nz", None) is None:
+            self._phiq_nz = np.nonzero(np.asarray(self.system.phiq_pattern, bool))
         pos = np.empty(n, np.int64)
         pos[self.cols] = np.arange(n)
-        r, c = np.nonzero(pat)
+        r, c = self._phiq_nz
         dep = pos[c] < m
         ur, uc = r[dep], c[dep]
         uk = pos[uc]
@@ -699,15 +713,17 @@ class LIEulerIndep(Solver):
         vptr = np.searchsorted(vj, np.arange(f + 1))
         self.pidx = np.concatenate([[ur.size, vr.size, f], ur, uk, uc, vr, vj, vc, vptr]).astype(
             np.uint32)
-        nan = self.splu.nanalyse if self.splu is not None else 0
-        if self.splu is not None:  # keep its fallbacks in the count
-            self._retired.count += self.splu.nfallback
-        # a rebase keeps the column ordering chosen at reset (one SuperLU call, not three)
-        ordering = self.splu.spec if self.splu is not None else "best"
-        self.splu = SparseLU(m, ur, uk, ordering=ordering)
+        old = self.splu
+        columns = None
+        if old is not None:  # a rebase: keep the fill-reducing column order of the last analysis
+            self._retired.count += old.nfallback  # (and its fallbacks in the count)
+            columns = _carry_column_order(self._cols_dep, self.cols[:m], old.column_order)
+        self._cols_dep = self.cols[:m].copy()
+        self.splu = SparseLU(m, ur, uk)
         self.splu.ax[:] = self.ws.phiq[ur, uc]
+        nan = old.nanalyse if old is not None else 0
         try:
-            self.splu.analyse()
+            self.splu.analyse(columns=columns)
         except np.linalg.LinAlgError:
             raise RedundantConstraintError(
                 f"solver '{self.name}': Φu of '{self.system.name}' is singular for the chosen "

@@ -359,6 +359,56 @@ def _pack(pat, rows, cols, irow, icol):
     return ptr, col, diag, amap
 
 
+@njit(cache=True)
+def threshold_rows(rows, cols, vals, pcol, thresh):
+    """Row order for the column order ``pcol`` of the N × N matrix with entries (rows, cols, vals):
+    dense Gaussian elimination with threshold partial pivoting, choosing among the rows whose
+    entry is at least ``thresh`` times the column's largest the one with the fewest non-zeros
+    (Markowitz-like, as SuperLU's threshold pivoting). Returns prow (the matrix row at each
+    position); a row of -1 means a zero column (singular)."""
+    N = pcol.shape[0]
+    icol = np.empty(N, np.int64)
+    for j in range(N):
+        icol[pcol[j]] = j
+    A = np.zeros((N, N))
+    nz = np.zeros((N, N), np.bool_)
+    for e in range(rows.shape[0]):
+        A[rows[e], icol[cols[e]]] += vals[e]
+        nz[rows[e], icol[cols[e]]] = True
+    count = np.zeros(N, np.int64)
+    for i in range(N):
+        for j in range(N):
+            if nz[i, j]:
+                count[i] += 1
+    used = np.zeros(N, np.bool_)
+    prow = np.full(N, -1, np.int64)
+    for k in range(N):
+        big = 0.0
+        for i in range(N):
+            if not used[i] and abs(A[i, k]) > big:
+                big = abs(A[i, k])
+        if big == 0.0:
+            return prow
+        best = -1
+        for i in range(N):
+            if not used[i] and abs(A[i, k]) >= thresh * big:
+                if best < 0 or count[i] < count[best]:
+                    best = i
+        used[best] = True
+        prow[k] = best
+        inv = 1.0 / A[best, k]
+        for i in range(N):
+            if not used[i] and A[i, k] != 0.0:
+                lik = A[i, k] * inv
+                for j in range(k + 1, N):
+                    if nz[best, j]:
+                        A[i, j] -= lik * A[best, j]
+                        if not nz[i, j]:
+                            nz[i, j] = True
+                            count[i] += 1
+    return prow
+
+
 def min_degree_order(pattern: np.ndarray, groups) -> np.ndarray:
     """Symmetric elimination order of the square bool ``pattern`` (structure of A + Aᵀ): minimum
     degree on the elimination graph, all of ``groups[0]`` before any of ``groups[1]`` and so on
@@ -452,11 +502,19 @@ class SparseLU:
         pcol[lu.perm_c] = np.arange(N)
         return prow, pcol
 
-    def _candidates(self, vals, base, order):
+    def _candidates(self, vals, base, order, columns):
         """(flops, prow, pcol, filled pattern, name) of each ordering to consider."""
         N = self.N
         if order is not None:
             perms = [(np.asarray(order, np.int64), np.asarray(order, np.int64), "static")]
+        elif columns is not None:
+            pcol = np.asarray(columns, np.int64)
+            prow = threshold_rows(self.rows.astype(np.int64), self.cols.astype(np.int64), vals,
+                                  pcol, self.pivot_thresh)
+            if prow.size and prow.min() < 0:
+                raise np.linalg.LinAlgError("SparseLU.analyse: matrix is singular (zero column "
+                                            "in the threshold elimination)")
+            perms = [(prow, pcol, "given columns")]
         else:
             perms, last_exc = [], None
             for spec in (ORDERINGS if self.ordering == "best" else (self.ordering,)):
@@ -470,10 +528,12 @@ class SparseLU:
             pat = _symbolic(np.ascontiguousarray(base[np.ix_(prow, pcol)]) | np.eye(N, dtype=bool))
             yield _flops(pat), prow, pcol, pat, spec
 
-    def analyse(self, values=None, order=None) -> None:
-        """Ordering, pivot sequence and fill at the current values ``ax`` (or ``values``), or
-        with the symmetric elimination ``order`` given (no pivoting); then the reference
-        magnitude of every pivot for the static pivoting of :func:`lu_refactor`."""
+    def analyse(self, values=None, order=None, columns=None) -> None:
+        """Ordering, pivot sequence and fill at the current values ``ax`` (or ``values``): from
+        SuperLU, or with the symmetric elimination ``order`` given (no pivoting), or for the
+        column order ``columns`` given with rows by :func:`threshold_rows` (numba, no SciPy);
+        then the reference magnitude of every pivot for the static pivoting of
+        :func:`lu_refactor`."""
         N = self.N
         vals = np.array(self.ax if values is None else values, float)
         cvals = self.cval.copy()
@@ -481,7 +541,8 @@ class SparseLU:
             raise ValueError(f"SparseLU.analyse: expected {self.ne} values, got {vals.shape}")
         base = np.zeros((N, N), bool)
         base[self.rows, self.cols] = True
-        fl, prow, pcol, pat, spec = min(self._candidates(vals, base, order), key=lambda c: c[0])
+        fl, prow, pcol, pat, spec = min(self._candidates(vals, base, order, columns),
+                                        key=lambda c: c[0])
         self.flops, self.spec = fl, spec
         icol = np.empty(N, np.int64)
         icol[pcol] = np.arange(N)
@@ -528,6 +589,11 @@ class SparseLU:
         self.stats[:] = 0.0
         self.stats[_S_GROWTH_LIMIT] = self.growth_limit
         self.nanalyse += 1
+
+    @property
+    def column_order(self) -> np.ndarray:
+        """The column of the matrix at each position of the elimination."""
+        return self.ib[self.ib[_H_PCOL]:self.ib[_H_PCOL] + self.N].astype(np.int64)
 
     @property
     def growth_limit(self) -> float:
