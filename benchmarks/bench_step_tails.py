@@ -78,7 +78,13 @@ def main(argv=None):
             for solver, opts in CONFIGS:
                 if system.m == 0 and solver == "li-euler-indep":
                     continue
-                r = time_steps(system, solver, opts, a.steps)
+                try:
+                    r = time_steps(system, solver, opts, a.steps)
+                except Exception as exc:  # noqa: BLE001 - a solver that stops is a result
+                    row = f"| {name} | {solver} | stopped: {type(exc).__name__}: {exc} |"
+                    print(row, flush=True)
+                    rows.append(row)
+                    continue
                 cm, c9, cx = _stats(r["cpu"])
                 wm, w9, wx = _stats(r["wall"])
                 row = (f"| {name} | {solver} | {cm:.1f} | {c9:.1f} | {cx:.0f} | {cx / cm:.1f} | "

@@ -501,16 +501,71 @@ def _same(a, b):
     return True
 
 
+@njit(cache=True)
+def _partition_index(r, c, cols, m, f):
+    """Entries (r, c) of Φq split by the partition ``cols`` (dependent first): the packed index
+    ``pidx`` = [nu, nv, f, ur, uk, uc, vr, vj, vc, vptr] of the sparse Algorithm 2 kernels (Φv
+    entries sorted by independent column), and ur, uc, uk of Φu."""
+    n = cols.shape[0]
+    pos = np.empty(n, np.int64)
+    for k in range(n):
+        pos[cols[k]] = k
+    nu = 0
+    for e in range(r.shape[0]):
+        if pos[c[e]] < m:
+            nu += 1
+    nv = r.shape[0] - nu
+    ur = np.empty(nu, np.int64)
+    uc = np.empty(nu, np.int64)
+    uk = np.empty(nu, np.int64)
+    vcount = np.zeros(f + 1, np.int64)
+    a = 0
+    for e in range(r.shape[0]):
+        k = pos[c[e]]
+        if k < m:
+            ur[a] = r[e]
+            uc[a] = c[e]
+            uk[a] = k
+            a += 1
+        else:
+            vcount[k - m + 1] += 1
+    vptr = np.cumsum(vcount)
+    fill = vptr[:f].copy()
+    vr = np.empty(nv, np.int64)
+    vj = np.empty(nv, np.int64)
+    vc = np.empty(nv, np.int64)
+    for e in range(r.shape[0]):  # stable by independent column
+        k = pos[c[e]]
+        if k >= m:
+            b = fill[k - m]
+            vr[b] = r[e]
+            vj[b] = k - m
+            vc[b] = c[e]
+            fill[k - m] += 1
+    pidx = np.empty(3 + 3 * nu + 3 * nv + f + 1, np.uint32)
+    pidx[0] = nu
+    pidx[1] = nv
+    pidx[2] = f
+    o = 3
+    for arr in (ur, uk, uc, vr, vj, vc, vptr):
+        for i in range(arr.shape[0]):
+            pidx[o + i] = arr[i]
+        o += arr.shape[0]
+    return pidx, ur, uc, uk
+
+
 def _carry_column_order(old_dep, new_dep, pcol_old):
     """Column order for Φu after a rebase: the dependent coordinates in the order the last
     analysis eliminated them, each one that left the set replaced in place by one that came in
     (a rebase swaps one or two)."""
-    local = {int(c): k for k, c in enumerate(new_dep)}
-    incoming = [k for k, c in enumerate(new_dep) if int(c) not in set(old_dep.tolist())]
+    local = {c: k for k, c in enumerate(new_dep.tolist())}
+    before = set(old_dep.tolist())
+    incoming = [k for k, c in enumerate(new_dep.tolist()) if c not in before]
+    old_cols = old_dep.tolist()
     order = []
-    for j in pcol_old:
-        c = int(old_dep[j])
-        order.append(local[c] if c in local else incoming.pop(0))
+    for j in pcol_old.tolist():
+        k = local.get(old_cols[j])
+        order.append(incoming.pop(0) if k is None else k)
     return np.array(order, np.int64)
 
 
@@ -699,20 +754,10 @@ class LIEulerIndep(Solver):
         current Φq (at reset and at each rebase: allocates)."""
         n, m, f = self.system.n, self.system.m, self.f
         if getattr(self, "_phiq_nz", None) is None:
-            self._phiq_nz = np.nonzero(np.asarray(self.system.phiq_pattern, bool))
-        pos = np.empty(n, np.int64)
-        pos[self.cols] = np.arange(n)
+            self._phiq_nz = [a.astype(np.int64) for a in
+                             np.nonzero(np.asarray(self.system.phiq_pattern, bool))]
         r, c = self._phiq_nz
-        dep = pos[c] < m
-        ur, uc = r[dep], c[dep]
-        uk = pos[uc]
-        vr, vc = r[~dep], c[~dep]
-        vj = pos[vc] - m
-        order = np.argsort(vj, kind="stable")
-        vr, vc, vj = vr[order], vc[order], vj[order]
-        vptr = np.searchsorted(vj, np.arange(f + 1))
-        self.pidx = np.concatenate([[ur.size, vr.size, f], ur, uk, uc, vr, vj, vc, vptr]).astype(
-            np.uint32)
+        self.pidx, ur, uc, uk = _partition_index(r, c, self.cols, m, f)
         old = self.splu
         columns = None
         if old is not None:  # a rebase: keep the fill-reducing column order of the last analysis

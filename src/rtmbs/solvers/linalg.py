@@ -8,8 +8,8 @@ the array shapes, so each buffer is allocated at its exact size by the solver's 
   (0 for an exactly singular matrix).
 * :func:`null_basis_qr`: B as the transpose of the right n x f block of the orthogonal factor of
   the QR decomposition of Φqᵀ (seed 003 eqs. 4.11-4.12), by Householder reflections.
-* :func:`select_partition`: independent coordinates by Gaussian elimination with full pivoting of
-  Φq (coordinate partitioning, García de Jalón & Bayo).
+* :func:`select_partition`: independent coordinates by Gaussian elimination with rook pivoting of
+  Φq (coordinate partitioning, García de Jalón & Bayo), full pivoting where a rook pivot is small.
 
 The elimination loops skip a row update when the multiplier is exactly zero: the structural zeros
 of a KKT matrix then cost nothing. The dense count is the worst case, so the cost per step stays
@@ -184,28 +184,57 @@ def null_basis_qr(phiq, w, v, beta, B):
 
 @njit(cache=True)
 def select_partition(phiq, w, cols):
-    """Coordinate partitioning: Gaussian elimination with full pivoting of ``phiq (m, n)`` (copied
-    into ``w``). On return ``cols[:m]`` are the dependent coordinates u (pivot columns) and
+    """Coordinate partitioning: Gaussian elimination with rook pivoting of ``phiq (m, n)`` (copied
+    into ``w``; each pivot the largest entry of its row and its column in the remaining block). On return ``cols[:m]`` are the dependent coordinates u (pivot columns) and
     ``cols[m:]`` the independent ones v. Returns the pivot ratio (0 when Φq is rank deficient)."""
     m, n = phiq.shape
     for i in range(m):
         for j in range(n):
             w[i, j] = phiq[i, j]
+    colmax = np.zeros(n)
     for j in range(n):
         cols[j] = j
+        for i in range(m):
+            colmax[j] = max(colmax[j], abs(phiq[i, j]))
     pmax = 0.0
     pmin = np.inf
     for k in range(m):
+        # rook pivoting: an entry that is the largest of its row and of its column in the
+        # remaining block (as reliable as full pivoting for choosing u, O(m + n) per search)
+        bj = k  # start in the remaining column that was largest in Φq
+        for jj in range(k + 1, n):
+            if colmax[cols[jj]] > colmax[cols[bj]]:
+                bj = jj
         bi = k
-        bj = k
-        best = -1.0
+        best = 0.0
         for i in range(k, m):
-            for jj in range(k, n):
-                val = abs(w[i, cols[jj]])
+            val = abs(w[i, cols[bj]])
+            if val > best:
+                best = val
+                bi = i
+        moved = best > 0.0
+        while moved:
+            moved = False
+            for jj in range(k, n):  # the largest of row bi
+                val = abs(w[bi, cols[jj]])
+                if val > best:
+                    best = val
+                    bj = jj
+                    moved = True
+            for i in range(k, m):  # the largest of column bj
+                val = abs(w[i, cols[bj]])
                 if val > best:
                     best = val
                     bi = i
-                    bj = jj
+                    moved = True
+        if best < 1e-2 * colmax[cols[bj]]:  # a small rook pivot: search the whole block
+            for i in range(k, m):
+                for jj in range(k, n):
+                    val = abs(w[i, cols[jj]])
+                    if val > best:
+                        best = val
+                        bi = i
+                        bj = jj
         if bi != k:
             for j in range(n):
                 tmp = w[k, j]

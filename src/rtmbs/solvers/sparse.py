@@ -360,6 +360,25 @@ def _pack(pat, rows, cols, irow, icol):
 
 
 @njit(cache=True)
+def _structure(N, rows, cols, prow, pcol):
+    """The LU storage of the matrix with entries (rows, cols) eliminated in the order
+    (prow, pcol) without further pivoting: (ptr, col, diag, amap, multiply-adds)."""
+    irow = np.empty(N, np.int64)
+    icol = np.empty(N, np.int64)
+    for k in range(N):
+        irow[prow[k]] = k
+        icol[pcol[k]] = k
+    pat = np.zeros((N, N), np.bool_)
+    for k in range(N):
+        pat[k, k] = True
+    for e in range(rows.shape[0]):
+        pat[irow[rows[e]], icol[cols[e]]] = True
+    _symbolic(pat)
+    ptr, col, diag, amap = _pack(pat, rows, cols, irow, icol)
+    return ptr, col, diag, amap, _flops(pat)
+
+
+@njit(cache=True)
 def threshold_rows(rows, cols, vals, pcol, thresh):
     """Row order for the column order ``pcol`` of the N × N matrix with entries (rows, cols, vals):
     dense Gaussian elimination with threshold partial pivoting, choosing among the rows whose
@@ -502,7 +521,7 @@ class SparseLU:
         pcol[lu.perm_c] = np.arange(N)
         return prow, pcol
 
-    def _candidates(self, vals, base, order, columns):
+    def _candidates(self, vals, order, columns):
         """(flops, prow, pcol, filled pattern, name) of each ordering to consider."""
         N = self.N
         if order is not None:
@@ -524,9 +543,10 @@ class SparseLU:
                     last_exc = exc
             if not perms:
                 raise np.linalg.LinAlgError(f"SparseLU.analyse: matrix is singular ({last_exc})")
+        r64, c64 = self.rows.astype(np.int64), self.cols.astype(np.int64)
         for prow, pcol, spec in perms:
-            pat = _symbolic(np.ascontiguousarray(base[np.ix_(prow, pcol)]) | np.eye(N, dtype=bool))
-            yield _flops(pat), prow, pcol, pat, spec
+            ptr, col, diag, amap, fl = _structure(N, r64, c64, prow, pcol)
+            yield fl, prow, pcol, (ptr, col, diag, amap), spec
 
     def analyse(self, values=None, order=None, columns=None) -> None:
         """Ordering, pivot sequence and fill at the current values ``ax`` (or ``values``): from
@@ -539,18 +559,9 @@ class SparseLU:
         cvals = self.cval.copy()
         if vals.shape != (self.ne,):
             raise ValueError(f"SparseLU.analyse: expected {self.ne} values, got {vals.shape}")
-        base = np.zeros((N, N), bool)
-        base[self.rows, self.cols] = True
-        fl, prow, pcol, pat, spec = min(self._candidates(vals, base, order, columns),
-                                        key=lambda c: c[0])
-        self.flops, self.spec = fl, spec
-        icol = np.empty(N, np.int64)
-        icol[pcol] = np.arange(N)
-        irow = np.empty(N, np.int64)
-        irow[prow] = np.arange(N)
-        # entry e (row r, col c of A) sits at permuted (irow[r], icol[c])
-        ptr, col, diag, amap = _pack(pat, self.rows.astype(np.int64), self.cols.astype(np.int64),
-                                     irow, icol)
+        fl, prow, pcol, (ptr, col, diag, amap), spec = min(
+            self._candidates(vals, order, columns), key=lambda c: c[0])
+        self.flops, self.spec = int(fl), spec
         nnz = int(ptr[-1])
         parts = [ptr, diag, col, amap, prow, pcol, self.rows, self.cols, self.cdst, self.csrc]
         head = np.zeros(_H_LEN, np.int64)
