@@ -6,7 +6,7 @@
 Models: the built-in rtmbs models peer-four-bar, peer-chain, peer-quarter-car; MuJoCo and Exudyn
 are built from the same numbers (mujoco_peers.py, exudyn_peers.py). Cases: MuJoCo `mj_step` in a
 Python loop and `mujoco.rollout`; Exudyn generalized-α (ρ∞ 0.9) in one `SolveDynamic`; rtmbs
-`li-euler` without and with projection, plus every `--solver NAME[:option=value,...]`.
+`li-euler` without projection and with its defaults (projection, implicit positions), plus every `--solver NAME[:option=value,...]`.
 
 Timing: one untimed warm-up run of every case, then ``rounds`` rounds in which every case
 (mechanism × tool) runs once in turn (interleaved); each run is reset to t = 0 (untimed) and
@@ -208,7 +208,7 @@ def main(argv=None):
         notes.append(f"Exudyn {exudyn.__version__}")
     except ImportError as exc:
         notes.append(f"Exudyn skipped (cannot import: {exc})")
-    solvers = [("li-euler", {}), ("li-euler", {"stabilize": "projection"})] + [parse_solver(s) for s in args.solver]
+    solvers = [("li-euler", {"stabilize": "none"}), ("li-euler", {})] + [parse_solver(s) for s in args.solver]
 
     mechs = {name: M.mechanism(name) for name in args.models}
     cases = []  # (mechanism name, case)
