@@ -46,7 +46,7 @@ from .li_euler import li_matrix
 from .linalg import lu_factor, lu_solve, lu_solve_t, null_basis_qr, select_partition
 from .sparse import (
     H_ANALYSIS, SparseLU, choose_linear_solver, lu_refactor, lu_solve_multi_sp, lu_solve_sp,
-    lu_solve_t_sp,
+    lu_solve_t_sp, threshold_rows,
 )
 from .stabilization import (
     Projector, SparseProjector, check_choice, check_positive, evaluate, pop_options,
@@ -769,6 +769,8 @@ class LIEulerIndep(Solver):
         nan = old.nanalyse if old is not None else 0
         try:
             self.splu.analyse(columns=columns)
+            if old is None:  # load the rebase's compiled code now, not in the first rebase step
+                threshold_rows(ur, uk, self.splu.ax, self.splu.column_order, 0.01)
         except np.linalg.LinAlgError:
             raise RedundantConstraintError(
                 f"solver '{self.name}': Φu of '{self.system.name}' is singular for the chosen "
