@@ -46,7 +46,9 @@ from ..protocol import (
 from .base import Solver, register_solver
 from .linalg import lu_factor, lu_solve
 from .sparse import SparseKKT, choose_linear_solver, lu_solve_sp
-from .stabilization import check_choice, evaluate, kkt_assemble, pop_options
+from .stabilization import (
+    check_choice, evaluate, kkt_assemble, pop_options, projection_rhs_solve,
+)
 
 
 #: Solves of the velocity correction with the step's factors (``stabilize="velocity"``): each
@@ -227,14 +229,7 @@ def _velocity_sparse(ib, fb, zr, zc, phiq, phit, v1, rhs):
 @njit(cache=True)
 def _project_sparse(ib, fb, zr, zc, phiq, phit, phi, rhs, q1, v1):
     """The solves of :func:`_project_dense` with the sparse factors (already computed)."""
-    n = q1.shape[0]
-    for i in range(n):
-        rhs[i] = 0.0
-    for i in range(phi.shape[0]):
-        rhs[n + i] = -phi[i]
-    lu_solve_sp(ib, fb, rhs)
-    for i in range(n):
-        q1[i] += rhs[i]
+    projection_rhs_solve(ib, fb, phi, rhs, q1)
     _velocity_sparse(ib, fb, zr, zc, phiq, phit, v1, rhs)
 
 

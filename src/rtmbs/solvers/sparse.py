@@ -177,28 +177,48 @@ def _substitute(N, ptr, diag, col, prow, pcol, lu, w, b):
 
 
 @njit(cache=True, error_model="numpy")
+def _sub(N, ptr, diag, col, prow, pcol, lu, w, b, transpose):
+    if transpose:
+        _substitute_t(N, ptr, diag, col, prow, pcol, lu, w, b)
+    else:
+        _substitute(N, ptr, diag, col, prow, pcol, lu, w, b)
+
+
+@njit(cache=True, error_model="numpy")
+def _solve_refined(ib, fb, b, transpose):
+    """Solve A x = b (or Aᵀ x = b) in place with the factors; when they are flagged, ``NREFINE``
+    steps of iterative refinement against the entry values ``ax``."""
+    N, ptr, diag, col, amap, prow, pcol, ax, lu, w = _views(ib, fb)
+    rows, cols, cdst, csrc, cval, pref, b0, r, stats = _extras(ib, fb)
+    if stats[_S_FLAG] == 0.0:
+        _sub(N, ptr, diag, col, prow, pcol, lu, w, b, transpose)
+        return
+    for i in range(N):
+        b0[i] = b[i]
+    _sub(N, ptr, diag, col, prow, pcol, lu, w, b, transpose)
+    for _ in range(NREFINE):
+        for i in range(N):
+            r[i] = b0[i]
+        if transpose:
+            for e in range(ax.shape[0]):
+                r[cols[e]] -= ax[e] * b[rows[e]]
+        else:
+            for e in range(ax.shape[0]):
+                r[rows[e]] -= ax[e] * b[cols[e]]
+        _sub(N, ptr, diag, col, prow, pcol, lu, w, r, transpose)
+        for i in range(N):
+            b[i] += r[i]
+
+
+@njit(cache=True, error_model="numpy")
 def lu_solve_sp(ib, fb, b):
     """Solve A x = b in place in ``b`` with the factors of :func:`lu_refactor` (with the
     couplings b[dst] += c b[src] of an augmented KKT matrix first, and ``NREFINE`` refinement
     steps when the factors are flagged)."""
-    N, ptr, diag, col, amap, prow, pcol, ax, lu, w = _views(ib, fb)
     rows, cols, cdst, csrc, cval, pref, b0, r, stats = _extras(ib, fb)
     for c in range(cdst.shape[0]):
         b[cdst[c]] += cval[c] * b[csrc[c]]
-    if stats[_S_FLAG] == 0.0:
-        _substitute(N, ptr, diag, col, prow, pcol, lu, w, b)
-        return
-    for i in range(N):
-        b0[i] = b[i]
-    _substitute(N, ptr, diag, col, prow, pcol, lu, w, b)
-    for _ in range(NREFINE):
-        for i in range(N):
-            r[i] = b0[i]
-        for e in range(ax.shape[0]):
-            r[rows[e]] -= ax[e] * b[cols[e]]
-        _substitute(N, ptr, diag, col, prow, pcol, lu, w, r)
-        for i in range(N):
-            b[i] += r[i]
+    _solve_refined(ib, fb, b, False)
 
 
 @njit(cache=True, error_model="numpy")
@@ -261,22 +281,8 @@ def _substitute_t(N, ptr, diag, col, prow, pcol, lu, w, b):
 def lu_solve_t_sp(ib, fb, b):
     """Solve Aᵀ x = b in place in ``b`` with the factors of :func:`lu_refactor` (refined when
     flagged; the couplings of an augmented KKT matrix applied as their transpose, after)."""
-    N, ptr, diag, col, amap, prow, pcol, ax, lu, w = _views(ib, fb)
     rows, cols, cdst, csrc, cval, pref, b0, r, stats = _extras(ib, fb)
-    if stats[_S_FLAG] == 0.0:
-        _substitute_t(N, ptr, diag, col, prow, pcol, lu, w, b)
-    else:
-        for i in range(N):
-            b0[i] = b[i]
-        _substitute_t(N, ptr, diag, col, prow, pcol, lu, w, b)
-        for _ in range(NREFINE):
-            for i in range(N):
-                r[i] = b0[i]
-            for e in range(ax.shape[0]):
-                r[cols[e]] -= ax[e] * b[rows[e]]
-            _substitute_t(N, ptr, diag, col, prow, pcol, lu, w, r)
-            for i in range(N):
-                b[i] += r[i]
+    _solve_refined(ib, fb, b, True)
     for c in range(cdst.shape[0]):
         b[csrc[c]] += cval[c] * b[cdst[c]]
 
