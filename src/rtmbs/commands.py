@@ -7,6 +7,8 @@ from pathlib import Path
 
 import numpy as np
 
+from .cli_numbers import nonnegative_int, positive_float, positive_int
+
 from .solver_args import add_solver_arguments, solver_options
 from .solvers.simulate import DRIFT_WARNING
 
@@ -18,7 +20,8 @@ def register(sub, fmt):
                        "real-time solver, compared with the offline reference solution.",
                        epilog="example:\n  rtmbs demo --out rtmbs-demo")
     p.add_argument("--out", default="rtmbs-demo", help="directory for results and plots")
-    p.add_argument("--t-end", type=float, default=None, help="simulated time [s] (default: the demo's)")
+    p.add_argument("--t-end", type=positive_float, default=None,
+                   help="simulated time [s] (default: the demo's)")
     p.set_defaults(func=cmd_demo)
 
     p = sub.add_parser("models", help="list the built-in models", formatter_class=fmt,
@@ -40,9 +43,9 @@ def register(sub, fmt):
                        "by default (--stabilize projection); a run with --stabilize none warns when ‖Φ‖ "
                        f"exceeds {DRIFT_WARNING:g}.")
     _run_args(p)
-    p.add_argument("--t-end", type=float, default=1.0, help="end time [s]")
+    p.add_argument("--t-end", type=positive_float, default=1.0, help="end time [s]")
     p.add_argument("--out", default=None, help="directory for result.h5, result.csv, summary.json")
-    p.add_argument("--save-every", type=int, default=1, help="keep every k-th step")
+    p.add_argument("--save-every", type=positive_int, default=1, help="keep every k-th step")
     p.add_argument("--mdf", action="store_true", help="also write result.mf4 (ASAM MDF4)")
     p.add_argument("--json", action="store_true", help="print a one-line JSON summary")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
@@ -56,8 +59,9 @@ def register(sub, fmt):
                        epilog="examples:\n  rtmbs bench slider-crank --solver li-euler --steps 2000 --json\n"
                        "  rtmbs bench multilink-ideal --solver li-euler-indep --B qr --stabilize none --steps 100000")
     _run_args(p)
-    p.add_argument("--steps", type=int, default=2000, help="timed steps (after a warm-up)")
-    p.add_argument("--warmup", type=int, default=200, help="untimed steps before the timed ones")
+    p.add_argument("--steps", type=positive_int, default=2000, help="timed steps (after a warm-up)")
+    p.add_argument("--warmup", type=nonnegative_int, default=200,
+                   help="untimed steps before the timed ones")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(func=cmd_bench)
 
@@ -73,7 +77,7 @@ def _run_args(p):
     p.add_argument("model", help="built-in name (rtmbs models) or YAML file")
     p.add_argument("--solver", default="li-euler", help="solver name (li-euler, li-euler-indep, "
                    "explicit-euler, rosenbrock-grk4t, ab3, reference, ...)")
-    p.add_argument("--h", type=float, default=1e-3, help="step size [s]")
+    p.add_argument("--h", type=positive_float, default=1e-3, help="step size [s]")
     add_solver_arguments(p)
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 import json
 import sys
 
+from ..cli_numbers import positive_float, positive_int
 from ..solver_args import add_solver_arguments, solver_options
 
 #: Keys of the one-line ``--json`` summary, in order.
@@ -32,11 +33,12 @@ def register(subparsers, formatter_class) -> None:
     )
     p.add_argument("model", metavar="MODEL", help=_MODEL_HELP)
     p.add_argument("--solver", default="li-euler", help="fixed-step solver name")
-    p.add_argument("--h", type=float, default=1e-3, help="step size = tick period [s]")
-    p.add_argument("--duration", type=float, default=1.0, help="simulated (= wall) time [s]")
+    p.add_argument("--h", type=positive_float, default=1e-3, help="step size = tick period [s]")
+    p.add_argument("--duration", type=positive_float, default=1.0,
+                   help="simulated (= wall) time [s]")
     p.add_argument("--policy", default="warn", choices=("warn", "catch-up", "degrade", "stop"),
                    help="what to do when a step misses its deadline")
-    p.add_argument("--recover-after", type=int, default=50,
+    p.add_argument("--recover-after", type=positive_int, default=50,
                    help="degrade: consecutive steps within budget before leaving degraded mode")
     p.add_argument("--priority", type=int, metavar="N",
                    help="run under SCHED_FIFO priority N (1-99; Linux, root or CAP_SYS_NICE)")
@@ -61,7 +63,7 @@ def register(subparsers, formatter_class) -> None:
     )
     e.add_argument("model", metavar="MODEL", help=_MODEL_HELP)
     e.add_argument("--solver", default="li-euler", help="fixed-step solver name")
-    e.add_argument("--h", type=float, default=1e-3, help="solver step [s]; communication "
+    e.add_argument("--h", type=positive_float, default=1e-3, help="solver step [s]; communication "
                    "steps must be multiples of it")
     e.add_argument("-o", "--output", required=True, metavar="FILE", help="FMU file to write")
     add_solver_arguments(e)

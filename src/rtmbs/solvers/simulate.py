@@ -2,12 +2,13 @@
 from __future__ import annotations
 
 import math
+import os
 import time
 import warnings
 
 import numpy as np
 
-from ..errors import ConstraintDriftWarning, SimulationDiverged
+from ..errors import ConstraintDriftWarning, SimulationDiverged, SolverError
 from ..io.result import Result
 from ..protocol import EVAL_GAMMA, EVAL_M, EVAL_PHI, EVAL_PHIQ, EVAL_Q, MechanicalSystem, State
 from .base import Solver, get_solver
@@ -31,6 +32,41 @@ def consistent_accelerations(system: MechanicalSystem, t, q, qd) -> np.ndarray:
     kkt[:n, n:] = ws.phiq.T
     kkt[n:, :n] = ws.phiq
     return np.linalg.lstsq(kkt, np.concatenate([ws.Q, ws.gamma]), rcond=None)[0][:n]
+
+
+#: A fixed-step run refuses to keep results larger than this share of the machine's memory.
+RESULT_MEMORY_SHARE = 0.5
+
+
+def _memory_bytes() -> int:
+    try:
+        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (ValueError, OSError, AttributeError):
+        return 16 * 2 ** 30
+
+
+def _check_run(system, t0, t_end, h, save_every, accelerations):
+    """(steps, saved points) of a fixed-step run from ``t0`` to ``t_end``; a run with no step or
+    whose results would not fit in memory is refused with what to change."""
+    if not isinstance(save_every, (int, np.integer)) or save_every < 1:
+        raise SolverError(f"simulate: save_every = {save_every!r}, expected a whole number >= 1")
+    span = t_end - t0
+    nsteps = int(round(span / h))
+    if nsteps < 1:
+        raise SolverError(
+            f"simulate: t_end = {t_end:g} s is less than one step (h = {h:g} s) after the start "
+            f"t0 = {t0:g} s: nothing to integrate")
+    nsave = nsteps // save_every + 1
+    width = (2 * system.n + system.m + system.nx + len(system.output_names) + 3
+             + (6 * getattr(system, "nbody", 0) if accelerations else 0))
+    need = 8.0 * nsave * width
+    limit = RESULT_MEMORY_SHARE * _memory_bytes()
+    if need > limit:
+        raise SolverError(
+            f"simulate: {nsteps} steps keeping every {save_every} need {need / 2 ** 30:.3g} GiB "
+            f"for the results (more than {limit / 2 ** 30:.3g} GiB, half of this machine's "
+            f"memory); raise save_every (rtmbs run --save-every), a longer h or a shorter t_end")
+    return nsteps, nsave
 
 
 def simulate(
@@ -60,6 +96,10 @@ def simulate(
     accelerations): for a fixed-step solver from the step's mean acceleration (q̇_{n+1} − q̇_n)/h
     (the acceleration the linearly implicit Euler step used), at t0 from the index-1 equations.
     """
+    if not (isinstance(h, (int, float, np.floating)) and math.isfinite(h) and h > 0):
+        raise SolverError(f"simulate: h = {h!r}, expected a finite step size > 0 s")
+    if not (isinstance(t_end, (int, float, np.floating)) and math.isfinite(t_end)):
+        raise SolverError(f"simulate: t_end = {t_end!r}, expected a finite time in s")
     if isinstance(solver, Solver):
         slv = solver
     else:
@@ -71,8 +111,7 @@ def simulate(
             raise SimulationDiverged(res.meta.get("message", "offline solver failed"), t=float(res.t[-1]),
                                      q=res.q[-1].copy(), qd=res.qd[-1].copy(), result=res)
         return res
-    nsteps = int(round((t_end - state.t) / h))
-    nsave = nsteps // save_every + 1
+    nsteps, nsave = _check_run(system, state.t, t_end, h, save_every, accelerations)
     n, m = system.n, system.m
     t_arr = np.empty(nsave)
     q_arr = np.empty((nsave, n))

@@ -1,0 +1,33 @@
+"""Number types for the command line: a bad number is an argparse error naming the flag and the
+value ("argument --h: expected a finite number > 0, got '0'", exit code 2), never a traceback
+or a silent run (issue 13)."""
+from __future__ import annotations
+
+import argparse
+import math
+
+
+def _number(kind, low: float, strict: bool, what: str):
+    def parse(text: str):
+        try:
+            value = kind(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected {what}, got {text!r}") from None
+        if kind is float and not math.isfinite(value):
+            raise argparse.ArgumentTypeError(f"expected {what}, got {text!r}")
+        if value < low or (strict and value == low):
+            raise argparse.ArgumentTypeError(f"expected {what}, got {text!r}")
+        return value
+
+    parse.__name__ = what  # argparse names the type in its own messages
+    return parse
+
+
+#: A finite float > 0 (step sizes, durations).
+positive_float = _number(float, 0.0, True, "a finite number > 0")
+#: A finite float ≥ 0.
+nonnegative_float = _number(float, 0.0, False, "a finite number >= 0")
+#: An int ≥ 1 (counts of steps, strides).
+positive_int = _number(int, 1, False, "a whole number >= 1")
+#: An int ≥ 0.
+nonnegative_int = _number(int, 0, False, "a whole number >= 0")
