@@ -57,9 +57,16 @@ def main(argv=None) -> int:
     from .errors import RtmbsError
 
     try:
-        return int(args.func(args) or 0)
+        code = int(args.func(args) or 0)
+        sys.stdout.flush()  # inside the try: a closed pipe shows here, not at interpreter exit
+        return code
     except RtmbsError as exc:
         print(f"rtmbs: error: {exc}", file=sys.stderr)
+        return 1
+    except BrokenPipeError:  # `rtmbs info X | head`: the reader left; say nothing more
+        import os
+
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 1
 
 

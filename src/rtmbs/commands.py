@@ -131,8 +131,29 @@ def cmd_info(args) -> int:
     return 0
 
 
+def writable_dir(path) -> Path:
+    """``path`` as an existing folder this process can write into (created if needed), or an
+    :class:`~rtmbs.errors.OutputError` naming it and the cause: checked before a run, so that
+    nothing computed is lost for want of a place to put it."""
+    import tempfile
+
+    from .errors import OutputError
+
+    out = Path(path)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryFile(dir=out):
+            pass
+    except FileExistsError:
+        raise OutputError(f"output folder '{out}': a file of that name exists") from None
+    except OSError as exc:
+        raise OutputError(f"output folder '{out}': cannot write there "
+                          f"({exc.strerror or exc})") from None
+    return out
+
+
 def _save(result, out: Path, mdf: bool = False) -> list[Path]:
-    out.mkdir(parents=True, exist_ok=True)
+    out = writable_dir(out)
     files = [result.save_hdf5(out / "result.h5"), result.save_csv(out / "result.csv")]
     if mdf:
         from .io.mdf import save_mdf
@@ -162,6 +183,8 @@ def cmd_run(args) -> int:
     from .solvers.base import get_solver
     from .solvers.simulate import simulate
 
+    if args.out:
+        writable_dir(args.out)  # before the run, not after it
     system = load_model(args.model)
     slv = get_solver(args.solver)(system, **solver_options(args))  # its own option errors
     t0 = time.perf_counter()

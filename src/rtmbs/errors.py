@@ -20,6 +20,10 @@ class ModelError(RtmbsError):
         super().__init__(f"{path}: {problem}" if path else problem)
 
 
+class OutputError(RtmbsError):
+    """A result cannot be written where it was asked to go (the folder and the cause named)."""
+
+
 class AssemblyError(RtmbsError):
     """Initial positions or velocities cannot be made consistent with the constraints."""
 

@@ -57,8 +57,14 @@ def load_model_file(path) -> Model:
     path = Path(path)
     if not path.exists():
         raise ModelError(str(path), "model file not found")
+    if path.is_dir():
+        raise ModelError(str(path), "is a folder, expected a YAML model file")
     try:
-        data = yaml.safe_load(path.read_text())
+        text = path.read_text()
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ModelError(str(path), f"cannot be read ({getattr(exc, 'strerror', None) or exc})") from None
+    try:
+        data = yaml.safe_load(text)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
