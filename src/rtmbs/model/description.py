@@ -16,7 +16,8 @@ Vec3 = tuple[float, float, float]
 
 
 class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=False, arbitrary_types_allowed=True)
+    model_config = ConfigDict(extra="forbid", frozen=False, arbitrary_types_allowed=True,
+                              allow_inf_nan=False)  # every float of a model is finite
 
 
 # -- orientation --------------------------------------------------------------------------------
@@ -338,8 +339,22 @@ class Force(_Strict):
                                      "of the same length (at least 2)")
                 if np.any(np.diff(xs) <= 0):
                     raise ValueError(f"{key}: abscissae must be strictly increasing")
+        for key in ("stiffness", "damping"):
+            value = getattr(self, key)
+            try:
+                a = np.asarray(value, float)
+            except (TypeError, ValueError):
+                continue  # not numbers: the compiler names the problem
+            if value is not None and not np.all(np.isfinite(a)):
+                raise ValueError(f"{key} must be finite, got {value}")
+            if value is not None and np.any(a < 0):
+                raise ValueError(f"{key} must be >= 0, got {value}")
         if self.type == "stop" and (self.min_length is None and self.max_length is None):
             raise ValueError("a stop needs min_length and/or max_length")
+        if (self.type == "stop" and self.min_length is not None and self.max_length is not None
+                and self.min_length > self.max_length):
+            raise ValueError(f"min_length {self.min_length:g} is greater than max_length "
+                             f"{self.max_length:g}")
         if self.type == "tyre" and self.tyre is None:
             raise ValueError("a tyre needs 'tyre' (MF61, MF52, PAC2002 or a .tir file)")
         if self.stiff is None:
