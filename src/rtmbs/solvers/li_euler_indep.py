@@ -696,7 +696,6 @@ class LIEulerIndep(Solver):
         self.ratio = 1.0
         self.ratio_ref = 1.0
         self._h = None
-        self._nan = 0
         if self.sparse:
             sysm = self.system
             ap = np.asarray(sysm.mass_pattern, bool) | np.asarray(
@@ -796,12 +795,11 @@ class LIEulerIndep(Solver):
 
     @property
     def nanalyse(self) -> int:
-        """Re-analyses of the sparse factors after a degraded static pivot sequence (not counting
-        the analyses at reset and at each rebase; 0 on the dense path)."""
-        extra = 0
+        """Analyses of the sparse factors after ``reset``, not counting those of a rebase (the
+        projection matrix's: none is ever repeated; 0 on the dense path)."""
         if self.sparse and isinstance(self.proj, SparseProjector):
-            extra = self.proj.nanalyse - 1
-        return self._nan + extra
+            return self.proj.nanalyse - 1
+        return 0
 
     def _map_velocity(self, qd_src, qd_out, h=None) -> None:
         """ż = B q̇_src, then q̇_out = S b + R ż (at the factorised configuration)."""
