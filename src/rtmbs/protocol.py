@@ -27,32 +27,41 @@ EVAL_JAC_STIFF = 64 # same, stiff force elements only
 EVAL_ALL = EVAL_M | EVAL_Q | EVAL_PHI | EVAL_PHIQ | EVAL_GAMMA | EVAL_JAC
 
 
-class Workspace:
-    """Every buffer one evaluation writes, allocated once per system.
+#: The workspace layout, declared once: (name, shape in terms of n and m), in buffer order.
+#: The compiled side carves the same views with :func:`rtmbs.kernels.evaluate.workspace_views`
+#: (checked against this declaration by tests/core/test_layouts.py).
+WORKSPACE_FIELDS = (("M", ("n", "n")), ("Q", ("n",)), ("phi", ("m",)), ("phiq", ("m", "n")),
+                    ("phit", ("m",)), ("gamma", ("m",)), ("Jq", ("n", "n")), ("Jqd", ("n", "n")))
 
-    All arrays are views into one flat buffer ``buf`` (M, Q, phi, phiq, phit, gamma, Jq, Jqd in
-    that order), so a compiled kernel can take the whole workspace as a single array.
+
+class Workspace:
+    """Every buffer one evaluation writes, allocated once per solver.
+
+    All arrays are views into one flat buffer ``buf`` (:data:`WORKSPACE_FIELDS` in order), so a
+    compiled kernel can take the whole workspace as a single array.
     Only ``evaluate`` writes a workspace: providers with fixed sparsity patterns rely on the
     entries outside their patterns staying zero (they do not clear whole matrices).
     """
 
+    M: np.ndarray
+    Q: np.ndarray
+    phi: np.ndarray
+    phiq: np.ndarray
+    phit: np.ndarray
+    gamma: np.ndarray
+    Jq: np.ndarray
+    Jqd: np.ndarray
+
     def __init__(self, n: int, m: int):
         self.n, self.m = n, m
-        sizes = (n * n, n, m, m * n, m, m, n * n, n * n)
+        dims = {"n": n, "m": m}
+        shapes = [tuple(dims[d] for d in shape) for _, shape in WORKSPACE_FIELDS]
+        sizes = [int(np.prod(sh)) for sh in shapes]
         self.buf = np.zeros(sum(sizes))
-        views = []
         off = 0
-        for s in sizes:
-            views.append(self.buf[off:off + s])
-            off += s
-        self.M = views[0].reshape(n, n)
-        self.Q = views[1]
-        self.phi = views[2]
-        self.phiq = views[3].reshape(m, n)
-        self.phit = views[4]
-        self.gamma = views[5]
-        self.Jq = views[6].reshape(n, n)
-        self.Jqd = views[7].reshape(n, n)
+        for (name, _), sh, size in zip(WORKSPACE_FIELDS, shapes, sizes):
+            setattr(self, name, self.buf[off:off + size].reshape(sh))
+            off += size
 
 
 @dataclass

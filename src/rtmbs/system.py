@@ -514,6 +514,11 @@ class CartesianSystem(MechanicalSystem):
         evaluate_cartesian(what, float(t), q, qd, self._ibuf, self._ilay, self._fbuf, self._flay,
                            self._sbuf, self._slay, ws.buf, self.n, self.m)
 
+    def kernel_buffers(self) -> tuple:
+        """The packed buffers the compiled kernels take: (ints, int layout, floats, float layout,
+        data, data layout) (``rtmbs.solvers.compiled_step``)."""
+        return (self._ibuf, self._ilay, self._fbuf, self._flay, self._sbuf, self._slay)
+
     def initial_state(self) -> State:
         if not hasattr(self, "_initial"):
             from .assembly import assemble

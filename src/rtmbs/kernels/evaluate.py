@@ -133,6 +133,24 @@ def _mat(buf, o, d0, d1):
     return c_view(buf[o:o + d0 * d1], (d0, d1))
 
 
+@njit(cache=True, inline="always")
+def workspace_views(wbuf, n, m):
+    """M, Q, Φ, Φq, Φt, γ, Jq, Jq̇ in the flat workspace buffer, in the order of
+    :data:`rtmbs.protocol.WORKSPACE_FIELDS` (the one declaration of the workspace layout)."""
+    if wbuf.shape[0] < 3 * n * n + n + 3 * m + m * n:
+        raise ValueError("workspace buffer too short for n and m")
+    o = 0
+    M = _mat(wbuf, o, n, n); o += n * n
+    Q = wbuf[o:o + n]; o += n
+    phi = wbuf[o:o + m]; o += m
+    phiq = _mat(wbuf, o, m, n); o += m * n
+    phit = wbuf[o:o + m]; o += m
+    gamma = wbuf[o:o + m]; o += m
+    Jq = _mat(wbuf, o, n, n); o += n * n
+    Jqd = _mat(wbuf, o, n, n)
+    return M, Q, phi, phiq, phit, gamma, Jq, Jqd
+
+
 # fastmath "contract" (fused multiply-add only) in the evaluation kernels. numba passes a caller's
 # fastmath flags on to callees that do not set their own, so the shared non-inlined callees
 # (fun_eval, table_eval, the zxz rotation functions, tyre_force and through it the Magic Formula
@@ -171,17 +189,7 @@ def evaluate_cartesian(what, t, q, qd, ibuf, ilay, fbuf, flay, sbuf, slay, wbuf,
     frc_out = view2(sbuf, slay, 28); mf = view1(sbuf, slay, 29)
     vQ = view2(sbuf, slay, 30); vK = view3(sbuf, slay, 31); vC = view3(sbuf, slay, 32)
     vP = view4(sbuf, slay, 33); KL = view3(sbuf, slay, 34)
-    if wbuf.shape[0] < 3 * n * n + n + 3 * m + m * n:
-        raise ValueError("workspace buffer too short for n and m")
-    o = 0
-    M = _mat(wbuf, o, n, n); o += n * n
-    Q = wbuf[o:o + n]; o += n
-    phi = wbuf[o:o + m]; o += m
-    phiq = _mat(wbuf, o, m, n); o += m * n
-    phit = wbuf[o:o + m]; o += m
-    gamma = wbuf[o:o + m]; o += m
-    Jq = _mat(wbuf, o, n, n); o += n * n
-    Jqd = _mat(wbuf, o, n, n)
+    M, Q, phi, phiq, phit, gamma, Jq, Jqd = workspace_views(wbuf, n, m)
     body_kinematics(q, qd, body_qadr, body_rtype, kin_r, kin_rd, kin_A, kin_G, kin_dG, kin_W,
                     kin_w, kin_alpha, kin_dadp, kin_dadpd, d2G)
     jac_all = (what & _JAC) != 0

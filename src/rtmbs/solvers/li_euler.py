@@ -22,9 +22,13 @@ all terms (``"all"``).
 
 Stabilisation (``stabilize``):
 
-* ``"projection"``: the non-iterative projection of the positions, seed 000 eq. 30 / Table 3,
-  with Φq at the projected point q + Δq (one exact Newton step: the residual left is quadratic in
-  Φ(q + Δq)).
+* ``"projection"``: the non-iterative projection of the positions, seed 000 eq. 30 / Table 3.
+  ``projection="step"`` (default) solves it with the factors of eq. 22 already made:
+  [A hΦq(q)ᵀ; Φq(q_p) 0][Δ; μ] = [0; −Φ(q⁺, t + h)] (the metric A = M − hJq̇ − h²Jq instead of
+  M; one factorisation per step). With the explicit update q⁺ = q_p, so this is an exact Newton
+  step; with the implicit one Φq(q_p) differs from Φq(q⁺) by O(h‖Δq̇‖), and Φ(q⁺), already
+  O(h²‖Δq̇‖²), shrinks by that factor. ``projection="mass"``: eq. 30 as written, a second
+  factorisation of [M hΦqᵀ; Φq(q⁺) 0] at q⁺ (one exact Newton step at the projected point).
 * ``"baumgarte"``: index-2 Baumgarte, Φq q̇ + Φt + γ_B Φ = 0 at the predicted positions (eq. 5,
   seed 001 eq. 10), ``baumgarte_gamma`` (default 1/h); explicit position update only.
 * ``"ggl"``: Gear-Gupta-Leimkuhler (seed 001 eq. 11): M(q⁺ − q)/h = M q̇ − Φqᵀ(q) η, Φ(q⁺, t+h) = 0,
@@ -35,7 +39,11 @@ Linear algebra (``linear_solver``): dense LU (``linalg``) or, for systems with f
 patterns, the fixed-pattern sparse LU of ``sparse`` for the matrices of eqs. 22, 30 and GGL.
 
 Cost per step (fixed): evaluations 3 (+1 for implicit positions with projection; GGL: 3 + k),
-factorisations 1 (+1 projection, +1 GGL), solves 1 (+1 projection, +k GGL).
+factorisations 1 (+1 projection="mass", +1 GGL), solves 1 (+1 projection, +k GGL).
+
+On the sparse path of a compiled Cartesian model, ``stabilize="none"`` and ``"projection"``
+(with ``projection="step"``) run the whole step as one compiled call
+(:func:`rtmbs.solvers.compiled_step.li_euler_step`) unless ``instrument`` asks for phase times.
 """
 from __future__ import annotations
 
@@ -52,6 +60,7 @@ from .sparse import (
 )
 from .stabilization import (
     Projector, SparseProjector, check_choice, check_positive, evaluate, kkt_assemble, pop_options,
+    projection_rhs_solve, projection_rhs_solve_dense,
 )
 
 
@@ -198,6 +207,15 @@ def _implicit_dq(qd, rhs, h, dq):
         dq[i] = h * (qd[i] + rhs[i])
 
 
+def is_compiled_cartesian(system) -> bool:
+    """True for a compiled Cartesian model (not a wrapper that changes its rows): the compiled
+    step reads its packed buffers directly."""
+    from ..system import CartesianSystem
+
+    return type(system) is CartesianSystem or (isinstance(system, CartesianSystem)
+                                               and type(system).evaluate is CartesianSystem.evaluate)
+
+
 @register_solver("li-euler")
 class LIEuler(Solver):
     """Linearly implicit Euler, dependent coordinates, index 2 (seed 000 Algorithm 1).
@@ -208,6 +226,8 @@ class LIEuler(Solver):
     stabilize : "projection" (default, eq. 30) | "none" | "baumgarte" | "ggl"; ignored when m = 0
     baumgarte_gamma : float or None (1/h)
     ggl_iterations : int, default 1
+    projection : "step" (default: eq. 30 with the factors of eq. 22) | "mass" (eq. 30 as written:
+        a second factorisation with M and Φq at the projected point)
     position_update : "auto" (implicit; explicit with GGL) | "implicit" (Δq = h(q̇ + Δq̇) with
         the constraint at the new positions) | "explicit" (Δq = h q̇, seed 000 Table 1)
     linear_solver : "auto" (sparse when the system has fixed patterns and n >= 18) | "dense" |
@@ -219,13 +239,14 @@ class LIEuler(Solver):
         super().__init__(system, instrument, **options)
         o = pop_options(self.name, options, dict(
             jacobian="stiff", stabilize="projection", baumgarte_gamma=None, ggl_iterations=1,
-            position_update="auto", linear_solver="auto"))
+            position_update="auto", linear_solver="auto", projection="step"))
         check_choice(self.name, "jacobian", o["jacobian"], ("stiff", "all"))
         check_choice(self.name, "stabilize", o["stabilize"],
                      ("none", "projection", "baumgarte", "ggl"))
         check_choice(self.name, "position_update", o["position_update"],
                      ("auto", "explicit", "implicit"))
         check_choice(self.name, "linear_solver", o["linear_solver"], ("auto", "dense", "sparse"))
+        check_choice(self.name, "projection", o["projection"], ("step", "mass"))
         self.sparse = choose_linear_solver(self.name, system, o["linear_solver"])
         self.jac_all = o["jacobian"] == "all"
         if o["baumgarte_gamma"] is not None:
@@ -248,6 +269,11 @@ class LIEuler(Solver):
         self.jac_flag = EVAL_JAC_STIFF if o["jacobian"] == "stiff" else EVAL_JAC
         self.baumgarte_gamma = o["baumgarte_gamma"]
         self.ggl_iterations = int(k)
+        self.projection = o["projection"]
+        self.project_with_step = self.stabilize == "projection" and self.projection == "step"
+        # the whole step in one compiled call (rtmbs.solvers.compiled_step)
+        self.fused = (self.sparse and not instrument and is_compiled_cartesian(system)
+                      and self.stabilize in ("none", "projection") and self.projection == "step")
 
     def _reset(self, state: State) -> None:
         n, m = self.system.n, self.system.m
@@ -281,7 +307,8 @@ class LIEuler(Solver):
         ap = mp | np.asarray(sysm.jacobian_pattern(not self.jac_all), bool)
         pp = np.asarray(sysm.phiq_pattern, bool) if m else np.zeros((0, n), bool)
         self.skkt = SparseKKT(ap, pp)
-        self.sproj = SparseProjector(mp, pp) if self.stabilize == "projection" else None
+        self.sproj = (SparseProjector(mp, pp) if self.stabilize == "projection"
+                      and not self.project_with_step else None)
         self.sggl = SparseKKT(mp, pp) if self.stabilize == "ggl" else None
         self.stmp = np.zeros(n + m)
         ws, h = self.ws, H_ANALYSIS
@@ -293,6 +320,14 @@ class LIEuler(Solver):
         if self.sggl is not None:
             self.sggl.factor(ws.M, ws.M, ws.M, 0.0, 0.0, ws.phiq, h, ws.phiq)
         self._nan0 = self._nanalyse_total()
+        if self.fused:
+            from .compiled_step import li_euler_step, vector_size  # (it builds on this module)
+
+            self.vec = np.zeros(vector_size(n, m))
+            self.lam = self.vec[vector_size(n, m) - m:]
+            self._kernel = li_euler_step
+            self.kernel_args = sysm.kernel_buffers() + (ws.buf, self.ws1.buf, self.skkt.lu.ib,
+                                                        self.skkt.lu.fb, self.skkt.idx, self.vec)
 
     def _nanalyse_total(self) -> int:
         return sum(k.nanalyse for k in (getattr(self, "skkt", None), getattr(self, "sproj", None),
@@ -329,6 +364,8 @@ class LIEuler(Solver):
     def _step_impl(self, state: State, h: float):
         if self.stabilize == "ggl":
             return self._step_ggl(state, h)
+        if self.fused:
+            return self._step_fused(state, h)
         ws, ws1, m = self.ws, self.ws1, self.system.m
         q, qd, t = state.q, state.qd, state.t
         self._tic()
@@ -357,12 +394,19 @@ class LIEuler(Solver):
             if self.implicit:
                 _implicit_dq(qd, self.rhs, h, self.dq)
                 np.add(q, self.dq, out=self.qp)
-                evaluate(self, ws1, t + h, self.qp, qd, EVAL_PHI | EVAL_PHIQ)
-            # one Newton step of eq. 29 at the predicted positions: Φq(q + Δq) (not Φq(q), as
-            # eq. 30 writes it), so the residual left is quadratic in Φ(q + Δq)
-            proj = self.sproj if self.sparse else self.proj
-            ok &= proj.correct(ws.M, ws1.phiq, ws1.phi, h, self.dq)
-            self.nfactor += 1
+                evaluate(self, ws1, t + h, self.qp, qd,
+                         EVAL_PHI if self.project_with_step else EVAL_PHI | EVAL_PHIQ)
+            if self.project_with_step:  # eq. 30 with the factors of eq. 22
+                if self.sparse:
+                    projection_rhs_solve(self.skkt.lu.ib, self.skkt.lu.fb, ws1.phi, self.prhs, self.dq)
+                else:
+                    projection_rhs_solve_dense(self.K, self.piv, ws1.phi, self.prhs, self.dq)
+            else:
+                # one Newton step of eq. 29 at the predicted positions: Φq(q + Δq) (not Φq(q), as
+                # eq. 30 writes it), so the residual left is quadratic in Φ(q + Δq)
+                proj = self.sproj if self.sparse else self.proj
+                ok &= proj.correct(ws.M, ws1.phiq, ws1.phi, h, self.dq)
+                self.nfactor += 1
             self.nsolve += 1
             self._toc("projection")
             _update(q, qd, self.dq, self.rhs, h, False)
@@ -374,6 +418,19 @@ class LIEuler(Solver):
         state.t = t + h
         self._toc("other")
         return ok
+
+    def _step_fused(self, state: State, h: float):
+        ratio, growth = self._kernel(*self.kernel_args, state.q, state.qd, self.system.m,
+                                      float(state.t), float(h), self.jac_flag, self.implicit,
+                                      self.stabilize == "projection")
+        lu = self.skkt.lu
+        lu.ratio, lu.growth = ratio, growth
+        self.ratio = ratio
+        self.neval += 2 + (self.implicit and self.stabilize == "projection")
+        self.nfactor += 1
+        self.nsolve += 1 + (self.stabilize == "projection")
+        state.t = state.t + h
+        return ratio > 0.0
 
     def _step_ggl(self, state: State, h: float):
         ws, ws1, n = self.ws, self.ws1, self.system.n

@@ -83,13 +83,27 @@ class Projector:
 
 @njit(cache=True)
 def projection_rhs_solve(ib, fb, phi, rhs, dq):
-    """Solve [M hΦqᵀ; Φq 0][x; μ] = [0; −Φ] with the sparse factors and add x to ``dq``."""
+    """Solve K[x; μ] = [0; −Φ] with the sparse factors of a KKT matrix K ([M hΦqᵀ; Φq 0] of
+    eq. 30, or eq. 22's) and add x to ``dq``."""
     n = dq.shape[0]
     for i in range(n):
         rhs[i] = 0.0
     for i in range(phi.shape[0]):
         rhs[n + i] = -phi[i]
     lu_solve_sp(ib, fb, rhs)
+    for i in range(n):
+        dq[i] += rhs[i]
+
+
+@njit(cache=True)
+def projection_rhs_solve_dense(K, piv, phi, rhs, dq):
+    """:func:`projection_rhs_solve` with dense LU factors (``linalg.lu_factor``)."""
+    n = dq.shape[0]
+    for i in range(n):
+        rhs[i] = 0.0
+    for i in range(phi.shape[0]):
+        rhs[n + i] = -phi[i]
+    lu_solve(K, piv, rhs)
     for i in range(n):
         dq[i] += rhs[i]
 

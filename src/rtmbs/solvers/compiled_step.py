@@ -1,0 +1,87 @@
+"""Whole real-time steps as one compiled call (issue 11): evaluation, factorisation, solves,
+projection and update of ``li-euler`` on the sparse path, over the packed buffers of a compiled
+Cartesian model (:class:`rtmbs.system.CartesianSystem`).
+
+Python calls :func:`li_euler_step` once per step (about 1 µs of call overhead for its ~15 array
+arguments, PERFORMANCE.md) instead of 5-7 kernels with Python glue between them, and
+:func:`li_euler_rollout` once for many steps (inputs as arrays over time, outputs into a
+preallocated array; ``rtmbs.solvers.rollout``).
+
+The arithmetic is that of :mod:`rtmbs.solvers.li_euler` (seed 000 eq. 22 with the implicit or the
+explicit position update) with the projection of the positions done with the factors of eq. 22
+(``projection="step"``): [A hΦq(q)ᵀ; Φq(q_p) 0][Δ; μ] = [0; −Φ(q⁺, t + h)], one factorisation
+per step. ``vec`` packs the step's vectors: rhs (n + m) | projection rhs (n + m) | tmp (n + m) |
+Δq (n) | q_p (n) | λ (m).
+"""
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from ..kernels.evaluate import evaluate_cartesian, workspace_views
+from ..kernels.cartesian import _M, _PHI, _PHIQ, _Q
+from .li_euler import _sp_factor_solve, _update
+from .sparse import lu_solve_sp
+
+
+@njit(cache=True, inline="always")
+def _vectors(vec, n, m):
+    N = n + m
+    rhs = vec[0:N]
+    prhs = vec[N:2 * N]
+    tmp = vec[2 * N:3 * N]
+    dq = vec[3 * N:3 * N + n]
+    qp = vec[3 * N + n:3 * N + 2 * n]
+    lam = vec[3 * N + 2 * n:3 * N + 2 * n + m]
+    return rhs, prhs, tmp, dq, qp, lam
+
+
+def vector_size(n: int, m: int) -> int:
+    """Length of the ``vec`` buffer of :func:`li_euler_step` (module docstring)."""
+    return 3 * (n + m) + 2 * n + m
+
+
+@njit(cache=True)
+def li_euler_step(ibuf, ilay, fbuf, flay, sbuf, slay, w0, w1, kib, kfb, kidx, vec, q, qd, m, t,
+                  h, jac_what, implicit, project):
+    """One step of Algorithm 1 (seed 000 eq. 22, Table 1) on the sparse path: q, q̇ updated in
+    place, λ into ``vec``. Returns (pivot ratio of eq. 22's factors, largest multiplier); a ratio
+    of 0 means a singular or non-finite step (q, q̇ are then not to be trusted)."""
+    n = q.shape[0]
+    rhs, prhs, tmp, dq, qp, lam = _vectors(vec, n, m)
+    M, Q, phi0, phiq0, phit0, gamma0, Jq, Jqd = workspace_views(w0, n, m)
+    _, _, phi1, phiq1, phit1, _, _, _ = workspace_views(w1, n, m)
+    what0 = _M | _Q | jac_what | (_PHIQ if m else 0)
+    evaluate_cartesian(what0, t, q, qd, ibuf, ilay, fbuf, flay, sbuf, slay, w0, n, m)
+    for i in range(n):
+        dq[i] = h * qd[i]
+        qp[i] = q[i] + dq[i]
+    gb, cv = 0.0, 1.0
+    if m:
+        evaluate_cartesian(_PHIQ | (_PHI if project or implicit else 0), t + h, qp, qd, ibuf, ilay,
+                           fbuf, flay, sbuf, slay, w1, n, m)
+        if implicit:
+            gb, cv = 1.0 / h, 0.0
+    ratio, growth = _sp_factor_solve(kib, kfb, kidx, M, Q, Jq, Jqd, qd, phiq0, phiq1, phit1, phi1,
+                                     gb, cv, h, rhs, tmp, q, dq, lam, False, implicit)
+    if ratio == 0.0:
+        return ratio, growth
+    if project and m:
+        if implicit:  # the new positions q + h(q̇ + Δq̇) and Φ there
+            for i in range(n):
+                dq[i] = h * (qd[i] + rhs[i])
+                qp[i] = q[i] + dq[i]
+            evaluate_cartesian(_PHI, t + h, qp, qd, ibuf, ilay, fbuf, flay, sbuf, slay, w1, n, m)
+        for i in range(n):
+            prhs[i] = 0.0
+        for i in range(m):
+            prhs[n + i] = -phi1[i]
+        lu_solve_sp(kib, kfb, prhs)
+        for i in range(n):
+            dq[i] += prhs[i]
+        _update(q, qd, dq, rhs, h, False)
+    else:
+        _update(q, qd, dq, rhs, h, implicit)
+    for i in range(m):
+        lam[i] = rhs[n + i]
+    return ratio, growth
