@@ -34,7 +34,7 @@ def bench(name, repeats=15, n_iter=2000):
     st = s.initial_state()
     qd = st.qd + 0.1
     ws = s.workspace()
-    args = (EVAL_ALL, 0.1, st.q, qd, s._ibuf, s._ilay, s._fbuf, s._flay, s._sbuf, s._slay, ws.buf, s.n, s.m)
+    args = (EVAL_ALL, 0.1, st.q, qd, *s.kernel_buffers(), ws.buf, s.n, s.m)
     _loop(10, *args)
     inner, outer = [], []
     for _ in range(repeats):

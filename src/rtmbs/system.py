@@ -6,6 +6,7 @@ seed 003 eq. 4.6) or 6 with zxz Euler angles (seed 002 §2.1).
 """
 from __future__ import annotations
 
+import copy
 from dataclasses import dataclass
 
 import numpy as np
@@ -13,7 +14,7 @@ import numpy as np
 from .errors import ModelError, did_you_mean
 from .kernels import cartesian as kc
 from .kernels import functions as kf
-from .kernels.arena import pack
+from .kernels.layouts import DATA, MODEL_FLOATS, MODEL_INTS
 from .kernels.evaluate import evaluate_cartesian
 from .kernels.rotations import NROT, ROT_EP, ROTATION_NAMES
 from .kernels.tyre_element import TYRE_OUTPUTS
@@ -340,47 +341,30 @@ class CartesianSystem(MechanicalSystem):
         self.body_eprow = eprow
         blk_pair, frc_blk = _virtual_blocks(nb, fbody, ftype)
         self.jacobian_blocks = blk_pair
-        ints = [qadr, rtype, eprow, self.prim_type, self.prim_row, self.prim_body,
-                np.array([p[6] for p in bld.prims], np.int64), ftype, fbody, ffun, ftab, fstiff,
-                self.fun_type, np.array(bld.fun_tab, np.int64), tab_adr, tab_len, blk_pair, frc_blk]
-        floats = [body_mass, body_inertia, np.asarray(model.gravity, float),
-                  np.array([p[4] for p in bld.prims]).reshape(npr, 6, 3),
-                  np.array([[p[5], 0.0] for p in bld.prims]).reshape(npr, 2),
-                  fvec, frot, fpar, self.fun_par, tab_x, tab_y,
-                  np.array(tyres).reshape(len(tyres), -1) if tyres else np.zeros((0, 1)),
-                  np.concatenate(roads) if roads else np.zeros(1),
-                  np.zeros(max(1, 2 * self._ntransient))]
-        scratch = [np.zeros((nb + 1, 3)), np.zeros((nb + 1, 3)), np.zeros((nb + 1, 3, 3)),
-                   np.zeros((nb + 1, 3, 4)), np.zeros((nb + 1, 4, 3, 4)), np.zeros((nb + 1, 3, 4)),
-                   np.zeros((nb + 1, 3)), np.zeros((nb + 1, 3)), np.zeros((nb + 1, 3, 4)),
-                   np.zeros((nb + 1, 3, 4)), np.zeros((4, 4, 3, 4)),
-                   np.zeros((32, 3)), np.zeros((20, 3, 3)), np.zeros((max(self.m, 1), 12)),
-                   np.zeros(max(self.m, 1)), np.zeros(3), np.zeros(3), np.zeros((3, 12)),
-                   np.zeros((3, 12)), np.zeros((3, 12)), np.zeros((3, 12)), np.zeros(3), np.zeros(3),
-                   np.zeros((3, 12)), np.zeros((3, 12)), np.zeros((9, 12)),
-                   np.zeros((12, 12)), np.zeros((12, 12)), np.zeros((nf, kc.NFOUT)), np.zeros(16),
-                   np.zeros((nb + 1, 9)), np.zeros((len(blk_pair), 6, 6)), np.zeros((len(blk_pair), 6, 6)),
-                   np.zeros((nb + 1, 2, 3, 4)), np.zeros((2, 6, 7))]
-        self._ibuf, self._ilay, iv = pack(ints, np.int64)
-        self._fbuf, self._flay, fv = pack(floats, np.float64)
-        self._sbuf, self._slay, sv = pack(scratch, np.float64)
-        # Python-side views into the packed buffers (writing them writes what the kernel reads)
-        self.sysa = (iv[0], iv[1], fv[0], fv[1], iv[2], fv[2], iv[3], iv[4], iv[5], fv[3], fv[4], iv[6],
-                     iv[7], iv[8], fv[5], fv[6], fv[7], iv[9], iv[10], iv[11], iv[12], fv[8], iv[13],
-                     iv[14], iv[15], fv[9], fv[10])
-        self.fun_par = fv[8]
+        ints = dict(body_qadr=qadr, body_rtype=rtype, body_eprow=eprow, prim_type=self.prim_type,
+                    prim_row=self.prim_row, prim_body=self.prim_body,
+                    prim_fun=np.array([p[6] for p in bld.prims], np.int64), frc_type=ftype,
+                    frc_body=fbody, frc_fun=ffun, frc_tab=ftab, frc_stiff=fstiff, fun_type=self.fun_type,
+                    fun_tab=np.array(bld.fun_tab, np.int64), tab_adr=tab_adr, tab_len=tab_len,
+                    blk_pair=blk_pair, frc_blk=frc_blk)
+        floats = dict(body_mass=body_mass, body_inertia=body_inertia, gravity=np.asarray(model.gravity, float),
+                      prim_vec=np.array([p[4] for p in bld.prims]).reshape(npr, 6, 3),
+                      prim_par=np.array([[p[5], 0.0] for p in bld.prims]).reshape(npr, 2),
+                      frc_vec=fvec, frc_rot=frot, frc_par=fpar, tab_x=tab_x, tab_y=tab_y,
+                      tyre_par=np.array(tyres).reshape(len(tyres), -1) if tyres else np.zeros((0, 1)),
+                      road=np.concatenate(roads) if roads else np.zeros(1))
+        self._ibuf, self._ilay, self.arrays_int = MODEL_INTS.pack(ints)
+        self._fbuf, self._flay, self.arrays = MODEL_FLOATS.pack(floats)
+        for a in (self._ibuf, self._ilay, self._fbuf, self._flay, *vars(self.arrays_int).values(),
+                  *vars(self.arrays).values()):  # the model is read-only
+            a.flags.writeable = False
         self.nx = 2 * self._ntransient
-        self.extra_state = fv[13][:self.nx]  # carcass deflections (u, v) of the transient tyres
+        self._fun_par0 = self.fun_par.copy()
+        self._data_sizes = (nb, max(self.m, 1), nf, len(blk_pair))
         self._transient_rows = [k for k, fe in enumerate(model.forces) if fe.type == "tyre" and fe.transient]
-        for b in range(nb):  # ∂G/∂p of Euler parameters is constant (G = 2E(p) is linear in p)
-            if rtype[b] == ROT_EP:
-                sv[4][b] = _EP_DG
         self._acc_scratch = (np.zeros((3, 3)), np.zeros((3, 4)), np.zeros((4, 3, 4)), np.zeros((3, 4)),
                              np.zeros(3), np.zeros((3, 4)), np.zeros((3, 4)), np.zeros((4, 4, 3, 4)))
-        self.kin = tuple(sv[:11])
-        self.scr = tuple(sv[11:28])
-        self.force_out = sv[28][:, 0]
-        self.force_out_all = sv[28]
+        self._attach_data(self._make_data())
         self.output_names = tuple(
             [f"{b}.{c}" for b in names for c in ("x", "y", "z", "vx", "vy", "vz", "wx", "wy", "wz")]
             + [f"{f}.force" for f in self.force_names]
@@ -509,6 +493,46 @@ class CartesianSystem(MechanicalSystem):
         tyres.append(p)
         roads.append(np.asarray(road, float))
 
+    # -- data (one per run) -------------------------------------------------------------------------
+    def _make_data(self):
+        """A fresh DATA buffer (:mod:`rtmbs.kernels.layouts`): kinematics, scratch and element
+        outputs, the input functions with their channels at their initial values and the extra
+        states at zero."""
+        nb, m1, nf, nblk = self._data_sizes
+        z = np.zeros
+        arrays = dict(
+            fun_par=self._fun_par0, xstate=z(max(1, self.nx)), kin_r=z((nb + 1, 3)), kin_rd=z((nb + 1, 3)),
+            kin_A=z((nb + 1, 3, 3)), kin_G=z((nb + 1, 3, 4)), kin_dG=z((nb + 1, 4, 3, 4)),
+            kin_W=z((nb + 1, 3, 4)), kin_w=z((nb + 1, 3)), kin_alpha=z((nb + 1, 3)),
+            kin_dadp=z((nb + 1, 3, 4)), kin_dadpd=z((nb + 1, 3, 4)), d2G=z((4, 4, 3, 4)),
+            tmp=z((32, 3)), S=z((20, 3, 3)), Dx=z((m1, 12)), beta=z(m1), f=z(3), tau=z(3),
+            dfdx=z((3, 12)), dfdv=z((3, 12)), dtdx=z((3, 12)), dtdv=z((3, 12)), arm_i=z(3), sgj=z(3),
+            Dd=z((3, 12)), Ddd=z((3, 12)), X=z((9, 12)), frc_out=z((nf, kc.NFOUT)), mf=z(16),
+            vQ=z((nb + 1, 9)), vK=z((nblk, 6, 6)), vC=z((nblk, 6, 6)), vP=z((nb + 1, 2, 3, 4)),
+            KL=z((2, 6, 7)))
+        buf, lay, views = DATA.pack(arrays)
+        for b in range(nb):  # ∂G/∂p of Euler parameters is constant (G = 2E(p) is linear in p)
+            if self.body_rtype[b] == ROT_EP:
+                views.kin_dG[b] = _EP_DG
+        return buf, lay, views
+
+    def _attach_data(self, data) -> None:
+        self._sbuf, self._slay, self.data = data
+        self.fun_par = self.data.fun_par
+        self.extra_state = self.data.xstate[:self.nx]  # carcass deflections (u, v) of transient tyres
+        self.force_out_all = self.data.frc_out
+        self.force_out = self.data.frc_out[:, 0]
+        self.__dict__.pop("_ows", None)
+
+    def new_data(self) -> "CartesianSystem":
+        """The same compiled model with its own data: kinematics, scratch, input channels (at
+        their initial values) and extra states (zero). Runs on different data objects are
+        independent; the model arrays (read-only) are shared, not copied."""
+        other = copy.copy(self)
+        other.__dict__.pop("_initial", None)
+        other._attach_data(self._make_data())
+        return other
+
     # -- protocol --------------------------------------------------------------------------------
     def evaluate(self, t, q, qd, ws: Workspace, what: int) -> None:
         evaluate_cartesian(what, float(t), q, qd, self._ibuf, self._ilay, self._fbuf, self._flay,
@@ -573,7 +597,7 @@ class CartesianSystem(MechanicalSystem):
         ws = self._ows if hasattr(self, "_ows") else self.workspace()
         self._ows = ws
         self.evaluate(t, q, qd, ws, EVAL_Q)
-        kin_r, kin_rd, kin_w = self.kin[0], self.kin[1], self.kin[6]
+        kin_r, kin_rd, kin_w = self.data.kin_r, self.data.kin_rd, self.data.kin_w
         k = 0
         for b in range(self.nbody):
             out[k:k + 3] = kin_r[b]
@@ -613,20 +637,21 @@ class CartesianSystem(MechanicalSystem):
 
     def energy(self, q, qd) -> float:
         """Kinetic + gravitational + linear spring/bushing energy (dampers and drives excluded)."""
-        g = self.sysa[5]
+        g = self.arrays.gravity
         V = 0.0
         for b in range(self.nbody):
             a = self.body_qadr[b]
-            V -= self.sysa[2][b] * g @ q[a:a + 3]
+            V -= self.arrays.body_mass[b] * g @ q[a:a + 3]
         return self.kinetic_energy(q, qd) + V + self._spring_energy(q)
 
     def _spring_energy(self, q) -> float:
         from .kernels.rotations import rotation_matrix
 
         E = 0.0
-        ftype, fbody, fvec, fpar = self.sysa[12], self.sysa[13], self.sysa[14], self.sysa[16]
+        ftype, fbody = self.arrays_int.frc_type, self.arrays_int.frc_body
+        fvec, fpar, ftab = self.arrays.frc_vec, self.arrays.frc_par, self.arrays_int.frc_tab
         for k in range(len(ftype)):
-            if ftype[k] != kc.F_SPRING or self.sysa[18][k, 0] >= 0:
+            if ftype[k] != kc.F_SPRING or ftab[k, 0] >= 0:
                 continue
             pts = []
             for side in range(2):
@@ -676,8 +701,8 @@ class CartesianSystem(MechanicalSystem):
         """
         ws = self.workspace()
         self.evaluate(t, q, qd, ws, EVAL_PHI)
-        Dx = self.scr[2]
-        kin_A = self.kin[2]
+        Dx = self.data.Dx
+        kin_A = self.data.kin_A
         out = {}
         for name, (start, count) in self.joint_rows.items():
             if name not in self.joint_bodies:

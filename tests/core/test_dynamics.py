@@ -17,10 +17,10 @@ def _angular_momentum(system, q, qd, about=np.zeros(3)):
     """Σ (r − o) × m ṙ + A J' Aᵀ ω, from the kinematics the kernel computes."""
     system.evaluate(0.0, q, qd, system.workspace(), 0)
     L = np.zeros(3)
-    kin_r, kin_rd, kin_A, kin_w = system.kin[0], system.kin[1], system.kin[2], system.kin[6]
+    kin_r, kin_rd, kin_A, kin_w = system.data.kin_r, system.data.kin_rd, system.data.kin_A, system.data.kin_w
     for b in range(system.nbody):
-        m = system.sysa[2][b]
-        J = kin_A[b] @ system.sysa[3][b] @ kin_A[b].T
+        m = system.arrays.body_mass[b]
+        J = kin_A[b] @ system.arrays.body_inertia[b] @ kin_A[b].T
         L += np.cross(kin_r[b] - about, m * kin_rd[b]) + J @ kin_w[b]
     return L
 
@@ -65,7 +65,7 @@ def test_heavy_top_conserves_energy_vertical_momentum_and_spin():
     spin = []
     for q, qd in zip(res.q, res.qd):
         s.evaluate(0.0, q, qd, s.workspace(), 0)
-        spin.append(s.kin[2][0][:, 2] @ s.kin[6][0])  # ω · body z (symmetric top: constant)
+        spin.append(s.data.kin_A[0][:, 2] @ s.data.kin_w[0])  # ω · body z (symmetric top: constant)
     assert np.ptp(E) < 1e-8 * abs(s.kinetic_energy(res.q[0], res.qd[0]))
     assert np.ptp(Lz) < 1e-8 * abs(Lz[0])
     assert np.ptp(spin) < 1e-7 * abs(spin[0])

@@ -160,8 +160,8 @@ def test_mass_matrix_gives_kinetic_energy(system):
     for b in range(system.nbody):
         a = system.body_qadr[b]
         nr = NROT[system.body_rtype[b]]
-        m = system.sysa[2][b]
-        Jl = system.sysa[3][b]
+        m = system.arrays.body_mass[b]
+        Jl = system.arrays.body_inertia[b]
         T += 0.5 * m * qd[a:a + 3] @ qd[a:a + 3]
 
         def A_of(s):
@@ -221,7 +221,7 @@ def test_bushing_outputs_are_the_local_force_and_torque():
     np.testing.assert_allclose(F, -np.array([1e3, 2e3, 3e3]) * u + [1, 2, 3], rtol=1e-12)
     # the generalised force on the body's translation is the global force
     np.testing.assert_allclose(s.forces(q, np.zeros(s.n))[:3], C @ F, rtol=1e-12)
-    R = C.T @ s.kin[2][0]
+    R = C.T @ s.data.kin_A[0]
     theta = 0.5 * np.array([R[2, 1] - R[1, 2], R[0, 2] - R[2, 0], R[1, 0] - R[0, 1]])
     np.testing.assert_allclose(T, -np.array([10, 20, 30]) * theta, rtol=1e-10)
 

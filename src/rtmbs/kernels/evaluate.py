@@ -6,7 +6,8 @@ from numba import njit
 from .cartesian import (_JAC, _JACS, _M, _PHI, _PHIQ, _GAMMA, _Q, F_BRAKE, F_TORQUE, body_kinematics,
                         constraint_rows, scatter_constraints)
 from .forces import accumulate_element, element_forces, map_virtual_blocks
-from .arena import borrowed, c_view, view1, view2, view3, view4
+from .arena import borrowed, c_view
+from .layout_views import data_buffers, model_floats, model_ints
 from .rotations import NROT, ROT_EP
 
 
@@ -159,36 +160,32 @@ def workspace_views(wbuf, n, m):
 @njit(cache=True, fastmath={"contract"})
 def evaluate_cartesian(what, t, q, qd, ibuf, ilay, fbuf, flay, sbuf, slay, wbuf, n, m):
     """Fill the requested quantities (``what`` flags of :mod:`rtmbs.protocol`) into the workspace
-    buffer ``wbuf`` (M, Q, phi, phiq, phit, gamma, Jq, Jqd). The system's integer and float
-    arrays and the scratch live in three packed buffers (see :mod:`arena` and
-    :class:`rtmbs.system.CartesianSystem`)."""
+    buffer ``wbuf`` (M, Q, phi, phiq, phit, gamma, Jq, Jqd). The model's integer and float
+    arrays and the run's data live in three packed buffers declared by name in
+    :mod:`.layouts` (ibuf: MODEL_INTS, fbuf: MODEL_FLOATS, sbuf: DATA)."""
     # borrowed (untracked) buffers: no atomic reference counting of the ~100 views below
     q = borrowed(q); qd = borrowed(qd); ibuf = borrowed(ibuf); ilay = borrowed(ilay)
     fbuf = borrowed(fbuf); flay = borrowed(flay); sbuf = borrowed(sbuf); slay = borrowed(slay)
     wbuf = borrowed(wbuf)
-    body_qadr = view1(ibuf, ilay, 0); body_rtype = view1(ibuf, ilay, 1); body_eprow = view1(ibuf, ilay, 2)
-    prim_type = view1(ibuf, ilay, 3); prim_row = view1(ibuf, ilay, 4); prim_body = view2(ibuf, ilay, 5)
-    prim_fun = view1(ibuf, ilay, 6); frc_type = view1(ibuf, ilay, 7); frc_body = view2(ibuf, ilay, 8)
-    frc_fun = view2(ibuf, ilay, 9); frc_tab = view2(ibuf, ilay, 10); frc_stiff = view1(ibuf, ilay, 11)
-    fun_type = view1(ibuf, ilay, 12); fun_tab = view1(ibuf, ilay, 13); tab_adr = view1(ibuf, ilay, 14)
-    tab_len = view1(ibuf, ilay, 15); blk_pair = view2(ibuf, ilay, 16); frc_blk = view2(ibuf, ilay, 17)
-    body_mass = view1(fbuf, flay, 0); body_inertia = view3(fbuf, flay, 1); gravity = view1(fbuf, flay, 2)
-    prim_vec = view3(fbuf, flay, 3); prim_par = view2(fbuf, flay, 4); frc_vec = view3(fbuf, flay, 5)
-    frc_rot = view4(fbuf, flay, 6); frc_par = view2(fbuf, flay, 7); fun_par = view2(fbuf, flay, 8)
-    tab_x = view1(fbuf, flay, 9); tab_y = view1(fbuf, flay, 10)
-    tyre_par = view2(fbuf, flay, 11); road_buf = view1(fbuf, flay, 12); tyre_x = view1(fbuf, flay, 13)
-    kin_r = view2(sbuf, slay, 0); kin_rd = view2(sbuf, slay, 1); kin_A = view3(sbuf, slay, 2)
-    kin_G = view3(sbuf, slay, 3); kin_dG = view4(sbuf, slay, 4); kin_W = view3(sbuf, slay, 5)
-    kin_w = view2(sbuf, slay, 6); kin_alpha = view2(sbuf, slay, 7); kin_dadp = view3(sbuf, slay, 8)
-    kin_dadpd = view3(sbuf, slay, 9); d2G = view4(sbuf, slay, 10)
-    tmp = view2(sbuf, slay, 11); S = view3(sbuf, slay, 12); Dx = view2(sbuf, slay, 13)
-    beta = view1(sbuf, slay, 14); f = view1(sbuf, slay, 15); tau = view1(sbuf, slay, 16)
-    dfdx = view2(sbuf, slay, 17); dfdv = view2(sbuf, slay, 18); dtdx = view2(sbuf, slay, 19)
-    dtdv = view2(sbuf, slay, 20); arm_i = view1(sbuf, slay, 21); sgj = view1(sbuf, slay, 22)
-    Dd = view2(sbuf, slay, 23); Ddd = view2(sbuf, slay, 24); X = view2(sbuf, slay, 25)
-    frc_out = view2(sbuf, slay, 28); mf = view1(sbuf, slay, 29)
-    vQ = view2(sbuf, slay, 30); vK = view3(sbuf, slay, 31); vC = view3(sbuf, slay, 32)
-    vP = view4(sbuf, slay, 33); KL = view3(sbuf, slay, 34)
+    mi = model_ints(ibuf, ilay)
+    mp = model_floats(fbuf, flay)
+    d = data_buffers(sbuf, slay)
+    body_qadr = mi.body_qadr; body_rtype = mi.body_rtype; body_eprow = mi.body_eprow
+    prim_type = mi.prim_type; prim_row = mi.prim_row; prim_body = mi.prim_body; prim_fun = mi.prim_fun
+    frc_type = mi.frc_type; frc_body = mi.frc_body; frc_fun = mi.frc_fun; frc_tab = mi.frc_tab
+    frc_stiff = mi.frc_stiff; fun_type = mi.fun_type; fun_tab = mi.fun_tab; tab_adr = mi.tab_adr
+    tab_len = mi.tab_len; blk_pair = mi.blk_pair; frc_blk = mi.frc_blk
+    body_mass = mp.body_mass; body_inertia = mp.body_inertia; gravity = mp.gravity
+    prim_vec = mp.prim_vec; prim_par = mp.prim_par; frc_vec = mp.frc_vec; frc_rot = mp.frc_rot
+    frc_par = mp.frc_par; tab_x = mp.tab_x; tab_y = mp.tab_y; tyre_par = mp.tyre_par; road_buf = mp.road
+    fun_par = d.fun_par; tyre_x = d.xstate
+    kin_r = d.kin_r; kin_rd = d.kin_rd; kin_A = d.kin_A; kin_G = d.kin_G; kin_dG = d.kin_dG
+    kin_W = d.kin_W; kin_w = d.kin_w; kin_alpha = d.kin_alpha; kin_dadp = d.kin_dadp
+    kin_dadpd = d.kin_dadpd; d2G = d.d2G
+    tmp = d.tmp; S = d.S; Dx = d.Dx; beta = d.beta; f = d.f; tau = d.tau
+    dfdx = d.dfdx; dfdv = d.dfdv; dtdx = d.dtdx; dtdv = d.dtdv; arm_i = d.arm_i; sgj = d.sgj
+    Dd = d.Dd; Ddd = d.Ddd; X = d.X; frc_out = d.frc_out; mf = d.mf
+    vQ = d.vQ; vK = d.vK; vC = d.vC; vP = d.vP; KL = d.KL
     M, Q, phi, phiq, phit, gamma, Jq, Jqd = workspace_views(wbuf, n, m)
     body_kinematics(q, qd, body_qadr, body_rtype, kin_r, kin_rd, kin_A, kin_G, kin_dG, kin_W,
                     kin_w, kin_alpha, kin_dadp, kin_dadpd, d2G)

@@ -43,10 +43,11 @@ def vector_size(n: int, m: int) -> int:
 
 @njit(cache=True)
 def li_euler_step(ibuf, ilay, fbuf, flay, sbuf, slay, w0, w1, kib, kfb, kidx, vec, q, qd, m, t,
-                  h, jac_what, implicit, project):
+                  h, jac_what, implicit, project, nproj):
     """One step of Algorithm 1 (seed 000 eq. 22, Table 1) on the sparse path: q, q̇ updated in
     place, λ into ``vec``. Returns (pivot ratio of eq. 22's factors, largest multiplier); a ratio
-    of 0 means a singular or non-finite step (q, q̇ are then not to be trusted)."""
+    of 0 means a singular or non-finite step (q, q̇ are then not to be trusted). ``nproj``
+    projection solves, each after an evaluation of Φ at the corrected positions."""
     n = q.shape[0]
     rhs, prhs, tmp, dq, qp, lam = _vectors(vec, n, m)
     M, Q, phi0, phiq0, phit0, gamma0, Jq, Jqd = workspace_views(w0, n, m)
@@ -67,18 +68,21 @@ def li_euler_step(ibuf, ilay, fbuf, flay, sbuf, slay, w0, w1, kib, kfb, kidx, ve
     if ratio == 0.0:
         return ratio, growth
     if project and m:
-        if implicit:  # the new positions q + h(q̇ + Δq̇) and Φ there
+        if implicit:  # the new positions q + h(q̇ + Δq̇)
             for i in range(n):
                 dq[i] = h * (qd[i] + rhs[i])
-                qp[i] = q[i] + dq[i]
-            evaluate_cartesian(_PHI, t + h, qp, qd, ibuf, ilay, fbuf, flay, sbuf, slay, w1, n, m)
-        for i in range(n):
-            prhs[i] = 0.0
-        for i in range(m):
-            prhs[n + i] = -phi1[i]
-        lu_solve_sp(kib, kfb, prhs)
-        for i in range(n):
-            dq[i] += prhs[i]
+        for k in range(nproj):
+            if implicit or k > 0:  # Φ at the (corrected) new positions
+                for i in range(n):
+                    qp[i] = q[i] + dq[i]
+                evaluate_cartesian(_PHI, t + h, qp, qd, ibuf, ilay, fbuf, flay, sbuf, slay, w1, n, m)
+            for i in range(n):
+                prhs[i] = 0.0
+            for i in range(m):
+                prhs[n + i] = -phi1[i]
+            lu_solve_sp(kib, kfb, prhs)
+            for i in range(n):
+                dq[i] += prhs[i]
         _update(q, qd, dq, rhs, h, False)
     else:
         _update(q, qd, dq, rhs, h, implicit)

@@ -228,6 +228,8 @@ class LIEuler(Solver):
     ggl_iterations : int, default 1
     projection : "step" (default: eq. 30 with the factors of eq. 22) | "mass" (eq. 30 as written:
         a second factorisation with M and Φq at the projected point)
+    projection_solves : int, default 2: corrections with the factors of eq. 22, each after an
+        evaluation of Φ at the corrected positions (projection="step" only)
     position_update : "auto" (implicit; explicit with GGL) | "implicit" (Δq = h(q̇ + Δq̇) with
         the constraint at the new positions) | "explicit" (Δq = h q̇, seed 000 Table 1)
     linear_solver : "auto" (sparse when the system has fixed patterns and n >= 18) | "dense" |
@@ -239,7 +241,7 @@ class LIEuler(Solver):
         super().__init__(system, instrument, **options)
         o = pop_options(self.name, options, dict(
             jacobian="stiff", stabilize="projection", baumgarte_gamma=None, ggl_iterations=1,
-            position_update="auto", linear_solver="auto", projection="step"))
+            position_update="auto", linear_solver="auto", projection="step", projection_solves=2))
         check_choice(self.name, "jacobian", o["jacobian"], ("stiff", "all"))
         check_choice(self.name, "stabilize", o["stabilize"],
                      ("none", "projection", "baumgarte", "ggl"))
@@ -270,6 +272,11 @@ class LIEuler(Solver):
         self.baumgarte_gamma = o["baumgarte_gamma"]
         self.ggl_iterations = int(k)
         self.projection = o["projection"]
+        k = o["projection_solves"]
+        if not isinstance(k, (int, np.integer)) or k < 1:
+            raise SolverError(f"solver '{self.name}': option projection_solves={k!r}, expected an "
+                              "integer >= 1")
+        self.projection_solves = int(k) if self.projection == "step" else 1
         self.project_with_step = self.stabilize == "projection" and self.projection == "step"
         # the whole step in one compiled call (rtmbs.solvers.compiled_step)
         self.fused = (self.sparse and not instrument and is_compiled_cartesian(system)
@@ -397,10 +404,15 @@ class LIEuler(Solver):
                 evaluate(self, ws1, t + h, self.qp, qd,
                          EVAL_PHI if self.project_with_step else EVAL_PHI | EVAL_PHIQ)
             if self.project_with_step:  # eq. 30 with the factors of eq. 22
-                if self.sparse:
-                    projection_rhs_solve(self.skkt.lu.ib, self.skkt.lu.fb, ws1.phi, self.prhs, self.dq)
-                else:
-                    projection_rhs_solve_dense(self.K, self.piv, ws1.phi, self.prhs, self.dq)
+                for k in range(self.projection_solves):
+                    if k > 0:
+                        np.add(q, self.dq, out=self.qp)
+                        evaluate(self, ws1, t + h, self.qp, qd, EVAL_PHI)
+                    if self.sparse:
+                        projection_rhs_solve(self.skkt.lu.ib, self.skkt.lu.fb, ws1.phi, self.prhs, self.dq)
+                    else:
+                        projection_rhs_solve_dense(self.K, self.piv, ws1.phi, self.prhs, self.dq)
+                self.nsolve += self.projection_solves - 1
             else:
                 # one Newton step of eq. 29 at the predicted positions: Φq(q + Δq) (not Φq(q), as
                 # eq. 30 writes it), so the residual left is quadratic in Φ(q + Δq)
@@ -422,13 +434,14 @@ class LIEuler(Solver):
     def _step_fused(self, state: State, h: float):
         ratio, growth = self._kernel(*self.kernel_args, state.q, state.qd, self.system.m,
                                       float(state.t), float(h), self.jac_flag, self.implicit,
-                                      self.stabilize == "projection")
+                                      self.stabilize == "projection", self.projection_solves)
         lu = self.skkt.lu
         lu.ratio, lu.growth = ratio, growth
         self.ratio = ratio
-        self.neval += 2 + (self.implicit and self.stabilize == "projection")
+        proj = self.stabilize == "projection"
+        self.neval += 2 + proj * (self.projection_solves - 1 + self.implicit)
         self.nfactor += 1
-        self.nsolve += 1 + (self.stabilize == "projection")
+        self.nsolve += 1 + proj * self.projection_solves
         state.t = state.t + h
         return ratio > 0.0
 
