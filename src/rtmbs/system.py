@@ -15,7 +15,7 @@ from .errors import ModelError, did_you_mean
 from .kernels import cartesian as kc
 from .kernels import functions as kf
 from .kernels.layouts import DATA, MODEL_FLOATS, MODEL_INTS
-from .kernels.evaluate import evaluate_cartesian
+from .kernels.evaluate import OUT_FORCE, OUT_R, OUT_RD, OUT_W, cartesian_outputs, evaluate_cartesian
 from .kernels.rotations import NROT, ROT_EP, ROTATION_NAMES
 from .kernels.tyre_element import TYRE_OUTPUTS
 
@@ -373,6 +373,8 @@ class CartesianSystem(MechanicalSystem):
         self.acceleration_names = tuple(f"{b}.{c}" for b in names for c in ACCELERATION_OUTPUTS)
         self._tyre_rows = [k for k, fe in enumerate(model.forces) if fe.type == "tyre"]
         self._bushing_rows = [k for k, fe in enumerate(model.forces) if fe.type == "bushing"]
+        self.output_map = self._output_map()
+        self.output_map.flags.writeable = False
         # sparsity pattern of Φq (fixed: rows touch the coordinates of at most two bodies)
         pat = np.zeros((self.m, n), bool)
         for (pt, row, bi, bj, *_rest) in bld.prims:
@@ -594,25 +596,28 @@ class CartesianSystem(MechanicalSystem):
                               self.body_qadr, self.body_rtype, *scr, out)
 
     def outputs(self, t, q, qd, out) -> None:
+        """The named outputs (``output_names``) at (t, q, q̇), one compiled call
+        (:func:`rtmbs.kernels.evaluate.cartesian_outputs`)."""
         ws = self._ows if hasattr(self, "_ows") else self.workspace()
         self._ows = ws
-        self.evaluate(t, q, qd, ws, EVAL_Q)
-        kin_r, kin_rd, kin_w = self.data.kin_r, self.data.kin_rd, self.data.kin_w
-        k = 0
+        cartesian_outputs(float(t), q, qd, *self.kernel_buffers(), ws.buf, self.n, self.m,
+                          self.output_map, out)
+
+    def _output_map(self) -> np.ndarray:
+        """Source of each output name (:data:`rtmbs.kernels.evaluate.OUT_R` ...): per body the
+        position, velocity and angular velocity, per element its main value, per tyre its
+        outputs, per bushing its force and torque."""
+        rows = []
         for b in range(self.nbody):
-            out[k:k + 3] = kin_r[b]
-            out[k + 3:k + 6] = kin_rd[b]
-            out[k + 6:k + 9] = kin_w[b]
-            k += 9
-        nf = len(self.force_names)
-        out[k:k + nf] = self.force_out
-        k += nf
+            rows += [(src, b, c) for src in (OUT_R, OUT_RD, OUT_W) for c in range(3)]
+        rows += [(OUT_FORCE, k, 0) for k in range(len(self.force_names))]
         for r in self._tyre_rows:
-            out[k:k + len(TYRE_OUTPUTS)] = self.force_out_all[r, 1:1 + len(TYRE_OUTPUTS)]
-            k += len(TYRE_OUTPUTS)
+            rows += [(OUT_FORCE, r, 1 + c) for c in range(len(TYRE_OUTPUTS))]
         for r in self._bushing_rows:
-            out[k:k + 6] = self.force_out_all[r, 1:7]
-            k += 6
+            rows += [(OUT_FORCE, r, 1 + c) for c in range(len(BUSHING_OUTPUTS))]
+        omap = np.array(rows, np.int64).reshape(-1, 3)
+        assert len(omap) == len(self.output_names)
+        return omap
 
     def jacobian_pattern(self, stiff_only: bool = True) -> np.ndarray:
         """Fixed sparsity pattern of Jq and Jq̇ (n×n bool): the coordinate blocks of the two bodies of

@@ -222,3 +222,27 @@ def evaluate_cartesian(what, t, q, qd, ibuf, ilay, fbuf, flay, sbuf, slay, wbuf,
                         kin_r, kin_rd, kin_A, kin_w, phi, phit, Dx, beta, tmp, S)
         scatter_constraints(what, prim_type, prim_row, prim_body, body_qadr, body_rtype, body_eprow,
                             q, qd, kin_G, kin_alpha, Dx, beta, phi, phiq, gamma)
+
+
+#: sources of the named outputs (``CartesianSystem.output_map``): body position, velocity,
+#: angular velocity (row = body, col = axis), force-element output (row = element, col = column)
+OUT_R, OUT_RD, OUT_W, OUT_FORCE = range(4)
+
+
+@njit(cache=True)
+def cartesian_outputs(t, q, qd, ibuf, ilay, fbuf, flay, sbuf, slay, wbuf, n, m, omap, out):
+    """The named outputs at (t, q, q̇): one evaluation of the forces (which fills the
+    kinematics and the element outputs of the data), then ``out[k]`` from the source
+    ``omap[k] = (OUT_*, row, col)``."""
+    evaluate_cartesian(_Q, t, q, qd, ibuf, ilay, fbuf, flay, sbuf, slay, wbuf, n, m)
+    d = data_buffers(sbuf, slay)
+    for k in range(omap.shape[0]):
+        src, i, j = omap[k, 0], omap[k, 1], omap[k, 2]
+        if src == OUT_R:
+            out[k] = d.kin_r[i, j]
+        elif src == OUT_RD:
+            out[k] = d.kin_rd[i, j]
+        elif src == OUT_W:
+            out[k] = d.kin_w[i, j]
+        else:
+            out[k] = d.frc_out[i, j]

@@ -438,12 +438,18 @@ class LIEuler(Solver):
         lu = self.skkt.lu
         lu.ratio, lu.growth = ratio, growth
         self.ratio = ratio
-        proj = self.stabilize == "projection"
-        self.neval += 2 + proj * (self.projection_solves - 1 + self.implicit)
-        self.nfactor += 1
-        self.nsolve += 1 + proj * self.projection_solves
+        self.count_steps(1)
+        self.nstep -= 1  # (Solver.step counts it)
         state.t = state.t + h
         return ratio > 0.0
+
+    def count_steps(self, k: int) -> None:
+        """Count ``k`` compiled steps (:meth:`_step_fused`, ``rtmbs.solvers.rollout``)."""
+        proj = self.stabilize == "projection"
+        self.nstep += k
+        self.neval += k * (2 + proj * (self.projection_solves - 1 + self.implicit))
+        self.nfactor += k
+        self.nsolve += k * (1 + proj * self.projection_solves)
 
     def _step_ggl(self, state: State, h: float):
         ws, ws1, n = self.ws, self.ws1, self.system.n
