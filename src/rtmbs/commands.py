@@ -302,7 +302,7 @@ def cmd_bench(args) -> int:
 
 def cmd_plot(args) -> int:
     from .io.plot import plot_signals
-    from .io.result import Result
+    from .result import Result
 
     res = Result.load(args.result)
     out = Path(args.out) if args.out else (Path(args.result) if Path(args.result).is_dir()

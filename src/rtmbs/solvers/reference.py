@@ -28,10 +28,10 @@ import scipy.linalg as sla
 from scipy.integrate import BDF, DOP853, LSODA, RK23, RK45, Radau
 
 from ..errors import SolverError, did_you_mean
-from ..io.result import Result
 from ..protocol import (EVAL_JAC, 
     EVAL_GAMMA, EVAL_M, EVAL_PHI, EVAL_PHIQ, EVAL_Q, MechanicalSystem, State,
 )
+from ..result import Result
 from .base import Solver, register_solver
 
 #: solve_ivp methods whose state may be replaced between steps (y and f are all they carry).
