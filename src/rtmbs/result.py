@@ -51,6 +51,19 @@ class Result:
         known = list(self.outputs) + self.coordinate_names
         raise KeyError(f"unknown signal '{name}'" + did_you_mean(name, known))
 
+    def summary(self, wall_s: float) -> dict:
+        """The run in one JSON-able dict (``rtmbs run --json``, ``summary.json``): model, solver,
+        h, steps, end time, max and final ‖Φ‖, ``wall_s``, status, message and warnings."""
+        return {
+            "model": self.meta.get("model"), "solver": self.meta.get("solver"),
+            "h": self.meta.get("h"), "steps": int(self.meta.get("steps", len(self.t) - 1)),
+            "t_end": float(self.t[-1]),
+            "max_constraint_norm": float(np.max(self.phi_norm)) if len(self.phi_norm) else 0.0,
+            "final_constraint_norm": float(self.phi_norm[-1]) if len(self.phi_norm) else 0.0,
+            "wall_s": wall_s, "status": self.meta.get("status"), "message": self.meta.get("message"),
+            "warnings": list(self.meta.get("warnings", [])),
+        }
+
     # -- files -------------------------------------------------------------------------
     def columns(self) -> dict[str, np.ndarray]:
         names = self.coordinate_names or [f"q{i}" for i in range(self.q.shape[1])]
