@@ -20,8 +20,9 @@ from ..errors import SimulationDiverged, SolverError, did_you_mean
 from ..protocol import (EVAL_GAMMA, EVAL_M, EVAL_PHI, EVAL_PHIQ, EVAL_Q, MechanicalSystem,
                         State)
 from ..result import Result
+from ..tolerances import SOLVER_RANK_RTOL
 from .base import Solver, register_solver
-from .formulations import RANK_RTOL, get_formulation
+from .formulations import get_formulation
 from .partitioning import NEWTON_TOL_FACTOR, CoordinatePartitioning
 
 STABILIZATIONS = ("none", "baumgarte", "partitioning")
@@ -40,7 +41,7 @@ def integrate_index1(
     alpha: float = 10.0,
     beta: float = 10.0,
     t_eval=None,
-    rank_rtol: float = RANK_RTOL,
+    rank_rtol: float = SOLVER_RANK_RTOL,
     independent=None,
     newton_tol: float | None = None,
     **ivp_options,
