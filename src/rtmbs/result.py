@@ -60,7 +60,8 @@ class Result:
             "t_end": float(self.t[-1]),
             "max_constraint_norm": float(np.max(self.phi_norm)) if len(self.phi_norm) else 0.0,
             "final_constraint_norm": float(self.phi_norm[-1]) if len(self.phi_norm) else 0.0,
-            "wall_s": wall_s, "status": self.meta.get("status"), "message": self.meta.get("message"),
+            "wall_s": wall_s, "status": self.meta.get("status"),
+            "message": self.meta.get("message"),
             "warnings": list(self.meta.get("warnings", [])),
         }
 

@@ -25,11 +25,11 @@ name                      seed 002 equations   singular   redundant    λ
 [2] the right inverse D† of eq. 22 and (DDᵀ)⁻¹ of eq. 24 replaced by Moore-Penrose inverses,
     as the paper prescribes for redundant systems.
 
-Rank decisions use one documented relative tolerance (:data:`rtmbs.tolerances.SOLVER_RANK_RTOL`): a singular value σ of
-a rectangular factor (Φq, D = Φq M^(-1/2), M̄ of eq. 41, the KKT matrix X) counts as zero when
-σ ≤ rtol·σmax; an eigenvalue of a symmetric positive semidefinite product (M = LLᵀ,
-Q_LS1 = DDᵀ, EME) counts as zero when λ ≤ rtol²·λmax (its eigenvalues are squares of singular
-values). Where a formulation cannot apply it raises
+Rank decisions use one documented relative tolerance (:data:`rtmbs.tolerances.SOLVER_RANK_RTOL`):
+a singular value σ of a rectangular factor (Φq, D = Φq M^(-1/2), M̄ of eq. 41, the KKT matrix X)
+counts as zero when σ ≤ rtol·σmax; an eigenvalue of a symmetric positive semidefinite product
+(M = LLᵀ, Q_LS1 = DDᵀ, EME) counts as zero when λ ≤ rtol²·λmax (its eigenvalues are squares of
+singular values). Where a formulation cannot apply it raises
 :class:`rtmbs.errors.FormulationNotApplicable` naming the failed condition, the rank and the
 condition number, instead of returning a wrong answer.
 
