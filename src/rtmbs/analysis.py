@@ -4,9 +4,7 @@ from __future__ import annotations
 import numpy as np
 
 from .protocol import MechanicalSystem
-
-#: Singular values below RANK_RTOL · σ_max count as zero.
-RANK_RTOL = 1e-9
+from .tolerances import MODEL_RANK_RTOL
 
 
 def constraint_rank(system: MechanicalSystem, q=None, t: float = 0.0) -> int:
@@ -14,7 +12,7 @@ def constraint_rank(system: MechanicalSystem, q=None, t: float = 0.0) -> int:
         return 0
     q = system.initial_state().q if q is None else q
     s = np.linalg.svd(system.constraint_jacobian(q, t), compute_uv=False)
-    return int((s > RANK_RTOL * s[0]).sum()) if s.size and s[0] > 0 else 0
+    return int((s > MODEL_RANK_RTOL * s[0]).sum()) if s.size and s[0] > 0 else 0
 
 
 def sizes(system: MechanicalSystem, q=None) -> dict:

@@ -8,6 +8,7 @@ import numpy as np
 
 from .errors import AssemblyError, RedundantConstraintError
 from .protocol import EVAL_PHI, EVAL_PHIQ, EVAL_Q, MechanicalSystem
+from .tolerances import MODEL_RANK_RTOL
 
 POSITION_TOL = 1e-12
 MAX_ITER = 60
@@ -81,7 +82,7 @@ def assemble(system: MechanicalSystem, q0, qd0, t: float = 0.0, check_redundant:
         ws = system.workspace()
         system.evaluate(t, q, qd, ws, EVAL_PHIQ)
         s = np.linalg.svd(ws.phiq, compute_uv=False)
-        rank = int((s > s[0] * 1e-9).sum())
+        rank = int((s > s[0] * MODEL_RANK_RTOL).sum())
         if rank < system.m:
             red = system.redundant_joints(q, t) if hasattr(system, "redundant_joints") else []
             names = ", ".join(f"{n} ({k} dependent equation{'s' if k > 1 else ''})" for n, k in red)

@@ -17,10 +17,10 @@ os.environ.setdefault("MPLBACKEND", "Agg")
 
 _PLUGINS = (
     "rtmbs.commands",          # demo, info, models, run, bench, plot
-    "rtmbs.vehicle.tyre.cli",  # tyre eval, tyre curves
-    "rtmbs.vehicle.road_cli",  # road
-    "rtmbs.studies.cli",       # study ...
-    "rtmbs.realtime.cli",      # realtime, export-fmu
+    "rtmbs.tyre_cli",          # tyre eval, tyre curves
+    "rtmbs.road_cli",          # road
+    "rtmbs.studies_cli",       # study ...
+    "rtmbs.realtime_cli",      # realtime, export-fmu
 )
 
 

@@ -5,10 +5,9 @@ import json
 import time
 from pathlib import Path
 
-import numpy as np
-
+from .bench import bench_steps
 from .cli_numbers import nonnegative_int, positive_float, positive_int
-
+from .io.files import save_result, writable_dir
 from .solver_args import add_solver_arguments, solver_options
 from .solvers.simulate import DRIFT_WARNING
 
@@ -131,49 +130,6 @@ def cmd_info(args) -> int:
     return 0
 
 
-def writable_dir(path) -> Path:
-    """``path`` as an existing folder this process can write into (created if needed), or an
-    :class:`~rtmbs.errors.OutputError` naming it and the cause: checked before a run, so that
-    nothing computed is lost for want of a place to put it."""
-    import tempfile
-
-    from .errors import OutputError
-
-    out = Path(path)
-    try:
-        out.mkdir(parents=True, exist_ok=True)
-        with tempfile.TemporaryFile(dir=out):
-            pass
-    except FileExistsError:
-        raise OutputError(f"output folder '{out}': a file of that name exists") from None
-    except OSError as exc:
-        raise OutputError(f"output folder '{out}': cannot write there "
-                          f"({exc.strerror or exc})") from None
-    return out
-
-
-def _save(result, out: Path, mdf: bool = False) -> list[Path]:
-    out = writable_dir(out)
-    files = [result.save_hdf5(out / "result.h5"), result.save_csv(out / "result.csv")]
-    if mdf:
-        from .io.mdf import save_mdf
-
-        files.append(save_mdf(result, out / "result.mf4"))
-    return files
-
-
-def summary(result, wall_s: float) -> dict:
-    return {
-        "model": result.meta.get("model"), "solver": result.meta.get("solver"),
-        "h": result.meta.get("h"), "steps": int(result.meta.get("steps", len(result.t) - 1)),
-        "t_end": float(result.t[-1]),
-        "max_constraint_norm": float(np.max(result.phi_norm)) if len(result.phi_norm) else 0.0,
-        "final_constraint_norm": float(result.phi_norm[-1]) if len(result.phi_norm) else 0.0,
-        "wall_s": wall_s, "status": result.meta.get("status"), "message": result.meta.get("message"),
-        "warnings": list(result.meta.get("warnings", [])),
-    }
-
-
 def cmd_run(args) -> int:
     import sys
     import warnings
@@ -204,10 +160,10 @@ def cmd_run(args) -> int:
         else:
             warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
     wall = time.perf_counter() - t0
-    s = summary(res, wall)
+    s = res.summary(wall)
     if args.out:
         out = Path(args.out)
-        files = _save(res, out, args.mdf)
+        files = save_result(res, out, args.mdf)
         (out / "summary.json").write_text(json.dumps(s, indent=1))
         s["files"] = [str(f) for f in files]
     if args.json:
@@ -218,61 +174,6 @@ def cmd_run(args) -> int:
         if args.out:
             print(f"results written to {args.out}/ (result.h5, result.csv, summary.json)")
     return code
-
-
-def _factorisation_events(slv) -> dict:
-    """Counters of the rare, non-fixed-cost events (docs/solvers.md "fixed cost")."""
-    return {k: int(getattr(slv, k, 0)) for k in ("nanalyse", "nfallback", "nrebase")}
-
-
-def bench_steps(system, solver_name: str, h: float, steps: int, warmup: int = 200,
-                options: dict | None = None, **more) -> dict:
-    """Time ``steps`` steps of a solver after ``warmup`` steps (options: ``options`` and
-    ``more``). Wall µs per step: median, p99, p99.9, max, mean; process CPU µs per step (mean over
-    the timed steps); the re-analyses, fallbacks and rebases during the timed steps; ``status``
-    "ok", "failed" (a step returned False; ``failed_step`` the first, counted from the first
-    warm-up step) or "diverged" (non-finite state at the end)."""
-    from .analysis import sizes
-    from .errors import SolverError
-    from .solvers.base import get_solver
-
-    options = {**(options or {}), **more}
-    slv = get_solver(solver_name)(system, **options)
-    if slv.offline:
-        raise SolverError(f"solver '{slv.name}' is an offline adaptive solver; rtmbs bench times "
-                          "fixed-step solvers")
-    if steps < 1 or warmup < 0:
-        raise SolverError(f"bench: steps must be >= 1 and warmup >= 0, got {steps} and {warmup}")
-    state = system.initial_state()
-    slv.reset(state)
-    step = slv.step
-    failed = -1
-    for i in range(warmup):
-        if not step(state, h) and failed < 0:  # the solver advances state.t
-            failed = i + 1
-    before = _factorisation_events(slv)
-    dt = np.empty(steps, np.int64)
-    clock = time.perf_counter_ns
-    cpu0, wall0 = time.process_time_ns(), clock()
-    for i in range(steps):
-        a = clock()
-        ok = step(state, h)
-        dt[i] = clock() - a
-        if not ok and failed < 0:
-            failed = warmup + i + 1
-    wall, cpu = clock() - wall0, time.process_time_ns() - cpu0
-    events = {k: v - before[k] for k, v in _factorisation_events(slv).items()}
-    status = ("failed" if failed > 0 else "ok" if np.isfinite(state.q).all()
-              and np.isfinite(state.qd).all() else "diverged")
-    us = dt / 1e3
-    p99, p999 = np.percentile(us, [99.0, 99.9])
-    return {**sizes(system), "model": system.name, "solver": slv.name, "h": h, "steps": steps,
-            "warmup": warmup, "t_end": float(state.t),
-            "status": status, "failed_step": failed if failed > 0 else None,
-            "us_per_step_median": float(np.median(us)), "us_per_step_p99": float(p99),
-            "us_per_step_p999": float(p999), "us_per_step_max": float(us.max()),
-            "us_per_step_mean": wall / 1e3 / steps, "cpu_us_per_step": cpu / 1e3 / steps,
-            **events, "options": options}
 
 
 def cmd_bench(args) -> int:
@@ -302,7 +203,7 @@ def cmd_bench(args) -> int:
 
 def cmd_plot(args) -> int:
     from .io.plot import plot_signals
-    from .io.result import Result
+    from .result import Result
 
     res = Result.load(args.result)
     out = Path(args.out) if args.out else (Path(args.result) if Path(args.result).is_dir()

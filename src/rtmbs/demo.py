@@ -31,7 +31,8 @@ def demo_system(bump_ahead: float = 1.0):
 
 
 def run_demo(out: Path, t_end: float | None = None) -> int:
-    from .commands import _save, bench_steps, summary
+    from .bench import bench_steps
+    from .io.files import save_result
     from .io.plot import plot_signals
     from .solvers.simulate import simulate
 
@@ -48,10 +49,10 @@ def run_demo(out: Path, t_end: float | None = None) -> int:
         res = simulate(system, solver, t_end=t_end, h=DEMO_H, stabilize="projection", **opts)
         wall = time.perf_counter() - t0
         b = bench_steps(system, solver, DEMO_H, 1000, warmup=100, stabilize="projection", **opts)
-        _save(res, out / label)
+        save_result(res, out / label)
         plot_signals(res, ["chassis.z", "rim.z", "tyre.Fz", "subframe_mount_1.Fz"], out / label / "bump.png",
                      title=f"{solver} + projection")
-        s = summary(res, wall)
+        s = res.summary(wall)
         s.update(us_per_step_median=b["us_per_step_median"], us_per_step_p99=b["us_per_step_p99"],
                  realtime_factor=DEMO_H * 1e6 / b["us_per_step_median"],
                  max_tyre_load_N=float(res.outputs["tyre.Fz"].max()),

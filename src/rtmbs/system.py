@@ -26,6 +26,7 @@ ACCELERATION_OUTPUTS = ("ax", "ay", "az", "wdx", "wdy", "wdz")
 from .model.description import JOINT_EQUATIONS, Force, Input, Model
 from .model.rotation import quaternion_from_matrix, zxz_from_matrix
 from .protocol import EVAL_PHI, EVAL_Q, MechanicalSystem, State, Workspace
+from .tolerances import MODEL_RANK_RTOL
 
 _FORCE_CODE = {"spring-damper": kc.F_SPRING, "stop": kc.F_STOP, "bushing": kc.F_BUSHING,
                "force": kc.F_FORCE, "torque": kc.F_TORQUE, "joint-torque": kc.F_JOINT_TORQUE,
@@ -678,7 +679,7 @@ class CartesianSystem(MechanicalSystem):
             return 0
         J = self.constraint_jacobian(q, t)
         s = np.linalg.svd(J, compute_uv=False)
-        return int((s > s[0] * max(J.shape) * 1e-12).sum()) if s.size and s[0] > 0 else 0
+        return int((s > s[0] * MODEL_RANK_RTOL).sum()) if s.size and s[0] > 0 else 0
 
     def redundant_joints(self, q=None, t=0.0) -> list[tuple[str, int]]:
         """Joints whose equations depend on those before them: [(name, dependent count)]."""
@@ -691,7 +692,7 @@ class CartesianSystem(MechanicalSystem):
         for name, (start, count) in self.joint_rows.items():
             rows = np.vstack([rows, J[start:start + count]])
             s = np.linalg.svd(rows, compute_uv=False)
-            r = int((s > scale * 1e-9).sum())
+            r = int((s > scale * MODEL_RANK_RTOL).sum())
             if r < rank + count:
                 out.append((name, rank + count - r))
             rank = r

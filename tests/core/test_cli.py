@@ -42,7 +42,7 @@ def test_run_writes_results_and_summary(tmp_path, capsys):
     assert s["steps"] == 200 and s["t_end"] == pytest.approx(0.2)
     assert 0 < s["max_constraint_norm"] < 1e-4 and s["final_constraint_norm"] <= s["max_constraint_norm"]
     assert s["wall_s"] > 0
-    from rtmbs.io.result import Result
+    from rtmbs.result import Result
 
     res = Result.load(out)
     assert res.q.shape == (201, 14)
@@ -137,7 +137,7 @@ def test_an_option_the_solver_does_not_take_is_its_error(cmd, capsys):
 
 
 def test_run_passes_its_options_to_the_solver(tmp_path, capsys):
-    from rtmbs.io.result import Result
+    from rtmbs.result import Result
     from rtmbs.models import load_model
     from rtmbs.solvers.simulate import simulate
 

@@ -140,7 +140,7 @@ def test_transient_tyre_lags_the_slip_by_its_relaxation_length():
 
 
 def test_results_keep_the_extra_states(tmp_path):
-    from rtmbs.io.result import Result
+    from rtmbs.result import Result
 
     sysm = _spinning_wheel(True)
     res = simulate(sysm, "li-euler", t_end=0.02, h=1e-3, stabilize="projection")

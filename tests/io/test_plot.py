@@ -8,7 +8,7 @@ import pytest
 
 from rtmbs.errors import RtmbsError
 from rtmbs.io import plot as P
-from rtmbs.io.result import Result
+from rtmbs.result import Result
 
 
 def _result(n=201, scale=1.0):

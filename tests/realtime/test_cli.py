@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import rtmbs_realtime_test_models as tm
-from rtmbs.realtime import cli as rtcli
+from rtmbs import realtime_cli as rtcli
 from rtmbs.realtime.modelspec import resolve_model, split_spec
 from rtmbs.errors import ModelError
 
@@ -44,7 +44,7 @@ def test_realtime_out_dir(tmp_path, capsys):
     for f in ("summary.json", "summary.md", "turnaround.png", "timings.npz", "result.h5",
               "result.mf4"):
         assert (out / f).is_file(), f
-    from rtmbs.io.result import Result
+    from rtmbs.result import Result
 
     res = Result.load(out)
     assert len(res.t) == 21 and res.t[-1] == pytest.approx(0.04)
@@ -78,7 +78,7 @@ def test_model_specs():
 def test_plugin_is_listed():
     from rtmbs import cli
 
-    assert "rtmbs.realtime.cli" in cli._PLUGINS
+    assert "rtmbs.realtime_cli" in cli._PLUGINS
 
 
 def test_options_a_solver_does_not_take_are_its_error(tmp_path):
@@ -96,7 +96,7 @@ def test_options_a_solver_does_not_take_are_its_error(tmp_path):
 def test_realtime_passes_its_options_to_the_solver(tmp_path, capsys):
     """m = 0: li-euler's position update is implicit by default; --position-update explicit
     must give simulate's explicit-update trajectory."""
-    from rtmbs.io.result import Result
+    from rtmbs.result import Result
     from rtmbs.solvers.simulate import simulate
 
     out = tmp_path / "rt"

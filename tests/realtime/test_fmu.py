@@ -81,7 +81,7 @@ def test_exported_options_reproduce_rtmbs_run(tmp_path, capsys, stabilize):
     """``rtmbs export-fmu --stabilize S`` carries the option into the FMU: fmpy's outputs equal
     those of ``rtmbs run`` with the same options (and not those of the other choice)."""
     from rtmbs.cli import main
-    from rtmbs.io.result import Result
+    from rtmbs.result import Result
 
     fmu = tmp_path / "dp.fmu"
     # the seeds' explicit positions, where projection and none differ visibly

@@ -4,7 +4,7 @@ import pytest
 
 import rtmbs_realtime_test_models as tm
 from rtmbs.io.mdf import save_mdf
-from rtmbs.io.result import Result
+from rtmbs.result import Result
 from rtmbs.solvers.simulate import simulate
 
 asammdf = pytest.importorskip("asammdf")

@@ -8,7 +8,8 @@ import rtmbs_redundant_test_models as tm
 
 from rtmbs.errors import FormulationNotApplicable, SolverError
 from rtmbs.protocol import EVAL_GAMMA, EVAL_M, EVAL_PHIQ, EVAL_Q
-from rtmbs.solvers.formulations import (FORMULATIONS, RANK_RTOL, accelerations, get_formulation)
+from rtmbs.solvers.formulations import (FORMULATIONS, accelerations, get_formulation)
+from rtmbs.tolerances import SOLVER_RANK_RTOL as RANK_RTOL
 
 ALL = list(FORMULATIONS)
 REDUNDANT_OK = [f for f in ALL if f != "direct"]

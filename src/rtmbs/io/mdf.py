@@ -14,7 +14,7 @@ def _rate_unit(u: str) -> str:
 
 
 def save_mdf(result, path, units: dict[str, str] | None = None, comment: str | None = None) -> Path:
-    """Write ``result`` (:class:`rtmbs.io.result.Result`) to an MDF4 file.
+    """Write ``result`` (:class:`rtmbs.result.Result`) to an MDF4 file.
 
     Channels (time is the master channel, in s): ``q:<coordinate>``, ``qd:<coordinate>``,
     ``phi_norm``, ``phid_norm``, ``lam:<i>`` and every named output, as in

@@ -38,8 +38,8 @@ import numpy as np
 from numba import njit
 
 from ..errors import SolverError, did_you_mean
-from ..io.result import Result
 from ..protocol import EVAL_PHI, EVAL_PHIQ, MechanicalSystem, State
+from ..result import Result
 from ..solvers.base import Solver, get_solver
 from .iobase import RealtimeIO
 from .stats import save_histogram, save_summary, summary_markdown, timing_summary

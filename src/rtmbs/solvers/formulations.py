@@ -25,11 +25,11 @@ name                      seed 002 equations   singular   redundant    λ
 [2] the right inverse D† of eq. 22 and (DDᵀ)⁻¹ of eq. 24 replaced by Moore-Penrose inverses,
     as the paper prescribes for redundant systems.
 
-Rank decisions use one documented relative tolerance (:data:`RANK_RTOL`): a singular value σ of
-a rectangular factor (Φq, D = Φq M^(-1/2), M̄ of eq. 41, the KKT matrix X) counts as zero when
-σ ≤ rtol·σmax; an eigenvalue of a symmetric positive semidefinite product (M = LLᵀ,
-Q_LS1 = DDᵀ, EME) counts as zero when λ ≤ rtol²·λmax (its eigenvalues are squares of singular
-values). Where a formulation cannot apply it raises
+Rank decisions use one documented relative tolerance (:data:`rtmbs.tolerances.SOLVER_RANK_RTOL`):
+a singular value σ of a rectangular factor (Φq, D = Φq M^(-1/2), M̄ of eq. 41, the KKT matrix X)
+counts as zero when σ ≤ rtol·σmax; an eigenvalue of a symmetric positive semidefinite product
+(M = LLᵀ, Q_LS1 = DDᵀ, EME) counts as zero when λ ≤ rtol²·λmax (its eigenvalues are squares of
+singular values). Where a formulation cannot apply it raises
 :class:`rtmbs.errors.FormulationNotApplicable` naming the failed condition, the rank and the
 condition number, instead of returning a wrong answer.
 
@@ -45,12 +45,7 @@ import numpy as np
 import scipy.linalg as sla
 
 from ..errors import FormulationNotApplicable, SolverError, did_you_mean
-
-#: Relative rank tolerance: σ ≤ RANK_RTOL·σmax counts as zero (eigenvalues of symmetric PSD
-#: products: λ ≤ RANK_RTOL²·λmax). Large enough that round-off (≈1e-16) and a small drift
-#: off the constraint manifold (which turns an exact redundancy into σ ≈ ‖Φ‖) are cut;
-#: small enough for Jacobians mixing lengths of 1 cm to 1 m (condition ≈ 1e2-1e4).
-RANK_RTOL = 1e-6
+from ..tolerances import SOLVER_RANK_RTOL
 
 
 # -- small dense helpers ---------------------------------------------------------------
@@ -85,14 +80,14 @@ def _cond(s: np.ndarray, r: int | None = None) -> float:
     return float(np.inf if smin == 0.0 else abs(s[0]) / smin)
 
 
-def jacobian_rank(phiq: np.ndarray, rtol: float = RANK_RTOL) -> tuple[int, np.ndarray]:
+def jacobian_rank(phiq: np.ndarray, rtol: float = SOLVER_RANK_RTOL) -> tuple[int, np.ndarray]:
     """``(rank(Φq), singular values)`` with the relative tolerance of this module."""
     s = np.linalg.svd(phiq, compute_uv=False)
     r = 0 if s.size == 0 or s[0] == 0.0 else int(np.count_nonzero(s > rtol * s[0]))
     return r, s
 
 
-def min_norm_multipliers(phiq, M, Q, qdd, rtol: float = RANK_RTOL) -> np.ndarray:
+def min_norm_multipliers(phiq, M, Q, qdd, rtol: float = SOLVER_RANK_RTOL) -> np.ndarray:
     """λ = (Φqᵀ)⁺ (Q − M q̈): the minimum-norm multipliers for given accelerations."""
     pinv, _, _ = _svd_pinv(phiq.T, rtol)
     return pinv @ (Q - M @ qdd)
@@ -114,7 +109,7 @@ class Formulation:
     #: accepts a rank-deficient Φq
     allows_redundant = True
 
-    def __init__(self, rtol: float = RANK_RTOL):
+    def __init__(self, rtol: float = SOLVER_RANK_RTOL):
         if not (0.0 < rtol < 1.0):
             raise SolverError(f"`rtol` must be in (0, 1), got {rtol!r}")
         self.rtol = float(rtol)
@@ -338,7 +333,7 @@ FORMULATIONS: dict[str, type[Formulation]] = {
 }
 
 
-def get_formulation(formulation, rtol: float = RANK_RTOL) -> Formulation:
+def get_formulation(formulation, rtol: float = SOLVER_RANK_RTOL) -> Formulation:
     """An instance from a name in :data:`FORMULATIONS`, a class or an instance."""
     if isinstance(formulation, Formulation):
         return formulation

@@ -17,11 +17,12 @@ import numpy as np
 from scipy.integrate import solve_ivp
 
 from ..errors import SimulationDiverged, SolverError, did_you_mean
-from ..io.result import Result
 from ..protocol import (EVAL_GAMMA, EVAL_M, EVAL_PHI, EVAL_PHIQ, EVAL_Q, MechanicalSystem,
                         State)
+from ..result import Result
+from ..tolerances import SOLVER_RANK_RTOL
 from .base import Solver, register_solver
-from .formulations import RANK_RTOL, get_formulation
+from .formulations import get_formulation
 from .partitioning import NEWTON_TOL_FACTOR, CoordinatePartitioning
 
 STABILIZATIONS = ("none", "baumgarte", "partitioning")
@@ -40,7 +41,7 @@ def integrate_index1(
     alpha: float = 10.0,
     beta: float = 10.0,
     t_eval=None,
-    rank_rtol: float = RANK_RTOL,
+    rank_rtol: float = SOLVER_RANK_RTOL,
     independent=None,
     newton_tol: float | None = None,
     **ivp_options,
@@ -53,7 +54,7 @@ def integrate_index1(
     ``NEWTON_TOL_FACTOR * min(rtol, atol)``); ``method``: any ``solve_ivp`` method;
     ``t_eval``: output times (default: the integrator's steps).
 
-    Returns a :class:`~rtmbs.io.result.Result`; ``meta`` holds ``nfev`` (right-hand-side
+    Returns a :class:`~rtmbs.result.Result`; ``meta`` holds ``nfev`` (right-hand-side
     evaluations), ``njev``, ``nlu``, ``wall_s`` (time inside ``solve_ivp``), ``status``,
     ``message`` and, for partitioning, ``newton_tol``, ``newton_iterations``,
     ``newton_max_iterations``, ``cond_dep_max``, ``dependent``/``independent`` indices.

@@ -41,6 +41,7 @@ from ..errors import RedundantConstraintError, SolverError
 from ..protocol import (
     EVAL_GAMMA, EVAL_JAC, EVAL_JAC_STIFF, EVAL_M, EVAL_PHI, EVAL_PHIQ, EVAL_Q, State,
 )
+from ..tolerances import SINGULAR_PIVOT_RATIO
 from .base import Solver, register_solver
 from .li_euler import li_matrix
 from .linalg import lu_factor, lu_solve, lu_solve_t, null_basis_qr, select_partition
@@ -739,7 +740,7 @@ class LIEulerIndep(Solver):
             sel = _p_factor(phiq, self.cols, self.Fu, self.fpiv)
         else:
             sel = select_partition(phiq, self.part_w, self.cols)
-        if sel < 1e-12:
+        if sel < SINGULAR_PIVOT_RATIO:
             raise RedundantConstraintError(
                 f"solver '{self.name}': the constraint Jacobian of '{self.system.name}' is rank "
                 f"deficient at t = {t:g} (pivot ratio {sel:.3g}); expected full row rank "

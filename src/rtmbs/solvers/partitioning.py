@@ -20,7 +20,8 @@ import scipy.linalg as sla
 
 from ..errors import AssemblyError, SolverError
 from ..protocol import EVAL_PHI, EVAL_PHIQ, MechanicalSystem
-from .formulations import RANK_RTOL, _svd_pinv, jacobian_rank
+from ..tolerances import SOLVER_RANK_RTOL
+from .formulations import _svd_pinv, jacobian_rank
 
 #: Newton tolerance on ‖Φ‖₂ = NEWTON_TOL_FACTOR × integrator tolerance (seed 002 §4.1: 1000× smaller).
 NEWTON_TOL_FACTOR = 1e-3
@@ -28,7 +29,7 @@ NEWTON_TOL_FACTOR = 1e-3
 NEWTON_MAXITER = 25
 
 
-def choose_coordinates(phiq: np.ndarray, rtol: float = RANK_RTOL):
+def choose_coordinates(phiq: np.ndarray, rtol: float = SOLVER_RANK_RTOL):
     """``(dep, indep, rank)``: dependent and independent coordinate indices of Φq (m × n).
 
     rank r by SVD with relative tolerance ``rtol``; dependent = first r columns chosen by QR with
@@ -61,7 +62,7 @@ class CoordinatePartitioning:
     """
 
     def __init__(self, system: MechanicalSystem, t0: float, q0, newton_tol: float,
-                 rtol: float = RANK_RTOL, independent=None, maxiter: int = NEWTON_MAXITER):
+                 rtol: float = SOLVER_RANK_RTOL, independent=None, maxiter: int = NEWTON_MAXITER):
         if not newton_tol > 0:
             raise SolverError(f"`newton_tol` must be positive, got {newton_tol!r}")
         self.system = system

@@ -13,7 +13,7 @@ satisfied as long as the kept ones are. Each evaluation checks them (Φ is evalu
 counts, without raising, those in which one exceeds
 ``LEFT_OUT_ATOL + LEFT_OUT_FACTOR·‖Φ_kept‖∞`` (``nviolations``, with the row and the size).
 
-Rank decisions use :data:`rtmbs.solvers.formulations.RANK_RTOL` (σ ≤ RANK_RTOL·σmax is zero),
+Rank decisions use :data:`rtmbs.tolerances.SOLVER_RANK_RTOL` (σ ≤ SOLVER_RANK_RTOL·σmax is zero),
 the tolerance of the redundant-constraint formulations of seed 002.
 """
 from __future__ import annotations
@@ -26,7 +26,7 @@ from numba import njit
 
 from ..errors import RedundantConstraintError, RedundantConstraintWarning, SolverError
 from ..protocol import EVAL_GAMMA, EVAL_PHI, EVAL_PHIQ, MechanicalSystem, State, Workspace
-from .formulations import RANK_RTOL
+from ..tolerances import SOLVER_RANK_RTOL
 
 #: Option ``redundant`` of the fixed-step solvers: leave dependent rows out, or raise.
 REDUNDANT_CHOICES = ("remove", "error")
@@ -53,7 +53,7 @@ def row_priority(system) -> np.ndarray:
     return np.array(ep + joints + [r for r in range(m) if r not in seen], np.int64)
 
 
-def select_rows(phiq: np.ndarray, priority=None, rtol: float = RANK_RTOL):
+def select_rows(phiq: np.ndarray, priority=None, rtol: float = SOLVER_RANK_RTOL):
     """A maximal independent set of rows of Φq: ``(kept, left_out, rank)`` (sorted arrays).
 
     Greedy in ``priority`` order (modified Gram-Schmidt: a row is kept when its part orthogonal

@@ -28,10 +28,11 @@ import scipy.linalg as sla
 from scipy.integrate import BDF, DOP853, LSODA, RK23, RK45, Radau
 
 from ..errors import SolverError, did_you_mean
-from ..io.result import Result
 from ..protocol import (EVAL_JAC, 
     EVAL_GAMMA, EVAL_M, EVAL_PHI, EVAL_PHIQ, EVAL_Q, MechanicalSystem, State,
 )
+from ..result import Result
+from ..tolerances import MODEL_RANK_RTOL
 from .base import Solver, register_solver
 
 #: solve_ivp methods whose state may be replaced between steps (y and f are all they carry).
@@ -273,8 +274,8 @@ class ReferenceSolver(Solver):
         # Rank of Φq at the start decides LU or least squares (redundant constraints).
         if m:
             sys.evaluate(t0, state.q, state.qd, self.ws, EVAL_PHIQ)
-            rank = np.linalg.matrix_rank(self.ws.phiq)
-            self._lstsq = rank < m
+            s = np.linalg.svd(self.ws.phiq, compute_uv=False)
+            self._lstsq = int((s > MODEL_RANK_RTOL * s[0]).sum()) < m
         x0 = np.asarray(state.x, float) if nx else np.zeros(0)
         if x0.shape != (nx,):
             raise SolverError(f"solver 'reference': state.x has shape {x0.shape}, expected ({nx},)")

@@ -9,7 +9,7 @@ import warnings
 import numpy as np
 
 from ..errors import ConstraintDriftWarning, SimulationDiverged, SolverError
-from ..io.result import Result
+from ..result import Result
 from ..protocol import EVAL_GAMMA, EVAL_M, EVAL_PHI, EVAL_PHIQ, EVAL_Q, MechanicalSystem, State
 from .base import Solver, get_solver
 

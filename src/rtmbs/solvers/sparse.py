@@ -41,10 +41,10 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from ..tolerances import PIVOT_REL
+
 #: Flag the factors (refine every solve) when max |l_ik| exceeds this times 1/pivot_thresh.
 GROWTH_FACTOR = 100.0
-#: A pivot below this times its magnitude at the analysis is replaced by that bound (static pivot).
-PIVOT_REL = 1e-8
 #: Refinement steps of a solve with flagged factors.
 NREFINE = 2
 #: Step size at which the solvers analyse their KKT matrices in ``reset`` (h scales blocks of

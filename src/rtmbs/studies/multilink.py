@@ -10,7 +10,7 @@ Figs 4.26-4.30) on this machine.
   bump 2 cm high and 2 m long (the road starts at ``BUMP_START``), h = 1 ms;
 * Algorithm 1 (``li-euler``, seed 000 eq. 22) and Algorithm 2 (``li-euler-indep``, eqs. 24-28),
   each without and with the non-iterative projection (eq. 30, Table 3), instrumented per phase;
-* µs per step without instrumentation (``rtmbs.commands.bench_steps``, median, interleaved
+* µs per step without instrumentation (``rtmbs.bench.bench_steps``, median, interleaved
   repeats), with the study's linear-algebra path (``SEED_OPTIONS``: B = QR for Algorithm 2, as
   the seed) and, for context, the other path;
 * a reference solution per variant: Richardson extrapolation of ``li-euler`` + projection at
@@ -35,7 +35,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..commands import bench_steps
+from ..bench import bench_steps
 from ..errors import ConstraintDriftWarning, SimulationDiverged
 from ..model.description import Input
 from ..models.multilink import multilink_model
@@ -548,7 +548,7 @@ def _report(res, cfg) -> str:
              "5.0 / 5.38 s).\n")
     # bench table
     L.append("## µs per step without instrumentation\n")
-    L.append(f"`rtmbs.commands.bench_steps`, {cfg['bench_steps']} steps after 200 warm-up steps "
+    L.append(f"`rtmbs.bench.bench_steps`, {cfg['bench_steps']} steps after 200 warm-up steps "
              f"from the design state, median per step, median of {cfg['bench_repeats']} "
              "interleaved repeats. *default* is what the study's runs used; the other path is "
              "given for context (li-euler `linear_solver='dense'`; li-euler-indep `B='partition'`, "

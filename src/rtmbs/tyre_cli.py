@@ -58,7 +58,7 @@ def register(subparsers, formatter_class=argparse.HelpFormatter) -> None:
 
 def read_inputs(path) -> tuple[list[str], dict[str, np.ndarray]]:
     """Columns of an operating-point CSV; ModelError names a missing or non-numeric column."""
-    from ...errors import ModelError
+    from .errors import ModelError
 
     path = Path(path)
     try:
@@ -89,7 +89,7 @@ def read_inputs(path) -> tuple[list[str], dict[str, np.ndarray]]:
 
 
 def _eval(args) -> int:
-    from . import evaluate, load_tir
+    from .vehicle.tyre import evaluate, load_tir
 
     props = load_tir(args.file)
     _, cols = read_inputs(args.inputs)
@@ -110,7 +110,7 @@ def _eval(args) -> int:
 
 
 def _floats(text: str, what: str) -> list[float]:
-    from ...errors import RtmbsError
+    from .errors import RtmbsError
 
     try:
         return [float(x) for x in text.split(",") if x.strip()]
@@ -124,7 +124,7 @@ def _curves(args) -> int:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from . import evaluate, load_tir
+    from .vehicle.tyre import evaluate, load_tir
 
     props = load_tir(args.file)
     loads = [f * props["FNOMIN"] for f in _floats(args.loads, "loads")]

@@ -29,7 +29,7 @@ def register(sub, fmt):
 
 
 def cmd_study(args) -> int:
-    from ..errors import RtmbsError
+    from .errors import RtmbsError
 
     mod_name, fn_name, _ = STUDIES[args.name]
     try:

@@ -81,7 +81,7 @@ def _spec(args) -> dict:
     elif kind == "flat":
         spec["z0"] = args.z0
     elif kind == "csv":
-        from ..errors import ModelError
+        from .errors import ModelError
 
         if not args.file:
             raise ModelError("--file", "required with --type csv (a CSV with columns x,z or x,z_left,z_right)")
@@ -94,8 +94,8 @@ def _spec(args) -> dict:
 
 
 def _plot(args) -> int:
-    from ..io.plot import plot_road
-    from . import road as R
+    from .io.plot import plot_road
+    from .vehicle import road as R
 
     road = R.from_spec(_spec(args))
     out = Path(args.out)
@@ -114,7 +114,7 @@ def _plot(args) -> int:
 
 
 def _classify(args) -> int:
-    from . import road as R
+    from .vehicle import road as R
 
     road = R.from_csv(args.file)
     tracks = [("both", road.z[0])] if road.z[0].tobytes() == road.z[1].tobytes() else \

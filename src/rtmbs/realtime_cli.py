@@ -4,8 +4,8 @@ from __future__ import annotations
 import json
 import sys
 
-from ..cli_numbers import positive_float, positive_int
-from ..solver_args import add_solver_arguments, solver_options
+from .cli_numbers import positive_float, positive_int
+from .solver_args import add_solver_arguments, solver_options
 
 #: Keys of the one-line ``--json`` summary, in order.
 JSON_KEYS = ("model", "solver", "policy", "h", "steps", "overruns", "catchup_steps",
@@ -73,15 +73,15 @@ def register(subparsers, formatter_class) -> None:
 def cmd_realtime(args) -> int:
     from pathlib import Path
 
-    from .loop import _make_solver, run_realtime
-    from .modelspec import resolve_model
+    from .realtime.loop import _make_solver, run_realtime
+    from .realtime.modelspec import resolve_model
 
     system = resolve_model(args.model)
     # built here so that the options go to the solver alone (not to run_realtime's keywords)
     slv = _make_solver(system, args.solver, solver_options(args))
     io = None
     if args.udp:
-        from .udp import UdpIO
+        from .realtime.udp import UdpIO
 
         io = UdpIO(args.udp)
     rep = run_realtime(system, slv, h=args.h, duration=args.duration,
@@ -90,7 +90,7 @@ def cmd_realtime(args) -> int:
     if args.out:
         out = Path(args.out)
         rep.result.save_hdf5(out / "result.h5")
-        from ..io.mdf import save_mdf
+        from .io.mdf import save_mdf
 
         save_mdf(rep.result, out / "result.mf4", units=getattr(system, "units", None))
     s = rep.summary()
@@ -104,7 +104,7 @@ def cmd_realtime(args) -> int:
 
 
 def cmd_export_fmu(args) -> int:
-    from ..io.fmu import export_fmu
+    from .io.fmu import export_fmu
 
     path = export_fmu(args.model, args.solver, args.h, args.output,
                       solver_options=solver_options(args))

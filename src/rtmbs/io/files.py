@@ -1,0 +1,36 @@
+"""Result files of a run: the output folder (checked before the run) and the files written."""
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+
+from ..errors import OutputError
+
+
+def writable_dir(path) -> Path:
+    """``path`` as an existing folder this process can write into (created if needed), or an
+    :class:`~rtmbs.errors.OutputError` naming it and the cause: checked before a run, so that
+    nothing computed is lost for want of a place to put it."""
+    out = Path(path)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryFile(dir=out):
+            pass
+    except FileExistsError:
+        raise OutputError(f"output folder '{out}': a file of that name exists") from None
+    except OSError as exc:
+        raise OutputError(f"output folder '{out}': cannot write there "
+                          f"({exc.strerror or exc})") from None
+    return out
+
+
+def save_result(result, out, mdf: bool = False) -> list[Path]:
+    """Write ``result.h5`` and ``result.csv`` (and ``result.mf4`` with ``mdf``) into the folder
+    ``out``; returns the paths."""
+    out = writable_dir(out)
+    files = [result.save_hdf5(out / "result.h5"), result.save_csv(out / "result.csv")]
+    if mdf:
+        from .mdf import save_mdf
+
+        files.append(save_mdf(result, out / "result.mf4"))
+    return files
