@@ -228,7 +228,8 @@ class Joint(_Strict):
     equations of seed 003 §4.2.2. Axes: revolute/cylindrical/prismatic about marker_i's z;
     universal: spherical + marker_i z ⊥ marker_j z. ``motion`` prescribes the rotation about
     (``dof: rotation``) or the translation along (``dof: translation``) marker_i z of marker_j
-    (rotation measured from marker_i x to marker_j x)."""
+    (rotation measured from marker_i x to marker_j x). ``planar``: marker_j's origin stays in
+    marker_i's xy-plane and marker_j z along marker_i z (3 degrees of freedom)."""
 
     name: str
     type: str

@@ -63,6 +63,7 @@ JOINTS = {
     "distance": ("distance",),
     "orientation-lock": _LOCK,
     "motion": {"rotation": ("angle xi xj yi driven",), "translation": ("offset zi driven",)},
+    "planar": ("perp zi xj", "perp zi yj", "offset zi"),
 }
 
 
