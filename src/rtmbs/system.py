@@ -18,22 +18,25 @@ from .kernels.layouts import DATA, MODEL_FLOATS, MODEL_INTS
 from .kernels.evaluate import OUT_FORCE, OUT_R, OUT_RD, OUT_W, cartesian_outputs, evaluate_cartesian
 from .kernels.rotations import NROT, ROT_EP, ROTATION_NAMES
 from .kernels.tyre_element import TYRE_OUTPUTS
+from .kernels.elements import BY_NAME, ELEMENTS
+from .kernels.elements.base import PackContext
+from .kernels.elements.tyre import TYRE_FILES  # noqa: F401  (property files shipped, by short name)
 
 #: named outputs of a bushing: force and torque on body j in marker_i axes
-BUSHING_OUTPUTS = ("Fx", "Fy", "Fz", "Tx", "Ty", "Tz")
+BUSHING_OUTPUTS = BY_NAME["bushing"].outputs
 #: per-body acceleration outputs (CartesianSystem.acceleration_outputs)
 ACCELERATION_OUTPUTS = ("ax", "ay", "az", "wdx", "wdy", "wdz")
-from .model.description import JOINT_EQUATIONS, Force, Input, Model
+from .model.description import JOINT_EQUATIONS, Input, Model
+from .model.registry import joint_primitives
 from .model.rotation import quaternion_from_matrix, zxz_from_matrix
 from .protocol import EVAL_PHI, EVAL_Q, MechanicalSystem, State, Workspace
 from .tolerances import MODEL_RANK_RTOL
 
-_FORCE_CODE = {"spring-damper": kc.F_SPRING, "stop": kc.F_STOP, "bushing": kc.F_BUSHING,
-               "force": kc.F_FORCE, "torque": kc.F_TORQUE, "joint-torque": kc.F_JOINT_TORQUE,
-               "brake": kc.F_BRAKE, "tyre": kc.F_TYRE}
-#: property files shipped in rtmbs/data/tyre, by short name
-TYRE_FILES = {"MF61": "chrono_MagicFormula61_Parameters.tir", "MF52": "chrono_MagicFormula52_Parameters.tir",
-              "PAC2002": "chrono_Sedan_Pac02Tire.tir"}
+#: numeric code of each force element type: its index in the registry (rtmbs.model.registry)
+_FORCE_CODE = {el.name: code for code, el in enumerate(ELEMENTS)}
+#: constraint primitive of each primitive name of the joint table (rtmbs.model.registry.JOINTS)
+_PRIM_CODE = {"point": kc.PRIM_SPH, "perp": kc.PRIM_DOT1, "offset": kc.PRIM_DOT2, "distance": kc.PRIM_DIST,
+              "angle": kc.PRIM_ROTDRV}
 _FUN_CODE = {"constant": kf.FUN_CONST, "step": kf.FUN_STEP, "ramp": kf.FUN_RAMP,
              "trapezoid": kf.FUN_TRAPEZOID, "sine": kf.FUN_SINE, "table": kf.FUN_TABLE,
              "channel": kf.FUN_CHANNEL}
@@ -233,44 +236,31 @@ class CartesianSystem(MechanicalSystem):
             if mi.body == mj.body:
                 raise ModelError(path, "marker_i and marker_j are on the same body")
             bi, bj = mi.body, mj.body
-            xi, yi, zi = mi.C[:, 0], mi.C[:, 1], mi.C[:, 2]
-            xj, yj, zj = mj.C[:, 0], mj.C[:, 1], mj.C[:, 2]
-            start = bld.m
-            P = bld.prim
+            axes = {f"{c}{side}": m.C[:, e] for side, m in (("i", mi), ("j", mj)) for e, c in enumerate("xyz")}
             t = j.type
-            if t in ("spherical", "revolute", "universal", "fixed"):
-                P(kc.PRIM_SPH, bi, bj, s_i=mi.s, s_j=mj.s)
-            if t == "revolute":
-                P(kc.PRIM_DOT1, bi, bj, a_i=zi, a_j=xj)
-                P(kc.PRIM_DOT1, bi, bj, a_i=zi, a_j=yj)
-            elif t == "universal":
-                P(kc.PRIM_DOT1, bi, bj, a_i=zi, a_j=zj)
-            elif t in ("fixed", "orientation-lock"):
-                P(kc.PRIM_DOT1, bi, bj, a_i=xi, a_j=yj)
-                P(kc.PRIM_DOT1, bi, bj, a_i=yi, a_j=zj)
-                P(kc.PRIM_DOT1, bi, bj, a_i=zi, a_j=xj)
-            elif t in ("cylindrical", "prismatic"):
-                P(kc.PRIM_DOT1, bi, bj, a_i=zi, a_j=xj)
-                P(kc.PRIM_DOT1, bi, bj, a_i=zi, a_j=yj)
-                P(kc.PRIM_DOT2, bi, bj, s_i=mi.s, s_j=mj.s, a_i=xi)
-                P(kc.PRIM_DOT2, bi, bj, s_i=mi.s, s_j=mj.s, a_i=yi)
-                if t == "prismatic":
-                    P(kc.PRIM_DOT1, bi, bj, a_i=xi, a_j=yj)
-            elif t == "distance":
-                L = j.distance
-                if L is None:  # from the initial configuration
-                    pi = r0[bi] + A0[bi] @ mi.s
-                    pj = r0[bj] + A0[bj] @ mj.s
-                    L = float(np.linalg.norm(pj - pi))
-                if L <= 0:
-                    raise ModelError(path + ".distance", f"must be positive, got {L}")
-                P(kc.PRIM_DIST, bi, bj, s_i=mi.s, s_j=mj.s, par=L)
-            elif t == "motion":
-                fun = bld.function(j.function, path + ".function")
-                if j.dof == "rotation":
-                    P(kc.PRIM_ROTDRV, bi, bj, a_i=xi, a_j=xj, b_i=yi, fun=fun)
-                else:
-                    P(kc.PRIM_DOT2, bi, bj, s_i=mi.s, s_j=mj.s, a_i=zi, fun=fun)
+            start = bld.m
+            for spec in joint_primitives(t, j.dof):  # the joint table (seed 003 §4.2.2)
+                kind, *args = spec.split()
+                fun = -1
+                if args[-1:] == ["driven"]:
+                    args = args[:-1]
+                    fun = bld.function(j.function, path + ".function")
+                a = [axes[x] for x in args] + [None] * (3 - len(args))
+                if kind == "perp":
+                    bld.prim(kc.PRIM_DOT1, bi, bj, a_i=a[0], a_j=a[1])
+                elif kind == "angle":
+                    bld.prim(kc.PRIM_ROTDRV, bi, bj, a_i=a[0], a_j=a[1], b_i=a[2], fun=fun)
+                elif kind == "distance":
+                    L = j.distance
+                    if L is None:  # from the initial configuration
+                        pi = r0[bi] + A0[bi] @ mi.s
+                        pj = r0[bj] + A0[bj] @ mj.s
+                        L = float(np.linalg.norm(pj - pi))
+                    if L <= 0:
+                        raise ModelError(path + ".distance", f"must be positive, got {L}")
+                    bld.prim(kc.PRIM_DIST, bi, bj, s_i=mi.s, s_j=mj.s, par=L)
+                else:  # point, offset
+                    bld.prim(_PRIM_CODE[kind], bi, bj, s_i=mi.s, s_j=mj.s, a_i=a[0], fun=fun)
             count = bld.m - start
             assert count == JOINT_EQUATIONS[t], (t, count)
             self.joint_rows[j.name] = (start, count)
@@ -294,19 +284,16 @@ class CartesianSystem(MechanicalSystem):
         ftab = np.full((nf, 2), -1, np.int64)
         fstiff = np.zeros(nf, np.int64)
         self.force_names = []
-        tyres: list[np.ndarray] = []
-        roads: list[np.ndarray] = []
-        self._ntransient = 0
+        ctx = PackContext(table=bld.table, marker=marker, r0=r0, A0=A0)
         for k, fe in enumerate(model.forces):
             path = f"forces.{fe.name}"
             if fe.name in self.force_names:
                 raise ModelError(path, "duplicate force name")
             self.force_names.append(fe.name)
+            element = BY_NAME[fe.type]  # its module in rtmbs.kernels.elements
             ftype[k] = _FORCE_CODE[fe.type]
             fstiff[k] = int(bool(fe.stiff))
-            if fe.type in ("force", "torque", "tyre"):
-                if fe.type == "tyre" and fe.marker_i:
-                    marker(fe.marker_i, path + ".marker_i")
+            if element.single_body:
                 mj = marker(fe.marker_j or fe.marker_i, path + ".marker_j")
                 mi = _MarkerRef(nb, np.zeros(3), np.eye(3))
             else:
@@ -318,9 +305,10 @@ class CartesianSystem(MechanicalSystem):
             fvec[k, 0], fvec[k, 1] = mi.s, mj.s
             frot[k, 0], frot[k, 1] = mi.C, mj.C
             ffun[k, 0] = bld.function(fe.function, path + ".function")
-            self._force_params(fe, path, fpar[k], ftab[k], bld, mi, mj, r0, A0)
-            if fe.type == "tyre":
-                self._tyre_params(fe, path, fpar[k], tyres, roads)
+            ctx.path, ctx.par, ctx.tab, ctx.mi, ctx.mj = path, fpar[k], ftab[k], mi, mj
+            element.pack(fe, ctx)
+        tyres, roads = ctx.tyres, ctx.roads
+        self._ntransient = ctx.ntransient
         # flat arrays
         ntab = len(bld.tabs)
         tab_len = np.array([len(x) for x, _ in bld.tabs], np.int64)
@@ -396,105 +384,6 @@ class CartesianSystem(MechanicalSystem):
         self.mass_pattern = mp
         self._fbodies = fbody.copy()
         self._fstiff = fstiff.copy()
-
-    def _force_params(self, fe: Force, path, par, tab, bld: _Builder, mi, mj, r0, A0):
-        def vec3(value, key):
-            if value is None:
-                return np.zeros(3)
-            a = np.asarray(value, float).reshape(-1)
-            if a.size == 1:
-                return np.full(3, float(a[0]))
-            if a.size != 3:
-                raise ModelError(f"{path}.{key}", f"expected 1 or 3 values, got {a.size}")
-            return a
-
-        def scalar(value, key, default=0.0):
-            if value is None:
-                return default
-            a = np.asarray(value, float).reshape(-1)
-            if a.size != 1:
-                raise ModelError(f"{path}.{key}", f"expected one value, got {a.size}")
-            return float(a[0])
-
-        if fe.type in ("spring-damper", "stop"):
-            pi = r0[mi.body] + A0[mi.body] @ mi.s
-            pj = r0[mj.body] + A0[mj.body] @ mj.s
-            L_init = float(np.linalg.norm(pj - pi))
-        if fe.type == "spring-damper":
-            par[0] = scalar(fe.stiffness, "stiffness")
-            par[1] = scalar(fe.damping, "damping")
-            par[2] = fe.free_length if fe.free_length is not None else L_init
-            par[3] = fe.preload
-            if fe.force_table:
-                tab[0] = bld.table(fe.force_table["deflection"], fe.force_table["force"])
-            if fe.damping_table:
-                tab[1] = bld.table(fe.damping_table["velocity"], fe.damping_table["force"])
-            if par[0] < 0 or par[1] < 0:
-                raise ModelError(path, "stiffness and damping must be non-negative")
-        elif fe.type == "stop":
-            par[0] = fe.min_length if fe.min_length is not None else -1.0
-            par[1] = fe.max_length if fe.max_length is not None else 1e30
-            par[2] = scalar(fe.stiffness, "stiffness")
-            par[3] = fe.exponent
-            par[4] = scalar(fe.damping, "damping")
-            if fe.exponent < 1:
-                raise ModelError(f"{path}.exponent", f"must be >= 1, got {fe.exponent}")
-        elif fe.type == "bushing":
-            par[0:3] = vec3(fe.stiffness, "stiffness")
-            par[3:6] = vec3(fe.damping, "damping")
-            par[6:9] = fe.rotational_stiffness
-            par[9:12] = fe.rotational_damping
-            par[12:15] = fe.preload_force
-            par[15:18] = fe.preload_torque
-            if np.any(par[0:12] < 0):
-                raise ModelError(path, "bushing stiffness and damping must be non-negative")
-        elif fe.type in ("force", "torque"):
-            d = np.asarray(fe.direction, float)
-            if fe.frame == "body":
-                d = mj.C @ d  # marker axes -> body axes
-            par[0:3] = d
-            par[3] = 1.0 if fe.frame == "body" else 0.0
-        elif fe.type == "brake":
-            if fe.omega_eps <= 0:
-                raise ModelError(f"{path}.omega_eps", "must be positive")
-            par[0] = fe.omega_eps
-
-    def _tyre_params(self, fe: Force, path, par, tyres, roads):
-        from pathlib import Path
-
-        from .kernels import tyre_element as te
-        from .vehicle.road import from_spec
-        from .vehicle.tyre import magic_formula as mfk
-        from .vehicle.tyre.tir import data_path, load_tir
-
-        src = TYRE_FILES.get(fe.tyre)
-        tir_path = data_path(src) if src else Path(fe.tyre)
-        if not src and not tir_path.exists():
-            raise ModelError(f"{path}.tyre", f"'{fe.tyre}' is neither a shipped tyre "
-                             f"({', '.join(TYRE_FILES)}) nor an existing .tir file")
-        props = load_tir(tir_path)
-        p = np.asarray(props.params, float)
-        par[te.TP_XSTATE] = -1
-        if fe.transient:
-            if not (np.isfinite(p[mfk.I_LONGITUDINAL_STIFFNESS]) and p[mfk.I_LONGITUDINAL_STIFFNESS] > 0
-                    and np.isfinite(p[mfk.I_LATERAL_STIFFNESS]) and p[mfk.I_LATERAL_STIFFNESS] > 0):
-                raise ModelError(f"{path}.transient", f"'{fe.tyre}' has no carcass stiffness "
-                                 "(LONGITUDINAL_STIFFNESS, LATERAL_STIFFNESS): no relaxation lengths")
-            par[te.TP_XSTATE] = self._ntransient
-            self._ntransient += 1
-        road = from_spec(fe.road or {"type": "flat"}, where=f"{path}.road").packed()
-        rfree = p[mfk.I_UNLOADED_RADIUS]
-        par[te.TP_ROW] = len(tyres)
-        par[te.TP_ROAD_ADR] = sum(len(r) for r in roads)
-        par[te.TP_ROAD_LEN] = len(road)
-        par[te.TP_LF] = fe.follower_half_length or 0.3 * rfree
-        kz = fe.stiffness if fe.stiffness is not None else p[mfk.I_VERTICAL_STIFFNESS]
-        par[te.TP_KZ] = float(kz)
-        par[te.TP_CZ] = float(fe.damping) if fe.damping is not None else 500.0
-        par[te.TP_VMIN] = 0.1
-        par[te.TP_RFREE] = rfree
-        tyres.append(p)
-        roads.append(np.asarray(road, float))
 
     # -- data (one per run) -------------------------------------------------------------------------
     def _make_data(self):
@@ -657,7 +546,7 @@ class CartesianSystem(MechanicalSystem):
         ftype, fbody = self.arrays_int.frc_type, self.arrays_int.frc_body
         fvec, fpar, ftab = self.arrays.frc_vec, self.arrays.frc_par, self.arrays_int.frc_tab
         for k in range(len(ftype)):
-            if ftype[k] != kc.F_SPRING or ftab[k, 0] >= 0:
+            if ftype[k] != _FORCE_CODE["spring-damper"] or ftab[k, 0] >= 0:
                 continue
             pts = []
             for side in range(2):
@@ -751,7 +640,7 @@ def _virtual_blocks(nb, fbody, ftype):
                     index[(a, b)] = len(pairs)
                     pairs.append((a, b))
                 frc_blk[k, 2 * sa + sb] = index[(a, b)]
-                if not kc.F_TORQUE <= ftype[k] <= kc.F_BRAKE:
+                if not ELEMENTS[ftype[k]].torque_only:
                     coupled.add(index[(a, b)])
     blocks = np.array([(a, b, int(k in coupled)) for k, (a, b) in enumerate(pairs)], np.int64).reshape(-1, 3)
     return blocks, frc_blk

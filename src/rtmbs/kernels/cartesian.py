@@ -29,15 +29,7 @@ PRIM_DIST = 3    # dᵀd − L(t)² = 0                                    (1 ro
 PRIM_ROTDRV = 4  # cos θ(t) (b_iᵀ a_j) − sin θ(t) (a_iᵀ a_j) = 0     (1 row)
 PRIM_ROWS = (3, 1, 1, 1, 1)
 
-# -- force elements -------------------------------------------------------------------------------
-F_SPRING = 0       # point-to-point spring-damper: linear or tabulated
-F_STOP = 1         # bump / rebound stop along the line of two points
-F_BUSHING = 2      # six-component bushing between two markers (seed 003 §4.2.3)
-F_FORCE = 3        # applied force on a body (global or body-fixed direction)
-F_TORQUE = 4       # applied torque on a body (global or body-fixed axis)
-F_JOINT_TORQUE = 5 # torque between two bodies about marker-i z (drive)
-F_BRAKE = 6        # brake torque −T_b(t) tanh(Ω/ω_ε) about marker-i z
-F_TYRE = 7         # tyre on a rim: enveloping, Magic Formula (seed 003 §4.3; kernels.tyre_element)
+# -- force elements (their codes: rtmbs.model.registry; their kernels: rtmbs.kernels.elements) -------------
 NFOUT = 13         # columns of the per-element outputs (main value, tyre outputs, transient inputs)
 NFPAR = 20
 

@@ -3,9 +3,9 @@ from __future__ import annotations
 
 from numba import njit
 
-from .cartesian import (_JAC, _JACS, _M, _PHI, _PHIQ, _GAMMA, _Q, F_BRAKE, F_TORQUE, body_kinematics,
+from .cartesian import (_JAC, _JACS, _M, _PHI, _PHIQ, _GAMMA, _Q, body_kinematics,
                         constraint_rows, scatter_constraints)
-from .forces import accumulate_element, element_forces, map_virtual_blocks
+from .forces import accumulate_element, element_forces, map_virtual_blocks, torque_only
 from .arena import borrowed, c_view
 from .layout_views import data_buffers, model_floats, model_ints
 from .rotations import NROT, ROT_EP
@@ -212,7 +212,7 @@ def evaluate_cartesian(what, t, q, qd, ibuf, ilay, fbuf, flay, sbuf, slay, wbuf,
                 k, t, wj, frc_type, frc_body, frc_vec, frc_rot, frc_par, frc_fun, frc_tab,
                 funs, kin_r, kin_rd, kin_A, kin_w, fjac, arm_i, sgj, tmp, S, Dd, Ddd, X, tyre_par, road_buf,
                 tyre_x, frc_out[k, 1:], mf)
-            accumulate_element(k, frc_body[k, 0], frc_body[k, 1], wj, F_TORQUE <= frc_type[k] <= F_BRAKE, f, tau,
+            accumulate_element(k, frc_body[k, 0], frc_body[k, 1], wj, torque_only(frc_type[k]), f, tau,
                                dfdx, dfdv, dtdx, dtdv, arm_i, sgj, frc_blk, vQ, vK, vC)
         map_virtual_blocks(jac_any, blk_pair, body_qadr, body_rtype, kin_G, kin_dG, kin_W, vQ, vK, vC,
                            vP, Q, Jq, Jqd, KL)

@@ -12,6 +12,8 @@ from typing import Any, Literal, Union
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from .registry import FORCE_TYPES, JOINT_EQUATIONS, STIFF_BY_DEFAULT
+
 Vec3 = tuple[float, float, float]
 
 
@@ -218,10 +220,7 @@ def _function(v):
 
 
 # -- joints -----------------------------------------------------------------------------------------
-JOINT_EQUATIONS = {
-    "spherical": 3, "revolute": 5, "cylindrical": 4, "prismatic": 5, "universal": 4, "fixed": 6,
-    "distance": 1, "orientation-lock": 3, "motion": 1,
-}
+# JOINT_EQUATIONS (type -> number of equations) follows from the joint table of .registry
 
 
 class Joint(_Strict):
@@ -229,7 +228,8 @@ class Joint(_Strict):
     equations of seed 003 §4.2.2. Axes: revolute/cylindrical/prismatic about marker_i's z;
     universal: spherical + marker_i z ⊥ marker_j z. ``motion`` prescribes the rotation about
     (``dof: rotation``) or the translation along (``dof: translation``) marker_i z of marker_j
-    (rotation measured from marker_i x to marker_j x)."""
+    (rotation measured from marker_i x to marker_j x). ``planar``: marker_j's origin stays in
+    marker_i's xy-plane and marker_j z along marker_i z (3 degrees of freedom)."""
 
     name: str
     type: str
@@ -258,7 +258,7 @@ class Joint(_Strict):
 
 
 # -- forces ------------------------------------------------------------------------------------------
-FORCE_TYPES = ("spring-damper", "stop", "bushing", "force", "torque", "joint-torque", "brake", "tyre")
+# FORCE_TYPES: the force element registry (.registry; one module each in rtmbs.kernels.elements)
 
 
 class Force(_Strict):
@@ -281,9 +281,12 @@ class Force(_Strict):
       (shipped property file MF61, MF52, PAC2002 or a .tir path), ``road`` (mapping: type flat,
       square-bump, ... of rtmbs.vehicle.road), ``stiffness``/``damping`` (radial; default the
       file's VERTICAL_STIFFNESS and 500 N s/m), ``follower_half_length`` (default 0.3·r_free).
+    * torsion-spring (marker_i, marker_j): torque −k δ − c Ω + preload·``function`` on j about
+      marker_i z, δ the angle of marker_j x about marker_i z from its initial value (wrapped into
+      [−π, π)), Ω the relative angular velocity about that axis: ``stiffness``, ``damping``, ``preload``.
 
-    ``stiff`` marks elements whose Jacobians the linearly implicit solvers use (default: true
-    for spring-damper, stop and bushing).
+    ``stiff`` marks elements whose Jacobians the linearly implicit solvers use (default: as
+    registered in rtmbs.model.registry: spring-damper, stop, bushing, tyre, torsion-spring).
     """
 
     name: str
@@ -358,7 +361,7 @@ class Force(_Strict):
         if self.type == "tyre" and self.tyre is None:
             raise ValueError("a tyre needs 'tyre' (MF61, MF52, PAC2002 or a .tir file)")
         if self.stiff is None:
-            self.stiff = self.type in ("spring-damper", "stop", "bushing", "tyre")
+            self.stiff = self.type in STIFF_BY_DEFAULT
         return self
 
 

@@ -20,8 +20,43 @@ from numba import njit
 
 from ..kernels.evaluate import evaluate_cartesian, workspace_views
 from ..kernels.cartesian import _M, _PHI, _PHIQ, _Q
-from .li_euler import _sp_factor_solve, _update
-from .sparse import lu_solve_sp
+from .sparse import a_times, kkt_values, lu_solve_sp, phiq_times
+
+
+@njit(cache=True)
+def _update(q, qd, dq, rhs, h, implicit):
+    n = q.shape[0]
+    for i in range(n):
+        if implicit:
+            dq[i] = h * (qd[i] + rhs[i])
+        q[i] += dq[i]
+        qd[i] += rhs[i]
+
+
+@njit(cache=True)
+def _sp_factor_solve(ib, fb, idx, M, Q, Jq, Jqd, qd, phiq, phiq_1, phit_1, phi_1, gb, cv, h, rhs,
+                     tmp, q, dq, lam, update, implicit):
+    """Sparse eq. 22: gather and factor K on its fixed pattern; if the factors are healthy
+    (pivot ratio > 0, largest multiplier <= ``glimit``) form the rhs as in :func:`_solve`, solve,
+    and with ``update`` also do :func:`_update` and λ = rhs[n:] (the whole step after the
+    evaluations in one compiled call). Returns (pivot ratio, largest multiplier)."""
+    n = Q.shape[0]
+    m = phiq_1.shape[0]
+    ratio, growth = kkt_values(ib, fb, idx, M, Jq, Jqd, h * h, h, phiq, h, phiq_1)
+    if ratio == 0.0:
+        return ratio, growth
+    a_times(idx, Jq, qd, tmp)
+    for i in range(n):
+        rhs[i] = h * Q[i] + h * h * tmp[i]
+    phiq_times(idx, phiq_1, qd, tmp[:m])
+    for i in range(m):
+        rhs[n + i] = -(cv * (tmp[i] + phit_1[i]) + gb * phi_1[i])
+    lu_solve_sp(ib, fb, rhs)
+    if update:
+        _update(q, qd, dq, rhs, h, implicit)
+        for i in range(m):
+            lam[i] = rhs[n + i]
+    return ratio, growth
 
 
 @njit(cache=True, inline="always")

@@ -53,6 +53,7 @@ from numba import njit
 from ..errors import SolverError
 from ..protocol import EVAL_JAC, EVAL_JAC_STIFF, EVAL_M, EVAL_PHI, EVAL_PHIQ, EVAL_Q, State
 from .base import Solver, register_solver
+from .compiled_step import _sp_factor_solve, _update, li_euler_step, vector_size
 from .linalg import lu_factor, lu_solve
 from .sparse import (
     H_ANALYSIS, SparseKKT, a_times, choose_linear_solver, kkt_values, lu_solve_sp,
@@ -121,42 +122,6 @@ def _ggl_newton(P, piv, M, phiq_i, h, qp, qk, eta, phi, rhs):
         qk[i] += rhs[i]
     for i in range(m):
         eta[i] += rhs[n + i]
-
-
-@njit(cache=True)
-def _update(q, qd, dq, rhs, h, implicit):
-    n = q.shape[0]
-    for i in range(n):
-        if implicit:
-            dq[i] = h * (qd[i] + rhs[i])
-        q[i] += dq[i]
-        qd[i] += rhs[i]
-
-
-@njit(cache=True)
-def _sp_factor_solve(ib, fb, idx, M, Q, Jq, Jqd, qd, phiq, phiq_1, phit_1, phi_1, gb, cv, h, rhs,
-                     tmp, q, dq, lam, update, implicit):
-    """Sparse eq. 22: gather and factor K on its fixed pattern; if the factors are healthy
-    (pivot ratio > 0, largest multiplier <= ``glimit``) form the rhs as in :func:`_solve`, solve,
-    and with ``update`` also do :func:`_update` and λ = rhs[n:] (the whole step after the
-    evaluations in one compiled call). Returns (pivot ratio, largest multiplier)."""
-    n = Q.shape[0]
-    m = phiq_1.shape[0]
-    ratio, growth = kkt_values(ib, fb, idx, M, Jq, Jqd, h * h, h, phiq, h, phiq_1)
-    if ratio == 0.0:
-        return ratio, growth
-    a_times(idx, Jq, qd, tmp)
-    for i in range(n):
-        rhs[i] = h * Q[i] + h * h * tmp[i]
-    phiq_times(idx, phiq_1, qd, tmp[:m])
-    for i in range(m):
-        rhs[n + i] = -(cv * (tmp[i] + phit_1[i]) + gb * phi_1[i])
-    lu_solve_sp(ib, fb, rhs)
-    if update:
-        _update(q, qd, dq, rhs, h, implicit)
-        for i in range(m):
-            lam[i] = rhs[n + i]
-    return ratio, growth
 
 
 @njit(cache=True)
@@ -328,8 +293,6 @@ class LIEuler(Solver):
             self.sggl.factor(ws.M, ws.M, ws.M, 0.0, 0.0, ws.phiq, h, ws.phiq)
         self._nan0 = self._nanalyse_total()
         if self.fused:
-            from .compiled_step import li_euler_step, vector_size  # (it builds on this module)
-
             self.vec = np.zeros(vector_size(n, m))
             self.lam = self.vec[vector_size(n, m) - m:]
             self._kernel = li_euler_step

@@ -1,0 +1,74 @@
+"""Tyre on a rim (seed 003 §4.3): 2-point follower enveloping and the Magic Formula, in
+:mod:`rtmbs.kernels.tyre_element`; marker_j on the rim (origin at the wheel centre, z the spin
+axis), marker_i (optional) on the wheel carrier, for reference. Named outputs:
+:data:`~rtmbs.kernels.tyre_element.TYRE_OUTPUTS`."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+from numba import njit
+
+from ...errors import ModelError
+from .. import tyre_element as te
+from .base import ElementType, marker_axis, zero_jacobians
+
+#: property files shipped in rtmbs/data/tyre, by short name
+TYRE_FILES = {"MF61": "chrono_MagicFormula61_Parameters.tir", "MF52": "chrono_MagicFormula52_Parameters.tir",
+              "PAC2002": "chrono_Sedan_Pac02Tire.tir"}
+
+
+def pack(fe, ctx):
+    """The tyre's row of frc_par (te.TP_*), its .tir parameters (``ctx.tyres``), its packed road
+    (``ctx.roads``) and, if transient, its index among the transient tyres (``ctx.ntransient``)."""
+    from ..vehicle.road import from_spec
+    from ..vehicle.tyre import magic_formula as mfk
+    from ..vehicle.tyre.tir import data_path, load_tir
+
+    path, par = ctx.path, ctx.par
+    if fe.marker_i:
+        ctx.marker(fe.marker_i, path + ".marker_i")
+    src = TYRE_FILES.get(fe.tyre)
+    tir_path = data_path(src) if src else Path(fe.tyre)
+    if not src and not tir_path.exists():
+        raise ModelError(f"{path}.tyre", f"'{fe.tyre}' is neither a shipped tyre "
+                         f"({', '.join(TYRE_FILES)}) nor an existing .tir file")
+    props = load_tir(tir_path)
+    p = np.asarray(props.params, float)
+    par[te.TP_XSTATE] = -1
+    if fe.transient:
+        if not (np.isfinite(p[mfk.I_LONGITUDINAL_STIFFNESS]) and p[mfk.I_LONGITUDINAL_STIFFNESS] > 0
+                and np.isfinite(p[mfk.I_LATERAL_STIFFNESS]) and p[mfk.I_LATERAL_STIFFNESS] > 0):
+            raise ModelError(f"{path}.transient", f"'{fe.tyre}' has no carcass stiffness "
+                             "(LONGITUDINAL_STIFFNESS, LATERAL_STIFFNESS): no relaxation lengths")
+        par[te.TP_XSTATE] = ctx.ntransient
+        ctx.ntransient += 1
+    road = from_spec(fe.road or {"type": "flat"}, where=f"{path}.road").packed()
+    rfree = p[mfk.I_UNLOADED_RADIUS]
+    par[te.TP_ROW] = len(ctx.tyres)
+    par[te.TP_ROAD_ADR] = sum(len(r) for r in ctx.roads)
+    par[te.TP_ROAD_LEN] = len(road)
+    par[te.TP_LF] = fe.follower_half_length or 0.3 * rfree
+    kz = fe.stiffness if fe.stiffness is not None else p[mfk.I_VERTICAL_STIFFNESS]
+    par[te.TP_KZ] = float(kz)
+    par[te.TP_CZ] = float(fe.damping) if fe.damping is not None else 500.0
+    par[te.TP_VMIN] = 0.1
+    par[te.TP_RFREE] = rfree
+    ctx.tyres.append(p)
+    ctx.roads.append(np.asarray(road, float))
+
+
+@njit(cache=True, inline="always")
+def kernel(k, bi, bj, with_jac, fv, par, frc_rot, frc_tab, funs, kin_A, kin_w, fjac, arm_i, sgj,
+           tmp, S, Dd, Ddd, X, tyre_par, road_buf, tyre_x, outs, mf):
+    f, tau, dfdx, dfdv, dtdx, dtdv = fjac
+    if with_jac:  # (without contact the tyre writes none)
+        zero_jacobians(dfdx, dfdv, dtdx, dtdv, True, True)
+    sax = tmp[12]  # spin axis: marker_j z
+    marker_axis(kin_A, bj, frc_rot[k, 1], 2, sax)
+    te.tyre_force(par, tyre_par, road_buf, tyre_x, with_jac, tmp[5], tmp[6], kin_w[bj], sax, sgj, f, tau,
+                  dfdx, dfdv, dtdx, dtdv, outs, tmp[14:24], X, mf)
+    return outs[2]
+
+
+ELEMENT = ElementType("tyre", kernel, pack, outputs=te.TYRE_OUTPUTS, single_body=True)
