@@ -54,14 +54,25 @@ class Workspace:
 
     def __init__(self, n: int, m: int):
         self.n, self.m = n, m
-        dims = {"n": n, "m": m}
-        shapes = [tuple(dims[d] for d in shape) for _, shape in WORKSPACE_FIELDS]
-        sizes = [int(np.prod(sh)) for sh in shapes]
-        self.buf = np.zeros(sum(sizes))
+        self.bind(np.zeros(workspace_size(n, m)))
+
+    def bind(self, buf: np.ndarray) -> None:
+        """Make ``buf`` (at least :func:`workspace_size` long) the workspace's buffer: every
+        field a view into it, in the order of :data:`WORKSPACE_FIELDS`."""
+        self.buf = buf
+        dims = {"n": self.n, "m": self.m}
         off = 0
-        for (name, _), sh, size in zip(WORKSPACE_FIELDS, shapes, sizes):
-            setattr(self, name, self.buf[off:off + size].reshape(sh))
+        for name, shape in WORKSPACE_FIELDS:
+            sh = tuple(dims[d] for d in shape)
+            size = int(np.prod(sh))
+            setattr(self, name, buf[off:off + size].reshape(sh))
             off += size
+
+
+def workspace_size(n: int, m: int) -> int:
+    """Length of a workspace buffer for n coordinates and m constraints."""
+    dims = {"n": n, "m": m}
+    return sum(int(np.prod([dims[d] for d in shape])) for _, shape in WORKSPACE_FIELDS)
 
 
 @dataclass

@@ -32,12 +32,17 @@ CASES = [
     ("explicit-euler", {"stabilize": "none"}, lambda f: (1, 1, 1)),
     ("explicit-euler", {"stabilize": "projection"}, lambda f: (2, 1, 2)),
     ("explicit-euler", {"stabilize": "baumgarte"}, lambda f: (1, 1, 1)),
-    ("li-euler", {"stabilize": "none"}, lambda f: (3, 1, 1)),
-    ("li-euler", {"stabilize": "projection"}, lambda f: (4, 2, 2)),  # Φ, Φq at q + h(q̇ + Δq̇)
-    ("li-euler", {"stabilize": "projection", "position_update": "explicit"}, lambda f: (3, 2, 2)),
-    ("li-euler", {"stabilize": "baumgarte"}, lambda f: (3, 1, 1)),
-    ("li-euler", {"stabilize": "ggl"}, lambda f: (4, 2, 2)),
-    ("li-euler", {"stabilize": "ggl", "ggl_iterations": 3}, lambda f: (6, 2, 4)),
+    # li-euler: M, Q, Φq and the Jacobians in one evaluation at t, Φq (Φ) at q + h q̇; projection
+    # with the factors of eq. 22 (projection="step"): Φ at q + h(q̇ + Δq̇) and at the corrected
+    # positions, one solve after each (projection_solves=2)
+    ("li-euler", {"stabilize": "none"}, lambda f: (2, 1, 1)),
+    ("li-euler", {"stabilize": "projection"}, lambda f: (4, 1, 3)),
+    ("li-euler", {"stabilize": "projection", "projection_solves": 1}, lambda f: (3, 1, 2)),
+    ("li-euler", {"stabilize": "projection", "projection": "mass"}, lambda f: (3, 2, 2)),
+    ("li-euler", {"stabilize": "projection", "position_update": "explicit"}, lambda f: (3, 1, 3)),
+    ("li-euler", {"stabilize": "baumgarte"}, lambda f: (2, 1, 1)),
+    ("li-euler", {"stabilize": "ggl"}, lambda f: (3, 2, 2)),
+    ("li-euler", {"stabilize": "ggl", "ggl_iterations": 3}, lambda f: (5, 2, 4)),
     ("li-euler-indep", {"B": "qr", "stabilize": "none"}, lambda f: (3, 2, f + 4)),
     ("li-euler-indep", {"B": "qr", "stabilize": "projection"}, lambda f: (4, 3, f + 5)),
     ("li-euler-indep", {"B": "qr", "stabilize": "projection", "projection_solve": "T"},

@@ -244,7 +244,7 @@ class LIEuler(Solver):
         self.projection_solves = int(k) if self.projection == "step" else 1
         self.project_with_step = self.stabilize == "projection" and self.projection == "step"
         # the whole step in one compiled call (rtmbs.solvers.compiled_step)
-        self.fused = (self.sparse and not instrument and is_compiled_cartesian(system)
+        self.fused = (self.sparse and not instrument and is_compiled_cartesian(self.system)
                       and self.stabilize in ("none", "projection") and self.projection == "step")
 
     def _reset(self, state: State) -> None:
@@ -339,10 +339,8 @@ class LIEuler(Solver):
         ws, ws1, m = self.ws, self.ws1, self.system.m
         q, qd, t = state.q, state.qd, state.t
         self._tic()
-        evaluate(self, ws, t, q, qd, self.what0)
+        evaluate(self, ws, t, q, qd, self.what0 | self.jac_flag)  # one pass: M, Q, Φq, Jq, Jq̇
         self._toc("evaluation")
-        evaluate(self, ws, t, q, qd, self.jac_flag)
-        self._toc("jacobians")
         _predict(q, qd, h, self.dq, self.qp)
         if m:
             evaluate(self, ws1, t + h, self.qp, qd, self.what1)
@@ -418,10 +416,8 @@ class LIEuler(Solver):
         ws, ws1, n = self.ws, self.ws1, self.system.n
         q, qd, t = state.q, state.qd, state.t
         self._tic()
-        evaluate(self, ws, t, q, qd, self.what0)
+        evaluate(self, ws, t, q, qd, self.what0 | self.jac_flag)  # one pass: M, Q, Φq, Jq, Jq̇
         self._toc("evaluation")
-        evaluate(self, ws, t, q, qd, self.jac_flag)
-        self._toc("jacobians")
         # GGL positions (seed 001 eq. 11): simplified Newton from the predictor q + h q̇
         np.multiply(qd, h, out=self.dq)
         np.add(q, self.dq, out=self.qp)

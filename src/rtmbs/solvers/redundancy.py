@@ -25,7 +25,7 @@ import scipy.linalg as sla
 from numba import njit
 
 from ..errors import RedundantConstraintError, RedundantConstraintWarning, SolverError
-from ..protocol import EVAL_GAMMA, EVAL_PHI, EVAL_PHIQ, MechanicalSystem, State, Workspace
+from ..protocol import EVAL_GAMMA, EVAL_PHI, EVAL_PHIQ, MechanicalSystem, State, Workspace, workspace_size
 from ..tolerances import SOLVER_RANK_RTOL
 
 #: Option ``redundant`` of the fixed-step solvers: leave dependent rows out, or raise.
@@ -159,30 +159,16 @@ class ReducedWorkspace(Workspace):
 
     def __init__(self, n: int, m_full: int, m: int):
         self.n, self.m = n, m
-        nin = 3 * n * n + n + m_full * (n + 3)
+        nin = workspace_size(n, m_full)
         self.buf = np.zeros(nin + m * (n + 3))
         self.inner = Workspace(n, m_full)
-        self.inner.buf = self.buf[:nin]
-        _rebind(self.inner)
+        self.inner.bind(self.buf[:nin])
         self.M, self.Q, self.Jq, self.Jqd = self.inner.M, self.inner.Q, self.inner.Jq, self.inner.Jqd
         o = nin
         self.phi = self.buf[o:o + m]; o += m
         self.phiq = self.buf[o:o + m * n].reshape(m, n); o += m * n
         self.phit = self.buf[o:o + m]; o += m
         self.gamma = self.buf[o:o + m]
-
-
-def _rebind(ws: Workspace) -> None:
-    """Point the arrays of ``ws`` into ``ws.buf`` (the layout of :class:`Workspace`)."""
-    n, m = ws.n, ws.m
-    sizes = (n * n, n, m, m * n, m, m, n * n, n * n)
-    v, o = [], 0
-    for s in sizes:
-        v.append(ws.buf[o:o + s])
-        o += s
-    ws.M, ws.Q, ws.phi = v[0].reshape(n, n), v[1], v[2]
-    ws.phiq, ws.phit, ws.gamma = v[3].reshape(m, n), v[4], v[5]
-    ws.Jq, ws.Jqd = v[6].reshape(n, n), v[7].reshape(n, n)
 
 
 @njit(cache=True)
