@@ -41,6 +41,7 @@ import mechanisms as M  # noqa: E402
 from rtmbs import simulate  # noqa: E402
 from rtmbs.models import peers  # noqa: E402
 from rtmbs.solvers.base import get_solver  # noqa: E402
+from rtmbs.solvers.rollout import rollout  # noqa: E402
 
 ACCURACY = {"peer-four-bar": ("crank angle at 1 s", "°", 1.0),
             "peer-chain": ("tip position at 2 s", "m", 2.0),
@@ -66,6 +67,17 @@ class RtmbsCase:
 
     def snapshot(self):
         return M.rtmbs_snapshot(self.mech, self.st.q, self.st.qd)
+
+
+class RtmbsRolloutCase(RtmbsCase):
+    """rtmbs ``rollout``: all steps in one compiled call (the state only, no outputs)."""
+
+    def __init__(self, mech, solver, options, h):
+        super().__init__(mech, solver, options, h)
+        self.label = self.label.replace("`" + solver + "`", "`" + solver + "` rollout")
+
+    def run(self, nstep):
+        rollout(self.slv, self.st, nstep, self.h, outputs=False, every=nstep)
 
 
 class MujocoStepCase:
@@ -215,6 +227,7 @@ def main(argv=None):
     for name, mech in mechs.items():
         cases += [(name, T(mech, h)) for T in tools]
         cases += [(name, RtmbsCase(mech, s, o, h)) for s, o in solvers]
+        cases += [(name, RtmbsRolloutCase(mech, "li-euler", {}, h))]
     load0 = os.getloadavg()
     print("reference solutions ...", file=sys.stderr)
     refs = {name: reference(mech, h, steps) for name, mech in mechs.items()}

@@ -39,7 +39,8 @@ DIVERGENCE_LIMIT = 1e8
 
 @dataclass
 class Rollout:
-    """Results of :func:`rollout`, one row per step taken (the state after the step)."""
+    """Results of :func:`rollout`, one row per ``every`` steps taken (the state after the step;
+    ``qd_prev``: q̇ before that step, for the step's mean acceleration)."""
 
     t: np.ndarray
     q: np.ndarray
@@ -48,41 +49,53 @@ class Rollout:
     outputs: dict = field(default_factory=dict)
     status: int = 1          # 1 finished, -1 stopped at a failed or diverging step
     message: str = "finished"
-
-    @property
-    def nsteps(self) -> int:
-        return len(self.t)
+    nsteps: int = 0          # good steps taken
+    qd_prev: np.ndarray | None = None
 
 
 @njit(cache=True)
-def _li_euler_rollout(ibuf, ilay, fbuf, flay, sbuf, slay, w0, w1, kib, kfb, kidx, vec, q, qd, m, t0,
-                      h, jac_what, implicit, project, nproj, chan, inputs, omap, wout, out_t, out_q,
-                      out_qd, out_lam, out_y):
-    """Steps of :func:`rtmbs.solvers.compiled_step.li_euler_step`; before step k the input
-    channels ``chan`` (input-function rows) take ``inputs[k]``; after it t, q, q̇, λ and the
-    outputs ``omap`` go to row k. Returns the number of good steps."""
+def _li_euler_rollout(ibuf, ilay, fbuf, flay, sbuf, slay, w0, w1, kib, kfb, kidx, vec, q, qd, m,
+                      t_origin, i0, h, jac_what, implicit, project, nproj, n_steps, every, chan,
+                      inputs, omap, wout, out_t, out_q, out_qd, out_qd_prev, out_lam, out_y,
+                      q_good, qd_good):
+    """``n_steps`` steps of :func:`rtmbs.solvers.compiled_step.li_euler_step` from step ``i0``
+    (time t_origin + i h before step i). Before step k the input channels ``chan``
+    (input-function rows) take ``inputs[k]``; after every ``every``-th step, row k // every
+    takes t, q, q̇, q̇ before the step, λ and the outputs ``omap``. A failed or diverging step
+    puts q, q̇ back to the last good step. Returns the number of good steps."""
     n = q.shape[0]
     fun_par = data_buffers(sbuf, slay).fun_par
     lam = vec[vec.shape[0] - m:]
-    t = t0
-    for k in range(out_t.shape[0]):
+    for k in range(n_steps):
         for c in range(chan.shape[0]):
             fun_par[chan[c], 0] = inputs[k, c]
+        save = (k + 1) % every == 0
+        r = (k + 1) // every - 1
+        q_good[:] = q
+        qd_good[:] = qd
+        if save:
+            out_qd_prev[r, :] = qd
         ratio, _ = li_euler_step(ibuf, ilay, fbuf, flay, sbuf, slay, w0, w1, kib, kfb, kidx, vec, q,
-                                 qd, m, t, h, jac_what, implicit, project, nproj)
-        t = t + h
-        big = 0.0
-        for i in range(n):
-            big = max(big, abs(q[i]), abs(qd[i]))
-        if ratio == 0.0 or not big < DIVERGENCE_LIMIT:
+                                 qd, m, t_origin + (i0 + k) * h, h, jac_what, implicit, project,
+                                 nproj)
+        t = t_origin + (i0 + k + 1) * h
+        bad = ratio == 0.0
+        for i in range(n):  # (a NaN fails both comparisons)
+            if not (abs(q[i]) < DIVERGENCE_LIMIT and abs(qd[i]) < DIVERGENCE_LIMIT):
+                bad = True
+        if bad:
+            q[:] = q_good
+            qd[:] = qd_good
             return k
-        out_t[k] = t
-        out_q[k, :] = q
-        out_qd[k, :] = qd
-        out_lam[k, :] = lam
-        if omap.shape[0]:
-            cartesian_outputs(t, q, qd, ibuf, ilay, fbuf, flay, sbuf, slay, wout, n, m, omap, out_y[k])
-    return out_t.shape[0]
+        if save:
+            out_t[r] = t
+            out_q[r, :] = q
+            out_qd[r, :] = qd
+            out_lam[r, :] = lam
+            if omap.shape[0]:
+                cartesian_outputs(t, q, qd, ibuf, ilay, fbuf, flay, sbuf, slay, wout, n, m, omap,
+                                  out_y[r])
+    return n_steps
 
 
 def _input_matrix(system, inputs, n_steps):
@@ -111,58 +124,73 @@ def _input_matrix(system, inputs, n_steps):
     return names, rows, vals
 
 
+def compiled(solver: Solver) -> bool:
+    """True when ``solver`` runs :func:`rollout` as one compiled call."""
+    return bool(getattr(solver, "fused", False)) and not solver.system.nx
+
+
 def rollout(solver: Solver, state: State, n_steps: int, h: float, inputs: dict | None = None,
-            outputs: bool = True) -> Rollout:
+            outputs: bool = True, every: int = 1, time_origin: tuple[float, int] | None = None) -> Rollout:
     """Advance ``state`` by ``n_steps`` steps of ``solver`` (already ``reset``) of size ``h``;
-    ``inputs`` maps input channel names to one value per step (module docstring)."""
+    ``inputs`` maps input channel names to one value per step (module docstring); results
+    every ``every`` steps. ``time_origin`` = (t0, i0): the time before step k is t0 + (i0 + k) h
+    (``simulate``'s chunks; default: the state's time, i0 = 0)."""
     if not (isinstance(n_steps, (int, np.integer)) and n_steps >= 0):
         raise SolverError(f"rollout: n_steps = {n_steps!r}, expected a whole number >= 0")
+    if not (isinstance(every, (int, np.integer)) and every >= 1):
+        raise SolverError(f"rollout: every = {every!r}, expected a whole number >= 1")
     if not (np.isfinite(h) and h > 0):
         raise SolverError(f"rollout: h = {h!r}, expected a finite step size > 0 s")
     system = solver.system
     names, rows, vals = _input_matrix(system, inputs, n_steps)
     n, m = system.n, system.m
+    t_origin, i0 = time_origin if time_origin is not None else (float(state.t), 0)
     out_names = list(system.output_names) if outputs else []
-    t = np.zeros(n_steps)
-    q = np.zeros((n_steps, n))
-    qd = np.zeros((n_steps, n))
-    lam = np.zeros((n_steps, m))
-    y = np.zeros((n_steps, len(out_names)))
-    q0, qd0, t0 = state.q.copy(), state.qd.copy(), float(state.t)
-    compiled = getattr(solver, "kernel_args", None) is not None and getattr(solver, "fused", False) \
-        and not system.nx
-    if compiled:
+    nrow = n_steps // every
+    t = np.zeros(nrow)
+    q = np.zeros((nrow, n))
+    qd = np.zeros((nrow, n))
+    qd_prev = np.zeros((nrow, n))
+    lam = np.zeros((nrow, m))
+    y = np.zeros((nrow, len(out_names)))
+    if compiled(solver):
         omap = system.output_map if outputs else np.zeros((0, 3), np.int64)
         wout = system.workspace().buf
-        done = _li_euler_rollout(*solver.kernel_args, state.q, state.qd, m, float(state.t), float(h),
-                                 solver.jac_flag, solver.implicit, solver.stabilize == "projection",
-                                 solver.projection_solves, rows, vals, omap, wout, t, q, qd, lam, y)
+        done = _li_euler_rollout(*solver.kernel_args, state.q, state.qd, m, float(t_origin), int(i0),
+                                 float(h), solver.jac_flag, solver.implicit,
+                                 solver.stabilize == "projection", solver.projection_solves, n_steps,
+                                 every, rows, vals, omap, wout, t, q, qd, qd_prev, lam, y,
+                                 np.empty(n), np.empty(n))
         solver.count_steps(done + (done < n_steps))
-        state.t = float(t[done - 1]) if done else t0
+        state.t = t_origin + (i0 + done) * h
     else:
         done = 0
         buf = np.zeros(len(out_names))
         for k in range(n_steps):
             for c, nm in enumerate(names):
                 system.set_input(nm, vals[k, c])
+            q_good, prev = state.q.copy(), state.qd.copy()
             ok = solver.step(state, h)
+            state.t = t_origin + (i0 + k + 1) * h
             if not ok or not (np.abs(state.q).max(initial=0.0) < DIVERGENCE_LIMIT
                               and np.abs(state.qd).max(initial=0.0) < DIVERGENCE_LIMIT):
+                state.q[:], state.qd[:] = q_good, prev
                 break
-            t[k], q[k], qd[k] = state.t, state.q, state.qd
-            solver.full_multipliers(lam[k])
-            if out_names:
-                system.outputs(state.t, state.q, state.qd, buf)
-                y[k] = buf
             done += 1
+            if done % every == 0:
+                r = done // every - 1
+                t[r], q[r], qd[r], qd_prev[r] = state.t, state.q, state.qd, prev
+                solver.full_multipliers(lam[r])
+                if out_names:
+                    system.outputs(state.t, state.q, state.qd, buf)
+                    y[r] = buf
     status, message = 1, "finished"
-    if done < n_steps:  # the state goes back to the last good step
-        state.q[:] = q[done - 1] if done else q0
-        state.qd[:] = qd[done - 1] if done else qd0
-        state.t = float(t[done - 1]) if done else t0
+    nkept = done // every
+    if done < n_steps:  # q, q̇ are back at the last good step
+        state.t = t_origin + (i0 + done) * h
         solver.status = status = -1
-        message = (f"rollout stopped at step {done + 1} of {n_steps} (t = {state.t + h:.6g} s): "
-                   f"singular or diverging step; results kept up to the last good step")
-    return Rollout(t=t[:done], q=q[:done], qd=qd[:done], lam=lam[:done],
-                   outputs={nm: y[:done, j] for j, nm in enumerate(out_names)}, status=status,
-                   message=message)
+        message = (f"rollout stopped at step {done + 1} of {n_steps} "
+                   f"(t = {t_origin + (i0 + done + 1) * h:.6g} s): singular or diverging step")
+    return Rollout(t=t[:nkept], q=q[:nkept], qd=qd[:nkept], lam=lam[:nkept],
+                   outputs={nm: y[:nkept, j] for j, nm in enumerate(out_names)}, status=status,
+                   message=message, nsteps=done, qd_prev=qd_prev[:nkept])

@@ -12,6 +12,7 @@ from ..errors import ConstraintDriftWarning, SimulationDiverged, SolverError
 from ..result import Result
 from ..protocol import EVAL_GAMMA, EVAL_M, EVAL_PHI, EVAL_PHIQ, EVAL_Q, MechanicalSystem, State
 from .base import Solver, get_solver
+from .rollout import compiled as compiled_rollout, rollout
 
 #: A state whose norm passes this is taken as diverged.
 DIVERGENCE_LIMIT = 1e8
@@ -33,6 +34,9 @@ def consistent_accelerations(system: MechanicalSystem, t, q, qd) -> np.ndarray:
     kkt[n:, :n] = ws.phiq
     return np.linalg.lstsq(kkt, np.concatenate([ws.Q, ws.gamma]), rcond=None)[0][:n]
 
+
+#: Steps per compiled chunk of a run (between two updates of the progress bar).
+CHUNK_STEPS = 1000
 
 #: A fixed-step run refuses to keep results larger than this share of the machine's memory.
 RESULT_MEMORY_SHARE = 0.5
@@ -129,18 +133,23 @@ def simulate(
     phi_n = np.zeros(nsave)
     phid_n = np.zeros(nsave)
 
-    def record(k, qdd):
+    def record(k, qdd, lam=None, out=None):
         t_arr[k] = state.t
         q_arr[k] = state.q
         qd_arr[k] = state.qd
-        slv.full_multipliers(lam_arr[k])
+        if lam is None or slv.system is not system:
+            slv.full_multipliers(lam_arr[k])
+        else:
+            lam_arr[k] = lam
         if system.nx:
             x_arr[k] = state.x
         if m:
             system.evaluate(state.t, state.q, state.qd, ws, EVAL_PHI | EVAL_PHIQ)
             phi_n[k] = np.linalg.norm(ws.phi)
             phid_n[k] = np.linalg.norm(ws.phiq @ state.qd + ws.phit)
-        if out_names:
+        if out is not None:
+            out_arr[k] = [out[nm] for nm in out_names]
+        elif out_names:
             system.outputs(state.t, state.q, state.qd, out_buf)
             out_arr[k] = out_buf
         if acc_names:
@@ -159,30 +168,54 @@ def simulate(
     t0 = time.perf_counter()
     last_q, last_qd, last_t = state.q.copy(), state.qd.copy(), state.t
     t_start = state.t
-    for i in range(1, nsteps + 1):
-        prev_qd[:] = state.qd
-        ok = slv.step(state, h)
-        state.t = t_start + i * h
-        bad = (not ok) or not (
-            math.isfinite(state.q.sum() + state.qd.sum())
-            and np.abs(state.q).max(initial=0.0) < DIVERGENCE_LIMIT
-            and np.abs(state.qd).max(initial=0.0) < DIVERGENCE_LIMIT
-        )
-        if bad:
-            status = -1
-            message = (
-                f"simulation diverged at t = {state.t:.6g} s (step {i} of {nsteps}, solver "
-                f"'{slv.name}', h = {h:g} s); results kept up to t = {last_t:.6g} s"
+    if compiled_rollout(slv):
+        # the steps in compiled chunks (rtmbs.solvers.rollout), about CHUNK_STEPS at a time
+        chunk = save_every * max(1, CHUNK_STEPS // save_every)
+        i = 0
+        while i < nsteps:
+            k = min(chunk, nsteps - i)
+            r = rollout(slv, state, k, h, outputs=bool(out_names), every=save_every,
+                        time_origin=(t_start, i))
+            for j in range(len(r.t)):
+                state.t, state.q[:], state.qd[:] = r.t[j], r.q[j], r.qd[j]
+                record(k_saved, (r.qd[j] - r.qd_prev[j]) / h if acc_names else None,
+                       lam=r.lam[j], out={nm: v[j] for nm, v in r.outputs.items()})
+                k_saved += 1
+            i += r.nsteps
+            if r.status < 0:
+                status = -1
+                message = (f"simulation diverged at t = {t_start + (i + 1) * h:.6g} s (step {i + 1} "
+                           f"of {nsteps}, solver '{slv.name}', h = {h:g} s); results kept up to "
+                           f"t = {t_start + i * h:.6g} s")
+                break
+            if bar is not None:
+                bar.update(k)
+        last_q[:], last_qd[:], last_t = state.q, state.qd, state.t
+    else:
+        for i in range(1, nsteps + 1):
+            prev_qd[:] = state.qd
+            ok = slv.step(state, h)
+            state.t = t_start + i * h
+            bad = (not ok) or not (
+                math.isfinite(state.q.sum() + state.qd.sum())
+                and np.abs(state.q).max(initial=0.0) < DIVERGENCE_LIMIT
+                and np.abs(state.qd).max(initial=0.0) < DIVERGENCE_LIMIT
             )
-            break
-        last_q[:] = state.q
-        last_qd[:] = state.qd
-        last_t = state.t
-        if i % save_every == 0:
-            record(k_saved, (state.qd - prev_qd) / h if acc_names else None)
-            k_saved += 1
-        if bar is not None and i % 1000 == 0:
-            bar.update(1000)
+            if bad:
+                status = -1
+                message = (
+                    f"simulation diverged at t = {state.t:.6g} s (step {i} of {nsteps}, solver "
+                    f"'{slv.name}', h = {h:g} s); results kept up to t = {last_t:.6g} s"
+                )
+                break
+            last_q[:] = state.q
+            last_qd[:] = state.qd
+            last_t = state.t
+            if i % save_every == 0:
+                record(k_saved, (state.qd - prev_qd) / h if acc_names else None)
+                k_saved += 1
+            if bar is not None and i % 1000 == 0:
+                bar.update(1000)
     wall = time.perf_counter() - t0
     if bar is not None:
         bar.close()

@@ -21,9 +21,9 @@ TYRE_FILES = {"MF61": "chrono_MagicFormula61_Parameters.tir", "MF52": "chrono_Ma
 def pack(fe, ctx):
     """The tyre's row of frc_par (te.TP_*), its .tir parameters (``ctx.tyres``), its packed road
     (``ctx.roads``) and, if transient, its index among the transient tyres (``ctx.ntransient``)."""
-    from ..vehicle.road import from_spec
-    from ..vehicle.tyre import magic_formula as mfk
-    from ..vehicle.tyre.tir import data_path, load_tir
+    from ...vehicle.road import from_spec
+    from ...vehicle.tyre import magic_formula as mfk
+    from ...vehicle.tyre.tir import data_path, load_tir
 
     path, par = ctx.path, ctx.par
     if fe.marker_i:
