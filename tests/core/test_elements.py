@@ -33,7 +33,7 @@ def test_every_element_has_a_unique_code_and_its_registered_name():
 def test_compiled_models_store_the_registry_codes():
     system = compile_model(random_model(seed=3))
     for k, fe in enumerate(system.model.forces):
-        assert system.sysa[12][k] == FORCE_TYPES.index(fe.type)
+        assert system.arrays_int.frc_type[k] == FORCE_TYPES.index(fe.type)
 
 
 def test_generated_dispatcher_is_up_to_date():

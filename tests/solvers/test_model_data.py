@@ -1,5 +1,8 @@
 """Model and data: several runs on one compiled model are independent (issue 11)."""
 import numpy as np
+import pytest
+
+from rtmbs.errors import SolverError
 
 from rtmbs.models import load_model
 from rtmbs.solvers.base import get_solver
@@ -46,3 +49,51 @@ def test_new_data_shares_the_model_and_not_the_inputs():
     a.set_input("drive_torque", 10.0)
     assert b.fun_par[b.fun_names["drive_torque"], 0] == 0.0
     assert model.fun_par[model.fun_names["drive_torque"], 0] == 0.0
+
+
+def test_rollout_equals_the_step_loop_with_the_same_inputs():
+    """rollout (one compiled call) with a drive torque over time takes exactly the steps of the
+    Python loop that sets the input before each step, and returns the outputs there."""
+    from rtmbs.solvers.rollout import rollout
+
+    model = load_model("multilink-ideal")
+    torque = np.linspace(0.0, 300.0, 400)
+    a = model.new_data()
+    slv_a, st_a = _run(a, 0, 0)
+    assert slv_a.fused
+    r = rollout(slv_a, st_a, 400, 1e-3, inputs={"drive_torque": torque}, every=4)
+    b = model.new_data()
+    slv_b, st_b = _run(b, 0, 0)
+    out = np.zeros(len(b.output_names))
+    k = b.output_names.index("rim.z")
+    zs = []
+    for i in range(400):
+        b.set_input("drive_torque", torque[i])
+        assert slv_b.step(st_b, 1e-3)
+        if (i + 1) % 4 == 0:
+            b.outputs(st_b.t, st_b.q, st_b.qd, out)
+            zs.append(out[k])
+    assert r.status == 1 and r.nsteps == 400 and len(r.t) == 100
+    np.testing.assert_array_equal(st_a.q, st_b.q)
+    np.testing.assert_array_equal(r.q[-1], st_b.q)
+    np.testing.assert_allclose(r.t, 4e-3 * np.arange(1, 101), rtol=0, atol=1e-15)
+    np.testing.assert_array_equal(r.outputs["rim.z"], zs)
+    assert slv_a.nstep == slv_b.nstep == 400 and slv_a.neval == slv_b.neval
+
+
+def test_rollout_stops_at_a_diverging_step_and_keeps_the_last_good_state():
+    from rtmbs.solvers.rollout import rollout
+
+    s = load_model("multilink-ideal").new_data()
+    slv, st = _run(s, 0, 0)
+    torque = np.zeros(50)
+    torque[20] = np.nan
+    with pytest.raises(SolverError, match=r"rollout: input 'drive_torque' is nan at step 21: "
+                                          "inputs must be finite numbers"):
+        rollout(slv, st, 50, 1e-3, inputs={"drive_torque": torque})
+    torque[20] = 1e25  # a torque that throws the wheel off at step 21
+    r = rollout(slv, st, 50, 1e-3, inputs={"drive_torque": torque})
+    assert r.status == -1 and r.nsteps == 20 and len(r.t) == 20
+    assert "rollout stopped at step 21 of 50 (t = 0.021 s)" in r.message
+    np.testing.assert_array_equal(st.q, r.q[-1])
+    assert st.t == r.t[-1] and np.all(np.isfinite(st.q))

@@ -118,8 +118,11 @@ def _input_matrix(system, inputs, n_steps):
         else:
             raise SolverError(f"rollout: input '{nm}' has shape {v.shape}, expected a number or "
                               f"({n_steps},) values, one per step")
-    if not np.all(np.isfinite(vals)):
-        raise SolverError("rollout: inputs must be finite numbers")
+    for c, nm in enumerate(names):
+        bad = np.flatnonzero(~np.isfinite(vals[:, c]))
+        if bad.size:
+            raise SolverError(f"rollout: input '{nm}' is {vals[bad[0], c]} at step {bad[0] + 1}: "
+                              "inputs must be finite numbers")
     rows = np.array([system.fun_names[nm] for nm in names], np.int64) if names else np.zeros(0, np.int64)
     return names, rows, vals
 
