@@ -351,6 +351,17 @@ def project_T(basis, phi, dq):
     b_project_T(basis, phi, dq)
 
 
+@njit(cache=True)
+def R_Sc(basis, phiq, gamma, Rn, Sc):
+    """R and S c alone (the solver computes them inside its one-call step; for tests and tools)."""
+    b_R_Sc(basis, phiq, gamma, Rn, Sc)
+
+
+@njit(cache=True)
+def lambda_of(basis, x, lam, h):
+    b_lambda(basis, x, lam, h)
+
+
 # -- the Python objects --------------------------------------------------------------------------
 class QRBasis:
     """B from the QR decomposition of Φqᵀ (seed 003 eqs. 4.11-4.12); dense [Φq; B] factors."""

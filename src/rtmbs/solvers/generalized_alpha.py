@@ -45,6 +45,7 @@ from ..protocol import (
 )
 from .base import Solver, register_solver
 from .factorisation import f_kkt_factor, f_solve, kkt_correction, make_kkt
+from .products import entries, sub_mtv, sub_mv
 from .sparse import choose_linear_solver
 from .stabilization import check_choice, evaluate, pop_options
 
@@ -114,20 +115,17 @@ def _finish(q, qd, a, qdd, lam, q1, v1, qdd1, lam1, am, af):
         lam[i] = _flushed(lam1[i])
 
 
-# -- kernels: products over the entries (mi, mj) of M and (zr, zc) of Φq (every entry on the dense
-# path, the fixed patterns on the sparse one), solves with the factors (fa, fb) of
-# ``factorisation`` (dense or sparse LU) -------------------------------------------------------
+# -- kernels: products with M and Φq over their entries (``products``: dense loops, or the fixed
+# patterns ``em``, ``ez``), solves with the factors (fa, fb) of ``factorisation`` (dense or sparse)
 @njit(cache=True)
-def _newton(fa, fb, mi, mj, zr, zc, M, Q, phiq, phi, s, gp, bp, q1, v1, qdd1, lam1, rhs):
+def _newton(fa, fb, em, ez, M, Q, phiq, phi, s, gp, bp, q1, v1, qdd1, lam1, rhs):
     """rhs = −[s(M q̈₁ − Q + Φqᵀλ₁); Φ], solved with the iteration matrix; then the correction."""
     n = M.shape[0]
     m = phi.shape[0]
     for i in range(n):
         rhs[i] = Q[i]
-    for e in range(mi.shape[0]):
-        rhs[mi[e]] -= M[mi[e], mj[e]] * qdd1[mj[e]]
-    for e in range(zr.shape[0]):
-        rhs[zc[e]] -= phiq[zr[e], zc[e]] * lam1[zr[e]]
+    sub_mv(em, M, qdd1, rhs)
+    sub_mtv(ez, phiq, lam1, rhs)
     for i in range(n):
         rhs[i] *= s
     for i in range(m):
@@ -137,7 +135,7 @@ def _newton(fa, fb, mi, mj, zr, zc, M, Q, phiq, phi, s, gp, bp, q1, v1, qdd1, la
 
 
 @njit(cache=True)
-def _velocity(fa, fb, zr, zc, phiq, phit, v1, rhs):
+def _velocity(fa, fb, ez, phiq, phit, v1, rhs):
     """q̇₁ += the velocity part of K⁻¹[0; −(Φq q̇₁ + Φt)] with the factors (fa, fb) of K."""
     n = v1.shape[0]
     m = phit.shape[0]
@@ -145,26 +143,20 @@ def _velocity(fa, fb, zr, zc, phiq, phit, v1, rhs):
         rhs[i] = 0.0
     for i in range(m):
         rhs[n + i] = -phit[i]
-    for e in range(zr.shape[0]):
-        rhs[n + zr[e]] -= phiq[zr[e], zc[e]] * v1[zc[e]]
+    sub_mv(ez, phiq, v1, rhs[n:])
     f_solve(fa, fb, rhs)
     for i in range(n):
         v1[i] += rhs[i]
 
 
 @njit(cache=True)
-def _project(fa, fb, idx, zr, zc, M, phiq, phit, phi, rhs, q1, v1):
+def _project(fa, fb, idx, ez, M, phiq, phit, phi, rhs, q1, v1):
     """Factor P = [M Φqᵀ; Φq 0] at q₁; q₁ += the correction of [0; −Φ], then q̇₁ += that of
     [0; −(Φq q̇₁ + Φt)] (seed 000 eq. 30, velocities alike). Returns (pivot ratio, growth)."""
     ratio, growth = f_kkt_factor(fa, fb, idx, M, M, M, 0.0, 0.0, phiq, 1.0, phiq)
     kkt_correction(fa, fb, phi, rhs, q1)
-    _velocity(fa, fb, zr, zc, phiq, phit, v1, rhs)
+    _velocity(fa, fb, ez, phiq, phit, v1, rhs)
     return ratio, growth
-
-
-def _entries(pattern):
-    """(rows, cols) of the True entries, row by row (the order of the products)."""
-    return tuple(np.ascontiguousarray(v, np.intp) for v in np.nonzero(pattern))
 
 
 @njit(cache=True)
@@ -238,15 +230,13 @@ class GeneralizedAlpha(Solver):
         self.lam = x[n:].copy()
         # the iteration matrix (M | force Jacobian, Φq) and the projection matrix (M, Φq), dense
         # or on their fixed patterns (analysed here, at the initial state); the entries of M and
-        # Φq for the products (all of them when dense)
+        # Φq for the products (None: dense loops)
+        ap, self.em, self.ez = None, None, None
         if self.sparse:
             mp = np.asarray(sysm.mass_pattern, bool)
             ap = mp | np.asarray(sysm.jacobian_pattern(not self.jac_all), bool)
-            pp = np.asarray(sysm.phiq_pattern, bool) if m else np.zeros((0, n), bool)
-        else:
-            mp, ap, pp = np.ones((n, n), bool), None, np.ones((m, n), bool)
-        self.mi, self.mj = _entries(mp)
-        self.zr, self.zc = _entries(pp)
+            self.em = entries(mp)
+            self.ez = entries(np.asarray(sysm.phiq_pattern, bool) if m else np.zeros((0, n), bool))
         self.kkt = make_kkt(sysm, self.sparse, ap)
         self.pkkt = make_kkt(sysm, self.sparse) if self.stabilize == "projection" else None
         if self.sparse:
@@ -303,8 +293,8 @@ class GeneralizedAlpha(Solver):
             else:
                 evaluate(self, ws, t1, q1, v1, self.what)
                 self._toc("evaluation")
-            _newton(fa, fb, self.mi, self.mj, self.zr, self.zc, ws.M, ws.Q, ws.phiq, ws.phi, s,
-                    gp, bp, q1, v1, qdd1, lam1, rhs)
+            _newton(fa, fb, self.em, self.ez, ws.M, ws.Q, ws.phiq, ws.phi, s, gp, bp, q1, v1,
+                    qdd1, lam1, rhs)
             self.nsolve += 1
             self._toc("solve")
         ok = ratio > 0.0
@@ -312,14 +302,13 @@ class GeneralizedAlpha(Solver):
             # Φq, Φt at q₁; the step's factors (Φq at the predictor, metric of the iteration matrix)
             evaluate(self, ws, t1, q1, v1, EVAL_PHIQ)
             for _ in range(VELOCITY_PASSES):
-                _velocity(fa, fb, self.zr, self.zc, ws.phiq, ws.phit, v1, rhs)
+                _velocity(fa, fb, self.ez, ws.phiq, ws.phit, v1, rhs)
             self.nsolve += VELOCITY_PASSES
             self._toc("projection")
         elif self.stabilize == "projection":
             evaluate(self, ws, t1, q1, v1, EVAL_M | EVAL_PHI | EVAL_PHIQ)
             pk = self.pkkt
-            pr, growth = _project(*pk.args, self.zr, self.zc, ws.M, ws.phiq, ws.phit, ws.phi, rhs,
-                                  q1, v1)
+            pr, growth = _project(*pk.args, self.ez, ws.M, ws.phiq, ws.phit, ws.phi, rhs, q1, v1)
             if pk.lu is not None:
                 pk.lu.ratio, pk.lu.growth = pr, growth
             self.nfactor += 1

@@ -43,76 +43,9 @@ from ..tolerances import SINGULAR_PIVOT_RATIO
 from .base import Solver, register_solver
 from .basis import b_lambda, b_R_Sc, factor_T, make_basis, project_T, velocity, zd_of
 from .factorisation import make_kkt
-from .linalg import lu_factor, lu_solve
+from .reduced import lambda_rhs, reduced
 from .sparse import H_ANALYSIS, choose_linear_solver
 from .stabilization import Projector, check_choice, check_positive, evaluate, pop_options
-
-
-# -- the reduced system, eq. 28 --------------------------------------------------------------
-# ``aidx`` = [na, ai, aj] (uint32): the entries of A = M − hJq̇ − h²Jq (every entry when dense,
-# mass | force Jacobian pattern when sparse). R is kept as Rn (n, f).
-@njit(cache=True)
-def _reduced(aidx, M, Jq, Jqd, Q, qd, h, Rn, Sc, Aval, AR, H, hpiv, r, w, dzd, dqd):
-    """A on its entries, H = Rᵀ(A R) (zeros of R skipped), factor, solve eq. 28 for Δż;
-    r = hQ + h²Jq q̇ (kept for λ); Δq̇ = h S c + R Δż (eq. 26). Returns the pivot ratio of H."""
-    na = np.intp(aidx[0])
-    ai = aidx[1:1 + na]
-    aj = aidx[1 + na:1 + 2 * na]
-    n, f = Rn.shape
-    h2 = h * h
-    for i in range(n):
-        r[i] = 0.0
-        w[i] = 0.0
-        for b in range(f):
-            AR[i, b] = 0.0
-    for e in range(na):
-        i = ai[e]
-        j = aj[e]
-        jq = Jq[i, j]
-        a = M[i, j] - h * Jqd[i, j] - h2 * jq
-        Aval[e] = a
-        r[i] += jq * qd[j]
-        w[i] += a * Sc[j]
-        for b in range(f):
-            AR[i, b] += a * Rn[j, b]
-    for a_ in range(f):
-        for b in range(f):
-            H[a_, b] = 0.0
-    for i in range(n):
-        for a_ in range(f):
-            ria = Rn[i, a_]
-            if ria != 0.0:
-                for b in range(f):
-                    H[a_, b] += ria * AR[i, b]
-    hr = lu_factor(H, hpiv)
-    for i in range(n):
-        r[i] = h * Q[i] + h2 * r[i]
-        w[i] = r[i] - h * w[i]
-    for a_ in range(f):
-        dzd[a_] = 0.0
-    for i in range(n):
-        wi = w[i]
-        for a_ in range(f):
-            dzd[a_] += Rn[i, a_] * wi
-    lu_solve(H, hpiv, dzd)
-    for i in range(n):
-        s = h * Sc[i]
-        for a_ in range(f):
-            s += Rn[i, a_] * dzd[a_]
-        dqd[i] = s
-    return hr
-
-
-@njit(cache=True)
-def _lambda_rhs(aidx, Aval, r, dqd, x):
-    """x = r − A Δq̇ = hΦqᵀλ over the entries of A (eq. 18)."""
-    na = np.intp(aidx[0])
-    ai = aidx[1:1 + na]
-    aj = aidx[1 + na:1 + 2 * na]
-    for i in range(x.shape[0]):
-        x[i] = r[i]
-    for e in range(na):
-        x[ai[e]] -= Aval[e] * dqd[aj[e]]
 
 
 @njit(cache=True)
@@ -120,9 +53,9 @@ def _middle(basis, aidx, phiq, M, Jq, Jqd, Q, gamma, qd, h, Rn, Sc, Aval, AR, H,
             dqd, x, lam, multipliers):
     """One compiled call for the solves of a step: R, S c (eqs. 24-25), eq. 28, and λ."""
     b_R_Sc(basis, phiq, gamma, Rn, Sc)
-    hr = _reduced(aidx, M, Jq, Jqd, Q, qd, h, Rn, Sc, Aval, AR, H, hpiv, r, w, dzd, dqd)
+    hr = reduced(aidx, M, Jq, Jqd, Q, qd, h, Rn, Sc, Aval, AR, H, hpiv, r, w, dzd, dqd)
     if multipliers:
-        _lambda_rhs(aidx, Aval, r, dqd, x)
+        lambda_rhs(aidx, Aval, r, dqd, x)
         b_lambda(basis, x, lam, h)
     return hr
 
@@ -244,17 +177,16 @@ class LIEulerIndep(Solver):
         self.nrebase = 0
         pp = np.asarray(sysm.phiq_pattern, bool) if self.sparse else None
         self.basis = make_basis(self.B_mode, n, m, pp)
-        # the entries of A (eq. 28): every one when dense, mass | force Jacobian pattern if sparse
+        # A of eq. 28 on its pattern (mass | force Jacobian) when sparse, dense otherwise
+        self.Rn = np.zeros((n, f))
         if self.sparse:
             ap = np.asarray(sysm.mass_pattern, bool) | np.asarray(
                 sysm.jacobian_pattern(not self.jac_all), bool)
+            ai, aj = np.nonzero(ap)
+            self.aidx = np.concatenate([[ai.size], ai, aj]).astype(np.uint32)
+            self.Aval, self.AR = np.zeros(ai.size), np.zeros((n, f))
         else:
-            ap = np.ones((n, n), bool)
-        ai, aj = np.nonzero(ap)
-        self.aidx = np.concatenate([[ai.size], ai, aj]).astype(np.uint32)
-        self.Aval = np.zeros(ai.size)
-        self.Rn = np.zeros((n, f))
-        self.AR = np.zeros((n, f))
+            self.aidx, self.Aval, self.AR = None, np.zeros((n, n)), np.zeros((f, n))
         self.Sc = np.zeros(n)
         self.H = np.zeros((f, f))
         self.hpiv = np.zeros(f, np.int64)
