@@ -122,9 +122,8 @@ def components(sysm, h):
         out["Φu: m, entries, factor non-zeros, multiply-adds"] = (
             f"{lu.N}, {lu.ne}, {lu.nnz}, {lu.flops}")
         for k, slv in al.items():
-            mid = slv._sp_middle if k == "sparse" else slv._dense_middle
             out[f"li-euler-indep R, Sc, eq. 28, λ, {k}"] = _best(
-                lambda slv=slv, mid=mid: mid(slv.ws, st.qd, h))
+                lambda slv=slv: slv._middle(slv.ws, st.qd, h))
             out[f"li-euler-indep factor Φu + velocity solve, {k}"] = _best(
                 lambda slv=slv: (slv._factor_T(), slv._velocity(st.qd, 0.0)))
     return out

@@ -14,51 +14,9 @@ from numba import njit
 
 from ..protocol import EVAL_GAMMA, EVAL_M, EVAL_PHI, EVAL_PHIQ, EVAL_Q, State
 from .base import Solver, register_solver
-from .linalg import lu_factor, lu_solve
-from .sparse import SparseKKT, choose_linear_solver, lu_solve_sp
-from .stabilization import (
-    baumgarte_index1, check_choice, check_positive, evaluate, kkt_assemble, pop_options,
-    projection_rhs_solve,
-)
-
-
-@njit(cache=True)
-def _factor(M, phiq, K, piv):
-    kkt_assemble(M, phiq, 1.0, phiq, K)
-    return lu_factor(K, piv)
-
-
-@njit(cache=True)
-def _solve(K, piv, Q, c, rhs):
-    n = Q.shape[0]
-    for i in range(n):
-        rhs[i] = Q[i]
-    for i in range(c.shape[0]):
-        rhs[n + i] = c[i]
-    lu_solve(K, piv, rhs)
-
-
-@njit(cache=True)
-def _project(K, piv, phi, rhs2, dq):
-    n = dq.shape[0]
-    for i in range(n):
-        rhs2[i] = 0.0
-    for i in range(phi.shape[0]):
-        rhs2[n + i] = -phi[i]
-    lu_solve(K, piv, rhs2)
-    for i in range(n):
-        dq[i] += rhs2[i]
-
-
-@njit(cache=True)
-def _sp_solve(ib, fb, Q, c, rhs):
-    """:func:`_solve` with the fixed-pattern sparse factors (``rtmbs.solvers.sparse``)."""
-    n = Q.shape[0]
-    for i in range(n):
-        rhs[i] = Q[i]
-    for i in range(c.shape[0]):
-        rhs[n + i] = c[i]
-    lu_solve_sp(ib, fb, rhs)
+from .factorisation import kkt_correction, kkt_rhs_solve, make_kkt
+from .sparse import choose_linear_solver
+from .stabilization import baumgarte_index1, check_choice, check_positive, evaluate, pop_options
 
 
 @njit(cache=True)
@@ -98,8 +56,6 @@ class ExplicitEuler(Solver):
 
     def _reset(self, state: State) -> None:
         n, m = self.system.n, self.system.m
-        self.K = np.zeros((n + m, n + m))
-        self.piv = np.zeros(n + m, np.int64)
         self.rhs = np.zeros(n + m)
         self.rhs2 = np.zeros(n + m)
         self.c = np.zeros(m)
@@ -113,32 +69,28 @@ class ExplicitEuler(Solver):
             what |= EVAL_PHI
         self.what = what
         self.lam = np.zeros(m)
-        if self.sparse:
-            sysm = self.system
-            pp = np.asarray(sysm.phiq_pattern, bool) if m else np.zeros((0, n), bool)
-            self.skkt = SparseKKT(np.asarray(sysm.mass_pattern, bool), pp)
-            sysm.evaluate(state.t, state.q, state.qd, self.ws, what)
+        # [M Φqᵀ; Φq 0], dense or on the fixed patterns (analysed here, at the initial state)
+        self.kkt = make_kkt(self.system, self.sparse)
+        if self.kkt.sparse:
             ws = self.ws
-            self.skkt.factor(ws.M, ws.M, ws.M, 0.0, 0.0, ws.phiq, 1.0, ws.phiq)
-            self._nan0 = self.skkt.nanalyse
+            self.system.evaluate(state.t, state.q, state.qd, ws, what)
+            self.kkt.factor(ws.M, ws.M, ws.M, 0.0, 0.0, ws.phiq, 1.0, ws.phiq)
+        self._nan0 = self.kkt.nanalyse
 
     def _sparse_factors(self):
-        return (self.skkt.lu,) if getattr(self, "sparse", False) and hasattr(self, "skkt") else ()
+        return self.kkt.factors() if hasattr(self, "kkt") else ()
 
     @property
     def nanalyse(self) -> int:
         """Re-analyses of the sparse factors since ``reset`` (0 on the dense path)."""
-        return self.skkt.nanalyse - self._nan0 if self.sparse else 0
+        return self.kkt.nanalyse - self._nan0
 
     def _step_impl(self, state: State, h: float):
         ws = self.ws
         self._tic()
         evaluate(self, ws, state.t, state.q, state.qd, self.what)
         self._toc("evaluation")
-        if self.sparse:
-            ratio = self.skkt.factor(ws.M, ws.M, ws.M, 0.0, 0.0, ws.phiq, 1.0, ws.phiq)
-        else:
-            ratio = _factor(ws.M, ws.phiq, self.K, self.piv)
+        ratio = self.kkt.factor(ws.M, ws.M, ws.M, 0.0, 0.0, ws.phiq, 1.0, ws.phiq)
         self.nfactor += 1
         self._toc("factorisation")
         if self.stabilize == "baumgarte":
@@ -147,20 +99,15 @@ class ExplicitEuler(Solver):
             c = self.c
         else:
             c = ws.gamma
-        if self.sparse:
-            _sp_solve(self.skkt.lu.ib, self.skkt.lu.fb, ws.Q, c, self.rhs)
-        else:
-            _solve(self.K, self.piv, ws.Q, c, self.rhs)
+        fa, fb = self.kkt.args[:2]
+        kkt_rhs_solve(fa, fb, ws.Q, c, self.rhs)
         self.nsolve += 1
         np.multiply(state.qd, h, out=self.dq)
         self._toc("solve")
         if self.stabilize == "projection":
             np.add(state.q, self.dq, out=self.qp)
             evaluate(self, self.ws1, state.t + h, self.qp, state.qd, EVAL_PHI)
-            if self.sparse:
-                projection_rhs_solve(self.skkt.lu.ib, self.skkt.lu.fb, self.ws1.phi, self.rhs2, self.dq)
-            else:
-                _project(self.K, self.piv, self.ws1.phi, self.rhs2, self.dq)
+            kkt_correction(fa, fb, self.ws1.phi, self.rhs2, self.dq)
             self.nsolve += 1
             self._toc("projection")
         _update(state.q, state.qd, self.dq, self.rhs, h)

@@ -44,11 +44,10 @@ from ..protocol import (
     EVAL_GAMMA, EVAL_JAC, EVAL_JAC_STIFF, EVAL_M, EVAL_PHI, EVAL_PHIQ, EVAL_Q, State,
 )
 from .base import Solver, register_solver
-from .linalg import lu_factor, lu_solve
-from .sparse import SparseKKT, choose_linear_solver, lu_solve_sp
-from .stabilization import (
-    check_choice, evaluate, kkt_assemble, pop_options, projection_rhs_solve,
-)
+from .factorisation import f_kkt_factor, f_solve, kkt_correction, make_kkt
+from .products import entries, sub_mtv, sub_mv
+from .sparse import choose_linear_solver
+from .stabilization import check_choice, evaluate, pop_options
 
 
 #: Solves of the velocity correction with the step's factors (``stabilize="velocity"``): each
@@ -66,7 +65,7 @@ def coefficients(rho_inf: float):
     return am, af, g, b
 
 
-# -- kernels (dense) ----------------------------------------------------------------------------
+# -- kernels ------------------------------------------------------------------------------------
 @njit(cache=True)
 def _predict(q, qd, a, qdd, am, af, g, b, h, q1, v1, qdd1, a1):
     """Predictor q̈₁ = q̈: a₁, q̇₁, q₁ from the generalized-α relations."""
@@ -76,33 +75,6 @@ def _predict(q, qd, a, qdd, am, af, g, b, h, q1, v1, qdd1, a1):
         a1[i] = (qdd[i] - am * a[i]) / (1.0 - am)
         v1[i] = qd[i] + h * ((1.0 - g) * a[i] + g * a1[i])
         q1[i] = q[i] + h * qd[i] + h2 * ((0.5 - b) * a[i] + b * a1[i])
-
-
-@njit(cache=True)
-def _iteration_matrix(M, Jq, Jqd, phiq, c, cd, K, piv):
-    """K = [M − cd Jq̇ − c Jq, Φqᵀ; Φq, 0], factorised in place; returns the pivot ratio."""
-    n = M.shape[0]
-    for i in range(n):
-        for j in range(n):
-            K[i, j] = M[i, j] - cd * Jqd[i, j] - c * Jq[i, j]
-    kkt_assemble(K[:n, :n], phiq, 1.0, phiq, K)
-    return lu_factor(K, piv)
-
-
-@njit(cache=True)
-def _residual(M, Q, phiq, phi, s, qdd1, lam1, rhs):
-    """rhs = −[s(M q̈₁ − Q + Φqᵀλ₁); Φ] (dense)."""
-    n = M.shape[0]
-    m = phiq.shape[0]
-    for i in range(n):
-        r = -Q[i]
-        for j in range(n):
-            r += M[i, j] * qdd1[j]
-        for j in range(m):
-            r += phiq[j, i] * lam1[j]
-        rhs[i] = -s * r
-    for i in range(m):
-        rhs[n + i] = -phi[i]
 
 
 @njit(cache=True)
@@ -116,13 +88,6 @@ def _correct(rhs, s, gp, bp, q1, v1, qdd1, lam1):
         qdd1[i] += bp * d
     for i in range(lam1.shape[0]):
         lam1[i] += rhs[n + i] / s
-
-
-@njit(cache=True)
-def _newton_dense(K, piv, M, Q, phiq, phi, s, gp, bp, q1, v1, qdd1, lam1, rhs):
-    _residual(M, Q, phiq, phi, s, qdd1, lam1, rhs)
-    lu_solve(K, piv, rhs)
-    _correct(rhs, s, gp, bp, q1, v1, qdd1, lam1)
 
 
 #: Values below this are set to 0 when a step is committed: the α_m recursion makes round-off
@@ -150,87 +115,48 @@ def _finish(q, qd, a, qdd, lam, q1, v1, qdd1, lam1, am, af):
         lam[i] = _flushed(lam1[i])
 
 
+# -- kernels: products with M and Φq over their entries (``products``: dense loops, or the fixed
+# patterns ``em``, ``ez``), solves with the factors (fa, fb) of ``factorisation`` (dense or sparse)
 @njit(cache=True)
-def _velocity_rhs(phiq, phit, v1, n, rhs):
-    """rhs = [0; −(Φq q̇₁ + Φt)] (dense Φq)."""
-    for i in range(n):
-        rhs[i] = 0.0
-    for i in range(phiq.shape[0]):
-        s = phit[i]
-        for j in range(n):
-            s += phiq[i, j] * v1[j]
-        rhs[n + i] = -s
-
-
-@njit(cache=True)
-def _velocity_dense(K, piv, phiq, phit, v1, rhs):
-    """q̇₁ += the velocity part of K⁻¹[0; −(Φq q̇₁ + Φt)] with the step's factors K."""
-    n = v1.shape[0]
-    _velocity_rhs(phiq, phit, v1, n, rhs)
-    lu_solve(K, piv, rhs)
-    for i in range(n):
-        v1[i] += rhs[i]
-
-
-@njit(cache=True)
-def _project_dense(M, phiq, phit, phi, P, piv, rhs, q1, v1):
-    """Factor P = [M Φqᵀ; Φq 0] at q₁; q₁ += the correction of [0; −Φ], then q̇₁ += that of
-    [0; −(Φq q̇₁ + Φt)] (seed 000 eq. 30, velocities alike). Returns the pivot ratio."""
-    n = M.shape[0]
-    kkt_assemble(M, phiq, 1.0, phiq, P)
-    ratio = lu_factor(P, piv)
-    for i in range(n):
-        rhs[i] = 0.0
-    for i in range(phi.shape[0]):
-        rhs[n + i] = -phi[i]
-    lu_solve(P, piv, rhs)
-    for i in range(n):
-        q1[i] += rhs[i]
-    _velocity_dense(P, piv, phiq, phit, v1, rhs)
-    return ratio
-
-
-# -- kernels (sparse: products over the fixed patterns, solves by lu_solve_sp) -------------------
-@njit(cache=True)
-def _newton_sparse(ib, fb, mi, mj, zr, zc, M, Q, phiq, phi, s, gp, bp, q1, v1, qdd1, lam1, rhs):
-    """:func:`_newton_dense` with M q̈₁ over the entries (mi, mj) of M and Φqᵀλ₁ over (zr, zc)."""
+def _newton(fa, fb, em, ez, M, Q, phiq, phi, s, gp, bp, q1, v1, qdd1, lam1, rhs):
+    """rhs = −[s(M q̈₁ − Q + Φqᵀλ₁); Φ], solved with the iteration matrix; then the correction."""
     n = M.shape[0]
     m = phi.shape[0]
     for i in range(n):
         rhs[i] = Q[i]
-    for e in range(mi.shape[0]):
-        rhs[mi[e]] -= M[mi[e], mj[e]] * qdd1[mj[e]]
-    for e in range(zr.shape[0]):
-        rhs[zc[e]] -= phiq[zr[e], zc[e]] * lam1[zr[e]]
+    sub_mv(em, M, qdd1, rhs)
+    sub_mtv(ez, phiq, lam1, rhs)
     for i in range(n):
         rhs[i] *= s
     for i in range(m):
         rhs[n + i] = -phi[i]
-    lu_solve_sp(ib, fb, rhs)
+    f_solve(fa, fb, rhs)
     _correct(rhs, s, gp, bp, q1, v1, qdd1, lam1)
 
 
 @njit(cache=True)
-def _velocity_sparse(ib, fb, zr, zc, phiq, phit, v1, rhs):
-    """:func:`_velocity_dense` with the sparse factors (ib, fb) and Φq over (zr, zc)."""
+def _velocity(fa, fb, ez, phiq, phit, v1, rhs):
+    """q̇₁ += the velocity part of K⁻¹[0; −(Φq q̇₁ + Φt)] with the factors (fa, fb) of K."""
     n = v1.shape[0]
     m = phit.shape[0]
     for i in range(n):
         rhs[i] = 0.0
     for i in range(m):
         rhs[n + i] = -phit[i]
-    for e in range(zr.shape[0]):
-        rhs[n + zr[e]] -= phiq[zr[e], zc[e]] * v1[zc[e]]
-    lu_solve_sp(ib, fb, rhs)
+    sub_mv(ez, phiq, v1, rhs[n:])
+    f_solve(fa, fb, rhs)
     for i in range(n):
         v1[i] += rhs[i]
 
 
 @njit(cache=True)
-def _project_sparse(ib, fb, zr, zc, phiq, phit, phi, rhs, q1, v1):
-    """The solves of :func:`_project_dense` with the sparse factors (already computed)."""
-    projection_rhs_solve(ib, fb, phi, rhs, q1)
-    _velocity_sparse(ib, fb, zr, zc, phiq, phit, v1, rhs)
+def _project(fa, fb, idx, ez, M, phiq, phit, phi, rhs, q1, v1):
+    """Factor P = [M Φqᵀ; Φq 0] at q₁; q₁ += the correction of [0; −Φ], then q̇₁ += that of
+    [0; −(Φq q̇₁ + Φt)] (seed 000 eq. 30, velocities alike). Returns (pivot ratio, growth)."""
+    ratio, growth = f_kkt_factor(fa, fb, idx, M, M, M, 0.0, 0.0, phiq, 1.0, phiq)
+    kkt_correction(fa, fb, phi, rhs, q1)
+    _velocity(fa, fb, ez, phiq, phit, v1, rhs)
+    return ratio, growth
 
 
 @njit(cache=True)
@@ -287,10 +213,6 @@ class GeneralizedAlpha(Solver):
         sysm, n, m = self.system, self.system.n, self.system.m
         self.q1, self.v1, self.qdd1, self.a1 = (np.zeros(n) for _ in range(4))
         self.lam1 = np.zeros(m)
-        self.K = np.zeros((n + m, n + m))
-        self.piv = np.zeros(n + m, np.int64)
-        self.P = np.zeros((n + m, n + m))
-        self.ppiv = np.zeros(n + m, np.int64)
         self.rhs = np.zeros(n + m)
         self.what = EVAL_M | EVAL_Q | EVAL_PHI | (EVAL_PHIQ if m else 0)
         self.ratio = 1.0
@@ -306,36 +228,39 @@ class GeneralizedAlpha(Solver):
         self.qdd = x[:n].copy()
         self.a = x[:n].copy()
         self.lam = x[n:].copy()
+        # the iteration matrix (M | force Jacobian, Φq) and the projection matrix (M, Φq), dense
+        # or on their fixed patterns (analysed here, at the initial state); the entries of M and
+        # Φq for the products (None: dense loops)
+        ap, self.em, self.ez = None, None, None
         if self.sparse:
-            self._sparse_reset(state)
-
-    def _sparse_reset(self, state: State) -> None:
-        """Fixed patterns of the iteration matrix (M | force Jacobian, Φq) and of the projection
-        matrix (M, Φq), analysed at the initial state; index lists for the sparse products."""
-        sysm, n, m = self.system, self.system.n, self.system.m
-        mp = np.asarray(sysm.mass_pattern, bool)
-        ap = mp | np.asarray(sysm.jacobian_pattern(not self.jac_all), bool)
-        pp = np.asarray(sysm.phiq_pattern, bool) if m else np.zeros((0, n), bool)
-        self.mi, self.mj = (np.ascontiguousarray(v, np.intp) for v in np.nonzero(mp))
-        self.zr, self.zc = (np.ascontiguousarray(v, np.intp) for v in np.nonzero(pp))
-        self.skkt = SparseKKT(ap, pp)
-        self.sproj = SparseKKT(mp, pp) if self.stabilize == "projection" else None
-        ws = self.ws
-        sysm.evaluate(state.t, state.q, state.qd, ws, self.what | self.jac_flag)
-        c, cd, _, _, _ = self._scales(1e-3)
-        self.skkt.factor(ws.M, ws.Jq, ws.Jqd, c, cd, ws.phiq, 1.0, ws.phiq)
-        if self.sproj is not None:
-            self.sproj.factor(ws.M, ws.M, ws.M, 0.0, 0.0, ws.phiq, 1.0, ws.phiq)
+            mp = np.asarray(sysm.mass_pattern, bool)
+            ap = mp | np.asarray(sysm.jacobian_pattern(not self.jac_all), bool)
+            self.em = entries(mp)
+            self.ez = entries(np.asarray(sysm.phiq_pattern, bool) if m else np.zeros((0, n), bool))
+        self.kkt = make_kkt(sysm, self.sparse, ap)
+        self.pkkt = make_kkt(sysm, self.sparse) if self.stabilize == "projection" else None
+        if self.sparse:
+            sysm.evaluate(state.t, state.q, state.qd, ws, self.what | self.jac_flag)
+            c, cd, _, _, _ = self._scales(1e-3)
+            self.kkt.factor(ws.M, ws.Jq, ws.Jqd, c, cd, ws.phiq, 1.0, ws.phiq)
+            if self.pkkt is not None:
+                self.pkkt.factor(ws.M, ws.M, ws.M, 0.0, 0.0, ws.phiq, 1.0, ws.phiq)
         self._nan0 = self._nanalyse_total()
 
+    def _kkts(self):
+        return tuple(k for k in (getattr(self, "kkt", None), getattr(self, "pkkt", None))
+                     if k is not None)
+
     def _nanalyse_total(self) -> int:
-        return sum(k.nanalyse for k in (getattr(self, "skkt", None), getattr(self, "sproj", None))
-                   if k is not None)
+        return sum(k.nanalyse for k in self._kkts())
+
+    def _sparse_factors(self):
+        return tuple(lu for k in self._kkts() for lu in k.factors())
 
     @property
     def nanalyse(self) -> int:
         """Re-analyses of the sparse factors since ``reset`` (0 on the dense path)."""
-        return self._nanalyse_total() - self._nan0 if self.sparse else 0
+        return self._nanalyse_total() - self._nan0
 
     def _scales(self, h):
         """(c, cd, s, γ', β'): iteration matrix M − cd Jq̇ − c Jq scaled by s = 1/β'."""
@@ -347,7 +272,7 @@ class GeneralizedAlpha(Solver):
 
     # -- one step ----------------------------------------------------------------------------------
     def _step_impl(self, state: State, h: float):
-        ws, m = self.ws, self.system.m
+        ws = self.ws
         q1, v1, qdd1, lam1, rhs = self.q1, self.v1, self.qdd1, self.lam1, self.rhs
         am, af = self.alpha_m, self.alpha_f
         c, cd, s, gp, bp = self._scales(h)
@@ -361,23 +286,15 @@ class GeneralizedAlpha(Solver):
             if k == 0:
                 evaluate(self, ws, t1, q1, v1, self.what | self.jac_flag)
                 self._toc("evaluation")
-                if self.sparse:
-                    ratio = self.skkt.factor(ws.M, ws.Jq, ws.Jqd, c, cd, ws.phiq, 1.0, ws.phiq)
-                else:
-                    ratio = _iteration_matrix(ws.M, ws.Jq, ws.Jqd, ws.phiq, c, cd, self.K,
-                                              self.piv)
+                ratio = self.kkt.factor(ws.M, ws.Jq, ws.Jqd, c, cd, ws.phiq, 1.0, ws.phiq)
+                fa, fb = self.kkt.args[:2]
                 self.nfactor += 1
                 self._toc("factorisation")
             else:
                 evaluate(self, ws, t1, q1, v1, self.what)
                 self._toc("evaluation")
-            if self.sparse:
-                lu = self.skkt.lu
-                _newton_sparse(lu.ib, lu.fb, self.mi, self.mj, self.zr, self.zc, ws.M, ws.Q,
-                               ws.phiq, ws.phi, s, gp, bp, q1, v1, qdd1, lam1, rhs)
-            else:
-                _newton_dense(self.K, self.piv, ws.M, ws.Q, ws.phiq, ws.phi, s, gp, bp,
-                              q1, v1, qdd1, lam1, rhs)
+            _newton(fa, fb, self.em, self.ez, ws.M, ws.Q, ws.phiq, ws.phi, s, gp, bp, q1, v1,
+                    qdd1, lam1, rhs)
             self.nsolve += 1
             self._toc("solve")
         ok = ratio > 0.0
@@ -385,23 +302,15 @@ class GeneralizedAlpha(Solver):
             # Φq, Φt at q₁; the step's factors (Φq at the predictor, metric of the iteration matrix)
             evaluate(self, ws, t1, q1, v1, EVAL_PHIQ)
             for _ in range(VELOCITY_PASSES):
-                if self.sparse:
-                    lu = self.skkt.lu
-                    _velocity_sparse(lu.ib, lu.fb, self.zr, self.zc, ws.phiq, ws.phit, v1, rhs)
-                else:
-                    _velocity_dense(self.K, self.piv, ws.phiq, ws.phit, v1, rhs)
+                _velocity(fa, fb, self.ez, ws.phiq, ws.phit, v1, rhs)
             self.nsolve += VELOCITY_PASSES
             self._toc("projection")
         elif self.stabilize == "projection":
             evaluate(self, ws, t1, q1, v1, EVAL_M | EVAL_PHI | EVAL_PHIQ)
-            if self.sparse:
-                pr = self.sproj.factor(ws.M, ws.M, ws.M, 0.0, 0.0, ws.phiq, 1.0, ws.phiq)
-                lu = self.sproj.lu
-                _project_sparse(lu.ib, lu.fb, self.zr, self.zc, ws.phiq, ws.phit, ws.phi, rhs,
-                                q1, v1)
-            else:
-                pr = _project_dense(ws.M, ws.phiq, ws.phit, ws.phi, self.P, self.ppiv, rhs,
-                                    q1, v1)
+            pk = self.pkkt
+            pr, growth = _project(*pk.args, self.ez, ws.M, ws.phiq, ws.phit, ws.phi, rhs, q1, v1)
+            if pk.lu is not None:
+                pk.lu.ratio, pk.lu.growth = pr, growth
             self.nfactor += 1
             self.nsolve += 2
             ok &= pr > 0.0

@@ -159,6 +159,21 @@ def lu_refactor(ib, fb):
 
 
 @njit(cache=True, error_model="numpy")
+def lu_pivot_range_sp(ib, fb):
+    """(min, max) of |u_kk| of the last :func:`lu_refactor` (after any static pivoting)."""
+    N, ptr, diag, col, amap, prow, pcol, ax, lu, w = _views(ib, fb)
+    lo = np.inf
+    hi = 0.0
+    for k in range(N):
+        u = abs(lu[diag[k]])
+        if u < lo:
+            lo = u
+        if u > hi:
+            hi = u
+    return lo, hi
+
+
+@njit(cache=True, error_model="numpy")
 def _substitute(N, ptr, diag, col, prow, pcol, lu, w, b):
     """b ← U⁻¹L⁻¹ b with the row and column permutations of the factors."""
     for i in range(N):

@@ -3,7 +3,8 @@
 * Baumgarte at index 1 (seed 000 eq. 4): Φq q̈ = γ − 2α(Φq q̇ + Φt) − β²Φ.
 * Baumgarte at index 2 (seed 000 eq. 5, seed 001 eq. 10): Φq q̇ + Φt + γ_B Φ = 0.
 * Non-iterative projection (seed 000 eq. 30, Table 3): one solve of
-  [M hΦqᵀ; Φq 0][Δq* − Δq; μ] = [0; −Φ(q + Δq, t + h)].
+  [M hΦqᵀ; Φq 0][Δq* − Δq; μ] = [0; −Φ(q + Δq, t + h)] (:class:`Projector`, dense or sparse
+  behind ``factorisation.KKTFactorisation``).
 * GGL positions (seed 001 eq. 11) live in ``li_euler.py`` (they need the step's data).
 
 Option checking helpers are here too, so every solver reports a bad option the same way.
@@ -14,8 +15,9 @@ import numpy as np
 from numba import njit
 
 from ..errors import SolverError, did_you_mean
-from .linalg import lu_factor, lu_solve
-from .sparse import SparseKKT, lu_solve_sp
+from .factorisation import (
+    KKTFactorisation, SparseKKTFactorisation, kkt_correction, kkt_factor_correction,
+)
 
 
 # -- kernels ---------------------------------------------------------------------------------
@@ -37,24 +39,6 @@ def kkt_assemble(A, phiq_top, scale, phiq_bottom, K):
 
 
 @njit(cache=True)
-def projection_kernel(M, phiq, phi, h, K, piv, rhs, dq):
-    """Non-iterative projection (seed 000 eq. 30): factor [M hΦqᵀ; Φq 0], solve with
-    [0; −Φ] and add the correction to ``dq``. Returns the pivot ratio of the factor."""
-    n = M.shape[0]
-    m = phiq.shape[0]
-    kkt_assemble(M, phiq, h, phiq, K)
-    ratio = lu_factor(K, piv)
-    for i in range(n):
-        rhs[i] = 0.0
-    for i in range(m):
-        rhs[n + i] = -phi[i]
-    lu_solve(K, piv, rhs)
-    for i in range(n):
-        dq[i] += rhs[i]
-    return ratio
-
-
-@njit(cache=True)
 def baumgarte_index1(gamma, phiq, qd, phit, phi, alpha, beta, out):
     """out = γ − 2α(Φq q̇ + Φt) − β²Φ (seed 000 eq. 4)."""
     m, n = phiq.shape
@@ -66,66 +50,44 @@ def baumgarte_index1(gamma, phiq, qd, phit, phi, alpha, beta, out):
         out[i] = gamma[i] - 2.0 * alpha * s - b2 * phi[i]
 
 
+#: Solve K[x; μ] = [0; −Φ] with the factors (fa, fb) of a KKT matrix K ([M hΦqᵀ; Φq 0] of
+#: eq. 30, or eq. 22's) and add x to ``dq``: dense or sparse factors alike (``factorisation``).
+projection_rhs_solve = kkt_correction
+projection_rhs_solve_dense = kkt_correction
+
+
 class Projector:
-    """Buffers and call of the non-iterative projection (seed 000 eq. 30) for an (n, m) system."""
+    """The non-iterative projection (seed 000 eq. 30) for an (n, m) system on a
+    :class:`~rtmbs.solvers.factorisation.KKTFactorisation` (dense unless ``kkt`` is given)."""
 
-    def __init__(self, n: int, m: int):
-        self.K = np.zeros((n + m, n + m))
-        self.piv = np.zeros(n + m, np.int64)
+    def __init__(self, n: int, m: int, kkt: KKTFactorisation | None = None):
+        self.kkt = KKTFactorisation(n, m) if kkt is None else kkt
         self.rhs = np.zeros(n + m)
         self.ratio = 1.0
 
     def correct(self, M, phiq, phi, h, dq) -> bool:
-        """Add the projection correction Δq* − Δq to ``dq``; False if the factor is singular."""
-        self.ratio = projection_kernel(M, phiq, phi, h, self.K, self.piv, self.rhs, dq)
-        return self.ratio > 0.0
-
-
-@njit(cache=True)
-def projection_rhs_solve(ib, fb, phi, rhs, dq):
-    """Solve K[x; μ] = [0; −Φ] with the sparse factors of a KKT matrix K ([M hΦqᵀ; Φq 0] of
-    eq. 30, or eq. 22's) and add x to ``dq``."""
-    n = dq.shape[0]
-    for i in range(n):
-        rhs[i] = 0.0
-    for i in range(phi.shape[0]):
-        rhs[n + i] = -phi[i]
-    lu_solve_sp(ib, fb, rhs)
-    for i in range(n):
-        dq[i] += rhs[i]
-
-
-@njit(cache=True)
-def projection_rhs_solve_dense(K, piv, phi, rhs, dq):
-    """:func:`projection_rhs_solve` with dense LU factors (``linalg.lu_factor``)."""
-    n = dq.shape[0]
-    for i in range(n):
-        rhs[i] = 0.0
-    for i in range(phi.shape[0]):
-        rhs[n + i] = -phi[i]
-    lu_solve(K, piv, rhs)
-    for i in range(n):
-        dq[i] += rhs[i]
-
-
-class SparseProjector:
-    """:class:`Projector` on the fixed patterns of M and Φq (``rtmbs.solvers.sparse``)."""
-
-    def __init__(self, mass_pattern, phiq_pattern):
-        n, m = mass_pattern.shape[0], phiq_pattern.shape[0]
-        self.kkt = SparseKKT(mass_pattern, phiq_pattern)
-        self.rhs = np.zeros(n + m)
-        self.ratio = 1.0
-
-    def correct(self, M, phiq, phi, h, dq) -> bool:
-        self.ratio = self.kkt.factor(M, M, M, 0.0, 0.0, phiq, h, phiq)
-        lu = self.kkt.lu
-        projection_rhs_solve(lu.ib, lu.fb, phi, self.rhs, dq)
-        return self.ratio > 0.0
+        """Factor [M hΦqᵀ; Φq 0], add the correction Δq* − Δq to ``dq`` (one compiled call);
+        False if the factor is singular."""
+        kkt = self.kkt
+        if kkt.args is None:  # a sparse KKT not analysed yet (analyses in its first factor)
+            kkt.factor(M, M, M, 0.0, 0.0, phiq, h, phiq)
+        ratio, growth = kkt_factor_correction(*kkt.args, M, phiq, phi, h, self.rhs, dq)
+        if kkt.lu is not None:
+            kkt.lu.ratio, kkt.lu.growth = ratio, growth
+        kkt.ratio = self.ratio = ratio
+        return ratio > 0.0
 
     @property
     def nanalyse(self) -> int:
         return self.kkt.nanalyse
+
+
+class SparseProjector(Projector):
+    """:class:`Projector` on the fixed patterns of M and Φq (``rtmbs.solvers.sparse``)."""
+
+    def __init__(self, mass_pattern, phiq_pattern):
+        super().__init__(mass_pattern.shape[0], phiq_pattern.shape[0],
+                         SparseKKTFactorisation(mass_pattern, phiq_pattern))
 
 
 # -- option checking ------------------------------------------------------------------------

@@ -1,0 +1,528 @@
+"""Algorithm 2's ways of choosing B (seed 000 eq. 24: T = [S R] = [Φq; B]⁻¹), behind one interface.
+
+A basis object offers, in Python (at ``reset`` and at a rebase; may allocate):
+
+* ``choose(phiq, independent=None)``: choose B at the configuration of ``phiq``; returns the pivot
+  ratio of that choice (near 0: Φq rank deficient);
+* ``prepare(phiq)``: set up the factorisation for that B (the sparse Φu is analysed here; raises
+  ``numpy.linalg.LinAlgError`` when it is singular);
+
+and holds the arrays of its compiled kernels in the tuple ``args``. The kernels are overloads on
+that tuple (a ``QRBasis`` tuple has 4 arrays, a ``PartitionBasis`` tuple 7), so the method is
+written once (``li_euler_indep``) and each kernel is one compiled call per step:
+
+* :func:`b_factor` (T⁻¹ or Φu, returns the pivot ratio), :func:`b_R_Sc` (R as an (n, f) array and
+  S c, eqs. 24-25), :func:`b_velocity` (q̇ = S b + R ż), :func:`b_zd` (ż = B q̇), :func:`b_lambda`
+  (λ from a transposed solve, eq. 18), :func:`b_project_T` (Δq += S(−Φ)).
+
+Ways:
+
+* "qr" (:class:`QRBasis`, seed 003 eqs. 4.11-4.12): B = the right n × f block of C1 in
+  Φqᵀ(q0) = C1 C2, transposed; [Φq; B] (n × n) is factorised densely every step.
+* "partition" (:class:`PartitionBasis`): B = rows of the identity at f independent coordinates v
+  chosen by Gaussian elimination with rook pivoting of Φq (coordinate partitioning,
+  ``linalg.select_partition``); then R = [−Φu⁻¹Φv; I], S = [Φu⁻¹; 0], and only Φu (m × m) is
+  factorised, dense or on its fixed pattern (``factorisation.SquareFactorisation``; a rebase
+  re-analyses it, keeping the column order of the last analysis where the coordinates stay).
+"""
+from __future__ import annotations
+
+import numpy as np
+from numba import njit, types
+from numba.extending import overload
+
+from .factorisation import (
+    f_pivot_range, f_refactor, f_set, f_solve, f_solve_cols, f_solve_t, make_square,
+)
+from .linalg import lu_factor, lu_solve, lu_solve_t, null_basis_qr, select_partition
+from .sparse import threshold_rows
+
+_QR_ARGS = 4  # (K, piv, B, xn)
+_PARTITION_ARGS = 7  # (fa, fb, pidx, cols, X, W, tmp)
+
+
+# -- B = QR: T⁻¹ = [Φq; B] -----------------------------------------------------------------------
+@njit(cache=True)
+def _qr_factor(phiq, B, K, piv):
+    m, n = phiq.shape
+    for i in range(m):
+        for j in range(n):
+            K[i, j] = phiq[i, j]
+    for i in range(n - m):
+        for j in range(n):
+            K[m + i, j] = B[i, j]
+    return lu_factor(K, piv)
+
+
+@njit(cache=True)
+def _qr_R_Sc(K, piv, gamma, Rn, Sc, xn):
+    """Columns of R = T[0; I]; Sc = T[c; 0]."""
+    n, f = Rn.shape
+    m = n - f
+    for j in range(f):
+        for i in range(n):
+            xn[i] = 0.0
+        xn[m + j] = 1.0
+        lu_solve(K, piv, xn)
+        for i in range(n):
+            Rn[i, j] = xn[i]
+    for i in range(m):
+        Sc[i] = gamma[i]
+    for i in range(m, n):
+        Sc[i] = 0.0
+    lu_solve(K, piv, Sc)
+
+
+@njit(cache=True)
+def _qr_velocity(K, piv, phit, phi, gb, zd, qd):
+    """q̇ = T[b; ż], b = −Φt − γ_B Φ (eq. 24)."""
+    m = phit.shape[0]
+    for i in range(m):
+        qd[i] = -phit[i] - gb * phi[i]
+    for i in range(zd.shape[0]):
+        qd[m + i] = zd[i]
+    lu_solve(K, piv, qd)
+
+
+@njit(cache=True)
+def _qr_zd(B, qd, zd):
+    for j in range(B.shape[0]):
+        s = 0.0
+        for i in range(B.shape[1]):
+            s += B[j, i] * qd[i]
+        zd[j] = s
+
+
+@njit(cache=True)
+def _qr_lambda(K, piv, x, lam, h):
+    lu_solve_t(K, piv, x)
+    for i in range(lam.shape[0]):
+        lam[i] = x[i] / h
+
+
+@njit(cache=True)
+def _qr_project_T(K, piv, phi, x, dq):
+    m = phi.shape[0]
+    n = dq.shape[0]
+    for i in range(m):
+        x[i] = -phi[i]
+    for i in range(m, n):
+        x[i] = 0.0
+    lu_solve(K, piv, x)
+    for i in range(n):
+        dq[i] += x[i]
+
+
+# -- B = partition: Φu (dense or sparse factors (fa, fb)) ----------------------------------------
+# ``pidx`` (uint32) = [nu, nv, f, ur, uk, uc, vr, vj, vc, vptr]: the entries of Φq in the dependent
+# columns (row, position in Φu, column of Φq) and in the independent ones (row, position in v,
+# column of Φq; sorted by position, vptr[j]..vptr[j+1] for v_j). Dense: every entry of Φq.
+@njit(cache=True)
+def _pidx_parts(pidx):
+    nu = np.intp(pidx[0])
+    nv = np.intp(pidx[1])
+    f = np.intp(pidx[2])
+    o = 3
+    ur = pidx[o:o + nu]
+    uk = pidx[o + nu:o + 2 * nu]
+    uc = pidx[o + 2 * nu:o + 3 * nu]
+    o += 3 * nu
+    vr = pidx[o:o + nv]
+    vj = pidx[o + nv:o + 2 * nv]
+    vc = pidx[o + 2 * nv:o + 3 * nv]
+    vptr = pidx[o + 3 * nv:o + 3 * nv + f + 1]
+    return ur, uk, uc, vr, vj, vc, vptr
+
+
+@njit(cache=True, error_model="numpy")
+def _p_factor(fa, fb, pidx, phiq, m):
+    """Gather Φu and factorise. Returns (min|u_kk| / max(|u_kk|, |Φq_ij|): the pivot ratio
+    measured against the whole Φq, so that it also detects a singular Φu of size 1; the pivot
+    ratio of the LU; its largest multiplier)."""
+    ur, uk, uc, vr, vj, vc, vptr = _pidx_parts(pidx)
+    big = 0.0
+    for e in range(ur.shape[0]):
+        v = phiq[ur[e], uc[e]]
+        f_set(fa, fb, e, ur[e], uk[e], v)
+        if abs(v) > big:
+            big = abs(v)
+    for e in range(vr.shape[0]):
+        v = abs(phiq[vr[e], vc[e]])
+        if v > big:
+            big = v
+    ratio, growth = f_refactor(fa, fb)
+    if ratio == 0.0:
+        return 0.0, 0.0, growth
+    umin, umax = f_pivot_range(fa, fb)
+    if umax > big:
+        big = umax
+    if m == 0:
+        return 1.0, ratio, growth
+    return umin / big, ratio, growth
+
+
+@njit(cache=True)
+def _p_R_Sc(fa, fb, pidx, phiq, cols, gamma, Rn, Sc, X, W):
+    """R = [−Φu⁻¹Φv; I] as Rn (n, f), Sc = [Φu⁻¹c; 0]: one solve with the f + 1 right-hand sides
+    [Φv c] as the columns of X (m, f + 1)."""
+    ur, uk, uc, vr, vj, vc, vptr = _pidx_parts(pidx)
+    n, f = Rn.shape
+    m = n - f
+    for i in range(m):
+        for j in range(f):
+            X[i, j] = 0.0
+        X[i, f] = gamma[i]
+    for e in range(vr.shape[0]):
+        X[vr[e], vj[e]] = phiq[vr[e], vc[e]]
+    f_solve_cols(fa, fb, X, W)
+    for k in range(m):
+        ck = cols[k]
+        for j in range(f):
+            Rn[ck, j] = -X[k, j]
+        Sc[ck] = X[k, f]
+    for k in range(f):
+        ck = cols[m + k]
+        for j in range(f):
+            Rn[ck, j] = 1.0 if k == j else 0.0
+        Sc[ck] = 0.0
+
+
+@njit(cache=True)
+def _p_velocity(fa, fb, pidx, phiq, cols, phit, phi, gb, zd, qd, tmp):
+    """q̇_v = ż, Φu q̇_u = b − Φv ż."""
+    ur, uk, uc, vr, vj, vc, vptr = _pidx_parts(pidx)
+    m = phit.shape[0]
+    f = zd.shape[0]
+    for i in range(m):
+        tmp[i] = -phit[i] - gb * phi[i]
+    for e in range(vr.shape[0]):
+        tmp[vr[e]] -= phiq[vr[e], vc[e]] * zd[vj[e]]
+    f_solve(fa, fb, tmp)
+    for k in range(m):
+        qd[cols[k]] = tmp[k]
+    for k in range(f):
+        qd[cols[m + k]] = zd[k]
+
+
+@njit(cache=True)
+def _p_zd(cols, qd, zd):
+    m = cols.shape[0] - zd.shape[0]
+    for k in range(zd.shape[0]):
+        zd[k] = qd[cols[m + k]]
+
+
+@njit(cache=True)
+def _p_lambda(fa, fb, cols, x, tmp, lam, h):
+    m = tmp.shape[0]
+    for k in range(m):
+        tmp[k] = x[cols[k]]
+    f_solve_t(fa, fb, tmp)
+    for i in range(m):
+        lam[i] = tmp[i] / h
+
+
+@njit(cache=True)
+def _p_project_T(fa, fb, phi, cols, tmp, dq):
+    m = phi.shape[0]
+    for i in range(m):
+        tmp[i] = -phi[i]
+    f_solve(fa, fb, tmp)
+    for k in range(m):
+        dq[cols[k]] += tmp[k]
+
+
+# -- the interface: overloads on the basis tuple -------------------------------------------------
+def _qr(basis) -> bool:
+    return isinstance(basis, types.BaseTuple) and len(basis) == _QR_ARGS
+
+
+def b_factor(basis, phiq):
+    """Factorise T⁻¹ = [Φq; B] (qr) or Φu (partition): (pivot ratio, LU pivot ratio, growth)."""
+    raise NotImplementedError("numba only")
+
+
+def b_R_Sc(basis, phiq, gamma, Rn, Sc):
+    """R (n, f) and S c at the factorised configuration (eqs. 24-25)."""
+    raise NotImplementedError("numba only")
+
+
+def b_velocity(basis, phiq, phit, phi, gb, zd, qd):
+    """q̇ = S b + R ż, b = −Φt − γ_B Φ (eq. 24)."""
+    raise NotImplementedError("numba only")
+
+
+def b_zd(basis, qd, zd):
+    """ż = B q̇."""
+    raise NotImplementedError("numba only")
+
+
+def b_lambda(basis, x, lam, h):
+    """λ = Sᵀx / h (x = hΦqᵀλ, eq. 18; x is overwritten for qr)."""
+    raise NotImplementedError("numba only")
+
+
+def b_project_T(basis, phi, dq):
+    """Δq += S(−Φ) (projection with the factors of T⁻¹ or Φu)."""
+    raise NotImplementedError("numba only")
+
+
+@overload(b_factor)
+def _ov_factor(basis, phiq):
+    if _qr(basis):
+        def impl(basis, phiq):
+            K, piv, B, xn = basis
+            r = _qr_factor(phiq, B, K, piv)
+            return r, r, 0.0
+        return impl
+
+    def impl_p(basis, phiq):
+        fa, fb, pidx, cols, X, W, tmp = basis
+        return _p_factor(fa, fb, pidx, phiq, tmp.shape[0])
+    return impl_p
+
+
+@overload(b_R_Sc)
+def _ov_R_Sc(basis, phiq, gamma, Rn, Sc):
+    if _qr(basis):
+        def impl(basis, phiq, gamma, Rn, Sc):
+            K, piv, B, xn = basis
+            _qr_R_Sc(K, piv, gamma, Rn, Sc, xn)
+        return impl
+
+    def impl_p(basis, phiq, gamma, Rn, Sc):
+        fa, fb, pidx, cols, X, W, tmp = basis
+        _p_R_Sc(fa, fb, pidx, phiq, cols, gamma, Rn, Sc, X, W)
+    return impl_p
+
+
+@overload(b_velocity)
+def _ov_velocity(basis, phiq, phit, phi, gb, zd, qd):
+    if _qr(basis):
+        def impl(basis, phiq, phit, phi, gb, zd, qd):
+            K, piv, B, xn = basis
+            _qr_velocity(K, piv, phit, phi, gb, zd, qd)
+        return impl
+
+    def impl_p(basis, phiq, phit, phi, gb, zd, qd):
+        fa, fb, pidx, cols, X, W, tmp = basis
+        _p_velocity(fa, fb, pidx, phiq, cols, phit, phi, gb, zd, qd, tmp)
+    return impl_p
+
+
+@overload(b_zd)
+def _ov_zd(basis, qd, zd):
+    if _qr(basis):
+        return lambda basis, qd, zd: _qr_zd(basis[2], qd, zd)
+    return lambda basis, qd, zd: _p_zd(basis[3], qd, zd)
+
+
+@overload(b_lambda)
+def _ov_lambda(basis, x, lam, h):
+    if _qr(basis):
+        return lambda basis, x, lam, h: _qr_lambda(basis[0], basis[1], x, lam, h)
+    return lambda basis, x, lam, h: _p_lambda(basis[0], basis[1], basis[3], x, basis[6], lam, h)
+
+
+@overload(b_project_T)
+def _ov_project_T(basis, phi, dq):
+    if _qr(basis):
+        return lambda basis, phi, dq: _qr_project_T(basis[0], basis[1], phi, basis[3], dq)
+    return lambda basis, phi, dq: _p_project_T(basis[0], basis[1], phi, basis[3], basis[6], dq)
+
+
+# entry points from Python (one compiled call each)
+@njit(cache=True)
+def factor_T(basis, phiq):
+    return b_factor(basis, phiq)
+
+
+@njit(cache=True)
+def velocity(basis, phiq, phit, phi, gb, zd, qd):
+    b_velocity(basis, phiq, phit, phi, gb, zd, qd)
+
+
+@njit(cache=True)
+def zd_of(basis, qd, zd):
+    b_zd(basis, qd, zd)
+
+
+@njit(cache=True)
+def project_T(basis, phi, dq):
+    b_project_T(basis, phi, dq)
+
+
+@njit(cache=True)
+def R_Sc(basis, phiq, gamma, Rn, Sc):
+    """R and S c alone (the solver computes them inside its one-call step; for tests and tools)."""
+    b_R_Sc(basis, phiq, gamma, Rn, Sc)
+
+
+@njit(cache=True)
+def lambda_of(basis, x, lam, h):
+    b_lambda(basis, x, lam, h)
+
+
+# -- the Python objects --------------------------------------------------------------------------
+class QRBasis:
+    """B from the QR decomposition of Φqᵀ (seed 003 eqs. 4.11-4.12); dense [Φq; B] factors."""
+
+    mode = "qr"
+    sparse = False
+
+    def __init__(self, n: int, m: int):
+        f = n - m
+        self.B = np.zeros((f, n))
+        self.K = np.zeros((n, n))
+        self.piv = np.zeros(n, np.int64)
+        self.work = (np.zeros((n, m)), np.zeros((m, n)), np.zeros(m))
+        self.args = (self.K, self.piv, self.B, np.zeros(n))
+
+    def choose(self, phiq, independent=None) -> float:
+        return null_basis_qr(phiq, *self.work, self.B)
+
+    def prepare(self, phiq) -> None:
+        pass
+
+    def factors(self) -> tuple:
+        return ()
+
+
+class PartitionBasis:
+    """B = rows of the identity at independent coordinates (coordinate partitioning); Φu dense or,
+    with ``phiq_pattern``, on its fixed pattern (``sparse``).
+
+    ``cols``: dependent coordinates first (``cols[:m]``), then the independent ones; ``lu``: the
+    SparseLU of Φu (None when dense); ``nretired``: fallbacks of the Φu factors replaced at a
+    rebase (so that the solver's ``nfallback`` keeps them)."""
+
+    mode = "partition"
+
+    def __init__(self, n: int, m: int, phiq_pattern=None):
+        f = n - m
+        self.n, self.m, self.f = n, m, f
+        self.sparse = phiq_pattern is not None
+        pattern = np.ones((m, n), bool) if phiq_pattern is None else np.asarray(phiq_pattern, bool)
+        self._nz = [a.astype(np.int64) for a in np.nonzero(pattern)]
+        self._all = [a.astype(np.int64) for a in np.nonzero(np.ones((m, n), bool))]
+        self.cols = np.arange(n, dtype=np.int64)
+        self.work = np.zeros((m, n))
+        self.X = np.zeros((m, f + 1))
+        self.W = np.zeros((m, f + 1))
+        self.tmp = np.zeros(m)
+        self.check = make_square(m, None, None, sparse=False)  # a dense Φu for choose()
+        self.fac = None if self.sparse else make_square(m, None, None, sparse=False)
+        self.nretired = 0
+        self.args = None
+
+    @property
+    def lu(self):
+        return self.fac.lu if self.fac is not None else None
+
+    def choose(self, phiq, independent=None) -> float:
+        """The partition at ``phiq`` (``independent``: those coordinates, else rook pivoting);
+        returns the pivot ratio of Φu (given) or of the elimination (automatic)."""
+        m = self.m
+        if independent is None:
+            return select_partition(phiq, self.work, self.cols)
+        ind = sorted(int(i) for i in independent)
+        self.cols[:] = [i for i in range(self.n) if i not in ind] + ind
+        pidx = _partition_index(*self._all, self.cols, m, self.f)[0]
+        return _p_factor(*self.check.args, pidx, phiq, m)[0]
+
+    def prepare(self, phiq) -> None:
+        """Index of Φu and Φv for ``cols``; the sparse Φu analysed at ``phiq`` (allocates)."""
+        m, f = self.m, self.f
+        r, c = self._nz
+        pidx, ur, uc, uk = _partition_index(r, c, self.cols, m, f)
+        if self.sparse:
+            old = self.fac
+            columns = None
+            if old is not None:  # a rebase: keep the fill-reducing column order of the last one
+                self.nretired += old.lu.nfallback
+                columns = _carry_column_order(self._cols_dep, self.cols[:m], old.lu.column_order)
+            self._cols_dep = self.cols[:m].copy()
+            fac = make_square(m, ur, uk, sparse=True)
+            fac.analyse(phiq[ur, uc], columns)
+            if old is None:  # load the rebase's compiled code now, not in the first rebase step
+                threshold_rows(ur, uk, fac.lu.ax, fac.lu.column_order, 0.01)
+            else:
+                fac.lu.nanalyse += old.lu.nanalyse
+            self.fac = fac
+        self.args = (*self.fac.args, pidx, self.cols, self.X, self.W, self.tmp)
+
+    def factors(self) -> tuple:
+        return self.fac.factors() if self.fac is not None else ()
+
+
+@njit(cache=True)
+def _partition_index(r, c, cols, m, f):
+    """Entries (r, c) of Φq split by the partition ``cols`` (dependent first): the packed index
+    ``pidx`` of the partition kernels (Φv entries sorted by independent column), and ur, uc, uk
+    of Φu."""
+    n = cols.shape[0]
+    pos = np.empty(n, np.int64)
+    for k in range(n):
+        pos[cols[k]] = k
+    nu = 0
+    for e in range(r.shape[0]):
+        if pos[c[e]] < m:
+            nu += 1
+    nv = r.shape[0] - nu
+    ur = np.empty(nu, np.int64)
+    uc = np.empty(nu, np.int64)
+    uk = np.empty(nu, np.int64)
+    vcount = np.zeros(f + 1, np.int64)
+    a = 0
+    for e in range(r.shape[0]):
+        k = pos[c[e]]
+        if k < m:
+            ur[a] = r[e]
+            uc[a] = c[e]
+            uk[a] = k
+            a += 1
+        else:
+            vcount[k - m + 1] += 1
+    vptr = np.cumsum(vcount)
+    fill = vptr[:f].copy()
+    vr = np.empty(nv, np.int64)
+    vj = np.empty(nv, np.int64)
+    vc = np.empty(nv, np.int64)
+    for e in range(r.shape[0]):  # stable by independent column
+        k = pos[c[e]]
+        if k >= m:
+            b = fill[k - m]
+            vr[b] = r[e]
+            vj[b] = k - m
+            vc[b] = c[e]
+            fill[k - m] += 1
+    pidx = np.empty(3 + 3 * nu + 3 * nv + f + 1, np.uint32)
+    pidx[0] = nu
+    pidx[1] = nv
+    pidx[2] = f
+    o = 3
+    for arr in (ur, uk, uc, vr, vj, vc, vptr):
+        for i in range(arr.shape[0]):
+            pidx[o + i] = arr[i]
+        o += arr.shape[0]
+    return pidx, ur, uc, uk
+
+
+def _carry_column_order(old_dep, new_dep, pcol_old):
+    """Column order for Φu after a rebase: the dependent coordinates in the order the last
+    analysis eliminated them, each one that left the set replaced in place by one that came in
+    (a rebase swaps one or two)."""
+    local = {c: k for k, c in enumerate(new_dep.tolist())}
+    before = set(old_dep.tolist())
+    incoming = [k for k, c in enumerate(new_dep.tolist()) if c not in before]
+    old_cols = old_dep.tolist()
+    order = []
+    for j in pcol_old.tolist():
+        k = local.get(old_cols[j])
+        order.append(incoming.pop(0) if k is None else k)
+    return np.array(order, np.int64)
+
+
+def make_basis(mode: str, n: int, m: int, phiq_pattern=None):
+    """The basis ``mode`` ("qr" | "partition") for an (n, m) system; ``phiq_pattern``: a sparse
+    Φu (partition only)."""
+    return QRBasis(n, m) if mode == "qr" else PartitionBasis(n, m, phiq_pattern)
