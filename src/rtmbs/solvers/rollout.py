@@ -126,7 +126,7 @@ def rollout(solver: Solver, state: State, n_steps: int, h: float, inputs: dict |
     t = np.zeros(n_steps)
     q = np.zeros((n_steps, n))
     qd = np.zeros((n_steps, n))
-    lam = np.zeros((n_steps, m))
+    lam = np.zeros((n_steps, solver.full_system.m))  # full_multipliers: the rows of the given system
     y = np.zeros((n_steps, len(out_names)))
     q0, qd0, t0 = state.q.copy(), state.qd.copy(), float(state.t)
     compiled = getattr(solver, "kernel_args", None) is not None and getattr(solver, "fused", False) \
