@@ -154,7 +154,7 @@ def rollout(solver: Solver, state: State, n_steps: int, h: float, inputs: dict |
     q = np.zeros((nrow, n))
     qd = np.zeros((nrow, n))
     qd_prev = np.zeros((nrow, n))
-    lam = np.zeros((nrow, m))
+    lam = np.zeros((nrow, solver.full_system.m))  # full_multipliers: the rows of the given system
     y = np.zeros((nrow, len(out_names)))
     if compiled(solver):
         omap = system.output_map if outputs else np.zeros((0, 3), np.int64)
