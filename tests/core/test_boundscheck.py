@@ -4,7 +4,8 @@ in the packed buffers raises IndexError instead of silently reading or writing o
 
 The cases are in ``boundscheck_cases.py`` (run as a script in a subprocess with a fresh numba cache:
 a cache compiled without bounds checks must not be reused). Takes a few minutes: it compiles every
-kernel with bounds checks.
+kernel with bounds checks, so it runs only with ``RTMBS_BOUNDSCHECK=1``; ``.ci/run`` runs it in
+a second process beside the README's ``pytest`` (two cores: the wall time is the longer of the two).
 """
 from __future__ import annotations
 
@@ -12,6 +13,8 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+
+import pytest
 
 from rtmbs.solvers import base
 
@@ -33,6 +36,9 @@ def test_every_fixed_step_solver_has_a_case():
             assert any(ln.startswith(f"rollout {model} ") for ln in lines), model
 
 
+@pytest.mark.skipif(not os.environ.get("RTMBS_BOUNDSCHECK"),
+                    reason="compiles every kernel again with bounds checks (about 10 min): set "
+                           "RTMBS_BOUNDSCHECK=1 (.ci/run runs it beside the main test run)")
 def test_evaluation_steps_and_rollouts_stay_in_bounds(tmp_path):
     env = dict(os.environ)
     for k in ("RTMBS_NO_CACHE_VERSIONING", "NUMBA_DISABLE_JIT", "NUMBA_CACHE_DIR"):
