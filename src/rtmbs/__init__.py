@@ -4,9 +4,38 @@ from __future__ import annotations
 __version__ = "0.1.0"
 
 
+_IMPORT = r"^\s*(?:from\s+(\.+[\w.]*|rtmbs[\w.]*)\s+import\s+([\w, ()\n]+)|import\s+(rtmbs[\w.]*))"
+
+
+def _compiled_sources(root):
+    """The source files numba's cache depends on: every module that mentions numba, and every
+    rtmbs module those import (their constants are frozen into the compiled code). The CLI, file
+    readers, the schema and the offline solvers are left out, so editing them keeps the cache."""
+    import re
+
+    files = {".".join(p.relative_to(root).with_suffix("").parts): p for p in root.rglob("*.py")}
+    texts = {m: p.read_text(encoding="utf-8") for m, p in files.items()}
+    compiled = {m for m, t in texts.items() if "numba" in t}
+    needed = set(compiled)
+    for m in compiled:
+        package = m.split(".")[:-1]
+        for relative, names, absolute in re.findall(_IMPORT, texts[m], re.M):
+            module = relative or absolute
+            if module.startswith("rtmbs"):
+                base = module.split(".")[1:]
+            else:
+                dots = len(module) - len(module.lstrip("."))
+                base = package[: len(package) - dots + 1] + [x for x in module.lstrip(".").split(".") if x]
+            name = ".".join(base)
+            candidates = [name, f"{name}.__init__" if name else "__init__"]
+            candidates += [f"{name}.{n}" if name else n for n in re.findall(r"\w+", names)]
+            needed.update(c for c in candidates if c in files)
+    return [files[m] for m in sorted(needed)]
+
+
 def _version_numba_cache():
     """numba does not recompile a cached caller when a function it calls changes in another file
-    (PERFORMANCE.md): key the cache directory on a hash of this package's sources."""
+    (PERFORMANCE.md): key the cache directory on a hash of the sources compiled code depends on."""
     import hashlib
     import os
     import sys
@@ -14,9 +43,9 @@ def _version_numba_cache():
 
     if os.environ.get("RTMBS_NO_CACHE_VERSIONING"):
         return
-    root = Path(__file__).parent
     h = hashlib.sha1()
-    for f in sorted(root.rglob("*.py")):
+    for f in _compiled_sources(Path(__file__).parent):
+        h.update(f.name.encode())
         h.update(f.read_bytes())
     base = os.environ.get("RTMBS_NUMBA_CACHE", os.path.join(os.path.expanduser("~"), ".cache", "rtmbs-numba"))
     path = os.path.join(base, h.hexdigest()[:16])
