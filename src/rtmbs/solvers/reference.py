@@ -34,6 +34,7 @@ from ..protocol import (EVAL_JAC,
 from ..result import Result
 from ..tolerances import MODEL_RANK_RTOL
 from .base import Solver, register_solver
+from . import augmented_lagrangian
 
 #: solve_ivp methods whose state may be replaced between steps (y and f are all they carry).
 PROJECTABLE_METHODS = {"Radau": Radau, "DOP853": DOP853, "RK45": RK45, "RK23": RK23}
@@ -48,6 +49,9 @@ DEFAULTS = dict(
     method="Radau", rtol=1e-10, atol=1e-12, max_step=math.inf, first_step=None,
     projection="mass", proj_tol=1e-13, grid="dense", jacobian="fd",
 )
+#: ``formulation``: "index1" (the method above) or "augmented-lagrangian" (index-3 AL with
+#: projections, through singular positions: :mod:`.augmented_lagrangian`, its own options).
+FORMULATIONS = ("index1", "augmented-lagrangian")
 
 
 class _Failure(Exception):
@@ -88,6 +92,16 @@ class ReferenceSolver(Solver):
     offline = True
 
     def __init__(self, system: MechanicalSystem, instrument: bool = False, **options):
+        self.formulation = options.pop("formulation", "index1")
+        if self.formulation not in FORMULATIONS:
+            raise SolverError(f"solver 'reference': option 'formulation' must be one of "
+                              f"{', '.join(FORMULATIONS)}, got {self.formulation!r}")
+        al_keys = [k for k in options if k in augmented_lagrangian.AL_DEFAULTS]
+        if al_keys and self.formulation != "augmented-lagrangian":
+            raise SolverError(f"solver 'reference': option '{al_keys[0]}' belongs to "
+                              "formulation 'augmented-lagrangian'")
+        self.al_options = augmented_lagrangian.check_options(
+            {k: options.pop(k) for k in al_keys}) if self.formulation != "index1" else {}
         for key in options:
             if key not in DEFAULTS:
                 raise SolverError(f"solver 'reference': unknown option '{key}'"
@@ -257,6 +271,11 @@ class ReferenceSolver(Solver):
         On failure (integrator failure, non-finite or diverging state) the result holds the
         outputs up to there, with ``meta['status'] = -1`` and a message naming the time.
         """
+        if self.formulation == "augmented-lagrangian":
+            res = augmented_lagrangian.solve(self.system, self.al_options, state, t_end, h,
+                                             progress)
+            self.status = res.meta["status"]
+            return res
         sys = self.system
         n, m, nx = sys.n, sys.m, sys.nx
         if not h > 0:

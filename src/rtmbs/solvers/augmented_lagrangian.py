@@ -1,0 +1,489 @@
+"""Index-3 augmented Lagrangian with mass-orthogonal projections (``reference`` solver,
+``formulation="augmented-lagrangian"``; offline, through singular positions).
+
+Bayo & García de Jalón, *Kinematic and Dynamic Simulation of Multibody Systems* (1994), ch. 5,
+in the ALI3-P form (Bayo & Ledesma 1996; Cuadrado et al. 1997), on the generalized-α integrator
+(Chung & Hulbert 1993; Arnold & Brüls 2007 for the index-3 form, seed 000 eq. 1 at tₙ₊₁):
+
+    qₙ₊₁ = qₙ + h q̇ₙ + h²(½ − β) aₙ + h²β aₙ₊₁,   q̇ₙ₊₁ = q̇ₙ + h(1 − γ) aₙ + hγ aₙ₊₁,
+    (1 − αm) aₙ₊₁ + αm aₙ = (1 − αf) q̈ₙ₊₁ + αf q̈ₙ,
+
+so q̇ₙ₊₁ = c₁ qₙ₊₁ + …, q̈ₙ₊₁ = c₂ qₙ₊₁ + … (ρ∞ = 1 is the trapezoidal rule, c₁ = 2/h,
+c₂ = 4/h²). The index-3 augmented-Lagrangian equations M q̈ + Φqᵀ(λ* + αΦ) = Q, scaled by
+b = 1/c₂, are solved for qₙ₊₁ by Newton with the tangent
+
+    T = M + (c₁/c₂) C + b (K + α Φqᵀ Φq),    C = −∂Q/∂q̇, K = −∂Q/∂q   (Φqq terms left out)
+
+(factorised once per step, at the predictor) and the multipliers iterated as
+λ*ᵢ₊₁ = λ*ᵢ + α Φ(qᵢ₊₁), until the correction and Φ are below ``newton_tol``·max(1, ‖q‖∞).
+Then q̇ is projected onto Φq q̇ + Φt = 0 with the minimal change in the metric W = T − bαΦqᵀΦq
+(= M + O(h)), by the same factors, iterated (σ: the projection's multipliers):
+
+    (W + b α ΦqᵀΦq) v = W v* + b Φqᵀ(α g − σ),   σ += α (Φq v − g),   g = −Φt.
+
+q̈ is projected the same way onto Φq q̈ = γ for the outputs only (fed back into the recursion it
+cost accuracy). Nothing inverts Φq or M alone: T is regular as long as M is positive definite on
+null(Φq), so the method passes positions where Φq loses rank (a parallelogram going flat) and
+redundant constraints; the Euler-parameter rows of Φ make T regular although M is singular in p.
+The trapezoidal rule (ρ∞ = 1) keeps the spurious oscillation the singular passes excite and lost
+energy on the 20-loop chain; ρ∞ = 0.9 (default) damps it (docs/solvers.md).
+
+Order 2; accuracy by Richardson: runs with h, 2h (and 4h) on the same outputs give the error
+estimate (y_h − y_2h)/3 and, by default, the extrapolated outputs y_h + (y_h − y_2h)/3 moved back
+onto Φ = 0, Φq q̇ + Φt = 0, Φq q̈ = γ (``meta["error_estimate"]``). Dense LU for small models, a
+sparse LU (SuperLU) of T formed from the fixed patterns of M, Jq, Jq̇ and Φq for large ones.
+"""
+from __future__ import annotations
+
+import math
+import time
+
+import numpy as np
+import scipy.linalg as sla
+import scipy.sparse as sp
+import scipy.sparse.linalg as spl
+
+from ..errors import SolverError
+from ..protocol import (EVAL_GAMMA, EVAL_JAC, EVAL_M, EVAL_PHI, EVAL_PHIQ, EVAL_Q,
+                        MechanicalSystem, State)
+from ..result import Result
+
+#: The formulation's own options (``reference`` solver) and their defaults.
+AL_DEFAULTS = dict(step=1e-3, rho_inf=0.9, penalty=1e4, newton_tol=1e-10, max_iter=100,
+                   richardson="extrapolate", linear_solver="auto")
+#: ``linear_solver="auto"`` takes the sparse LU from this many coordinates on.
+SPARSE_FROM_N = 60
+#: A state component beyond this is taken as diverged (as the other offline solvers).
+DIVERGENCE_LIMIT = 1e8
+#: A Newton correction or projection residual that stagnates below this many times newton_tol
+#: counts as converged (the round-off floor next to a singular position).
+FLOOR_FACTOR = 100
+_WHERE = "solver 'reference' (formulation 'augmented-lagrangian')"
+
+
+class _Failure(Exception):
+    def __init__(self, reason: str, t: float):
+        self.t = t
+        super().__init__(reason)
+
+
+def check_options(opts: dict) -> dict:
+    """Validate the formulation's options (``SolverError`` naming the option); completed."""
+    out = {**AL_DEFAULTS, **opts}
+    for key in ("step", "penalty", "newton_tol"):
+        try:
+            ok = float(out[key]) > 0 and math.isfinite(float(out[key]))
+        except (TypeError, ValueError):
+            ok = False
+        if not ok:
+            raise SolverError(f"{_WHERE}: option '{key}' must be a finite number > 0, "
+                              f"got {out[key]!r}")
+    try:
+        ok = 0.0 <= float(out["rho_inf"]) <= 1.0
+    except (TypeError, ValueError):
+        ok = False
+    if not ok:
+        raise SolverError(f"{_WHERE}: option 'rho_inf' must be in [0, 1], got {out['rho_inf']!r}")
+    if isinstance(out["max_iter"], bool) or not (isinstance(out["max_iter"], int)
+                                                 and out["max_iter"] >= 1):
+        raise SolverError(f"{_WHERE}: option 'max_iter' must be an integer >= 1, "
+                          f"got {out['max_iter']!r}")
+    if out["linear_solver"] not in ("auto", "dense", "sparse"):
+        raise SolverError(f"{_WHERE}: option 'linear_solver' must be 'auto', 'dense' or "
+                          f"'sparse', got {out['linear_solver']!r}")
+    if out["richardson"] not in ("extrapolate", "estimate", "none"):
+        raise SolverError(f"{_WHERE}: option 'richardson' must be 'extrapolate', 'estimate' or "
+                          f"'none', got {out['richardson']!r}")
+    return out
+
+
+class _Tangent:
+    """T = W + b α ΦqᵀΦq with W = M − hh·Jq̇ − b·Jq (b = h²/4, hh = h/2): LU and W v.
+
+    Sparse: W and Φq are gathered on the model's fixed patterns (CSR, built once) and
+    T = W + bα ΦqᵀΦq is formed by sparse products and factored by SuperLU."""
+
+    def __init__(self, system: MechanicalSystem, sparse: bool):
+        self.sparse = sparse
+        if sparse:
+            wpat = (np.asarray(system.mass_pattern, bool)
+                    | np.asarray(system.jacobian_pattern(False), bool))
+            self.w_csr = _csr_structure(wpat)
+            self.p_csr = _csr_structure(np.asarray(system.phiq_pattern, bool))
+
+    def factor(self, M, Jq, Jqd, phiq, hh: float, b: float, alpha: float) -> None:
+        self.hh, self.b = hh, b
+        if self.sparse:
+            lin, idx, ptr, shape = self.w_csr
+            w = M.ravel()[lin]
+            if hh:
+                w = w - hh * Jqd.ravel()[lin] - b * Jq.ravel()[lin]
+            self.Wm = sp.csr_matrix((w, idx, ptr), shape=shape)
+            lin, idx, ptr, shape = self.p_csr
+            P = sp.csr_matrix((phiq.ravel()[lin], idx, ptr), shape=shape)
+            T = (self.Wm + (b * alpha) * (P.T @ P)).tocsc()
+            self.lu = spl.splu(T)
+        else:
+            self.Wm = M - hh * Jqd - b * Jq
+            self.lu = sla.lu_factor(self.Wm + (b * alpha) * (phiq.T @ phiq), check_finite=False)
+
+    def solve(self, r: np.ndarray) -> np.ndarray:
+        if self.sparse:
+            return self.lu.solve(r)
+        return sla.lu_solve(self.lu, r, check_finite=False)
+
+    def W(self, v: np.ndarray) -> np.ndarray:
+        """W v = (M − (h/2) Jq̇ − (h²/4) Jq) v: the metric of the projections."""
+        return self.Wm @ v
+
+
+def _csr_structure(pat: np.ndarray):
+    """(flat indices of the entries, column indices, row pointers, shape) of a CSR matrix with
+    the fixed pattern ``pat``: its data is ``A.ravel()[flat]`` for a dense A."""
+    lin = np.flatnonzero(pat.ravel())
+    ptr = np.concatenate(([0], np.cumsum(pat.sum(axis=1)))).astype(np.int32)
+    return lin, (lin % pat.shape[1]).astype(np.int32), ptr, pat.shape
+
+
+def _scale_alpha(M: np.ndarray, b: float, penalty: float) -> float:
+    """α with b·α = penalty · max diag M (the penalty relative to the mass scale)."""
+    mscale = float(np.abs(np.diag(M)).max()) if M.size else 1.0
+    return penalty * (mscale if mscale > 0 else 1.0) / b
+
+
+def _project(lin: _Tangent, phiq, Wv, g, alpha, b, tol, maxit, cnt, t, what, strict=True):
+    """(v, ‖Φq v − g‖∞): v minimises ½(v − v*)ᵀW(v − v*) subject to Φq v = g (``Wv`` = W v*),
+    by the iterated projection (W + bαΦqᵀΦq) v = W v* + bΦqᵀ(αg − σ), σ += α(Φq v − g), which
+    needs no rank of Φq. Stops at ‖Φq v − g‖∞ ≤ tol·max(1, ‖v‖∞); ``strict=False`` (outputs) also
+    stops when the residual stagnates (g slightly inconsistent next to a singular position)."""
+    if phiq.shape[0] == 0:
+        return lin.solve(Wv), 0.0
+    sigma = np.zeros(phiq.shape[0])
+    last = np.inf
+    for it in range(1, 10 * maxit + 1):
+        v = lin.solve(Wv + b * (phiq.T @ (alpha * g - sigma)))
+        res = phiq @ v - g
+        rn = float(np.abs(res).max())
+        scale = max(1.0, float(np.abs(v).max()))
+        if rn <= tol * scale:
+            break
+        if rn > 0.5 * last:        # slow: a direction where Φq is (nearly) rank deficient
+            if not strict or rn <= FLOOR_FACTOR * tol * scale:
+                break
+            raise _Failure(f"{what} projection stagnates at ‖Φq v − g‖∞ = {rn:.3g} "
+                           f"(newton_tol = {tol:g})", t)
+        sigma += alpha * res
+        last = rn
+    else:
+        if strict:
+            raise _Failure(f"{what} projection not converged in {10 * maxit} iterations "
+                           f"(‖Φq v − g‖∞ = {rn:.3g})", t)
+    cnt["proj"] += it
+    cnt["proj_max"] = max(cnt["proj_max"], it)
+    return v, rn
+
+
+def _initial_acceleration(lin: _Tangent, ws, alpha0, tol, maxit, t0):
+    """q̈, λ of M q̈ + Φqᵀλ = Q, Φq q̈ = γ by the AL iteration (M + α₀ΦqᵀΦq) q̈ = Q − Φqᵀ(λ − α₀γ),
+    λ += α₀(Φq q̈ − γ) (``lin`` factored with W = M)."""
+    lam = np.zeros(ws.phiq.shape[0])
+    for _ in range(10 * maxit):
+        qdd = lin.solve(ws.Q - ws.phiq.T @ (lam - alpha0 * ws.gamma))
+        res = ws.phiq @ qdd - ws.gamma
+        lam += alpha0 * res
+        if np.abs(res).max() <= tol * max(1.0, float(np.abs(qdd).max())):
+            return qdd, lam
+    raise _Failure("initial accelerations not converged (M + α ΦqᵀΦq iteration; "
+                   f"‖Φq q̈ − γ‖∞ = {np.abs(res).max():.3g})", t0)
+
+
+def integrate(system: MechanicalSystem, state: State, nout: int, nsub: int, hstep: float,
+              opts: dict, sparse: bool, record, bar=None) -> dict:
+    """ALI3-P from ``state`` over ``nout`` outputs, ``nsub`` steps of ``hstep`` between two;
+    ``record(k, t, q, qd, qdd, lam)`` at every output (k = 0 … nout − 1).
+    Returns the counters; raises ``_Failure`` (reason, time) when a step does not converge."""
+    n, m = system.n, system.m
+    ws = system.workspace()
+    lin = _Tangent(system, sparse)
+    tol, maxit, penalty = float(opts["newton_tol"]), int(opts["max_iter"]), float(opts["penalty"])
+    h = float(hstep)
+    # generalized-α (Chung & Hulbert 1993; Arnold & Brüls 2007 for the index-3 form):
+    # q̈ₙ₊₁ = c2·qₙ₊₁ + …, q̇ₙ₊₁ = c1·qₙ₊₁ + …; ρ∞ = 1 is the trapezoidal rule
+    rho = float(opts["rho_inf"])
+    am, af = (2 * rho - 1) / (rho + 1), rho / (rho + 1)
+    gam, beta = 0.5 - am + af, 0.25 * (1 - am + af) ** 2
+    c2 = (1 - am) / ((1 - af) * beta * h * h)
+    c1 = gam / (beta * h)
+    b, hh = 1 / c2, c1 / c2
+    t0 = float(state.t)
+    q, qd = np.array(state.q, float), np.array(state.qd, float)
+    cnt = dict(steps=0, newton=0, newton_max=0, proj=0, proj_max=0, factor=0, evals=1,
+               vel_residual_max=0.0, acc_residual_max=0.0)
+
+    # q̈, λ at the start: M q̈ + Φqᵀλ = Q, Φq q̈ = γ by the same iteration on M + α₀ΦqᵀΦq
+    system.evaluate(t0, q, qd, ws, EVAL_M | EVAL_Q | EVAL_PHI | EVAL_PHIQ | EVAL_GAMMA)
+    alpha0 = _scale_alpha(ws.M, 1.0, penalty)
+    zero = np.zeros((n, n))
+    lin.factor(ws.M, zero, zero, ws.phiq, 0.0, 1.0, alpha0)
+    qdd, lam = _initial_acceleration(lin, ws, alpha0, tol, maxit, t0)
+    alpha = _scale_alpha(ws.M, b, penalty)
+    acc = qdd.copy()                                       # the auxiliary acceleration a₀
+    record(0, t0, q, qd, qdd, lam)
+
+    t1 = t0
+    for k in range(1, nout):
+        for s in range(nsub):
+            t1 = t0 + ((k - 1) * nsub + s + 1) * h
+            # qₙ₊₁ = qₙ + h q̇ₙ + h²(½ − β) aₙ + h²β aₙ₊₁, q̇ₙ₊₁ = q̇ₙ + h(1 − γ) aₙ + hγ aₙ₊₁,
+            # (1 − αm) aₙ₊₁ + αm aₙ = (1 − αf) q̈ₙ₊₁ + αf q̈ₙ: all affine in qₙ₊₁
+            qbase = q + h * qd + h * h * (0.5 - beta) * acc      # qₙ₊₁ − h²β aₙ₊₁
+            q1 = qbase + h * h * beta * qdd                      # predictor aₙ₊₁ = q̈ₙ
+            hd = qd + h * (1 - gam) * acc - c1 * qbase
+            hdd = (am * acc - af * qdd) / (1 - af) - c2 * qbase
+            lam1 = lam.copy()
+            dqn = dq_prev = np.inf
+            for it in range(maxit + 1):
+                qd1 = c1 * q1 + hd
+                qdd1 = c2 * q1 + hdd
+                what = EVAL_M | EVAL_Q | EVAL_PHI | EVAL_PHIQ | (EVAL_JAC if it == 0 else 0)
+                system.evaluate(t1, q1, qd1, ws, what)
+                cnt["evals"] += 1
+                if it == 0:
+                    lin.factor(ws.M, ws.Jq, ws.Jqd, ws.phiq, hh, b, alpha)
+                    cnt["factor"] += 1
+                else:
+                    lam1 += alpha * ws.phi                # λ*ᵢ₊₁ = λ*ᵢ + α Φ(qᵢ₊₁)
+                qscale = max(1.0, float(np.abs(q1).max()))
+                phin = float(np.abs(ws.phi).max()) if m else 0.0
+                if not (math.isfinite(phin) and np.isfinite(q1).all()):
+                    raise _Failure("non-finite state or constraints in the Newton iteration", t1)
+                if phin <= tol * qscale and (dqn <= tol * qscale or (
+                        dqn <= FLOOR_FACTOR * tol * qscale and dqn > 0.5 * dq_prev)):
+                    break                                 # converged, or at the round-off floor
+                if it == maxit:
+                    raise _Failure(
+                        f"Newton iteration not converged in max_iter = {maxit} iterations "
+                        f"(last correction {dqn:.3g}, ‖Φ‖∞ = {phin:.3g}, newton_tol = {tol:g}); "
+                        "a smaller 'step' or a larger 'max_iter' may help", t1)
+                dq = lin.solve(b * (ws.M @ qdd1 + ws.phiq.T @ (lam1 + alpha * ws.phi) - ws.Q))
+                q1 -= dq
+                dq_prev, dqn = dqn, float(np.abs(dq).max())
+            cnt["newton"] += it
+            cnt["newton_max"] = max(cnt["newton_max"], it)
+            # mass-orthogonal projection of q̇ (iterated: exact at convergence); the trapezoidal
+            # q̈ goes on unprojected (projecting it in the recursion lost accuracy, see docs)
+            qd1, rn = _project(lin, ws.phiq, lin.W(qd1), -ws.phit, alpha, b, tol, maxit, cnt,
+                               t1, "velocity", strict=False)
+            cnt["vel_residual_max"] = max(cnt["vel_residual_max"], rn)
+            acc = (q1 - qbase) / (beta * h * h)
+            q, qd, qdd, lam = q1, qd1, qdd1, lam1
+            cnt["steps"] += 1
+            if np.abs(q).max() > DIVERGENCE_LIMIT or np.abs(qd).max() > DIVERGENCE_LIMIT:
+                raise _Failure(f"state beyond {DIVERGENCE_LIMIT:g} (diverged)", t1)
+        phiq = ws.phiq.copy()
+        # output: q̈ projected onto Φq q̈ = γ (mass-orthogonal, by the step's factors)
+        system.evaluate(t1, q, qd, ws, EVAL_GAMMA)
+        qdd_out, rn = _project(lin, phiq, lin.W(qdd), ws.gamma.copy(), alpha, b, tol, maxit,
+                               cnt, t1, "acceleration", strict=False)
+        cnt["acc_residual_max"] = max(cnt["acc_residual_max"], rn)
+        record(k, t1, q, qd, qdd_out, lam)
+        if bar is not None:
+            bar.update(nsub * h)
+    return cnt
+
+
+class _Run:
+    """The raw outputs of one run: t, q, q̇, q̈, λ at each output, and how many were reached."""
+
+    def __init__(self, nout: int, n: int, m: int):
+        self.t, self.q, self.qd = np.empty(nout), np.empty((nout, n)), np.empty((nout, n))
+        self.qdd, self.lam = np.empty((nout, n)), np.zeros((nout, m))
+        self.done = 0
+        self.cnt: dict = {}
+
+    def record(self, k, t, q, qd, qdd, lam):
+        self.t[k], self.q[k], self.qd[k], self.qdd[k], self.lam[k] = t, q, qd, qdd, lam
+        self.done = k + 1
+
+    def go(self, system, state, nsub, hstep, opts, sparse, bar=None) -> "_Run":
+        self.cnt = integrate(system, state, self.t.size, nsub, hstep, opts, sparse, self.record,
+                             bar)
+        return self
+
+
+def _project_state(system, lin: _Tangent, ws, t, q_star, qd_star, qdd_star, penalty, tol,
+                   maxit, cnt):
+    """(q, q̇, q̈) nearest (in M) to the given ones that satisfy Φ = 0, Φq q̇ + Φt = 0 and
+    Φq q̈ = γ: AL Newton on min ½(q − q*)ᵀM(q − q*) s.t. Φ(q) = 0, then the two projections."""
+    q = q_star.copy()
+    system.evaluate(t, q, qd_star, ws, EVAL_M | EVAL_PHI | EVAL_PHIQ)
+    M = ws.M.copy()
+    alpha0 = _scale_alpha(M, 1.0, penalty)
+    zero = np.zeros_like(M)
+    lin.factor(M, zero, zero, ws.phiq, 0.0, 1.0, alpha0)
+    sigma = np.zeros(system.m)
+    for _ in range(maxit):
+        dq = lin.solve(M @ (q - q_star) + ws.phiq.T @ (sigma + alpha0 * ws.phi))
+        q -= dq
+        system.evaluate(t, q, qd_star, ws, EVAL_PHI | EVAL_PHIQ)
+        sigma += alpha0 * ws.phi
+        scale = max(1.0, float(np.abs(q).max()))
+        if np.abs(ws.phi).max() <= tol * scale and np.abs(dq).max() <= FLOOR_FACTOR * tol * scale:
+            break
+    cnt["phi_max"] = max(cnt["phi_max"], float(np.abs(ws.phi).max()))
+    qd = _project(lin, ws.phiq, M @ qd_star, -ws.phit, alpha0, 1.0, tol, maxit, cnt, t,
+                  "velocity", strict=False)[0]
+    system.evaluate(t, q, qd, ws, EVAL_GAMMA)
+    qdd = _project(lin, ws.phiq, M @ qdd_star, ws.gamma.copy(), alpha0, 1.0, tol, maxit, cnt, t,
+                   "acceleration", strict=False)[0]
+    return q, qd, qdd
+
+
+def _richardson(system, state, fine: _Run, nsub, hstep, opts, sparse) -> tuple[dict, _Run]:
+    """Runs with 2h (and 4h) on the same outputs; the error estimate and, for
+    ``richardson="extrapolate"``, the extrapolated, re-projected outputs."""
+    wall0 = time.perf_counter()
+    nout = fine.t.size
+    half = _Run(nout, system.n, system.m).go(system, state, nsub // 2, 2 * hstep, opts, sparse)
+    ex = lambda a, b: a + (a - b) / 3                        # noqa: E731  (order 2)
+    if opts["richardson"] == "estimate":
+        est = dict(q=float(np.abs(fine.q - half.q).max() / 3),
+                   qd=float(np.abs(fine.qd - half.qd).max() / 3), of="the h run",
+                   steps=[hstep, 2 * hstep])
+        est["wall_s"] = time.perf_counter() - wall0
+        return est, fine
+    quarter = _Run(nout, system.n, system.m).go(system, state, nsub // 4, 4 * hstep, opts, sparse)
+    e1 = [ex(getattr(fine, a), getattr(half, a)) for a in ("q", "qd", "qdd", "lam")]
+    e2 = [ex(getattr(half, a), getattr(quarter, a)) for a in ("q", "qd")]
+    # error of the extrapolation assumed O(h³) (measured closer to O(h⁴): conservative)
+    est = dict(q=float(np.abs(e1[0] - e2[0]).max() / 7), qd=float(np.abs(e1[1] - e2[1]).max() / 7),
+               of="the extrapolated output", steps=[hstep, 2 * hstep, 4 * hstep],
+               q_h_run=float(np.abs(fine.q - half.q).max() / 3))
+    out = _Run(nout, system.n, system.m)
+    ws = system.workspace()
+    lin = _Tangent(system, sparse)
+    cnt = dict(proj=0, proj_max=0, phi_max=0.0)
+    tol, maxit, penalty = float(opts["newton_tol"]), int(opts["max_iter"]), float(opts["penalty"])
+    for k in range(nout):
+        q, qd, qdd = _project_state(system, lin, ws, fine.t[k], e1[0][k], e1[1][k], e1[2][k],
+                                    penalty, tol, maxit, cnt)
+        out.record(k, fine.t[k], q, qd, qdd, e1[3][k])
+    out.cnt = fine.cnt
+    est["projection_phi_max"] = cnt["phi_max"]
+    est["wall_s"] = time.perf_counter() - wall0
+    return est, out
+
+
+class _single_thread:
+    """Single-threaded BLAS during the run when threadpoolctl is installed (the small dense LUs
+    here are several times faster on one thread than with threads)."""
+
+    def __enter__(self):
+        try:
+            from threadpoolctl import threadpool_limits
+        except ImportError:  # pragma: no cover - optional
+            self._ctx = None
+            return self
+        self._ctx = threadpool_limits(1)
+        return self
+
+    def __exit__(self, *exc):
+        if self._ctx is not None:
+            self._ctx.restore_original_limits()
+        return False
+
+
+def solve(system: MechanicalSystem, options: dict, state: State, t_end: float, h: float,
+          progress: bool = False) -> Result:
+    """The run of the ``reference`` solver with ``formulation="augmented-lagrangian"``: outputs
+    on the grid ``state.t + k·h``, each a step end (steps of h/nsub ≤ ``step``, nsub a multiple
+    of 4 with ``richardson="extrapolate"``, of 2 with ``"estimate"``)."""
+    opts = check_options(options)
+    n, m, nx = system.n, system.m, system.nx
+    if nx:
+        raise SolverError(f"{_WHERE}: '{system.name}' has {nx} extra first-order states, which "
+                          "this formulation does not integrate; use formulation 'index1'")
+    if not h > 0:
+        raise SolverError(f"solver 'reference': output interval h must be > 0, got {h!r}")
+    t0 = float(state.t)
+    nsteps = int(round((t_end - t0) / h))
+    if nsteps < 0:
+        raise SolverError(f"solver 'reference': t_end = {t_end!r} is before the initial "
+                          f"time {t0!r}")
+    mult = {"extrapolate": 4, "estimate": 2, "none": 1}[opts["richardson"]]
+    nsub = mult * max(1, int(math.ceil(h / (mult * float(opts["step"])) - 1e-9)))
+    hstep = h / nsub
+    mode = opts["linear_solver"]
+    has_pattern = all(hasattr(system, a) for a in ("phiq_pattern", "mass_pattern",
+                                                   "jacobian_pattern"))
+    if mode == "sparse" and not has_pattern:
+        raise SolverError(f"{_WHERE}: option 'linear_solver' = 'sparse' needs the model's "
+                          f"sparsity patterns, which '{system.name}' does not provide")
+    sparse = mode == "sparse" or (mode == "auto" and has_pattern and n >= SPARSE_FROM_N)
+    bar = None
+    if progress:
+        from tqdm import tqdm
+
+        bar = tqdm(total=float(nsteps * h), unit="s", mininterval=0.5, leave=False,
+                   desc=f"reference (augmented-lagrangian) {system.name}")
+    status, message, est = 1, "finished", None
+    fine = out = _Run(nsteps + 1, n, m)
+    wall0 = time.perf_counter()
+    try:
+        with _single_thread():
+            fine.go(system, state, nsub, hstep, opts, sparse, bar)
+            if bar is not None:
+                bar.close()
+                bar = None
+            if mult > 1 and nsteps > 0:
+                try:
+                    est, out = _richardson(system, state, fine, nsub, hstep, opts, sparse)
+                except _Failure as exc:
+                    message = (f"finished; no error estimate: the run with a longer step failed "
+                               f"at t = {exc.t:.9g} s ({exc})")
+    except _Failure as exc:
+        status = -1
+        k = fine.done
+        t_last = fine.t[k - 1] if k else t0
+        message = (f"reference solver (augmented-lagrangian, step = {hstep:g}) failed at "
+                   f"t = {exc.t:.9g} s: {exc}; results kept up to t = {t_last:.9g} s")
+    finally:
+        if bar is not None:
+            bar.close()
+    meta = dict(model=system.name, solver="reference", formulation="augmented-lagrangian", h=h,
+                step=hstep, richardson=opts["richardson"] if est else "none",
+                penalty=float(opts["penalty"]), newton_tol=float(opts["newton_tol"]),
+                linear_solver="sparse" if sparse else "dense", **fine.cnt,
+                wall_s=time.perf_counter() - wall0, status=status, message=message)
+    if est is not None:
+        meta["error_estimate"] = est
+    return _result(system, out, meta)
+
+
+def _result(system, run: _Run, meta: dict) -> Result:
+    """The Result of the outputs reached: constraint norms and named outputs evaluated there."""
+    k = run.done
+    ws = system.workspace()
+    out_names = list(system.output_names)
+    acc_names = list(getattr(system, "acceleration_names", ()))
+    PHI, PHID = np.zeros(k), np.zeros(k)
+    OUT, ACC = np.empty((k, len(out_names))), np.empty((k, len(acc_names)))
+    obuf, abuf = np.zeros(len(out_names)), np.zeros(len(acc_names))
+    for i in range(k):
+        t, q, qd = run.t[i], run.q[i], run.qd[i]
+        if system.m:
+            system.evaluate(t, q, qd, ws, EVAL_PHI | EVAL_PHIQ)
+            PHI[i] = np.linalg.norm(ws.phi)
+            PHID[i] = np.linalg.norm(ws.phiq @ qd + ws.phit)
+        if out_names:
+            system.outputs(t, q, qd, obuf)
+            OUT[i] = obuf
+        if acc_names:
+            system.acceleration_outputs(t, q, qd, run.qdd[i], abuf)
+            ACC[i] = abuf
+    return Result(t=run.t[:k].copy(), q=run.q[:k].copy(), qd=run.qd[:k].copy(),
+                  lam=run.lam[:k].copy(), phi_norm=PHI, phid_norm=PHID,
+                  outputs={**{nm: OUT[:, j].copy() for j, nm in enumerate(out_names)},
+                           **{nm: ACC[:, j].copy() for j, nm in enumerate(acc_names)}},
+                  coordinate_names=list(getattr(system, "coordinate_names", [])),
+                  x=np.zeros((k, 0)), meta=meta)
