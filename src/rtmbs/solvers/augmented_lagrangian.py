@@ -270,8 +270,8 @@ def integrate(system: MechanicalSystem, state: State, nout: int, nsub: int, hste
                 dq_prev, dqn = dqn, float(np.abs(dq).max())
             cnt["newton"] += it
             cnt["newton_max"] = max(cnt["newton_max"], it)
-            # mass-orthogonal projection of q̇ (iterated: exact at convergence); the trapezoidal
-            # q̈ goes on unprojected (projecting it in the recursion lost accuracy, see docs)
+            # mass-orthogonal projection of q̇ (iterated AL: exact at convergence); q̈ and a go
+            # on unprojected (projecting q̈ inside the recursion lost accuracy, docs/solvers.md)
             qd1, rn = _project(lin, ws.phiq, lin.W(qd1), -ws.phit, alpha, b, tol, maxit, cnt,
                                t1, "velocity", strict=False)
             cnt["vel_residual_max"] = max(cnt["vel_residual_max"], rn)
