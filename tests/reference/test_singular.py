@@ -153,6 +153,8 @@ def test_options_are_checked_with_named_errors():
     with pytest.raises(SolverError, match="option 'step' belongs to formulation "
                                           "'augmented-lagrangian'"):
         ReferenceSolver(p, step=1e-3)
+    with pytest.raises(SolverError, match="option 'rtol' belongs to formulation 'index1'"):
+        ReferenceSolver(p, formulation=AL, rtol=1e-8)
     with pytest.raises(SolverError, match=r"option 'step' must be a finite number > 0, got -1"):
         ReferenceSolver(p, formulation=AL, step=-1)
     with pytest.raises(SolverError, match="option 'richardson' must be 'extrapolate', 'estimate' "

@@ -102,6 +102,10 @@ class ReferenceSolver(Solver):
                               "formulation 'augmented-lagrangian'")
         self.al_options = augmented_lagrangian.check_options(
             {k: options.pop(k) for k in al_keys}) if self.formulation != "index1" else {}
+        idx1_keys = [k for k in options if k in DEFAULTS]
+        if idx1_keys and self.formulation != "index1":
+            raise SolverError(f"solver 'reference': option '{idx1_keys[0]}' belongs to "
+                              "formulation 'index1'")
         for key in options:
             if key not in DEFAULTS:
                 raise SolverError(f"solver 'reference': unknown option '{key}'"
