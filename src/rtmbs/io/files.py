@@ -24,6 +24,19 @@ def writable_dir(path) -> Path:
     return out
 
 
+def writable_file(path) -> Path:
+    """``path`` as a file this process can create (its folder made if needed), or an
+    :class:`~rtmbs.errors.OutputError` naming it and the cause; checked before the work."""
+    out = Path(path)
+    if out.is_dir():
+        raise OutputError(f"output file '{out}': is a folder, expected a file name")
+    try:
+        writable_dir(out.parent if str(out.parent) else ".")
+    except OutputError as exc:
+        raise OutputError(f"output file '{out}': cannot write its folder ({exc})") from None
+    return out
+
+
 def save_result(result, out, mdf: bool = False) -> list[Path]:
     """Write ``result.h5`` and ``result.csv`` (and ``result.mf4`` with ``mdf``) into the folder
     ``out``; returns the paths."""
