@@ -7,7 +7,7 @@ from pathlib import Path
 
 from .bench import bench_steps
 from .cli_numbers import json_line, json_safe, nonnegative_int, positive_float, positive_int
-from .io.files import save_result, writable_dir, writable_file
+from .io.files import save_result, signals_held, writable_dir, writable_file
 from .solver_args import add_solver_arguments, solver_options
 from .solvers.simulate import DRIFT_WARNING
 
@@ -145,16 +145,11 @@ def check_steps(t_end: float, h: float, what: str = "--t-end") -> int:
 def _save_run(res, args, s) -> list[str]:
     """Write the results of ``rtmbs run`` (also of an interrupted or diverged one) with Ctrl-C
     held off, so that the files are closed cleanly; returns their paths."""
-    import signal
-
     out = Path(args.out)
-    old = signal.signal(signal.SIGINT, signal.SIG_IGN)
-    try:
+    with signals_held():
         files = save_result(res, out, args.mdf)
         (out / "summary.json").write_text(json.dumps(json_safe(s), indent=1, allow_nan=False))
         files.append(out / "summary.json")
-    finally:
-        signal.signal(signal.SIGINT, old)
     return [str(f) for f in files]
 
 

@@ -1,7 +1,6 @@
 """``rtmbs realtime`` (paced run with turnaround statistics) and ``rtmbs export-fmu``."""
 from __future__ import annotations
 
-import json
 import sys
 
 from .cli_numbers import json_line, nonnegative_float, positive_float, positive_int
@@ -93,17 +92,13 @@ def cmd_realtime(args) -> int:
                        recover_after=args.recover_after, priority=args.priority, out=args.out)
     written = []
     if args.out:
-        import signal
+        from .io.files import signals_held
+        from .io.mdf import save_mdf
 
         out = Path(args.out)
-        old = signal.signal(signal.SIGINT, signal.SIG_IGN)  # the files are closed cleanly
-        try:
+        with signals_held():  # the files are closed cleanly
             rep.result.save_hdf5(out / "result.h5")
-            from .io.mdf import save_mdf
-
             save_mdf(rep.result, out / "result.mf4", units=getattr(system, "units", None))
-        finally:
-            signal.signal(signal.SIGINT, old)
         written = [str(out / f) for f in ("summary.json", "summary.md", "turnaround.png",
                                          "timings.npz", "result.h5", "result.mf4")]
     s = rep.summary()

@@ -1,6 +1,8 @@
 """Result files of a run: the output folder (checked before the run) and the files written."""
 from __future__ import annotations
 
+import contextlib
+import signal
 import tempfile
 from pathlib import Path
 
@@ -35,6 +37,23 @@ def writable_file(path) -> Path:
     except OutputError as exc:
         raise OutputError(f"output file '{out}': cannot write its folder ({exc})") from None
     return out
+
+
+@contextlib.contextmanager
+def signals_held():
+    """Ignore Ctrl-C (SIGINT) and SIGTERM while result files are written, so that they are closed
+    cleanly; the handlers are restored after (a no-op outside the main thread)."""
+    old = {}
+    try:
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            old[sig] = signal.signal(sig, signal.SIG_IGN)
+    except ValueError:  # not the main thread
+        pass
+    try:
+        yield
+    finally:
+        for sig, handler in old.items():
+            signal.signal(sig, handler)
 
 
 def save_result(result, out, mdf: bool = False) -> list[Path]:
