@@ -99,8 +99,8 @@ def _plot(args) -> int:
     from .io.plot import plot_road
     from .vehicle import road as R
 
-    out = writable_dir(args.out)  # before the work
-    road = R.from_spec(_spec(args))
+    road = R.from_spec(_spec(args))  # a bad spec leaves no folder behind
+    out = writable_dir(args.out)  # before the files are written
     csv_path = road.to_csv(out / "road.csv")
     png_path = plot_road(road, out / "road.png", psd=True if args.psd else None)
     rms = [float(v) for v in road.z.std(axis=1)]

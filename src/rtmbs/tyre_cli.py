@@ -92,9 +92,9 @@ def _eval(args) -> int:
     from .io.files import writable_file
     from .vehicle.tyre import evaluate, load_tir
 
-    out = writable_file(args.out)  # before the work
     props = load_tir(args.file)
     _, cols = read_inputs(args.inputs)
+    out = writable_file(args.out)  # before the work; bad inputs leave no folder behind
     res = evaluate(props, *(cols[c] for c in INPUT_COLUMNS))
     names = dict(OUTPUT_COLUMNS)
     if args.extra:
@@ -135,10 +135,10 @@ def _curves(args) -> int:
     from .io.files import writable_dir
     from .vehicle.tyre import evaluate, load_tir
 
-    out = writable_dir(args.out)  # before the work
     props = load_tir(args.file)
     loads = [f * props["FNOMIN"] for f in _floats(args.loads, "loads", positive=True)]
     cambers = [np.radians(c) for c in _floats(args.cambers_deg, "cambers-deg")]
+    out = writable_dir(args.out)  # before the work; bad inputs leave no folder behind
     kap = np.linspace(max(-1.0, props["KPUMIN"]), min(1.0, props["KPUMAX"]), 401)
     alp = np.linspace(max(-0.35, props["ALPMIN"]), min(0.35, props["ALPMAX"]), 401)
     Fz0 = props["FNOMIN"]
