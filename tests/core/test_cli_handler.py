@@ -34,3 +34,22 @@ def test_ctrl_c_outside_a_run_exits_130(monkeypatch, capsys):
     monkeypatch.setattr(commands, "cmd_models", _raising(KeyboardInterrupt()))
     assert main(["models"]) == 130
     assert capsys.readouterr().err == "rtmbs: interrupted\n"
+
+
+def test_an_interrupted_study_lists_what_it_wrote(monkeypatch, tmp_path, capsys):
+    import types
+
+    import rtmbs.studies_cli as studies_cli
+
+    def study(out, quick=False):
+        (out / "table1.md").write_text("| a |\n")
+        raise KeyboardInterrupt
+
+    fake = types.ModuleType("fake_study")
+    fake.run = study
+    monkeypatch.setitem(__import__("sys").modules, "fake_study", fake)
+    monkeypatch.setitem(studies_cli.STUDIES, "truck", ("fake_study", "run", "a fake"))
+    (tmp_path / "old.md").write_text("from before\n")  # not written by this study
+    assert main(["study", "truck", "--out", str(tmp_path)]) == 130
+    assert capsys.readouterr().err == (f"rtmbs: study 'truck' interrupted; written so far: "
+                                       f"{tmp_path / 'table1.md'}\n")

@@ -149,3 +149,37 @@ def test_realtime_duration_0_json_is_strict_json(capsys):
     out = capsys.readouterr().out
     s = json.loads(out, parse_constant=lambda c: pytest.fail(f"{c} in {out}"))
     assert s["steps"] == 0 and s["realtime_factor"] is None and s["turnaround_us_p50"] is None
+
+
+def test_ctrl_c_during_rtmbs_realtime_writes_the_steps_done(tmp_path, capsys):
+    """A real SIGINT from a timer thread 2 s into a 30 s paced run of the (Python) test model:
+    exit code 130, the message names the files, and they hold the steps done."""
+    import os
+    import re
+    import signal
+    import threading
+    from pathlib import Path
+
+    from rtmbs.result import Result
+
+    out = tmp_path / "rt"
+    spec = f"{Path(tm.__file__)}:make_msd"
+    timer = threading.Timer(2.0, os.kill, (os.getpid(), signal.SIGINT))
+    timer.start()
+    try:
+        code = main(["realtime", spec, "--solver", tm.SOLVER_NAME, "--h", "1e-3", "--duration",
+                     "30", "--out", str(out)])
+    finally:
+        timer.cancel()
+    err = capsys.readouterr().err.strip().splitlines()[-1]
+    assert code == 130
+    files = ", ".join(str(out / f) for f in ("summary.json", "summary.md", "turnaround.png",
+                                             "timings.npz", "result.h5", "result.mf4"))
+    m = re.fullmatch(r"rtmbs: interrupted after step (\d+) of 30000 \(t = ([\d.]+) s\); results "
+                     r"kept up to there; written to (.+)", err)
+    assert m and m.group(3) == files, err
+    res = Result.load(out)
+    steps = int(m.group(1))
+    assert 0 < steps < 30000 and len(res.t) == steps + 1
+    assert np.all(np.diff(res.t) > 0) and res.t[-1] == pytest.approx(float(m.group(2)))
+    assert json.loads((out / "summary.json").read_text())["status"] == 2
