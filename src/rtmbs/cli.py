@@ -36,6 +36,8 @@ def build_parser() -> argparse.ArgumentParser:
         "  rtmbs run double-pendulum --t-end 2 --h 1e-3 --solver li-euler --out out/dp",
         formatter_class=_Formatter,
     )
+    parser.add_argument("--debug", action="store_true",
+                        help="show the Python traceback of an internal error (also RTMBS_DEBUG=1)")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name in _PLUGINS:
         try:
@@ -48,26 +50,53 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+#: Exit codes: 0 done, 1 an error (one line naming the item and the cause), 2 a bad command line
+#: (argparse), 3 a diverged run (results kept), 70 an internal error (a bug: rerun with --debug),
+#: 130 interrupted by Ctrl-C or SIGTERM (results up to there kept).
+EXIT_ERROR, EXIT_USAGE, EXIT_DIVERGED, EXIT_INTERNAL, EXIT_INTERRUPTED = 1, 2, 3, 70, 130
+
+
+def _sigterm(signum, frame):
+    raise KeyboardInterrupt  # SIGTERM ends a run like Ctrl-C: the results so far are written
+
+
 def main(argv=None) -> int:
+    import signal
+
     parser = build_parser()
     args = parser.parse_args(argv)
     if not getattr(args, "func", None):
         parser.print_help()
-        return 2
+        return EXIT_USAGE
     from .errors import RtmbsError
 
+    try:
+        old_term = signal.signal(signal.SIGTERM, _sigterm)
+    except ValueError:  # not the main thread (main() called from a thread): leave it
+        old_term = None
     try:
         code = int(args.func(args) or 0)
         sys.stdout.flush()  # inside the try: a closed pipe shows here, not at interpreter exit
         return code
+    except BrokenPipeError:  # `rtmbs info X | head`: the reader left; say nothing more
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return EXIT_ERROR
+    except KeyboardInterrupt:  # before or after a run's steps (during them: the command says)
+        print("rtmbs: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
     except RtmbsError as exc:
         print(f"rtmbs: error: {exc}", file=sys.stderr)
-        return 1
-    except BrokenPipeError:  # `rtmbs info X | head`: the reader left; say nothing more
-        import os
-
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        return 1
+        return EXIT_ERROR
+    except Exception as exc:  # a bug: short message, the traceback with --debug
+        if args.debug or os.environ.get("RTMBS_DEBUG"):
+            raise
+        first = str(exc).splitlines()[0] if str(exc) else ""
+        print(f"rtmbs: internal error: {type(exc).__name__}{': ' + first if first else ''} "
+              "(a bug in rtmbs: rerun with --debug for the traceback and report it)", file=sys.stderr)
+        return EXIT_INTERNAL
+    finally:
+        if old_term is not None:
+            signal.signal(signal.SIGTERM, old_term)
 
 
 if __name__ == "__main__":

@@ -6,8 +6,8 @@ import time
 from pathlib import Path
 
 from .bench import bench_steps
-from .cli_numbers import nonnegative_int, positive_float, positive_int
-from .io.files import save_result, writable_dir
+from .cli_numbers import json_line, json_safe, nonnegative_int, positive_float, positive_int
+from .io.files import save_result, signals_held, writable_dir, writable_file
 from .solver_args import add_solver_arguments, solver_options
 from .solvers.simulate import DRIFT_WARNING
 
@@ -113,7 +113,7 @@ def cmd_info(args) -> int:
     system = load_model(args.model)
     info = model_table(system)
     if args.json:
-        print(json.dumps(info))
+        print(json_line(info))
         return 0
     print(f"model {info['name']}")
     for key in ("bodies", "joints", "forces"):
@@ -130,30 +130,54 @@ def cmd_info(args) -> int:
     return 0
 
 
+def check_steps(t_end: float, h: float, what: str = "--t-end") -> int:
+    """The number of steps of a run of ``t_end`` at ``h``; a run shorter than one step is refused
+    naming the options (before the model is even loaded)."""
+    from .errors import SolverError
+
+    nsteps = round(t_end / h)
+    if nsteps < 1:
+        raise SolverError(f"{what} {t_end:g} s is shorter than one step (--h {h:g} s): "
+                          "nothing to run")
+    return nsteps
+
+
+def _save_run(res, args, s) -> list[str]:
+    """Write the results of ``rtmbs run`` (also of an interrupted or diverged one) with Ctrl-C
+    held off, so that the files are closed cleanly; returns their paths."""
+    out = Path(args.out)
+    with signals_held():
+        files = save_result(res, out, args.mdf)
+        (out / "summary.json").write_text(json.dumps(json_safe(s), indent=1, allow_nan=False))
+        files.append(out / "summary.json")
+    return [str(f) for f in files]
+
+
 def cmd_run(args) -> int:
     import sys
     import warnings
 
-    from .errors import ConstraintDriftWarning, SimulationDiverged
+    from .errors import ConstraintDriftWarning, SimulationDiverged, SimulationInterrupted
     from .models import load_model
     from .solvers.base import get_solver
     from .solvers.simulate import simulate
 
+    check_steps(args.t_end, args.h)
     if args.out:
         writable_dir(args.out)  # before the run, not after it
     system = load_model(args.model)
     slv = get_solver(args.solver)(system, **solver_options(args))  # its own option errors
     t0 = time.perf_counter()
-    code = 0
+    code, failure = 0, None
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", ConstraintDriftWarning)
         try:
             res = simulate(system, slv, t_end=args.t_end, h=args.h, save_every=args.save_every,
                            progress=not args.no_progress and not args.json)
         except SimulationDiverged as exc:
-            res = exc.result
-            code = 3
-            print(f"rtmbs: error: {exc}", file=sys.stderr)
+            res, code, failure = exc.result, 3, f"rtmbs: error: {exc}"
+        except SimulationInterrupted as exc:
+            res, code, failure = exc.result, 130, f"rtmbs: {exc}"
     for w in caught:
         if issubclass(w.category, ConstraintDriftWarning):
             print(f"rtmbs: warning: {w.message}", file=sys.stderr)
@@ -162,17 +186,17 @@ def cmd_run(args) -> int:
     wall = time.perf_counter() - t0
     s = res.summary(wall)
     if args.out:
-        out = Path(args.out)
-        files = save_result(res, out, args.mdf)
-        (out / "summary.json").write_text(json.dumps(s, indent=1))
-        s["files"] = [str(f) for f in files]
+        s["files"] = _save_run(res, args, s)
+    if failure:  # the results are kept: say where
+        where = ("written to " + ", ".join(s["files"])) if args.out else "not written (no --out)"
+        print(f"{failure}; {where}", file=sys.stderr)
     if args.json:
-        print(json.dumps(s))
-    else:
+        print(json_line(s))
+    elif not failure:
         print(f"{s['model']}: {s['steps']} steps of {s['solver']} (h = {s['h']:g} s) to t = {s['t_end']:g} s "
               f"in {wall:.2f} s; max ‖Φ‖ = {s['max_constraint_norm']:.3g}")
         if args.out:
-            print(f"results written to {args.out}/ (result.h5, result.csv, summary.json)")
+            print(f"results written to {args.out}/ ({', '.join(Path(f).name for f in s['files'])})")
     return code
 
 
@@ -183,7 +207,7 @@ def cmd_bench(args) -> int:
     r = bench_steps(system, args.solver, args.h, args.steps, warmup=args.warmup,
                     options=solver_options(args))
     if args.json:
-        print(json.dumps(r))
+        print(json_line(r))
     else:
         print(f"{r['model']} (n={r['n']}, m={r['m']}, f={r['f']}), {r['solver']}, h = {r['h']:g} s, "
               f"{r['steps']} steps after {r['warmup']}:\n"
@@ -201,13 +225,36 @@ def cmd_bench(args) -> int:
     return 0 if r["status"] == "ok" else 1
 
 
-def cmd_plot(args) -> int:
-    from .io.plot import plot_signals
+def load_result(path):
+    """The :class:`~rtmbs.result.Result` in ``path`` (a folder written by ``rtmbs run`` or its
+    ``.h5`` file), or an :class:`~rtmbs.errors.OutputError` naming the file and the cause."""
+    from .errors import OutputError
     from .result import Result
 
-    res = Result.load(args.result)
-    out = Path(args.out) if args.out else (Path(args.result) if Path(args.result).is_dir()
-                                           else Path(args.result).parent) / "plot.png"
+    src = Path(path)
+    if not src.exists():
+        raise OutputError(f"result '{src}': not found (expected a folder written by 'rtmbs run' "
+                          "or its result.h5)")
+    h5 = src / "result.h5" if src.is_dir() else src
+    if not h5.is_file():
+        raise OutputError(f"result '{src}': no result.h5 in that folder (written by 'rtmbs run "
+                          "--out')")
+    try:
+        res = Result.load(h5)
+    except (OSError, KeyError, ValueError) as exc:
+        raise OutputError(f"result '{h5}': not a readable result file "
+                          f"({str(exc).splitlines()[0] if str(exc) else type(exc).__name__})") from None
+    if len(res.t) == 0:
+        raise OutputError(f"result '{h5}': holds no time steps, nothing to plot")
+    return res
+
+
+def cmd_plot(args) -> int:
+    from .io.plot import plot_signals
+
+    src = Path(args.result)
+    res = load_result(src)
+    out = writable_file(args.out if args.out else (src if src.is_dir() else src.parent) / "plot.png")
     plot_signals(res, args.signals, out)
     print(f"wrote {out}")
     return 0

@@ -59,6 +59,17 @@ class SimulationDiverged(RtmbsError):
         super().__init__(message)
 
 
+class SimulationInterrupted(RtmbsError, KeyboardInterrupt):
+    """A run was stopped by Ctrl-C (SIGINT) or SIGTERM; ``result`` holds it up to the last
+    completed step and ``t`` that step's time. Also a ``KeyboardInterrupt``, so that code
+    catching Ctrl-C keeps working."""
+
+    def __init__(self, message: str, t: float, result=None):
+        self.t = t
+        self.result = result
+        super().__init__(message)
+
+
 class ConstraintDriftWarning(UserWarning):
     """An unstabilised run (``stabilize="none"``) left the constraint manifold: ‖Φ‖ exceeded
     ``rtmbs.solvers.simulate.DRIFT_WARNING``. Issued once per run."""

@@ -1,10 +1,9 @@
 """``rtmbs realtime`` (paced run with turnaround statistics) and ``rtmbs export-fmu``."""
 from __future__ import annotations
 
-import json
 import sys
 
-from .cli_numbers import positive_float, positive_int
+from .cli_numbers import json_line, nonnegative_float, positive_float, positive_int
 from .solver_args import add_solver_arguments, solver_options
 
 #: Keys of the one-line ``--json`` summary, in order.
@@ -34,8 +33,9 @@ def register(subparsers, formatter_class) -> None:
     p.add_argument("model", metavar="MODEL", help=_MODEL_HELP)
     p.add_argument("--solver", default="li-euler", help="fixed-step solver name")
     p.add_argument("--h", type=positive_float, default=1e-3, help="step size = tick period [s]")
-    p.add_argument("--duration", type=positive_float, default=1.0,
-                   help="simulated (= wall) time [s]")
+    p.add_argument("--duration", type=nonnegative_float, default=1.0,
+                   help="simulated (= wall) time [s]; 0 runs no step (checks the model, solver "
+                   "and I/O)")
     p.add_argument("--policy", default="warn", choices=("warn", "catch-up", "degrade", "stop"),
                    help="what to do when a step misses its deadline")
     p.add_argument("--recover-after", type=positive_int, default=50,
@@ -73,39 +73,59 @@ def register(subparsers, formatter_class) -> None:
 def cmd_realtime(args) -> int:
     from pathlib import Path
 
+    from .io.files import writable_dir
     from .realtime.loop import _make_solver, run_realtime
     from .realtime.modelspec import resolve_model
 
-    system = resolve_model(args.model)
-    # built here so that the options go to the solver alone (not to run_realtime's keywords)
-    slv = _make_solver(system, args.solver, solver_options(args))
+    if args.out:
+        writable_dir(args.out)  # before the run, not after it
     io = None
     if args.udp:
         from .realtime.udp import UdpIO
 
-        io = UdpIO(args.udp)
+        io = UdpIO(args.udp)  # the configuration is checked before the model is built
+    system = resolve_model(args.model)
+    # built here so that the options go to the solver alone (not to run_realtime's keywords)
+    slv = _make_solver(system, args.solver, solver_options(args))
     rep = run_realtime(system, slv, h=args.h, duration=args.duration,
                        policy=args.policy, io=io, record=bool(args.out),
                        recover_after=args.recover_after, priority=args.priority, out=args.out)
+    written = []
     if args.out:
-        out = Path(args.out)
-        rep.result.save_hdf5(out / "result.h5")
+        from .io.files import signals_held
         from .io.mdf import save_mdf
 
-        save_mdf(rep.result, out / "result.mf4", units=getattr(system, "units", None))
+        out = Path(args.out)
+        with signals_held():  # the files are closed cleanly
+            rep.result.save_hdf5(out / "result.h5")
+            save_mdf(rep.result, out / "result.mf4", units=getattr(system, "units", None))
+        written = [str(out / f) for f in ("summary.json", "summary.md", "turnaround.png",
+                                         "timings.npz", "result.h5", "result.mf4")]
     s = rep.summary()
     if args.json:
-        print(json.dumps({k: s[k] for k in JSON_KEYS}))
+        print(json_line({k: s[k] for k in JSON_KEYS}))
     else:
         sys.stdout.write(rep.markdown())
         if args.out:
             print(f"\nwritten to {args.out}")
-    return 0 if rep.status >= 0 else 1
+    where = ("written to " + ", ".join(written)) if written else "not written (no --out)"
+    if rep.status == 2:  # Ctrl-C / SIGTERM: the steps done are kept
+        print(f"rtmbs: {rep.message}; results kept up to there; {where}", file=sys.stderr)
+        return 130
+    if rep.status == 0:  # finished, but e.g. every input packet was refused
+        print(f"rtmbs: warning: {rep.message}", file=sys.stderr)
+        return 1
+    if rep.status < 0:
+        print(f"rtmbs: error: {rep.message}; results kept up to there; {where}", file=sys.stderr)
+        return 3
+    return 0
 
 
 def cmd_export_fmu(args) -> int:
+    from .io.files import writable_file
     from .io.fmu import export_fmu
 
+    writable_file(args.output)  # before the model is built and the FMU packed
     path = export_fmu(args.model, args.solver, args.h, args.output,
                       solver_options=solver_options(args))
     print(f"wrote {path}")

@@ -2,7 +2,8 @@
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
+
+from .cli_numbers import finite_float, nonnegative_float, positive_float
 
 EXAMPLES = """examples:
   rtmbs road plot --type iso --class C --length 200 --dx 0.05 --seed 1 --out out/road_c
@@ -31,22 +32,22 @@ def register(subparsers, formatter_class=argparse.HelpFormatter) -> None:
         epilog=EXAMPLES, formatter_class=formatter_class)
     pp.add_argument("--type", default="iso", choices=list(TYPES), help="road type")
     pp.add_argument("--class", dest="road_class", default="B", help="ISO 8608 class A..H (iso)")
-    pp.add_argument("--length", type=float, default=None,
+    pp.add_argument("--length", type=positive_float, default=None,
                     help="profile length [m] (iso, default 200) or bump/ramp length [m] "
                     "(bump 2, sine-bump 0.5, ramp 10)")
-    pp.add_argument("--dx", type=float, default=None,
+    pp.add_argument("--dx", type=positive_float, default=None,
                     help="sample spacing [m] (iso default 0.05, shapes default 0.001)")
     pp.add_argument("--seed", type=int, default=0, help="random seed (iso)")
-    pp.add_argument("--correlation", type=float, default=0.0,
+    pp.add_argument("--correlation", type=finite_float, default=0.0,
                     help="left/right phase correlation in [0, 1] (iso): 0 independent, 1 identical")
-    pp.add_argument("--fade-in", type=float, default=0.0, help="half-cosine fade-in length [m] (iso)")
-    pp.add_argument("--height", type=float, default=None, help="bump height [m] (bump 0.02, sine-bump 0.05)")
-    pp.add_argument("--start", type=float, default=5.0, help="bump/ramp start position x [m]")
-    pp.add_argument("--slope", type=float, default=0.05, help="ramp slope (rise/run) (ramp)")
+    pp.add_argument("--fade-in", type=nonnegative_float, default=0.0, help="half-cosine fade-in length [m] (iso)")
+    pp.add_argument("--height", type=finite_float, default=None, help="bump height [m] (bump 0.02, sine-bump 0.05)")
+    pp.add_argument("--start", type=finite_float, default=5.0, help="bump/ramp start position x [m]")
+    pp.add_argument("--slope", type=finite_float, default=0.05, help="ramp slope (rise/run) (ramp)")
     pp.add_argument("--direction", default="up", choices=["up", "down"], help="ramp direction")
-    pp.add_argument("--z0", type=float, default=0.0, help="height of a flat road [m]")
+    pp.add_argument("--z0", type=finite_float, default=0.0, help="height of a flat road [m]")
     pp.add_argument("--file", default=None, help="CSV with columns x,z or x,z_left,z_right (csv)")
-    pp.add_argument("--track-width", type=float, default=None,
+    pp.add_argument("--track-width", type=positive_float, default=None,
                     help="lateral distance between the left and right tracks [m] (default 1.6)")
     pp.add_argument("--psd", action="store_true",
                     help="also plot the PSD against the ISO 8608 classes (always on for iso)")
@@ -94,12 +95,12 @@ def _spec(args) -> dict:
 
 
 def _plot(args) -> int:
+    from .io.files import writable_dir
     from .io.plot import plot_road
     from .vehicle import road as R
 
-    road = R.from_spec(_spec(args))
-    out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
+    road = R.from_spec(_spec(args))  # a bad spec leaves no folder behind
+    out = writable_dir(args.out)  # before the files are written
     csv_path = road.to_csv(out / "road.csv")
     png_path = plot_road(road, out / "road.png", psd=True if args.psd else None)
     rms = [float(v) for v in road.z.std(axis=1)]

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import importlib
-from pathlib import Path
+from .io.files import writable_dir
 
 #: study name -> (module, function, what it reproduces)
 STUDIES = {
@@ -38,8 +38,17 @@ def cmd_study(args) -> int:
         if exc.name == mod_name:
             raise RtmbsError(f"study '{args.name}' is not available in this version") from None
         raise
-    out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
-    getattr(mod, fn_name)(out, quick=args.quick)
+    out = writable_dir(args.out)  # before the work
+    before = {p: p.stat().st_mtime_ns for p in out.rglob("*") if p.is_file()}
+    try:
+        getattr(mod, fn_name)(out, quick=args.quick)
+    except KeyboardInterrupt:  # Ctrl-C / SIGTERM: name what the study wrote before it
+        import sys
+
+        done = sorted(str(p) for p in out.rglob("*")
+                      if p.is_file() and before.get(p) != p.stat().st_mtime_ns)
+        listing = ", ".join(done) if done else "nothing yet"
+        print(f"rtmbs: study '{args.name}' interrupted; written so far: {listing}", file=sys.stderr)
+        return 130
     print(f"report written to {out / 'report.md'}")
     return 0

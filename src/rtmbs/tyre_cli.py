@@ -89,16 +89,16 @@ def read_inputs(path) -> tuple[list[str], dict[str, np.ndarray]]:
 
 
 def _eval(args) -> int:
+    from .io.files import writable_file
     from .vehicle.tyre import evaluate, load_tir
 
     props = load_tir(args.file)
     _, cols = read_inputs(args.inputs)
+    out = writable_file(args.out)  # before the work; bad inputs leave no folder behind
     res = evaluate(props, *(cols[c] for c in INPUT_COLUMNS))
     names = dict(OUTPUT_COLUMNS)
     if args.extra:
         names.update(EXTRA_COLUMNS)
-    out = Path(args.out)
-    out.parent.mkdir(parents=True, exist_ok=True)
     with out.open("w", newline="") as fh:
         w = csv.writer(fh)
         w.writerow(list(INPUT_COLUMNS) + list(names))
@@ -109,13 +109,21 @@ def _eval(args) -> int:
     return 0
 
 
-def _floats(text: str, what: str) -> list[float]:
+def _floats(text: str, what: str, positive: bool = False) -> list[float]:
+    """A comma-separated list of finite numbers (> 0 with ``positive``), or an error naming
+    the option ``--what``."""
+    import math
+
     from .errors import RtmbsError
 
+    kind = "finite numbers > 0" if positive else "finite numbers"
     try:
-        return [float(x) for x in text.split(",") if x.strip()]
+        values = [float(x) for x in text.split(",") if x.strip()]
     except ValueError:
-        raise RtmbsError(f"--{what}: {text!r} is not a comma-separated list of numbers") from None
+        values = []
+    if not values or not all(math.isfinite(v) and (v > 0 or not positive) for v in values):
+        raise RtmbsError(f"--{what}: {text!r} is not a comma-separated list of {kind}")
+    return values
 
 
 def _curves(args) -> int:
@@ -124,13 +132,13 @@ def _curves(args) -> int:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
+    from .io.files import writable_dir
     from .vehicle.tyre import evaluate, load_tir
 
     props = load_tir(args.file)
-    loads = [f * props["FNOMIN"] for f in _floats(args.loads, "loads")]
+    loads = [f * props["FNOMIN"] for f in _floats(args.loads, "loads", positive=True)]
     cambers = [np.radians(c) for c in _floats(args.cambers_deg, "cambers-deg")]
-    out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
+    out = writable_dir(args.out)  # before the work; bad inputs leave no folder behind
     kap = np.linspace(max(-1.0, props["KPUMIN"]), min(1.0, props["KPUMAX"]), 401)
     alp = np.linspace(max(-0.35, props["ALPMIN"]), min(0.35, props["ALPMAX"]), 401)
     Fz0 = props["FNOMIN"]

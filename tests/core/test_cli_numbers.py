@@ -19,7 +19,7 @@ from rtmbs.solvers.simulate import simulate
     (["run", "double-pendulum", "--save-every", "0"], "--save-every", "0", "a whole number >= 1"),
     (["bench", "double-pendulum", "--steps", "0"], "--steps", "0", "a whole number >= 1"),
     (["bench", "double-pendulum", "--warmup", "-5"], "--warmup", "-5", "a whole number >= 0"),
-    (["realtime", "double-pendulum", "--duration", "0"], "--duration", "0", "a finite number > 0"),
+    (["realtime", "double-pendulum", "--duration=-1"], "--duration", "-1", "a finite number >= 0"),
     (["realtime", "double-pendulum", "--h", "abc"], "--h", "abc", "a finite number > 0"),
 ])
 def test_bad_numbers_are_refused_by_name(argv, flag, value, what, capsys):

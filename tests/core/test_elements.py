@@ -183,7 +183,7 @@ def test_torsion_spring_turns_a_disc_at_its_natural_frequency():
 
 def test_torsion_spring_needs_an_angle_about_marker_i_z():
     m = Model(name="bad")
-    m.add_body("disc", 1.0)
+    m.add_body("disc", 1.0, inertia=(1.0, 1.0, 1.0))
     m.add_marker("ground", "o")
     m.add_marker("disc", "up", orientation={"z_axis": [1, 0, 0], "x_axis": [0, 0, 1]})
     m.add_force("tors", "torsion-spring", marker_i="ground.o", marker_j="disc.up", stiffness=1.0)

@@ -1,6 +1,8 @@
 """Result files of a run: the output folder (checked before the run) and the files written."""
 from __future__ import annotations
 
+import contextlib
+import signal
 import tempfile
 from pathlib import Path
 
@@ -22,6 +24,36 @@ def writable_dir(path) -> Path:
         raise OutputError(f"output folder '{out}': cannot write there "
                           f"({exc.strerror or exc})") from None
     return out
+
+
+def writable_file(path) -> Path:
+    """``path`` as a file this process can create (its folder made if needed), or an
+    :class:`~rtmbs.errors.OutputError` naming it and the cause; checked before the work."""
+    out = Path(path)
+    if out.is_dir():
+        raise OutputError(f"output file '{out}': is a folder, expected a file name")
+    try:
+        writable_dir(out.parent if str(out.parent) else ".")
+    except OutputError as exc:
+        raise OutputError(f"output file '{out}': cannot write its folder ({exc})") from None
+    return out
+
+
+@contextlib.contextmanager
+def signals_held():
+    """Ignore Ctrl-C (SIGINT) and SIGTERM while result files are written, so that they are closed
+    cleanly; the handlers are restored after (a no-op outside the main thread)."""
+    old = {}
+    try:
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            old[sig] = signal.signal(sig, signal.SIG_IGN)
+    except ValueError:  # not the main thread
+        pass
+    try:
+        yield
+    finally:
+        for sig, handler in old.items():
+            signal.signal(sig, handler)
 
 
 def save_result(result, out, mdf: bool = False) -> list[Path]:

@@ -49,6 +49,11 @@ class Orientation(_Strict):
             v = getattr(self, k)
             if v is not None and np.linalg.norm(v) < 1e-12:
                 raise ValueError(f"{k} has zero length")
+        if self.x_axis is not None:
+            z, x = np.array(self.z_axis, float), np.array(self.x_axis, float)
+            if np.linalg.norm(np.cross(z, x)) < 1e-9 * np.linalg.norm(z) * np.linalg.norm(x):
+                raise ValueError(f"x_axis {list(self.x_axis)} is parallel to z_axis "
+                                 f"{list(self.z_axis)}; expected an x_axis across z_axis")
         if self.matrix is not None:
             A = np.array(self.matrix, float)
             if np.abs(A @ A.T - np.eye(3)).max() > 1e-6 or np.linalg.det(A) < 0:
@@ -109,13 +114,14 @@ def _markers(v):
 
 
 class Body(_Strict):
-    """A rigid body. ``inertia`` about the centre of mass in body axes: 3 values (principal),
-    6 values (Ixx, Iyy, Izz, Ixy, Ixz, Iyz) or a 3×3 matrix. ``velocity`` and
+    """A rigid body. ``inertia`` (required, no default) about the centre of mass in body axes:
+    3 values (principal), 6 values (Ixx, Iyy, Izz, Ixy, Ixz, Iyz) or a 3×3 matrix [kg m²],
+    finite, positive definite and obeying the triangle inequality. ``velocity`` and
     ``angular_velocity`` are global."""
 
     name: str
     mass: float
-    inertia: Any = (1.0, 1.0, 1.0)
+    inertia: Any
     position: Vec3 = (0.0, 0.0, 0.0)
     orientation: Orientation | None = None
     velocity: Vec3 = (0.0, 0.0, 0.0)
@@ -137,6 +143,8 @@ class Body(_Strict):
     @classmethod
     def _inertia(cls, v):
         J = inertia_matrix(v)
+        if not np.all(np.isfinite(J)):
+            raise ValueError(f"inertia must be finite, got {np.asarray(v, float).tolist()}")
         w = np.linalg.eigvalsh(J)
         if w.min() <= 0:
             raise ValueError(f"inertia tensor is not positive definite (principal moments {w.tolist()})")
@@ -352,6 +360,13 @@ class Force(_Strict):
                 raise ValueError(f"{key} must be finite, got {value}")
             if value is not None and np.any(a < 0):
                 raise ValueError(f"{key} must be >= 0, got {value}")
+        for key in ("rotational_stiffness", "rotational_damping"):
+            if min(getattr(self, key)) < 0:
+                raise ValueError(f"{key} must be >= 0, got {list(getattr(self, key))}")
+        for key in ("exponent", "omega_eps", "follower_half_length"):
+            value = getattr(self, key)
+            if value is not None and not value > 0:
+                raise ValueError(f"{key} must be > 0, got {value}")
         if self.type == "stop" and (self.min_length is None and self.max_length is None):
             raise ValueError("a stop needs min_length and/or max_length")
         if (self.type == "stop" and self.min_length is not None and self.max_length is not None

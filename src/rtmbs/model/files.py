@@ -47,6 +47,9 @@ def model_from_dict(data: dict, source: str = "") -> Model:
         msg = err["msg"].removeprefix("Value error, ")
         if err["type"] == "extra_forbidden":
             msg = f"unknown key '{loc[-1]}'"
+        elif err["type"] == "missing" and loc[-1] == "inertia":
+            msg = ("required key is missing: the inertia about the centre of mass, body axes "
+                   "[kg m²] (3 principal moments, 6 values or a 3×3 matrix); there is no default")
         elif err["type"] == "missing":
             msg = "required key is missing"
         prefix = f"{source}: " if source else ""

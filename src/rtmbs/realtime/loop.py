@@ -29,6 +29,7 @@ What happens then is the deadline policy:
 from __future__ import annotations
 
 import gc
+import math
 import os
 import time
 from dataclasses import dataclass, field
@@ -41,6 +42,7 @@ from ..errors import SolverError, did_you_mean
 from ..protocol import EVAL_PHI, EVAL_PHIQ, MechanicalSystem, State
 from ..result import Result
 from ..solvers.base import Solver, get_solver
+from ..solvers.simulate import RESULT_MEMORY_SHARE, _memory_bytes
 from .iobase import RealtimeIO
 from .stats import save_histogram, save_summary, summary_markdown, timing_summary
 
@@ -92,6 +94,8 @@ class RealtimeReport:
     stopped_early: bool = False
     slip_ns: int = 0
     wall_ns: int = 0
+    #: 1 finished, 0 finished with a warning (e.g. every input packet refused: ``io.problem()``),
+    #: 2 interrupted (Ctrl-C/SIGTERM; the steps done are kept), -1 diverged
     status: int = 1
     message: str = "finished"
     result: Result | None = None
@@ -174,11 +178,20 @@ def run_realtime(
     """
     if policy not in POLICIES:
         raise SolverError(f"unknown deadline policy '{policy}'" + did_you_mean(policy, POLICIES))
-    if not h > 0:
-        raise SolverError(f"step size h must be > 0 s, got {h!r}")
+    if not (isinstance(h, (int, float)) and math.isfinite(h) and h > 0):
+        raise SolverError(f"step size h must be a finite number > 0 s, got {h!r}")
+    if not (isinstance(duration, (int, float)) and math.isfinite(duration) and duration >= 0):
+        raise SolverError(f"duration must be a finite number >= 0 s, got {duration!r}")
+    nsteps = int(round(duration / h))
+    if duration > 0 and nsteps < 1:
+        raise SolverError(f"duration = {duration:g} s is less than one step (h = {h:g} s): "
+                          "nothing to run (duration 0 runs no step on purpose)")
+    width = 17 + (8 * (2 * system.n + system.m + len(system.output_names) + 1) if record else 0)
+    if nsteps * width > RESULT_MEMORY_SHARE * _memory_bytes():
+        raise SolverError(f"{nsteps} steps need {nsteps * width / 2 ** 30:.3g} GiB of records, more "
+                          "than half of this machine's memory: a shorter duration or a longer h")
     slv = _make_solver(system, solver, options)
     state = (state or system.initial_state()).copy()
-    nsteps = int(round(duration / h))
     h_ns = int(round(h * 1e9))
     budget_ns = int(round((budget if budget is not None else h) * 1e9))
     n, m = system.n, system.m
@@ -251,7 +264,7 @@ def run_realtime(
     slip = 0
     status, message = 1, "finished"
     stopped = False
-    k_done = 0
+    k_done = k_rec = 0
     end = 0
 
     sched, old_sched = "default", None
@@ -310,6 +323,7 @@ def run_realtime(
                 if nout and (behind or not publish_outputs):
                     outputs(state.t, q, qd, out_buf)
                 o_arr[k + 1] = out_buf
+            k_rec = k + 1
             fl = 0
             if behind:
                 ncatch += 1
@@ -354,10 +368,10 @@ def run_realtime(
                             step = slv.step
                         else:
                             publish_outputs = True
-        if k_done:
-            wall = max(end, tick + h_ns) - t0
-        else:
-            wall = 0
+    except KeyboardInterrupt:  # Ctrl-C / SIGTERM: keep the steps done so far
+        status = 2
+        message = (f"interrupted after step {k_done} of {nsteps} "
+                   f"(t = {t_start + k_done * h:.6g} s)")
     finally:
         if old_sched is not None:
             os.sched_setscheduler(0, old_sched[0], old_sched[1])
@@ -368,11 +382,16 @@ def run_realtime(
             set_degraded(False)
         if io is not None:
             io.close()
+    wall = max(end, tick + h_ns) - t0 if k_done else 0
+    note = io.problem() if hasattr(io, "problem") else ""
+    if status == 1 and note:  # e.g. every input packet refused as late
+        status = 0
+        message = f"{message} with a warning: {note}"
 
     res = None
     if record:
-        # on divergence the last (bad) state is not kept
-        kr = k_done + 1 if status >= 0 else k_done
+        # on divergence the last (bad) state is not kept; on an interrupt, the recorded ones
+        kr = k_rec + 1 if status != -1 else k_done
         res = Result(
             t=t_arr[:kr].copy(), q=q_arr[:kr].copy(), qd=qd_arr[:kr].copy(),
             lam=lam_arr[:kr].copy(), phi_norm=np.zeros(kr), phid_norm=np.zeros(kr),

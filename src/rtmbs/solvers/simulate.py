@@ -8,7 +8,7 @@ import warnings
 
 import numpy as np
 
-from ..errors import ConstraintDriftWarning, SimulationDiverged, SolverError
+from ..errors import ConstraintDriftWarning, SimulationDiverged, SimulationInterrupted, SolverError
 from ..result import Result
 from ..protocol import EVAL_GAMMA, EVAL_M, EVAL_PHI, EVAL_PHIQ, EVAL_Q, MechanicalSystem, State
 from .base import Solver, get_solver
@@ -96,6 +96,9 @@ def simulate(
     An unstabilised run (the solver's ``stabilize`` is ``"none"``) whose ‖Φ‖ at a saved step
     exceeds ``DRIFT_WARNING`` warns once (``ConstraintDriftWarning``, also in ``meta['warnings']``).
 
+    Ctrl-C (``KeyboardInterrupt``) during the steps raises :class:`SimulationInterrupted` with
+    the results recorded up to there (``meta['status'] = 2``).
+
     With ``accelerations`` the outputs include the system's ``acceleration_names`` (body
     accelerations): for a fixed-step solver from the step's mean acceleration (q̇_{n+1} − q̇_n)/h
     (the acceleration the linearly implicit Euler step used), at t0 from the index-1 equations.
@@ -168,54 +171,61 @@ def simulate(
     t0 = time.perf_counter()
     last_q, last_qd, last_t = state.q.copy(), state.qd.copy(), state.t
     t_start = state.t
-    if compiled_rollout(slv):
-        # the steps in compiled chunks (rtmbs.solvers.rollout), about CHUNK_STEPS at a time
-        chunk = save_every * max(1, CHUNK_STEPS // save_every)
-        i = 0
-        while i < nsteps:
-            k = min(chunk, nsteps - i)
-            r = rollout(slv, state, k, h, outputs=bool(out_names), every=save_every,
-                        time_origin=(t_start, i))
-            for j in range(len(r.t)):
-                state.t, state.q[:], state.qd[:] = r.t[j], r.q[j], r.qd[j]
-                record(k_saved, (r.qd[j] - r.qd_prev[j]) / h if acc_names else None,
-                       lam=r.lam[j], out={nm: v[j] for nm, v in r.outputs.items()})
-                k_saved += 1
-            i += r.nsteps
-            if r.status < 0:
-                status = -1
-                message = (f"simulation diverged at t = {t_start + (i + 1) * h:.6g} s (step {i + 1} "
-                           f"of {nsteps}, solver '{slv.name}', h = {h:g} s); results kept up to "
-                           f"t = {t_start + i * h:.6g} s")
-                break
-            if bar is not None:
-                bar.update(k)
-        last_q[:], last_qd[:], last_t = state.q, state.qd, state.t
-    else:
-        for i in range(1, nsteps + 1):
-            prev_qd[:] = state.qd
-            ok = slv.step(state, h)
-            state.t = t_start + i * h
-            bad = (not ok) or not (
-                math.isfinite(state.q.sum() + state.qd.sum())
-                and np.abs(state.q).max(initial=0.0) < DIVERGENCE_LIMIT
-                and np.abs(state.qd).max(initial=0.0) < DIVERGENCE_LIMIT
-            )
-            if bad:
-                status = -1
-                message = (
-                    f"simulation diverged at t = {state.t:.6g} s (step {i} of {nsteps}, solver "
-                    f"'{slv.name}', h = {h:g} s); results kept up to t = {last_t:.6g} s"
+    interrupted = False
+    try:
+        if compiled_rollout(slv):
+            # the steps in compiled chunks (rtmbs.solvers.rollout), about CHUNK_STEPS at a time
+            chunk = save_every * max(1, CHUNK_STEPS // save_every)
+            i = 0
+            while i < nsteps:
+                k = min(chunk, nsteps - i)
+                r = rollout(slv, state, k, h, outputs=bool(out_names), every=save_every,
+                            time_origin=(t_start, i))
+                for j in range(len(r.t)):
+                    state.t, state.q[:], state.qd[:] = r.t[j], r.q[j], r.qd[j]
+                    record(k_saved, (r.qd[j] - r.qd_prev[j]) / h if acc_names else None,
+                           lam=r.lam[j], out={nm: v[j] for nm, v in r.outputs.items()})
+                    k_saved += 1
+                i += r.nsteps
+                if r.status < 0:
+                    status = -1
+                    message = (f"simulation diverged at t = {t_start + (i + 1) * h:.6g} s (step {i + 1} "
+                               f"of {nsteps}, solver '{slv.name}', h = {h:g} s); results kept up to "
+                               f"t = {t_start + i * h:.6g} s")
+                    break
+                if bar is not None:
+                    bar.update(k)
+            last_q[:], last_qd[:], last_t = state.q, state.qd, state.t
+        else:
+            for i in range(1, nsteps + 1):
+                prev_qd[:] = state.qd
+                ok = slv.step(state, h)
+                state.t = t_start + i * h
+                bad = (not ok) or not (
+                    math.isfinite(state.q.sum() + state.qd.sum())
+                    and np.abs(state.q).max(initial=0.0) < DIVERGENCE_LIMIT
+                    and np.abs(state.qd).max(initial=0.0) < DIVERGENCE_LIMIT
                 )
-                break
-            last_q[:] = state.q
-            last_qd[:] = state.qd
-            last_t = state.t
-            if i % save_every == 0:
-                record(k_saved, (state.qd - prev_qd) / h if acc_names else None)
-                k_saved += 1
-            if bar is not None and i % 1000 == 0:
-                bar.update(1000)
+                if bad:
+                    status = -1
+                    message = (
+                        f"simulation diverged at t = {state.t:.6g} s (step {i} of {nsteps}, solver "
+                        f"'{slv.name}', h = {h:g} s); results kept up to t = {last_t:.6g} s"
+                    )
+                    break
+                last_q[:] = state.q
+                last_qd[:] = state.qd
+                last_t = state.t
+                if i % save_every == 0:
+                    record(k_saved, (state.qd - prev_qd) / h if acc_names else None)
+                    k_saved += 1
+                if bar is not None and i % 1000 == 0:
+                    bar.update(1000)
+    except KeyboardInterrupt:  # Ctrl-C / SIGTERM: keep the rows recorded so far
+        interrupted = True
+        status = 2
+        message = (f"interrupted after t = {t_arr[k_saved - 1]:.6g} s of {t_end:g} s; results "
+                   f"kept up to there")
     wall = time.perf_counter() - t0
     if bar is not None:
         bar.close()
@@ -235,6 +245,8 @@ def simulate(
         warnings.warn(drift, ConstraintDriftWarning, stacklevel=2)
     if status < 0 and raise_on_divergence:
         raise SimulationDiverged(message, t=last_t, q=last_q, qd=last_qd, result=res)
+    if interrupted:
+        raise SimulationInterrupted(message, t=float(res.t[-1]), result=res)
     return res
 
 

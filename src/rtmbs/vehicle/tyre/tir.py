@@ -56,6 +56,13 @@ SECTION_OF: dict[str, str] = {n: sec for sec, names in _SECTIONS for n in names.
 REQUIRED = ("LONGVL", "UNLOADED_RADIUS", "FNOMIN", "VERTICAL_STIFFNESS",
             "PCX1", "PDX1", "PKX1", "PCY1", "PDY1", "PKY1", "PKY2", "QBZ1", "QCZ1", "QDZ1")
 
+#: Coefficients that are > 0 in any physical tyre, with what 0 (or less) would do (issue 13).
+MUST_BE_POSITIVE = {
+    "VXLOW": "the speed scale of the low-speed slip damping; 0 gives NaN forces at standstill",
+    "PCX1": "the shape factor of Fx; 0 removes all longitudinal force",
+    "PCY1": "the shape factor of Fy; 0 removes all lateral force",
+}
+
 #: Defaults of the optional keywords. Scaling factors are 1 (MF standard); PKY4 = 2 is the
 #: fixed value of MF 5.2, which has no PKY4; BREFF, DREFF, FREFF, Q_RE0 and VXLOW are the
 #: MF-Tyre defaults; range limits default to "no limit"; every other coefficient (shifts,
@@ -289,6 +296,12 @@ def properties_from_tir(tir: TirFile) -> TyreProperties:
     for key in ("UNLOADED_RADIUS", "FNOMIN", "VERTICAL_STIFFNESS", "LONGVL", "NOMPRES", "LFZO"):
         if not p[mfk.PARAM_NAMES.index(key)] > 0.0:
             raise ModelError(where(key), f"value {p[mfk.PARAM_NAMES.index(key)]:g} must be > 0")
+    for key, why in MUST_BE_POSITIVE.items():
+        value = p[mfk.PARAM_NAMES.index(key)]
+        if not value > 0.0:
+            e = tir.find(key, SECTION_OF[key])
+            raise ModelError(f"{name}:{e.line} [{e.section}] {key}" if e else where(key),
+                             f"value {value:g} must be > 0 ({why})")
     for key in UNSUPPORTED_IF_NOT_ONE:
         e = tir.find(key, "SCALING_COEFFICIENTS")
         if e is not None and _number(tir, e) != 1.0:
