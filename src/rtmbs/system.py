@@ -431,7 +431,10 @@ class CartesianSystem(MechanicalSystem):
 
     # -- protocol --------------------------------------------------------------------------------
     def evaluate(self, t, q, qd, ws: Workspace, what: int) -> None:
-        evaluate_cartesian(what, float(t), q, qd, self._ibuf, self._ilay, self._fbuf, self._flay,
+        # contiguous q, q̇ (no copy when they are): one compiled specialisation, not one per layout
+        q = np.ascontiguousarray(q, dtype=np.float64)
+        qd = np.ascontiguousarray(qd, dtype=np.float64)
+        evaluate_cartesian(int(what), float(t), q, qd, self._ibuf, self._ilay, self._fbuf, self._flay,
                            self._sbuf, self._slay, ws.buf, self.n, self.m)
 
     def kernel_buffers(self) -> tuple:
