@@ -26,6 +26,7 @@ from .kernels.elements.tyre import TYRE_FILES  # noqa: F401  (property files shi
 BUSHING_OUTPUTS = BY_NAME["bushing"].outputs
 #: per-body acceleration outputs (CartesianSystem.acceleration_outputs)
 ACCELERATION_OUTPUTS = ("ax", "ay", "az", "wdx", "wdy", "wdz")
+from .model.expression import compile_expression
 from .model.description import JOINT_EQUATIONS, Input, Model
 from .model.registry import joint_primitives
 from .model.rotation import quaternion_from_matrix, zxz_from_matrix
@@ -39,7 +40,7 @@ _PRIM_CODE = {"point": kc.PRIM_SPH, "perp": kc.PRIM_DOT1, "offset": kc.PRIM_DOT2
               "angle": kc.PRIM_ROTDRV}
 _FUN_CODE = {"constant": kf.FUN_CONST, "step": kf.FUN_STEP, "ramp": kf.FUN_RAMP,
              "trapezoid": kf.FUN_TRAPEZOID, "sine": kf.FUN_SINE, "table": kf.FUN_TABLE,
-             "channel": kf.FUN_CHANNEL}
+             "expr": kf.FUN_EXPR, "channel": kf.FUN_CHANNEL}
 _EX, _EY, _EZ = np.eye(3)
 
 
@@ -89,6 +90,9 @@ class _Builder:
             par = [inp.t0, inp.rise, inp.hold, inp.fall, inp.amplitude, inp.offset]
         elif inp.type == "sine":
             par = [inp.amplitude, 2 * np.pi * inp.frequency_hz, inp.phase, inp.offset, inp.t0]
+        elif inp.type == "expr":  # the program, stored as a table (rtmbs.kernels.functions)
+            par = []
+            tab = self.table(*compile_expression(inp.expr))
         else:
             par = []
             tab = self.table(inp.t, inp.values)
@@ -427,7 +431,10 @@ class CartesianSystem(MechanicalSystem):
 
     # -- protocol --------------------------------------------------------------------------------
     def evaluate(self, t, q, qd, ws: Workspace, what: int) -> None:
-        evaluate_cartesian(what, float(t), q, qd, self._ibuf, self._ilay, self._fbuf, self._flay,
+        # contiguous q, q̇ (no copy when they are): one compiled specialisation, not one per layout
+        q = np.ascontiguousarray(q, dtype=np.float64)
+        qd = np.ascontiguousarray(qd, dtype=np.float64)
+        evaluate_cartesian(int(what), float(t), q, qd, self._ibuf, self._ilay, self._fbuf, self._flay,
                            self._sbuf, self._slay, ws.buf, self.n, self.m)
 
     def kernel_buffers(self) -> tuple:

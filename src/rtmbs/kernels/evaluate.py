@@ -1,6 +1,7 @@
 """The single compiled entry point of a Cartesian body model: fills M, Q, Φ, Φq, Φt, γ, Jq, Jq̇."""
 from __future__ import annotations
 
+import numpy as np
 from numba import njit
 
 from .cartesian import (_JAC, _JACS, _M, _PHI, _PHIQ, _GAMMA, _Q, body_kinematics,
@@ -234,7 +235,7 @@ def cartesian_outputs(t, q, qd, ibuf, ilay, fbuf, flay, sbuf, slay, wbuf, n, m, 
     """The named outputs at (t, q, q̇): one evaluation of the forces (which fills the
     kinematics and the element outputs of the data), then ``out[k]`` from the source
     ``omap[k] = (OUT_*, row, col)``."""
-    evaluate_cartesian(_Q, t, q, qd, ibuf, ilay, fbuf, flay, sbuf, slay, wbuf, n, m)
+    evaluate_cartesian(np.int64(_Q), t, q, qd, ibuf, ilay, fbuf, flay, sbuf, slay, wbuf, n, m)
     d = data_buffers(sbuf, slay)
     for k in range(omap.shape[0]):
         src, i, j = omap[k, 0], omap[k, 1], omap[k, 2]

@@ -12,6 +12,7 @@ from typing import Any, Literal, Union
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from .expression import compile_expression
 from .registry import FORCE_TYPES, JOINT_EQUATIONS, STIFF_BY_DEFAULT
 
 Vec3 = tuple[float, float, float]
@@ -180,10 +181,12 @@ class Input(_Strict):
     """A function of time. ``type``: constant (value), step (t0, t1, from, to: smooth cubic),
     ramp (t0, slope, offset), trapezoid (t0, rise, hold, fall, amplitude, offset),
     sine (amplitude, frequency_hz, phase, offset, t0), table (t, values; linear),
-    channel (value: initial; set at run time by name)."""
+    expr (an expression of t, e.g. ``0.05*sin(2*pi*1.5*t)``; see rtmbs.model.expression; a mapping
+    with ``expr`` and no ``type`` is an expression), channel (value: initial; set at run time by
+    name)."""
 
     name: str = ""
-    type: Literal["constant", "step", "ramp", "trapezoid", "sine", "table", "channel"]
+    type: Literal["constant", "step", "ramp", "trapezoid", "sine", "table", "expr", "channel"]
     value: float = 0.0
     t0: float = 0.0
     t1: float = 1.0
@@ -199,10 +202,24 @@ class Input(_Strict):
     phase: float = 0.0
     t: list[float] | None = None
     values: list[float] | None = None
+    expr: str | None = None
     model_config = ConfigDict(extra="forbid", populate_by_name=True)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _expression_type(cls, data):
+        if isinstance(data, dict) and "expr" in data and "type" not in data:
+            return {**data, "type": "expr"}
+        return data
 
     @model_validator(mode="after")
     def _check(self):
+        if self.type == "expr":
+            if self.expr is None:
+                raise ValueError("expr input needs 'expr', an expression of t")
+            compile_expression(self.expr)  # ExpressionError (a ValueError) names the problem
+        elif self.expr is not None:
+            raise ValueError(f"'expr' is only read by inputs of type expr, not {self.type}")
         if self.type == "step" and not self.t1 > self.t0:
             raise ValueError(f"step needs t1 > t0 (t0 = {self.t0}, t1 = {self.t1})")
         if self.type == "table":

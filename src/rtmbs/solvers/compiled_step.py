@@ -110,7 +110,7 @@ def li_euler_step(ibuf, ilay, fbuf, flay, sbuf, slay, w0, w1, kib, kfb, kidx, ve
             if implicit or k > 0:  # Φ at the (corrected) new positions
                 for i in range(n):
                     qp[i] = q[i] + dq[i]
-                evaluate_cartesian(_PHI, t + h, qp, qd, ibuf, ilay, fbuf, flay, sbuf, slay, w1, n, m)
+                evaluate_cartesian(np.int64(_PHI), t + h, qp, qd, ibuf, ilay, fbuf, flay, sbuf, slay, w1, n, m)
             for i in range(n):
                 prhs[i] = 0.0
             for i in range(m):

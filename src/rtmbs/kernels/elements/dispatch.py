@@ -23,7 +23,7 @@ F_TYRE = 7
 F_TORSION_SPRING = 8
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, fastmath={"contract"})
 def element_kernel(ty, k, bi, bj, with_jac, fv, par, frc_rot, frc_tab, funs, kin_A, kin_w, fjac, arm_i, sgj, tmp, S, Dd, Ddd, X, tyre_par, road_buf, tyre_x, outs, mf):
     """Force, couple and Jacobians of element k of type ``ty`` (see rtmbs.kernels.elements.base)."""
     if ty == 0:

@@ -29,7 +29,7 @@ def source() -> str:
         lines.append(f"from .{m} import kernel as _{m}")
     lines += ["", "# numeric codes of the force element types (their index in the registry)"]
     lines += [f"{_const(name)} = {code}" for code, name in enumerate(FORCE_TYPES)]
-    lines += ["", "", '@njit(cache=True, inline="always")', f"def element_kernel(ty, {ARGS}):",
+    lines += ["", "", '@njit(cache=True, fastmath={"contract"})', f"def element_kernel(ty, {ARGS}):",
               '    """Force, couple and Jacobians of element k of type ``ty`` (see rtmbs.kernels.elements.base)."""']
     for code, name in enumerate(FORCE_TYPES):
         lines.append(f"    {'if' if code == 0 else 'elif'} ty == {code}:")
