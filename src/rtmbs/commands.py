@@ -163,16 +163,17 @@ def cmd_run(args) -> int:
     s = res.summary(wall)
     if args.out:
         out = Path(args.out)
-        files = save_result(res, out, args.mdf)
-        (out / "summary.json").write_text(json.dumps(s, indent=1))
+        files = save_result(res, out, args.mdf, system=system)
+        files.append(out / "summary.json")
         s["files"] = [str(f) for f in files]
+        files[-1].write_text(json.dumps(s, indent=1))
     if args.json:
         print(json.dumps(s))
     else:
         print(f"{s['model']}: {s['steps']} steps of {s['solver']} (h = {s['h']:g} s) to t = {s['t_end']:g} s "
-              f"in {wall:.2f} s; max ‖Φ‖ = {s['max_constraint_norm']:.3g}")
+              f"in {s['wall_s']:.2f} s; max ‖Φ‖ = {s['max_constraint_norm']:.3g}")
         if args.out:
-            print(f"results written to {args.out}/ (result.h5, result.csv, summary.json)")
+            print(f"results written to {args.out}/ ({', '.join(Path(f).name for f in s['files'])})")
     return code
 
 
