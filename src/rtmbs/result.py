@@ -58,7 +58,7 @@ class Result:
         ``wall_s`` has one meaning: the wall-clock seconds of the integration as the solver
         measured it (``meta['wall_s']``: the steps and their recording, without building the
         model, compiling or writing files); the argument is used only for a result without it."""
-        wall_s = float(self.meta.get("wall_s", wall_s if wall_s is not None else float("nan")))
+        wall_s = self.meta.get("wall_s", wall_s)
         return {
             "model": self.meta.get("model"), "solver": self.meta.get("solver"),
             "h": self.meta.get("h"), "steps": int(self.meta.get("steps", len(self.t) - 1)),
@@ -149,9 +149,10 @@ class Result:
             for k, v in self.outputs.items():
                 g.create_dataset(k, data=v).attrs["unit"] = units.get(k, "")
             f.attrs["coordinate_names"] = json.dumps(self.coordinate_names)
-            f.attrs["units"] = json.dumps(units)
             f.attrs["meta"] = json.dumps(meta, default=str)
-            if "geometry" in self.meta:  # a dataset: attributes are limited to 64 kB
+            # JSON strings as datasets: attributes are limited to 64 kB
+            f.create_dataset("units", data=json.dumps(units))
+            if "geometry" in self.meta:
                 f.create_dataset("geometry", data=json.dumps(self.meta["geometry"]))
         return path
 
@@ -166,11 +167,10 @@ class Result:
             outputs = {k: f["outputs"][k][()] for k in f["outputs"]}
             names = json.loads(f.attrs["coordinate_names"])
             meta = json.loads(f.attrs["meta"])
-            if "units" in f.attrs:
-                meta["units"] = json.loads(f.attrs["units"])
-            if "geometry" in f:
-                raw = f["geometry"][()]
-                meta["geometry"] = json.loads(raw.decode() if isinstance(raw, bytes) else raw)
+            for key in ("units", "geometry"):
+                if key in f:
+                    raw = f[key][()]
+                    meta[key] = json.loads(raw.decode() if isinstance(raw, bytes) else raw)
         return cls(**arrays, outputs=outputs, coordinate_names=names, meta=meta)
 
     @classmethod

@@ -110,7 +110,7 @@ def test_hdf5_attributes_carry_units(run):
         q_units = json.loads(f["q"].attrs["units"])
         assert q_units[names.index("link.x")] == "m" and q_units[names.index("link.e0")] == "1"
         assert json.loads(f["lam"].attrs["units"]) == multiplier_units(system)
-        every = json.loads(f.attrs["units"])
+        every = json.loads(f["units"][()])
         assert every == {**system_units(system), "phi_norm": "", "phid_norm": ""}
 
 
@@ -136,6 +136,8 @@ def test_plot_axis_labels_carry_units(run, monkeypatch):
     labels = [ax.get_ylabel() for ax in figs[0].axes]
     assert labels == ["link.z [m]", "twist.force [N m]", "q:link.e0 [1]"]
     assert figs[0].axes[-1].get_xlabel() == "t [s]"
+    plot.compare_plot({"a": res, "b": res}, "twist.force", "unused.png")
+    assert [ax.get_ylabel() for ax in figs[1].axes] == ["twist.force [N m]", "difference [N m]"]
 
 
 def test_run_lists_every_file_and_reports_one_wall_time(tmp_path, capsys):

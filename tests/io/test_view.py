@@ -1,6 +1,7 @@
-"""``rtmbs view`` in a real headless browser (Debian's Chromium): the page of a multilink run over
+"""``rtmbs view``: in a real headless browser (Debian's Chromium), the page of a multilink run over
 a bump loads without script errors, and screenshots at two times show the wheel (drawn magenta)
-moving by what the result says, in a side view with equal scales."""
+moving by what the result says, in a side view with equal scales; the shapes and rotations it
+draws; its errors."""
 from __future__ import annotations
 
 import json
@@ -12,10 +13,11 @@ import numpy as np
 import pytest
 
 from rtmbs.cli import main
+from rtmbs.errors import RtmbsError
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="Chromium is not installed (apt-get install "
-                                "chromium; .ci/run installs it)")
+browser = pytest.mark.skipif(CHROMIUM is None, reason="Chromium is not installed (apt-get install "
+                             "chromium; .ci/run installs it)")
 
 SPEED = 5.0      # m/s
 BUMP = 0.05      # m, square bump 2 m long starting 0.6 m ahead of the wheel centre
@@ -61,6 +63,7 @@ def _console_errors(stderr: str) -> list[str]:
     return [ln for ln in lines if re.search(r"Uncaught|\bError\b|TypeError|ReferenceError", ln)]
 
 
+@browser
 def test_page_is_self_contained_and_loads_without_errors(bump_run, tmp_path):
     res, page = bump_run
     html = page.read_text()
@@ -87,6 +90,7 @@ def _wheel_centroid(png):
     return xs.mean(), ys.mean()
 
 
+@browser
 def test_wheel_moves_over_the_bump_on_screen(bump_run, tmp_path):
     res, page = bump_run
     x, z = res.outputs["rim.x"], res.outputs["rim.z"]
@@ -104,3 +108,78 @@ def test_wheel_moves_over_the_bump_on_screen(bump_run, tmp_path):
     scale = abs(u1 - u0) / dx       # px per m along x (side view from the left, orthographic)
     assert scale > 50               # it moved forward, right on the screen
     assert (v0 - v1) / scale == pytest.approx(dz, rel=0.15, abs=0.003)  # and up by the rise
+
+
+def test_equivalent_box_of_a_uniform_box():
+    from rtmbs.io.meta import equivalent_box
+    from rtmbs.io.view import _box
+
+    m, a, b, c = 12.0, 1.0, 2.0, 3.0
+    inertia = m / 12 * np.diag([b * b + c * c, a * a + c * c, a * a + b * b])
+    v, faces = _box(*equivalent_box(m, inertia))
+    np.testing.assert_allclose(np.ptp(v, axis=0), [a, b, c], rtol=1e-12)
+    assert faces.shape == (12, 3) and set(faces.ravel()) == set(range(8))
+    # each triangle's normal points away from the centre: a closed box
+    for f in faces:
+        p0, p1, p2 = v[f]
+        assert np.dot(np.cross(p1 - p0, p2 - p0), p0 + p1 + p2) > 0
+
+
+def test_tyre_cylinder_has_the_radius_and_width():
+    from rtmbs.io.view import _cylinder
+
+    centre, axis = np.array([0.1, 0.8, 0.38]), np.array([0.0, 1.0, 0.0])
+    v, faces = _cylinder(centre, axis, 0.31, 0.2)
+    d = v - centre
+    np.testing.assert_allclose(np.ptp(d @ axis), 0.2, rtol=1e-12)
+    radial = np.linalg.norm(d - np.outer(d @ axis, axis), axis=1)
+    np.testing.assert_allclose(radial.max(), 0.31, rtol=1e-12)
+    assert set(faces.ravel()) == set(range(len(v)))
+
+
+def test_rotation_matches_the_model_conventions():
+    from rtmbs.io.view import rotation
+    from rtmbs.model.rotation import matrix_from_quaternion, matrix_from_zxz
+
+    rng = np.random.default_rng(3)
+    for _ in range(5):
+        p = rng.normal(size=4)
+        p /= np.linalg.norm(p)
+        np.testing.assert_allclose(rotation(0, p), matrix_from_quaternion(p), atol=1e-14)
+        a = rng.uniform(-3, 3, size=3)
+        np.testing.assert_allclose(rotation(1, a), matrix_from_zxz(a), atol=1e-14)
+
+
+def _plain_result():
+    from rtmbs.result import Result
+
+    t = np.linspace(0.0, 1.0, 11)
+    q = np.zeros((11, 7))
+    q[:, 3] = 1.0
+    return Result(t=t, q=q, qd=q * 0, lam=np.zeros((11, 0)), phi_norm=t * 0, phid_norm=t * 0,
+                  outputs={"box.z": t}, coordinate_names=[f"box.{c}" for c in
+                                                          ("x", "y", "z", "e0", "e1", "e2", "e3")],
+                  meta={"model": "plain", "solver": "none", "h": 0.1})
+
+
+def test_view_errors_name_the_cause(tmp_path, capsys):
+    from rtmbs.io.view import write_view
+
+    res = _plain_result()
+    res.save_hdf5(tmp_path / "r.h5")
+    assert main(["view", str(tmp_path / "r.h5")]) == 1
+    err = capsys.readouterr().err
+    assert "rtmbs: error: result of model 'plain' holds no geometry" in err and "--model" in err
+    assert main(["view", str(tmp_path / "missing")]) == 1
+    assert f"result '{tmp_path / 'missing'}': no such file or folder" in capsys.readouterr().err
+    res.meta["geometry"] = {"model": "plain", "points": {}, "joints": [], "forces": [], "road": None,
+                            "bodies": [{"name": "box", "qadr": 0, "rtype": 0, "shape": "box",
+                                        "size": [1, 1, 1], "axes": np.eye(3).tolist()}]}
+    with pytest.raises(RtmbsError, match=r"view: --highlight: no body 'bx' \(did you mean 'box'"):
+        write_view(res, tmp_path / "v.html", highlight="bx")
+    with pytest.raises(RtmbsError, match="unknown signal 'box.zz'"):
+        write_view(res, tmp_path / "v.html", signals=["box.zz"])
+    (tmp_path / "afile").write_text("")
+    with pytest.raises(RtmbsError, match="view page '.*afile/v.html': cannot write it"):
+        write_view(res, tmp_path / "afile" / "v.html")
+    assert write_view(res, tmp_path / "v.html").stat().st_size > 1e6  # plotly.js inside

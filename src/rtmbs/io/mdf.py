@@ -26,9 +26,10 @@ def save_mdf(result, path, units: dict[str, str] | None = None, comment: str | N
     from asammdf import MDF, Signal
 
     known = result.units()
-    units = dict(units or {})
+    given = result.meta.get("units") or {}  # bare coordinate names, as older results wrote them
     t = np.asarray(result.t, dtype=float)
     names = result.coordinate_names or [f"q{i}" for i in range(result.q.shape[1])]
+    units = {**{k: v for k, v in given.items() if k in names}, **(units or {})}
     signals = []
 
     def add(name, samples, unit="", comment=""):

@@ -12,12 +12,13 @@ or from the model passed in.
 """
 from __future__ import annotations
 
+import html
 import json
 from pathlib import Path
 
 import numpy as np
 
-from ..errors import RtmbsError
+from ..errors import OutputError, RtmbsError
 from ..units import label, unit_in
 
 #: most frames in a page (evenly spaced samples of the result)
@@ -57,7 +58,17 @@ def _box(size, axes):
     v = corners @ np.asarray(axes).T
     f = [(0, 1, 3), (0, 3, 2), (4, 6, 7), (4, 7, 5), (0, 4, 5), (0, 5, 1), (2, 3, 7), (2, 7, 6),
          (0, 2, 6), (0, 6, 4), (1, 5, 7), (1, 7, 3)]
-    return v, np.array(f)
+    return v, _outward(v, np.array(f), np.zeros(3))
+
+
+def _outward(v, f, centre):
+    """Triangles ``f`` ordered so that their normals point away from ``centre`` (convex shapes):
+    the lighting then shades the outside."""
+    p0, p1, p2 = v[f[:, 0]], v[f[:, 1]], v[f[:, 2]]
+    inward = np.einsum("ij,ij->i", np.cross(p1 - p0, p2 - p0), p0 + p1 + p2 - 3 * centre) < 0
+    f = f.copy()
+    f[inward, 1], f[inward, 2] = f[inward, 2], f[inward, 1].copy()
+    return f
 
 
 def _cylinder(centre, axis, radius, width, n=CYLINDER_SEGMENTS):
@@ -75,7 +86,7 @@ def _cylinder(centre, axis, radius, width, n=CYLINDER_SEGMENTS):
     for k in range(n):
         k1 = (k + 1) % n
         f += [(k, k1, n + k1), (k, n + k1, n + k), (2 * n, k1, k), (2 * n + 1, n + k, n + k1)]
-    return v, np.array(f)
+    return v, _outward(v, np.array(f), c)
 
 
 _BOX_EDGES = ((0, 1), (1, 3), (3, 2), (2, 0), (4, 5), (5, 7), (7, 6), (6, 4), (0, 4), (1, 5),
@@ -278,7 +289,7 @@ def signals_figure(result, signals):
         try:
             y = np.asarray(result.signal(name), float)
         except KeyError as exc:
-            raise RtmbsError(exc.args[0]) from None
+            raise RtmbsError(f"view: --signal: {exc.args[0]}") from None
         fig.add_trace(go.Scatter(x=np.round(result.t, 6), y=y, mode="lines", name=name,
                                  line=dict(width=1.2)), row=r, col=1)
         fig.update_yaxes(title_text=label(name, unit_in(result, name)), row=r, col=1)
@@ -307,7 +318,7 @@ window.addEventListener("unhandledrejection", e => window.__rtmbsErrors.push(Str
 <script>
 (function () {
 const SCENE = __SCENE__, SIGNALS = __SIGNALS__, BODIES = __BODIES__;
-const HIGHLIGHT = "__HIGHLIGHT__", ORTHO_ZOOM = 3.5, CAMERAS = {
+const HIGHLIGHT = __HIGHLIGHT__, ORTHO_ZOOM = 3.5, CAMERAS = {
   iso: {eye: {x: 0.85, y: -1.0, z: 0.55}, up: {x: 0, y: 0, z: 1}, projection: {type: "perspective"}},
   side: {eye: {x: 0, y: 1.1, z: 0}, up: {x: 0, y: 0, z: 1}, projection: {type: "orthographic"}},
   top: {eye: {x: 0, y: 0, z: 1.1}, up: {x: 1, y: 0, z: 0}, projection: {type: "orthographic"}}};
@@ -334,7 +345,7 @@ if (hl) {
   const fc = SCENE.data[0].facecolor, owner = BODIES.owner;
   const k = BODIES.names.indexOf(hl);
   if (k < 0) window.__rtmbsErrors.push("highlight: no body '" + hl + "'");
-  for (let f = 0; f < fc.length; f++) if (owner[f] === k) fc[f] = "__HL_COLOUR__";
+  for (let f = 0; f < fc.length; f++) if (owner[f] === k) fc[f] = __HL_COLOUR__;
 }
 Plotly.newPlot(sg, SIGNALS.data, SIGNALS.layout, {responsive: true, displaylogo: false})
 .then(() => Plotly.newPlot(gd, SCENE.data, SCENE.layout, {responsive: true, displaylogo: false}))
@@ -373,7 +384,7 @@ def write_view(result, out_html, signals=None, model=None, highlight: str | None
     from plotly.utils import PlotlyJSONEncoder
 
     if int(max_frames) < 2:
-        raise RtmbsError(f"view: max_frames = {max_frames}, expected at least 2")
+        raise RtmbsError(f"view: --frames {max_frames}: expected at least 2 frames")
     if len(result.t) < 1:
         raise RtmbsError("view: the result has no samples")
     geo = _geometry(result, model)
@@ -394,16 +405,19 @@ def write_view(result, out_html, signals=None, model=None, highlight: str | None
     def js(obj):
         return json.dumps(obj, cls=PlotlyJSONEncoder).replace("</", "<\\/")
 
-    page = (_PAGE.replace("__PLOTLYJS__", get_plotlyjs())
-            .replace("__SCENE__", js(fig.to_plotly_json()))
+    page = (_PAGE.replace("__SCENE__", js(fig.to_plotly_json()))
             .replace("__SIGNALS__", js(sig.to_plotly_json()))
             .replace("__BODIES__", js({"names": names, "owner": owner}))
-            .replace("__HIGHLIGHT__", highlight or "")
-            .replace("__HL_COLOUR__", HIGHLIGHT)
-            .replace("__TITLE__", str(geo.get("model") or meta.get("model", "")))
-            .replace("__INFO__", info))
+            .replace("__HIGHLIGHT__", js(highlight or ""))
+            .replace("__HL_COLOUR__", js(HIGHLIGHT))
+            .replace("__TITLE__", html.escape(str(geo.get("model") or meta.get("model", ""))))
+            .replace("__INFO__", html.escape(info)))
+    head, tail = page.split("__PLOTLYJS__")  # last: nothing is replaced inside plotly.js
     out = Path(out_html)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(page, encoding="utf-8")
+    try:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text(head + get_plotlyjs() + tail, encoding="utf-8")
+    except OSError as exc:
+        raise OutputError(f"view page '{out}': cannot write it ({exc.strerror or exc})") from None
     return out
 
