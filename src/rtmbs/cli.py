@@ -21,6 +21,7 @@ _PLUGINS = (
     "rtmbs.road_cli",          # road
     "rtmbs.studies_cli",       # study ...
     "rtmbs.realtime_cli",      # realtime, export-fmu
+    "rtmbs.view_cli",          # view
 )
 
 

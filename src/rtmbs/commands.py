@@ -142,15 +142,17 @@ def check_steps(t_end: float, h: float, what: str = "--t-end") -> int:
     return nsteps
 
 
-def _save_run(res, args, s) -> list[str]:
+def _save_run(res, args, s, system=None) -> list[str]:
     """Write the results of ``rtmbs run`` (also of an interrupted or diverged one) with Ctrl-C
-    held off, so that the files are closed cleanly; returns their paths."""
+    held off, so that the files are closed cleanly; returns their paths (also in ``s["files"]``,
+    the summary written last)."""
     out = Path(args.out)
     with signals_held():
-        files = save_result(res, out, args.mdf)
-        (out / "summary.json").write_text(json.dumps(json_safe(s), indent=1, allow_nan=False))
+        files = save_result(res, out, args.mdf, system=system)
         files.append(out / "summary.json")
-    return [str(f) for f in files]
+        s["files"] = [str(f) for f in files]
+        (out / "summary.json").write_text(json.dumps(json_safe(s), indent=1, allow_nan=False))
+    return s["files"]
 
 
 def cmd_run(args) -> int:
@@ -186,7 +188,7 @@ def cmd_run(args) -> int:
     wall = time.perf_counter() - t0
     s = res.summary(wall)
     if args.out:
-        s["files"] = _save_run(res, args, s)
+        s["files"] = _save_run(res, args, s, system)
     if failure:  # the results are kept: say where
         where = ("written to " + ", ".join(s["files"])) if args.out else "not written (no --out)"
         print(f"{failure}; {where}", file=sys.stderr)
@@ -194,7 +196,7 @@ def cmd_run(args) -> int:
         print(json_line(s))
     elif not failure:
         print(f"{s['model']}: {s['steps']} steps of {s['solver']} (h = {s['h']:g} s) to t = {s['t_end']:g} s "
-              f"in {wall:.2f} s; max ‖Φ‖ = {s['max_constraint_norm']:.3g}")
+              f"in {s['wall_s']:.2f} s; max ‖Φ‖ = {s['max_constraint_norm']:.3g}")
         if args.out:
             print(f"results written to {args.out}/ ({', '.join(Path(f).name for f in s['files'])})")
     return code

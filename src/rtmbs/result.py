@@ -51,9 +51,14 @@ class Result:
         known = list(self.outputs) + self.coordinate_names
         raise KeyError(f"unknown signal '{name}'" + did_you_mean(name, known))
 
-    def summary(self, wall_s: float) -> dict:
+    def summary(self, wall_s: float | None = None) -> dict:
         """The run in one JSON-able dict (``rtmbs run --json``, ``summary.json``): model, solver,
-        h, steps, end time, max and final ‖Φ‖, ``wall_s``, status, message and warnings."""
+        h, steps, end time, max and final ‖Φ‖, ``wall_s``, status, message and warnings.
+
+        ``wall_s`` has one meaning: the wall-clock seconds of the integration as the solver
+        measured it (``meta['wall_s']``: the steps and their recording, without building the
+        model, compiling or writing files); the argument is used only for a result without it."""
+        wall_s = self.meta.get("wall_s", wall_s)
         return {
             "model": self.meta.get("model"), "solver": self.meta.get("solver"),
             "h": self.meta.get("h"), "steps": int(self.meta.get("steps", len(self.t) - 1)),
@@ -77,27 +82,78 @@ class Result:
         cols.update(self.outputs)
         return cols
 
+    def units(self) -> dict[str, str]:
+        """``{column or lam:<i>: unit}`` (:func:`rtmbs.units.signal_units`)."""
+        from .units import signal_units
+
+        return signal_units(self)
+
     def save_csv(self, path) -> Path:
+        """One column per :meth:`columns` name: the names on the first row, their units on the
+        second (``s``, ``m``, ``N m``; empty for none), the samples below."""
         path = Path(path)
         cols = self.columns()
+        units = self.units()
         with path.open("w", newline="") as fh:
             w = csv.writer(fh)
             w.writerow(list(cols))
+            w.writerow([units.get(c, "") for c in cols])
             w.writerows(np.column_stack(list(cols.values())).tolist())
         return path
+
+    @classmethod
+    def load_csv(cls, path) -> "Result":
+        """A result from :meth:`save_csv` (with or without its units row): t, q, qd, x,
+        constraint norms and outputs; no multipliers (the CSV has none)."""
+        path = Path(path)
+        with path.open(newline="") as fh:
+            rows = list(csv.reader(fh))
+        if not rows or "t" not in rows[0]:
+            raise ValueError(f"{path}: not a result CSV (no 't' column in the first row)")
+        head, body = rows[0], rows[1:]
+        units = {}
+        if body and body[0] and not _is_number(body[0][head.index("t")]):
+            units = {c: u for c, u in zip(head, body[0]) if u}
+            body = body[1:]
+        data = np.array(body, dtype=float).reshape(len(body), len(head))
+        col = {c: data[:, i] for i, c in enumerate(head)}
+        coords = [c[2:] for c in head if c.startswith("q:")]
+        q = np.column_stack([col[f"q:{c}"] for c in coords]) if coords else np.zeros((len(data), 0))
+        qd = np.column_stack([col[f"qd:{c}"] for c in coords]) if coords else np.zeros_like(q)
+        xs = [c for c in head if c[:1] == "x" and c[1:].isdigit()]
+        run = {"t", "phi_norm", "phid_norm", *xs, *(f"q:{c}" for c in coords), *(f"qd:{c}" for c in coords)}
+        nan = np.full(len(data), np.nan)
+        return cls(t=col["t"], q=q, qd=qd, lam=np.zeros((len(data), 0)),
+                   phi_norm=col.get("phi_norm", nan), phid_norm=col.get("phid_norm", nan),
+                   outputs={c: v for c, v in col.items() if c not in run}, coordinate_names=coords,
+                   meta={"units": units, "source": str(path)},
+                   x=np.column_stack([col[c] for c in xs]) if xs else None)
 
     def save_hdf5(self, path) -> Path:
         import h5py
 
         path = Path(path)
+        units = self.units()
+        names = self.coordinate_names or [f"q{i}" for i in range(self.q.shape[1])]
+        per_column = {"t": units["t"], "q": [units.get(f"q:{c}", "") for c in names],
+                      "qd": [units.get(f"qd:{c}", "") for c in names],
+                      "lam": [units.get(f"lam:{i}", "") for i in range(self.lam.shape[1])],
+                      "phi_norm": "", "phid_norm": "", "x": [""] * self.x.shape[1]}
+        meta = {k: v for k, v in self.meta.items() if k not in ("geometry", "units")}
         with h5py.File(path, "w") as f:
             for k in ("t", "q", "qd", "lam", "phi_norm", "phid_norm", "x"):
-                f.create_dataset(k, data=getattr(self, k))
+                d = f.create_dataset(k, data=getattr(self, k))
+                u = per_column[k]
+                d.attrs["unit" if isinstance(u, str) else "units"] = u if isinstance(u, str) else json.dumps(u)
             g = f.create_group("outputs")
             for k, v in self.outputs.items():
-                g.create_dataset(k, data=v)
+                g.create_dataset(k, data=v).attrs["unit"] = units.get(k, "")
             f.attrs["coordinate_names"] = json.dumps(self.coordinate_names)
-            f.attrs["meta"] = json.dumps(self.meta, default=str)
+            f.attrs["meta"] = json.dumps(meta, default=str)
+            # JSON strings as datasets: attributes are limited to 64 kB
+            f.create_dataset("units", data=json.dumps(units))
+            if "geometry" in self.meta:
+                f.create_dataset("geometry", data=json.dumps(self.meta["geometry"]))
         return path
 
     @classmethod
@@ -111,11 +167,26 @@ class Result:
             outputs = {k: f["outputs"][k][()] for k in f["outputs"]}
             names = json.loads(f.attrs["coordinate_names"])
             meta = json.loads(f.attrs["meta"])
+            for key in ("units", "geometry"):
+                if key in f:
+                    raw = f[key][()]
+                    meta[key] = json.loads(raw.decode() if isinstance(raw, bytes) else raw)
         return cls(**arrays, outputs=outputs, coordinate_names=names, meta=meta)
 
     @classmethod
     def load(cls, path) -> "Result":
+        """A result folder (its ``result.h5``), an HDF5 file or a result CSV."""
         path = Path(path)
         if path.is_dir():
             path = path / "result.h5"
+        if path.suffix.lower() == ".csv":
+            return cls.load_csv(path)
         return cls.load_hdf5(path)
+
+
+def _is_number(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True

@@ -56,10 +56,15 @@ def signals_held():
             signal.signal(sig, handler)
 
 
-def save_result(result, out, mdf: bool = False) -> list[Path]:
+def save_result(result, out, mdf: bool = False, system=None) -> list[Path]:
     """Write ``result.h5`` and ``result.csv`` (and ``result.mf4`` with ``mdf``) into the folder
-    ``out``; returns the paths."""
+    ``out``; returns the paths. With the ``system`` that made it, the files also carry the units
+    of its signals and the geometry ``rtmbs view`` draws (:func:`rtmbs.io.meta.attach`)."""
     out = writable_dir(out)
+    if system is not None:
+        from .meta import attach
+
+        attach(result, system)
     files = [result.save_hdf5(out / "result.h5"), result.save_csv(out / "result.csv")]
     if mdf:
         from .mdf import save_mdf

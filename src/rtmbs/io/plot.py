@@ -10,6 +10,7 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import RtmbsError
+from ..units import label as unit_label, unit_in
 
 DPI = 100
 WIDTH_PX = 800
@@ -68,7 +69,7 @@ def plot_signals(result, signals, out_png, title: str | None = None) -> Path:
     axes = fig.subplots(len(signals), 1, sharex=True, squeeze=False)[:, 0]
     for ax, name, y in zip(axes, signals, data):
         ax.plot(result.t, y, lw=1.0)
-        ax.set_ylabel(name)
+        ax.set_ylabel(unit_label(name, unit_in(result, name)))
         ax.grid(True, alpha=0.3)
     axes[-1].set_xlabel("t [s]")
     meta = getattr(result, "meta", {}) or {}
@@ -91,13 +92,14 @@ def compare_plot(results: dict, signal: str, out_png, title: str | None = None,
     axes = fig.subplots(rows, 1, sharex=True, squeeze=False)[:, 0]
     for label, (t, y) in series.items():
         axes[0].plot(t, y, lw=1.0, label=str(label))
-    axes[0].set_ylabel(signal)
+    unit = unit_in(next(iter(results.values())), signal)
+    axes[0].set_ylabel(unit_label(signal, unit))
     axes[0].legend(loc="best", fontsize="small")
     if rows == 2:
         (ref_label, (t_ref, y_ref)), *others = series.items()
         for label, (t, y) in others:
             axes[1].plot(t_ref, np.interp(t_ref, t, y) - y_ref, lw=1.0, label=f"{label} - {ref_label}")
-        axes[1].set_ylabel("difference")
+        axes[1].set_ylabel(unit_label("difference", unit))
         axes[1].legend(loc="best", fontsize="small")
     for ax in axes:
         ax.grid(True, alpha=0.3)
