@@ -102,3 +102,41 @@ def test_exported_options_reproduce_rtmbs_run(tmp_path, capsys, stabilize):
     for nm in names:
         np.testing.assert_array_equal(res[nm], runs[stabilize].outputs[nm][k])
     assert np.abs(res["link2.z"] - runs[other].outputs["link2.z"][k]).max() > 1e-7
+
+
+def test_fmu_bundles_the_files_a_model_refers_to(tmp_path, monkeypatch, capsys):
+    """A YAML model's tyre and road files travel inside the FMU: with the model folder deleted
+    and fmpy started from another folder, the FMU gives the numbers of ``rtmbs run`` on a copy."""
+    import shutil
+    import sys
+    import zipfile
+
+    from rtmbs.cli import main
+    from rtmbs.result import Result
+
+    sys.path.insert(0, str(Path(__file__).parents[1] / "core"))
+    from test_relocatable import write_model
+
+    model = write_model(tmp_path / "project")
+    copy = shutil.copytree(tmp_path / "project", tmp_path / "copy")
+    fmu = tmp_path / "wheel.fmu"
+    assert main(["export-fmu", str(model), "--solver", "li-euler", "--h", "1e-3",
+                 "--stabilize", "projection", "-o", str(fmu)]) == 0
+    names = zipfile.ZipFile(fmu).namelist()
+    assert any(n.endswith("rtmbs_files/front.tir") for n in names)
+    assert any(n.endswith("rtmbs_files/bump.csv") for n in names)
+    shutil.rmtree(tmp_path / "project")
+    assert main(["run", str(copy / "wheel.yaml"), "--solver", "li-euler", "--h", "1e-3",
+                 "--t-end", "0.2", "--stabilize", "projection", "--out", str(tmp_path / "run")]) == 0
+    ref = Result.load(tmp_path / "run")
+    capsys.readouterr()
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)
+    out = ["rim.z", "tyre.force"]
+    res = fmpy.simulate_fmu(str(fmu), stop_time=0.2, step_size=H, validate=False, output=out)
+    k = np.rint(res["time"] / H).astype(int)
+    assert k[-1] == 200
+    for nm in out:
+        np.testing.assert_array_equal(res[nm], ref.outputs[nm][k])
+    assert np.ptp(ref.outputs["rim.z"]) > 1e-3  # the wheel went over the bump

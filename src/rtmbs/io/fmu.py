@@ -1,7 +1,8 @@
 """FMI 2.0 co-simulation export (pythonfmu) of a model stepped by a fixed-step solver.
 
 The FMU carries no compiled model: it stores the model spec (library name, YAML file or
-``FILE.py:FACTORY``, the file copied into the FMU's resources), the solver name, its options and
+``FILE.py:FACTORY``, the file copied into the FMU's resources; a YAML model with every tyre and
+road file it refers to, the references pointing at the copies), the solver name, its options and
 ``h`` in ``resources/rtmbs_files/rtmbs_fmu.json``, and rebuilds the system when instantiated.
 It therefore runs wherever ``rtmbs`` (and ``pythonfmu``'s runtime, bundled in the FMU) can be
 imported by the Python the FMU loads. Inputs are the model's ``input_names`` (start 0.0, applied
@@ -142,6 +143,29 @@ def _identifier(text: str) -> str:
     return s if s[:1].isalpha() else f"m_{s}"
 
 
+def _bundle_model_file(src: Path, files: Path) -> list[str]:
+    """Copy a YAML model into ``files`` with every file it refers to (tyre property files, road
+    files), the references rewritten to the copies beside it: the FMU runs from any folder."""
+    from ..model.files import file_references, load_model_file, save_model_file
+
+    model = load_model_file(src)  # references resolved against the model file's folder
+    bundled: dict[str, str] = {}
+    for owner, key, text in list(file_references(model)):
+        source = Path(text)
+        if str(source) not in bundled:
+            name = source.name
+            while name in bundled.values() or name == src.name:
+                name = f"{len(bundled)}_{source.name}"
+            shutil.copy2(source, files / name)
+            bundled[str(source)] = name
+        if isinstance(owner, dict):
+            owner[key] = bundled[str(source)]
+        else:
+            setattr(owner, key, bundled[str(source)])
+    save_model_file(model, files / src.name)
+    return sorted(bundled.values())
+
+
 def export_fmu(model: str, solver: str, h: float, path, solver_options: dict | None = None) -> Path:
     """Build ``path`` (.fmu): model spec ``model`` (see ``rtmbs.realtime.modelspec``) stepped by
     ``solver`` at ``h``. The model is built once here to check it and read its inputs/outputs."""
@@ -171,7 +195,10 @@ def export_fmu(model: str, solver: str, h: float, path, solver_options: dict | N
         tmp = Path(tmp)
         files = tmp / CONFIG_DIR
         files.mkdir()
-        if src is not None:
+        if src is not None and src.suffix.lower() in (".yaml", ".yml"):
+            config["model_file"] = src.name
+            config["bundled_files"] = _bundle_model_file(src, files)
+        elif src is not None:
             shutil.copy2(src, files / src.name)
             config["model_file"] = src.name
         (files / CONFIG_FILE).write_text(json.dumps(config, indent=2))

@@ -75,7 +75,45 @@ def load_model_file(path) -> Model:
     model = model_from_dict(data, source=str(path))
     if model.name == "model":
         model.name = path.stem
+    resolve_file_references(model, path.parent)
     return model
+
+
+#: keys of a tyre's ``road`` mapping that name a file
+ROAD_FILE_KEYS = ("file", "path")
+
+
+def _is_file_name(text: str) -> bool:
+    """A tyre property reference that names a file (``.tir`` or with a folder), not a shipped
+    short name such as MF61."""
+    return text.lower().endswith(".tir") or "/" in text or "\\" in text
+
+
+def file_references(model: Model):
+    """(owner, key, path text) of every file a model refers to: tyre property files and road
+    files. ``owner`` is the element (tyre) or its road mapping."""
+    for f in model.forces:
+        if f.type != "tyre":
+            continue
+        if f.tyre and _is_file_name(f.tyre):
+            yield f, "tyre", f.tyre
+        if isinstance(f.road, dict):
+            for key in ROAD_FILE_KEYS:
+                if isinstance(f.road.get(key), str):
+                    yield f.road, key, f.road[key]
+
+
+def resolve_file_references(model: Model, folder: Path) -> None:
+    """Relative file references of a model file resolve against the model file's folder, not the
+    current folder (a model and its files can move together)."""
+    for owner, key, text in list(file_references(model)):
+        p = Path(text).expanduser()
+        if not p.is_absolute():
+            p = (folder / p).resolve()
+            if isinstance(owner, dict):
+                owner[key] = str(p)
+            else:
+                setattr(owner, key, str(p))
 
 
 def save_model_file(model: Model, path) -> Path:
