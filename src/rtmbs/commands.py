@@ -38,13 +38,18 @@ def register(sub, fmt):
                        epilog="examples:\n  rtmbs run double-pendulum --t-end 2 --h 1e-3 --solver li-euler --out out/dp\n"
                        "  rtmbs run truck-dae --solver li-euler --stabilize ggl --t-end 5 --out out/truck --json\n"
                        "  rtmbs run slider-crank --solver li-euler-indep --B qr --option rebase_tol=0.05\n"
+                       "  rtmbs run multilink-ideal --t-end 1.5 --output-rate 100 --out out/ml   # results at 100 Hz\n"
                        "The solvers li-euler, li-euler-indep and explicit-euler project onto the constraints "
                        "by default (--stabilize projection); a run with --stabilize none warns when ‖Φ‖ "
                        f"exceeds {DRIFT_WARNING:g}.")
     _run_args(p)
     p.add_argument("--t-end", type=positive_float, default=1.0, help="end time [s]")
     p.add_argument("--out", default=None, help="directory for result.h5, result.csv, summary.json")
-    p.add_argument("--save-every", type=positive_int, default=1, help="keep every k-th step")
+    rate = p.add_mutually_exclusive_group()
+    rate.add_argument("--save-every", type=positive_int, default=None, help="keep every k-th step "
+                      "(default: every step)")
+    rate.add_argument("--output-rate", type=positive_float, default=None, metavar="HZ",
+                      help="keep the results at HZ samples per second (1/(k·h) for an integer k)")
     p.add_argument("--mdf", action="store_true", help="also write result.mf4 (ASAM MDF4)")
     p.add_argument("--json", action="store_true", help="print a one-line JSON summary")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
@@ -142,6 +147,21 @@ def check_steps(t_end: float, h: float, what: str = "--t-end") -> int:
     return nsteps
 
 
+def save_every(args) -> int:
+    """Steps between saved samples from ``--save-every`` or ``--output-rate`` (which must be
+    1/(k·h) for an integer k ≥ 1)."""
+    from .errors import SolverError
+
+    if getattr(args, "output_rate", None) is None:
+        return args.save_every or 1
+    k = 1.0 / (args.output_rate * args.h)
+    if round(k) < 1 or abs(k - round(k)) > 1e-9 * k:
+        raise SolverError(f"--output-rate {args.output_rate:g} Hz is not 1/(k·h) for an integer "
+                          f"k ≥ 1 with --h {args.h:g} s (e.g. {1.0 / args.h:g}, "
+                          f"{1.0 / (10 * args.h):g} Hz)")
+    return int(round(k))
+
+
 def _save_run(res, args, s, system=None) -> list[str]:
     """Write the results of ``rtmbs run`` (also of an interrupted or diverged one) with Ctrl-C
     held off, so that the files are closed cleanly; returns their paths (also in ``s["files"]``,
@@ -165,6 +185,7 @@ def cmd_run(args) -> int:
     from .solvers.simulate import simulate
 
     check_steps(args.t_end, args.h)
+    every = save_every(args)
     if args.out:
         writable_dir(args.out)  # before the run, not after it
     system = load_model(args.model)
@@ -174,7 +195,7 @@ def cmd_run(args) -> int:
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", ConstraintDriftWarning)
         try:
-            res = simulate(system, slv, t_end=args.t_end, h=args.h, save_every=args.save_every,
+            res = simulate(system, slv, t_end=args.t_end, h=args.h, save_every=every,
                            progress=not args.no_progress and not args.json)
         except SimulationDiverged as exc:
             res, code, failure = exc.result, 3, f"rtmbs: error: {exc}"
