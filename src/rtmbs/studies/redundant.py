@@ -290,7 +290,7 @@ def run_redundant_study(out_dir, quick: bool = False, progress: bool = True,
 
     applies = {(s, f): applicability(systems[s], f) for s, _ in STRUTS for f in FORMULATION_ORDER}
 
-    # warm-up: numba kernels and formulation caches, so the first timed run measures steps
+    # warm-up: JIT-compiled kernels and formulation caches, so the first timed run measures steps
     for s, _ in STRUTS:
         for f in FORMULATION_ORDER:
             if applies[(s, f)] is None:

@@ -167,7 +167,7 @@ def run_truck_study(out_dir, quick: bool = False, reference_method: str = "DOP85
     for sys, qr in ((ode, q_ode_ref), (dae, q_dae_ref), (lin, q_lin_ref)):
         _check_reference_sees_bumps(sys, t_ref, qr)
 
-    # warm-up (compile) so that timings measure steps, not numba
+    # warm-up (JIT compile) so that timings measure steps, not compilation
     for sys, s, o in ((ode, "li-euler", {}), (ode, "rosenbrock-grk4t", {}), (lin, "li-euler", {}),
                       (lin, "rosenbrock-grk4t", {}), (dae, "li-euler", {"stabilize": "ggl"}),
                       (dae, "li-euler", {"stabilize": "baumgarte"}), (ode, "ab3", {})):
@@ -321,7 +321,7 @@ def _report(out, s, cfg):
     L.append("Model: the reconstructed truck of `docs/models/truck.md` (topology of Simeon et "
              "al. 1994, parameters NOT the original ones), so errors are comparable with the "
              "seed only in their ordering, not in value. Timings are µs per step of a Python "
-             "loop over `solver.step` (numba kernels inside), not C on a dSPACE board.\n")
+             "loop over `solver.step` (compiled kernels inside), not C on a dSPACE board.\n")
     L.append("Error: max over the 9 coordinates of the RMS over time of ref − q (metres and "
              "radians), seed 001 eq. 12; `max |err|` is the largest pointwise residual.\n")
     L.append("## Table 1: non-linear vs linearised ODE, larger steps (seed Table 1)\n")
