@@ -520,7 +520,7 @@ SEED002_CLAIMS = {
     "up_weak_both": "Udwadia-Phohomsiri is slower than Udwadia-Kalaba and both least-squares "
     "methods on both struts (§5; least-squares 2 faster than it, as in Mariti et al.)",
     "none_cheapest": "simulations without stabilisation are faster than with either "
-    "stabilisation (§4.2, §5; total time per stabilisation)",
+    "stabilisation (§4.2, §5; total time per stabilisation over the paper's five columns)",
     "partitioning_faster_than_baumgarte": "coordinate partitioning (chosen once) is faster than "
     "Baumgarte, about twice (§4.2, §5; criterion: faster on both struts)",
     "nfev_same": "the number of RHS evaluations is the same for all formulations in each case, "
