@@ -45,9 +45,15 @@ def test_quick_study_report_and_findings(tmp_path):
 import copy  # noqa: E402
 import math  # noqa: E402
 
+import numpy as np  # noqa: E402
+
 import pytest  # noqa: E402
 
-from rtmbs.studies.truck import SEED001_CLAIMS, SEED_STEPS, seed001_findings  # noqa: E402
+from rtmbs.studies.truck import (SEED001_CLAIMS, SEED_STEPS, drift_profile,  # noqa: E402
+                                 seed001_findings)
+
+#: a drift linear in time over 100 s with bump passages at 10, 40 and 70 s
+LINEAR = drift_profile(np.linspace(0, 100, 10001), np.linspace(0, 1e-4, 10001), (10, 40, 70))
 
 
 def _rows():
@@ -75,7 +81,7 @@ def _rows():
 
 def test_seed001_findings_all_hold_on_seed_like_numbers():
     t1, t2 = _rows()
-    F = seed001_findings(t1, t2, 2.0)
+    F = seed001_findings(t1, t2, LINEAR)
     assert list(F) == list(SEED001_CLAIMS)
     assert {k for k, e in F.items() if not e["holds"]} == set()
     for k, e in F.items():
@@ -183,7 +189,7 @@ def test_seed001_finding_flips_with_its_data(key):
     t1, t2 = _rows()
     t1, t2 = copy.deepcopy(t1), copy.deepcopy(t2)
     FLIPS[key](t1, t2)
-    F = seed001_findings(t1, t2, 2.0)
+    F = seed001_findings(t1, t2, LINEAR)
     assert not F[key]["holds"]
     others = {k for k, e in F.items() if not e["holds"]} - {key}
     # the DAE cost rows feed two findings each; every other change stays local
@@ -195,8 +201,18 @@ def test_seed001_finding_flips_with_its_data(key):
     assert others <= allowed, others
 
 
-@pytest.mark.parametrize("ratio, holds", [(2.0, True), (1.5, True), (1.45, False), (3.0, False),
-                                          (None, False)])
-def test_seed001_linear_drift_verdict(ratio, holds):
+def test_drift_profile_tells_a_linear_drift_from_steps_at_the_bumps():
+    t = np.linspace(0, 100, 10001)
+    assert LINEAR["outside_growth"] == pytest.approx(LINEAR["outside_time"], abs=2e-3)
+    assert LINEAR["outside_time"] == pytest.approx(1 - 3 * 1.5 / 100, abs=2e-3)
+    assert LINEAR["full_over_half"] == pytest.approx(2.0, rel=1e-3)
+    # steps of 1e-5 m at each bump (as the truck's unstabilised DAE does), flat in between
+    steps = 1e-5 * sum(np.clip((t - tb) / 0.5, 0, 1) for tb in (10, 40, 70))
+    d = drift_profile(t, steps, (10, 40, 70))
+    assert d["outside_growth"] == pytest.approx(0.0, abs=1e-12)
+    assert d["full_over_half"] == pytest.approx(1.5, rel=1e-6)
     t1, t2 = _rows()
-    assert seed001_findings(t1, t2, ratio)["unstabilised_linear_drift"]["holds"] is holds
+    assert seed001_findings(t1, t2, LINEAR)["unstabilised_linear_drift"]["holds"]
+    F = seed001_findings(t1, t2, d)["unstabilised_linear_drift"]
+    assert not F["holds"] and F["value"] == 0.0
+    assert not seed001_findings(t1, t2, None)["unstabilised_linear_drift"]["holds"]
