@@ -75,7 +75,10 @@ class ReferenceSolver(Solver):
     ----------
     system : MechanicalSystem
     method : ``"Radau"`` (default, RADAU5), ``"DOP853"``, ``"RK45"``, ``"RK23"``; for systems
-        without constraints (m = 0) also ``"BDF"`` and ``"LSODA"``.
+        without constraints (m = 0) also ``"BDF"`` and ``"LSODA"``; ``"ida"``: SUNDIALS IDA on
+        the stabilised index-2 (GGL) form with a sparse Jacobian (:mod:`.reference_ida`).
+    jacobian : ``"model"`` (default; from the model's Jq, Jq̇) or ``"fd"`` (forward differences
+        with bounded steps) for the Newton iterations of the implicit methods.
     rtol, atol : tolerances of the integrator (default 1e-10, 1e-12), as in ``solve_ivp``.
     max_step : largest step the integrator may take (s).
     first_step : initial step (s); default chosen by the integrator.
@@ -90,7 +93,9 @@ class ReferenceSolver(Solver):
     Attributes (after :meth:`solve`)
     --------------------------------
     nfev : right-hand sides evaluated (each one KKT solve); njev, nlu : Jacobians and LU
-    factorisations of the integrator; nstep : accepted steps; nproj : projection Newton iterations.
+    factorisations of the integrator; nfev_jac : right-hand sides of finite-difference
+    Jacobians; nstep : accepted steps; nproj : projection Newton iterations.
+    BLAS runs single-threaded inside :meth:`solve` (``RTMBS_BLAS_THREADS``, :mod:`.threads`).
     """
 
     name = "reference"
