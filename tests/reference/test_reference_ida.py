@@ -174,11 +174,13 @@ def test_ida_rheonomic_and_ode_models_match_closed_form():
 
 
 def test_ida_double_pendulum_energy():
+    """At the rtol the docs recommend for ida (1e-8; measured 1.3e-7 over 2 s)."""
     dp = double_pendulum()
-    res = ReferenceSolver(dp, method="ida", rtol=1e-10, atol=1e-12).solve(
-        dp.initial_state(), 1.0, h=0.01)
+    res = ReferenceSolver(dp, method="ida", rtol=1e-8, atol=1e-10).solve(
+        dp.initial_state(), 2.0, h=0.01)
     E = np.array([dp.energy(q, qd) for q, qd in zip(res.q, res.qd)])
-    assert np.abs(E - E[0]).max() / abs(E[0]) < 1e-8
+    assert np.abs(E - E[0]).max() / abs(E[0]) < 1e-6
+    assert res.phi_norm.max() < 1e-12 and res.meta["phi_raw_max"] < 1e-7
 
 
 #: The multilink comparison: 0.1 s (the dropped car lands at 0.078 s), rtol 1e-8; about 11 s
