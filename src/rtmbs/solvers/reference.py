@@ -213,7 +213,7 @@ class ReferenceSolver(Solver):
 
     def _fd_jacobian(self, t: float, y: np.ndarray) -> np.ndarray:
         """Forward differences of the right-hand side with the fixed, bounded steps
-        δ_j = FD_REL · max(|y_j|, FD_FLOOR) (``jacobian="fd"``; 2n + nx right-hand sides)."""
+        δ_j = FD_REL · max(|y_j|, FD_FLOOR) (``jacobian="fd"``; 2n + nx + 1 right-hand sides)."""
         f0 = self._rhs(t, y)
         J = np.empty((y.size, y.size))
         yp = y.copy()
