@@ -23,8 +23,8 @@ from models import (  # noqa: E402
 )
 
 G = 9.81
-#: The point-mass pendulum runs this long by default (about 1.2 s of wall time per simulated
-#: second here); RTMBS_REFERENCE_LONG=1 runs the issue's 2000 s (about 40 min).
+#: The point-mass pendulum runs this long by default (0.4-1.2 s of wall time per simulated
+#: second here); RTMBS_REFERENCE_LONG=1 runs the issue's 2000 s (12-15 min).
 PENDULUM_T = 2000.0 if os.environ.get("RTMBS_REFERENCE_LONG") else 30.0
 
 
