@@ -111,7 +111,7 @@ def test_accuracy_against_the_reference(study):
     _, res, _ = study
     for var in VARIANTS:
         V = res["variants"][var]
-        ref_self = V["reference"]["diff_h1_h2_rms"]["z"]
+        ref_self = V["reference"]["diff_check_rms"]["z"]
         for solver, _ in ALGORITHMS:
             for stab in STABS:
                 r = V["runs"][f"{solver}/{stab}"]

@@ -403,13 +403,9 @@ def solve(system: MechanicalSystem, options: dict, state: State, t_end: float, h
     if nx:
         raise SolverError(f"{_WHERE}: '{system.name}' has {nx} extra first-order states, which "
                           "this formulation does not integrate; use formulation 'index1'")
-    if not h > 0:
-        raise SolverError(f"solver 'reference': output interval h must be > 0, got {h!r}")
-    t0 = float(state.t)
-    nsteps = int(round((t_end - t0) / h))
-    if nsteps < 0:
-        raise SolverError(f"solver 'reference': t_end = {t_end!r} is before the initial "
-                          f"time {t0!r}")
+    from .reference import output_steps  # here: reference imports this module
+
+    t0, nsteps = output_steps(state, t_end, h)
     mult = {"extrapolate": 4, "estimate": 2, "none": 1}[opts["richardson"]]
     nsub = mult * max(1, int(math.ceil(h / (mult * float(opts["step"])) - 1e-9)))
     hstep = h / nsub

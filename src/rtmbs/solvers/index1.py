@@ -24,11 +24,13 @@ from ..tolerances import SOLVER_RANK_RTOL
 from .base import Solver, register_solver
 from .formulations import get_formulation
 from .partitioning import NEWTON_TOL_FACTOR, CoordinatePartitioning
+from .threads import with_limited_blas
 
 STABILIZATIONS = ("none", "baumgarte", "partitioning")
 _EVAL_DYN = EVAL_M | EVAL_Q | EVAL_PHIQ | EVAL_GAMMA
 
 
+@with_limited_blas
 def integrate_index1(
     system: MechanicalSystem,
     formulation="udwadia-kalaba",

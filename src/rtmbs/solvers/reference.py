@@ -25,6 +25,8 @@ import time
 
 import numpy as np
 import scipy.linalg as sla
+import scipy.sparse as sps
+import scipy.sparse.linalg as spla
 from scipy.integrate import BDF, DOP853, LSODA, RK23, RK45, Radau
 
 from ..errors import SolverError, did_you_mean
@@ -35,6 +37,7 @@ from ..result import Result
 from ..tolerances import MODEL_RANK_RTOL
 from .base import Solver, register_solver
 from . import augmented_lagrangian
+from .threads import with_limited_blas
 
 #: solve_ivp methods whose state may be replaced between steps (y and f are all they carry).
 PROJECTABLE_METHODS = {"Radau": Radau, "DOP853": DOP853, "RK45": RK45, "RK23": RK23}
@@ -47,11 +50,29 @@ DIVERGENCE_LIMIT = 1e8
 #: The options and their defaults.
 DEFAULTS = dict(
     method="Radau", rtol=1e-10, atol=1e-12, max_step=math.inf, first_step=None,
-    projection="mass", proj_tol=1e-13, grid="dense", jacobian="fd",
+    projection="mass", proj_tol=1e-13, grid="dense", jacobian="model",
 )
 #: ``formulation``: "index1" (the method above) or "augmented-lagrangian" (index-3 AL with
 #: projections, through singular positions: :mod:`.augmented_lagrangian`, its own options).
 FORMULATIONS = ("index1", "augmented-lagrangian")
+#: Methods that use a Jacobian (Newton iterations): ``jacobian`` applies to them.
+IMPLICIT_METHODS = ("Radau", "BDF", "LSODA", "ida")
+#: Relative step of ``jacobian="fd"``: δ_j = FD_REL · max(|y_j|, FD_FLOOR), fixed for the run
+#: (scipy's own differencing enlarges δ_j without bound on components f does not depend on).
+FD_REL = math.sqrt(np.finfo(float).eps)
+FD_FLOOR = 1.0
+
+
+def output_steps(state: State, t_end: float, h: float) -> tuple[float, int]:
+    """(t0, number of output intervals) of a run from ``state`` to ``t_end`` every ``h``."""
+    if not h > 0:
+        raise SolverError(f"solver 'reference': output interval h must be > 0, got {h!r}")
+    t0 = float(state.t)
+    nsteps = int(round((t_end - t0) / h))
+    if nsteps < 0:
+        raise SolverError(f"solver 'reference': t_end = {t_end!r} is before the initial "
+                          f"time {t0!r}")
+    return t0, nsteps
 
 
 class _Failure(Exception):
@@ -70,7 +91,10 @@ class ReferenceSolver(Solver):
     ----------
     system : MechanicalSystem
     method : ``"Radau"`` (default, RADAU5), ``"DOP853"``, ``"RK45"``, ``"RK23"``; for systems
-        without constraints (m = 0) also ``"BDF"`` and ``"LSODA"``.
+        without constraints (m = 0) also ``"BDF"`` and ``"LSODA"``; ``"ida"``: SUNDIALS IDA on
+        the stabilised index-2 (GGL) form with a sparse Jacobian (:mod:`.reference_ida`).
+    jacobian : ``"model"`` (default; from the model's Jq, Jq̇) or ``"fd"`` (forward differences
+        with bounded steps) for the Newton iterations of the implicit methods.
     rtol, atol : tolerances of the integrator (default 1e-10, 1e-12), as in ``solve_ivp``.
     max_step : largest step the integrator may take (s).
     first_step : initial step (s); default chosen by the integrator.
@@ -85,7 +109,9 @@ class ReferenceSolver(Solver):
     Attributes (after :meth:`solve`)
     --------------------------------
     nfev : right-hand sides evaluated (each one KKT solve); njev, nlu : Jacobians and LU
-    factorisations of the integrator; nstep : accepted steps; nproj : projection Newton iterations.
+    factorisations of the integrator; nfev_jac : right-hand sides of finite-difference
+    Jacobians; nstep : accepted steps; nproj : projection Newton iterations.
+    BLAS runs single-threaded inside :meth:`solve` (``RTMBS_BLAS_THREADS``, :mod:`.threads`).
     """
 
     name = "reference"
@@ -113,7 +139,11 @@ class ReferenceSolver(Solver):
         opts = {**DEFAULTS, **options}
         super().__init__(system, instrument, **opts)
         method = opts["method"]
-        if method in ODE_ONLY_METHODS:
+        if method == "ida":  # SUNDIALS IDA on the GGL form (reference_ida.py)
+            from .reference_ida import sksundae_ida
+
+            self._method_cls = sksundae_ida()  # loaded now: threadpoolctl limits loaded libraries
+        elif method in ODE_ONLY_METHODS:
             if system.m > 0:
                 raise SolverError(
                     f"solver 'reference': method '{method}' cannot be combined with coordinate "
@@ -124,7 +154,8 @@ class ReferenceSolver(Solver):
             self._method_cls = PROJECTABLE_METHODS[method]
         else:
             raise SolverError(f"solver 'reference': unknown method '{method}'"
-                              + did_you_mean(method, {**PROJECTABLE_METHODS, **ODE_ONLY_METHODS}))
+                              + did_you_mean(method, {**PROJECTABLE_METHODS, **ODE_ONLY_METHODS,
+                                                      "ida": None}))
         for key in ("rtol", "atol", "proj_tol"):
             if not float(opts[key]) > 0:
                 raise SolverError(f"solver 'reference': option '{key}' must be > 0, got {opts[key]!r}")
@@ -147,14 +178,17 @@ class ReferenceSolver(Solver):
         self.proj_tol = float(opts["proj_tol"])
         self.grid = opts["grid"]
         self._lstsq = False
+        self._sparse_kkt = False
         self._nonfinite_t = None
-        self.nfev = self.njev = self.nlu = self.nproj = 0
+        self.nfev = self.njev = self.nlu = self.nproj = self.nfev_jac = 0
 
     # -- linear algebra ---------------------------------------------------------------------
     def _kkt_solve(self, A: np.ndarray, b: np.ndarray) -> np.ndarray:
         """Solve the (n+m) system: dense LU, or least squares when Φq is rank deficient."""
         if self._lstsq:
             return np.linalg.lstsq(A, b, rcond=None)[0]
+        if self._sparse_kkt:  # method "ida": large sparse models
+            return spla.splu(sps.csc_matrix(A)).solve(b)
         lu = sla.lu_factor(A, check_finite=False)
         return sla.lu_solve(lu, b, check_finite=False)
 
@@ -196,6 +230,31 @@ class ReferenceSolver(Solver):
             if self._nonfinite_t is None or t < self._nonfinite_t:
                 self._nonfinite_t = t
         return out
+
+    def _jacobian(self, t: float, y: np.ndarray) -> np.ndarray:
+        """∂f/∂y for the integrator's Newton iterations (``jacobian`` option); a non-finite
+        Jacobian stops the run with its cause instead of a NaN deep inside the LU."""
+        J = self._model_jacobian(t, y) if self.jacobian == "model" else self._fd_jacobian(t, y)
+        if not np.isfinite(J).all():
+            how = ("finite differences of the right-hand side, jacobian='fd'"
+                   if self.jacobian == "fd" else "the model's force Jacobians, jacobian='model'")
+            raise _Failure(f"non-finite Jacobian ∂f/∂y ({how})", t)
+        return J
+
+    def _fd_jacobian(self, t: float, y: np.ndarray) -> np.ndarray:
+        """Forward differences of the right-hand side with the fixed, bounded steps
+        δ_j = FD_REL · max(|y_j|, FD_FLOOR) (``jacobian="fd"``; 2n + nx + 1 right-hand sides)."""
+        f0 = self._rhs(t, y)
+        J = np.empty((y.size, y.size))
+        yp = y.copy()
+        for j in range(y.size):
+            d = FD_REL * max(abs(y[j]), FD_FLOOR)
+            yp[j] = y[j] + d
+            J[:, j] = (self._rhs(t, yp) - f0) / ((y[j] + d) - y[j])
+            yp[j] = y[j]
+        self.nfev_jac += y.size + 1
+        self.njev += 1
+        return J
 
     def _model_jacobian(self, t: float, y: np.ndarray) -> np.ndarray:
         """Approximate ∂f/∂y of the index-1 ODE from the model's force Jacobians (all terms):
@@ -261,20 +320,31 @@ class ReferenceSolver(Solver):
         return q, qd, res
 
     def _why(self, msg) -> str:
-        """The integrator's reason, with the first non-finite evaluation of the last attempt."""
+        """The integrator's reason, with the first non-finite evaluation of the last attempt
+        and, for the implicit methods, which Jacobian their Newton iterations used."""
         why = str(msg or "integrator failed")
         if self._nonfinite_t is not None:
             why = (f"non-finite forces or accelerations from t = {self._nonfinite_t:.9g} s "
                    f"({why})")
+        if self.method in IMPLICIT_METHODS:
+            if self.jacobian == "fd":
+                why += ("; Newton used a finite-difference Jacobian (jacobian='fd'): if the "
+                        "model's forces are finite there, try jacobian='model'")
+            else:
+                why += ("; Newton used the model's Jacobian (jacobian='model', without the "
+                        "curvature terms of M, Φq and γ): try jacobian='fd' or a smaller max_step")
         return why
 
     # -- the run --------------------------------------------------------------------------
+    @with_limited_blas
     def solve(self, state: State, t_end: float, h: float = 1e-3, progress: bool = False) -> Result:
-        """Integrate from ``state`` to ``t_end``; outputs on the grid ``state.t + k·h``.
+        """Integrate from ``state`` to ``t_end``; outputs on the grid ``state.t + k·h``
+        (BLAS single-threaded unless ``RTMBS_BLAS_THREADS`` says otherwise, :mod:`.threads`).
 
         On failure (integrator failure, non-finite or diverging state) the result holds the
         outputs up to there, with ``meta['status'] = -1`` and a message naming the time.
         """
+        t0, nsteps = output_steps(state, t_end, h)
         if self.formulation == "augmented-lagrangian":
             res = augmented_lagrangian.solve(self.system, self.al_options, state, t_end, h,
                                              progress)
@@ -282,15 +352,12 @@ class ReferenceSolver(Solver):
             return res
         sys = self.system
         n, m, nx = sys.n, sys.m, sys.nx
-        if not h > 0:
-            raise SolverError(f"solver 'reference': output interval h must be > 0, got {h!r}")
-        t0 = float(state.t)
-        nsteps = int(round((t_end - t0) / h))
-        if nsteps < 0:
-            raise SolverError(f"solver 'reference': t_end = {t_end!r} is before the initial "
-                              f"time {t0!r}")
         self.reset(state)
-        self.nfev = self.njev = self.nlu = self.nproj = 0
+        if self.method == "ida":
+            from .reference_ida import solve_ida
+
+            return solve_ida(self, state, t_end, h, progress)
+        self.nfev = self.njev = self.nlu = self.nproj = self.nfev_jac = 0
         self._nonfinite_t = None
         wall0 = time.perf_counter()
 
@@ -358,8 +425,8 @@ class ReferenceSolver(Solver):
                 kw = dict(rtol=self.rtol, atol=self.atol, max_step=self.max_step)
                 if self.first_step is not None:
                     kw["first_step"] = self.first_step
-                if self.jacobian == "model" and self.method in ("Radau", "BDF", "LSODA"):
-                    kw["jac"] = self._model_jacobian
+                if self.method in IMPLICIT_METHODS:
+                    kw["jac"] = self._jacobian
                 bound = grid[1] if self.grid == "step" else t_stop
                 ode = self._method_cls(self._rhs, t0, y0, bound, **kw)
                 if progress:
@@ -427,7 +494,8 @@ class ReferenceSolver(Solver):
                 model=sys.name, solver=self.name, method=self.method, h=h, rtol=self.rtol,
                 atol=self.atol, max_step=self.max_step, projection=self.projection,
                 grid=self.grid, kkt="lstsq" if self._lstsq else "lu", nfev=self.nfev,
-                njev=self.njev, nlu=self.nlu, steps=self.nstep, nproj=self.nproj,
+                jacobian=self.jacobian if self.method in IMPLICIT_METHODS else None,
+                njev=self.njev, nlu=self.nlu, nfev_jac=self.nfev_jac, steps=self.nstep, nproj=self.nproj,
                 initial_correction=dict(q=dq0, qd=dqd0),
                 wall_s=wall, status=status, message=message,
             ),

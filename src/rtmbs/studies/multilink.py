@@ -13,15 +13,16 @@ Figs 4.26-4.30) on this machine.
 * µs per step without instrumentation (``rtmbs.bench.bench_steps``, median, interleaved
   repeats), with the study's linear-algebra path (``SEED_OPTIONS``: B = QR for Algorithm 2, as
   the seed) and, for context, the other path;
-* a reference solution per variant: Richardson extrapolation of ``li-euler`` + projection at
-  h/10 and h/20, y_ref = 2 y(h/20) − y(h/10) on the 1 ms grid (first-order method, so second
-  order); its own error is estimated from y(h/10) − y(h/20). The offline Radau ``reference``
-  solver takes minutes per 0.3 s at n = 77 and is not used.
+* an independent reference solution per variant: the offline ``reference`` solver with
+  ``method="ida"`` (SUNDIALS IDA on the stabilised index-2 form, sparse; docs/reference-solver.md)
+  at rtol ``REF_RTOL`` on the 1 ms grid; its own error is bounded by the difference to a run at
+  ``REF_CHECK_RTOL`` (10× looser: that difference is about the looser run's error, and the
+  reference's is about a tenth of it).
 
 Writes ``report.md``, ``results.json`` (every number), ``trajectories.npz`` and the PNG figures
 into ``out_dir``; returns the numbers as a dict. ``quick=True`` runs the same code paths on a
 2 s manoeuvre (smaller drop, torque at 1.2 s, a bump the wheel reaches at about 1.55 s, reference
-at h/5 and h/10, short benches).
+with the same reference solver, short benches).
 """
 from __future__ import annotations
 
@@ -57,11 +58,14 @@ BUMP = dict(height=0.02, length=2.0)  # square bump (seed 000 §6.2)
 #: and at 6-7 % at 1.5 s ("from the rest condition", seed 000 §6.2). The corner
 #: accelerates at ≈ 0.51 m/s² (measured; rigid rolling 0.61 less rolling resistance), so the
 #: wheel reaches the bump at ≈ 7.8 s and leaves it at ≈ 8.4 s (the seed zooms on 8-9.5 s).
-FULL = dict(t_end=10.0, drop=0.03, t_torque=1.5, bump_start=10.0, ref_factors=(10, 20),
+FULL = dict(t_end=10.0, drop=0.03, t_torque=1.5, bump_start=10.0,
             bench_steps=2000, bench_warmup=200, bench_repeats=3, zoom=(7.5, 9.5))
 #: The quick manoeuvre: same code paths, 2 s.
-QUICK = dict(t_end=1.5, drop=0.01, t_torque=0.9, bump_start=0.15, ref_factors=(4, 8),
+QUICK = dict(t_end=1.5, drop=0.01, t_torque=0.9, bump_start=0.15,
              bench_steps=200, bench_warmup=50, bench_repeats=1, zoom=(1.1, 1.5))
+#: The reference (``reference`` solver, method "ida"): its rtol (atol = rtol/100) and the looser
+#: rtol of the run that bounds its error.
+REF_RTOL, REF_CHECK_RTOL = 1e-8, 1e-7
 MOUNTS = tuple(f"subframe_mount_{k}" for k in range(1, 5))
 FORCE_COMPONENTS = ("Fx", "Fy", "Fz")
 TORQUE_COMPONENTS = ("Tx", "Ty", "Tz")
@@ -177,18 +181,21 @@ def _run(system, solver, state, cfg, h=H, save_every=1, instrument=False, **opts
 
 
 def _reference(system, state, cfg, log):
-    """Richardson extrapolation of li-euler + projection at h/k1 and h/k2 (k2 = 2 k1)."""
-    k1, k2 = cfg["ref_factors"]
-    runs = {}
-    for k in (k1, k2):
-        res, slv, wall, status = _run(system, "li-euler", state, cfg, h=H / k, save_every=k,
-                                      stabilize="projection")
-        if status != "finished":
-            raise SimulationDiverged(f"reference run at h/{k} failed: {status}", t=float(res.t[-1]),
+    """The ``reference`` solver (method "ida") at REF_RTOL and at REF_CHECK_RTOL; and the wall
+    time of the REF_RTOL run."""
+    runs, walls = {}, {}
+    for rtol in (REF_RTOL, REF_CHECK_RTOL):
+        t0 = time.perf_counter()
+        res = get_solver("reference")(system, method="ida", rtol=rtol, atol=rtol / 100).solve(
+            state, cfg["t_end"], h=H)
+        walls[rtol] = time.perf_counter() - t0
+        if res.meta["status"] != 1:
+            raise SimulationDiverged(f"reference run (ida, rtol {rtol:g}) failed: "
+                                     f"{res.meta['message']}", t=float(res.t[-1]),
                                      q=res.q[-1], qd=res.qd[-1], result=res)
-        log(f"    reference li-euler + projection at h/{k}: {wall:.1f} s")
-        runs[k] = res
-    return runs, wall
+        log(f"    reference (ida, rtol {rtol:g}): {walls[rtol]:.1f} s")
+        runs[rtol] = res
+    return runs, walls[REF_RTOL]
 
 
 def run_multilink_study(out_dir, quick: bool = False, log=print) -> dict:
@@ -217,23 +224,25 @@ def run_multilink_study(out_dir, quick: bool = False, log=print) -> dict:
             for stab in STABS:
                 _run(system, solver, state, short, stabilize=stab, **SEED_OPTIONS[solver])
         log(f"[{variant}] warm-up (compilation): {time.perf_counter() - tw:.1f} s")
-        log(f"[{variant}] reference (Richardson, h/{cfg['ref_factors'][0]} and "
-            f"h/{cfg['ref_factors'][1]})")
-        refs, _ = _reference(system, state, cfg, log)
-        k1, k2 = cfg["ref_factors"]
-        s1, s2 = _signals(refs[k1], mount), _signals(refs[k2], mount)
-        ref = {key: 2.0 * s2[key] - s1[key] for key in s1 if key != "phi"}
-        ref["az"] = np.gradient(ref["vz"], refs[k2].t)
-        t = refs[k2].t
+        log(f"[{variant}] reference (reference solver, ida, rtol {REF_RTOL:g} and "
+            f"{REF_CHECK_RTOL:g})")
+        refs, ref_wall = _reference(system, state, cfg, log)
+        s1, s2 = _signals(refs[REF_CHECK_RTOL], mount), _signals(refs[REF_RTOL], mount)
+        ref = {key: s2[key] for key in s2 if key != "phi"}
+        t = refs[REF_RTOL].t
         traj[f"{variant}/t"] = t
         for key, y in ref.items():
             traj[f"{variant}/ref/{key}"] = y
         zoom = (t >= cfg["zoom"][0]) & (t <= cfg["zoom"][1])
         v["reference"] = {
-            "method": f"Richardson: 2 y(h/{k2}) - y(h/{k1}), li-euler + projection",
-            "diff_h1_h2_rms": {key: _rms(s1[key], s2[key]) for key in ref},
-            "diff_h1_h2_max": {key: float(np.max(np.abs(s1[key] - s2[key]))) for key in ref},
-            "phi_max": float(max(refs[k1].phi_norm.max(), refs[k2].phi_norm.max())),
+            "method": f"reference solver, method 'ida' (GGL index-2 form, sparse), rtol "
+                      f"{REF_RTOL:g}, atol {REF_RTOL / 100:g}",
+            "wall_s": ref_wall,
+            # |y(REF_CHECK_RTOL) − y(REF_RTOL)|: bounds the reference's own error
+            "diff_check_rms": {key: _rms(s1[key], s2[key]) for key in ref},
+            "diff_check_max": {key: float(np.max(np.abs(s1[key] - s2[key]))) for key in ref},
+            "phi_max": float(refs[REF_RTOL].phi_norm.max()),
+            "phi_raw_max": float(refs[REF_RTOL].meta["phi_raw_max"]),
         }
         # the four 1 ms runs
         for solver, alg in ALGORITHMS:
@@ -483,26 +492,24 @@ def _report(res, cfg) -> str:
                  f"{mv['x_end']:.2f} | {mv['z_range_after_torque'] * 1e3:.1f} |")
     L.append("")
     L.append("## Reference solution\n")
-    k1, k2 = cfg["ref_factors"]
-    L.append(f"Richardson extrapolation of `li-euler` + projection at h/{k1} and h/{k2}: "
-             f"y_ref = 2·y(h/{k2}) − y(h/{k1}) on the 1 ms grid (the method is first order, so "
-             "the extrapolation removes the leading error term). The offline `reference` solver "
-             "(Radau) needs minutes per 0.3 s at n = 77 and is not used. Its own error: the "
-             f"difference y(h/{k1}) − y(h/{k2}) is the error of the h/{k2} run to first order; the "
-             "extrapolated reference is more accurate than that (second order), so these numbers "
-             "bound the reference's error generously. If the runs are in the asymptotic range "
-             f"(error ∝ h), a 1 ms run's error is about {k2}× this difference (column *ratio*; "
-             "a smaller ratio means the step-size expansion is disturbed, e.g. by the contact "
-             "events of the drop and the bump edges).\n")
-    L.append(f"| variant | signal | RMS of y(h/{k1}) − y(h/{k2}) | max | RMS error of Alg. 1 + "
-             "proj. at 1 ms | ratio |")
+    walls = ", ".join(f"{var} {V[var]['reference']['wall_s']:.0f} s" for var in VARIANTS)
+    L.append(f"The offline `reference` solver with `method=\"ida\"` (SUNDIALS IDA on the "
+             f"stabilised index-2 form with a sparse Jacobian, docs/reference-solver.md) at rtol "
+             f"{REF_RTOL:g}, atol {REF_RTOL / 100:g}, outputs on the 1 ms grid (wall time: "
+             f"{walls}): independent of the solvers it judges. Its own error: the difference "
+             f"to a run at rtol {REF_CHECK_RTOL:g} is about the error of that looser run "
+             "(tolerance proportionality), so it bounds the reference's error generously (the "
+             "reference's is about a tenth of it). Column *ratio*: the 1 ms run's error over "
+             "that bound.\n")
+    L.append(f"| variant | signal | RMS of y(rtol {REF_CHECK_RTOL:g}) − y(rtol {REF_RTOL:g}) | "
+             "max | RMS error of Alg. 1 + proj. at 1 ms | ratio |")
     L.append("|---|---|---|---|---|---|")
     for var in VARIANTS:
         rf = V[var]["reference"]
         for c in ("z", "vz", "az", "Fz", "Tx"):
             e1 = V[var]["runs"]["li-euler/projection"]["rms"][c]
-            d = rf["diff_h1_h2_rms"][c]
-            L.append(f"| {var} | {c} | {_g(d)} | {_g(rf['diff_h1_h2_max'][c])} | {_g(e1)} | "
+            d = rf["diff_check_rms"][c]
+            L.append(f"| {var} | {c} | {_g(d)} | {_g(rf['diff_check_max'][c])} | {_g(e1)} | "
                      f"{_g(e1 / d if d else float('nan'), '.1f')} |")
     L.append("")
     # phase tables
