@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 from threadpoolctl import threadpool_info, threadpool_limits
 
+import rtmbs
 from rtmbs.errors import SolverError
 from rtmbs.model.files import model_from_dict
 from rtmbs.protocol import EVAL_JAC, EVAL_M, EVAL_PHI, EVAL_PHIQ, EVAL_Q
@@ -237,3 +238,24 @@ def test_blas_threads_variable_errors_name_it(monkeypatch):
     p = PhysicalPendulum(0.5)
     with pytest.raises(SolverError, match=r"RTMBS_BLAS_THREADS='many': expected a number"):
         ReferenceSolver(p).solve(p.initial_state(), 0.05, h=0.01)
+
+
+def test_simulate_runs_with_single_threaded_blas(monkeypatch):
+    """rtmbs.simulate (any solver) limits the BLAS pools as the reference does."""
+    from threadpoolctl import threadpool_info
+
+    from rtmbs.models import load_model
+    from rtmbs.solvers.base import get_solver
+
+    seen = []
+    cls = get_solver("li-euler")
+    real = cls.step
+
+    def spy(self, *args, **kwargs):
+        seen.append([p["num_threads"] for p in threadpool_info() if p["user_api"] == "blas"])
+        return real(self, *args, **kwargs)
+
+    monkeypatch.delenv("RTMBS_BLAS_THREADS", raising=False)
+    monkeypatch.setattr(cls, "step", spy)
+    rtmbs.simulate(load_model("double-pendulum"), "li-euler", t_end=0.01, h=1e-3)
+    assert seen and all(n == 1 for threads in seen for n in threads)

@@ -8,6 +8,7 @@ import warnings
 
 import numpy as np
 
+from .threads import with_limited_blas
 from ..errors import ConstraintDriftWarning, SimulationDiverged, SimulationInterrupted, SolverError
 from ..result import Result
 from ..protocol import EVAL_GAMMA, EVAL_M, EVAL_PHI, EVAL_PHIQ, EVAL_Q, MechanicalSystem, State
@@ -73,6 +74,7 @@ def _check_run(system, t0, t_end, h, save_every, accelerations):
     return nsteps, nsave
 
 
+@with_limited_blas
 def simulate(
     system: MechanicalSystem,
     solver="li-euler",
