@@ -184,9 +184,9 @@ def test_ida_double_pendulum_energy():
     assert res.phi_norm.max() < 1e-12 and res.meta["phi_raw_max"] < 1e-7
 
 
-#: The multilink comparison: 0.1 s (the dropped car lands at 0.078 s), rtol 1e-8; about 11 s
-#: dense (Radau) + 2 s sparse (IDA) here. Stated agreement: q 1e-8 m, q̇ 2e-6, λ 1e-5 max|λ|.
-ML_T, ML_RTOL = 0.1, 1e-8
+#: The multilink comparison over the issue's 0.5 s (the dropped car lands at 0.078 s), rtol 1e-8;
+#: about 10 s of solving here (Radau 8 s, IDA 1.3 s) after the compile. Stated agreement: q 1e-8 m, q̇ 2e-6, λ 1e-5 max|λ|.
+ML_T, ML_RTOL = 0.5, 1e-8
 
 
 def test_ida_agrees_with_dense_reference_on_multilink():
