@@ -47,6 +47,7 @@ from ..errors import SolverError
 from ..protocol import (EVAL_GAMMA, EVAL_JAC, EVAL_M, EVAL_PHI, EVAL_PHIQ, EVAL_Q,
                         MechanicalSystem, State)
 from ..result import Result
+from .base import output_steps
 
 #: The formulation's own options (``reference`` solver) and their defaults.
 AL_DEFAULTS = dict(step=1e-3, rho_inf=0.9, penalty=1e4, newton_tol=1e-10, max_iter=100,
@@ -403,8 +404,6 @@ def solve(system: MechanicalSystem, options: dict, state: State, t_end: float, h
     if nx:
         raise SolverError(f"{_WHERE}: '{system.name}' has {nx} extra first-order states, which "
                           "this formulation does not integrate; use formulation 'index1'")
-    from .reference import output_steps  # here: reference imports this module
-
     t0, nsteps = output_steps(state, t_end, h)
     mult = {"extrapolate": 4, "estimate": 2, "none": 1}[opts["richardson"]]
     nsub = mult * max(1, int(math.ceil(h / (mult * float(opts["step"])) - 1e-9)))

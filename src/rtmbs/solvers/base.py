@@ -199,3 +199,16 @@ def _taking_redundant(init):
         init(self, *args, **options)
 
     return __init__
+
+
+def output_steps(state: State, t_end: float, h: float) -> tuple[float, int]:
+    """(t0, number of output intervals) of an offline (``reference``) run from ``state`` to
+    ``t_end`` with outputs every ``h``."""
+    if not h > 0:
+        raise SolverError(f"solver 'reference': output interval h must be > 0, got {h!r}")
+    t0 = float(state.t)
+    nsteps = int(round((t_end - t0) / h))
+    if nsteps < 0:
+        raise SolverError(f"solver 'reference': t_end = {t_end!r} is before the initial "
+                          f"time {t0!r}")
+    return t0, nsteps

@@ -35,7 +35,7 @@ from ..protocol import (EVAL_JAC,
 )
 from ..result import Result
 from ..tolerances import MODEL_RANK_RTOL
-from .base import Solver, register_solver
+from .base import Solver, output_steps, register_solver
 from . import augmented_lagrangian
 from .threads import with_limited_blas
 
@@ -61,18 +61,6 @@ IMPLICIT_METHODS = ("Radau", "BDF", "LSODA", "ida")
 #: (scipy's own differencing enlarges δ_j without bound on components f does not depend on).
 FD_REL = math.sqrt(np.finfo(float).eps)
 FD_FLOOR = 1.0
-
-
-def output_steps(state: State, t_end: float, h: float) -> tuple[float, int]:
-    """(t0, number of output intervals) of a run from ``state`` to ``t_end`` every ``h``."""
-    if not h > 0:
-        raise SolverError(f"solver 'reference': output interval h must be > 0, got {h!r}")
-    t0 = float(state.t)
-    nsteps = int(round((t_end - t0) / h))
-    if nsteps < 0:
-        raise SolverError(f"solver 'reference': t_end = {t_end!r} is before the initial "
-                          f"time {t0!r}")
-    return t0, nsteps
 
 
 class _Failure(Exception):

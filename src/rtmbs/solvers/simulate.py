@@ -244,7 +244,7 @@ def simulate(
     drift = drift_message(slv, res.t, res.phi_norm)
     if drift:
         res.meta["warnings"] = [drift]
-        warnings.warn(drift, ConstraintDriftWarning, stacklevel=2)
+        warnings.warn(drift, ConstraintDriftWarning, stacklevel=3)  # past with_limited_blas
     if status < 0 and raise_on_divergence:
         raise SimulationDiverged(message, t=last_t, q=last_q, qd=last_qd, result=res)
     if interrupted:
