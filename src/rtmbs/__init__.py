@@ -7,15 +7,18 @@ __version__ = "0.1.0"
 _IMPORT = r"^\s*(?:from\s+(\.+[\w.]*|rtmbs[\w.]*)\s+import\s+([\w, ()\n]+)|import\s+(rtmbs[\w.]*))"
 
 
+_USES_NUMBA = r"^\s*(?:from numba\b|import numba\b)"
+
+
 def _compiled_sources(root):
-    """The source files numba's cache depends on: every module that mentions numba, and every
+    """The source files numba's cache depends on: every module that imports numba, and every
     rtmbs module those import (their constants are frozen into the compiled code). The CLI, file
     readers, the schema and the offline solvers are left out, so editing them keeps the cache."""
     import re
 
     files = {".".join(p.relative_to(root).with_suffix("").parts): p for p in root.rglob("*.py")}
     texts = {m: p.read_text(encoding="utf-8") for m, p in files.items()}
-    compiled = {m for m, t in texts.items() if "numba" in t}
+    compiled = {m for m, t in texts.items() if re.search(_USES_NUMBA, t, re.M)}
     needed = set(compiled)
     for m in compiled:
         package = m.split(".")[:-1]
