@@ -47,7 +47,7 @@ from ..errors import SolverError
 from ..protocol import (EVAL_GAMMA, EVAL_JAC, EVAL_M, EVAL_PHI, EVAL_PHIQ, EVAL_Q,
                         MechanicalSystem, State)
 from ..result import Result
-from .base import output_steps
+from .base import RunFailure as _Failure, output_steps
 
 #: The formulation's own options (``reference`` solver) and their defaults.
 AL_DEFAULTS = dict(step=1e-3, rho_inf=0.9, penalty=1e4, newton_tol=1e-10, max_iter=100,
@@ -60,12 +60,6 @@ DIVERGENCE_LIMIT = 1e8
 #: counts as converged (the round-off floor next to a singular position).
 FLOOR_FACTOR = 100
 _WHERE = "solver 'reference' (formulation 'augmented-lagrangian')"
-
-
-class _Failure(Exception):
-    def __init__(self, reason: str, t: float):
-        self.t = t
-        super().__init__(reason)
 
 
 def check_options(opts: dict) -> dict:
@@ -440,8 +434,7 @@ def solve(system: MechanicalSystem, options: dict, state: State, t_end: float, h
         status = -1
         k = fine.done
         t_last = fine.t[k - 1] if k else t0
-        message = (f"reference solver (augmented-lagrangian, step = {hstep:g}) failed at "
-                   f"t = {exc.t:.9g} s: {exc}; results kept up to t = {t_last:.9g} s")
+        message = exc.message(f"augmented-lagrangian, step = {hstep:g}", t_last)
     finally:
         if bar is not None:
             bar.close()

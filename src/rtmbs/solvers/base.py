@@ -212,3 +212,16 @@ def output_steps(state: State, t_end: float, h: float) -> tuple[float, int]:
         raise SolverError(f"solver 'reference': t_end = {t_end!r} is before the initial "
                           f"time {t0!r}")
     return t0, nsteps
+
+
+class RunFailure(Exception):
+    """An offline run stops at time ``t`` for the reason given (the reference solver's
+    formulations and methods raise it; :meth:`message` is the result's message)."""
+
+    def __init__(self, reason: str, t: float):
+        self.t = t
+        super().__init__(reason)
+
+    def message(self, solver: str, t_last: float) -> str:
+        return (f"reference solver ({solver}) failed at t = {self.t:.9g} s: {self}; results kept "
+                f"up to t = {t_last:.9g} s")

@@ -35,7 +35,7 @@ from ..protocol import (EVAL_JAC,
 )
 from ..result import Result
 from ..tolerances import MODEL_RANK_RTOL
-from .base import Solver, output_steps, register_solver
+from .base import RunFailure as _Failure, Solver, output_steps, register_solver
 from . import augmented_lagrangian
 from .threads import with_limited_blas
 
@@ -61,14 +61,6 @@ IMPLICIT_METHODS = ("Radau", "BDF", "LSODA", "ida")
 #: (scipy's own differencing enlarges δ_j without bound on components f does not depend on).
 FD_REL = math.sqrt(np.finfo(float).eps)
 FD_FLOOR = 1.0
-
-
-class _Failure(Exception):
-    """Internal: the run stops at time ``t`` for the reason given."""
-
-    def __init__(self, reason: str, t: float):
-        self.t = t
-        super().__init__(reason)
 
 
 @register_solver("reference")
@@ -463,8 +455,7 @@ class ReferenceSolver(Solver):
         except _Failure as exc:
             status = -1
             t_last = T[kdone - 1] if kdone else t0
-            message = (f"reference solver ({self.method}, rtol = {self.rtol:g}) failed at "
-                       f"t = {exc.t:.9g} s: {exc}; results kept up to t = {t_last:.9g} s")
+            message = exc.message(f"{self.method}, rtol = {self.rtol:g}", t_last)
         finally:
             if bar is not None:
                 bar.close()

@@ -38,6 +38,7 @@ import scipy.sparse as sp
 from ..errors import SolverError
 from ..protocol import EVAL_JAC, EVAL_M, EVAL_PHI, EVAL_PHIQ, EVAL_Q, State
 from ..result import Result
+from .base import RunFailure as _Failure
 
 #: Absolute tolerance of the algebraic variables λ, μ: excludes them from IDA's error test.
 ALG_ATOL = 1e30
@@ -242,8 +243,7 @@ def solve_ida(slv, state: State, t_end: float, h: float, progress: bool) -> Resu
     except _Failure as exc:
         status = -1
         t_last = rec.T[kdone - 1] if kdone else t0
-        message = (f"reference solver (ida, rtol = {slv.rtol:g}) failed at t = {exc.t:.9g} s: "
-                   f"{exc}; results kept up to t = {t_last:.9g} s")
+        message = exc.message(f"ida, rtol = {slv.rtol:g}", t_last)
     finally:
         if bar is not None:
             bar.close()
@@ -258,12 +258,6 @@ def solve_ida(slv, state: State, t_end: float, h: float, progress: bool) -> Resu
         nfev_jac=0, steps=None, nproj=slv.nproj, phi_raw_max=phi_raw, phid_raw_max=phid_raw,
         initial_correction=dict(q=dq0, qd=dqd0),
         wall_s=time.perf_counter() - wall0, status=status, message=message))
-
-
-class _Failure(Exception):
-    def __init__(self, reason: str, t: float):
-        self.t = t
-        super().__init__(reason)
 
 
 class _Recorder:
