@@ -147,3 +147,21 @@ def test_phase_times_and_findings(study):
         word = "yes" if f[key] else "no"
         on = "ideal-joints model" if var == "ideal" else "bushings model"
         assert f"{on}: **{word}**" in rep
+
+
+def test_every_seed_finding_has_a_verdict(study):
+    """Each finding of seed 000 §6.2 is listed with holds / does not hold and its numbers, and
+    the like-for-like (dense against dense) verdict agrees with the bench."""
+    out, res, _ = study
+    rep = (out / "report.md").read_text()
+    rows = res["seed_findings"]
+    assert len(rows) == 15
+    for k, x in enumerate(rows, 1):
+        assert x["verdict"] in ("holds", "does not hold", "not comparable")
+        assert f"| {k} | {x['finding']} | **{x['verdict']}** |" in rep
+    b = res["bench"]
+    like = next(x for x in rows if "like for like" in x["finding"])
+    ri = b["ideal/li-euler-indep/none/default"] / b["ideal/li-euler/none/dense"]
+    rb = b["bushings/li-euler-indep/none/default"] / b["bushings/li-euler/none/dense"]
+    assert (like["verdict"] == "holds") is (ri < 1.0 < rb)
+    assert f"{ri:.2f} ideal, {rb:.2f} bushings" in like["numbers"]
