@@ -4,8 +4,9 @@ or a silent run (issue 13)."""
 from __future__ import annotations
 
 import argparse
-import json
 import math
+
+from .strict_json import json_line, json_safe  # noqa: F401  (the CLI's names for them)
 
 
 def _number(kind, low: float, strict: bool, what: str):
@@ -34,22 +35,3 @@ positive_int = _number(int, 1, False, "a whole number >= 1")
 nonnegative_int = _number(int, 0, False, "a whole number >= 0")
 #: Any finite float (positions, heights, slopes).
 finite_float = _number(float, None, False, "a finite number")
-
-
-def json_safe(value):
-    """``value`` with every non-finite float (NaN, ±inf) replaced by ``None``, so that
-    ``json.dumps`` writes valid JSON (``null``), never ``NaN`` (issue 13)."""
-    if isinstance(value, float):
-        return value if math.isfinite(value) else None
-    if isinstance(value, dict):
-        return {k: json_safe(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [json_safe(v) for v in value]
-    if hasattr(value, "item") and getattr(value, "shape", None) == ():  # numpy scalar
-        return json_safe(value.item())
-    return value
-
-
-def json_line(value) -> str:
-    """One line of strict JSON (non-finite numbers as ``null``)."""
-    return json.dumps(json_safe(value), allow_nan=False)

@@ -6,10 +6,11 @@ read the inputs, integrate, publish the outputs); it must stay below the communi
 """
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import numpy as np
+
+from .. import strict_json
 
 #: Percentiles reported for each timing series (label -> percentile).
 PERCENTILES = {"p50": 50.0, "p99": 99.0, "p999": 99.9}
@@ -116,7 +117,7 @@ def save_summary(summary: dict, out_dir, title: str = "Real-time run") -> dict[s
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     pj = out_dir / "summary.json"
-    pj.write_text(json.dumps(summary, indent=2, default=str) + "\n")
+    pj.write_text(strict_json.dumps(summary, indent=2, default=str) + "\n")
     pm = out_dir / "summary.md"
     pm.write_text(summary_markdown(summary, title))
     return {"json": pj, "markdown": pm}
