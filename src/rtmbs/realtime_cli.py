@@ -94,8 +94,10 @@ def cmd_realtime(args) -> int:
     if args.out:
         from .io.files import signals_held
         from .io.mdf import save_mdf
+        from .io.meta import attach
 
         out = Path(args.out)
+        attach(rep.result, system)  # units and the geometry `rtmbs view` draws
         with signals_held():  # the files are closed cleanly
             rep.result.save_hdf5(out / "result.h5")
             save_mdf(rep.result, out / "result.mf4", units=getattr(system, "units", None))

@@ -110,3 +110,16 @@ def test_realtime_passes_its_options_to_the_solver(tmp_path, capsys):
     default = simulate(tm.MassSpringDamper(), "li-euler", t_end=0.04, h=0.002)
     np.testing.assert_array_equal(res.q, ref.q)
     assert np.abs(res.q - default.q).max() > 1e-9
+
+
+def test_realtime_results_carry_the_geometry(tmp_path, capsys):
+    """`rtmbs view` can draw a real-time run without --model: result.h5 keeps the geometry."""
+    out = tmp_path / "rt"
+    assert run(["realtime", "double-pendulum", "--h", "0.002", "--duration", "0.02",
+                "--policy", "catch-up", "--out", str(out)]) == 0
+    from rtmbs.result import Result
+
+    meta = Result.load(out).meta
+    bodies = [b["name"] for b in meta["geometry"]["bodies"]]
+    assert bodies == ["link1", "link2"], bodies
+    assert meta["units"]["link1.x"] == "m"
