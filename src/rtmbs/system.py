@@ -7,6 +7,7 @@ seed 003 eq. 4.6) or 6 with zxz Euler angles (seed 002 §2.1).
 from __future__ import annotations
 
 import copy
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -42,6 +43,28 @@ _FUN_CODE = {"constant": kf.FUN_CONST, "step": kf.FUN_STEP, "ramp": kf.FUN_RAMP,
              "trapezoid": kf.FUN_TRAPEZOID, "sine": kf.FUN_SINE, "table": kf.FUN_TABLE,
              "expr": kf.FUN_EXPR, "channel": kf.FUN_CHANNEL}
 _EX, _EY, _EZ = np.eye(3)
+
+#: Time step of the central differences that give the rate and acceleration of an input driven
+#: by a callable returning only its value: δ ≈ ε^¼ balances truncation (δ²) and round-off (ε/δ²),
+#: both about 1e-8 relative for a function varying on a time scale of 1 s.
+INPUT_FD_STEP = 1.2e-4
+
+
+def input_function_value(name: str, fn, t: float) -> tuple[float, float, float]:
+    """(f, ḟ, f̈) of an input callable at ``t``: its own derivatives when it returns three
+    numbers, central differences of its values otherwise; a non-finite value names the input."""
+    v = fn(t)
+    if np.ndim(v) == 0:
+        d = INPUT_FD_STEP
+        fp, fm = float(fn(t + d)), float(fn(t - d))
+        v = (float(v), (fp - fm) / (2 * d), (fp - 2 * float(v) + fm) / (d * d))
+    elif np.shape(v) != (3,):
+        raise ValueError(f"input '{name}': f(t) must return a number or (value, rate, "
+                         f"acceleration), got shape {np.shape(v)}")
+    out = tuple(float(x) for x in v)
+    if not all(math.isfinite(x) for x in out):
+        raise ValueError(f"input '{name}': f({t:g}) gave {out} (not finite)")
+    return out
 
 
 @dataclass
@@ -418,6 +441,7 @@ class CartesianSystem(MechanicalSystem):
         self.extra_state = self.data.xstate[:self.nx]  # carcass deflections (u, v) of transient tyres
         self.force_out_all = self.data.frc_out
         self.force_out = self.data.frc_out[:, 0]
+        self._input_functions = {}  # channel index -> (name, f(t)): set_input_functions
         self.__dict__.pop("_ows", None)
 
     def new_data(self) -> "CartesianSystem":
@@ -434,6 +458,8 @@ class CartesianSystem(MechanicalSystem):
         # contiguous q, q̇ (no copy when they are): one compiled specialisation, not one per layout
         q = np.ascontiguousarray(q, dtype=np.float64)
         qd = np.ascontiguousarray(qd, dtype=np.float64)
+        if self._input_functions:
+            self.apply_input_functions(t)
         evaluate_cartesian(int(what), float(t), q, qd, self._ibuf, self._ilay, self._fbuf, self._flay,
                            self._sbuf, self._slay, ws.buf, self.n, self.m)
 
@@ -480,10 +506,35 @@ class CartesianSystem(MechanicalSystem):
         self.extra_state[:] = x
 
     def set_input(self, name: str, value: float) -> None:
+        k = self._channel(name)
+        self.fun_par[k, :4] = (value, 0.0, 0.0, 0.0)
+
+    def _channel(self, name: str) -> int:
         k = self.fun_names.get(name)
         if k is None or self.fun_type[k] != kf.FUN_CHANNEL:
             raise KeyError(f"unknown input channel '{name}'" + did_you_mean(name, self.input_names))
-        self.fun_par[k, 0] = value
+        return k
+
+    def set_input_functions(self, functions: dict | None) -> None:
+        """Drive input channels by Python callables ``f(t)`` for offline runs (issue 13): each
+        returns the value, or ``(value, rate, acceleration)``; without the derivatives they are
+        taken by central differences (step ``INPUT_FD_STEP``). Every ``evaluate`` from Python sets
+        the channels at its own t exactly; a compiled step sees their Taylor expansion about
+        the time of :meth:`apply_input_functions` (``simulate`` calls it at each step's start:
+        value error O(h³) at the step's end). ``None`` or ``{}`` removes them."""
+        funs = {}
+        for name, fn in (functions or {}).items():
+            k = self._channel(name)
+            if not callable(fn):
+                raise TypeError(f"input '{name}': expected a callable f(t), got {type(fn).__name__}")
+            funs[k] = (name, fn)
+        self._input_functions = funs
+        self.__dict__.pop("_initial", None)  # the initial state is assembled with them
+
+    def apply_input_functions(self, t: float) -> None:
+        """Set every channel driven by a callable to its value and derivatives at ``t``."""
+        for k, (name, fn) in self._input_functions.items():
+            self.fun_par[k, :4] = (*input_function_value(name, fn, float(t)), t)
 
     def acceleration_outputs(self, t, q, qd, qdd, out) -> None:
         """Per body the centre-of-mass acceleration (ax, ay, az) and the angular acceleration

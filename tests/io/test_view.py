@@ -183,3 +183,27 @@ def test_view_errors_name_the_cause(tmp_path, capsys):
     with pytest.raises(RtmbsError, match="view page '.*afile/v.html': cannot write it"):
         write_view(res, tmp_path / "afile" / "v.html")
     assert write_view(res, tmp_path / "v.html").stat().st_size > 1e6  # plotly.js inside
+
+
+def test_every_distinct_road_is_kept():
+    """Two tyres on two roads: both roads are in the geometry (and drawn); two tyres on one road:
+    one. Left track raised by the bump of the second road, not of the first."""
+    import copy
+
+    from rtmbs.io.meta import geometry
+    from rtmbs.models.multilink import multilink_model
+    from rtmbs.system import compile_model
+
+    base = multilink_model("ideal")
+    one = copy.deepcopy(base)
+    tyre = next(f for f in one.forces if f.type == "tyre")
+    same = tyre.model_copy(update={"name": "tyre_same"})
+    one.forces.append(same)
+    assert len(geometry(compile_model(one))["roads"]) == 1
+    two = copy.deepcopy(base)
+    bump = {"type": "square_bump", "start": 2.0, "length": 1.0, "height": 0.03}
+    two.forces.append(tyre.model_copy(update={"name": "tyre_bump", "road": bump}))
+    geo = geometry(compile_model(two))
+    assert len(geo["roads"]) == 2 and geo["road"] == geo["roads"][0]
+    assert max(max(track) for track in geo["roads"][0]["z"]) == 0.0
+    assert max(max(track) for track in geo["roads"][1]["z"]) == pytest.approx(0.03)

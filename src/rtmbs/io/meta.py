@@ -72,7 +72,7 @@ def geometry(system) -> dict | None:
     planar truck): bodies (coordinate address, rotation type, shape: the equivalent box, or a
     cylinder for a rim with a tyre), markers used by joints and forces (body, origin in body
     axes; body -1 is the ground, whose axes are the global ones), joints, force elements and the
-    road of the first tyre (sampled heights of both tracks)."""
+    distinct roads of the tyres (sampled heights of both tracks; ``road``: the first)."""
     model = getattr(system, "model", None)
     markers = getattr(system, "markers", None)
     if model is None or markers is None:
@@ -96,7 +96,7 @@ def geometry(system) -> dict | None:
               for j in model.joints]
     forces = [{"name": f.name, "type": f.type, "i": point(f.marker_i), "j": point(f.marker_j)}
               for f in model.forces]
-    road = None
+    roads, specs = [], []
     for k, f in enumerate(model.forces):
         if f.type != "tyre" or f.marker_j not in markers:
             continue
@@ -108,10 +108,12 @@ def geometry(system) -> dict | None:
             bodies[mk.body].update(shape="cylinder", radius=radius, width=TYRE_WIDTH * radius,
                                    centre=np.asarray(mk.s, float).tolist(),
                                    axis=np.asarray(mk.C, float)[:, 2].tolist())
-        if road is None:
-            road = _road(f.road or {"type": "flat"})
+        spec = f.road or {"type": "flat"}
+        if spec not in specs:  # each distinct road once (four tyres on one road: one)
+            specs.append(spec)
+            roads.append(_road(spec))
     return {"model": system.name, "bodies": bodies, "points": used, "joints": joints,
-            "forces": forces, "road": road}
+            "forces": forces, "road": roads[0] if roads else None, "roads": roads}
 
 
 def _road(spec: dict, max_samples: int = 4000) -> dict:

@@ -206,8 +206,8 @@ def scene_figure(result, geo, max_frames: int = MAX_FRAMES):
                      marker=dict(size=2, color="#d62728"),
                      text=[f["name"] for f in geo["forces"] if f["j"]], hoverinfo="text"),
     ]
-    road = geo.get("road")
-    if road:
+    roads = geo.get("roads") or ([geo["road"]] if geo.get("road") else [])  # older files: one
+    for road in roads:
         surface = _road_surface(road, lo, hi)
         z = np.asarray(surface.z)
         traces += [surface, go.Scatter3d(  # the two tracks' profiles: seen edge-on from the side

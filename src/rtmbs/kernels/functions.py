@@ -136,8 +136,13 @@ def fun_eval(k, t, fun_type, fun_par, fun_tab, tab_adr, tab_len, tab_x, tab_y):
     """Value, first and second time derivative of input function ``k`` at ``t``."""
     ty = fun_type[k]
     p = fun_par[k]
-    if ty == FUN_CONST or ty == FUN_CHANNEL:
+    if ty == FUN_CONST:
         return p[0], 0.0, 0.0
+    if ty == FUN_CHANNEL:
+        # value p0 with rate p1 and acceleration p2 at time p3 (a channel set by a Python
+        # callable: its Taylor expansion about the last time it was set; 0, 0 otherwise)
+        dt = t - p[3]
+        return p[0] + dt * (p[1] + 0.5 * dt * p[2]), p[1] + dt * p[2], p[2]
     if ty == FUN_STEP:
         # cubic STEP (as in Adams): from p2 at t <= p0 to p3 at t >= p1
         t0, t1, h0, h1 = p[0], p[1], p[2], p[3]

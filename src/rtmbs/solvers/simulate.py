@@ -85,6 +85,7 @@ def simulate(
     progress: bool = False,
     raise_on_divergence: bool = True,
     accelerations: bool = True,
+    inputs: dict | None = None,
     **options,
 ) -> Result:
     """Integrate ``system`` from ``state`` (default: its initial state) to ``t_end``.
@@ -104,7 +105,34 @@ def simulate(
     With ``accelerations`` the outputs include the system's ``acceleration_names`` (body
     accelerations): for a fixed-step solver from the step's mean acceleration (q̇_{n+1} − q̇_n)/h
     (the acceleration the linearly implicit Euler step used), at t0 from the index-1 equations.
+
+    ``inputs`` drives input channels by Python callables, ``{"name": f}`` with ``f(t)`` returning
+    the value or ``(value, rate, acceleration)`` (e.g. a ``motion`` joint's function; issue 13):
+    an offline solver sees them exactly at every evaluation, a fixed-step one through their
+    Taylor expansion about each step's start (``CartesianSystem.set_input_functions``); the
+    steps then run one Python call each, not in compiled chunks. Without ``state`` the initial
+    state is assembled with them at t = 0.
     """
+    if inputs:
+        if not hasattr(system, "set_input_functions"):
+            raise SolverError(f"simulate: inputs= needs a model with input channels; "
+                              f"{type(system).__name__} has none")
+        try:
+            system.set_input_functions(inputs)
+        except (KeyError, TypeError) as exc:
+            raise SolverError(f"simulate: inputs: {exc.args[0]}") from None
+        try:
+            return _simulate(system, solver, t_end, h, state, save_every, progress,
+                             raise_on_divergence, accelerations, True, options)
+        finally:
+            system.set_input_functions(None)
+    return _simulate(system, solver, t_end, h, state, save_every, progress, raise_on_divergence,
+                     accelerations, False, options)
+
+
+def _simulate(system, solver, t_end, h, state, save_every, progress, raise_on_divergence,
+              accelerations, driven, options) -> Result:
+    """:func:`simulate`; ``driven``: channels are driven by callables (set at each step)."""
     if not (isinstance(h, (int, float, np.floating)) and math.isfinite(h) and h > 0):
         raise SolverError(f"simulate: h = {h!r}, expected a finite step size > 0 s")
     if not (isinstance(t_end, (int, float, np.floating)) and math.isfinite(t_end)):
@@ -139,6 +167,8 @@ def simulate(
     phid_n = np.zeros(nsave)
 
     def record(k, qdd, lam=None, out=None):
+        if driven:
+            system.apply_input_functions(state.t)
         t_arr[k] = state.t
         q_arr[k] = state.q
         qd_arr[k] = state.qd
@@ -161,6 +191,8 @@ def simulate(
             system.acceleration_outputs(state.t, state.q, state.qd, qdd, acc_buf)
             acc_arr[k] = acc_buf
 
+    if driven:
+        system.apply_input_functions(state.t)
     slv.reset(state)
     record(0, consistent_accelerations(system, state.t, state.q, state.qd) if acc_names else None)
     k_saved = 1
@@ -175,7 +207,7 @@ def simulate(
     t_start = state.t
     interrupted = False
     try:
-        if compiled_rollout(slv):
+        if compiled_rollout(slv) and not driven:
             # the steps in compiled chunks (rtmbs.solvers.rollout), about CHUNK_STEPS at a time
             chunk = save_every * max(1, CHUNK_STEPS // save_every)
             i = 0
@@ -201,6 +233,8 @@ def simulate(
         else:
             for i in range(1, nsteps + 1):
                 prev_qd[:] = state.qd
+                if driven:
+                    system.apply_input_functions(state.t)
                 ok = slv.step(state, h)
                 state.t = t_start + i * h
                 bad = (not ok) or not (
@@ -244,7 +278,7 @@ def simulate(
     drift = drift_message(slv, res.t, res.phi_norm)
     if drift:
         res.meta["warnings"] = [drift]
-        warnings.warn(drift, ConstraintDriftWarning, stacklevel=3)  # past with_limited_blas
+        warnings.warn(drift, ConstraintDriftWarning, stacklevel=4)  # past _simulate and with_limited_blas
     if status < 0 and raise_on_divergence:
         raise SimulationDiverged(message, t=last_t, q=last_q, qd=last_qd, result=res)
     if interrupted:
