@@ -24,6 +24,9 @@ def test_sweep_of_8_runs_on_a_local_cluster_equals_the_runs_in_process():
         with pytest.raises(TaskFailed) as info:
             run_many(math.sqrt, [4.0, -1.0, 9.0], scheduler=client, progress=False,
                      labels=["a=4", "a=-1", "a=9"])
+        # the same cluster by its address (as a remote one is used): a second client
+        by_address = run_many(math.sqrt, [4.0, 9.0], scheduler=client.scheduler.address, progress=False)
+    assert by_address == [2.0, 3.0]
     assert len(workers) == 2
     for w in workers.values():  # the same numba cache as this process (no compiling), one BLAS thread
         assert w["cache"] == numba_cache_dir()
