@@ -67,3 +67,17 @@ def test_unknown_scheduler_is_named():
     with pytest.raises(RtmbsError, match=r"^scheduler = 'remote', expected None \(in this process\), "
                        r"'local' \(a LocalCluster\) or an address such as tcp://host:8786$"):
         run_many(abs, [1], scheduler="remote", progress=False)
+
+
+def test_runs_modules_stay_out_of_the_numba_cache_key():
+    """Editing the runs package must not recompile every kernel (rtmbs/__init__.py keys numba's
+    cache on the modules that import numba)."""
+    from pathlib import Path
+
+    import rtmbs
+
+    root = Path(rtmbs.__file__).parent
+    keyed = {p.relative_to(root).as_posix() for p in rtmbs._compiled_sources(root)}
+    runs = {p.relative_to(root).as_posix() for p in (root / "runs").glob("*.py")}
+    assert len(runs) >= 5 and not runs & keyed
+    assert "sweep_cli.py" not in keyed
