@@ -5,10 +5,11 @@
 
 For each run length: ``--runs`` runs of ``rtmbs.runs.sweep.run_one`` (compile the description
 with one parameter changed, ``simulate`` with li-euler at h = 1 ms, the table row), after one
-warm-up run per process. In process: one after the other. On the cluster: ``run_many`` on a
-client kept open, after a warm-up batch of one task per worker (the workers load the numba cache
-then: that start-up is timed separately). Also the cost of a task that does nothing (Dask's
-per-task overhead) and, in process, the split of a run into building the model and integrating.
+warm-up run per process: in process one after the other, then ``run_many`` on a 2-worker
+LocalCluster kept open (one run per Dask task, then ``--batch`` runs per task), interleaved over
+``--rounds`` rounds. The cluster's start, the workers' first task (loading the numba cache), the
+cost of a task that does nothing and the CPU time of a run in process and on a worker are
+reported too.
 """
 from __future__ import annotations
 
@@ -35,7 +36,17 @@ def _tasks(spec, n, path, base):
     return [(spec, {path: base * (1.0 + 0.01 * i)}) for i in range(n)]
 
 
+def _rate(fn):
+    t0 = time.perf_counter()
+    rows = fn()
+    return time.perf_counter() - t0, rows
+
+
 def main(argv=None):
+    import sys
+
+    import cloudpickle
+
     from rtmbs.runs.engine import local_cluster, run_many
     from rtmbs.runs.parameters import build_system
     from rtmbs.runs.sweep import prepare
@@ -43,9 +54,11 @@ def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--model", default="double-pendulum")
     ap.add_argument("--param", default="bodies.link2.mass")
-    ap.add_argument("--runs", type=int, default=48)
+    ap.add_argument("--runs", type=int, default=32)
     ap.add_argument("--t-end", default="0.2,1,5", help="run lengths [s], comma separated")
     ap.add_argument("--workers", type=int, default=2)
+    ap.add_argument("--batch", type=int, default=8, help="runs per Dask task of the batched timing")
+    ap.add_argument("--rounds", type=int, default=3, help="interleaved rounds (medians reported)")
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args(argv)
     out = {"model": args.model, "runs": args.runs, "workers": args.workers, "cpus": os.cpu_count(),
@@ -54,63 +67,65 @@ def main(argv=None):
     for t_end in (float(x) for x in args.t_end.split(",")):
         spec, _ = prepare(args.model, {args.param: [1.0]}, signals=None, t_end=t_end, h=1e-3)
         specs[t_end] = spec
-    # in process
-    for t_end, spec in specs.items():
-        timed_run((spec, {args.param: 1.0}))  # warm-up: numba cache loaded
-        t0 = time.perf_counter()
-        rows = run_many(timed_run, _tasks(spec, args.runs, args.param, 1.0), progress=False)
-        wall = time.perf_counter() - t0
-        t1 = time.perf_counter()
-        for i in range(10):
-            build_system(spec.model, {args.param: 1.0 + 0.01 * i}, spec.inputs)
-        build = (time.perf_counter() - t1) / 10
-        out["lengths"].append({"t_end": t_end, "in_process_runs_per_s": args.runs / wall,
-                               "build_s": build, "run_s": wall / args.runs,
-                               "in_process_task_wall_s": statistics.median(r[0] for r in rows),
-                               "in_process_task_cpu_s": statistics.median(r[1] for r in rows)})
-    # LocalCluster
-    import sys
-
-    import cloudpickle
-
+        timed_run((spec, {args.param: 1.0}))  # warm-up: numba cache loaded in this process
     cloudpickle.register_pickle_by_value(sys.modules[__name__])  # timed_run to the workers
     t0 = time.perf_counter()
     with local_cluster(args.workers) as client:
         up = time.perf_counter() - t0
         spec0 = next(iter(specs.values()))
-        t1 = time.perf_counter()
-        run_many(timed_run, _tasks(spec0, args.workers, args.param, 1.0), scheduler=client, progress=False)
-        warm = time.perf_counter() - t1
-        t1 = time.perf_counter()
-        run_many(abs, list(range(200)), scheduler=client, progress=False)
-        out["task_overhead_ms"] = (time.perf_counter() - t1) / 200 * 1e3
-        for row, (t_end, spec) in zip(out["lengths"], specs.items()):
-            t1 = time.perf_counter()
-            rows = run_many(timed_run, _tasks(spec, args.runs, args.param, 1.0), scheduler=client,
-                            progress=False)
-            wall = time.perf_counter() - t1
-            row["worker_task_wall_s"] = statistics.median(r[0] for r in rows)
-            row["worker_task_cpu_s"] = statistics.median(r[1] for r in rows)
-            row["cluster_runs_per_s"] = args.runs / wall
-            row["speed_up"] = row["cluster_runs_per_s"] / row["in_process_runs_per_s"]
+        warm, _ = _rate(lambda: run_many(timed_run, _tasks(spec0, args.workers, args.param, 1.0),
+                                         scheduler=client, progress=False))
+        empty, _ = _rate(lambda: run_many(abs, list(range(200)), scheduler=client, progress=False))
+        out["task_overhead_ms"] = empty / 200 * 1e3
+        for t_end, spec in specs.items():
+            tasks = _tasks(spec, args.runs, args.param, 1.0)
+            rec = {"here": [], "cluster": [], "batched": [], "cpu_here": [], "cpu_worker": [],
+                   "wall_here": [], "wall_worker": []}
+            for _ in range(args.rounds):  # interleaved: the load changes during the minutes
+                w, rows = _rate(lambda: run_many(timed_run, tasks, progress=False))
+                rec["here"].append(args.runs / w)
+                rec["cpu_here"] += [r[1] for r in rows]
+                rec["wall_here"] += [r[0] for r in rows]
+                w, rows = _rate(lambda: run_many(timed_run, tasks, scheduler=client, progress=False))
+                rec["cluster"].append(args.runs / w)
+                rec["cpu_worker"] += [r[1] for r in rows]
+                rec["wall_worker"] += [r[0] for r in rows]
+                w, _ = _rate(lambda: run_many(timed_run, tasks, scheduler=client, progress=False,
+                                              batch=args.batch))
+                rec["batched"].append(args.runs / w)
+            b0 = time.perf_counter()
+            for i in range(10):
+                build_system(spec.model, {args.param: 1.0 + 0.01 * i}, spec.inputs)
+            med = {k: statistics.median(v) for k, v in rec.items()}
+            out["lengths"].append({"t_end": t_end, "build_s": (time.perf_counter() - b0) / 10,
+                                   **{k: med[k] for k in med},
+                                   "here_range": [min(rec["here"]), max(rec["here"])],
+                                   "cluster_range": [min(rec["cluster"]), max(rec["cluster"])],
+                                   "batched_range": [min(rec["batched"]), max(rec["batched"])]})
     out["cluster_start_s"] = up
     out["worker_warmup_s"] = warm
     out["loadavg_end"] = os.getloadavg()[0]
     if args.json:
         print(json.dumps(out))
         return
-    print(f"{args.model}, {args.runs} runs per length, li-euler h = 1 ms, {os.cpu_count()} CPUs, "
-          f"load average {out['loadavg_start']:.2f} -> {out['loadavg_end']:.2f}")
+    print(f"{args.model}, {args.runs} runs per length and mode, li-euler h = 1 ms, {os.cpu_count()} "
+          f"CPUs, {args.rounds} interleaved rounds (median [min-max]), load average "
+          f"{out['loadavg_start']:.2f} -> {out['loadavg_end']:.2f}")
     print(f"LocalCluster({args.workers} workers) up in {up:.2f} s, first task per worker (numba cache "
           f"load) {warm:.2f} s, empty task {out['task_overhead_ms']:.2f} ms")
     print("| run length (s) | build model (ms) | CPU per run in process / on a worker (ms) | wall per "
-          "run in process / on a worker (ms) | in process (runs/s) | LocalCluster (runs/s) | speed-up |")
-    print("| --- | --- | --- | --- | --- | --- | --- |")
+          "run in process / on a worker (ms) | in process (runs/s) | LocalCluster (runs/s) | speed-up "
+          f"| LocalCluster, {args.batch} runs per task (runs/s) | speed-up |")
+    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+
+    def rng(r, k):
+        return f"{r[k]:.3g} [{r[k + '_range'][0]:.3g}-{r[k + '_range'][1]:.3g}]"
+
     for r in out["lengths"]:
-        print(f"| {r['t_end']:g} | {r['build_s'] * 1e3:.1f} | {r['in_process_task_cpu_s'] * 1e3:.3g} / "
-              f"{r['worker_task_cpu_s'] * 1e3:.3g} | {r['in_process_task_wall_s'] * 1e3:.3g} / "
-              f"{r['worker_task_wall_s'] * 1e3:.3g} | {r['in_process_runs_per_s']:.3g} | "
-              f"{r['cluster_runs_per_s']:.3g} | {r['speed_up']:.2f} |")
+        print(f"| {r['t_end']:g} | {r['build_s'] * 1e3:.1f} | {r['cpu_here'] * 1e3:.3g} / "
+              f"{r['cpu_worker'] * 1e3:.3g} | {r['wall_here'] * 1e3:.3g} / {r['wall_worker'] * 1e3:.3g} | "
+              f"{rng(r, 'here')} | {rng(r, 'cluster')} | {r['cluster'] / r['here']:.2f} | "
+              f"{rng(r, 'batched')} | {r['batched'] / r['here']:.2f} |")
 
 
 if __name__ == "__main__":

@@ -43,6 +43,8 @@ def register(sub, fmt):
     p.add_argument("--trajectories", action="store_true",
                    help="also keep the --output signals over time")
     _runs_args(p)
+    p.add_argument("--batch", type=positive_int, default=1,
+                   help="runs per Dask task (several short runs per task save scheduler round trips)")
     p.add_argument("--out", required=True, help="the table: FILE.h5 (and FILE.csv beside it)")
     p.set_defaults(func=cmd_sweep)
 
@@ -96,7 +98,7 @@ def cmd_sweep(args) -> int:
                   scheduler=_scheduler(args.scheduler), progress=not (args.no_progress or args.json),
                   n_workers=args.workers, solver=args.solver, h=args.h, t_end=args.t_end,
                   save_every=args.save_every, options=solver_options(args),
-                  trajectories=args.trajectories)
+                  trajectories=args.trajectories, batch=args.batch)
     h5 = out if out.suffix.lower() in (".h5", ".hdf5") else out.with_suffix(".h5")
     table.save_hdf5(h5)
     csv = table.save_csv(h5.with_suffix(".csv"))

@@ -20,10 +20,11 @@ def test_sweep_of_8_runs_on_a_local_cluster_equals_the_runs_in_process():
     with local_cluster(2) as client:
         workers = client.run(_worker_setup)
         there = sweep("double-pendulum", scheduler=client, **SWEEP)
+        batched = sweep("double-pendulum", scheduler=client, batch=3, **SWEEP)  # 3 + 3 + 2
         # a failing task is named with its label and does not lose the other results
         with pytest.raises(TaskFailed) as info:
             run_many(math.sqrt, [4.0, -1.0, 9.0], scheduler=client, progress=False,
-                     labels=["a=4", "a=-1", "a=9"])
+                     labels=["a=4", "a=-1", "a=9"], batch=2)
         # the same cluster by its address (as a remote one is used): a second client
         by_address = run_many(math.sqrt, [4.0, 9.0], scheduler=client.scheduler.address, progress=False)
     assert by_address == [2.0, 3.0]
@@ -35,6 +36,7 @@ def test_sweep_of_8_runs_on_a_local_cluster_equals_the_runs_in_process():
     for name, col in here.columns.items():
         if name != "wall_s":
             np.testing.assert_array_equal(there.columns[name], col, err_msg=name)
+            np.testing.assert_array_equal(batched.columns[name], col, err_msg=name)
     for name, arr in here.trajectories.items():
         np.testing.assert_array_equal(there.trajectories[name], arr, err_msg=name)
     np.testing.assert_array_equal(there.t, here.t)

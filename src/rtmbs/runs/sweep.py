@@ -180,17 +180,17 @@ def prepare(model, params: dict, manoeuvre=None, signals=None, **run) -> tuple[R
 
 
 def sweep(model, params: dict, manoeuvre=None, signals=None, scheduler=None, progress=True,
-          n_workers=None, **run) -> SweepTable:
+          n_workers=None, batch=1, **run) -> SweepTable:
     """Run the cartesian product of ``params`` ({path: [values]}) and return the table.
 
     ``run``: ``solver``, ``h``, ``t_end``, ``save_every``, ``options`` (solver options),
-    ``trajectories``. A failed run keeps its row (status -2, NaN values) and is listed in
+    ``trajectories``; ``batch`` runs per Dask task. A failed run keeps its row (status -2, NaN values) and is listed in
     ``table.failures``; a diverged one has status -1 and its values up to divergence."""
     spec, combos = prepare(model, params, manoeuvre, signals, **run)
     labels = [", ".join(f"{k}={v:g}" for k, v in c.items()) for c in combos]
     t0 = time.perf_counter()
     outs = run_many(run_one, [(spec, c) for c in combos], scheduler=scheduler, progress=progress,
-                    n_workers=n_workers, labels=labels, keep_going=True, desc="sweep")
+                    n_workers=n_workers, labels=labels, keep_going=True, desc="sweep", batch=batch)
     wall = time.perf_counter() - t0
     return _table(spec, combos, outs, wall, scheduler)
 
