@@ -36,7 +36,8 @@ def test_recovers_the_target_runs_parameters():
 def test_recovers_them_from_measured_csv(tmp_path):
     out = simulate_signals(problem(config()).spec, TRUE)
     t, z = out["t"][::10], out["block.z"][::10]
-    (tmp_path / "m.csv").write_text("t,block.z\n" + "".join(f"{float(a)!r},{float(b)!r}\n" for a, b in zip(t, z)))
+    rows = "".join(f"{float(a)!r},{float(b)!r}\n" for a, b in zip(t, z))
+    (tmp_path / "m.csv").write_text("t,block.z\n" + rows)
     cfg = config(target={"data": "m.csv"}, model=SPRING)
     (tmp_path / "id.yaml").write_text(yaml.safe_dump(cfg))
     res = identify(tmp_path / "id.yaml", progress=False)

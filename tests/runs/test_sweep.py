@@ -75,7 +75,8 @@ def test_parse_values_and_product():
     assert parse_values("bodies.a.mass=1:2:3") == ("bodies.a.mass", [1.0, 1.5, 2.0])
     assert combinations({"a": [1, 2], "b": [3, 4, 5]})[:4] == [
         {"a": 1, "b": 3}, {"a": 1, "b": 4}, {"a": 1, "b": 5}, {"a": 2, "b": 3}]
-    with pytest.raises(SolverError, match=r"^--param 'mass': expected PATH=v1,v2,\.\.\. or PATH=start:stop:count$"):
+    with pytest.raises(SolverError,
+                       match=r"^--param 'mass': expected PATH=v1,v2,\.\.\. or PATH=start:stop:count$"):
         parse_values("mass")
     with pytest.raises(SolverError, match=r"^--param 'a=1,x': expected numbers"):
         parse_values("a=1,x")

@@ -60,8 +60,9 @@ def worker_env() -> dict:
     a user's base folder)."""
     env = dict(WORKER_THREADS_ENV)
     cache = numba_cache_dir()
-    env["RTMBS_NUMBA_CACHE"] = os.path.dirname(cache)
-    env["NUMBA_CACHE_DIR"] = cache
+    if cache:  # empty: numba's default (__pycache__ beside the sources), the same everywhere
+        env["RTMBS_NUMBA_CACHE"] = os.path.dirname(cache)
+        env["NUMBA_CACHE_DIR"] = cache
     for k in ("PYTHONPATH", "RTMBS_NO_CACHE_VERSIONING"):
         if k in os.environ:
             env[k] = os.environ[k]

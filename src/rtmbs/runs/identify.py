@@ -78,7 +78,8 @@ def _err(source, key, problem):
 
 
 def _number(source, key, v, positive=False):
-    if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v) or (positive and v <= 0):
+    ok = isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
+    if not ok or (positive and v <= 0):
         raise _err(source, key, f"expected a finite number{' > 0' if positive else ''}, got {v!r}")
     return float(v)
 
@@ -155,7 +156,8 @@ def problem(config) -> Problem:
     known = list(base.output_names) + [f"q:{c}" for c in base.coordinate_names]
     for s in spec.signals:
         if s not in known:
-            raise _err(src, f"signals.{s}", f"unknown signal of model '{mspec.name}'" + did_you_mean(s, known))
+            raise _err(src, f"signals.{s}",
+                       f"unknown signal of model '{mspec.name}'" + did_you_mean(s, known))
     t_meas, measured = _measured(data["target"], src, folder, spec)
     cost = data.get("cost") or {}
     if not isinstance(cost, dict) or set(cost) - _COST_KEYS:

@@ -38,7 +38,8 @@ def load_manoeuvre(path) -> list[Input]:
     out = []
     for name, spec in data["inputs"].items():
         try:
-            out.append(Input(name=str(name), **(spec if isinstance(spec, dict) else {"type": "constant", "value": spec})))
+            fields = spec if isinstance(spec, dict) else {"type": "constant", "value": spec}
+            out.append(Input(name=str(name), **fields))
         except ValidationError as exc:
             err = exc.errors()[0]
             where = ".".join(str(x) for x in err["loc"])

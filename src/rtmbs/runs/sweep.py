@@ -175,7 +175,8 @@ def prepare(model, params: dict, manoeuvre=None, signals=None, **run) -> tuple[R
     chosen = list(signals) if signals else list(base.output_names)
     for s in chosen:
         if s not in known and s.removeprefix("q:").removeprefix("qd:") not in base.coordinate_names:
-            raise ModelError(f"outputs.{s}", f"unknown signal of model '{spec.name}'" + did_you_mean(s, known))
+            raise ModelError(f"outputs.{s}",
+                             f"unknown signal of model '{spec.name}'" + did_you_mean(s, known))
     return RunSpec(model=spec, inputs=inputs, signals=chosen, **run), combos
 
 
@@ -184,8 +185,9 @@ def sweep(model, params: dict, manoeuvre=None, signals=None, scheduler=None, pro
     """Run the cartesian product of ``params`` ({path: [values]}) and return the table.
 
     ``run``: ``solver``, ``h``, ``t_end``, ``save_every``, ``options`` (solver options),
-    ``trajectories``; ``batch`` runs per Dask task. A failed run keeps its row (status -2, NaN values) and is listed in
-    ``table.failures``; a diverged one has status -1 and its values up to divergence."""
+    ``trajectories``; ``batch`` runs per Dask task. A failed run keeps its row (status -2, NaN
+    values) and is listed in ``table.failures``; a diverged one has status -1 and its values up
+    to divergence."""
     spec, combos = prepare(model, params, manoeuvre, signals, **run)
     labels = [", ".join(f"{k}={v:g}" for k, v in c.items()) for c in combos]
     t0 = time.perf_counter()
