@@ -22,6 +22,7 @@ _PLUGINS = (
     "rtmbs.studies_cli",       # study ...
     "rtmbs.realtime_cli",      # realtime, export-fmu
     "rtmbs.view_cli",          # view
+    "rtmbs.sweep_cli",         # sweep, identify
 )
 
 

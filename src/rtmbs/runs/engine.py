@@ -1,0 +1,210 @@
+"""Many independent runs: in this process or on Dask (``dask.distributed``), docs/runs.md.
+
+``run_many(fn, tasks, scheduler=...)`` returns ``[fn(t) for t in tasks]`` in order. With
+``scheduler=None`` the tasks run here; ``"local"`` starts a ``LocalCluster`` of single-threaded
+worker processes (one per core by default, BLAS and OpenMP limited to one thread, the same numba
+cache directory as this process, so that no worker compiles); an address (``tcp://host:8786``)
+uses a running cluster; a ``distributed.Client`` reuses one. As ``functools.partial(run_many,
+scheduler="local")`` it is a ``map(fn, args_list)`` callable.
+"""
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+
+from ..errors import RtmbsError, SolverError
+
+#: environment of the local workers: single-threaded BLAS/OpenMP (PERFORMANCE.md)
+WORKER_THREADS_ENV = {"OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1",
+                      "NUMEXPR_NUM_THREADS": "1"}
+
+
+class TaskFailed(RtmbsError):
+    """One or more tasks of :func:`run_many` raised; ``failures`` lists them (the other results
+    are in ``results``, ``None`` where a task failed)."""
+
+    def __init__(self, failures, results):
+        self.failures = failures
+        self.results = results
+        first = failures[0]
+        more = f" (and {len(failures) - 1} more)" if len(failures) > 1 else ""
+        super().__init__(f"{first.describe()}{more}")
+
+
+class TaskFailure:
+    """The outcome of a task that raised: its index, its label (its parameters) and the error."""
+
+    def __init__(self, index: int, label: str, error: BaseException):
+        self.index, self.label, self.error = index, label, error
+
+    def describe(self) -> str:
+        return f"task {self.index} ({self.label}) failed: {type(self.error).__name__}: {self.error}"
+
+    def __repr__(self):
+        return f"TaskFailure({self.describe()!r})"
+
+
+def numba_cache_dir() -> str:
+    """The numba cache directory this process uses (chosen in ``rtmbs/__init__.py``)."""
+    import importlib
+
+    # not a plain import statement: rtmbs keys numba's cache on the modules that import numba
+    # (rtmbs/__init__.py), and this one compiles nothing
+    return str(importlib.import_module("numba").config.CACHE_DIR)
+
+
+def worker_env() -> dict:
+    """Environment of local workers: one BLAS thread and this process's numba cache (the workers
+    import rtmbs from the same sources, so they compute the same key; ``RTMBS_NUMBA_CACHE`` carries
+    a user's base folder)."""
+    env = dict(WORKER_THREADS_ENV)
+    cache = numba_cache_dir()
+    if cache:  # empty: numba's default (__pycache__ beside the sources), the same everywhere
+        env["RTMBS_NUMBA_CACHE"] = os.path.dirname(cache)
+        env["NUMBA_CACHE_DIR"] = cache
+    for k in ("PYTHONPATH", "RTMBS_NO_CACHE_VERSIONING"):
+        if k in os.environ:
+            env[k] = os.environ[k]
+    return env
+
+
+def _worker_setup() -> dict:
+    """On a worker: its numba cache directory and BLAS thread counts (checked by the client)."""
+    import rtmbs  # noqa: F401  (chooses the cache directory)
+    from threadpoolctl import threadpool_info
+
+    return {"cache": numba_cache_dir(), "pid": os.getpid(),
+            "blas_threads": sorted({p["num_threads"] for p in threadpool_info()})}
+
+
+@contextlib.contextmanager
+def local_cluster(n_workers: int | None = None):
+    """A ``distributed.Client`` on a new ``LocalCluster``: ``n_workers`` processes (default: the
+    cores), one thread each, single-threaded BLAS, this process's numba cache; closed on exit."""
+    from distributed import Client, LocalCluster
+
+    n = int(n_workers or os.cpu_count() or 1)
+    if n < 1:
+        raise SolverError(f"workers = {n_workers!r}, expected a whole number >= 1")
+    with LocalCluster(n_workers=n, threads_per_worker=1, processes=True, dashboard_address=":0",
+                      silence_logs=logging.ERROR, env=worker_env()) as cluster, \
+            Client(cluster) as client:
+        _check_workers(client, strict=True)
+        yield client
+
+
+def _check_workers(client, strict: bool) -> dict:
+    """Every worker uses this process's numba cache (else it would compile: minutes) and one BLAS
+    thread; a local cluster that does not is an error, a remote one a warning."""
+    import warnings
+
+    info = client.run(_worker_setup)
+    mine = numba_cache_dir()
+    bad = {w: i["cache"] for w, i in info.items() if i["cache"] != mine}
+    if bad:
+        msg = (f"Dask workers use another numba cache ({sorted(set(bad.values()))[0]}, not {mine}): "
+               "they will compile the kernels once (minutes); install the same rtmbs on them")
+        if strict:
+            raise SolverError(msg)
+        warnings.warn(msg, stacklevel=3)
+    return info
+
+
+@contextlib.contextmanager
+def _client(scheduler, n_workers):
+    if hasattr(scheduler, "submit") and hasattr(scheduler, "gather"):
+        yield scheduler  # a distributed.Client given by the caller
+    elif scheduler == "local":
+        with local_cluster(n_workers) as client:
+            yield client
+    elif isinstance(scheduler, str) and "://" in scheduler:
+        from distributed import Client
+
+        try:
+            client = Client(scheduler, timeout="10s")
+        except (OSError, TimeoutError) as exc:
+            raise SolverError(f"scheduler {scheduler}: cannot connect ({exc})") from None
+        with client:
+            _check_workers(client, strict=False)
+            yield client
+    else:
+        raise SolverError(f"scheduler = {scheduler!r}, expected None (in this process), 'local' "
+                          "(a LocalCluster) or an address such as tcp://host:8786")
+
+
+def _call_batch(fn, items):
+    """Run a batch of tasks on a worker: ("ok", result) or ("error", exception) per task."""
+    out = []
+    for t in items:
+        try:
+            out.append(("ok", fn(t)))
+        except Exception as exc:  # one failed run: the others of the batch go on
+            out.append(("error", exc))
+    return out
+
+
+def run_many(fn, tasks, scheduler=None, progress: bool = True, n_workers: int | None = None,
+             labels=None, keep_going: bool = False, desc: str = "runs", batch: int = 1) -> list:
+    """``[fn(t) for t in tasks]``, in this process (``scheduler=None``) or on Dask.
+
+    ``labels`` (one string per task, e.g. its parameters) name a failed task. A task that raises
+    does not stop the others: with ``keep_going`` its entry is a :class:`TaskFailure`, else
+    :class:`TaskFailed` is raised once all have finished (``.results`` holds the others).
+    ``fn`` and the tasks must be picklable for Dask (module-level functions). ``batch`` tasks go
+    to a worker together (one Dask task): fewer round trips through the scheduler for short runs."""
+    tasks = list(tasks)
+    if not (isinstance(batch, int) and batch >= 1):
+        raise SolverError(f"batch = {batch!r}, expected a whole number >= 1")
+    labels = list(labels) if labels is not None else [repr(t)[:80] for t in tasks]
+    bar = None
+    if progress and tasks:
+        from tqdm import tqdm
+
+        bar = tqdm(total=len(tasks), unit="run", desc=desc, leave=False, mininterval=0.5)
+    results: list = [None] * len(tasks)
+    failures: list[TaskFailure] = []
+    try:
+        if scheduler is None:
+            for i, t in enumerate(tasks):
+                try:
+                    results[i] = fn(t)
+                except (KeyboardInterrupt, MemoryError):
+                    raise
+                except Exception as exc:  # one failed run: named, the others go on
+                    failures.append(TaskFailure(i, labels[i], exc))
+                if bar is not None:
+                    bar.update(1)
+        else:
+            from distributed import as_completed
+
+            with _client(scheduler, n_workers) as client:
+                starts = range(0, len(tasks), batch)
+                futures = [client.submit(_call_batch, fn, tasks[i:i + batch], pure=False) for i in starts]
+                index = {f.key: i for i, f in zip(starts, futures)}
+                try:
+                    for fut in as_completed(futures):
+                        i0 = index[fut.key]
+                        k = min(batch, len(tasks) - i0)
+                        if fut.status == "error":  # the batch itself failed (e.g. unpicklable)
+                            outs = [("error", fut.exception())] * k
+                        else:
+                            outs = fut.result()
+                        for i, (kind, value) in enumerate(outs, start=i0):
+                            if kind == "error":
+                                failures.append(TaskFailure(i, labels[i], value))
+                            else:
+                                results[i] = value
+                        if bar is not None:
+                            bar.update(k)
+                finally:
+                    client.cancel(futures)
+    finally:
+        if bar is not None:
+            bar.close()
+    failures.sort(key=lambda f: f.index)
+    if failures and not keep_going:
+        raise TaskFailed(failures, results)
+    for f in failures:
+        results[f.index] = f
+    return results

@@ -1,0 +1,300 @@
+"""Parameter identification: scipy ``least_squares`` on model parameters (docs/runs.md).
+
+A configuration (YAML, or the same mapping) names the model, the parameters with their start
+values and bounds, the measured data (a CSV of ``t`` and signal columns, or a target run of the
+same model with given parameter values) and the cost (residuals simulated − measured at the
+measured times, divided per signal by the measured signal's standard deviation, or not). The
+Jacobian is by forward differences; its columns — one run each — go through
+:func:`rtmbs.runs.engine.run_many`, in parallel on Dask when a scheduler is given.
+"""
+from __future__ import annotations
+
+import contextlib
+import math
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import yaml
+
+from ..errors import ModelError
+from .engine import local_cluster, run_many
+from .manoeuvre import manoeuvre_inputs
+from .parameters import build_system, check_paths, model_spec, unit_of_parameter, with_values
+from .sweep import RunSpec
+
+_KEYS = {"model", "solver", "h", "t_end", "options", "manoeuvre", "signals", "parameters",
+         "target", "cost", "fd_step", "max_nfev", "scheduler", "workers"}
+_COST_KEYS = {"normalise", "loss"}
+_LOSSES = ("linear", "soft_l1", "huber", "cauchy", "arctan")
+
+
+@dataclass
+class Problem:
+    """A checked identification: the shared run spec, parameter paths, starts, bounds, the
+    measured times and values per signal, scales and the solver settings."""
+
+    spec: RunSpec
+    paths: list
+    start: np.ndarray
+    lower: np.ndarray
+    upper: np.ndarray
+    t_meas: np.ndarray
+    measured: dict
+    scale: dict
+    loss: str = "linear"
+    fd_step: float = 1e-6
+    max_nfev: int = 50
+    source: str = "config"
+
+
+@dataclass
+class Identification:
+    """The identified ``values`` {path: value}, with the start, the final cost (½ Σ r²), the
+    RMS residual, scipy's status and message, the numbers of residual and Jacobian evaluations
+    and of runs, and the wall time."""
+
+    values: dict
+    start: dict
+    units: dict
+    cost: float
+    rms: float
+    status: int
+    message: str
+    nfev: int
+    njev: int
+    runs: int
+    wall_s: float
+    history: list = field(default_factory=list)
+
+    def as_dict(self) -> dict:
+        return {k: getattr(self, k) for k in ("values", "start", "units", "cost", "rms", "status",
+                                              "message", "nfev", "njev", "runs", "wall_s")}
+
+
+def _err(source, key, problem):
+    return ModelError(f"{source}: {key}", problem)
+
+
+def _number(source, key, v, positive=False):
+    ok = isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
+    if not ok or (positive and v <= 0):
+        raise _err(source, key, f"expected a finite number{' > 0' if positive else ''}, got {v!r}")
+    return float(v)
+
+
+def load_config(config) -> tuple[dict, str, Path]:
+    """The mapping of a config file (or a given mapping), its name for messages and its folder."""
+    if isinstance(config, dict):
+        return config, "config", Path.cwd()
+    p = Path(config)
+    if not p.is_file():
+        raise ModelError(str(p), "identification config not found")
+    try:
+        data = yaml.safe_load(p.read_text())
+    except yaml.YAMLError as exc:
+        raise ModelError(str(p), f"malformed YAML: {getattr(exc, 'problem', exc)}") from None
+    if not isinstance(data, dict):
+        raise ModelError(str(p), "an identification config holds a mapping")
+    return data, str(p), p.parent
+
+
+def problem(config) -> Problem:
+    """Check a configuration before any run: unknown keys, the model and parameter paths (named,
+    with close names), starts inside their bounds, the manoeuvre, the signals and the data."""
+    from ..errors import did_you_mean
+
+    data, src, folder = load_config(config)
+    for k in data:
+        if k not in _KEYS:
+            raise _err(src, k, "unknown key" + did_you_mean(k, _KEYS))
+    for k in ("model", "parameters", "target", "signals"):
+        if k not in data:
+            raise _err(src, k, "required key is missing")
+    model = str(data["model"])
+    if Path(model).suffix.lower() in (".yaml", ".yml") and not Path(model).is_absolute():
+        model = str(folder / model)
+    mspec = model_spec(model)
+    params = data["parameters"]
+    if not isinstance(params, dict) or not params:
+        raise _err(src, "parameters", "expected a mapping PATH: {start: x, bounds: [lo, hi]}")
+    check_paths(mspec, params)
+    start, lo, hi = [], [], []
+    for path, p in params.items():
+        key = f"parameters.{path}"
+        if not isinstance(p, dict) or "start" not in p:
+            raise _err(src, key, "expected {start: x, bounds: [lo, hi]}")
+        extra = set(p) - {"start", "bounds"}
+        if extra:
+            raise _err(src, f"{key}.{sorted(extra)[0]}", "unknown key (known: start, bounds)")
+        x0 = _number(src, f"{key}.start", p["start"])
+        b = p.get("bounds", [-math.inf, math.inf])
+        if not isinstance(b, (list, tuple)) or len(b) != 2:
+            raise _err(src, f"{key}.bounds", f"expected [lower, upper], got {b!r}")
+        a, c = (float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else v for v in b)
+        if not all(isinstance(v, float) and not math.isnan(v) for v in (a, c)) or not a < c:
+            raise _err(src, f"{key}.bounds", f"expected numbers lower < upper, got {b!r}")
+        if not a <= x0 <= c:
+            raise _err(src, f"{key}.start", f"start {x0:g} is outside the bounds [{a:g}, {c:g}]")
+        start.append(x0)
+        lo.append(a)
+        hi.append(c)
+    with_values(mspec, dict(zip(params, start)))  # the start values make a valid model
+    man = data.get("manoeuvre")
+    if isinstance(man, str) and man != "model" and not Path(man).is_absolute():
+        man = str(folder / man)
+    inputs = manoeuvre_inputs(man, mspec.description, mspec.name)
+    signals = data["signals"]
+    if isinstance(signals, str):
+        signals = [signals]
+    spec = RunSpec(model=mspec, inputs=inputs, solver=str(data.get("solver", "li-euler")),
+                   h=_number(src, "h", data.get("h", 1e-3), True),
+                   t_end=_number(src, "t_end", data.get("t_end", 1.0), True),
+                   options=dict(data.get("options") or {}), signals=list(signals))
+    base = build_system(mspec, None, inputs)
+    known = list(base.output_names) + [f"q:{c}" for c in base.coordinate_names]
+    for s in spec.signals:
+        if s not in known:
+            raise _err(src, f"signals.{s}",
+                       f"unknown signal of model '{mspec.name}'" + did_you_mean(s, known))
+    t_meas, measured = _measured(data["target"], src, folder, spec)
+    cost = data.get("cost") or {}
+    if not isinstance(cost, dict) or set(cost) - _COST_KEYS:
+        raise _err(src, "cost", f"expected a mapping with {', '.join(sorted(_COST_KEYS))}")
+    loss = cost.get("loss", "linear")
+    if loss not in _LOSSES:
+        raise _err(src, "cost.loss", f"unknown loss '{loss}'" + did_you_mean(loss, _LOSSES))
+    norm = cost.get("normalise", True)
+    scale = {s: (float(np.std(y)) if norm and np.std(y) > 0 else 1.0) for s, y in measured.items()}
+    return Problem(spec, list(params), np.array(start), np.array(lo), np.array(hi), t_meas,
+                   measured, scale, loss, _number(src, "fd_step", data.get("fd_step", 1e-6), True),
+                   int(_number(src, "max_nfev", data.get("max_nfev", 50), True)), src)
+
+
+def _measured(target, src, folder, spec):
+    """(times, {signal: values}) of the measured data: a CSV file or a target run."""
+    if not isinstance(target, dict) or len(set(target) & {"run", "data"}) != 1:
+        raise _err(src, "target", "expected {run: {PATH: value, ...}} (a run of the model) or "
+                   "{data: FILE.csv} (columns t and the signals)")
+    if "run" in target:
+        values = target["run"] or {}
+        check_paths(spec.model, values)
+        out = simulate_signals(spec, values)
+        return out["t"], {s: out[s] for s in spec.signals}
+    import csv
+
+    p = Path(target["data"])
+    p = p if p.is_absolute() else folder / p
+    if not p.is_file():
+        raise _err(src, "target.data", f"file not found: {p}")
+    with p.open(newline="") as fh:
+        rows = [r for r in csv.reader(fh) if r]
+    head = [h.strip() for h in rows[0]] if rows else []
+    for s in ["t"] + spec.signals:
+        if s not in head:
+            raise _err(src, "target.data", f"{p.name} has no column '{s}' (columns: {', '.join(head)})")
+    try:
+        cols = {h: np.array([float(r[k]) for r in rows[1:]]) for k, h in enumerate(head)
+                if h in spec.signals or h == "t"}
+    except (ValueError, IndexError):
+        raise _err(src, "target.data", f"{p.name}: every row needs a number in every column") from None
+    if len(cols["t"]) < 1 or cols["t"].max() > spec.t_end + 1e-12 or cols["t"].min() < 0:
+        raise _err(src, "target.data", f"{p.name}: times must lie in [0, t_end = {spec.t_end:g}] s")
+    return cols["t"], {s: cols[s] for s in spec.signals}
+
+
+def simulate_signals(spec: RunSpec, values: dict) -> dict:
+    """One run with parameter ``values``: ``t`` and every signal of ``spec`` on the saved grid."""
+    from ..solvers.simulate import simulate
+
+    system = build_system(spec.model, values, spec.inputs)
+    res = simulate(system, spec.solver, t_end=spec.t_end, h=spec.h, accelerations=False,
+                   **spec.options)
+    return {"t": np.asarray(res.t), **{s: np.asarray(res.signal(s), float) for s in spec.signals}}
+
+
+def residuals_task(task) -> np.ndarray:
+    """Residuals of one parameter vector (a Dask task): ``task`` = (Problem, values)."""
+    prob, x = task
+    out = simulate_signals(prob.spec, dict(zip(prob.paths, map(float, x))))
+    return np.concatenate([(np.interp(prob.t_meas, out["t"], out[s]) - prob.measured[s]) / prob.scale[s]
+                           for s in prob.spec.signals])
+
+
+def fd_points(prob: Problem, x: np.ndarray) -> tuple[list, np.ndarray]:
+    """The points of the forward-difference columns at ``x``: x + δ_j e_j, δ_j = fd_step·max(|x_j|,
+    |start_j|, 1e-12), stepped backwards where forwards would leave the bounds."""
+    delta = prob.fd_step * np.maximum(np.maximum(np.abs(x), np.abs(prob.start)), 1e-12)
+    delta = np.where(x + delta > prob.upper, -delta, delta)
+    pts = []
+    for j in range(len(x)):
+        xj = x.copy()
+        xj[j] += delta[j]
+        pts.append(xj)
+    return pts, delta
+
+
+def identify(config, scheduler=None, progress=True, n_workers=None, log=None) -> Identification:
+    """Identify the parameters of ``config`` (a file or a mapping); the runs of each Jacobian go
+    through :func:`run_many` (in this process, or on Dask: ``"local"``, an address, a client)."""
+    from scipy.optimize import least_squares
+
+    prob = problem(config)
+    t0 = time.perf_counter()
+    counts = {"runs": 0}
+    cache = {}
+    history = []
+    bar = None
+    if progress:
+        from tqdm import tqdm
+
+        bar = tqdm(total=prob.max_nfev, unit="eval", desc="identify", leave=False)
+
+    with contextlib.ExitStack() as stack:
+        sched = scheduler
+        if scheduler == "local":
+            sched = stack.enter_context(local_cluster(n_workers))
+
+        def batch(points):
+            counts["runs"] += len(points)
+            labels = [", ".join(f"{p}={v:g}" for p, v in zip(prob.paths, x)) for x in points]
+            return run_many(residuals_task, [(prob, x) for x in points], scheduler=sched,
+                            progress=False, labels=labels)
+
+        def fun(x):
+            key = x.tobytes()
+            if key not in cache:
+                cache.clear()
+                cache[key] = batch([x.copy()])[0]
+                r = cache[key]
+                history.append({"x": x.tolist(), "cost": 0.5 * float(r @ r)})
+                if bar is not None:
+                    bar.update(1)
+                    bar.set_postfix(cost=f"{0.5 * float(r @ r):.3g}")
+                if log:
+                    log(f"cost {0.5 * float(r @ r):.6g} at " + ", ".join(f"{v:.6g}" for v in x))
+            return cache[key]
+
+        def jac(x):
+            key = x.tobytes()
+            pts, delta = fd_points(prob, x)
+            if key in cache:
+                r0, rs = cache[key], batch(pts)
+            else:
+                out = batch([x.copy()] + pts)
+                r0, rs = out[0], out[1:]
+            return np.column_stack([(rj - r0) / dj for rj, dj in zip(rs, delta)])
+
+        x_scale = np.where(prob.start != 0, np.abs(prob.start), 1.0)
+        sol = least_squares(fun, prob.start, jac=jac, bounds=(prob.lower, prob.upper),
+                            x_scale=x_scale, loss=prob.loss, max_nfev=prob.max_nfev)
+    if bar is not None:
+        bar.close()
+    r = sol.fun
+    return Identification(
+        values=dict(zip(prob.paths, map(float, sol.x))), start=dict(zip(prob.paths, map(float, prob.start))),
+        units={p: unit_of_parameter(p, prob.spec.model.description) for p in prob.paths},
+        cost=float(0.5 * r @ r), rms=float(np.sqrt(np.mean(r ** 2))) if len(r) else 0.0,
+        status=int(sol.status), message=str(sol.message), nfev=int(sol.nfev),
+        njev=int(sol.njev or 0), runs=counts["runs"], wall_s=time.perf_counter() - t0, history=history)
