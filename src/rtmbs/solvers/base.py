@@ -119,6 +119,8 @@ class Solver:
         self.reset_counters()  # set-up work (patterns, first factorisation) is not counted
 
     def step(self, state: State, h: float) -> bool:
+        if self.system.nx and not self.offline:
+            self.system.set_extra_step(h)  # transient tyres: end-of-step deflections (implicit coupling)
         ok = self._step_impl(state, h)
         if self.system.nx and not self.offline:
             self.system.advance_extra(state, h)  # extra first-order states (transient tyres)
