@@ -8,6 +8,7 @@ import sys
 
 import numpy as np
 
+from rtmbs.errors import SolverError
 from rtmbs.model.description import Input
 from rtmbs.models.multilink import multilink_model
 from rtmbs.solvers.simulate import simulate
@@ -42,7 +43,15 @@ if __name__ == "__main__":
     for sol in solvers:
         for tr in (False, True):
             for h in (0.5e-3, 1e-3, 2e-3):
-                r = run(sol, h, tr)
+                try:
+                    r = run(sol, h, tr)
+                except SolverError as exc:
+                    print(f"{sol}: {exc}")
+                    break
+                if r.meta.get("status", 0) < 0 or r.t[-1] < T_STEP + 0.15:
+                    print(f"{sol:14s} transient={tr!s:5s} h={h * 1e3:.1f} ms diverged at t = "
+                          f"{r.t[-1]:.3f} s", flush=True)
+                    continue
                 s = stats(r)
                 print(f"{sol:14s} transient={tr!s:5s} h={h * 1e3:.1f} ms status={r.meta.get('status')} "
                       f"Fx after {T_STEP + 0.15:.2f} s: mean {s['mean']:8.1f} min {s['lo']:8.1f} "

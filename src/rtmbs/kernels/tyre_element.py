@@ -16,6 +16,12 @@ should point to the vehicle's left so that the ISO-W axes of the .tir data apply
 Jacobians (``with_jac``): the radial force with respect to the wheel-centre position and
 velocity, and the tangential forces through the load, the slips and the spin — the directions
 l, t, n_e, d are held fixed (their rotation with camber is a non-stiff, second-order effect).
+
+Transient tyres (``TP_XSTATE`` ≥ 0): slips from the carcass deflections ``tyre_x[1 + 2k]``,
+``tyre_x[2 + 2k]`` with the low-speed damping, at the end of the step ``tyre_x[0]`` of the
+fixed-step solver (:func:`rtmbs.vehicle.tyre.contact.transient_slips_lowspeed`); the Magic
+Formula without its own low-speed slip reduction; the Jacobian through the slip velocities,
+Vx and (via Re and the relaxation lengths) the load.
 """
 from __future__ import annotations
 

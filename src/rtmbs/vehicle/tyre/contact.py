@@ -9,7 +9,11 @@ element's kernel:
 - :func:`slip_quantities`: longitudinal slip kappa (eq. 4.15) and slip angle alpha (eq. 4.16)
   with a lower bound on the speed in the denominators;
 - :func:`transient_rates`, :func:`transient_step`, :func:`transient_slips`: the single contact
-  point transient model (eqs. 4.22-4.24) with relaxation lengths.
+  point transient model (eqs. 4.22-4.24) with relaxation lengths;
+- :func:`transient_slips_lowspeed` (with :func:`lowspeed_weight`, :func:`lag_coefficients`): the
+  slips the tyre element uses, with the low-speed damping of the deflections and evaluated at
+  the end of the solver's step, and their partial derivatives (docs/tyre.md, "Transient model
+  at low speed").
 
 Sign of alpha: eqs. 4.16 and 4.23-4.24 give alpha > 0 for a wheel sliding towards -y. The
 ISO-W data of .tir files (PKY1 < 0) give Fy < 0 for alpha > 0 in their own convention, where
