@@ -170,7 +170,7 @@ def transient_slips_lowspeed(u, v, Vsx, Vsy, Vx, sigma_kappa, sigma_alpha, vxlow
     Eq. 4.24 with a damper parallel to each carcass spring: the force follows
     ``u + τκ u̇`` instead of ``u`` (the low-speed damping of the single contact point model in
     Pacejka's book and MF-Tyre, blended in below VXLOW; the form and the damping rate here are
-    rtmbs's, docs/tyre.md "Transient model"), with ``u̇`` from eq. 4.23 and
+    rtmbs's, docs/tyre.md "Transient model at low speed"), with ``u̇`` from eq. 4.23 and
     ``τκ = w(Vx) σκ/VXLOW``, ``w`` of :func:`lowspeed_weight`:
 
         κ' = sgn(Vx) (u + τκ u̇)/σκ = sgn(Vx) [(1 − w|Vx|/VXLOW) u − τκ Vsx]/σκ

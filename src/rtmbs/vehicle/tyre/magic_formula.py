@@ -423,7 +423,8 @@ def mf_steady_state(p, Fz_in, kappa_in, alpha_in, gamma_in, Vx, out, slip_reduct
 
     ``slip_reduction`` False skips the low-speed reduction of κ and α (below VXLOW) and keeps
     that of the shifts: for the transient slips of the carcass deflections, which stay finite
-    at standstill (``contact.transient_slips_lowspeed``, docs/tyre.md "Transient model").
+    at standstill (``contact.transient_slips_lowspeed``, docs/tyre.md "Transient model at low
+    speed").
     """
     mf_evaluate(p, Fz_in, kappa_in, alpha_in, gamma_in, Vx, out, True, slip_reduction)
 
