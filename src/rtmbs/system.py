@@ -420,7 +420,7 @@ class CartesianSystem(MechanicalSystem):
         nb, m1, nf, nblk = self._data_sizes
         z = np.zeros
         arrays = dict(
-            fun_par=self._fun_par0, xstate=z(max(1, self.nx)), kin_r=z((nb + 1, 3)), kin_rd=z((nb + 1, 3)),
+            fun_par=self._fun_par0, xstate=z(1 + self.nx), kin_r=z((nb + 1, 3)), kin_rd=z((nb + 1, 3)),
             kin_A=z((nb + 1, 3, 3)), kin_G=z((nb + 1, 3, 4)), kin_dG=z((nb + 1, 4, 3, 4)),
             kin_W=z((nb + 1, 3, 4)), kin_w=z((nb + 1, 3)), kin_alpha=z((nb + 1, 3)),
             kin_dadp=z((nb + 1, 3, 4)), kin_dadpd=z((nb + 1, 3, 4)), d2G=z((4, 4, 3, 4)),
@@ -438,7 +438,9 @@ class CartesianSystem(MechanicalSystem):
     def _attach_data(self, data) -> None:
         self._sbuf, self._slay, self.data = data
         self.fun_par = self.data.fun_par
-        self.extra_state = self.data.xstate[:self.nx]  # carcass deflections (u, v) of transient tyres
+        # xstate: [h, u0, v0, u1, ...]: the solver's step h (0 outside a fixed step) for the
+        # transient tyres' end-of-step deflections, then the carcass deflections (u, v) per tyre
+        self.extra_state = self.data.xstate[1:1 + self.nx]
         self.force_out_all = self.data.frc_out
         self.force_out = self.data.frc_out[:, 0]
         self._input_functions = {}  # channel index -> (name, f(t)): set_input_functions
@@ -480,7 +482,16 @@ class CartesianSystem(MechanicalSystem):
 
     # -- extra first-order states: the transient tyres' deflections (seed 003 eqs. 4.22-4.24) ----
     def set_extra(self, x) -> None:
+        """The extra states; also clears the step of :meth:`set_extra_step` (deflections as given)."""
         self.extra_state[:] = x
+        self.data.xstate[0] = 0.0
+
+    def set_extra_step(self, h: float) -> None:
+        """Step length of the fixed-step solver about to step (0: none). With h > 0 the transient
+        tyres use their deflections at the step's end, advanced with the slip velocities of the
+        evaluated state (``contact.transient_slips_lowspeed``): the linearly implicit solvers
+        see the deflections' stiff coupling through the velocity Jacobian."""
+        self.data.xstate[0] = h
 
     def extra_rates(self, t, q, qd, x, out) -> None:
         """du/dt, dv/dt of every transient tyre (eq. 4.23) at (t, q, q̇, x)."""
@@ -548,8 +559,10 @@ class CartesianSystem(MechanicalSystem):
         (:func:`rtmbs.kernels.evaluate.cartesian_outputs`)."""
         ws = self._ows if hasattr(self, "_ows") else self.workspace()
         self._ows = ws
+        h, self.data.xstate[0] = self.data.xstate[0], 0.0  # tyre forces at the state's deflections
         cartesian_outputs(float(t), q, qd, *self.kernel_buffers(), ws.buf, self.n, self.m,
                           self.output_map, out)
+        self.data.xstate[0] = h
 
     def _output_map(self) -> np.ndarray:
         """Source of each output name (:data:`rtmbs.kernels.evaluate.OUT_R` ...): per body the

@@ -16,6 +16,12 @@ should point to the vehicle's left so that the ISO-W axes of the .tir data apply
 Jacobians (``with_jac``): the radial force with respect to the wheel-centre position and
 velocity, and the tangential forces through the load, the slips and the spin — the directions
 l, t, n_e, d are held fixed (their rotation with camber is a non-stiff, second-order effect).
+
+Transient tyres (``TP_XSTATE`` ≥ 0): slips from the carcass deflections ``tyre_x[1 + 2k]``,
+``tyre_x[2 + 2k]`` with the low-speed damping, at the end of the step ``tyre_x[0]`` of the
+fixed-step solver (:func:`rtmbs.vehicle.tyre.contact.transient_slips_lowspeed`); the Magic
+Formula without its own low-speed slip reduction; the Jacobian through the slip velocities,
+Vx and (via Re and the relaxation lengths) the load.
 """
 from __future__ import annotations
 
@@ -26,9 +32,10 @@ from numba import njit
 from ..vehicle.road import road_height_packed
 from .cartesian import _cross as _cr
 from .cartesian import _dot as _dt
-from ..vehicle.tyre.contact import slip_quantities, transient_slips, two_point_follower
+from ..vehicle.tyre.contact import slip_quantities, transient_slips_lowspeed, two_point_follower
 from ..vehicle.tyre.magic_formula import (D_FX, D_FX_A, D_FX_FZ, D_FX_K, D_FY, D_FY_A, D_FY_FZ, D_FY_K,
-                                           D_MZ, D_MZ_A, D_MZ_FZ, D_MZ_K, effective_rolling_radius,
+                                           D_MZ, D_MZ_A, D_MZ_FZ, D_MZ_K, I_FNOMIN, I_VXLOW,
+                                           effective_rolling_radius,
                                            effective_rolling_radius_dfz, mf_force_partials, mf_moments,
                                            mf_steady_state)
 
@@ -110,23 +117,36 @@ def tyre_force(par, tyre_par, road_buf, tyre_x, with_jac, rA, vA, w, s, sg, f, t
     kappa, alpha = slip_quantities(Vx, Vy, ws, Re, vmin)
     gamma = -math.asin(max(-1.0, min(1.0, sn)))
     xs = int(par[TP_XSTATE])
-    if xs >= 0:
-        # transient: slips from the carcass deflections u, v (eq. 4.24); relaxation lengths from
-        # the steady-state point; the deflections' inputs are kept for the state update (eq. 4.23)
+    transient = xs >= 0
+    tk_vsx = tk_vx = ta_vsy = ta_vx = tk_z = ta_z = 0.0
+    if transient:
+        # transient: slips from the carcass deflections u, v (eq. 4.24) with their low-speed
+        # damping, at the end of the solver's step tyre_x[0] (0: at the current deflections);
+        # relaxation lengths from the steady-state point; the deflections' inputs are kept for
+        # the state update (eq. 4.23)
+        dfz = 1e-6 * (Fn + p[I_FNOMIN])
+        if with_jac:  # ∂σ/∂F_n by a forward difference (σκ, σα of MF 6.1 / 5.2 formulas)
+            mf_steady_state(p, Fn + dfz, kappa, -alpha, gamma, Vx, mf)
+            tk_z, ta_z = mf[11], mf[12]
         mf_steady_state(p, Fn, kappa, -alpha, gamma, Vx, mf)
         sk, sa = mf[11], mf[12]
-        outs[7] = Vx - ws * Re
+        Vsx = Vx - ws * Re
+        outs[7] = Vsx
         outs[8] = Vy
         outs[9] = Vx
         outs[10] = sk
         outs[11] = sa
-        kappa, alpha = transient_slips(tyre_x[2 * xs], tyre_x[2 * xs + 1], sk, sa, Vx)
+        kappa, alpha, tk_vsx, tk_vx, dk_s, ta_vsy, ta_vx, da_s = transient_slips_lowspeed(
+            tyre_x[1 + 2 * xs], tyre_x[2 + 2 * xs], Vsx, Vy, Vx, sk, sa, p[I_VXLOW], tyre_x[0])
+        tk_z = dk_s * (tk_z - sk) / dfz  # ∂κ'/∂F_n, ∂α'/∂F_n through the relaxation lengths
+        ta_z = da_s * (ta_z - sa) / dfz
+    # the transient slips are finite at standstill: no further low-speed reduction of κ, α
     if with_jac:  # one pass gives Fx, Fy, Mz and their partials (kept in mf for below)
-        mf_force_partials(p, Fn, kappa, -alpha, gamma, Vx, mf)
+        mf_force_partials(p, Fn, kappa, -alpha, gamma, Vx, mf, not transient)
         Fx, Fy, Mz = mf[D_FX], mf[D_FY], mf[D_MZ]
         Mx, My = mf_moments(p, Fn, kappa, gamma, Vx, Fx, Fy)
     else:
-        mf_steady_state(p, Fn, kappa, -alpha, gamma, Vx, mf)
+        mf_steady_state(p, Fn, kappa, -alpha, gamma, Vx, mf, not transient)
         Fx, Fy, Mx, My, Mz = mf[0], mf[1], mf[2], mf[3], mf[4]
     for c in range(3):
         F[c] = Fx * l[c] + Fy * t[c] + Fn * ne[c]
@@ -177,12 +197,15 @@ def tyre_force(par, tyre_par, road_buf, tyre_x, with_jac, rA, vA, w, s, sg, f, t
         dd = vmin
         a_vx = 0.0
     a_vy = -dd / (dd * dd + Vy * Vy)
-    if xs >= 0:  # transient: the forces follow the deflections, not the slip velocities
-        k_vx = k_ws = a_vx = a_vy = 0.0
-    k_z = ws * re_z * k_ws / Re if xs < 0 else 0.0  # ∂κ/∂F_n = ω_s ∂Re/∂F_n / s_x
-    fx_z += fx_k * k_z
-    fy_z += fy_k * k_z
-    mz_z += mz_k * k_z
+    if transient:  # κ'(Vsx = Vx − ω_s Re, Vx), α'(Vy, Vx) of transient_slips_lowspeed
+        k_vx = tk_vsx + tk_vx
+        k_ws = -Re * tk_vsx
+        a_vx = ta_vx
+        a_vy = ta_vsy
+    k_z = ws * re_z * k_ws / Re + tk_z  # ∂κ/∂F_n = ω_s ∂Re/∂F_n / s_x (the same through Vsx)
+    fx_z += fx_k * k_z + fx_a * ta_z
+    fy_z += fy_k * k_z + fy_a * ta_z
+    mz_z += mz_k * k_z + mz_a * ta_z
     for col in range(12):
         dk_v = k_vx * G[2, col] + k_ws * G[4, col]
         da_v = a_vx * G[2, col] + a_vy * G[3, col]

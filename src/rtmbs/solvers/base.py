@@ -119,6 +119,10 @@ class Solver:
         self.reset_counters()  # set-up work (patterns, first factorisation) is not counted
 
     def step(self, state: State, h: float) -> bool:
+        if self.system.nx and not self.offline:  # transient tyres: end-of-step deflections
+            set_step = getattr(self.system, "set_extra_step", None)  # (systems without: none)
+            if set_step is not None:
+                set_step(h)
         ok = self._step_impl(state, h)
         if self.system.nx and not self.offline:
             self.system.advance_extra(state, h)  # extra first-order states (transient tyres)

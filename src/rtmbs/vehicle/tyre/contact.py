@@ -9,7 +9,11 @@ element's kernel:
 - :func:`slip_quantities`: longitudinal slip kappa (eq. 4.15) and slip angle alpha (eq. 4.16)
   with a lower bound on the speed in the denominators;
 - :func:`transient_rates`, :func:`transient_step`, :func:`transient_slips`: the single contact
-  point transient model (eqs. 4.22-4.24) with relaxation lengths.
+  point transient model (eqs. 4.22-4.24) with relaxation lengths;
+- :func:`transient_slips_lowspeed` (with :func:`lowspeed_weight`, :func:`lag_coefficients`): the
+  slips the tyre element uses, with the low-speed damping of the deflections and evaluated at
+  the end of the solver's step, and their partial derivatives (docs/tyre.md, "Transient model
+  at low speed").
 
 Sign of alpha: eqs. 4.16 and 4.23-4.24 give alpha > 0 for a wheel sliding towards -y. The
 ISO-W data of .tir files (PKY1 < 0) give Fy < 0 for alpha > 0 in their own convention, where
@@ -108,3 +112,82 @@ def transient_slips(u, v, sigma_kappa, sigma_alpha, Vx):
     """
     s = 1.0 if Vx >= 0.0 else -1.0
     return s * u / sigma_kappa, v / sigma_alpha
+
+
+@njit(cache=True, error_model="numpy")
+def lowspeed_weight(Vx, vxlow):
+    """Weight of the low-speed damping and its slope: ``w = ½(1 + cos(π Vx/VXLOW))`` for
+    |Vx| < VXLOW (1 at standstill), 0 above (the MF-Tyre low-speed blend, the complement of the
+    Magic Formula's shift reduction). Returns ``(w, dw/dVx)``."""
+    if abs(Vx) >= vxlow:
+        return 0.0, 0.0
+    a = math.pi / vxlow
+    return 0.5 * (1.0 + math.cos(a * Vx)), -0.5 * a * math.sin(a * Vx)
+
+
+@njit(cache=True, error_model="numpy")
+def lag_coefficients(speed, sigma, h):
+    """The exact step of eq. 4.23 over ``h`` is ``x_h = e·x − φ·V_s`` with ``λ = speed/σ``,
+    ``e = exp(−λh)`` and ``φ = (1 − e)/λ`` (``h`` at λ = 0). Returns ``(e, φ, de/dspeed,
+    dφ/dspeed)``; h = 0 gives (1, 0, 0, 0)."""
+    lam = speed / sigma
+    x = lam * h
+    if x < 1e-8:  # series: same operation count as the exponential branch (a select)
+        e = 1.0 - x
+        phi = h * (1.0 - 0.5 * x)
+        de, dphi = -h, -0.5 * h * h
+    else:
+        e = math.exp(-x)
+        phi = -math.expm1(-x) / lam
+        de, dphi = -h * e, (h * e - phi) / lam
+    return e, phi, de / sigma, dphi / sigma
+
+
+@njit(cache=True, error_model="numpy")
+def _damped_slip(x, Vs, Vx, sigma, vxlow, h):
+    """(slip, ∂/∂V_s, ∂/∂Vx at fixed V_s, ∂/∂σ) of one direction of
+    :func:`transient_slips_lowspeed`."""
+    s = 1.0 if Vx >= 0.0 else -1.0
+    av = abs(Vx)
+    w, dw = lowspeed_weight(Vx, vxlow)
+    e, phi, de, dphi = lag_coefficients(av, sigma, h)
+    xe = e * x - phi * Vs                   # deflection at the step's end (eq. 4.23, exact step)
+    tau = w * sigma / vxlow                 # damping time of the deflection
+    a = 1.0 - w * av / vxlow                # 1 − τ |Vx|/σ
+    slip = (a * xe - tau * Vs) / sigma      # (x + τ ẋ)/σ with ẋ = −V_s − |Vx| x/σ at x = xe
+    d_vs = (-a * phi - tau) / sigma
+    d_vx = (-(dw * av + w * s) / vxlow * xe + a * s * (de * x - dphi * Vs)
+            - dw * sigma / vxlow * Vs) / sigma
+    d_sigma = (-a * (de * x - dphi * Vs) * av / sigma - w / vxlow * Vs - slip) / sigma
+    return slip, d_vs, d_vx, d_sigma
+
+
+@njit(cache=True, error_model="numpy")
+def transient_slips_lowspeed(u, v, Vsx, Vsy, Vx, sigma_kappa, sigma_alpha, vxlow, h):
+    """Transient slips with the low-speed damping of the carcass deflections, for the Magic
+    Formula called without its own low-speed slip reduction.
+
+    Eq. 4.24 with a damper parallel to each carcass spring: the force follows
+    ``u + τκ u̇`` instead of ``u`` (the low-speed damping of the single contact point model in
+    Pacejka's book and MF-Tyre, blended in below VXLOW; the form and the damping rate here are
+    rtmbs's, docs/tyre.md "Transient model at low speed"), with ``u̇`` from eq. 4.23 and
+    ``τκ = w(Vx) σκ/VXLOW``, ``w`` of :func:`lowspeed_weight`:
+
+        κ' = sgn(Vx) (u + τκ u̇)/σκ = sgn(Vx) [(1 − w|Vx|/VXLOW) u − τκ Vsx]/σκ
+        α' = (v + τα v̇)/σα         = [(1 − w|Vx|/VXLOW) v − τα Vsy]/σα
+
+    At standstill κ' = u/σκ − Vsx/VXLOW: the carcass spring Cx = Kxk/σκ in parallel with the
+    damper Kxk/VXLOW, which is the steady-state Magic Formula's own low-speed slip −Vsx/VXLOW;
+    in steady state (u̇ = 0) the slips equal eqs. 4.15-4.16 at every speed; above VXLOW this is
+    eq. 4.24. ``h`` > 0 evaluates u, v at the end of a step of length h (the exact update of
+    :func:`transient_step` with these inputs), so that a linearly implicit step sees the
+    deflections' response to the slip velocities (∂κ'/∂Vsx contains −φ/σκ ≈ −h/σκ) instead
+    of an explicit, undamped spring; h = 0 is eq. 4.24 at the current deflections.
+
+    Returns ``(κ', α', ∂κ'/∂Vsx, ∂κ'/∂Vx, ∂κ'/∂σκ, ∂α'/∂Vsy, ∂α'/∂Vx, ∂α'/∂σα)`` (∂/∂Vx at
+    fixed Vsx, Vsy, σ).
+    """
+    s = 1.0 if Vx >= 0.0 else -1.0
+    k, dk_vs, dk_vx, dk_s = _damped_slip(u, Vsx, Vx, sigma_kappa, vxlow, h)
+    a, da_vs, da_vx, da_s = _damped_slip(v, Vsy, Vx, sigma_alpha, vxlow, h)
+    return s * k, a, s * dk_vs, s * dk_vx, s * dk_s, da_vs, da_vx, da_s

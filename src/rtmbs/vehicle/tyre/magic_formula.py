@@ -411,7 +411,7 @@ def mf_moments(p, Fz_in, kappa_in, gamma_in, Vx, Fx, Fy):
 
 
 @njit(cache=True, error_model="numpy")
-def mf_steady_state(p, Fz_in, kappa_in, alpha_in, gamma_in, Vx, out):
+def mf_steady_state(p, Fz_in, kappa_in, alpha_in, gamma_in, Vx, out, slip_reduction=True):
     """Steady-state forces and moments of one tyre at one operating point (no allocation).
 
     Inputs: vertical load ``Fz_in`` [N], longitudinal slip ``kappa_in`` [-] (seed 003 eq. 4.15),
@@ -420,12 +420,17 @@ def mf_steady_state(p, Fz_in, kappa_in, alpha_in, gamma_in, Vx, out):
     frame [N, N m], Re [m], pneumatic trail t [m], mux, muy, cornering stiffness Kya [N/rad],
     slip stiffness Kxk [N], relaxation lengths sigma_kappa, sigma_alpha [m] (nan if the file
     has no carcass stiffness).
+
+    ``slip_reduction`` False skips the low-speed reduction of κ and α (below VXLOW) and keeps
+    that of the shifts: for the transient slips of the carcass deflections, which stay finite
+    at standstill (``contact.transient_slips_lowspeed``, docs/tyre.md "Transient model at low
+    speed").
     """
-    mf_evaluate(p, Fz_in, kappa_in, alpha_in, gamma_in, Vx, out, True)
+    mf_evaluate(p, Fz_in, kappa_in, alpha_in, gamma_in, Vx, out, True, slip_reduction)
 
 
 @njit(cache=True, error_model="numpy")
-def mf_evaluate(p, Fz_in, kappa_in, alpha_in, gamma_in, Vx, out, full):
+def mf_evaluate(p, Fz_in, kappa_in, alpha_in, gamma_in, Vx, out, full, slip_reduction=True):
     """:func:`mf_steady_state`; with ``full`` False only Fx, Fy, Mz, t, mux, muy, Kya, Kxk (what
     the tyre element's Jacobian differentiates: no Mx, My, Re, relaxation lengths)."""
     mf52 = p[I_FAMILY] == FAMILY_MF52
@@ -443,9 +448,10 @@ def mf_evaluate(p, Fz_in, kappa_in, alpha_in, gamma_in, Vx, out, full):
     red = 1.0  # smooth reduction of shifts below VXLOW, 0 at standstill
     if abs(Vx) <= VXLOW:
         red = 1.0 - 0.5 * (1.0 + math.cos(math.pi * Vx / VXLOW))
-        kappa = kappa * abs(Vx) / VXLOW
+        if slip_reduction:
+            kappa = kappa * abs(Vx) / VXLOW
     speed_sum = abs(Vx) + abs(math.tan(alpha) * Vx)
-    if speed_sum < VXLOW:
+    if slip_reduction and speed_sum < VXLOW:
         alpha = alpha * speed_sum / VXLOW
     alpha = _clip(alpha, p[I_ALPMIN], p[I_ALPMAX])
     gamma = _clip(gamma_in, p[I_CAMMIN], p[I_CAMMAX])
@@ -810,11 +816,12 @@ def _datan_eq(x, ratio2):
 
 
 @njit(cache=True, error_model="numpy")
-def mf_force_partials(p, Fz_in, kappa_in, alpha_in, gamma_in, Vx, out):
+def mf_force_partials(p, Fz_in, kappa_in, alpha_in, gamma_in, Vx, out, slip_reduction=True):
     """Fx, Fy, Mz of :func:`mf_evaluate` and their exact partial derivatives with respect to
     (Fz, kappa, alpha) in one forward-mode pass (no allocation). ``out[D_*]`` (``N_PARTIALS``,
     order ``PARTIAL_NAMES``). Clipped inputs and the sign functions have zero derivative; at a
-    non-differentiable point (a kink of |x|) the mean of the one-sided slopes is used."""
+    non-differentiable point (a kink of |x|) the mean of the one-sided slopes is used.
+    ``slip_reduction`` as in :func:`mf_steady_state`."""
     mf52 = p[I_FAMILY] == FAMILY_MF52
     R0 = p[I_UNLOADED_RADIUS]
     Fz0 = p[I_FNOMIN]
@@ -828,9 +835,10 @@ def mf_force_partials(p, Fz_in, kappa_in, alpha_in, gamma_in, Vx, out):
     red = 1.0
     if abs(Vx) <= VXLOW:
         red = 1.0 - 0.5 * (1.0 + math.cos(math.pi * Vx / VXLOW))
-        kappa = _ddivs(_dmuls(kappa, abs(Vx)), VXLOW)
+        if slip_reduction:
+            kappa = _ddivs(_dmuls(kappa, abs(Vx)), VXLOW)
     speed_sum = _dadds(_dabs(_dmuls(_dtan(alpha), Vx)), abs(Vx))
-    if speed_sum[0] < VXLOW:
+    if slip_reduction and speed_sum[0] < VXLOW:
         alpha = _ddivs(_dmul(alpha, speed_sum), VXLOW)
     alpha = _dclip(alpha, p[I_ALPMIN], p[I_ALPMAX])
     gamma = _clip(gamma_in, p[I_CAMMIN], p[I_CAMMAX])
