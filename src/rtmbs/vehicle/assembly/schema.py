@@ -7,6 +7,7 @@ frame by ``position``. Hard-point and body names depend on the template: each te
 """
 from __future__ import annotations
 
+import math
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
@@ -89,6 +90,20 @@ class Alignment(_Strict):
     toe_in_deg: float = 0.0
 
 
+def _points(v):
+    """Hard points: a mapping name -> [x, y, z] (m), each 3 finite numbers."""
+    if not isinstance(v, dict):
+        raise ValueError("expected a mapping of hard-point names to [x, y, z] (m)")
+    for k, p in v.items():
+        try:
+            ok = len(p) == 3 and all(math.isfinite(float(x)) for x in p)
+        except (TypeError, ValueError):
+            ok = False
+        if not ok:
+            raise ValueError(f"hard point '{k}': expected 3 finite numbers [x, y, z] (m), got {p!r}")
+    return v
+
+
 class Suspension(_Strict):
     template: Literal["double-wishbone", "mcpherson", "multilink"]
     description: str = ""
@@ -99,6 +114,8 @@ class Suspension(_Strict):
     spring: Spring
     damper: Damper
     bushings: dict[str, Bushing] = Field(default_factory=dict)
+
+    _p = field_validator("hard_points", mode="before")(lambda cls, v: _points(v))
 
 
 class Wheels(_Strict):
@@ -127,6 +144,7 @@ class Steering(_Strict):
     drive: Literal["rack-travel", "pinion-angle"] = "rack-travel"
     ratio: float | None = None
     input: str = "rack_travel"
+    _p = field_validator("hard_points", mode="before")(lambda cls, v: _points(v))
 
 
 class AntiRollBar(_Strict):
@@ -144,6 +162,7 @@ class AntiRollBar(_Strict):
     stiffness: float
     damping: float = 0.0
     _k = field_validator("stiffness", "damping")(lambda cls, v: _non_negative(v))
+    _p = field_validator("hard_points", mode="before")(lambda cls, v: _points(v))
 
 
 class Driveline(_Strict):
@@ -159,6 +178,7 @@ class Driveline(_Strict):
     outer_joint_offset: float
     bodies: dict[str, Part]
     input: str = "drive_torque"
+    _p = field_validator("hard_points", mode="before")(lambda cls, v: _points(v))
 
 
 class Brake(_Strict):
@@ -204,11 +224,14 @@ class Vehicle(_Strict):
 def check_names(given, allowed, path: str, what: str, required=True) -> None:
     """Names of hard points / bodies / bushings against a template's list: an unknown name
     (with a suggestion) or a missing one raises ModelError naming the key."""
+    def key(k):
+        return f"{path}.{k}" if path else k
+
     for k in given:
         if k not in allowed:
-            raise ModelError(f"{path}.{k}", f"unknown {what} '{k}' for this template"
+            raise ModelError(key(k), f"unknown {what} '{k}' for this template"
                              + did_you_mean(k, allowed))
     if required:
         for k in allowed:
             if k not in given:
-                raise ModelError(f"{path}.{k}", f"required {what} is missing")
+                raise ModelError(key(k), f"required {what} is missing")

@@ -67,13 +67,6 @@ def _subsystem(role: str, entry, folder: Path, source: str):
             source)
 
 
-def _names(given, allowed, where: str, what: str) -> None:
-    try:
-        schema.check_names(given, allowed, "", what)
-    except ModelError as exc:
-        raise ModelError(f"{where}{exc.path}", exc.problem) from None
-
-
 def vehicle_from_dict(data: dict, folder: Path = Path("."), source: str = "",
                       joints: str | None = None) -> Model:
     """The model of a vehicle mapping (subsystem files relative to ``folder``). ``joints``
@@ -105,7 +98,7 @@ def vehicle_from_dict(data: dict, folder: Path = Path("."), source: str = "",
     rack = None
     if "steering" in subs:
         st, _, src = subs["steering"]
-        _names(st.hard_points, steering.HARD_POINTS, f"{src}: steering.hard_points.", "hard point")
+        schema.check_names(st.hard_points, steering.HARD_POINTS, f"{src}: steering.hard_points", "hard point")
         rack = (st.axle, steering.build(model, st, f"{src}: steering"))
     corners = {}
     for axle, prefix in AXLES.items():
@@ -113,10 +106,10 @@ def vehicle_from_dict(data: dict, folder: Path = Path("."), source: str = "",
         sp, _, src = subs[role]
         tpl = SUSPENSIONS[sp.template]
         where = f"{src}: {role}"
-        _names(sp.hard_points, tpl.HARD_POINTS, f"{where}.hard_points.", "hard point")
-        _names(sp.bodies, tpl.BODIES, f"{where}.bodies.", "body")
+        schema.check_names(sp.hard_points, tpl.HARD_POINTS, f"{where}.hard_points", "hard point")
+        schema.check_names(sp.bodies, tpl.BODIES, f"{where}.bodies", "body")
         if spec.joints == "bushings":
-            _names(sp.bushings, tpl.BUSHINGS, f"{where}.bushings.", "bushing")
+            schema.check_names(sp.bushings, tpl.BUSHINGS, f"{where}.bushings", "bushing")
         ctx = Context(spec.joints, wheels, spec.road, tyre, where,
                       rack[1] if rack and rack[0] == axle else "chassis")
         corners[axle] = {sd: tpl.build(Side(model, prefix, sd, sp.position, where), sp, ctx)
@@ -125,12 +118,12 @@ def vehicle_from_dict(data: dict, folder: Path = Path("."), source: str = "",
         role = f"{axle}_antiroll"
         if role in subs:
             bar, _, src = subs[role]
-            _names(bar.hard_points, antiroll.HARD_POINTS, f"{src}: {role}.hard_points.", "hard point")
+            schema.check_names(bar.hard_points, antiroll.HARD_POINTS, f"{src}: {role}.hard_points", "hard point")
             antiroll.build(model, bar, corners[bar.axle], f"{src}: {role}", AXLES[bar.axle])
     if "driveline" in subs:
         dl, _, src = subs["driveline"]
-        _names(dl.hard_points, driveline.HARD_POINTS, f"{src}: driveline.hard_points.", "hard point")
-        _names(dl.bodies, driveline.BODIES, f"{src}: driveline.bodies.", "body")
+        schema.check_names(dl.hard_points, driveline.HARD_POINTS, f"{src}: driveline.hard_points", "hard point")
+        schema.check_names(dl.bodies, driveline.BODIES, f"{src}: driveline.bodies", "body")
         driveline.build(model, dl, corners[dl.axle], f"{src}: driveline", AXLES[dl.axle])
     if "brakes" in subs:
         brakes.build(model, subs["brakes"][0], corners)
@@ -187,3 +180,27 @@ def corner_bodies(model: Model) -> dict:
 
 
 __all__ = ["load_vehicle_file", "vehicle_from_dict", "sedan_model", "corner_bodies"]
+
+
+def held_for_statics(model: Model) -> Model:
+    """A copy of a vehicle model for a static solve: motion drivers hold the directions in which
+    a car at rest on its tyres has no stiffness (chassis x, y and yaw: no horizontal tyre force
+    at zero speed; every wheel's spin). Their multipliers vanish at the equilibrium, so the
+    loads are those of the free car, and Newton no longer wanders along these directions."""
+    m = model.model_copy(deep=True)
+    ch = m.body("chassis")
+    c = ch.position
+    m.add_marker("ground", "statics_x", c, orientation={"z_axis": (1.0, 0.0, 0.0)})
+    m.add_marker("ground", "statics_y", c, orientation={"z_axis": (0.0, 1.0, 0.0)})
+    m.add_marker("ground", "statics_yaw", c)
+    m.add_joint("statics_x", "motion", "ground.statics_x", "chassis.cm", dof="translation",
+                function=0.0)
+    m.add_joint("statics_y", "motion", "ground.statics_y", "chassis.cm", dof="translation",
+                function=0.0)
+    m.add_joint("statics_yaw", "motion", "ground.statics_yaw", "chassis.cm", dof="rotation",
+                function=0.0)
+    for j in list(m.joints):
+        if j.name.endswith("_wheel_bearing"):
+            m.add_joint(j.name.replace("_wheel_bearing", "_statics_spin"), "motion", j.marker_i,
+                        j.marker_j, dof="rotation", function=0.0)
+    return m
