@@ -3,7 +3,7 @@ at 20 m/s on a flat road with a constant drive torque.
 
 Usage:  python benchmarks/bench_sedan.py [--steps 2000] [--repeats 5]
 
-Each model: warm-up (numba compile, 50 steps), then ``repeats`` runs of ``steps`` steps of a plain
+Each model and linear solver (``auto``: the sparse LU here; ``dense``): warm-up (numba compile, 50 steps), then ``repeats`` runs of ``steps`` steps of a plain
 Python loop over ``solver.step`` from the assembled state; prints the median and best µs per step
 and the cost of one full ``evaluate``. Not a test: numbers go to docs/models/sedan.md.
 """
@@ -68,16 +68,19 @@ def main(argv=None):
     ap.add_argument("--repeats", type=int, default=5)
     a = ap.parse_args(argv)
     print(f"{os.cpu_count()} cores, load {os.getloadavg()[0]:.1f}, steps={a.steps}, repeats={a.repeats}")
-    print("| model | n | m | evaluate (all) µs | li-euler µs/step median | best | chassis vx after |")
-    print("| --- | --- | --- | --- | --- | --- | --- |")
+    print("| model | n | m | evaluate (all) µs | linear_solver | li-euler µs/step median | best | "
+          "chassis vx after |")
+    print("| --- | --- | --- | --- | --- | --- | --- | --- |")
     for joints in ("ideal", "bushings"):
         s = _system(joints)
-        runs = [_steps(s, a.steps) for _ in range(a.repeats)]
-        us = sorted(r[0] for r in runs)
-        st = runs[-1][1]
-        vx = st.qd[s.body_qadr[s.body_index["chassis"]]]
-        print(f"| {s.name} | {s.n} | {s.m} | {_eval(s):.0f} | {us[len(us) // 2]:.0f} | {us[0]:.0f} | "
-              f"{vx:.2f} m/s |")
+        ev = _eval(s)
+        for linear in ("auto", "dense"):
+            runs = [_steps(s, a.steps, linear_solver=linear) for _ in range(a.repeats)]
+            us = sorted(r[0] for r in runs)
+            st = runs[-1][1]
+            vx = st.qd[s.body_qadr[s.body_index["chassis"]]]
+            print(f"| {s.name} | {s.n} | {s.m} | {ev:.0f} | {linear} | {us[len(us) // 2]:.0f} | "
+                  f"{us[0]:.0f} | {vx:.2f} m/s |")
 
 
 if __name__ == "__main__":
