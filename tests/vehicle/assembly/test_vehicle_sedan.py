@@ -213,3 +213,36 @@ def test_rack_travel_steers_both_front_wheels_as_mirror_images(systems):
     # mirror: the left wheel at +d is the right wheel at -d, mirrored
     assert yaw[0.01][0] == pytest.approx(-yaw[-0.01][1], abs=1e-10)
     assert yaw[0.01][1] == pytest.approx(-yaw[-0.01][0], abs=1e-10)
+
+
+def _roll_statics(bar_rates: bool, moment=2000.0):
+    """Static equilibrium under a pure roll moment on the chassis (N m about x)."""
+    m = sedan_model()
+    if not bar_rates:
+        for f in m.forces:
+            if f.type == "torsion-spring":
+                f.stiffness = 0.0
+    m.add_force("roll_moment", "torque", marker_j="chassis.cm", direction=(1.0, 0.0, 0.0),
+                function=moment)
+    s = compile_model(held_for_statics(m))
+    q, lam = static_equilibrium(s)
+    A = _body(s, q, "chassis")[1]
+    hold = np.concatenate([lam[a:a + c] for k, (a, c) in s.joint_rows.items() if "statics" in k])
+    return s, q, math.atan2(A[2, 1], A[2, 2]), hold, {f.name: f.stiffness for f in m.forces}
+
+
+def test_anti_roll_bars_twist_with_roll_and_stiffen_it():
+    s, q, roll, hold, k = _roll_statics(True)
+    _, _, roll_free, _, _ = _roll_statics(False)
+    assert np.abs(hold).max() < 1e-6 * 2000.0            # the moment goes to the tyres only
+    assert 0 < roll < roll_free                           # the bars add roll stiffness
+    out = np.zeros(len(s.output_names))
+    s.outputs(0.0, q, np.zeros(s.n), out)
+    names = list(s.output_names)
+    for axle in "fr":
+        # twist: rotation of the right half relative to the left half about y
+        R = _body(s, q, f"{axle}l_arb")[1].T @ _body(s, q, f"{axle}r_arb")[1]
+        twist = math.atan2(R[0, 2], R[0, 0])
+        assert abs(twist) > 0.1 * roll                    # rolled body, twisted bar
+        assert abs(out[names.index(f"{axle}_arb.force")]) == pytest.approx(k[f"{axle}_arb"] * abs(twist),
+                                                                          rel=1e-6)
