@@ -27,7 +27,7 @@ from rtmbs.model.rotation import matrix_from_quaternion
 from rtmbs.models import BUILTIN
 from rtmbs.models import multilink as ml
 from rtmbs.solvers.simulate import simulate
-from rtmbs.vehicle.assembly import corner_bodies, sedan_model
+from rtmbs.vehicle.assembly import corner_bodies, sedan_model, vehicle_from_dict
 from rtmbs.system import compile_model
 from rtmbs.vehicle.assembly.vehicle import SEDAN, held_for_statics
 
@@ -246,3 +246,24 @@ def test_anti_roll_bars_twist_with_roll_and_stiffen_it():
         assert abs(twist) > 0.1 * roll                    # rolled body, twisted bar
         assert abs(out[names.index(f"{axle}_arb.force")]) == pytest.approx(k[f"{axle}_arb"] * abs(twist),
                                                                           rel=1e-6)
+
+
+def test_drive_torque_on_the_half_shafts_accelerates_the_car_straight():
+    """Straight run at 20 m/s (vehicle file ``speed``): the difference between a run with T on
+    each half shaft and one without is the extra tractive force 2T/r_e over the car's
+    translational plus rotational inertia, M + ΣJ_spin/r_e² (rolling resistance and the start
+    transient cancel in the difference); r_e between the loaded (0.332 m) and free (0.344 m)
+    radius, hence the 4 % tolerance. (Left and right are not mirrored in motion: the tyre file's
+    ply-steer and conicity terms push both tyres the same way.)"""
+    data = yaml.safe_load((SEDAN / "vehicle.yaml").read_text())
+    data["speed"] = 20.0
+    vx, T, t_end = {}, 150.0, 1.0
+    for torque in (0.0, T):
+        s = compile_model(vehicle_from_dict(data, SEDAN))
+        s.set_input("drive_torque", torque)
+        res = simulate(s, "li-euler", t_end=t_end, h=1e-3, save_every=100, accelerations=False)
+        vx[torque] = res.outputs["chassis.vx"][-1]
+    m = sedan_model()
+    r_e = 0.338
+    mass = sum(b.mass for b in m.bodies) + 4 * 1.2 / r_e ** 2
+    assert vx[T] - vx[0.0] == pytest.approx(2 * T / r_e / mass * t_end, rel=0.04)
