@@ -112,6 +112,20 @@ def test_a_hard_point_of_two_numbers(car):
            "expected 3 finite numbers [x, y, z] (m), got [1, 2]")
 
 
+def test_an_inline_subsystem_error_names_its_place_in_the_vehicle():
+    data = _example()
+    data["subsystems"]["rear_suspension"]["hard_points"].pop("spring_arm")
+    with pytest.raises(ModelError) as exc:
+        vehicle_from_dict(data, source="car.yaml")
+    assert str(exc.value) == ("car.yaml: subsystems.rear_suspension.hard_points.spring_arm: "
+                              "required hard point is missing")
+    data["subsystems"]["rear_suspension"]["hard_points"]["spring_arm"] = [0, 0.62, "x"]
+    with pytest.raises(ModelError) as exc:
+        vehicle_from_dict(data)
+    assert str(exc.value) == ("subsystems.rear_suspension.hard_points: hard point 'spring_arm': "
+                              "expected 3 finite numbers [x, y, z] (m), got [0, 0.62, 'x']")
+
+
 def test_unknown_template_subsystem_and_file(car, tmp_path):
     _fails(car, "front_suspension.yaml", lambda d: d.__setitem__("template", "macpherson"),
            "{d}/front_suspension.yaml: front_suspension.template: Input should be "
@@ -145,6 +159,10 @@ def test_bad_values_and_references(car):
     _fails(car, "front_suspension.yaml", lambda d: d.pop("bushings"),
            "{d}/front_suspension.yaml: front_suspension.bushings.arm: required bushing is missing",
            joints="bushings")
+    shutil.copy(SEDAN / "front_suspension.yaml", car / "front_suspension.yaml")
+    _fails(car, "rear_antiroll.yaml", lambda d: d.__setitem__("axle", "front"),
+           "{d}/rear_antiroll.yaml: rear_antiroll.axle: the rear_antiroll bar must be on the rear "
+           "axle, got 'front'")
     with pytest.raises(ModelError, match=r"^joints: unknown variant 'bushing' \(did you mean "
                                          r"'bushings'\? known: bushings, ideal\)$"):
         load_vehicle_file(SEDAN / "vehicle.yaml", joints="bushing")

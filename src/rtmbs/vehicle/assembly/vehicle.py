@@ -52,8 +52,8 @@ def _validate(cls, data: dict, source: str, prefix: str = ""):
 
 
 def _subsystem(role: str, entry, folder: Path, source: str):
-    """(validated spec, folder of its file, source for errors) of one subsystem entry: a mapping
-    with ``file`` (and optionally ``position``) or the subsystem inline."""
+    """(validated spec, folder of its file, key path for errors) of one subsystem entry: a
+    mapping with ``file`` (and optionally ``position``) or the subsystem inline."""
     if not isinstance(entry, dict):
         raise ModelError(f"{source}: subsystems.{role}", "expected a mapping (file: ... or the "
                          "subsystem inline)")
@@ -62,9 +62,9 @@ def _subsystem(role: str, entry, folder: Path, source: str):
         path = Path(entry.pop("file")).expanduser()
         path = path if path.is_absolute() else folder / path
         data = {**_read_yaml(path, f"{source}: subsystems.{role}.file"), **entry}
-        return _validate(schema.SUBSYSTEMS[role], data, str(path), role), path.parent, str(path)
-    return (_validate(schema.SUBSYSTEMS[role], entry, source, f"subsystems.{role}"), folder,
-            source)
+        return _validate(schema.SUBSYSTEMS[role], data, str(path), role), path.parent, f"{path}: {role}"
+    where = f"{source}: subsystems.{role}" if source else f"subsystems.{role}"
+    return _validate(schema.SUBSYSTEMS[role], entry, source, f"subsystems.{role}"), folder, where
 
 
 def vehicle_from_dict(data: dict, folder: Path = Path("."), source: str = "",
@@ -97,15 +97,14 @@ def vehicle_from_dict(data: dict, folder: Path = Path("."), source: str = "",
         tyre = str((wfolder / tyre).resolve())
     rack = None
     if "steering" in subs:
-        st, _, src = subs["steering"]
-        schema.check_names(st.hard_points, steering.HARD_POINTS, f"{src}: steering.hard_points", "hard point")
-        rack = (st.axle, steering.build(model, st, f"{src}: steering"))
+        st, _, where = subs["steering"]
+        schema.check_names(st.hard_points, steering.HARD_POINTS, f"{where}.hard_points", "hard point")
+        rack = (st.axle, steering.build(model, st, where))
     corners = {}
     for axle, prefix in AXLES.items():
         role = f"{axle}_suspension"
-        sp, _, src = subs[role]
+        sp, _, where = subs[role]
         tpl = SUSPENSIONS[sp.template]
-        where = f"{src}: {role}"
         schema.check_names(sp.hard_points, tpl.HARD_POINTS, f"{where}.hard_points", "hard point")
         schema.check_names(sp.bodies, tpl.BODIES, f"{where}.bodies", "body")
         if spec.joints == "bushings":
@@ -117,14 +116,17 @@ def vehicle_from_dict(data: dict, folder: Path = Path("."), source: str = "",
     for axle, prefix in AXLES.items():
         role = f"{axle}_antiroll"
         if role in subs:
-            bar, _, src = subs[role]
-            schema.check_names(bar.hard_points, antiroll.HARD_POINTS, f"{src}: {role}.hard_points", "hard point")
-            antiroll.build(model, bar, corners[bar.axle], f"{src}: {role}", AXLES[bar.axle])
+            bar, _, where = subs[role]
+            if bar.axle != axle:
+                raise ModelError(f"{where}.axle", f"the {role} bar must be on the {axle} axle, got "
+                                 f"'{bar.axle}'")
+            schema.check_names(bar.hard_points, antiroll.HARD_POINTS, f"{where}.hard_points", "hard point")
+            antiroll.build(model, bar, corners[axle], where, prefix)
     if "driveline" in subs:
-        dl, _, src = subs["driveline"]
-        schema.check_names(dl.hard_points, driveline.HARD_POINTS, f"{src}: driveline.hard_points", "hard point")
-        schema.check_names(dl.bodies, driveline.BODIES, f"{src}: driveline.bodies", "body")
-        driveline.build(model, dl, corners[dl.axle], f"{src}: driveline", AXLES[dl.axle])
+        dl, _, where = subs["driveline"]
+        schema.check_names(dl.hard_points, driveline.HARD_POINTS, f"{where}.hard_points", "hard point")
+        schema.check_names(dl.bodies, driveline.BODIES, f"{where}.bodies", "body")
+        driveline.build(model, dl, corners[dl.axle], where, AXLES[dl.axle])
     if "brakes" in subs:
         brakes.build(model, subs["brakes"][0], corners)
     if spec.speed:
