@@ -67,6 +67,27 @@ def _subsystem(role: str, entry, folder: Path, source: str):
     return _validate(schema.SUBSYSTEMS[role], entry, source, f"subsystems.{role}"), folder, where
 
 
+def _load_subsystems(spec: schema.Vehicle, folder: Path, source: str) -> dict:
+    """role -> (spec, folder, key path for errors); unknown and missing roles named."""
+    pre = f"{source}: " if source else ""
+    for role in spec.subsystems:
+        if role not in schema.SUBSYSTEMS:
+            raise ModelError(f"{pre}subsystems.{role}", f"unknown subsystem '{role}'"
+                             + did_you_mean(role, schema.SUBSYSTEMS))
+    for role in schema.REQUIRED:
+        if role not in spec.subsystems:
+            raise ModelError(f"{pre}subsystems.{role}", "required subsystem is missing")
+    return {role: _subsystem(role, e, folder, source) for role, e in spec.subsystems.items()}
+
+
+def _tyre_path(wheels, folder: Path) -> str:
+    """A shipped tyre name as is; a .tir path relative to the wheels file's folder."""
+    tyre = wheels.tyre
+    if _is_file_name(tyre) and not Path(tyre).expanduser().is_absolute():
+        tyre = str((folder / tyre).resolve())
+    return tyre
+
+
 def vehicle_from_dict(data: dict, folder: Path = Path("."), source: str = "",
                       joints: str | None = None) -> Model:
     """The model of a vehicle mapping (subsystem files relative to ``folder``). ``joints``
@@ -78,32 +99,21 @@ def vehicle_from_dict(data: dict, folder: Path = Path("."), source: str = "",
         if joints not in ("ideal", "bushings"):
             raise ModelError("joints", f"unknown variant '{joints}'" + did_you_mean(joints, ("ideal", "bushings")))
         spec.joints = joints
-    pre = f"{source}: " if source else ""
-    for role in spec.subsystems:
-        if role not in schema.SUBSYSTEMS:
-            raise ModelError(f"{pre}subsystems.{role}", f"unknown subsystem '{role}'"
-                             + did_you_mean(role, schema.SUBSYSTEMS))
-    for role in schema.REQUIRED:
-        if role not in spec.subsystems:
-            raise ModelError(f"{pre}subsystems.{role}", "required subsystem is missing")
-    subs = {role: _subsystem(role, e, folder, source) for role, e in spec.subsystems.items()}
-
+    subs = _load_subsystems(spec, folder, source)
     model = Model(name=spec.name, description=spec.description, gravity=spec.gravity)
     ch = spec.chassis
     model.add_body("chassis", ch.mass, inertia=ch.inertia, position=tup(ch.centre_of_mass))
-    wheels, wfolder, _ = subs["wheels"]
-    tyre = wheels.tyre
-    if _is_file_name(tyre) and not Path(tyre).expanduser().is_absolute():
-        tyre = str((wfolder / tyre).resolve())
+    # the rack first: the steered axle's tie rods end on it
     rack = None
     if "steering" in subs:
         st, _, where = subs["steering"]
         schema.check_names(st.hard_points, steering.HARD_POINTS, f"{where}.hard_points", "hard point")
         rack = (st.axle, steering.build(model, st, where))
+    wheels, wfolder, _ = subs["wheels"]
+    tyre = _tyre_path(wheels, wfolder)
     corners = {}
     for axle, prefix in AXLES.items():
-        role = f"{axle}_suspension"
-        sp, _, where = subs[role]
+        sp, _, where = subs[f"{axle}_suspension"]
         tpl = SUSPENSIONS[sp.template]
         schema.check_names(sp.hard_points, tpl.HARD_POINTS, f"{where}.hard_points", "hard point")
         schema.check_names(sp.bodies, tpl.BODIES, f"{where}.bodies", "body")
