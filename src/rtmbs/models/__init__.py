@@ -48,6 +48,16 @@ def _mcpherson(over):
     return build
 
 
+def _sedan(joints):
+    def build():
+        from ..system import compile_model
+        from ..vehicle.assembly import sedan_model
+
+        return compile_model(sedan_model(joints))
+
+    return build
+
+
 def _multilink(variant):
     def build():
         from .multilink import build as b
@@ -71,6 +81,8 @@ BUILTIN: dict[str, tuple[Callable[[], MechanicalSystem], str]] = {
     "peer-four-bar": (_yaml("peer-four-bar"), "peer planar Grashof four-bar, undamped (n=21, m=20, f=1)"),
     "peer-chain": (_yaml("peer-chain"), "peer 10-rod chain on spherical joints, spinning (n=70, m=40, f=30)"),
     "peer-quarter-car": (_yaml("peer-quarter-car"), "peer double-wishbone quarter car (n=42, m=38, f=4)"),
+    "sedan": (_sedan("ideal"), "mid-size rear-drive sedan, ideal joints (n=224, m=210, f=14)"),
+    "sedan-bushings": (_sedan("bushings"), "mid-size rear-drive sedan, bushings (n=224, m=120, f=104)"),
 }
 if (_HERE / "multilink.py").exists():
     BUILTIN["multilink-bushings"] = (_multilink("bushings"), "rear multilink, links on 10 bushings (n=77, m=31, f=46)")

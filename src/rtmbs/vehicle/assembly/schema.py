@@ -1,0 +1,237 @@
+"""Vehicle and subsystem files (YAML): the validated vocabulary (docs/vehicle.md).
+
+A vehicle file names a chassis and its subsystems; each subsystem is a file (or an inline
+mapping) of hard points and properties of its LEFT side in its own frame, placed in the vehicle
+frame by ``position``. Hard-point and body names depend on the template: each template lists them
+(``HARD_POINTS``, ``BODIES``) and :func:`check_names` names an unknown or missing one.
+"""
+from __future__ import annotations
+
+import math
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from ...errors import ModelError, did_you_mean
+from ...model.description import inertia_matrix
+
+Vec3 = tuple[float, float, float]
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
+
+
+def _positive(v, what="value"):
+    if v is not None and not v > 0:
+        raise ValueError(f"{what} must be > 0, got {v}")
+    return v
+
+
+def _non_negative(v):
+    for x in (v if isinstance(v, (tuple, list)) else (v,)):
+        if x < 0:
+            raise ValueError(f"must be >= 0, got {v}")
+    return v
+
+
+class Part(_Strict):
+    """A body: mass (kg), inertia about its centre of mass in vehicle axes at design (3, 6 or
+    3×3 values, kg m²) and centre of mass (subsystem frame, left side). Links may give a
+    ``radius`` instead of inertia and centre: a thin rod between their two hard points."""
+
+    mass: float
+    inertia: Any = None
+    centre: Vec3 | None = None
+    radius: float | None = None
+
+    _m = field_validator("mass")(lambda cls, v: _positive(v, "mass"))
+    _r = field_validator("radius")(lambda cls, v: _positive(v, "radius"))
+
+    @field_validator("inertia")
+    @classmethod
+    def _inertia(cls, v):
+        if v is not None:
+            inertia_matrix(v)  # shape check; the model's Body checks definiteness
+        return v
+
+
+class Bushing(_Strict):
+    """Bushing rates in the bushing's axes (z along the pivot or link axis): N/m, N s/m,
+    N m/rad, N m s/rad."""
+
+    stiffness: Vec3
+    damping: Vec3 = (0.0, 0.0, 0.0)
+    rotational_stiffness: Vec3 = (0.0, 0.0, 0.0)
+    rotational_damping: Vec3 = (0.0, 0.0, 0.0)
+
+    _nn = field_validator("stiffness", "damping", "rotational_stiffness",
+                          "rotational_damping")(lambda cls, v: _non_negative(v))
+
+
+class Spring(_Strict):
+    """Linear coil spring: ``stiffness`` (N/m), ``preload`` (compression force at the design
+    length, N: sets the free length)."""
+
+    stiffness: float
+    preload: float = 0.0
+    _k = field_validator("stiffness")(lambda cls, v: _positive(v, "stiffness"))
+
+
+class Damper(_Strict):
+    damping: float
+    _c = field_validator("damping")(lambda cls, v: _non_negative(v))
+
+
+class Alignment(_Strict):
+    """Static camber (negative: top inboard) and toe-in (degrees) of the left wheel."""
+
+    camber_deg: float = 0.0
+    toe_in_deg: float = 0.0
+
+
+def _points(v):
+    """Hard points: a mapping name -> [x, y, z] (m), each 3 finite numbers."""
+    if not isinstance(v, dict):
+        raise ValueError("expected a mapping of hard-point names to [x, y, z] (m)")
+    for k, p in v.items():
+        try:
+            ok = len(p) == 3 and all(math.isfinite(float(x)) for x in p)
+        except (TypeError, ValueError):
+            ok = False
+        if not ok:
+            raise ValueError(f"hard point '{k}': expected 3 finite numbers [x, y, z] (m), got {p!r}")
+    return v
+
+
+class Suspension(_Strict):
+    template: Literal["double-wishbone", "mcpherson", "multilink"]
+    description: str = ""
+    position: Vec3 = (0.0, 0.0, 0.0)
+    hard_points: dict[str, Vec3]
+    alignment: Alignment = Field(default_factory=Alignment)
+    bodies: dict[str, Part]
+    spring: Spring
+    damper: Damper
+    bushings: dict[str, Bushing] = Field(default_factory=dict)
+
+    _p = field_validator("hard_points", mode="before")(lambda cls, v: _points(v))
+
+
+class Wheels(_Strict):
+    """Wheel (rim + tyre) and tyre property file of all four corners."""
+
+    description: str = ""
+    tyre: str
+    mass: float
+    spin_inertia: float
+    diametral_inertia: float
+    transient: bool = False
+    _m = field_validator("mass", "spin_inertia", "diametral_inertia")(lambda cls, v: _positive(v))
+
+
+class Steering(_Strict):
+    """Rack and pinion: the rack slides along y in the chassis; ``drive: rack-travel`` drives
+    the rack's travel (m, + to the left) by the input ``input`` (a motion driver).
+    ``pinion-angle`` (rack travel = ``ratio`` · pinion angle) awaits the coupler constraint."""
+
+    template: Literal["rack-and-pinion"]
+    description: str = ""
+    axle: Literal["front", "rear"] = "front"
+    position: Vec3 = (0.0, 0.0, 0.0)
+    hard_points: dict[str, Vec3]
+    rack: Part
+    drive: Literal["rack-travel", "pinion-angle"] = "rack-travel"
+    ratio: float | None = None
+    input: str = "rack_travel"
+    _p = field_validator("hard_points", mode="before")(lambda cls, v: _points(v))
+
+
+class AntiRollBar(_Strict):
+    """Two bar halves revolute to the chassis about y, joined by a torsion spring of
+    ``stiffness`` (N m/rad, the bar's torsion rate); drop links (distance joints) from the arm
+    ends to the suspension body ``attach``."""
+
+    template: Literal["antiroll-bar"]
+    description: str = ""
+    axle: Literal["front", "rear"]
+    position: Vec3 = (0.0, 0.0, 0.0)
+    hard_points: dict[str, Vec3]
+    attach: str = "lower_arm"
+    half: Part
+    stiffness: float
+    damping: float = 0.0
+    _k = field_validator("stiffness", "damping")(lambda cls, v: _non_negative(v))
+    _p = field_validator("hard_points", mode="before")(lambda cls, v: _points(v))
+
+
+class Driveline(_Strict):
+    """Half shafts of the driven axle: an outshaft cylindrical to the chassis (the
+    differential's output, plunging along y), a halfshaft on two universal joints, and the drive
+    torque ``input`` (N m on each outshaft: the equal split of an open differential)."""
+
+    template: Literal["half-shafts"]
+    description: str = ""
+    axle: Literal["front", "rear"] = "rear"
+    position: Vec3 = (0.0, 0.0, 0.0)
+    hard_points: dict[str, Vec3]
+    outer_joint_offset: float
+    bodies: dict[str, Part]
+    input: str = "drive_torque"
+    _p = field_validator("hard_points", mode="before")(lambda cls, v: _points(v))
+
+
+class Brake(_Strict):
+    input: str
+    omega_eps: float = 0.5
+    _e = field_validator("omega_eps")(lambda cls, v: _positive(v, "omega_eps"))
+
+
+class Brakes(_Strict):
+    """A brake element on each wheel (upright → wheel), the brake torque per wheel of its
+    axle's input (N m)."""
+
+    description: str = ""
+    front: Brake | None = None
+    rear: Brake | None = None
+
+
+class Chassis(_Strict):
+    mass: float
+    inertia: Any
+    centre_of_mass: Vec3
+    _m = field_validator("mass")(lambda cls, v: _positive(v, "mass"))
+
+
+#: subsystem role -> schema
+SUBSYSTEMS = {"front_suspension": Suspension, "rear_suspension": Suspension, "wheels": Wheels,
+              "steering": Steering, "front_antiroll": AntiRollBar, "rear_antiroll": AntiRollBar,
+              "driveline": Driveline, "brakes": Brakes}
+REQUIRED = ("front_suspension", "rear_suspension", "wheels")
+
+
+class Vehicle(_Strict):
+    name: str = "vehicle"
+    description: str = ""
+    gravity: Vec3 = (0.0, 0.0, -9.81)
+    joints: Literal["ideal", "bushings"] = "ideal"
+    speed: float = 0.0
+    road: dict = Field(default_factory=lambda: {"type": "flat"})
+    chassis: Chassis
+    subsystems: dict[str, dict]
+
+
+def check_names(given, allowed, path: str, what: str, required=True) -> None:
+    """Names of hard points / bodies / bushings against a template's list: an unknown name
+    (with a suggestion) or a missing one raises ModelError naming the key."""
+    def key(k):
+        return f"{path}.{k}" if path else k
+
+    for k in given:
+        if k not in allowed:
+            raise ModelError(key(k), f"unknown {what} '{k}' for this template"
+                             + did_you_mean(k, allowed))
+    if required:
+        for k in allowed:
+            if k not in given:
+                raise ModelError(key(k), f"required {what} is missing")

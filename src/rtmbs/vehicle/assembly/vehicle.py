@@ -1,0 +1,218 @@
+"""A vehicle file and its subsystem files -> ONE model description (rtmbs.model.Model).
+
+Order of the bodies: chassis, steering rack, front left/right corner, rear left/right corner,
+anti-roll bar halves, driveline shafts. The chassis is free (6 degrees of freedom) and stands on
+its four tyres.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+import yaml
+from pydantic import ValidationError
+
+from ...errors import ModelError, did_you_mean
+from ...model.description import Model
+from ...model.files import _is_file_name, _path
+from . import schema
+from .corner import Side, tup
+from .templates import SUSPENSIONS, antiroll, brakes, driveline, steering
+from .templates.common import Context
+
+AXLES = {"front": "f", "rear": "r"}
+
+
+def _read_yaml(path: Path, source: str) -> dict:
+    if not path.exists():
+        raise ModelError(source, f"file not found: {path}")
+    try:
+        data = yaml.safe_load(path.read_text())
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
+        raise ModelError(str(path), f"malformed YAML{where}: {getattr(exc, 'problem', exc)}") from None
+    if not isinstance(data, dict):
+        raise ModelError(str(path), f"must hold a mapping at the top level, got {type(data).__name__}")
+    return data
+
+
+def _validate(cls, data: dict, source: str, prefix: str = ""):
+    """pydantic validation with the ModelError of model files: ``<file>: <key path>: problem``."""
+    try:
+        return cls.model_validate(data)
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        path = ".".join(p for p in (prefix, _path(err["loc"], data)) if p)
+        msg = err["msg"].removeprefix("Value error, ")
+        if err["type"] == "extra_forbidden":
+            msg = f"unknown key '{err['loc'][-1]}'"
+        elif err["type"] == "missing":
+            msg = "required key is missing"
+        raise ModelError(f"{source}: {path}" if source else path, msg) from None
+
+
+def _subsystem(role: str, entry, folder: Path, source: str):
+    """(validated spec, folder of its file, key path for errors) of one subsystem entry: a
+    mapping with ``file`` (and optionally ``position``) or the subsystem inline."""
+    if not isinstance(entry, dict):
+        raise ModelError(f"{source}: subsystems.{role}", "expected a mapping (file: ... or the "
+                         "subsystem inline)")
+    entry = dict(entry)
+    if "file" in entry:
+        path = Path(entry.pop("file")).expanduser()
+        path = path if path.is_absolute() else folder / path
+        data = {**_read_yaml(path, f"{source}: subsystems.{role}.file"), **entry}
+        return _validate(schema.SUBSYSTEMS[role], data, str(path), role), path.parent, f"{path}: {role}"
+    where = f"{source}: subsystems.{role}" if source else f"subsystems.{role}"
+    return _validate(schema.SUBSYSTEMS[role], entry, source, f"subsystems.{role}"), folder, where
+
+
+def _load_subsystems(spec: schema.Vehicle, folder: Path, source: str) -> dict:
+    """role -> (spec, folder, key path for errors); unknown and missing roles named."""
+    pre = f"{source}: " if source else ""
+    for role in spec.subsystems:
+        if role not in schema.SUBSYSTEMS:
+            raise ModelError(f"{pre}subsystems.{role}", f"unknown subsystem '{role}'"
+                             + did_you_mean(role, schema.SUBSYSTEMS))
+    for role in schema.REQUIRED:
+        if role not in spec.subsystems:
+            raise ModelError(f"{pre}subsystems.{role}", "required subsystem is missing")
+    return {role: _subsystem(role, e, folder, source) for role, e in spec.subsystems.items()}
+
+
+def _tyre_path(wheels, folder: Path) -> str:
+    """A shipped tyre name as is; a .tir path relative to the wheels file's folder."""
+    tyre = wheels.tyre
+    if _is_file_name(tyre) and not Path(tyre).expanduser().is_absolute():
+        tyre = str((folder / tyre).resolve())
+    return tyre
+
+
+def vehicle_from_dict(data: dict, folder: Path = Path("."), source: str = "",
+                      joints: str | None = None) -> Model:
+    """The model of a vehicle mapping (subsystem files relative to ``folder``). ``joints``
+    overrides the file's ``joints`` (``ideal`` | ``bushings``)."""
+    if not isinstance(data, dict):
+        raise ModelError(source, f"must hold a mapping at the top level, got {type(data).__name__}")
+    spec = _validate(schema.Vehicle, data, source)
+    if joints is not None:
+        if joints not in ("ideal", "bushings"):
+            raise ModelError("joints", f"unknown variant '{joints}'" + did_you_mean(joints, ("ideal", "bushings")))
+        spec.joints = joints
+    subs = _load_subsystems(spec, folder, source)
+    model = Model(name=spec.name, description=spec.description, gravity=spec.gravity)
+    ch = spec.chassis
+    model.add_body("chassis", ch.mass, inertia=ch.inertia, position=tup(ch.centre_of_mass))
+    # the rack first: the steered axle's tie rods end on it
+    rack = None
+    if "steering" in subs:
+        st, _, where = subs["steering"]
+        schema.check_names(st.hard_points, steering.HARD_POINTS, f"{where}.hard_points", "hard point")
+        rack = (st.axle, steering.build(model, st, where))
+    wheels, wfolder, _ = subs["wheels"]
+    tyre = _tyre_path(wheels, wfolder)
+    corners = {}
+    for axle, prefix in AXLES.items():
+        sp, _, where = subs[f"{axle}_suspension"]
+        tpl = SUSPENSIONS[sp.template]
+        schema.check_names(sp.hard_points, tpl.HARD_POINTS, f"{where}.hard_points", "hard point")
+        schema.check_names(sp.bodies, tpl.BODIES, f"{where}.bodies", "body")
+        if spec.joints == "bushings":
+            schema.check_names(sp.bushings, tpl.BUSHINGS, f"{where}.bushings", "bushing")
+        ctx = Context(spec.joints, wheels, spec.road, tyre, where,
+                      rack[1] if rack and rack[0] == axle else "chassis")
+        corners[axle] = {sd: tpl.build(Side(model, prefix, sd, sp.position, where), sp, ctx)
+                         for sd in ("left", "right")}
+    for axle, prefix in AXLES.items():
+        role = f"{axle}_antiroll"
+        if role in subs:
+            bar, _, where = subs[role]
+            if bar.axle != axle:
+                raise ModelError(f"{where}.axle", f"the {role} bar must be on the {axle} axle, got "
+                                 f"'{bar.axle}'")
+            schema.check_names(bar.hard_points, antiroll.HARD_POINTS, f"{where}.hard_points", "hard point")
+            antiroll.build(model, bar, corners[axle], where, prefix)
+    if "driveline" in subs:
+        dl, _, where = subs["driveline"]
+        schema.check_names(dl.hard_points, driveline.HARD_POINTS, f"{where}.hard_points", "hard point")
+        schema.check_names(dl.bodies, driveline.BODIES, f"{where}.bodies", "body")
+        driveline.build(model, dl, corners[dl.axle], where, AXLES[dl.axle])
+    if "brakes" in subs:
+        brakes.build(model, subs["brakes"][0], corners)
+    if spec.speed:
+        _rolling(model, spec.speed, corners)
+    return model
+
+
+def _rolling(model: Model, speed: float, corners: dict) -> None:
+    """Initial state of a car rolling forward at ``speed``: every body moves at (speed, 0, 0),
+    each wheel spins at speed / (design wheel-centre height) about its spin axis (the
+    assembly projects the velocities onto the constraints)."""
+    v = (float(speed), 0.0, 0.0)
+    for b in model.bodies:
+        b.velocity = v
+    for sides in corners.values():
+        for c in sides.values():
+            model.body(c.bodies["wheel"]).angular_velocity = tup(speed / c.wheel_centre[2] * c.spin_left)
+
+
+def load_vehicle_file(path, joints: str | None = None) -> Model:
+    """The model description of a vehicle file (``rtmbs.system.compile_model`` compiles it)."""
+    path = Path(path)
+    if path.is_dir():
+        path = path / "vehicle.yaml"
+    data = _read_yaml(path, str(path))
+    model = vehicle_from_dict(data, path.parent, str(path), joints)
+    if model.name == "vehicle":
+        model.name = path.parent.name if path.stem == "vehicle" else path.stem
+    return model
+
+
+#: the built-in sedan's folder
+SEDAN = Path(__file__).resolve().parents[2] / "data" / "vehicles" / "sedan"
+
+
+def sedan_model(joints: str = "ideal") -> Model:
+    """The built-in mid-size rear-drive sedan (docs/models/sedan.md)."""
+    m = load_vehicle_file(SEDAN / "vehicle.yaml", joints)
+    m.name = "sedan" if joints == "ideal" else f"sedan-{joints}"
+    return m
+
+
+def corner_bodies(model: Model) -> dict:
+    """Pairs (left body, right body) of a model built here, by the side tags (``fl``/``fr``,
+    ``rl``/``rr``): the mirror images."""
+    names = [b.name for b in model.bodies]
+    out = {}
+    for n in names:
+        for a in AXLES.values():
+            if n.startswith(f"{a}l_") and f"{a}r_{n[3:]}" in names:
+                out[n] = f"{a}r_{n[3:]}"
+    return out
+
+
+__all__ = ["load_vehicle_file", "vehicle_from_dict", "sedan_model", "corner_bodies"]
+
+
+def held_for_statics(model: Model) -> Model:
+    """A copy of a vehicle model for a static solve: motion drivers hold the directions in which
+    a car at rest on its tyres has no stiffness (chassis x, y and yaw: no horizontal tyre force
+    at zero speed; every wheel's spin). Their multipliers vanish at the equilibrium, so the
+    loads are those of the free car, and Newton no longer wanders along these directions."""
+    m = model.model_copy(deep=True)
+    ch = m.body("chassis")
+    c = ch.position
+    m.add_marker("ground", "statics_x", c, orientation={"z_axis": (1.0, 0.0, 0.0)})
+    m.add_marker("ground", "statics_y", c, orientation={"z_axis": (0.0, 1.0, 0.0)})
+    m.add_marker("ground", "statics_yaw", c)
+    m.add_joint("statics_x", "motion", "ground.statics_x", "chassis.cm", dof="translation",
+                function=0.0)
+    m.add_joint("statics_y", "motion", "ground.statics_y", "chassis.cm", dof="translation",
+                function=0.0)
+    m.add_joint("statics_yaw", "motion", "ground.statics_yaw", "chassis.cm", dof="rotation",
+                function=0.0)
+    for j in list(m.joints):
+        if j.name.endswith("_wheel_bearing"):
+            m.add_joint(j.name.replace("_wheel_bearing", "_statics_spin"), "motion", j.marker_i,
+                        j.marker_j, dof="rotation", function=0.0)
+    return m

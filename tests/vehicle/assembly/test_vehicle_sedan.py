@@ -1,0 +1,269 @@
+"""The built-in sedan (issue 14): sizes, statics on the four tyres, mirror symmetry, the rear
+corner is the project's multilink, steering and anti-roll bar.
+
+Tolerances (stated once):
+* loads: Σ Fz = weight to 1e-9 relative (the static solve's residual); front axle load = the
+  moment balance about the rear contact line, W (x_cm − x_rear)/(x_front − x_rear), with x the
+  equilibrium wheel-centre positions, to SPLIT_TOL = 1e-4 relative (the contact point lies a
+  fraction of a mm from below the wheel centre: camber with toe-in);
+* statics: a car at rest has no stiffness in the chassis' x, y and yaw (no horizontal tyre force
+  at zero speed) nor in the wheel spins; the static solve holds these directions by motion
+  drivers (held_for_statics) whose multipliers must vanish (< 1e-6 of the weight);
+* mirror: left and right coordinates at design exactly mirrored; at the static equilibrium
+  mirrored in the chassis frame to MIRROR_TOL = 1e-7 m;
+* the design position is the static equilibrium within DESIGN_TOL = 1 mm (spring preloads).
+"""
+import math
+
+import numpy as np
+import pytest
+import yaml
+
+from rtmbs.analysis import sizes
+from rtmbs.assembly import assemble_positions, static_equilibrium
+from rtmbs.cli import main
+from rtmbs.model.description import inertia_matrix
+from rtmbs.model.rotation import matrix_from_quaternion
+from rtmbs.models import BUILTIN
+from rtmbs.models import multilink as ml
+from rtmbs.solvers.simulate import simulate
+from rtmbs.vehicle.assembly import corner_bodies, sedan_model, vehicle_from_dict
+from rtmbs.system import compile_model
+from rtmbs.vehicle.assembly.vehicle import SEDAN, held_for_statics
+
+SPLIT_TOL = 1e-4
+MIRROR_TOL = 1e-7
+DESIGN_TOL = 1e-3
+S = np.diag([1.0, -1.0, 1.0])
+CORNERS = ("fl", "fr", "rl", "rr")
+JOINTS = ("ideal", "bushings")
+
+
+@pytest.fixture(scope="module")
+def systems():
+    return {j: BUILTIN["sedan" if j == "ideal" else "sedan-bushings"][0]() for j in JOINTS}
+
+
+@pytest.fixture(scope="module")
+def statics(systems):
+    """Static equilibria (q, λ of the held model, held multipliers) with the chassis' x, y, yaw
+    and the wheel spins held (held_for_statics). The bushing variant's Newton (finite-difference
+    KKT Jacobian) does not converge from the design position; it does from the state after 1 s
+    of settling."""
+    out = {}
+    for joints, s in systems.items():
+        held = compile_model(held_for_statics(sedan_model(joints)))
+        q0 = None
+        if joints == "bushings":
+            q0 = simulate(s, "li-euler", t_end=1.0, h=1e-3, save_every=1000, accelerations=False).q[-1]
+        q, lam = static_equilibrium(held, q0=q0, tol=1e-4 if q0 is not None else 1e-9)
+        hold = np.concatenate([lam[a:a + c] for k, (a, c) in held.joint_rows.items() if "statics" in k])
+        out[joints] = (q, lam, hold)
+    return out
+
+
+def _tyre(system, q, name):
+    out = np.zeros(len(system.output_names))
+    system.outputs(0.0, q, np.zeros(system.n), out)
+    names = list(system.output_names)
+    return {c: {k: out[names.index(f"{c}_tyre.{k}")] for k in ("Fx", "Fy", "Fz")} for c in CORNERS}
+
+
+def _body(system, q, name):
+    a = system.body_qadr[system.body_index[name]]
+    return q[a:a + 3], matrix_from_quaternion(q[a + 3:a + 7])
+
+
+@pytest.mark.parametrize("joints", JOINTS)
+def test_sizes_follow_from_the_topology(systems, joints):
+    s, m = systems[joints], sedan_model(joints)
+    assert s.n == 7 * len(m.bodies) == 7 * 32
+    # free chassis (6) + per corner wheel travel and spin (2); the rack is driven, the bar halves
+    # and the half shafts follow the wheels
+    f = 6 + 4 * 2
+    if joints == "bushings":
+        # each front A-arm loses its revolute (5), each rear link a universal and a spherical (7)
+        f += 2 * (2 * 5 + 5 * 7)
+    assert sizes(s) == {"n": 224, "m": 224 - f, "rank": 224 - f, "f": f}
+    assert s.redundant_joints() == []
+
+
+def test_rtmbs_info_reports_bodies_and_sizes(capsys):
+    assert main(["info", "sedan"]) == 0
+    out = capsys.readouterr().out
+    assert "bodies (32):" in out and "fl_upper_arm" in out and "rr_halfshaft" in out
+    assert "| 224 | 210 | 210 | 14 |" in out
+
+
+@pytest.mark.parametrize("joints", JOINTS)
+def test_static_loads_sum_to_the_weight_and_split_as_the_centre_of_mass_says(systems, statics, joints):
+    s, m = systems[joints], sedan_model(joints)
+    q, _, hold = statics[joints]
+    F = _tyre(s, q, "tyre")
+    mass = sum(b.mass for b in m.bodies)
+    W = mass * 9.81
+    assert np.abs(hold).max() < 1e-6 * W                # the held directions carry no load
+    assert sum(F[c]["Fz"] for c in CORNERS) == pytest.approx(W, rel=1e-9)
+    x = {b.name: _body(s, q, b.name)[0][0] for b in m.bodies}
+    x_cm = sum(b.mass * x[b.name] for b in m.bodies) / mass
+    xf, xr = 0.5 * (x["fl_wheel"] + x["fr_wheel"]), 0.5 * (x["rl_wheel"] + x["rr_wheel"])
+    front = W * (x_cm - xr) / (xf - xr)
+    assert F["fl"]["Fz"] + F["fr"]["Fz"] == pytest.approx(front, rel=SPLIT_TOL)
+    assert 0.45 < front / W < 0.55                      # a near 50/50 rear-drive sedan
+    for a in "fr":
+        assert F[f"{a}l"]["Fz"] == pytest.approx(F[f"{a}r"]["Fz"], rel=1e-9)
+    for c in CORNERS:                                   # no horizontal tyre force at rest
+        assert abs(F[c]["Fx"]) < 1e-6 * W and abs(F[c]["Fy"]) < 1e-6 * W
+
+
+def test_design_position_is_the_static_equilibrium(systems, statics):
+    s = systems["ideal"]
+    q0, q = s.initial_state().q, statics["ideal"][0]
+    for name in ("chassis", "fl_wheel", "rl_wheel"):
+        assert abs(_body(s, q, name)[0][2] - _body(s, q0, name)[0][2]) < DESIGN_TOL
+
+
+SPINNING = ("wheel", "outshaft", "halfshaft")
+
+
+def _mirror_error(system, pairs, q):
+    """Largest difference between a left body's pose and the mirror of its right partner,
+    both in the chassis frame (of the spinning bodies, whose spin angle the statics leave free,
+    the positions only)."""
+    rc, Ac = _body(system, q, "chassis")
+    err = 0.0
+    for left, right in pairs.items():
+        (rl, Al), (rr, Ar) = _body(system, q, left), _body(system, q, right)
+        pl, pr = Ac.T @ (rl - rc), Ac.T @ (rr - rc)
+        Bl, Br = Ac.T @ Al, Ac.T @ Ar
+        err = max(err, np.abs(pr - S @ pl).max())
+        if not left.endswith(SPINNING):
+            err = max(err, np.abs(Br - S @ Bl @ S).max())
+    return err
+
+
+@pytest.mark.parametrize("joints", JOINTS)
+def test_left_and_right_are_mirror_images(systems, statics, joints):
+    m = sedan_model(joints)
+    pairs = corner_bodies(m)
+    assert len(pairs) == 4 + 7 + 2 + 2 and pairs["fl_upper_arm"] == "fr_upper_arm"
+    for left, right in pairs.items():                  # the description: exact
+        bl, br = m.body(left), m.body(right)
+        assert br.mass == bl.mass
+        np.testing.assert_array_equal(br.position, S @ np.array(bl.position))
+        np.testing.assert_allclose(inertia_matrix(br.inertia), S @ inertia_matrix(bl.inertia) @ S,
+                                   rtol=0, atol=1e-15)
+        mk_l = {k.name: k.position for k in bl.markers}
+        for k in br.markers:
+            np.testing.assert_array_equal(k.position, S @ np.array(mk_l[k.name]))
+    s = systems[joints]
+    assert _mirror_error(s, pairs, s.initial_state().q) < 1e-12
+    assert _mirror_error(s, pairs, statics[joints][0]) < MIRROR_TOL
+
+
+def test_rear_corner_is_the_project_multilink():
+    rear = yaml.safe_load((SEDAN / "rear_suspension.yaml").read_text())
+    hp = rear["hard_points"]
+    for ln in ml.LINKS:
+        inner, outer = ml.HARD_POINTS[ln]
+        assert tuple(hp[f"{ln}_inner"]) == inner and tuple(hp[f"{ln}_outer"]) == outer
+        assert rear["bodies"][ln]["mass"] == ml.MASS[ln]
+    for k in ("damper_upper", "damper_lower"):
+        assert tuple(hp[k]) == ml.HARD_POINTS[k]
+    np.testing.assert_allclose(hp["wheel_centre"], ml.HARD_POINTS["wheel_centre"], atol=1e-10)
+    assert rear["bodies"]["knuckle"]["mass"] == ml.MASS["knuckle"]
+    assert rear["alignment"] == {"camber_deg": ml.CAMBER_DEG, "toe_in_deg": ml.TOE_IN_DEG}
+    assert rear["spring"]["stiffness"] == ml.SPRING_RATE and rear["damper"]["damping"] == ml.DAMPER_RATE
+    assert rear["bushings"]["link"] == {k: list(v) for k, v in ml.LINK_BUSHING.items()}
+    drive = yaml.safe_load((SEDAN / "driveline.yaml").read_text())
+    assert tuple(drive["hard_points"]["diff_output"]) == ml.HARD_POINTS["diff_output"]
+    assert tuple(drive["hard_points"]["inner_joint"]) == ml.HARD_POINTS["inner_ujoint"]
+    assert drive["outer_joint_offset"] == ml.HARD_POINTS["outer_ujoint_offset"]
+
+
+def _in_chassis(system, q, body):
+    (rc, Ac), (r, A) = _body(system, q, "chassis"), _body(system, q, body)
+    return Ac.T @ (r - rc), Ac.T @ A
+
+
+def _yaw(system, q, body):
+    """Steer angle of a body about the chassis z axis."""
+    A = _in_chassis(system, q, body)[1]
+    return math.atan2(A[1, 0], A[0, 0])
+
+
+def test_rack_travel_steers_both_front_wheels_as_mirror_images(systems):
+    s = systems["ideal"]
+    q0 = s.initial_state().q                           # rack_travel 0
+    y0 = _yaw(s, q0, "fl_upright")
+    assert _yaw(s, q0, "fr_upright") == pytest.approx(-y0, abs=1e-12)
+    yaw = {}
+    try:
+        for d in (0.01, -0.01):
+            s.set_input("rack_travel", d)
+            q = assemble_positions(s, q0)
+            # the motion driver holds the rack's travel along the chassis y axis
+            assert (_in_chassis(s, q, "rack")[0][1] - _in_chassis(s, q0, "rack")[0][1]
+                    == pytest.approx(d, abs=1e-9))
+            yaw[d] = (_yaw(s, q, "fl_upright"), _yaw(s, q, "fr_upright"))
+    finally:
+        s.set_input("rack_travel", 0.0)
+    # rack to the left: tie rods behind the axle push the wheels' rear ends left -> steer right
+    assert yaw[0.01][0] < y0 - 0.03 and yaw[0.01][1] < -y0 - 0.03
+    # mirror: the left wheel at +d is the right wheel at -d, mirrored
+    assert yaw[0.01][0] == pytest.approx(-yaw[-0.01][1], abs=1e-10)
+    assert yaw[0.01][1] == pytest.approx(-yaw[-0.01][0], abs=1e-10)
+
+
+def _roll_statics(bar_rates: bool, moment=2000.0):
+    """Static equilibrium under a pure roll moment on the chassis (N m about x)."""
+    m = sedan_model()
+    if not bar_rates:
+        for f in m.forces:
+            if f.type == "torsion-spring":
+                f.stiffness = 0.0
+    m.add_force("roll_moment", "torque", marker_j="chassis.cm", direction=(1.0, 0.0, 0.0),
+                function=moment)
+    s = compile_model(held_for_statics(m))
+    q, lam = static_equilibrium(s)
+    A = _body(s, q, "chassis")[1]
+    hold = np.concatenate([lam[a:a + c] for k, (a, c) in s.joint_rows.items() if "statics" in k])
+    return s, q, math.atan2(A[2, 1], A[2, 2]), hold, {f.name: f.stiffness for f in m.forces}
+
+
+def test_anti_roll_bars_twist_with_roll_and_stiffen_it():
+    s, q, roll, hold, k = _roll_statics(True)
+    _, _, roll_free, _, _ = _roll_statics(False)
+    assert np.abs(hold).max() < 1e-6 * 2000.0            # the moment goes to the tyres only
+    assert 0 < roll < roll_free                           # the bars add roll stiffness
+    out = np.zeros(len(s.output_names))
+    s.outputs(0.0, q, np.zeros(s.n), out)
+    names = list(s.output_names)
+    for axle in "fr":
+        # twist: rotation of the right half relative to the left half about y
+        R = _body(s, q, f"{axle}l_arb")[1].T @ _body(s, q, f"{axle}r_arb")[1]
+        twist = math.atan2(R[0, 2], R[0, 0])
+        assert abs(twist) > 0.1 * roll                    # rolled body, twisted bar
+        assert abs(out[names.index(f"{axle}_arb.force")]) == pytest.approx(k[f"{axle}_arb"] * abs(twist),
+                                                                          rel=1e-6)
+
+
+def test_drive_torque_on_the_half_shafts_accelerates_the_car_straight():
+    """Straight run at 20 m/s (vehicle file ``speed``): the difference between a run with T on
+    each half shaft and one without is the extra tractive force 2T/r_e over the car's
+    translational plus rotational inertia, M + ΣJ_spin/r_e² (rolling resistance and the start
+    transient cancel in the difference); r_e between the loaded (0.332 m) and free (0.344 m)
+    radius, hence the 4 % tolerance. (Left and right are not mirrored in motion: the tyre file's
+    ply-steer and conicity terms push both tyres the same way.)"""
+    data = yaml.safe_load((SEDAN / "vehicle.yaml").read_text())
+    data["speed"] = 20.0
+    vx, T, t_end = {}, 150.0, 1.0
+    for torque in (0.0, T):
+        s = compile_model(vehicle_from_dict(data, SEDAN))
+        s.set_input("drive_torque", torque)
+        res = simulate(s, "li-euler", t_end=t_end, h=1e-3, save_every=100, accelerations=False)
+        vx[torque] = res.outputs["chassis.vx"][-1]
+    m = sedan_model()
+    r_e = 0.338
+    mass = sum(b.mass for b in m.bodies) + 4 * 1.2 / r_e ** 2
+    assert vx[T] - vx[0.0] == pytest.approx(2 * T / r_e / mass * t_end, rel=0.04)
