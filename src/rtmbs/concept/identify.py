@@ -150,7 +150,7 @@ def identify(simulate: Callable[[dict], dict], target: dict, names: Sequence[str
 
     u0 = (x0 - lo) / span
     sol = least_squares(fun, u0, jac=jac, bounds=(0.0, 1.0), method="trf", x_scale=1.0,
-                        ftol=ftol, xtol=xtol, gtol=1e-10, max_nfev=max_iterations * 4)
+                        ftol=ftol, xtol=xtol, gtol=1e-10, max_nfev=max_iterations + 1)
     history.append(float(sol.cost))
     x = lo + sol.x * span
     return Identification(names=names, x=x, params=dict(zip(names, x.tolist())),

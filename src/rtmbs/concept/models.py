@@ -390,3 +390,33 @@ MODELS = {"concept-quarter-car": quarter_car_model,
           "concept-trailing-arm-car": trailing_arm_car_model,
           "concept-ride-7dof": ride_model_7dof,
           "concept-identification": identification_model}
+
+
+def detailed_side_view_ic(travel: float = 0.01) -> dict:
+    """Side-view instant centre of ``multilink-ideal``'s knuckle from its kinematics (wheel travel
+    ±``travel`` about design, chassis held): d = 1/(dθ/dz) (θ the knuckle pitch about +y, d
+    signed, + ahead), e = r − (dx/dz) d (dx/dz the wheel-centre path); the equivalent trailing arm's anti-squat
+    (e − r)/d and anti-lift e/d (eqs. 5.1-5.2) and its (d_r, e_r) for :func:`quarter_car_model`."""
+    from ..model.rotation import matrix_from_quaternion
+    from ..system import compile_model
+
+    s = compile_model(ml.multilink_model("ideal", tyre="stand-in"))
+    ia = s.body_index
+
+    def pose(dz):
+        q = ml.wheel_travel(s, dz)["q"]
+        r, k = s.body_qadr[ia["rim"]], s.body_qadr[ia["knuckle"]]
+        A = matrix_from_quaternion(q[k + 3:k + 7])
+        return q[r], q[r + 2], float(np.arctan2(A[0, 2], A[2, 2]))
+
+    (xp, zp, pp), (xm, zm, pm) = pose(travel), pose(-travel)
+    dxdz, dpdz = (xp - xm) / (zp - zm), (pp - pm) / (zp - zm)
+    # a point rotating by θ about y around the IC (x_ic, z_ic): dz = θ x_ic, dx = θ (r − z_ic)
+    d = 1.0 / dpdz                      # signed: < 0 behind the wheel centre
+    r = float(ml.WHEEL_CENTRE_Z)
+    e = r - dxdz * d
+    mm = detailed_masses()
+    wc = ml.HARD_POINTS["wheel_centre"]
+    return {"d": float(d), "e": float(e), "r": r, "anti_squat": float((e - r) / d),
+            "anti_lift": float(e / d), "dx_dz": float(dxdz), "dpitch_dz": float(dpdz),
+            "d_r": float(d + wc[0] - mm.arm_cg[0]), "e_r": float(e - mm.arm_cg[2])}
