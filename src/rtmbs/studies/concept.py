@@ -141,16 +141,17 @@ def run_concept_study(out_dir, quick: bool = False, log=print) -> dict:
         log(f"    {r.iterations} iterations, {wall:.0f} s: {r.params}")
     for s in ("z", "vz", "az"):
         traj[f"test/before/{s}"] = before[s]
-    # explicit Euler + projection on the concept model: stability and cost (§5.1.4)
+    # explicit Euler + projection on the concept model: stability and accuracy on the full
+    # 18 s test (also in quick runs: the divergence at 1 ms comes after 4.5 s)
     res["explicit_euler"] = {}
+    ident = res["identification"]["stacked"]["params"]
+    base = _concept(mv.TEST, ident)
     for h in (H, H_EXPLICIT):
-        y = _concept(test, res["identification"]["stacked"]["params"], "explicit-euler", h)
+        y = _concept(mv.TEST, ident, "explicit-euler", h)
+        bad = np.flatnonzero(~np.isfinite(y["z"]))
         res["explicit_euler"][f"{h:g}"] = {
-            "status": y["status"],
-            "diverged_at_s": (float(y["t"][np.flatnonzero(~np.isfinite(y["z"]))[0]])
-                              if not np.isfinite(y["z"]).all() else None),
-            "rms_vs_li_euler": (idf.rms_errors(y, {k: traj[f"test/stacked/{k}"] for k in ("z", "vz", "az")})
-                                if y["status"] == 1 else None)}
+            "status": y["status"], "diverged_at_s": float(y["t"][bad[0]]) if bad.size else None,
+            "rms_vs_li_euler": idf.rms_errors(y, base) if y["status"] == 1 else None}
     res["cost"] = _bench(res["identification"]["stacked"]["params"], test, quick, log)
     res["wall_s"] = time.perf_counter() - t_start
     np.savez_compressed(out / "trajectories.npz", **traj)
