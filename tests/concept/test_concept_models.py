@@ -103,3 +103,13 @@ def test_anti_squat_and_anti_lift_steady_runs(d_r, e_r):
         assert measured == pytest.approx(seed, rel=0.12), (k, measured, seed)
         other = -anti.anti_force(ph["Fx"], g["e"], g["d"], wrong)
         assert abs(measured - other) > 0.5 * abs(measured), (k, measured, other)
+
+
+@pytest.mark.parametrize("name", ["concept-quarter-car", "concept-trailing-arm-car", "concept-ride-7dof"])
+def test_yaml_file_is_what_the_builder_makes(name):
+    from rtmbs.model import load_model_file
+    from rtmbs.models import BUILTIN, model_file
+
+    path = model_file(name)
+    assert path is not None and name in BUILTIN
+    assert load_model_file(path).model_dump(mode="json") == cm.MODELS[name]().model_dump(mode="json")
