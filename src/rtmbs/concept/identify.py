@@ -183,3 +183,21 @@ def rms_errors(model: dict, target: dict, keys=("z", "vz", "az")) -> dict:
     """RMS of model − target per signal (Tables 5.1-5.2)."""
     return {k: float(np.sqrt(np.nanmean((np.asarray(model[k]) - np.asarray(target[k])) ** 2)))
             for k in keys}
+
+
+def car_simulator(manoeuvre, solver: str = "li-euler", h: float = 1e-3, every: int = 1,
+                  fixed: dict | None = None, **options):
+    """``simulate(params)`` for :func:`identify`: the 12-DOF trailing-arm car with ``fixed`` and
+    ``params`` (names :data:`rtmbs.concept.models.CAR_PARAMS`) through ``manoeuvre``
+    (:func:`rtmbs.concept.manoeuvres.run_car`)."""
+    from ..system import compile_model
+    from .manoeuvres import run_car
+    from .models import trailing_arm_car_model
+
+    road = manoeuvre.road()
+
+    def simulate(params: dict) -> dict:
+        system = compile_model(trailing_arm_car_model({**(fixed or {}), **params}, road=road))
+        return run_car(system, manoeuvre, solver=solver, h=h, every=every, **options)
+
+    return simulate
