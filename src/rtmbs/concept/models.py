@@ -129,6 +129,10 @@ def ic_geometry(d: float, e: float, masses: CornerMasses | None = None,
     return {"ic": ic, "e": float(ic[2]), "d": float(ic[0] - cx), "r": float(ml.WHEEL_CENTRE_Z)}
 
 
+def _p(v):
+    return tuple(round(float(x), 9) for x in v)
+
+
 def _add_corner(m: Model, tag: str, sprung: str, wc, ic, masses: CornerMasses, K, C, L0,
                 tyre: str, road: dict, transient: bool, arm_cg=None):
     """Arm ``arm_<tag>`` on a revolute (axis y) at ``ic`` to ``sprung``, rim ``rim_<tag>`` on a
@@ -140,20 +144,19 @@ def _add_corner(m: Model, tag: str, sprung: str, wc, ic, masses: CornerMasses, K
     arm, rim = f"arm_{tag}", f"rim_{tag}"
     m.add_body(arm, masses.arm, inertia=list(masses.arm_inertia), position=tuple(cg))
     m.add_body(rim, masses.rim, inertia=list(masses.rim_inertia), position=tuple(wc))
-    P = lambda v: tuple(round(float(x), 9) for x in v)  # noqa: E731
-    m.add_marker(sprung, f"ic_{tag}", P(ic), **axes)
-    m.add_marker(arm, "ic", P(ic), **axes)
+    m.add_marker(sprung, f"ic_{tag}", _p(ic), **axes)
+    m.add_marker(arm, "ic", _p(ic), **axes)
     m.add_joint(f"pivot_{tag}", "revolute", f"{sprung}.ic_{tag}", f"{arm}.ic")
-    m.add_marker(arm, "spindle", P(wc), **axes)
-    m.add_marker(rim, "hub", P(wc), **axes)
+    m.add_marker(arm, "spindle", _p(wc), **axes)
+    m.add_marker(rim, "hub", _p(wc), **axes)
     m.add_joint(f"bearing_{tag}", "revolute", f"{arm}.spindle", f"{rim}.hub")
-    m.add_marker(sprung, f"spring_{tag}", P(wc + (0.0, 0.0, SPRING_LENGTH)), frame="global")
-    m.add_marker(arm, "spring", P(wc), frame="global")
+    m.add_marker(sprung, f"spring_{tag}", _p(wc + (0.0, 0.0, SPRING_LENGTH)), frame="global")
+    m.add_marker(arm, "spring", _p(wc), frame="global")
     m.add_force(f"spring_{tag}", "spring-damper", marker_i=f"{sprung}.spring_{tag}",
                 marker_j=f"{arm}.spring", stiffness=K, damping=C, free_length=L0)
-    m.add_marker(sprung, f"drive_{tag}", P(wc), **axes)
-    m.add_marker(arm, "wheel", P(wc), **axes)
-    m.add_marker(rim, "wheel", P(wc), **axes)
+    m.add_marker(sprung, f"drive_{tag}", _p(wc), **axes)
+    m.add_marker(arm, "wheel", _p(wc), **axes)
+    m.add_marker(rim, "wheel", _p(wc), **axes)
     m.add_force(f"tyre_{tag}", "tyre", marker_i=f"{arm}.wheel", marker_j=f"{rim}.wheel",
                 tyre=tyre, road=road or {"type": "flat"}, transient=bool(transient))
 
@@ -280,8 +283,7 @@ def trailing_arm_car_model(params: dict | None = None, road: dict | None = None,
     for c, (wc, _) in corner_positions(masses).items():
         a = c[0]
         sgn = -1.0 if a == "f" else 1.0  # front IC behind the wheel
-        off = np.array([sgn * cg0[0], np.sign(wc[1]) * 0.0, cg0[2]])
-        cg = wc + off
+        cg = wc + np.array([sgn * cg0[0], 0.0, cg0[2]])  # the quarter car's arm CG, mirrored front
         ic = cg + np.array([sgn * p[f"d_{a}"], 0.0, p[f"e_{a}"]])
         _add_corner(m, c, "body", wc, ic, masses, p[f"K_{a}"], p[f"C_{a}"], p[f"L0_{c}"], tyre,
                     road, transient, arm_cg=cg)
@@ -395,7 +397,8 @@ MODELS = {"concept-quarter-car": quarter_car_model,
 def detailed_side_view_ic(travel: float = 0.01) -> dict:
     """Side-view instant centre of ``multilink-ideal``'s knuckle from its kinematics (wheel travel
     ±``travel`` about design, chassis held): d = 1/(dθ/dz) (θ the knuckle pitch about +y, d
-    signed, + ahead), e = r − (dx/dz) d (dx/dz the wheel-centre path); the equivalent trailing arm's anti-squat
+    signed, + ahead), e = r − (dx/dz) d (dx/dz the wheel-centre path); the equivalent trailing
+    arm's anti-squat
     (e − r)/d and anti-lift e/d (eqs. 5.1-5.2) and its (d_r, e_r) for :func:`quarter_car_model`."""
     from ..model.rotation import matrix_from_quaternion
     from ..system import compile_model

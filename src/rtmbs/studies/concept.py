@@ -125,7 +125,8 @@ def run_concept_study(out_dir, quick: bool = False, log=print) -> dict:
         wall = time.perf_counter() - t0
         after = _concept(test, r.params)
         res["identification"][kind] = {
-            "params": r.params, "anti": anti_ratios(r.params["d_r"], r.params["e_r"]), "iterations": r.iterations, "nfev": r.nfev, "cost": r.cost,
+            "params": r.params, "anti": anti_ratios(r.params["d_r"], r.params["e_r"]),
+            "iterations": r.iterations, "nfev": r.nfev, "cost": r.cost,
             "history": r.history, "message": r.message, "wall_s": wall,
             "table_5_1": {"before": idf.rms_errors(before, refs["test"]),
                           "after": idf.rms_errors(after, refs["test"])}}
