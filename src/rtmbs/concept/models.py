@@ -398,8 +398,8 @@ def detailed_side_view_ic(travel: float = 0.01) -> dict:
     """Side-view instant centre of ``multilink-ideal``'s knuckle from its kinematics (wheel travel
     ±``travel`` about design, chassis held): d = 1/(dθ/dz) (θ the knuckle pitch about +y, d
     signed, + ahead), e = r − (dx/dz) d (dx/dz the wheel-centre path); the equivalent trailing
-    arm's anti-squat
-    (e − r)/d and anti-lift e/d (eqs. 5.1-5.2) and its (d_r, e_r) for :func:`quarter_car_model`."""
+    arm's anti-squat (e − r)/d and anti-lift e/d (eqs. 5.1-5.2) and its (d_r, e_r) for
+    :func:`quarter_car_model`."""
     from ..model.rotation import matrix_from_quaternion
     from ..system import compile_model
 
