@@ -340,8 +340,8 @@ def identification_model(params: dict | None = None, wheel_z: dict | None = None
     wheel-centre heights driven (``motion`` joints, ground -> arm at the wheel centre, inputs
     ``z_wc_<corner>``: channels, or functions given in ``wheel_z``): n = 35, m = 29, f = 6;
     with ``lock_y_yaw`` m = 31, f = 4. Longitudinal forces (eqs. 5.6-5.10) enter as inputs
-    ``Fx_<corner>`` (ground-fixed direction x at the wheel centre) and the drive torques as
-    ``drive_torque`` (sprung mass -> rear arms, eq. 5.8)."""
+    ``Fx_<corner>`` (global x, at the contact point under the wheel centre) and the drive
+    torques as ``drive_torque`` (sprung mass -> rear arms, eq. 5.8)."""
     masses = detailed_masses()
     p = _check_params(params, car_defaults(masses), "params")
     m = Model(name="concept-identification", gravity=(0.0, 0.0, -G),
@@ -377,8 +377,12 @@ def identification_model(params: dict | None = None, wheel_z: dict | None = None
         m.add_force(f"spring_{c}", "spring-damper", marker_i=f"body.spring_{c}",
                     marker_j=f"{arm}.wc", stiffness=p[f"K_{a}"], damping=p[f"C_{a}"],
                     free_length=p[f"L0_{c}"])
+        # the longitudinal force acts at the contact point (below the wheel centre by the loaded
+        # radius): with the drive torque body -> arm (eq. 5.8) the arm then carries what the
+        # rim and tyre pass to it in the full model
+        m.add_marker(arm, "contact", (float(wc[0]), float(wc[1]), 0.0), frame="global")
         m.add_input(f"Fx_{c}", "channel", value=0.0)
-        m.add_force(f"Fx_{c}", "force", marker_j=f"{arm}.wc", direction=(1.0, 0.0, 0.0),
+        m.add_force(f"Fx_{c}", "force", marker_j=f"{arm}.contact", direction=(1.0, 0.0, 0.0),
                     function=f"Fx_{c}")
         if a == "r":
             m.add_marker("body", f"drive_{c}", tuple(wc), **axes)
