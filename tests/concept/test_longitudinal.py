@@ -24,3 +24,17 @@ def test_braking_split_and_arrays():
     assert rear / (rear + front) == pytest.approx([0.35, 0.35])
     with pytest.raises(ValueError, match="rear_share must be in \\[0, 1\\], got 1.5"):
         lo.braking_forces(1600.0, a, 0.0, 0.0, 1.5)
+
+
+def test_identification_inputs_switch_to_braking():
+    W = {"fl": 4000.0, "fr": 4000.0, "rl": 3600.0, "rr": 3600.0}
+    a = np.array([2.0, -4.0])
+    out = lo.identification_inputs(a, 1600.0, W, 0.01, 1.2, 0.3, braking=[False, True],
+                                   rear_share=0.4)
+    Rr = lo.rolling_resistance(3600.0, a, 0.01, 1.2, 0.3)
+    Rf = lo.rolling_resistance(4000.0, a, 0.01, 1.2, 0.3)
+    side = 800.0 * a + Rr + Rf
+    assert out["Fx_rl"] == pytest.approx([side[0], 0.4 * side[1]])
+    assert out["Fx_fl"] == pytest.approx([-Rf[0], 0.6 * side[1]])
+    assert out["drive_torque"] == pytest.approx([0.3 * side[0], 0.0])
+    assert out["Fx_rr"] == pytest.approx(out["Fx_rl"])

@@ -34,3 +34,24 @@ def braking_forces(M_tot: float, a_x, R_x_rear, R_x_front, rear_share: float):
         raise ValueError(f"rear_share must be in [0, 1], got {rear_share}")
     total = 0.5 * M_tot * np.asarray(a_x, float) + R_x_rear + R_x_front
     return rear_share * total, (1.0 - rear_share) * total
+
+
+def identification_inputs(a_x, M_tot: float, W_z: dict, f_r: float, I_w: float, r: float,
+                          braking=None, rear_share: float = 0.5) -> dict:
+    """Input channels of :func:`rtmbs.concept.models.identification_model` from a measured a_x
+    series: ``Fx_<corner>`` and ``drive_torque`` (per rear wheel). Where ``braking`` (a boolean
+    series, default none) is set, eqs. 5.9-5.10 split each side's force between rear and front
+    and the drive torque is zero (outboard brakes react on the arms); elsewhere eq. 5.6 puts the
+    force on the driven rear wheels, the front wheels roll (−R_x) and eq. 5.8 gives the torque.
+    ``W_z``: static vertical load per corner (fl, fr, rl, rr) [N]."""
+    a_x = np.asarray(a_x, float)
+    brk = np.zeros(a_x.shape, bool) if braking is None else np.asarray(braking, bool)
+    R = {c: rolling_resistance(W_z[c], a_x, f_r, I_w, r) for c in ("fl", "fr", "rl", "rr")}
+    out = {}
+    for side in ("l", "r"):
+        drive = rear_drive_force(M_tot, a_x, R["r" + side], R["f" + side])
+        b_rear, b_front = braking_forces(M_tot, a_x, R["r" + side], R["f" + side], rear_share)
+        out["Fx_r" + side] = np.where(brk, b_rear, drive)
+        out["Fx_f" + side] = np.where(brk, b_front, -R["f" + side])
+    out["drive_torque"] = np.where(brk, 0.0, drive_torque(out["Fx_rl"], r))
+    return out
