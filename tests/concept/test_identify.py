@@ -85,6 +85,8 @@ def test_bad_set_ups_are_named():
         idf.identify(sim, {}, NAMES, x0, (bad_lo, hi), known=NAMES)
     with pytest.raises(ModelError, match=r"identify\.x0: expected 5 values"):
         idf.identify(sim, {}, NAMES, x0[:4], (lo, hi), known=NAMES)
+    with pytest.raises(SolverError, match=r"identify: the target has no signal 'vz' \(it has: t, z\)"):
+        idf.identify(sim, {"t": [0.0, 1.0], "z": [0.0, 0.0]}, NAMES, x0, (lo, hi), known=NAMES)
     with pytest.raises(SolverError, match=r"manoeuvre 'test': model 'double-pendulum' has no input channel 'drive_torque'"):
         mv.run(load_model("double-pendulum"), mv.TEST)
 

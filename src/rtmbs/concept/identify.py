@@ -114,6 +114,10 @@ def identify(simulate: Callable[[dict], dict], target: dict, names: Sequence[str
 
     names = tuple(names)
     x0, lo, hi = check_problem(names, x0, bounds, known)
+    for k in signals:
+        if k not in target:
+            raise SolverError(f"identify: the target has no signal '{k}' (it has: "
+                              f"{', '.join(sorted(target))})")
     residual_vector({k: target[k] for k in signals}, target, signals, residual, cumulative)
     span = hi - lo
     scale = {k: float(np.std(np.asarray(target[k], float))) or 1.0 for k in signals}
