@@ -205,3 +205,37 @@ def car_simulator(manoeuvre, solver: str = "li-euler", h: float = 1e-3, every: i
         return run_car(system, manoeuvre, solver=solver, h=h, every=every, **options)
 
     return simulate
+
+
+def identification_model_simulator(wheel_z: dict, inputs: dict, t_end: float, h: float = 1e-3,
+                                   signals: dict | None = None, fixed: dict | None = None,
+                                   solver: str = "li-euler", **options):
+    """``simulate(params)`` for :func:`identify` on the 5-body identification model (§5.2.2):
+    wheel-centre heights ``wheel_z`` (corner -> input function, e.g. a ``table`` of the
+    measurement), input channels ``inputs`` (``Fx_<corner>``, ``drive_torque``: one value per
+    step, e.g. :func:`rtmbs.concept.longitudinal.identification_inputs`), ``signals`` (key ->
+    output name, default body z, v_z, pitch and roll rates). Parameters:
+    :data:`rtmbs.concept.models.CAR_PARAMS`."""
+    from ..solvers.base import get_solver
+    from ..solvers.rollout import rollout
+    from ..system import compile_model
+    from .models import identification_model
+
+    signals = signals or {"z": "body.z", "vz": "body.vz", "wy": "body.wy", "wx": "body.wx"}
+    n = int(round(t_end / h))
+
+    def simulate(params: dict) -> dict:
+        system = compile_model(identification_model({**(fixed or {}), **params}, wheel_z=wheel_z))
+        slv = get_solver(solver)(system, **options)
+        state = system.initial_state()
+        slv.reset(state)
+        r = rollout(slv, state, n, h, inputs=inputs)
+        out = {"status": int(r.status)}
+        for key, name in signals.items():
+            y = np.full(n, np.nan)
+            v = np.asarray(r.outputs[name])[:n]
+            y[:len(v)] = v
+            out[key] = y
+        return out
+
+    return simulate
