@@ -12,6 +12,7 @@ STUDIES = {
                   "constraint formulations on the McPherson struts"),
     "multilink": ("rtmbs.studies.multilink", "run_multilink_study", "seed 000 §6 / seed 003 §4.4: Algorithms 1 "
                   "and 2 on the rear multilink suspension"),
+    "concept": ("rtmbs.studies.concept", "run_concept_study", "seed 003 §5.1 Tables 5.1-5.2: quarter-car concept model identified on multilink-ideal"),
 }
 
 

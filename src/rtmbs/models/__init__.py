@@ -88,6 +88,8 @@ if (_HERE / "multilink.py").exists():
     BUILTIN["multilink-bushings"] = (_multilink("bushings"), "rear multilink, links on 10 bushings (n=77, m=31, f=46)")
     BUILTIN["multilink-ideal"] = (_multilink("ideal"), "rear multilink, ideal joints (n=77, m=66, f=11)")
 
+BUILTIN.update({k: (_yaml(k), d) for k, d in (("concept-quarter-car", "trailing-arm quarter car, seed 003 Fig. 5.5 (n=21, m=16, f=5)"), ("concept-trailing-arm-car", "12-DOF trailing-arm car, seed 003 Fig. 5.13 (n=63, m=51, f=12)"), ("concept-ride-7dof", "classic 7-DOF ride model (n=35, m=28, f=7)")) if (_HERE / f"{k}.yaml").exists()})
+
 
 def model_file(name: str) -> Path | None:
     """The YAML file of a built-in model, where it has one."""
