@@ -71,6 +71,7 @@ BUILTIN: dict[str, tuple[Callable[[], MechanicalSystem], str]] = {
     "peer-four-bar": (_yaml("peer-four-bar"), "peer planar Grashof four-bar, undamped (n=21, m=20, f=1)"),
     "peer-chain": (_yaml("peer-chain"), "peer 10-rod chain on spherical joints, spinning (n=70, m=40, f=30)"),
     "peer-quarter-car": (_yaml("peer-quarter-car"), "peer double-wishbone quarter car (n=42, m=38, f=4)"),
+    "sla-quarter-car": (_yaml("sla-quarter-car"), "SLA quarter car of seed 004, half-sine bump (n=28, m=26, f=2)"),
 }
 if (_HERE / "multilink.py").exists():
     BUILTIN["multilink-bushings"] = (_multilink("bushings"), "rear multilink, links on 10 bushings (n=77, m=31, f=46)")
