@@ -1,0 +1,311 @@
+"""The subsystem-synthesis provider of the mechanical-system protocol (seed 004 §2, eqs. 1-2).
+
+Coordinates q = [base coordinates (the translations its joint to the ground allows); θ of each
+subsystem], velocities q̇ (the base's orientation is locked, so Ŷ0 = S ẋ0 and velocities are q̇:
+no quaternion rates); m = 0, so the fixed-step solvers (ab3, explicit-euler, li-euler,
+rosenbrock-grk4t) and the reference solver run it as an ODE M(q) q̈ = Q(q, q̇, t) with
+
+    M = [Sᵀ(M̂0 + Σ M̄_EE)S   Sᵀ M_Eθ ],   Q = [Sᵀ(Q̂0 + Σ ĝ_E)]      (eq. 19 per subsystem)
+        [M_Eθᵀ S             M_θθ    ]        [g_θ            ]
+
+whose Schur complement on the θ blocks is the base equation (eq. 1):
+:meth:`SynthesisSystem.accelerations` solves it that way (eqs. 1, 20-22). The dependent relative
+coordinates are kept between calls and corrected by a fixed number of Newton iterations.
+Force Jacobians (for li-euler and rosenbrock-grk4t) are forward differences of Q (2n extra
+evaluations).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..errors import SolverError
+from ..kernels.functions import expr_eval
+from ..model.rotation import quaternion_from_matrix
+from ..protocol import EVAL_JAC, EVAL_JAC_STIFF, EVAL_M, EVAL_Q, MechanicalSystem, State
+from . import relative_cartesian as rc
+from .description import BASE, GROUND, SynthesisModel
+from .linalg import skew, solve, zeros
+
+FORMULATIONS = ("relative-cartesian",)
+
+
+class SynthesisSystem(MechanicalSystem):
+    """Base body + subsystems in formulation A (relative Cartesian, introduced θ, seed 004 §3)."""
+
+    def __init__(self, smodel: SynthesisModel, formulation: str = "relative-cartesian",
+                 newton_iterations: int = 4, fd_eps: float = 1e-7):
+        if formulation not in FORMULATIONS:
+            raise SolverError(f"formulation: unknown '{formulation}' (known: {', '.join(FORMULATIONS)})")
+        if not (isinstance(newton_iterations, int) and newton_iterations >= 1):
+            raise SolverError(f"newton_iterations: expected an integer >= 1, got {newton_iterations!r}")
+        self.sm = smodel
+        self.formulation = formulation
+        self.newton_iterations = newton_iterations
+        self.fd_eps = fd_eps
+        self.name = f"{smodel.name} [synthesis {formulation}]"
+        self.nbase = smodel.base_S.shape[1]
+        self.n = self.nbase + sum(s.ndof for s in smodel.subsystems)
+        self.m = 0
+        self.coordinate_names = list(smodel.base_coordinate_names) + [f"{s.theta_joint}.theta"
+                                                                      for s in smodel.subsystems]
+        self._warm = [(s.r0.copy(), s.A0.copy()) for s in smodel.subsystems]
+        b = smodel.base
+        names = [f"{b}.{c}" for c in ("x", "y", "z", "vx", "vy", "vz")]
+        for s in smodel.subsystems:
+            names += [f"{nm}.{c}" for nm in s.bodies for c in ("x", "y", "z")]
+        self.output_names = tuple(names)
+
+    # -- the stages ------------------------------------------------------------------------------
+    def terms(self, t, q, qd, iterations=None, counted=False):
+        """Every quantity of one evaluation at (t, q, q̇): a dict with, per subsystem, the
+        stage results, and the base terms. With ``counted`` q, q̇ are object arrays of Op (the
+        warm start is not updated)."""
+        sm = self.sm
+        it = self.newton_iterations if iterations is None else iterations
+        S = sm.base_S
+        nb0 = self.nbase
+        x0, xd0 = q[:nb0], qd[:nb0]
+        r0 = sm.base_r0 + S[:3] @ x0
+        v0 = S[:3] @ xd0
+        A0 = sm.base_A
+        subs = []
+        off = nb0
+        for si, sub in enumerate(sm.subsystems):
+            th, thd = q[off], qd[off]
+            off += sub.ndof
+            rw, Aw = self._warm[si]
+            if counted:
+                from .opcount import wrap
+                rw, Aw = wrap(rw), wrap(Aw)
+            r, A = rc.position(sub, rw, Aw, th, it)
+            if not counted:
+                self._warm[si] = (r, A)
+            Pz, N, y = rc.velocity(sub, r, A, th, thd)
+            gam, p = rc.gamma_hat(sub, r, A, y, th, thd, Pz)
+            subs.append(dict(r=r, A=A, N=N, y=y, p=p, theta=th, thetad=thd))
+        # forces (gravity, elements) on the subsystem bodies g_i = [f; n'] and on the base
+        Q0 = zeros(6, q)
+        Q0[:3] += sm.base_mass * sm.gravity
+        gf = [zeros((len(s.bodies), 6), q) for s in sm.subsystems]
+        for si, sub in enumerate(sm.subsystems):
+            for k in range(len(sub.bodies)):
+                gf[si][k, :3] += sub.mass[k] * sm.gravity
+
+        def state(key, s):
+            """Global position and velocity of body point s, and a function adding a force there."""
+            if key == GROUND:
+                return s, 0.0 * s, None
+            if key == BASE:
+                def add(F):
+                    Q0[:3] += F
+                    Q0[3:] += skew(s) @ (A0.T @ F)
+                return r0 + A0 @ s, v0, add
+            si, k = key
+            d = subs[si]
+            Ak = A0 @ d["A"][k]
+            w = d["y"][6 * k + 3:6 * k + 6]
+            P = r0 + A0 @ d["r"][k] + Ak @ s
+            V = v0 + A0 @ d["y"][6 * k:6 * k + 3] + Ak @ (skew(w) @ s)
+
+            def add(F):
+                gf[si][k, :3] += F
+                gf[si][k, 3:] += skew(s) @ (Ak.T @ F)
+            return P, V, add
+
+        for fe in sm.forces:
+            if fe.kind == "spring":
+                Pi, Vi, addi = state(fe.bi, fe.si)
+                Pj, Vj, addj = state(fe.bj, fe.sj)
+                dv = Pj - Pi
+                L = (dv @ dv) ** 0.5 if not counted else _sqrt(dv @ dv)
+                Ld = (dv @ (Vj - Vi)) / L
+                T = fe.k * (L - fe.L0) + fe.c * Ld + fe.F0
+                F = (T / L) * dv
+                if addi is not None:
+                    addi(F)
+                if addj is not None:
+                    addj(-F)
+            else:
+                _, _, addj = state(fe.bj, fe.sj)
+                mag = fe.value if fe.fun is None else expr_eval(float(t), fe.fun[0], fe.fun[1], 0, len(fe.fun[0]))[0]
+                addj(mag * fe.direction)
+        Mb = zeros((6, 6), q)
+        Mb[:3, :3] = sm.base_mass * np.eye(3)
+        Mb[3:, 3:] = sm.base_inertia
+        Mfull_base = Mb.copy()
+        Qfull_base = Q0.copy()
+        Mc_sum, Pc_sum = Mb.copy(), Q0.copy()
+        for si, sub in enumerate(sm.subsystems):
+            d = subs[si]
+            MEE, MEG, MGG, gE, gG = rc.mass_force(sub, d["r"], d["A"], d["y"], A0, gf[si])
+            MEt, Mtt, gt, Mc, Pc, gEh = rc.effective(MEE, MEG, MGG, gE, gG, d["N"], d["p"])
+            d.update(MEE=MEE, MEt=MEt, Mtt=Mtt, gt=gt, Mc=Mc, Pc=Pc, gEh=gEh)
+            Mfull_base = Mfull_base + MEE
+            Qfull_base = Qfull_base + gEh
+            Mc_sum = Mc_sum + Mc
+            Pc_sum = Pc_sum + Pc
+        return dict(subs=subs, S=S, Mbase=Mfull_base, Qbase=Qfull_base, Mhat=Mc_sum, Phat=Pc_sum)
+
+    def accelerations(self, t, q, qd, tm=None):
+        """q̈ by synthesis: the base equation (eq. 1) with the effective masses and forces, then
+        θ̈ of each subsystem (eq. 20)."""
+        tm = self.terms(t, q, qd) if tm is None else tm
+        S = tm["S"]
+        xdd = solve(S.T @ tm["Mhat"] @ S, S.T @ tm["Phat"])
+        Yd = S @ xdd
+        out = [xdd]
+        for d in tm["subs"]:
+            out.append(solve(d["Mtt"], d["gt"] - d["MEt"].T @ Yd))
+        return np.concatenate(out)
+
+    def _MQ(self, t, q, qd):
+        tm = self.terms(t, q, qd)
+        S, n, nb0 = tm["S"], self.n, self.nbase
+        M = np.zeros((n, n))
+        Q = np.zeros(n)
+        M[:nb0, :nb0] = S.T @ tm["Mbase"] @ S
+        Q[:nb0] = S.T @ tm["Qbase"]
+        off = nb0
+        for sub, d in zip(self.sm.subsystems, tm["subs"]):
+            k = sub.ndof
+            M[:nb0, off:off + k] = S.T @ d["MEt"]
+            M[off:off + k, :nb0] = M[:nb0, off:off + k].T
+            M[off:off + k, off:off + k] = d["Mtt"]
+            Q[off:off + k] = d["gt"]
+            off += k
+        return M, Q, tm
+
+    # -- protocol ----------------------------------------------------------------------------------
+    def evaluate(self, t, q, qd, ws, what):
+        q = np.asarray(q, float)
+        qd = np.asarray(qd, float)
+        M, Q, _ = self._MQ(t, q, qd)
+        if what & EVAL_M:
+            ws.M[:] = M
+        if what & EVAL_Q:
+            ws.Q[:] = Q
+        if what & (EVAL_JAC | EVAL_JAC_STIFF):
+            for k in range(self.n):
+                e = self.fd_eps * max(1.0, abs(q[k]))
+                dq = q.copy()
+                dq[k] += e
+                ws.Jq[:, k] = (self._MQ(t, dq, qd)[1] - Q) / e
+                e = self.fd_eps * max(1.0, abs(qd[k]))
+                dqd = qd.copy()
+                dqd[k] += e
+                ws.Jqd[:, k] = (self._MQ(t, q, dqd)[1] - Q) / e
+            self._MQ(t, q, qd)  # leave the warm start at q
+
+    def initial_state(self) -> State:
+        sm = self.sm
+        qd = np.zeros(self.n)
+        qd[:self.nbase] = sm.base_S[:3].T @ sm.base_v0
+        qd[self.nbase:] = sm.theta_rate0
+        return State(0.0, np.zeros(self.n), qd)
+
+    def outputs(self, t, q, qd, out) -> None:
+        tm = self.terms(t, np.asarray(q, float), np.asarray(qd, float))
+        S = self.sm.base_S
+        r0 = self.sm.base_r0 + S[:3] @ q[:self.nbase]
+        out[:3] = r0
+        out[3:6] = S[:3] @ qd[:self.nbase]
+        k = 6
+        for d in tm["subs"]:
+            for rr in d["r"]:
+                out[k:k + 3] = r0 + self.sm.base_A @ rr
+                k += 3
+
+    def energy(self, q, qd) -> float:
+        """Kinetic + gravitational + spring energy (dampers, time-varying forces excluded)."""
+        q, qd = np.asarray(q, float), np.asarray(qd, float)
+        M, _, tm = self._MQ(0.0, q, qd)
+        sm = self.sm
+        r0 = sm.base_r0 + sm.base_S[:3] @ q[:self.nbase]
+        V = -sm.base_mass * sm.gravity @ r0
+        pos = {}
+        for si, (sub, d) in enumerate(zip(sm.subsystems, tm["subs"])):
+            for k in range(len(sub.bodies)):
+                rk = r0 + sm.base_A @ d["r"][k]
+                V -= sub.mass[k] * sm.gravity @ rk
+                pos[(si, k)] = (rk, sm.base_A @ d["A"][k])
+
+        def point(key, s):
+            if key == GROUND:
+                return s
+            if key == BASE:
+                return r0 + sm.base_A @ s
+            rk, Ak = pos[key]
+            return rk + Ak @ s
+
+        for fe in sm.forces:
+            if fe.kind == "spring":
+                L = np.linalg.norm(point(fe.bj, fe.sj) - point(fe.bi, fe.si))
+                V += 0.5 * fe.k * (L - fe.L0) ** 2 + fe.F0 * L
+            elif fe.fun is None:
+                V -= fe.value * fe.direction @ point(fe.bj, fe.sj)
+        return 0.5 * qd @ M @ qd + V
+
+    # -- cross-checks with the Cartesian model of the same description -------------------------
+    def cartesian_state(self, cart, q, qd):
+        """(q, q̇) of the Cartesian model ``cart`` (Euler parameters) at the synthesis state."""
+        tm = self.terms(0.0, np.asarray(q, float), np.asarray(qd, float))
+        sm = self.sm
+        r0 = sm.base_r0 + sm.base_S[:3] @ q[:self.nbase]
+        v0 = sm.base_S[:3] @ qd[:self.nbase]
+        qc, qdc = np.zeros(cart.n), np.zeros(cart.n)
+        for b, name in enumerate(cart.body_names):
+            key = sm.body_of[name]
+            if key == BASE:
+                r, A, v, w = r0, sm.base_A, v0, np.zeros(3)
+            else:
+                si, k = key
+                d = tm["subs"][si]
+                A = sm.base_A @ d["A"][k]
+                r = r0 + sm.base_A @ d["r"][k]
+                v = v0 + sm.base_A @ d["y"][6 * k:6 * k + 3]
+                w = A @ d["y"][6 * k + 3:6 * k + 6]
+            a = cart.body_qadr[b]
+            p = quaternion_from_matrix(A)
+            e0, e1, e2, e3 = p
+            E = np.array([[-e1, e0, -e3, e2], [-e2, e3, e0, -e1], [-e3, -e2, e1, e0]])
+            qc[a:a + 3], qc[a + 3:a + 7] = r, p
+            qdc[a:a + 3], qdc[a + 3:a + 7] = v, 0.5 * E.T @ w
+        return qc, qdc
+
+    def body_accelerations(self, t, q, qd):
+        """{body: (r̈ global, ω̇ global)} from the synthesis accelerations (eqs. 8, 18)."""
+        q, qd = np.asarray(q, float), np.asarray(qd, float)
+        tm = self.terms(t, q, qd)
+        qdd = self.accelerations(t, q, qd, tm)
+        sm = self.sm
+        S = sm.base_S
+        a0 = S[:3] @ qdd[:self.nbase]
+        out = {sm.base: (a0, np.zeros(3))}
+        off = self.nbase
+        for sub, d in zip(sm.subsystems, tm["subs"]):
+            yd = d["N"] @ qdd[off:off + sub.ndof] + d["p"]
+            off += sub.ndof
+            for k, nm in enumerate(sub.bodies):
+                Ak = sm.base_A @ d["A"][k]
+                out[nm] = (a0 + sm.base_A @ yd[6 * k:6 * k + 3], Ak @ yd[6 * k + 3:6 * k + 6])
+        return out
+
+
+def _sqrt(x):
+    from .opcount import sqrt
+
+    return sqrt(x)
+
+
+def build(model, base: str, dof=None, **options) -> SynthesisSystem:
+    """A :class:`SynthesisSystem` from a model (a :class:`~rtmbs.model.Model`, a YAML path or a
+    built-in name), ``base`` the base body's name."""
+    from ..model import Model, load_model_file
+    from .description import subsystem_model
+
+    if not isinstance(model, Model):
+        from ..models import model_file
+
+        path = model_file(str(model)) or model
+        model = load_model_file(path)
+    return SynthesisSystem(subsystem_model(model, base, dof), **options)
