@@ -76,6 +76,7 @@ class Subsystem:
     theta_axis: np.ndarray
     theta_e1: np.ndarray
     theta_x: np.ndarray
+    joints: list = field(default_factory=list)   # (name, type, bi, bj, si, sj, Ci, Cj, length)
 
 
 @dataclass
@@ -200,7 +201,7 @@ def subsystem_model(model: Model, base: str, dof: dict | int | None = None) -> S
             bname, s, C = marker(ref, path)
             return (BASE if bname == base else idx[bname]), s, C
 
-        prims, nrows, theta = [], 0, None
+        prims, nrows, theta, joints = [], 0, None, []
         for j in sub_joints:
             path = f"joints.{j.name}"
             if marker(j.marker_i, path)[0] not in idx and marker(j.marker_j, path)[0] not in idx:
@@ -208,6 +209,8 @@ def subsystem_model(model: Model, base: str, dof: dict | int | None = None) -> S
             bi, si_, Ci = local(j.marker_i, path + ".marker_i")
             bjj, sj_, Cj = local(j.marker_j, path + ".marker_j")
             nrows += JOINT_ROWS[j.type]
+            jrow = [j.name, j.type, bi, bjj, si_, sj_, Ci, Cj, 0.0]
+            joints.append(jrow)
             if j.type in ("spherical", "revolute"):
                 prims.append(Prim("sph", j.name, bi, bjj, si_, sj_))
             if j.type == "revolute":
@@ -224,6 +227,7 @@ def subsystem_model(model: Model, base: str, dof: dict | int | None = None) -> S
                     pj = r0.get(marker(j.marker_j, path)[0], np.zeros(3)) + A0.get(marker(j.marker_j, path)[0], np.eye(3)) @ sj_
                     L = float(np.linalg.norm(pj - pi))
                 prims.append(Prim("dist", j.name, bi, bjj, si_, sj_, L))
+                jrow[8] = L
         ndof = 6 * len(members) - nrows
         key = members[0]
         want = dof.get(key) if isinstance(dof, dict) else dof
@@ -240,7 +244,7 @@ def subsystem_model(model: Model, base: str, dof: dict | int | None = None) -> S
         rr = np.array([Ab.T @ (r0[m] - r0[base]) for m in members])
         AA = np.array([Ab.T @ A0[m] for m in members])
         out_subs.append(Subsystem(members, mass, J, rr, AA, prims, ndof, jname, tb, Cbase[:, 2],
-                                  AA[tb] @ Cbody[:, 0], Cbody[:, 0]))
+                                  AA[tb] @ Cbody[:, 0], Cbody[:, 0], joints))
 
     forces = []
     for f in model.forces:

@@ -22,18 +22,21 @@ from ..errors import SolverError
 from ..kernels.functions import expr_eval
 from ..model.rotation import quaternion_from_matrix
 from ..protocol import EVAL_JAC, EVAL_JAC_STIFF, EVAL_M, EVAL_Q, MechanicalSystem, State
+from . import recursive as rb
 from . import relative_cartesian as rc
 from .description import BASE, GROUND, SynthesisModel
 from .linalg import skew, solve, zeros
 
-FORMULATIONS = ("relative-cartesian",)
+FORMULATIONS = ("relative-cartesian", "relative-joint")
 
 
 class SynthesisSystem(MechanicalSystem):
-    """Base body + subsystems in formulation A (relative Cartesian, introduced θ, seed 004 §3)."""
+    """Base body + subsystems in formulation A (``relative-cartesian``: relative Cartesian
+    coordinates, introduced θ, seed 004 §3) or B (``relative-joint``: recursive relative joint
+    coordinates, cut joints, coordinate partitioning, §4; ``cut``: extra joints to cut)."""
 
     def __init__(self, smodel: SynthesisModel, formulation: str = "relative-cartesian",
-                 newton_iterations: int = 4, fd_eps: float = 1e-7):
+                 newton_iterations: int = 4, fd_eps: float = 1e-7, cut=()):
         if formulation not in FORMULATIONS:
             raise SolverError(f"formulation: unknown '{formulation}' (known: {', '.join(FORMULATIONS)})")
         if not (isinstance(newton_iterations, int) and newton_iterations >= 1):
@@ -48,7 +51,11 @@ class SynthesisSystem(MechanicalSystem):
         self.m = 0
         self.coordinate_names = list(smodel.base_coordinate_names) + [f"{s.theta_joint}.theta"
                                                                       for s in smodel.subsystems]
-        self._warm = [(s.r0.copy(), s.A0.copy()) for s in smodel.subsystems]
+        if formulation == "relative-cartesian":
+            self._warm = [(s.r0.copy(), s.A0.copy()) for s in smodel.subsystems]
+        else:
+            self._trees = [rb.Tree(s, cut) for s in smodel.subsystems]
+            self._warm = [(np.zeros(tr.nq),) for tr in self._trees]
         b = smodel.base
         names = [f"{b}.{c}" for c in ("x", "y", "z", "vx", "vy", "vz")]
         for s in smodel.subsystems:
@@ -57,9 +64,9 @@ class SynthesisSystem(MechanicalSystem):
 
     # -- the stages ------------------------------------------------------------------------------
     def terms(self, t, q, qd, iterations=None, counted=False):
-        """Every quantity of one evaluation at (t, q, q̇): a dict with, per subsystem, the
-        stage results, and the base terms. With ``counted`` q, q̇ are object arrays of Op (the
-        warm start is not updated)."""
+        """Every quantity of one evaluation at (t, q, q̇): per subsystem the stage results and its
+        bodies' global kinematics, and the base terms. With ``counted`` q, q̇ are object arrays
+        of Op (the warm start is not updated)."""
         sm = self.sm
         it = self.newton_iterations if iterations is None else iterations
         S = sm.base_S
@@ -73,17 +80,33 @@ class SynthesisSystem(MechanicalSystem):
         for si, sub in enumerate(sm.subsystems):
             th, thd = q[off], qd[off]
             off += sub.ndof
-            rw, Aw = self._warm[si]
+            warm = self._warm[si]
             if counted:
                 from .opcount import wrap
-                rw, Aw = wrap(rw), wrap(Aw)
-            r, A = rc.position(sub, rw, Aw, th, it)
-            if not counted:
-                self._warm[si] = (r, A)
-            Pz, N, y = rc.velocity(sub, r, A, th, thd)
-            gam, p = rc.gamma_hat(sub, r, A, y, th, thd, Pz)
-            subs.append(dict(r=r, A=A, N=N, y=y, p=p, theta=th, thetad=thd))
-        # forces (gravity, elements) on the subsystem bodies g_i = [f; n'] and on the base
+                warm = tuple(wrap(w) for w in warm)
+            if self.formulation == "relative-cartesian":
+                r, A = rc.position(sub, warm[0], warm[1], th, it)
+                if not counted:
+                    self._warm[si] = (r, A)
+                Pz, N, y = rc.velocity(sub, r, A, th, thd)
+                gam, p = rc.gamma_hat(sub, r, A, y, th, thd, Pz)
+                bodies = []
+                for k in range(len(sub.bodies)):
+                    Ak = A0 @ A[k]
+                    bodies.append((A0 @ r[k], Ak, A0 @ y[6 * k:6 * k + 3], Ak @ y[6 * k + 3:6 * k + 6]))
+                subs.append(dict(r=r, A=A, N=N, y=y, p=p, theta=th, thetad=thd, bodies=bodies))
+            else:
+                tree = self._trees[si]
+                qt = warm[0].copy()
+                qt[tree.v] = th
+                qt = rb.position(tree, sub, A0, qt, it)
+                if not counted:
+                    self._warm[si] = (qt,)
+                Pu, R, qdt = rb.velocity(tree, sub, A0, qt, thd)
+                kin, c = rb.rhs(tree, sub, A0, qt, qdt, Pu)
+                bodies = [(kin["r"][k], kin["A"][k], kin["rd"][k], kin["w"][k]) for k in range(len(sub.bodies))]
+                subs.append(dict(q=qt, qd=qdt, R=R, c=c, kin=kin, theta=th, thetad=thd, bodies=bodies))
+        # forces (gravity, elements): f and the torque about the CG (global) per body; base Q̂0
         Q0 = zeros(6, q)
         Q0[:3] += sm.base_mass * sm.gravity
         gf = [zeros((len(s.bodies), 6), q) for s in sm.subsystems]
@@ -101,15 +124,14 @@ class SynthesisSystem(MechanicalSystem):
                     Q0[3:] += skew(s) @ (A0.T @ F)
                 return r0 + A0 @ s, v0, add
             si, k = key
-            d = subs[si]
-            Ak = A0 @ d["A"][k]
-            w = d["y"][6 * k + 3:6 * k + 6]
-            P = r0 + A0 @ d["r"][k] + Ak @ s
-            V = v0 + A0 @ d["y"][6 * k:6 * k + 3] + Ak @ (skew(w) @ s)
+            rk, Ak, rdk, wk = subs[si]["bodies"][k]
+            sg = Ak @ s
+            P = r0 + rk + sg
+            V = v0 + rdk + skew(wk) @ sg
 
             def add(F):
                 gf[si][k, :3] += F
-                gf[si][k, 3:] += skew(s) @ (Ak.T @ F)
+                gf[si][k, 3:] += skew(sg) @ F
             return P, V, add
 
         for fe in sm.forces:
@@ -137,8 +159,16 @@ class SynthesisSystem(MechanicalSystem):
         Mc_sum, Pc_sum = Mb.copy(), Q0.copy()
         for si, sub in enumerate(sm.subsystems):
             d = subs[si]
-            MEE, MEG, MGG, gE, gG = rc.mass_force(sub, d["r"], d["A"], d["y"], A0, gf[si])
-            MEt, Mtt, gt, Mc, Pc, gEh = rc.effective(MEE, MEG, MGG, gE, gG, d["N"], d["p"])
+            if self.formulation == "relative-cartesian":
+                g = gf[si].copy()
+                for k in range(len(sub.bodies)):            # torque in body axes for eq. 9
+                    g[k, 3:] = d["bodies"][k][1].T @ gf[si][k, 3:]
+                MEE, MEG, MGG, gE, gG = rc.mass_force(sub, d["r"], d["A"], d["y"], A0, g)
+                MEt, Mtt, gt, Mc, Pc, gEh = rc.effective(MEE, MEG, MGG, gE, gG, d["N"], d["p"])
+            else:
+                tree = self._trees[si]
+                MEE, Myq, Mqq, Py, Pq = rb.mass_force(tree, sub, d["kin"], gf[si])
+                MEt, Mtt, gt, Mc, Pc, gEh = rb.effective(tree, MEE, Myq, Mqq, Py, Pq, d["R"], d["c"])
             d.update(MEE=MEE, MEt=MEt, Mtt=Mtt, gt=gt, Mc=Mc, Pc=Pc, gEh=gEh)
             Mfull_base = Mfull_base + MEE
             Qfull_base = Qfull_base + gEh
@@ -211,8 +241,8 @@ class SynthesisSystem(MechanicalSystem):
         out[3:6] = S[:3] @ qd[:self.nbase]
         k = 6
         for d in tm["subs"]:
-            for rr in d["r"]:
-                out[k:k + 3] = r0 + self.sm.base_A @ rr
+            for rr, _, _, _ in d["bodies"]:
+                out[k:k + 3] = r0 + rr
                 k += 3
 
     def energy(self, q, qd) -> float:
@@ -225,9 +255,9 @@ class SynthesisSystem(MechanicalSystem):
         pos = {}
         for si, (sub, d) in enumerate(zip(sm.subsystems, tm["subs"])):
             for k in range(len(sub.bodies)):
-                rk = r0 + sm.base_A @ d["r"][k]
+                rk = r0 + d["bodies"][k][0]
                 V -= sub.mass[k] * sm.gravity @ rk
-                pos[(si, k)] = (rk, sm.base_A @ d["A"][k])
+                pos[(si, k)] = (rk, d["bodies"][k][1])
 
         def point(key, s):
             if key == GROUND:
@@ -259,11 +289,8 @@ class SynthesisSystem(MechanicalSystem):
                 r, A, v, w = r0, sm.base_A, v0, np.zeros(3)
             else:
                 si, k = key
-                d = tm["subs"][si]
-                A = sm.base_A @ d["A"][k]
-                r = r0 + sm.base_A @ d["r"][k]
-                v = v0 + sm.base_A @ d["y"][6 * k:6 * k + 3]
-                w = A @ d["y"][6 * k + 3:6 * k + 6]
+                rk, A, rdk, w = tm["subs"][si]["bodies"][k]
+                r, v = r0 + rk, v0 + rdk
             a = cart.body_qadr[b]
             p = quaternion_from_matrix(A)
             e0, e1, e2, e3 = p
@@ -282,12 +309,25 @@ class SynthesisSystem(MechanicalSystem):
         a0 = S[:3] @ qdd[:self.nbase]
         out = {sm.base: (a0, np.zeros(3))}
         off = self.nbase
-        for sub, d in zip(sm.subsystems, tm["subs"]):
-            yd = d["N"] @ qdd[off:off + sub.ndof] + d["p"]
+        for si, (sub, d) in enumerate(zip(sm.subsystems, tm["subs"])):
+            thdd = qdd[off:off + sub.ndof]
             off += sub.ndof
-            for k, nm in enumerate(sub.bodies):
-                Ak = sm.base_A @ d["A"][k]
-                out[nm] = (a0 + sm.base_A @ yd[6 * k:6 * k + 3], Ak @ yd[6 * k + 3:6 * k + 6])
+            if self.formulation == "relative-cartesian":        # eq. 18, then eq. 8 (h_i0 = 0)
+                yd = d["N"] @ thdd + d["p"]
+                for k, nm in enumerate(sub.bodies):
+                    Ak = sm.base_A @ d["A"][k]
+                    out[nm] = (a0 + sm.base_A @ yd[6 * k:6 * k + 3], Ak @ yd[6 * k + 3:6 * k + 6])
+            else:                                               # eqs. 32, 26
+                tree, kin = self._trees[si], d["kin"]
+                qddt = np.zeros(tree.nq)
+                qddt[tree.v] = thdd[0]
+                qddt[tree.u] = d["c"] - d["R"][:, 0] * thdd[0]
+                for k, nm in enumerate(sub.bodies):
+                    Yd = kin["B"][k] @ qddt + kin["D"][k]
+                    Yd[:3] += a0
+                    wd = Yd[3:]
+                    rk, _, rdk, w = d["bodies"][k]
+                    out[nm] = (Yd[:3] - np.cross(rk, wd) - np.cross(rdk, w), wd)
         return out
 
 

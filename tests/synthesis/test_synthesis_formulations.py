@@ -1,5 +1,6 @@
-"""Formulation A (relative Cartesian coordinates, introduced θ; seed 004 §3) on the SLA quarter car
-against the ordinary Cartesian model of the same file."""
+"""Formulations A (relative Cartesian coordinates, introduced θ; seed 004 §3) and B (recursive
+relative joint coordinates, cut joints, coordinate partitioning; §4) on the SLA quarter car against
+the ordinary Cartesian model of the same file."""
 import numpy as np
 import pytest
 from scipy.integrate import solve_ivp
@@ -10,10 +11,17 @@ from rtmbs.synthesis import relative_cartesian as rc
 from .synthesis_helpers import cartesian_accelerations, compiled, random_states, sla_model
 
 
+FORMS = ["relative-cartesian", "relative-joint"]
+
+
 @pytest.fixture(scope="module")
-def pair():
-    model = sla_model()
-    return compiled(model), SynthesisSystem(subsystem_model(model, "chassis", dof=1))
+def cart():
+    return compiled(sla_model())
+
+
+@pytest.fixture(scope="module", params=FORMS)
+def pair(request, cart):
+    return cart, SynthesisSystem(subsystem_model(sla_model(), "chassis", dof=1), formulation=request.param)
 
 
 def test_sizes(pair):
@@ -67,10 +75,55 @@ def test_effective_mass_spd(pair):
         assert 0 < Mc[2, 2] < syn.sm.subsystems[0].mass.sum()
 
 
-def test_position_solve_matches_constraints_and_angle(pair):
+def test_effective_mass_and_force_equal_between_formulations():
+    """M̌ and P̌ (eqs. 21-22 and 36-37) are the base's view of the same subsystem: equal."""
+    sa = SynthesisSystem(subsystem_model(sla_model(), "chassis", dof=1), formulation="relative-cartesian")
+    sb = SynthesisSystem(subsystem_model(sla_model(), "chassis", dof=1), formulation="relative-joint")
+    for q, qd in random_states(np.random.default_rng(5), 4):
+        da = sa.terms(0.6, q, qd, iterations=30)["subs"][0]
+        db = sb.terms(0.6, q, qd, iterations=30)["subs"][0]
+        assert np.abs(da["Mc"] - db["Mc"]).max() < 1e-10 * np.abs(da["Mc"]).max()
+        assert np.abs(da["Pc"] - db["Pc"]).max() < 1e-10 * np.abs(da["Pc"]).max()
+        assert np.abs(da["MEE"] - db["MEE"]).max() < 1e-10 * np.abs(da["MEE"]).max()
+        assert abs(sa.accelerations(0.6, q, qd)[1] - sb.accelerations(0.6, q, qd)[1]) < 1e-9 * max(
+            1.0, abs(sa.accelerations(0.6, q, qd)[1]))
+
+
+def test_relative_joint_tree_and_cuts():
+    from rtmbs.synthesis.recursive import Tree
+
+    sub = subsystem_model(sla_model(), "chassis", dof=1).subsystems[0]
+    tree = Tree(sub)
+    assert [e[0] for e in tree.edges] == ["lca_pivot", "uca_pivot", "lca_ball"]
+    assert [c[0] for c in tree.cuts] == ["uca_ball", "tie_rod"]
+    assert (tree.nq, tree.ncut, tree.v) == (5, 4, 0)
+    # cutting the other ball joint instead: knuckle reached through the upper arm
+    tree2 = Tree(sub, cut=("lca_ball",))
+    assert [c[0] for c in tree2.cuts] == ["lca_ball", "tie_rod"]
+    with pytest.raises(ModelError, match=r"synthesis\.cut: cutting lca_ball, uca_ball leaves the tree "
+                       r"disconnected: knuckle not reached from the base"):
+        Tree(sub, cut=("lca_ball", "uca_ball"))
+    with pytest.raises(ModelError, match=r"synthesis\.cut: unknown joint 'ball'"):
+        Tree(sub, cut=("ball",))
+    with pytest.raises(ModelError, match=r"synthesis\.cut: the θ joint 'lca_pivot' must be a tree joint"):
+        Tree(sub, cut=("lca_pivot",))
+
+
+@pytest.mark.parametrize("cut", [(), ("lca_ball",)])
+def test_relative_joint_other_cut_same_accelerations(cart, cut):
+    syn = SynthesisSystem(subsystem_model(sla_model(), "chassis", dof=1), formulation="relative-joint", cut=cut)
+    for q, qd in random_states(np.random.default_rng(9), 3):
+        syn.terms(0.6, q, qd, iterations=30)
+        qc, qdc = syn.cartesian_state(cart, q, qd)
+        ref = cartesian_accelerations(cart, qc, qdc, 0.6)
+        got = syn.body_accelerations(0.6, q, qd)
+        a = ref["knuckle"][0]
+        assert np.abs(got["knuckle"][0] - a).max() < 1e-9 * max(1.0, np.abs(a).max())
+
+
+def test_position_solve_matches_constraints_and_angle(cart):
     """The fixed-count Newton solve (4 iterations from the design position) puts the Cartesian
     model on its constraints with the lower arm turned by exactly θ about its pivot axis."""
-    cart, _ = pair
     sm = subsystem_model(sla_model(), "chassis", dof=1)
     sub = sm.subsystems[0]
     for theta in (-0.12, -0.03, 0.05, 0.12):
@@ -81,16 +134,18 @@ def test_position_solve_matches_constraints_and_angle(pair):
         e2 = np.cross(sub.theta_axis, sub.theta_e1)
         assert abs(np.arctan2(e2 @ b, sub.theta_e1 @ b) - theta) < 1e-12
         assert abs(sub.theta_axis @ b) < 1e-12
-        syn = SynthesisSystem(sm)
-        syn.terms(0.0, np.array([0.0, theta]), np.zeros(2), iterations=4)
-        qc, _ = syn.cartesian_state(cart, np.array([0.0, theta]), np.zeros(2))
-        assert np.abs(cart.constraints(qc)).max() < 1e-12
+        for form in FORMS:
+            syn = SynthesisSystem(sm, formulation=form)
+            syn.terms(0.0, np.array([0.0, theta]), np.zeros(2), iterations=4)
+            qc, _ = syn.cartesian_state(cart, np.array([0.0, theta]), np.zeros(2))
+            assert np.abs(cart.constraints(qc)).max() < 1e-12, form
         # 2 iterations are not enough from the design position at 0.12 rad: the count matters
     r, A = rc.position(sub, sub.r0, sub.A0, 0.12, 1)
     assert np.abs(rc.constraints(sub, r, A, 0.12, jac=False)[0]).max() > 1e-6
 
 
-def test_energy_conserved_undamped():
+@pytest.mark.parametrize("form", FORMS)
+def test_energy_conserved_undamped(form):
     """Undamped SLA (no coil-over damping, no road) from a moving state: the energy of an
     accurate integration of the synthesis ODE stays constant (and the motion is not trivial)."""
     model = sla_model()
@@ -98,7 +153,7 @@ def test_energy_conserved_undamped():
         if f.name == "coil_over":
             f.damping = 0.0
     model.forces = [f for f in model.forces if f.name != "road"]
-    syn = SynthesisSystem(subsystem_model(model, "chassis", dof=1), newton_iterations=4)
+    syn = SynthesisSystem(subsystem_model(model, "chassis", dof=1), newton_iterations=4, formulation=form)
     q0, qd0 = np.zeros(2), np.array([0.3, 2.0])
 
     def rhs(t, x):
@@ -113,10 +168,9 @@ def test_energy_conserved_undamped():
 
 def test_damped_run_loses_energy(pair):
     """With the coil-over's damping the same motion loses energy (so the check above could fail)."""
-    _, syn0 = pair
     model = sla_model()
     model.forces = [f for f in model.forces if f.name != "road"]
-    syn = SynthesisSystem(subsystem_model(model, "chassis", dof=1))
+    syn = SynthesisSystem(subsystem_model(model, "chassis", dof=1), formulation=pair[1].formulation)
     x = np.array([0.0, 0.0, 0.3, 2.0])
     E0 = syn.energy(x[:2], x[2:])
     sol = solve_ivp(lambda t, x: np.concatenate([x[2:], syn.accelerations(t, x[:2], x[2:])]),
