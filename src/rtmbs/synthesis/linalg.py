@@ -37,6 +37,8 @@ def solve(A, B) -> np.ndarray:
         if p != k:
             A[[k, p]] = A[[p, k]]
             X[[k, p]] = X[[p, k]]
+        if k == n - 1:
+            break
         inv = 1.0 / A[k, k]
         for i in range(k + 1, n):
             f = A[i, k] * inv

@@ -52,6 +52,8 @@ class Op:
         self.v = float(_v(v))
 
     def _bin(self, other, f, kind):
+        if isinstance(other, np.ndarray):
+            return NotImplemented           # numpy applies the operation element by element
         if kind == "md":
             _COUNTER.md += 1
         else:

@@ -69,6 +69,7 @@ class SynthesisSystem(MechanicalSystem):
         of Op (the warm start is not updated)."""
         sm = self.sm
         it = self.newton_iterations if iterations is None else iterations
+        mark = _Marks() if counted else (lambda stage: None)
         S = sm.base_S
         nb0 = self.nbase
         x0, xd0 = q[:nb0], qd[:nb0]
@@ -85,11 +86,15 @@ class SynthesisSystem(MechanicalSystem):
                 from .opcount import wrap
                 warm = tuple(wrap(w) for w in warm)
             if self.formulation == "relative-cartesian":
+                mark(None)
                 r, A = rc.position(sub, warm[0], warm[1], th, it)
+                mark("position")
                 if not counted:
                     self._warm[si] = (r, A)
                 Pz, N, y = rc.velocity(sub, r, A, th, thd)
+                mark("velocity")
                 gam, p = rc.gamma_hat(sub, r, A, y, th, thd, Pz)
+                mark("RHS")
                 bodies = []
                 for k in range(len(sub.bodies)):
                     Ak = A0 @ A[k]
@@ -99,11 +104,15 @@ class SynthesisSystem(MechanicalSystem):
                 tree = self._trees[si]
                 qt = warm[0].copy()
                 qt[tree.v] = th
+                mark(None)
                 qt = rb.position(tree, sub, A0, qt, it)
+                mark("position")
                 if not counted:
                     self._warm[si] = (qt,)
                 Pu, R, qdt = rb.velocity(tree, sub, A0, qt, thd)
+                mark("velocity")
                 kin, c = rb.rhs(tree, sub, A0, qt, qdt, Pu)
+                mark("RHS")
                 bodies = [(kin["r"][k], kin["A"][k], kin["rd"][k], kin["w"][k]) for k in range(len(sub.bodies))]
                 subs.append(dict(q=qt, qd=qdt, R=R, c=c, kin=kin, theta=th, thetad=thd, bodies=bodies))
         # forces (gravity, elements): f and the torque about the CG (global) per body; base Q̂0
@@ -164,17 +173,22 @@ class SynthesisSystem(MechanicalSystem):
                 for k in range(len(sub.bodies)):            # torque in body axes for eq. 9
                     g[k, 3:] = d["bodies"][k][1].T @ gf[si][k, 3:]
                 MEE, MEG, MGG, gE, gG = rc.mass_force(sub, d["r"], d["A"], d["y"], A0, g)
+                mark("mass/force")
                 MEt, Mtt, gt, Mc, Pc, gEh = rc.effective(MEE, MEG, MGG, gE, gG, d["N"], d["p"])
             else:
                 tree = self._trees[si]
                 MEE, Myq, Mqq, Py, Pq = rb.mass_force(tree, sub, d["kin"], gf[si])
+                mark("mass/force")
                 MEt, Mtt, gt, Mc, Pc, gEh = rb.effective(tree, MEE, Myq, Mqq, Py, Pq, d["R"], d["c"])
             d.update(MEE=MEE, MEt=MEt, Mtt=Mtt, gt=gt, Mc=Mc, Pc=Pc, gEh=gEh)
             Mfull_base = Mfull_base + MEE
             Qfull_base = Qfull_base + gEh
             Mc_sum = Mc_sum + Mc
             Pc_sum = Pc_sum + Pc
-        return dict(subs=subs, S=S, Mbase=Mfull_base, Qbase=Qfull_base, Mhat=Mc_sum, Phat=Pc_sum)
+            mark("effective mass/force")
+            mark(None)
+        return dict(subs=subs, S=S, Mbase=Mfull_base, Qbase=Qfull_base, Mhat=Mc_sum, Phat=Pc_sum,
+                    counts=getattr(mark, "counts", None))
 
     def accelerations(self, t, q, qd, tm=None):
         """q̈ by synthesis: the base equation (eq. 1) with the effective masses and forces, then
@@ -329,6 +343,26 @@ class SynthesisSystem(MechanicalSystem):
                     rk, _, rdk, w = d["bodies"][k]
                     out[nm] = (Yd[:3] - np.cross(rk, wd) - np.cross(rdk, w), wd)
         return out
+
+
+class _Marks:
+    """Operation counts per stage (Table 1): ``mark(stage)`` books the operations since the last
+    mark to ``stage`` (``None``: to no stage)."""
+
+    def __init__(self):
+        from . import opcount as oc
+
+        self.oc = oc
+        self.counts: dict[str, list[int]] = {}
+        self.last = oc._COUNTER.snapshot()
+
+    def __call__(self, stage):
+        now = self.oc._COUNTER.snapshot()
+        if stage is not None:
+            c = self.counts.setdefault(stage, [0, 0, 0])
+            for i in range(3):
+                c[i] += now[i] - self.last[i]
+        self.last = now
 
 
 def _sqrt(x):
