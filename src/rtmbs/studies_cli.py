@@ -12,6 +12,7 @@ STUDIES = {
                   "constraint formulations on the McPherson struts"),
     "multilink": ("rtmbs.studies.multilink", "run_multilink_study", "seed 000 §6 / seed 003 §4.4: Algorithms 1 "
                   "and 2 on the rear multilink suspension"),
+    "subsystem": ("rtmbs.studies.subsystem", "run_subsystem_study", "seed 004 Fig. 5, Tables 1-2: subsystem synthesis on the SLA quarter car"),
 }
 
 
