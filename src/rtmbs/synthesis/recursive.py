@@ -20,7 +20,7 @@ import numpy as np
 from ..errors import ModelError
 from . import opcount as oc
 from .description import BASE, Subsystem
-from .linalg import skew, solve, zeros
+from .linalg import lu_factor, lu_solve, skew, solve, zeros
 
 
 class Tree:
@@ -210,11 +210,12 @@ def position(tree: Tree, sub: Subsystem, A0, q, iterations: int):
 
 
 def velocity(tree: Tree, sub: Subsystem, A0, q, thetad):
-    """Velocity stage: Φ_u, Φ_v, R = Φ_u⁻¹Φ_v and q̇ (u̇ = −R v̇, eq. 32 with γ = 0 at velocity level)."""
+    """Velocity stage: Φ_u (its LU factors, returned for the RHS stage), Φ_v, R = Φ_u⁻¹Φ_v and q̇
+    (u̇ = −R v̇, eq. 32 with γ = 0 at velocity level)."""
     kin = kinematics(tree, sub, A0, q, zeros(tree.nq, q))
     _, Pq, _ = cut_constraints(tree, kin, q)
-    Pu = Pq[:, tree.u]
-    R = solve(Pu, Pq[:, [tree.v]])
+    Pu = lu_factor(Pq[:, tree.u])
+    R = lu_solve(Pu, Pq[:, [tree.v]])
     qd = zeros(tree.nq, q)
     qd[tree.v] = thetad
     qd[tree.u] = -R[:, 0] * thetad
@@ -222,10 +223,11 @@ def velocity(tree: Tree, sub: Subsystem, A0, q, thetad):
 
 
 def rhs(tree: Tree, sub: Subsystem, A0, q, qd, Pu):
-    """RHS stage: the kinematics with velocities (B̄, D̄), γ̄ and c = Φ_u⁻¹γ̄."""
+    """RHS stage: the kinematics with velocities (B̄, D̄), γ̄ and c = Φ_u⁻¹γ̄ (``Pu``: the velocity
+    stage's LU factors of Φ_u)."""
     kin = kinematics(tree, sub, A0, q, qd)
     _, _, g = cut_constraints(tree, kin, q)
-    return kin, solve(Pu, g)
+    return kin, lu_solve(Pu, g)
 
 
 def mass_force(tree: Tree, sub: Subsystem, kin, forces_g):

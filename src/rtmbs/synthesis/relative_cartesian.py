@@ -23,7 +23,7 @@ import numpy as np
 
 from . import opcount as oc
 from .description import BASE, Subsystem
-from .linalg import rotation, skew, solve, zeros
+from .linalg import lu_factor, lu_solve, rotation, skew, solve, zeros
 
 
 def _pose(k, r, A):
@@ -114,15 +114,18 @@ def position(sub: Subsystem, r, A, theta, iterations: int):
 
 
 def velocity(sub: Subsystem, r, A, theta, thetad):
-    """Velocity stage: Ψ_z, Ψ_θ, N = −Ψ_z⁻¹Ψ_θ (eq. 17) and y = N θ̇."""
+    """Velocity stage: Ψ_z (its LU factors, returned for the RHS stage), Ψ_θ,
+    N = −Ψ_z⁻¹Ψ_θ (eq. 17) and y = N θ̇."""
     _, Pz, Pt = constraints(sub, r, A, theta)
-    N = solve(Pz, -Pt)
-    return Pz, N, N[:, 0] * thetad
+    F = lu_factor(Pz)
+    N = lu_solve(F, -Pt)
+    return F, N, N[:, 0] * thetad
 
 
-def gamma_hat(sub: Subsystem, r, A, y, theta, thetad, Pz):
-    """RHS stage: γ̂ = −(Ψ̇_z y + Ψ̇_θ θ̇) (eq. 16) and p = Ψ_z⁻¹γ̂ (eq. 18)."""
-    nrow = Pz.shape[0]
+def gamma_hat(sub: Subsystem, r, A, y, theta, thetad, F):
+    """RHS stage: γ̂ = −(Ψ̇_z y + Ψ̇_θ θ̇) (eq. 16) and p = Ψ_z⁻¹γ̂ (eq. 18, with the velocity
+    stage's LU factors F of Ψ_z)."""
+    nrow = 6 * len(sub.bodies)
     g = zeros(nrow, r)
     row = 0
     for p in sub.prims:
@@ -156,7 +159,7 @@ def gamma_hat(sub: Subsystem, r, A, y, theta, thetad, Pz):
     b = A[k] @ sub.theta_x
     g[row] = -(w @ (A[k] @ (skew(om) @ xw)) + (2.0 * thetad) * (dw @ (A[k] @ xw))
                - (thetad * thetad) * (w @ b))
-    return g, solve(Pz, g)
+    return g, lu_solve(F, g)
 
 
 def mass_force(sub: Subsystem, r, A, y, base_A, gforces):
