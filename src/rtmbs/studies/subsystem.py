@@ -175,7 +175,7 @@ def _report(info, table1, table2, syn) -> str:
          "[docs/synthesis.md](../synthesis.md). Seed numbers are for comparison only (other data, "
          "other machine, Fortran 90).", "", "## Runs (Fig. 5)", "",
          f"![chassis displacement](fig5_chassis_z.png)", "",
-         "| run | result | max |z − z_ref| [m] |", "| --- | --- | --- |"]
+         "| run | result | max abs(z − z_ref) [m] |", "| --- | --- | --- |"]
     errs = runs.get("errors", {})
     for key, r in runs.items():
         if key == "errors":
