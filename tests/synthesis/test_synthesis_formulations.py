@@ -213,3 +213,29 @@ def test_bad_descriptions():
         SynthesisSystem(subsystem_model(sla_model(), "chassis"), newton_iterations=0)
     with pytest.raises(SolverError, match="formulation: unknown 'magic'"):
         SynthesisSystem(subsystem_model(sla_model(), "chassis"), formulation="magic")
+
+
+@pytest.mark.parametrize("form", FORMS)
+def test_two_subsystems_on_one_base(form):
+    """Eq. 1 sums the effective masses and forces of several subsystems: the SLA and its mirror
+    image on one chassis give the Cartesian model's accelerations."""
+    from .synthesis_helpers import two_corner_model
+
+    model = two_corner_model()
+    cart2 = compiled(model)
+    assert np.abs(cart2.constraints(cart2.initial_state().q)).max() < 1e-12
+    syn = SynthesisSystem(subsystem_model(model, "chassis", dof=1), formulation=form)
+    assert syn.n == 3 and len(syn.sm.subsystems) == 2
+    rng = np.random.default_rng(21)
+    for _ in range(3):
+        q = np.array([rng.uniform(-0.05, 0.05), *rng.uniform(-0.12, 0.12, 2)])
+        qd = rng.normal(size=3) * [0.5, 3.0, 3.0]
+        syn.terms(0.6, q, qd, iterations=30)
+        qc, qdc = syn.cartesian_state(cart2, q, qd)
+        assert np.abs(cart2.constraints(qc)).max() < 1e-12
+        ref = cartesian_accelerations(cart2, qc, qdc, 0.6)
+        got = syn.body_accelerations(0.6, q, qd)
+        for name, (a, w) in ref.items():
+            scale = max(1.0, np.abs(a).max(), np.abs(w).max())
+            assert np.abs(got[name][0] - a).max() < 1e-9 * scale, name
+            assert np.abs(got[name][1] - w).max() < 1e-9 * scale, name
