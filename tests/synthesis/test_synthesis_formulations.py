@@ -239,3 +239,19 @@ def test_two_subsystems_on_one_base(form):
             scale = max(1.0, np.abs(a).max(), np.abs(w).max())
             assert np.abs(got[name][0] - a).max() < 1e-9 * scale, name
             assert np.abs(got[name][1] - w).max() < 1e-9 * scale, name
+
+
+@pytest.mark.parametrize("form,what", [("relative-cartesian", "Ψ_z"), ("relative-joint", "Φ_u")])
+def test_theta_that_cannot_be_independent(form, what):
+    """Lock the lower arm by a distance joint and free the steering (no tie rod): still 1 DOF, but
+    the arm angle θ cannot drive it: a named error, not a singular matrix in the first step."""
+    from rtmbs.model.description import Joint
+
+    m = sla_model()
+    m.joints = [j for j in m.joints if j.name != "tie_rod"]
+    m.joints.append(Joint(name="arm_lock", type="distance", marker_i="chassis.spring_upper",
+                          marker_j="lower_arm.spring_lower"))
+    sm = subsystem_model(m, "chassis", dof=1)
+    with pytest.raises(ModelError, match=rf"synthesis\.dof\.lower_arm: {what} is singular at the initial "
+                       r"configuration .*the angle of joint 'lca_pivot' cannot be the independent coordinate"):
+        SynthesisSystem(sm, formulation=form)

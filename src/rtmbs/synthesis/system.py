@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..errors import SolverError
+from ..errors import ModelError, SolverError
 from ..kernels.functions import expr_eval
 from ..model.rotation import quaternion_from_matrix
 from ..protocol import EVAL_JAC, EVAL_JAC_STIFF, EVAL_M, EVAL_Q, MechanicalSystem, State
@@ -56,11 +56,30 @@ class SynthesisSystem(MechanicalSystem):
         else:
             self._trees = [rb.Tree(s, cut) for s in smodel.subsystems]
             self._warm = [(np.zeros(tr.nq),) for tr in self._trees]
+        self._check_regular()
         b = smodel.base
         names = [f"{b}.{c}" for c in ("x", "y", "z", "vx", "vy", "vz")]
         for s in smodel.subsystems:
             names += [f"{nm}.{c}" for nm in s.bodies for c in ("x", "y", "z")]
         self.output_names = tuple(names)
+
+    def _check_regular(self):
+        """Ψ_z (A) or Φ_u (B) must be regular at the initial configuration: otherwise θ (the angle
+        of the first revolute joint to the base) cannot be the independent coordinate."""
+        A0 = self.sm.base_A
+        for si, sub in enumerate(self.sm.subsystems):
+            if self.formulation == "relative-cartesian":
+                J = rc.constraints(sub, sub.r0, sub.A0, 0.0)[1]
+            else:
+                tree = self._trees[si]
+                q = np.zeros(tree.nq)
+                J = rb.cut_constraints(tree, rb.kinematics(tree, sub, A0, q, q), q)[1][:, tree.u]
+            sv = np.linalg.svd(J, compute_uv=False)
+            if sv[-1] < 1e-10 * sv[0]:
+                what = "Ψ_z" if self.formulation == "relative-cartesian" else "Φ_u"
+                raise ModelError(f"synthesis.dof.{sub.bodies[0]}", f"{what} is singular at the initial "
+                                 f"configuration (σ_min/σ_max = {sv[-1] / sv[0]:.1e}): the angle of joint "
+                                 f"'{sub.theta_joint}' cannot be the independent coordinate")
 
     # -- the stages ------------------------------------------------------------------------------
     def terms(self, t, q, qd, iterations=None, counted=False):
