@@ -36,7 +36,7 @@ class SynthesisSystem(MechanicalSystem):
     coordinates, cut joints, coordinate partitioning, §4; ``cut``: extra joints to cut)."""
 
     def __init__(self, smodel: SynthesisModel, formulation: str = "relative-cartesian",
-                 newton_iterations: int = 4, fd_eps: float = 1e-7, cut=()):
+                 newton_iterations: int = 4, fd_eps: float = 1e-7, cut=(), compiled: bool = False):
         if formulation not in FORMULATIONS:
             raise SolverError(f"formulation: unknown '{formulation}' (known: {', '.join(FORMULATIONS)})")
         if not (isinstance(newton_iterations, int) and newton_iterations >= 1):
@@ -57,6 +57,17 @@ class SynthesisSystem(MechanicalSystem):
             self._trees = [rb.Tree(s, cut) for s in smodel.subsystems]
             self._warm = [(np.zeros(tr.nq),) for tr in self._trees]
         self._check_regular()
+        self.compiled = bool(compiled)
+        if self.compiled:                       # numba kernels (one subsystem): Table 2
+            if formulation == "relative-cartesian":
+                from .compiled_cartesian import evaluate_cartesian_rel as fn, pack
+                sub = smodel.subsystems[0] if smodel.subsystems else None
+                self._cwarm = (sub.r0.copy(), sub.A0.copy()) if sub is not None else ()
+            else:
+                from .compiled_joint import evaluate_joint as fn, pack
+                self._cwarm = (np.zeros(self._trees[0].nq),) if smodel.subsystems else ()
+            self._cpack, self._cfn = pack(self), fn
+            self._cM, self._cQ, self._cqdd = np.zeros((self.n, self.n)), np.zeros(self.n), np.zeros(self.n)
         b = smodel.base
         names = [f"{b}.{c}" for c in ("x", "y", "z", "vx", "vy", "vz")]
         for s in smodel.subsystems:
@@ -209,9 +220,16 @@ class SynthesisSystem(MechanicalSystem):
         return dict(subs=subs, S=S, Mbase=Mfull_base, Qbase=Qfull_base, Mhat=Mc_sum, Phat=Pc_sum,
                     counts=getattr(mark, "counts", None))
 
+    def _compiled(self, t, q, qd):
+        self._cfn(float(t), np.asarray(q, float), np.asarray(qd, float), *self._cwarm, self.newton_iterations,
+                  *self._cpack, self._cM, self._cQ, self._cqdd)
+        return self._cM, self._cQ, self._cqdd
+
     def accelerations(self, t, q, qd, tm=None):
         """q̈ by synthesis: the base equation (eq. 1) with the effective masses and forces, then
         θ̈ of each subsystem (eq. 20)."""
+        if tm is None and self.compiled:
+            return self._compiled(t, q, qd)[2].copy()
         tm = self.terms(t, q, qd) if tm is None else tm
         S = tm["S"]
         xdd = solve(S.T @ tm["Mhat"] @ S, S.T @ tm["Phat"])
@@ -222,6 +240,9 @@ class SynthesisSystem(MechanicalSystem):
         return np.concatenate(out)
 
     def _MQ(self, t, q, qd):
+        if self.compiled:
+            M, Q, _ = self._compiled(t, q, qd)
+            return M.copy(), Q.copy(), None
         tm = self.terms(t, q, qd)
         S, n, nb0 = tm["S"], self.n, self.nbase
         M = np.zeros((n, n))
@@ -281,7 +302,8 @@ class SynthesisSystem(MechanicalSystem):
     def energy(self, q, qd) -> float:
         """Kinetic + gravitational + spring energy (dampers, time-varying forces excluded)."""
         q, qd = np.asarray(q, float), np.asarray(qd, float)
-        M, _, tm = self._MQ(0.0, q, qd)
+        tm = self.terms(0.0, q, qd)
+        M = self._MQ(0.0, q, qd)[0]
         sm = self.sm
         r0 = sm.base_r0 + sm.base_S[:3] @ q[:self.nbase]
         V = -sm.base_mass * sm.gravity @ r0
