@@ -1,0 +1,282 @@
+"""The subsystem-synthesis study: seed 004 §5 (Fig. 5, Tables 1-2) on this machine.
+
+``run_subsystem_study(out_dir, quick=False)`` runs the SLA quarter car
+(``sla-quarter-car``, docs/models/sla.md) over the half-sine bump (0.05 m high, 0.5 m long, met
+at 10 km/h from t = 0.5 s) with
+
+* formulation A (relative Cartesian, introduced θ) and B (recursive relative joint coordinates)
+  of :mod:`rtmbs.synthesis` with ``ab3`` at the seed's h = 8.3 ms and at h = 1 ms;
+* the ordinary Cartesian model of the same file with ``li-euler`` (h = 8.3 ms and 1 ms) and, in
+  the full study, the offline ``reference`` solver (Radau); the quick study's reference is
+  scipy's DOP853 (rtol 1e-10) on formulation B's accelerations;
+* Table 1: M·D and A·S per stage of one evaluation, counted with :mod:`rtmbs.synthesis.opcount`;
+* Table 2: µs per frame (one AB3 step = one evaluation) with :func:`rtmbs.bench.bench_steps`, the
+  least disturbed of 3 runs (smallest median; smallest CPU time), for the numpy and the numba
+  (``compiled=True``) kernels of both formulations and the Cartesian model's li-euler step.
+
+``report.md``, ``results.json`` and ``fig5_chassis_z.png`` go to ``out_dir``.
+``quick=True``: 0.8 s, 30 timed steps, the DOP853 reference.
+"""
+from __future__ import annotations
+
+import json
+import os
+import platform
+from pathlib import Path
+
+import numpy as np
+
+from ..bench import bench_steps
+from ..errors import SimulationDiverged
+from ..models import load_model
+from ..protocol import EVAL_JAC, EVAL_M, EVAL_Q
+from ..solvers.simulate import simulate
+from ..synthesis import build
+from ..synthesis.table1 import STAGES, operation_counts
+
+H_SEED = 0.0083
+H_SMALL = 0.001
+Z0 = 0.45                      # chassis CG height at the design position
+#: seed 004 Table 1 (M·D, A·S) per stage and Table 2 (s per frame)
+PAPER_TABLE1 = {"relative-cartesian": {"position": (401, 302), "velocity": (414, 302), "RHS": (245, 196),
+                                       "mass/force": (3594, 3241), "effective mass/force": (25, 24),
+                                       "acceleration": (49, 42)},
+                "relative-joint": {"position": (764, 727), "velocity": (290, 220), "RHS": (127, 194),
+                                   "mass/force": (1290, 1139), "effective mass/force": (177, 160),
+                                   "acceleration": (311, 292)}}
+PAPER_TABLE2 = {"relative-cartesian": 0.00100, "relative-joint": 0.000306}
+FORMS = ("relative-cartesian", "relative-joint")
+LABEL = {"relative-cartesian": "A relative Cartesian", "relative-joint": "B relative joint"}
+
+
+def _run(system, solver, h, t_end):
+    try:
+        r = simulate(system, solver, t_end=t_end, h=h, accelerations=False)
+        return r, None
+    except SimulationDiverged as exc:
+        return exc.result, float(exc.t)
+
+
+def _z(res):
+    return np.asarray(res.t), np.asarray(res.outputs["chassis.z"]) - Z0
+
+
+def _best(bench, repeats):
+    """The least disturbed of ``repeats`` bench runs (smallest median; the machine is shared), with
+    the smallest CPU time per step of them."""
+    runs = [bench() for _ in range(repeats)]
+    best = dict(min(runs, key=lambda r: r["us_per_step_median"]))
+    best["cpu_us_per_step"] = min(r["cpu_us_per_step"] for r in runs)
+    return best
+
+
+def _eigen(syn):
+    """Eigenvalues of the ODE linearised at rest (forward-difference Jacobians)."""
+    st = syn.initial_state()
+    ws = syn.workspace()
+    syn.evaluate(0.0, st.q, st.qd, ws, EVAL_M | EVAL_Q | EVAL_JAC)
+    n = syn.n
+    Minv = np.linalg.inv(ws.M)
+    Asys = np.zeros((2 * n, 2 * n))
+    Asys[:n, n:] = np.eye(n)
+    Asys[n:, :n] = Minv @ ws.Jq
+    Asys[n:, n:] = Minv @ ws.Jqd
+    return np.linalg.eigvals(Asys)
+
+
+def run_subsystem_study(out_dir, quick: bool = False, log=print) -> dict:
+    os.environ.setdefault("MPLBACKEND", "Agg")
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    T = 0.8 if quick else 1.5
+    nsteps = 30 if quick else 300
+    repeats = 1 if quick else 3
+    syn = {f: build("sla-quarter-car", "chassis", dof=1, formulation=f) for f in FORMS}
+    cart = load_model("sla-quarter-car")
+    runs, traj = {}, {}
+    for f in FORMS:
+        for h in (H_SEED, H_SMALL):
+            log(f"  {f} ab3 h={h}")
+            res, tdiv = _run(build("sla-quarter-car", "chassis", dof=1, formulation=f), "ab3", h, T)
+            runs[f"{f}/ab3/{h}"] = {"diverged_at": tdiv}
+            if tdiv is None:
+                traj[f"{LABEL[f]}, AB3 h={h * 1e3:g} ms"] = _z(res)
+    for h in (H_SEED, H_SMALL):
+        log(f"  cartesian li-euler h={h}")
+        res, tdiv = _run(cart, "li-euler", h, T)
+        runs[f"cartesian/li-euler/{h}"] = {"diverged_at": tdiv}
+        if tdiv is None:
+            traj[f"Cartesian, li-euler h={h * 1e3:g} ms"] = _z(res)
+    if quick:
+        from scipy.integrate import solve_ivp
+
+        sb = build("sla-quarter-car", "chassis", dof=1, formulation="relative-joint")
+        tt = np.arange(0.0, T + 1e-12, 1e-3)
+        sol = solve_ivp(lambda t, x: np.concatenate([x[2:], sb.accelerations(t, x[:2], x[2:])]), (0, T),
+                        np.zeros(4), method="DOP853", rtol=1e-10, atol=1e-12, t_eval=tt, max_step=0.01)
+        ref_label = "reference: DOP853 on formulation B"
+        ref = (sol.t, sol.y[0])           # chassis.s = vertical displacement (slide along +z)
+    else:
+        log("  cartesian reference (Radau)")
+        r = simulate(cart, "reference", t_end=T, h=1e-3)
+        ref_label = "reference: Cartesian model, Radau"
+        ref = _z(r)
+    # errors against the reference on its grid
+    for label, (t, z) in traj.items():
+        zi = np.interp(ref[0], t, z)
+        traj_err = float(np.abs(zi - ref[1]).max())
+        runs.setdefault("errors", {})[label] = traj_err
+    a = traj.get(f"{LABEL['relative-cartesian']}, AB3 h=1 ms")
+    b = traj.get(f"{LABEL['relative-joint']}, AB3 h=1 ms")
+    diff_ab = float(np.abs(a[1] - b[1]).max()) if a and b else None
+    zref_max, t_max = float(ref[1].max()), float(ref[0][np.argmax(ref[1])])
+    eig = _eigen(syn["relative-joint"])
+    # Table 1
+    q, qd = np.array([0.01, 0.05]), np.array([0.1, 0.5])
+    table1 = {f: {it: operation_counts(syn[f], q, qd, 0.6, iterations=it) for it in (1, syn[f].newton_iterations)}
+              for f in FORMS}
+    # Table 2
+    table2 = {}
+    for f in FORMS:
+        log(f"  bench {f}")
+        table2[f] = _best(lambda: bench_steps(build("sla-quarter-car", "chassis", dof=1, formulation=f), "ab3",
+                                              H_SMALL, nsteps, warmup=5), repeats)
+    for f in FORMS:
+        log(f"  bench {f} compiled")
+        build("sla-quarter-car", "chassis", dof=1, formulation=f, compiled=True).accelerations(
+            0.0, np.zeros(2), np.zeros(2))                                     # JIT / cache load
+        table2[f + " compiled"] = _best(lambda: bench_steps(
+            build("sla-quarter-car", "chassis", dof=1, formulation=f, compiled=True), "ab3", H_SMALL,
+            10 * nsteps, warmup=50), repeats)
+    log("  bench cartesian li-euler")
+    table2["cartesian li-euler"] = _best(lambda: bench_steps(cart, "li-euler", H_SMALL, 20 * nsteps, warmup=50),
+                                         repeats)
+    info = {"config": {"quick": quick, "t_end": T, "h": [H_SEED, H_SMALL], "timed_steps": nsteps, "repeats": repeats,
+                       "machine": platform.processor() or platform.machine()},
+            "runs": runs, "max_chassis_rise_ref": zref_max, "t_max_ref": t_max, "max_diff_A_B": diff_ab,
+            "eigenvalues": [[float(e.real), float(e.imag)] for e in eig],
+            "table1": {f: {str(k): v for k, v in d.items()} for f, d in table1.items()},
+            "table2": {k: {kk: v[kk] for kk in ("us_per_step_median", "us_per_step_mean", "cpu_us_per_step",
+                                                "status")} for k, v in table2.items()},
+            "reference": ref_label}
+    (out / "results.json").write_text(json.dumps(info, indent=1))
+    _figure(out, traj, ref_label, ref)
+    (out / "report.md").write_text(_report(info, table1, table2, syn))
+    return info
+
+
+def _figure(out, traj, ref_label, ref):
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    fig = Figure(figsize=(8, 6))
+    FigureCanvasAgg(fig)
+    ax, ax2 = fig.subplots(2, 1, sharex=True)
+    ax.plot(ref[0], ref[1] * 1e3, "k-", lw=2.0, alpha=0.4, label=ref_label)
+    for label, (t, z) in traj.items():
+        ax.plot(t, z * 1e3, lw=1.0, label=label)
+        ax2.plot(ref[0], (np.interp(ref[0], t, z) - ref[1]) * 1e3, lw=1.0, label=label)
+    ax.set_ylabel("chassis CG vertical displacement [mm]")
+    ax2.set_ylabel("minus reference [mm]")
+    ax2.set_xlabel("t [s]")
+    ax.legend(fontsize="x-small")
+    for a in (ax, ax2):
+        a.grid(True, alpha=0.3)
+    fig.suptitle("seed 004 Fig. 5: SLA quarter car over a half-sine bump at 10 km/h")
+    fig.savefig(out / "fig5_chassis_z.png", format="png", dpi=100)
+
+
+def _report(info, table1, table2, syn) -> str:
+    cfg, runs = info["config"], info["runs"]
+    L = ["# Subsystem synthesis study (seed 004 §5)", "",
+         f"{'Quick' if cfg['quick'] else 'Full'} run, {cfg['t_end']} s, machine {cfg['machine']}. "
+         "Model and data: [docs/models/sla.md](../models/sla.md); formulations: "
+         "[docs/synthesis.md](../synthesis.md). Seed numbers are for comparison only (other data, "
+         "other machine, Fortran 90).", "", "## Runs (Fig. 5)", "",
+         f"![chassis displacement](fig5_chassis_z.png)", "",
+         "| run | result | max abs(z − z_ref) [m] |", "| --- | --- | --- |"]
+    errs = runs.get("errors", {})
+    for key, r in runs.items():
+        if key == "errors":
+            continue
+        f, solver, h = key.split("/")
+        name = (f"{LABEL[f]}, AB3" if f in LABEL else f"Cartesian, {solver}") + f" h={float(h) * 1e3:g} ms"
+        if r["diverged_at"] is not None:
+            L.append(f"| {name} | diverged at t = {r['diverged_at']:.3f} s | — |")
+        else:
+            L.append(f"| {name} | ran | {errs.get(name, float('nan')):.3g} |")
+    ev = np.array(info["eigenvalues"])
+    lam = ev[:, 0] + 1j * ev[:, 1]
+    big = lam[np.argmax(np.abs(lam))]
+    L += ["", f"{info['reference'][0].upper() + info['reference'][1:]}; the chassis CG rises at most "
+          f"{info['max_chassis_rise_ref'] * 1e3:.1f} mm (t = {info['t_max_ref']:.3f} s).",
+          f"Eigenvalues of the ODE linearised at rest: " + ", ".join(f"{x.real:.1f}{x.imag:+.1f}i" for x in lam)
+          + f" 1/s; the largest, |λ| = {abs(big):.0f} 1/s, gives h|λ| = {H_SEED * abs(big):.2f} at 8.3 ms "
+          "(AB3 is stable on the negative real axis up to h|λ| ≈ 0.55 and on the imaginary axis up to ≈ 0.72).",
+          "", "## Table 1: operation counts per stage (one evaluation)", "",
+          "Counts of this implementation (object arrays of `Op`; Newton iterations as given; LU by plain "
+          "Gaussian elimination), with the seed's for comparison.", "",
+          "| stage | A M·D | A A·S | B M·D | B A·S | seed A M·D | seed A A·S | seed B M·D | seed B A·S |",
+          "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
+    it = syn["relative-cartesian"].newton_iterations
+    tot = {}
+    for nit in (1, it):
+        ca, cb = table1["relative-cartesian"][nit], table1["relative-joint"][nit]
+        for s in STAGES:
+            pa, pb = PAPER_TABLE1["relative-cartesian"][s], PAPER_TABLE1["relative-joint"][s]
+            nm = s + (f" ({nit} Newton it.)" if s == "position" else "")
+            if s != "position" and nit != 1:
+                continue
+            L.append(f"| {nm} | {ca[s][0]} | {ca[s][1]} | {cb[s][0]} | {cb[s][1]} | {pa[0]} | {pa[1]} | {pb[0]} | {pb[1]} |")
+        tot[nit] = (sum(ca[s][0] + ca[s][1] for s in STAGES), sum(cb[s][0] + cb[s][1] for s in STAGES))
+    for nit, (ta, tb) in tot.items():
+        L.append(f"| **total, {nit} Newton it.** | {ta} | | {tb} | | 8835 | | 5691 | |")
+    L += ["", "Ratio A/B: " + ", ".join(f"{ta / tb:.2f} ({nit} Newton iteration{'s' if nit > 1 else ''})"
+                                        for nit, (ta, tb) in tot.items()) + " (seed: 1.55).", "",
+          "## Table 2: time per frame (one AB3 step, h = 1 ms; seed: 8.3 ms)", "",
+          f"Best of {info['config']['repeats']} runs of {cfg['timed_steps']} timed steps (smallest median wall "
+          "time; smallest CPU time per step).", "",
+          "| formulation | median µs/frame | mean µs/frame | CPU µs/frame | % of 8.3 ms | seed s/frame |",
+          "| --- | --- | --- | --- | --- | --- |"]
+    for k, v in table2.items():
+        seed = PAPER_TABLE2.get(k.replace(" compiled", ""))
+        nm = (LABEL[k] + " (numpy)" if k in LABEL else LABEL[k.split()[0]] + " (numba)" if k.endswith("compiled")
+              else "Cartesian model, li-euler (numba, DAE step, for context)")
+        L.append(f"| {nm} | {v['us_per_step_median']:.0f} | {v['us_per_step_mean']:.0f} | "
+                 f"{v['cpu_us_per_step']:.0f} | {100 * v['us_per_step_median'] / (H_SEED * 1e6):.1f} | "
+                 f"{seed if seed else '—'} |")
+    ta, tb = table2["relative-cartesian"], table2["relative-joint"]
+    ca, cb = table2["relative-cartesian compiled"], table2["relative-joint compiled"]
+    ratio = ta["us_per_step_median"] / tb["us_per_step_median"]
+    cpu_ratio = ta["cpu_us_per_step"] / tb["cpu_us_per_step"]
+    cratio = ca["us_per_step_median"] / cb["us_per_step_median"]
+    L += ["", f"Measured ratio A/B: numba {cratio:.2f} (median wall time); numpy {ratio:.2f} on the median "
+          f"wall time, {cpu_ratio:.2f} on CPU time (seed 3.27 measured, 1.55 counted).", "", "## Findings", ""]
+    d = info["max_diff_A_B"]
+    ab3_div = [k for k, r in runs.items() if k != "errors" and r["diverged_at"] is not None and "ab3" in k]
+    L += [f"1. *Both formulations give essentially identical results (Fig. 5)* — **holds**: with AB3 at "
+          f"1 ms the chassis displacements of A and B differ by at most {d:.2g} m (round-off; the seed's "
+          "\"small discrepancy\" came from different input data).",
+          f"2. *AB3 with h = 8.3 ms simulates the bump* — **does not hold with this data**: "
+          + (f"{', '.join(ab3_div)} diverged; " if ab3_div else "no run diverged; ")
+          + "the Chrono sedan coil-over (500 kN/m, 10 kN s/m) and tyre (281 kN/m) on a 15.7 kg knuckle "
+          "put the fastest eigenvalue outside AB3's stability region at 8.3 ms. At 1 ms both run and "
+          "agree with the reference.",
+          f"3. *Formulation B needs fewer operations (Table 1, ratio 1.55)* — **holds qualitatively**: "
+          f"ratio {tot[1][0] / tot[1][1]:.2f} with 1 Newton iteration, {tot[it][0] / tot[it][1]:.2f} with {it}. "
+          "A's counts are dominated by the dense LU of its 18×18 Ψ_z (about 2000 M·D each: once per "
+          "Newton iteration and once for the velocity and RHS stages); the seed's A (401 M·D for the "
+          "position stage) must exploit Ψ_z's structure, which this implementation does not.",
+          f"4. *B is faster per frame than A (Table 2, ratio 3.27)* — **holds qualitatively**: compiled, "
+          f"A takes {ca['us_per_step_median']:.0f} µs and B {cb['us_per_step_median']:.0f} µs per frame "
+          f"(ratio {cratio:.2f}); in plain numpy the ratio is {ratio:.2f} (median) / {cpu_ratio:.2f} (CPU). "
+          "The numba kernels allocate small scratch arrays per call, which weighs on both alike.",
+          f"5. *Both are real-time capable, within ~12 % of the 8.3 ms frame* — **holds in cost, not in "
+          f"stability, with this data**: compiled, one frame takes "
+          f"{100 * ca['us_per_step_median'] / (H_SEED * 1e6):.1f} % (A) and "
+          f"{100 * cb['us_per_step_median'] / (H_SEED * 1e6):.1f} % (B) of 8.3 ms (seed 12.04 % and 3.68 %), "
+          f"but AB3 is unstable at 8.3 ms with this data (finding 2); at the stable 1 ms step they take "
+          f"{ca['us_per_step_median'] / 10:.0f} % and {cb['us_per_step_median'] / 10:.0f} % of the frame. The "
+          "compiled Cartesian DAE li-euler step on the same SLA takes "
+          f"{table2['cartesian li-euler']['us_per_step_median']:.0f} µs.", ""]
+    return "\n".join(L)
