@@ -373,7 +373,8 @@ class CartesianSystem(MechanicalSystem):
         self._bushing_rows = [k for k, fe in enumerate(model.forces) if fe.type == "bushing"]
         self.output_map = self._output_map()
         self.output_map.flags.writeable = False
-        # sparsity pattern of Φq (fixed: rows touch the coordinates of at most two bodies)
+        # sparsity pattern of Φq (fixed: a row touches the coordinates of two bodies, a coupler row
+        # those of the bodies of its joints)
         pat = np.zeros((self.m, n), bool)
         for (pt, row, bi, bj, *_rest) in bld.prims:
             for r in range(row, row + (kc.PRIM_ROWS[pt] or 1)):  # a coupler term: its row
