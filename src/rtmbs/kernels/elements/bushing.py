@@ -21,6 +21,7 @@ from .base import ElementType
 # preload force (3), preload torque (3), all in marker_i axes; then the table index (−1: none) of
 # each of the 12 characteristics in the same order (k, c, k_rot, c_rot per axis)
 KT, CT, KR, CR, F0, T0, TAB = 0, 3, 6, 9, 12, 15, 18
+NTAB = 30  # how many tables (0: the linear bushing, a path without table look-ups)
 #: the table keys of a bushing (in the order of par[TAB:TAB + 12]) and their column names
 TABLE_KEYS = (("force_tables", "deflection", "force"), ("damping_tables", "velocity", "force"),
               ("torque_tables", "angle", "torque"),
@@ -61,6 +62,7 @@ def pack(fe, ctx):
                 raise ModelError(path, f"axis {axis} has both a table and {LINEAR_KEYS[part]} "
                                        f"{par[3 * part + a]:g}: give one")
             par[TAB + 3 * part + a] = ctx.table(x, y)
+            par[NTAB] += 1
 
 
 @njit(cache=True, inline="always")
@@ -124,14 +126,20 @@ def kernel(k, bi, bj, with_jac, fv, par, frc_rot, frc_tab, funs, kin_A, kin_w, f
     ul = tmp[14]; udl = tmp[15]; fl = tmp[16]
     th = tmp[17]; thd = tmp[18]; tl = tmp[19]; Om = tmp[20]; oml = tmp[21]
     skt = tmp[27]; sct = tmp[28]; skr = tmp[29]; scr = tmp[30]  # local slopes (Jacobians)
+    tables = par[NTAB] != 0.0
     for a in range(3):
         ul[a] = B[0, a] * d[0] + B[1, a] * d[1] + B[2, a] * d[2]
         udl[a] = B[0, a] * w[0] + B[1, a] * w[1] + B[2, a] * w[2]
-        Fk, slope = _characteristic(ul[a], par, KT + a, TAB + a, funs)
-        skt[a] = slope
-        Fc, slope = _characteristic(udl[a], par, CT + a, TAB + 3 + a, funs)
-        sct[a] = slope
-        fl[a] = -(Fk + Fc) + par[F0 + a]
+        skt[a] = par[KT + a]
+        sct[a] = par[CT + a]
+        if tables:
+            Fk, slope = _characteristic(ul[a], par, KT + a, TAB + a, funs)
+            skt[a] = slope
+            Fc, slope = _characteristic(udl[a], par, CT + a, TAB + 3 + a, funs)
+            sct[a] = slope
+            fl[a] = -(Fk + Fc) + par[F0 + a]
+        else:
+            fl[a] = -(par[KT + a] * ul[a] + par[CT + a] * udl[a]) + par[F0 + a]
     _matvec(B, fl, f)
     # rotation: θ = vee(skew(R)), θ̇ = Θ Bᵀ Ω with Θ = ½(tr R·I − R)
     th[0] = 0.5 * (R[2, 1] - R[1, 2])
@@ -148,11 +156,16 @@ def kernel(k, bi, bj, with_jac, fv, par, frc_rot, frc_tab, funs, kin_A, kin_w, f
         oml[a] = B[0, a] * Om[0] + B[1, a] * Om[1] + B[2, a] * Om[2]
     _matvec(Th, oml, thd)
     for a in range(3):
-        Tk, slope = _characteristic(th[a], par, KR + a, TAB + 6 + a, funs)
-        skr[a] = slope
-        Tc, slope = _characteristic(thd[a], par, CR + a, TAB + 9 + a, funs)
-        scr[a] = slope
-        tl[a] = -(Tk + Tc) + par[T0 + a]
+        skr[a] = par[KR + a]
+        scr[a] = par[CR + a]
+        if tables:
+            Tk, slope = _characteristic(th[a], par, KR + a, TAB + 6 + a, funs)
+            skr[a] = slope
+            Tc, slope = _characteristic(thd[a], par, CR + a, TAB + 9 + a, funs)
+            scr[a] = slope
+            tl[a] = -(Tk + Tc) + par[T0 + a]
+        else:
+            tl[a] = -(par[KR + a] * th[a] + par[CR + a] * thd[a]) + par[T0 + a]
     _matvec(B, tl, tau)
     out = math.sqrt(_dot(f, f))
     for c in range(3):  # force and torque on body j in marker_i axes (named outputs)
