@@ -132,12 +132,15 @@ class _Builder:
         self.fun_tab.append(tab)
         return len(self.fun_type) - 1
 
-    def prim(self, ptype, bi, bj, s_i=None, s_j=None, a_i=None, a_j=None, b_i=None, par=0.0, fun=-1):
+    def prim(self, ptype, bi, bj, s_i=None, s_j=None, a_i=None, a_j=None, b_i=None, par=0.0, fun=-1,
+             term=None, row=None):
+        """Add a primitive (its rows follow the last); a coupler term (``term`` = (c, s0, P))
+        shares the given ``row``."""
         v = np.zeros((6, 3))
-        for k, x in enumerate((s_i, s_j, a_i, a_j, b_i)):
+        for k, x in enumerate((s_i, s_j, a_i, a_j, b_i, term)):
             if x is not None:
                 v[k] = x
-        row = self.m
+        row = self.m if row is None else row
         self.prims.append((ptype, row, bi, bj, v, par, fun))
         self.m += kc.PRIM_ROWS[ptype]
         return row
@@ -292,6 +295,7 @@ class CartesianSystem(MechanicalSystem):
             assert count == JOINT_EQUATIONS[t], (t, count)
             self.joint_rows[j.name] = (start, count)
             self.joint_bodies[j.name] = (bi, bj)
+        self._ncoupler_terms = self._couplers(model, bld, markers, r0, A0)
         # Euler-parameter normalisation rows (seed 003 eq. 4.8)
         eprow = np.full(nb + 1, -1, dtype=np.int64)
         for i in range(nb):
@@ -376,7 +380,8 @@ class CartesianSystem(MechanicalSystem):
             a.flags.writeable = False
         self.nx = 2 * self._ntransient
         self._fun_par0 = self.fun_par.copy()
-        self._data_sizes = (nb, max(self.m, 1), nf, len(blk_pair))
+        # Dx / beta: a row per constraint, then one per coupler term (kernels.cartesian PRIM_CPL)
+        self._data_sizes = (nb, max(self.m + self._ncoupler_terms, 1), nf, len(blk_pair))
         self._transient_rows = [k for k, fe in enumerate(model.forces) if fe.type == "tyre" and fe.transient]
         self._acc_scratch = (np.zeros((3, 3)), np.zeros((3, 4)), np.zeros((4, 3, 4)), np.zeros((3, 4)),
                              np.zeros(3), np.zeros((3, 4)), np.zeros((3, 4)), np.zeros((4, 4, 3, 4)))
@@ -391,10 +396,11 @@ class CartesianSystem(MechanicalSystem):
         self._bushing_rows = [k for k, fe in enumerate(model.forces) if fe.type == "bushing"]
         self.output_map = self._output_map()
         self.output_map.flags.writeable = False
-        # sparsity pattern of Φq (fixed: rows touch the coordinates of at most two bodies)
+        # sparsity pattern of Φq (fixed: a row touches the coordinates of two bodies, a coupler row
+        # those of the bodies of its joints)
         pat = np.zeros((self.m, n), bool)
         for (pt, row, bi, bj, *_rest) in bld.prims:
-            for r in range(row, row + kc.PRIM_ROWS[pt]):
+            for r in range(row, row + (kc.PRIM_ROWS[pt] or 1)):  # a coupler term: its row
                 for b in (bi, bj):
                     if qadr[b] >= 0:
                         pat[r, qadr[b]:qadr[b] + 3 + NROT[rtype[b]]] = True
@@ -411,6 +417,53 @@ class CartesianSystem(MechanicalSystem):
         self.mass_pattern = mp
         self._fbodies = fbody.copy()
         self._fstiff = fstiff.copy()
+
+    def _couplers(self, model, bld, markers, r0, A0) -> int:
+        """One row Σ c_k (s_k − s_k0) − offset = 0 per coupler (PRIM_CPL terms); the number of terms.
+        Rotation terms wrap the row with the period 2π g, g the largest value of which every
+        rotation coefficient is an integer multiple (the angles are known modulo 2π only)."""
+        joints = {j.name: j for j in model.joints}
+        nterms = 0
+        for cp in model.couplers:
+            path = f"couplers.{cp.name}"
+            if cp.name in self.joint_rows:
+                raise ModelError(path, "duplicate name (joints and couplers share their names)")
+            terms = []
+            for jn, c in cp.terms():
+                j = joints.get(jn)
+                if j is None:
+                    raise ModelError(path + ".joints", f"unknown joint '{jn}'" + did_you_mean(jn, joints))
+                if j.type not in ("revolute", "prismatic", "cylindrical"):
+                    raise ModelError(path + ".joints", f"joint '{jn}' is a {j.type} joint: a coupler needs "
+                                     "a revolute (rotation about marker_i z), prismatic or cylindrical "
+                                     "(translation along marker_i z) joint")
+                mi, mj = markers[j.marker_i], markers[j.marker_j]
+                Bi, Bj = A0[mi.body] @ mi.C, A0[mj.body] @ mj.C
+                if j.type == "revolute":
+                    al, be = Bi[:, 0] @ Bj[:, 0], Bi[:, 1] @ Bj[:, 0]
+                    if np.hypot(al, be) < 1e-6:
+                        raise ModelError(path + ".joints", f"joint '{jn}': marker_j x is along marker_i z: "
+                                         "no angle about marker_i z")
+                    terms.append((True, c, float(np.arctan2(be, al)), mi, mj))
+                else:
+                    d = (r0[mj.body] + A0[mj.body] @ mj.s) - (r0[mi.body] + A0[mi.body] @ mi.s)
+                    terms.append((False, c, float(Bi[:, 2] @ d), mi, mj))
+            period = _wrap_period([c for rot, c, *_ in terms if rot], path)
+            row = bld.m
+            bld.m += 1
+            for k, (rot, c, s0, mi, mj) in enumerate(terms):
+                if k == 0:
+                    s0 += cp.offset / c
+                term = (c, s0, period if k == len(terms) - 1 else 0.0)
+                if rot:
+                    bld.prim(kc.PRIM_CPL, mi.body, mj.body, a_i=mi.C[:, 0], a_j=mj.C[:, 0], b_i=mi.C[:, 1],
+                             par=1.0, term=term, row=row)
+                else:
+                    bld.prim(kc.PRIM_CPL, mi.body, mj.body, s_i=mi.s, s_j=mj.s, a_i=mi.C[:, 2], par=0.0,
+                             term=term, row=row)
+            nterms += len(terms)
+            self.joint_rows[cp.name] = (row, 1)
+        return nterms
 
     # -- data (one per run) -------------------------------------------------------------------------
     def _make_data(self):
@@ -680,6 +733,21 @@ class CartesianSystem(MechanicalSystem):
             sg = kin_A[bj] @ mj.s
             out[name] = np.concatenate([F, T - np.cross(sg, F)])
         return out
+
+
+def _wrap_period(coefficients, path, most=1000) -> float:
+    """2π g for the largest g = min|c|/n (n ≤ ``most``) of which every coefficient is an integer
+    multiple (0: no rotation term)."""
+    if not coefficients:
+        return 0.0
+    c = np.abs(np.asarray(coefficients, float))
+    for n in range(1, most + 1):
+        x = c / (c.min() / n)
+        if np.all(np.abs(x - np.round(x)) < 1e-9 * np.maximum(1.0, x)):
+            return 2.0 * np.pi * c.min() / n
+    raise ModelError(path, f"the coefficients of its rotation terms {list(coefficients)} are not integer "
+                     f"multiples of one value (ratios of integers up to {most}): a coupler of angles "
+                     "known modulo 2π needs them")
 
 
 def _ep_E(p):

@@ -129,6 +129,15 @@ def _load(model):
         m.add_force("tyre", "tyre", marker_j="b4.m1", tyre="MF61", transient=True)
         m.add_marker("ground", "plane", [0.1, 0.2, 0.3])
         m.add_joint("slide", "planar", "ground.plane", "b5.m2")
+        # a coupler (rotation and translation terms) and a bushing with all twelve tables
+        m.add_coupler("couple", ["j_revolute", "j_prismatic", "j_cylindrical"], coefficients=[1.0, -0.5, 2.0])
+        tab = {a: {"x": [-1.0, 0.0, 1.0], "y": [-2.0, 0.0, 3.0]} for a in "xyz"}
+        m.add_force("tbush", "bushing", marker_i="b2.m1", marker_j="b3.m2",
+                    force_tables={a: {"deflection": t["x"], "force": t["y"]} for a, t in tab.items()},
+                    damping_tables={a: {"velocity": t["x"], "force": t["y"]} for a, t in tab.items()},
+                    torque_tables={a: {"angle": t["x"], "torque": t["y"]} for a, t in tab.items()},
+                    rotational_damping_tables={a: {"angular_velocity": t["x"], "torque": t["y"]}
+                                               for a, t in tab.items()})
         missing = (set(FORCE_TYPES) - {f.type for f in m.forces}) | (
             set(JOINT_EQUATIONS) - {j.type for j in m.joints})
         if missing:

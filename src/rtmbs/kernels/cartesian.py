@@ -27,11 +27,18 @@ PRIM_DOT1 = 1    # a_iᵀ a_j = 0                                      (1 row)
 PRIM_DOT2 = 2    # a_iᵀ (r_Pj − r_Pi) − s(t) = 0                     (1 row)
 PRIM_DIST = 3    # dᵀd − L(t)² = 0                                    (1 row)
 PRIM_ROTDRV = 4  # cos θ(t) (b_iᵀ a_j) − sin θ(t) (a_iᵀ a_j) = 0     (1 row)
-PRIM_ROWS = (3, 1, 1, 1, 1)
+PRIM_CPL = 5     # one term c·(s − s0) of a coupler row Σ c_k (s_k − s_k0) = 0   (shares its row)
+PRIM_ROWS = (3, 1, 1, 1, 1, 0)
+# A coupler (rtmbs.model.Coupler) is one constraint row made of consecutive PRIM_CPL terms with the
+# same prim_row, each on the two bodies of one joint: s = θ = atan2(y_iᵀx_j, x_iᵀx_j) (revolute:
+# prim_par[k, 0] = 1; vectors x_i, x_j, y_i in prim_vec rows 2, 3, 4) or s = z_iᵀ(r_Pj − r_Pi)
+# (prismatic/cylindrical: prim_par[k, 0] = 0; s_i, s_j, z_i in rows 0, 1, 2); prim_vec[k, 5] =
+# (c, s0, P): the sum is wrapped into [−P/2, P/2) when P > 0 (on the last term). The D row and
+# bias of term number e (counting coupler terms in order) live in Dx / beta row m + e.
 
 # -- force elements (their codes: rtmbs.model.registry; their kernels: rtmbs.kernels.elements) -------------
 NFOUT = 13         # columns of the per-element outputs (main value, tyre outputs, transient inputs)
-NFPAR = 20
+NFPAR = 32
 
 # what-flags (same values as rtmbs.protocol)
 _M, _Q, _PHI, _PHIQ, _GAMMA, _JAC, _JACS = 1, 2, 4, 8, 16, 32, 64
@@ -183,12 +190,21 @@ def constraint_rows(t, prim_type, prim_row, prim_body, prim_vec, prim_par, prim_
     aj = tmp[11]; adj = tmp[12]; abaj = tmp[13]
     d = tmp[14]; dd = tmp[15]; w = tmp[16]; c1 = tmp[17]
     bi_ = tmp[18]; bdi = tmp[19]; bbi = tmp[20]
+    aux = phi.shape[0]  # Dx / beta row of the next coupler term
     for k in range(npr):
         ty = prim_type[k]
         r0 = prim_row[k]
         bi = prim_body[k, 0]
         bj = prim_body[k, 1]
         v = prim_vec[k]
+        if ty == PRIM_CPL:
+            if k == 0 or prim_type[k - 1] != PRIM_CPL or prim_row[k - 1] != r0:
+                phi[r0] = 0.0
+                phit[r0] = 0.0
+            _coupler_term(prim_par[k, 0] != 0.0, bi, bj, v, kin_r, kin_rd, kin_A, kin_w, phi, Dx, beta,
+                          r0, aux, tmp)
+            aux += 1
+            continue
         f = prim_fun[k]
         fv, fd, fdd = 0.0, 0.0, 0.0
         if f >= 0:
@@ -283,6 +299,71 @@ def constraint_rows(t, prim_type, prim_row, prim_body, prim_vec, prim_par, prim_
                         - fdd * (si * p1 + co * p2) - fd * fd * (co * p1 - si * p2))
 
 
+@njit(cache=True, fastmath={"contract"}, inline="always")
+def _coupler_term(rotation, bi, bj, v, kin_r, kin_rd, kin_A, kin_w, phi, Dx, beta, r0, dr, tmp):
+    """Add c (s − s0) of one coupler term to Φ[r0] (wrapped into [−P/2, P/2) when P > 0); its
+    D row (times c) and bias (times c) into Dx[dr], beta[dr]. Rotation: α = x_iᵀx_j, β = y_iᵀx_j,
+    θ = atan2(β, α), ∂θ/∂π_i = g = [α (y_i × x_j) − β (x_i × x_j)]/(α² + β²) = −∂θ/∂π_j and
+    θ̈ = D v̇ + (α b_β − β b_α)/ρ² − 2 θ̇ (α α̇ + β β̇)/ρ² (b_α, b_β: the dot-1 biases, ρ² = α² + β²).
+    Translation: the offset row (dot-2) with a_i = z_i and s(t) = 0."""
+    c, s0, per = v[5, 0], v[5, 1], v[5, 2]
+    for e in range(12):
+        Dx[dr, e] = 0.0
+    xi = tmp[21]; xid = tmp[22]; xib = tmp[23]
+    xj = tmp[24]; xjd = tmp[25]; xjb = tmp[26]
+    yi = tmp[27]; yid = tmp[28]; yib = tmp[29]
+    g = tmp[30]; u = tmp[31]
+    if rotation:
+        _vector(bi, v[2], kin_A, kin_w, xi, xid, xib)
+        _vector(bi, v[4], kin_A, kin_w, yi, yid, yib)
+        _vector(bj, v[3], kin_A, kin_w, xj, xjd, xjb)
+        al = _dot(xi, xj)
+        be = _dot(yi, xj)
+        ald = _dot(xid, xj) + _dot(xi, xjd)
+        bed = _dot(yid, xj) + _dot(yi, xjd)
+        ba = _dot(xib, xj) + 2.0 * _dot(xid, xjd) + _dot(xi, xjb)
+        bb = _dot(yib, xj) + 2.0 * _dot(yid, xjd) + _dot(yi, xjb)
+        rho2 = al * al + be * be
+        if rho2 < 1e-30:
+            rho2 = 1e-30
+        val = math.atan2(be, al)
+        thd = (al * bed - be * ald) / rho2
+        bias = (al * bb - be * ba) / rho2 - 2.0 * thd * (al * ald + be * bed) / rho2
+        _cross(yi, xj, g)
+        _cross(xi, xj, u)
+        for e in range(3):
+            ge = c * (al * g[e] - be * u[e]) / rho2
+            Dx[dr, 3 + e] = ge
+            Dx[dr, 9 + e] = -ge
+    else:
+        sgi = tmp[0]; rpi = tmp[1]; vpi = tmp[2]; abi = tmp[3]
+        sgj = tmp[4]; rpj = tmp[5]; vpj = tmp[6]; abj = tmp[7]
+        d = tmp[14]; dd = tmp[15]; w = tmp[16]
+        _point(bi, v[0], kin_r, kin_rd, kin_A, kin_w, sgi, rpi, vpi, abi, w)
+        _point(bj, v[1], kin_r, kin_rd, kin_A, kin_w, sgj, rpj, vpj, abj, w)
+        for e in range(3):
+            d[e] = rpj[e] - rpi[e]
+            dd[e] = vpj[e] - vpi[e]
+        _vector(bi, v[2], kin_A, kin_w, xi, xid, xib)  # z_i
+        val = _dot(xi, d)
+        bias = _dot(xib, d) + 2.0 * _dot(xid, dd)
+        for e in range(3):
+            bias += xi[e] * (abj[e] - abi[e])
+            w[e] = d[e] + sgi[e]
+        _cross(xi, w, g)
+        _cross(xi, sgj, u)
+        for e in range(3):
+            Dx[dr, e] = -c * xi[e]
+            Dx[dr, 3 + e] = c * g[e]
+            Dx[dr, 6 + e] = c * xi[e]
+            Dx[dr, 9 + e] = -c * u[e]
+    beta[dr] = c * bias
+    x = phi[r0] + c * (val - s0)
+    if per > 0.0:
+        x -= per * math.floor(x / per + 0.5)
+    phi[r0] = x
+
+
 @njit(cache=True, inline="always")
 def _phiq_row(phiq, r, a, Dx, c0, d0, d1, d2, G, nr):
     """Row r of Φq on one body: [D_r, D_π G]."""
@@ -293,14 +374,52 @@ def _phiq_row(phiq, r, a, Dx, c0, d0, d1, d2, G, nr):
         phiq[r, a + 3 + l] = d0 * G[0, l] + d1 * G[1, l] + d2 * G[2, l]
 
 
+@njit(cache=True, inline="always")
+def _phiq_row_add(phiq, r, a, Dx, dr, c0, d0, d1, d2, G, nr):
+    """Row r of Φq on one body += [D_r, D_π G] (D from Dx row dr): coupler terms share a row."""
+    phiq[r, a] += Dx[dr, c0]
+    phiq[r, a + 1] += Dx[dr, c0 + 1]
+    phiq[r, a + 2] += Dx[dr, c0 + 2]
+    for l in range(nr):
+        phiq[r, a + 3 + l] += d0 * G[0, l] + d1 * G[1, l] + d2 * G[2, l]
+
+
 @njit(cache=True, fastmath={"contract"}, inline="always")
 def scatter_constraints(what, prim_type, prim_row, prim_body, body_qadr, body_rtype, body_eprow,
                         q, qd, kin_G, kin_alpha, Dx, beta, phi, phiq, gamma):
     """Φq = D L and γ = −(β + D_π α) for primitive rows; Euler-parameter normalisation rows."""
     npr = prim_type.shape[0]
     with_phiq = (what & _PHIQ) != 0
+    aux = phi.shape[0]  # Dx / beta row of the next coupler term
     for k in range(npr):
         r0 = prim_row[k]
+        if prim_type[k] == PRIM_CPL:  # accumulate the terms of a coupler row
+            if k == 0 or prim_type[k - 1] != PRIM_CPL or prim_row[k - 1] != r0:
+                gamma[r0] = 0.0
+                if with_phiq:
+                    for c in range(phiq.shape[1]):
+                        phiq[r0, c] = 0.0
+            g = -beta[aux]
+            for side in range(2):
+                b = prim_body[k, side]
+                a = body_qadr[b]
+                if a < 0:
+                    continue
+                c0 = 6 * side
+                d0, d1, d2 = Dx[aux, c0 + 3], Dx[aux, c0 + 4], Dx[aux, c0 + 5]
+                G = kin_G[b]
+                if body_rtype[b] == ROT_EP:
+                    if with_phiq:
+                        s = 1.0 / (q[a + 3] * q[a + 3] + q[a + 4] * q[a + 4] + q[a + 5] * q[a + 5]
+                                   + q[a + 6] * q[a + 6])
+                        _phiq_row_add(phiq, r0, a, Dx, aux, c0, s * d0, s * d1, s * d2, G, 4)
+                else:
+                    if with_phiq:
+                        _phiq_row_add(phiq, r0, a, Dx, aux, c0, d0, d1, d2, G, NROT[body_rtype[b]])
+                    g -= d0 * kin_alpha[b, 0] + d1 * kin_alpha[b, 1] + d2 * kin_alpha[b, 2]
+            gamma[r0] += g
+            aux += 1
+            continue
         nrow = 3 if prim_type[k] == PRIM_SPH else 1
         for r in range(r0, r0 + nrow):
             g = -beta[r]

@@ -296,7 +296,11 @@ class Force(_Strict):
       damping.
     * bushing (marker_i, marker_j): translational/rotational stiffness and damping per axis of
       marker_i (``stiffness``, ``damping``, ``rotational_stiffness``, ``rotational_damping``: 3
-      values each), ``preload_force``, ``preload_torque`` (marker_i axes).
+      values each), ``preload_force``, ``preload_torque`` (marker_i axes); or per axis (x, y, z)
+      a table instead of the linear value: ``force_tables`` {axis: {deflection, force}},
+      ``damping_tables`` {axis: {velocity, force}}, ``torque_tables`` {axis: {angle, torque}},
+      ``rotational_damping_tables`` {axis: {angular_velocity, torque}} (restoring: the force on
+      body j is −table(deflection)).
     * force / torque (marker_j: where it acts): ``direction`` (3), ``frame`` global|body,
       ``function`` (magnitude).
     * joint-torque (marker_i, marker_j): torque ``function`` about marker_i z, on j (−on i).
@@ -324,6 +328,10 @@ class Force(_Strict):
     preload: float = 0.0
     force_table: dict[str, list[float]] | None = None
     damping_table: dict[str, list[float]] | None = None
+    force_tables: dict[str, dict[str, list[float]]] | None = None
+    damping_tables: dict[str, dict[str, list[float]]] | None = None
+    torque_tables: dict[str, dict[str, list[float]]] | None = None
+    rotational_damping_tables: dict[str, dict[str, list[float]]] | None = None
     min_length: float | None = None
     max_length: float | None = None
     exponent: float = 1.0
@@ -356,6 +364,9 @@ class Force(_Strict):
     def _check(self):
         if self.type in ("force", "torque") and np.linalg.norm(self.direction) < 1e-12:
             raise ValueError("direction has zero length")
+        for key in ("force_tables", "damping_tables", "torque_tables", "rotational_damping_tables"):
+            if getattr(self, key) is not None and self.type != "bushing":
+                raise ValueError(f"'{key}' is only read by bushings, not {self.type}")
         for key in ("force_table", "damping_table"):
             tab = getattr(self, key)
             if tab is not None:
@@ -397,6 +408,45 @@ class Force(_Strict):
         return self
 
 
+# -- couplers -------------------------------------------------------------------------------------------
+class Coupler(_Strict):
+    """One constraint Σ c_k (s_k − s_k0) = offset between the coordinates s_k of named joints:
+    the rotation angle of a revolute joint about its marker_i z (from marker_i x to marker_j x)
+    or the translation of a prismatic or cylindrical joint along its marker_i z; s_k0 is the
+    value at the model's initial positions. ``ratio`` r (two joints a, b): s_a − s_a0 =
+    r (s_b − s_b0), i.e. coefficients (1, −r); or ``coefficients`` (one per joint)."""
+
+    name: str
+    joints: list[str]
+    ratio: float | None = None
+    coefficients: list[float] | None = None
+    offset: float = 0.0
+
+    @model_validator(mode="after")
+    def _check(self):
+        if len(self.joints) < 2:
+            raise ValueError(f"a coupler needs at least two joints, got {len(self.joints)}")
+        if len(set(self.joints)) != len(self.joints):
+            raise ValueError(f"joints {self.joints} name a joint twice")
+        if (self.ratio is None) == (self.coefficients is None):
+            raise ValueError("give one of ratio (two joints) or coefficients (one per joint)")
+        if self.ratio is not None:
+            if len(self.joints) != 2:
+                raise ValueError(f"ratio couples two joints, got {len(self.joints)}: give coefficients")
+            if self.ratio == 0:
+                raise ValueError("ratio must not be 0")
+        elif len(self.coefficients) != len(self.joints):
+            raise ValueError(f"{len(self.coefficients)} coefficients for {len(self.joints)} joints")
+        elif any(c == 0 for c in self.coefficients):
+            raise ValueError(f"coefficients must not be 0, got {self.coefficients}")
+        return self
+
+    def terms(self) -> list[tuple[str, float]]:
+        """(joint, coefficient) of each term."""
+        cs = [1.0, -self.ratio] if self.ratio is not None else self.coefficients
+        return list(zip(self.joints, (float(c) for c in cs)))
+
+
 # -- the model -----------------------------------------------------------------------------------------
 class Model(_Strict):
     """A multibody model: the description that :func:`rtmbs.system.compile_model` compiles."""
@@ -408,6 +458,7 @@ class Model(_Strict):
     ground: Ground = Field(default_factory=Ground)
     bodies: list[Body] = Field(default_factory=list)
     joints: list[Joint] = Field(default_factory=list)
+    couplers: list[Coupler] = Field(default_factory=list)
     forces: list[Force] = Field(default_factory=list)
     inputs: list[Input] = Field(default_factory=list)
     outputs: list[str] = Field(default_factory=list)
@@ -433,6 +484,11 @@ class Model(_Strict):
         j = Joint(name=name, type=type, marker_i=marker_i, marker_j=marker_j, **kw)
         self.joints.append(j)
         return j
+
+    def add_coupler(self, name: str, joints, **kw) -> Coupler:
+        c = Coupler(name=name, joints=list(joints), **kw)
+        self.couplers.append(c)
+        return c
 
     def add_force(self, name: str, type: str, **kw) -> Force:
         f = Force(name=name, type=type, **kw)

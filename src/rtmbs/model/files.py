@@ -9,7 +9,7 @@ from pydantic import ValidationError
 from ..errors import ModelError
 from .description import Model
 
-_NAMED_LISTS = ("bodies", "joints", "forces", "inputs", "markers")
+_NAMED_LISTS = ("bodies", "joints", "couplers", "forces", "inputs", "markers")
 
 
 def _path(loc, raw) -> str:

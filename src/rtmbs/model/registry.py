@@ -47,6 +47,8 @@ def element_module(name: str) -> str:
 #:   distance         |r_Pj − r_Pi| = L                  (L: the joint's distance or the initial one)
 #:   angle a b c      cos θ(t)(cᵀb) − sin θ(t)(aᵀb) = 0  (θ(t): the joint's function)
 PRIMITIVE_ROWS = {"point": 3, "perp": 1, "offset": 1, "distance": 1, "angle": 1}
+#: (couplers, rtmbs.model.Coupler, are not joints: one row over several joints, made of
+#: kernels.cartesian PRIM_CPL terms by rtmbs.system; docs/extending.md)
 
 _LOCK = ("perp xi yj", "perp yi zj", "perp zi xj")
 _CYLINDER = ("perp zi xj", "perp zi yj", "offset xi", "offset yi")

@@ -1,7 +1,10 @@
-"""Six-component bushing between two markers (seed 003 §4.2.3): linear stiffness and damping per
+"""Six-component bushing between two markers (seed 003 §4.2.3): stiffness and damping per
 axis of marker_i on the translation u = Bᵀd and the small rotation θ = vee(skew(R)),
 R = Bᵀ B_j (B = A_i C_i, B_j = A_j C_j), with preloads; named outputs: force and torque on body j
-in marker_i axes."""
+in marker_i axes. Per axis a the force on j is f_a = −F_a(u_a) − D_a(u̇_a) + F0_a (torque alike with
+θ, θ̇), F_a(u) = k_a u or a table (force_tables / torque_tables), D_a(u̇) = c_a u̇ or a table
+(damping_tables / rotational_damping_tables; tables linear between points, clamped at the ends,
+rtmbs.kernels.functions.table_eval); the Jacobians use the local slopes F_a', D_a'."""
 from __future__ import annotations
 
 import math
@@ -11,11 +14,19 @@ from numba import njit
 
 from ...errors import ModelError
 from ..cartesian import _cross, _dot, _matvec, _skew
+from ..functions import table_eval
 from .base import ElementType
 
 # par: translational stiffness (3), damping (3), rotational stiffness (3), damping (3),
-# preload force (3), preload torque (3), all in marker_i axes
-KT, CT, KR, CR, F0, T0 = 0, 3, 6, 9, 12, 15
+# preload force (3), preload torque (3), all in marker_i axes; then the table index (−1: none) of
+# each of the 12 characteristics in the same order (k, c, k_rot, c_rot per axis)
+KT, CT, KR, CR, F0, T0, TAB = 0, 3, 6, 9, 12, 15, 18
+NTAB = 30  # how many tables (0: the linear bushing, a path without table look-ups)
+#: the table keys of a bushing (in the order of par[TAB:TAB + 12]) and their column names
+TABLE_KEYS = (("force_tables", "deflection", "force"), ("damping_tables", "velocity", "force"),
+              ("torque_tables", "angle", "torque"),
+              ("rotational_damping_tables", "angular_velocity", "torque"))
+LINEAR_KEYS = ("stiffness", "damping", "rotational_stiffness", "rotational_damping")
 
 
 def pack(fe, ctx):
@@ -28,25 +39,58 @@ def pack(fe, ctx):
     par[T0:T0 + 3] = fe.preload_torque
     if np.any(par[0:12] < 0):
         raise ModelError(ctx.path, "bushing stiffness and damping must be non-negative")
+    par[TAB:TAB + 12] = -1.0
+    for part, (key, xname, yname) in enumerate(TABLE_KEYS):
+        tables = getattr(fe, key) or {}
+        for axis, tab in tables.items():
+            path = f"{ctx.path}.{key}.{axis}"
+            if axis not in ("x", "y", "z"):
+                raise ModelError(f"{ctx.path}.{key}", f"unknown axis '{axis}' (expected x, y or z of marker_i)")
+            a = "xyz".index(axis)
+            if not isinstance(tab, dict) or set(tab) != {xname, yname}:
+                raise ModelError(path, f"expected the lists {xname} and {yname}")
+            x, y = np.asarray(tab[xname], float), np.asarray(tab[yname], float)
+            if x.ndim != 1 or x.shape != y.shape or x.size < 2:
+                raise ModelError(path, f"{xname} and {yname} must be lists of the same length (at least 2)")
+            if not (np.all(np.isfinite(x)) and np.all(np.isfinite(y))):
+                raise ModelError(path, "values must be finite")
+            if np.any(np.diff(x) <= 0):
+                raise ModelError(path, f"{xname} must be strictly increasing")
+            if np.any(np.diff(y) < 0):
+                raise ModelError(path, f"{yname} must not decrease with {xname} (non-monotonic table)")
+            if par[3 * part + a] != 0.0:
+                raise ModelError(path, f"axis {axis} has both a table and {LINEAR_KEYS[part]} "
+                                       f"{par[3 * part + a]:g}: give one")
+            par[TAB + 3 * part + a] = ctx.table(x, y)
+            par[NTAB] += 1
 
 
 @njit(cache=True, inline="always")
-def _bushing_column(B, X, col, par, p0, vrow, skew, with_skew, out_x, out_v):
+def _bushing_column(B, X, col, kv, cv, vrow, skew, with_skew, out_x, out_v):
     """Column ``col`` of B diag(−k) X[0:3] + B diag(−c) X[3:6] (− ``skew`` on δπ_i when
     ``with_skew``) into ``out_x`` and of B diag(−c) X[vrow:vrow+3] into ``out_v``, with the
-    stiffnesses k = par[p0:p0+3] and dampings c = par[p0+3:p0+6] of one bushing part."""
-    y0 = -par[p0] * X[0, col] - par[p0 + 3] * X[3, col]
-    y1 = -par[p0 + 1] * X[1, col] - par[p0 + 4] * X[4, col]
-    y2 = -par[p0 + 2] * X[2, col] - par[p0 + 5] * X[5, col]
-    z0 = -par[p0 + 3] * X[vrow, col]
-    z1 = -par[p0 + 4] * X[vrow + 1, col]
-    z2 = -par[p0 + 5] * X[vrow + 2, col]
+    (local) stiffnesses k = kv and dampings c = cv of one bushing part."""
+    y0 = -kv[0] * X[0, col] - cv[0] * X[3, col]
+    y1 = -kv[1] * X[1, col] - cv[1] * X[4, col]
+    y2 = -kv[2] * X[2, col] - cv[2] * X[5, col]
+    z0 = -cv[0] * X[vrow, col]
+    z1 = -cv[1] * X[vrow + 1, col]
+    z2 = -cv[2] * X[vrow + 2, col]
     for a in range(3):
         sx = B[a, 0] * y0 + B[a, 1] * y1 + B[a, 2] * y2
         if with_skew:
             sx -= skew[a, col - 3]
         out_x[a, col] = sx
         out_v[a, col] = B[a, 0] * z0 + B[a, 1] * z1 + B[a, 2] * z2
+
+
+@njit(cache=True, inline="always")
+def _characteristic(x, par, lin, tab, funs):
+    """Value and slope of one characteristic: par[lin]·x, or its table par[tab] when given."""
+    j = int(par[tab])
+    if j < 0:
+        return par[lin] * x, par[lin]
+    return table_eval(x, funs[5], funs[6], funs[3][j], funs[4][j])
 
 
 @njit(cache=True, inline="always")
@@ -81,10 +125,21 @@ def kernel(k, bi, bj, with_jac, fv, par, frc_rot, frc_tab, funs, kin_A, kin_w, f
         w[c] = dd[c] - v1[c]
     ul = tmp[14]; udl = tmp[15]; fl = tmp[16]
     th = tmp[17]; thd = tmp[18]; tl = tmp[19]; Om = tmp[20]; oml = tmp[21]
+    skt = tmp[27]; sct = tmp[28]; skr = tmp[29]; scr = tmp[30]  # local slopes (Jacobians)
+    tables = par[NTAB] != 0.0
     for a in range(3):
         ul[a] = B[0, a] * d[0] + B[1, a] * d[1] + B[2, a] * d[2]
         udl[a] = B[0, a] * w[0] + B[1, a] * w[1] + B[2, a] * w[2]
-        fl[a] = -(par[a] * ul[a] + par[3 + a] * udl[a]) + par[12 + a]
+        skt[a] = par[KT + a]
+        sct[a] = par[CT + a]
+        if tables:
+            Fk, slope = _characteristic(ul[a], par, KT + a, TAB + a, funs)
+            skt[a] = slope
+            Fc, slope = _characteristic(udl[a], par, CT + a, TAB + 3 + a, funs)
+            sct[a] = slope
+            fl[a] = -(Fk + Fc) + par[F0 + a]
+        else:
+            fl[a] = -(par[KT + a] * ul[a] + par[CT + a] * udl[a]) + par[F0 + a]
     _matvec(B, fl, f)
     # rotation: θ = vee(skew(R)), θ̇ = Θ Bᵀ Ω with Θ = ½(tr R·I − R)
     th[0] = 0.5 * (R[2, 1] - R[1, 2])
@@ -101,7 +156,16 @@ def kernel(k, bi, bj, with_jac, fv, par, frc_rot, frc_tab, funs, kin_A, kin_w, f
         oml[a] = B[0, a] * Om[0] + B[1, a] * Om[1] + B[2, a] * Om[2]
     _matvec(Th, oml, thd)
     for a in range(3):
-        tl[a] = -(par[6 + a] * th[a] + par[9 + a] * thd[a]) + par[15 + a]
+        skr[a] = par[KR + a]
+        scr[a] = par[CR + a]
+        if tables:
+            Tk, slope = _characteristic(th[a], par, KR + a, TAB + 6 + a, funs)
+            skr[a] = slope
+            Tc, slope = _characteristic(thd[a], par, CR + a, TAB + 9 + a, funs)
+            scr[a] = slope
+            tl[a] = -(Tk + Tc) + par[T0 + a]
+        else:
+            tl[a] = -(par[KR + a] * th[a] + par[CR + a] * thd[a]) + par[T0 + a]
     _matvec(B, tl, tau)
     out = math.sqrt(_dot(f, f))
     for c in range(3):  # force and torque on body j in marker_i axes (named outputs)
@@ -146,7 +210,7 @@ def kernel(k, bi, bj, with_jac, fv, par, frc_rot, frc_tab, funs, kin_A, kin_w, f
     _skew(f, S[13])
     for col in range(12):
         if not 6 <= col < 9:
-            _bushing_column(B, X, col, par, 0, 0, S[13], 3 <= col < 6, dfdx, dfdv)
+            _bushing_column(B, X, col, skt, sct, 0, S[13], 3 <= col < 6, dfdx, dfdv)
     for a in range(3):
         for c in range(3):
             dfdx[a, 6 + c] = -dfdx[a, c]
@@ -190,7 +254,7 @@ def kernel(k, bi, bj, with_jac, fv, par, frc_rot, frc_tab, funs, kin_A, kin_w, f
                 dtdx[a, col] = 0.0
                 dtdv[a, col] = 0.0
         else:
-            _bushing_column(B, X, col, par, 6, 6, S[17], col < 6, dtdx, dtdv)
+            _bushing_column(B, X, col, skr, scr, 6, S[17], col < 6, dtdx, dtdv)
     return out
 
 
