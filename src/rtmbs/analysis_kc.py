@@ -57,8 +57,7 @@ def corner_tag(corner: str) -> str:
     if corner not in CORNERS:
         from .errors import did_you_mean
 
-        raise ModelError("--corner", f"unknown corner '{corner}'" + did_you_mean(corner, CORNERS)
-                         + f" (known: {', '.join(CORNERS)})")
+        raise ModelError("--corner", f"unknown corner '{corner}'" + did_you_mean(corner, CORNERS))
     return CORNERS[corner]
 
 
