@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import argparse
 import csv
+import re
 from pathlib import Path
 
 import numpy as np
@@ -37,6 +38,8 @@ def register(subparsers, formatter_class=argparse.HelpFormatter) -> None:
                    help="parallel: both wheels of the axle move together; single: the other "
                    "wheel stays at design (an anti-roll bar twists)")
     p.add_argument("--out", default="out/kc", metavar="DIR", help="output directory")
+    # ``--travel -0.08:0.08:33``: a value starting with a negative number is a value, not an option
+    p._negative_number_matcher = re.compile(r"^-\d+$|^-\d*\.?\d+(:[-+.\d]*)*$")
     p.set_defaults(func=cmd_kc)
 
 
