@@ -204,7 +204,7 @@ def kc_sweep(model: Model, corner: str, travel=None, rack=None, mode: str = "par
     wc0 = rig.design["wc"]
     start = rig.q.copy()
     pts = {}
-    for zi, _ in _walk(z, rig):
+    for zi in _walk(z, rig):
         for t in moved:
             rig.set(f"kc_{t}_travel", float(z[zi]))
         pts[zi] = rig.point()
@@ -254,7 +254,7 @@ def _walk(x, rig: _Rig):
     for i in list(range(k, len(x))) + list(range(k - 1, -1, -1)):
         if i == k - 1:
             rig.q = first.copy()
-        yield i, None
+        yield i
         if i == k:
             first = rig.q.copy()
 
@@ -267,7 +267,7 @@ def _steer_sweep(rig: _Rig, other: str, rack: np.ndarray, start) -> dict:
     other_marker = rig.system.markers[bearing.marker_i]
     rows = {}
     rig.q = start.copy()
-    for k, _ in _walk(rack, rig):
+    for k in _walk(rack, rig):
         rig.set("kc_rack", float(rack[k]))
         p = rig.point()
         o = rig.read(rig.q, other_marker)["axis"] * rig.sign  # spin axis pointing left
@@ -279,12 +279,6 @@ def _steer_sweep(rig: _Rig, other: str, rack: np.ndarray, start) -> dict:
            "steer_other": np.array([rows[k][1] for k in range(rack.size)])}
     out["steer_gain"] = np.gradient(steer, 1e3 * rack)
     return out
-
-
-def table_rows(tab: dict, units: dict) -> tuple[list[str], list[str], np.ndarray]:
-    """(names, units, values as rows) of a table."""
-    names = list(units)
-    return names, [units[n] for n in names], np.column_stack([tab[n] for n in names])
 
 
 __all__ = ["kc_sweep", "rig_model", "KCResult", "CORNERS", "corner_tag", "parse_range"]

@@ -158,3 +158,51 @@ def test_cli_writes_tables_matching_the_api(tmp_path):
     assert not (out / "steering.csv").exists()
     assert main(["kc", str(vf), "--corner", "middle", "--out", str(out)]) == 1
     assert math.isfinite(vals.sum())
+
+
+def sla_motion_ratio(front: dict) -> tuple[float, float]:
+    """Velocity analysis of an SLA at design from its hard points alone (numpy, no rtmbs):
+    lower arm turning at unit rate about its pivot axis, upper arm at ω_U about its own, upright
+    (angular velocity w) carried by the two ball joints and held by the tie rod (its length
+    constant). Returns (dl/dz of the spring, d(wheel-centre y)/dz)."""
+    P = {k: np.asarray(v, float) for k, v in front["hard_points"].items()}
+    uL = P["lower_arm_front"] - P["lower_arm_back"]
+    uL /= np.linalg.norm(uL)
+    uU = P["upper_arm_front"] - P["upper_arm_back"]
+    uU /= np.linalg.norm(uU)
+    B, C, T, W = P["lower_arm_upright"], P["upper_arm_upright"], P["tie_rod_outer"], P["wheel_centre"]
+    vB = np.cross(uL, B - P["lower_arm_back"])
+
+    def skew(a):
+        return np.array([[0, -a[2], a[1]], [a[2], 0, -a[0]], [-a[1], a[0], 0]])
+
+    # unknowns x = (ω_U, w): vC = ω_U uU × (C − P_U) = vB + w × (C − B);  e_T · (vB + w × (T − B)) = 0
+    eT = T - P["tie_rod_inner"]
+    M = np.zeros((4, 4))
+    rhs = np.zeros(4)
+    M[:3, 0] = np.cross(uU, C - P["upper_arm_back"])
+    M[:3, 1:] = skew(C - B)  # −w × (C − B) = (C − B) × w
+    rhs[:3] = vB
+    M[3, 1:] = -eT @ skew(T - B)  # eT · (w × r) = −eT · (r × w)
+    rhs[3] = -eT @ vB
+    w = np.linalg.solve(M, rhs)[1:]
+    vW = vB + np.cross(w, W - B)
+    e = P["spring_arm"] - P["spring_chassis"]
+    e /= np.linalg.norm(e)
+    dl = e @ np.cross(uL, P["spring_arm"] - P["lower_arm_back"])
+    return dl / vW[2], vW[1] / vW[2]
+
+
+def test_sedan_front_force_and_track_at_design_from_the_hard_points(sedan_front):
+    """The sedan's own front SLA: by virtual work the load at design is preload·(−dl/dz) and
+    the wheel rate k·(dl/dz)² plus the preload's geometric term (not computed here: the check
+    is loose on it); the lateral slope of the wheel centre is d(track)/dz at design."""
+    front = yaml.safe_load((SEDAN / "front_suspension.yaml").read_text())
+    dl_dz, dy_dz = sla_motion_ratio(front)
+    r = sedan_front["front-left"]
+    preload, k = front["spring"]["preload"], front["spring"]["stiffness"]
+    assert r.summary["Fz_N"] == pytest.approx(-preload * dl_dz, rel=1e-7)
+    z, y = r.travel["travel"] * 1e-3, r.travel["track_change"] * 1e-3
+    slope = (y[3] - y[1]) / (z[3] - z[1])  # central difference over ±30 mm
+    assert slope == pytest.approx(dy_dz, abs=2e-3)
+    assert r.summary["wheel_rate_N_per_m"] == pytest.approx(k * dl_dz ** 2, rel=0.05)
