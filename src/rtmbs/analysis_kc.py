@@ -21,8 +21,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .assembly import assemble_positions, static_equilibrium
-from .errors import ModelError
+from .assembly import assemble_positions
+from .errors import AssemblyError, ModelError
 from .model.description import Model
 from .protocol import EVAL_PHIQ, EVAL_Q
 from .system import compile_model
@@ -136,9 +136,36 @@ class _Rig:
         s.evaluate(0.0, self.q, np.zeros(s.n), ws, EVAL_Q | EVAL_PHIQ)
         sv = np.linalg.svd(ws.phiq, compute_uv=False)
         if int((sv > sv[0] * MODEL_RANK_RTOL).sum()) < s.n:  # compliant (bushings): statics
-            self.q, lam = static_equilibrium(s, self.q)
-            return lam
+            self._statics()
+            s.evaluate(0.0, self.q, np.zeros(s.n), ws, EVAL_Q | EVAL_PHIQ)
         return np.linalg.lstsq(ws.phiq.T, ws.Q, rcond=None)[0]
+
+    def _statics(self, tol: float = 1e-9, max_iter: int = 30) -> None:
+        """Static equilibrium of the directions the drivers leave free (bushings): Newton on
+        Nᵀ Q(q) = 0 over the null space N of Φq (the projected forces vanish, so Q = Φqᵀλ),
+        the stiffness Nᵀ ∂Q/∂q N by central differences, re-assembling after each step."""
+        s = self.system
+        ws = s.workspace()
+        zero = np.zeros(s.n)
+        for _ in range(max_iter):
+            self.q = assemble_positions(s, self.q)
+            s.evaluate(0.0, self.q, zero, ws, EVAL_Q | EVAL_PHIQ)
+            _, sv, vt = np.linalg.svd(ws.phiq)
+            N = vt[int((sv > sv[0] * MODEL_RANK_RTOL).sum()):].T
+            g = N.T @ ws.Q
+            if np.abs(g).max() < tol * max(1.0, np.abs(ws.Q).max()):
+                return
+            K = np.empty((s.n, N.shape[1]))
+            for k in range(N.shape[1]):
+                e = 1e-7
+                s.evaluate(0.0, self.q + e * N[:, k], zero, ws, EVAL_Q)
+                qp = ws.Q.copy()
+                s.evaluate(0.0, self.q - e * N[:, k], zero, ws, EVAL_Q)
+                K[:, k] = (qp - ws.Q) / (2 * e)
+            self.q = self.q - N @ np.linalg.solve(N.T @ K, g)
+        raise AssemblyError(f"K&C rig of '{s.name}': no static equilibrium of the compliant "
+                            f"directions after {max_iter} Newton iterations (projected force "
+                            f"{np.abs(g).max():.3g})")
 
     def read(self, q, marker=None) -> dict:
         """Wheel centre (m) and spin axis (pointing outboard of this corner's side), global, of

@@ -205,4 +205,4 @@ def test_sedan_front_force_and_track_at_design_from_the_hard_points(sedan_front)
     z, y = r.travel["travel"] * 1e-3, r.travel["track_change"] * 1e-3
     slope = (y[3] - y[1]) / (z[3] - z[1])  # central difference over ±30 mm
     assert slope == pytest.approx(dy_dz, abs=2e-3)
-    assert r.summary["wheel_rate_N_per_m"] == pytest.approx(k * dl_dz ** 2, rel=0.05)
+    assert r.summary["wheel_rate_N_per_m"] == pytest.approx(k * dl_dz ** 2, rel=0.02)  # +1.3 %
