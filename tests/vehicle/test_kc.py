@@ -206,3 +206,20 @@ def test_sedan_front_force_and_track_at_design_from_the_hard_points(sedan_front)
     slope = (y[3] - y[1]) / (z[3] - z[1])  # central difference over ±30 mm
     assert slope == pytest.approx(dy_dz, abs=2e-3)
     assert r.summary["wheel_rate_N_per_m"] == pytest.approx(k * dl_dz ** 2, rel=0.02)  # +1.3 %
+
+
+def test_stiff_bushings_approach_the_kinematic_hand_results():
+    """The bushing variant of the test SLA (quasi-static compliance path) with bushings 1e9 N/m
+    stiff and free about the pivot axes: the same hand results as the ideal joints, within the
+    bushings' deflections (a few kN / 1e9 N/m)."""
+    data = sla_vehicle()
+    data["subsystems"]["front_suspension"] = dict(SLA, bushings={"arm": {
+        "stiffness": [1e9, 1e9, 1e9], "damping": [0.0, 0.0, 0.0],
+        "rotational_stiffness": [1e7, 1e7, 0.0], "rotational_damping": [0.0, 0.0, 0.0]}})
+    m = vehicle_from_dict(data, SEDAN, "sla", joints="bushings")
+    z = np.array([-0.04, -1e-4, 0.0, 1e-4, 0.04])
+    r = kc_sweep(m, "front-left", z)
+    assert np.abs(r.travel["camber"]).max() < 3e-4  # measured 1e-4 deg
+    assert np.allclose(r.travel["track_change"], 1e3 * (np.sqrt(L ** 2 - z ** 2) - L), atol=5e-4)
+    assert np.allclose(r.travel["Fz"], hand_force(z), rtol=5e-5)
+    assert r.summary["wheel_rate_N_per_m"] == pytest.approx(K * (A / L) ** 2, rel=1e-4)
