@@ -160,11 +160,12 @@ def test_cli_writes_tables_matching_the_api(tmp_path):
     assert math.isfinite(vals.sum())
 
 
-def sla_motion_ratio(front: dict) -> tuple[float, float]:
+def sla_motion_ratio(front: dict, arm_point=None) -> tuple:
     """Velocity analysis of an SLA at design from its hard points alone (numpy, no rtmbs):
     lower arm turning at unit rate about its pivot axis, upper arm at ω_U about its own, upright
     (angular velocity w) carried by the two ball joints and held by the tie rod (its length
-    constant). Returns (dl/dz of the spring, d(wheel-centre y)/dz)."""
+    constant). Returns (dl/dz of the spring, d(wheel-centre y)/dz) and, given ``arm_point``
+    (on the lower arm, same frame), that point's velocity per unit wheel travel."""
     P = {k: np.asarray(v, float) for k, v in front["hard_points"].items()}
     uL = P["lower_arm_front"] - P["lower_arm_back"]
     uL /= np.linalg.norm(uL)
@@ -190,6 +191,9 @@ def sla_motion_ratio(front: dict) -> tuple[float, float]:
     e = P["spring_arm"] - P["spring_chassis"]
     e /= np.linalg.norm(e)
     dl = e @ np.cross(uL, P["spring_arm"] - P["lower_arm_back"])
+    if arm_point is not None:
+        v = np.cross(uL, np.asarray(arm_point, float) - P["lower_arm_back"]) / vW[2]
+        return dl / vW[2], vW[1] / vW[2], v
     return dl / vW[2], vW[1] / vW[2]
 
 
@@ -223,3 +227,21 @@ def test_stiff_bushings_approach_the_kinematic_hand_results():
     assert np.allclose(r.travel["track_change"], 1e3 * (np.sqrt(L ** 2 - z ** 2) - L), atol=5e-4)
     assert np.allclose(r.travel["Fz"], hand_force(z), rtol=5e-5)
     assert r.summary["wheel_rate_N_per_m"] == pytest.approx(K * (A / L) ** 2, rel=1e-4)
+
+
+def test_single_wheel_travel_adds_the_antiroll_bar_rate_by_hand():
+    """Single-wheel travel twists the front bar (parallel travel does not): the difference of
+    the wheel rates at design is k_bar·(dφ/dz)², φ the bar half's rotation about y, from the
+    drop link (a rigid distance) between the bar arm's end E and the lower-arm point D:
+    e·(φ̇ ŷ × (E − bearing) − v_D) = 0."""
+    front = yaml.safe_load((SEDAN / "front_suspension.yaml").read_text())
+    bar = yaml.safe_load((SEDAN / "front_antiroll.yaml").read_text())
+    H = {k: np.asarray(v, float) for k, v in bar["hard_points"].items()}
+    _, _, vD = sla_motion_ratio(front, H["drop_link_lower"])
+    e = H["arm_end"] - H["drop_link_lower"]
+    dphi = (e @ vD) / (e @ np.cross([0.0, 1.0, 0.0], H["arm_end"] - H["bar_bearing"]))
+    m = sedan_model()
+    z, rack = [-1e-4, 0.0, 1e-4], [-1e-3, 0.0, 1e-3]
+    single = kc_sweep(m, "front-left", z, rack, mode="single").summary["wheel_rate_N_per_m"]
+    parallel = kc_sweep(m, "front-left", z, rack).summary["wheel_rate_N_per_m"]
+    assert single - parallel == pytest.approx(bar["stiffness"] * dphi ** 2, rel=1e-4)
