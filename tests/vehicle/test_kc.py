@@ -245,3 +245,14 @@ def test_single_wheel_travel_adds_the_antiroll_bar_rate_by_hand():
     single = kc_sweep(m, "front-left", z, rack, mode="single").summary["wheel_rate_N_per_m"]
     parallel = kc_sweep(m, "front-left", z, rack).summary["wheel_rate_N_per_m"]
     assert single - parallel == pytest.approx(bar["stiffness"] * dphi ** 2, rel=1e-4)
+
+
+def test_cli_names_an_unknown_model_and_a_bad_travel(capsys, tmp_path):
+    from rtmbs.cli import main
+
+    assert main(["kc", "sedna", "--corner", "front-left", "--out", str(tmp_path)]) == 1
+    err = capsys.readouterr().err
+    assert "MODEL: 'sedna' is neither a built-in vehicle (sedan, sedan-bushings) nor a vehicle file" in err
+    assert main(["kc", "sedan", "--corner", "front-left", "--travel", "-0.08:0.08",
+                 "--out", str(tmp_path)]) == 1
+    assert "--travel: expected START:STOP:COUNT" in capsys.readouterr().err
