@@ -23,6 +23,7 @@ _PLUGINS = (
     "rtmbs.realtime_cli",      # realtime, export-fmu
     "rtmbs.view_cli",          # view
     "rtmbs.sweep_cli",         # sweep, identify
+    "rtmbs.kc_cli",            # kc
 )
 
 
