@@ -12,7 +12,7 @@ from __future__ import annotations
 import contextlib
 import math
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
@@ -20,7 +20,7 @@ import yaml
 
 from ..errors import ModelError
 from .engine import local_cluster, run_many
-from .manoeuvre import manoeuvre_inputs
+from .manoeuvre import manoeuvre_inputs, named_manoeuvre, with_road
 from .parameters import build_system, check_paths, model_spec, unit_of_parameter, with_values
 from .sweep import RunSpec
 
@@ -142,15 +142,21 @@ def problem(config) -> Problem:
         hi.append(c)
     with_values(mspec, dict(zip(params, start)))  # the start values make a valid model
     man = data.get("manoeuvre")
-    if isinstance(man, str) and man != "model" and not Path(man).is_absolute():
-        man = str(folder / man)
-    inputs = manoeuvre_inputs(man, mspec.description, mspec.name)
+    named = named_manoeuvre(man, f"{src}: manoeuvre")
+    if named is not None:
+        mspec = replace(mspec, description=with_road(mspec.description, named.road, mspec.name,
+                                                     f"{src}: manoeuvre"))
+        inputs = manoeuvre_inputs(named.inputs, mspec.description, mspec.name)
+    else:
+        if isinstance(man, str) and man != "model" and not Path(man).is_absolute():
+            man = str(folder / man)
+        inputs = manoeuvre_inputs(man, mspec.description, mspec.name)
     signals = data["signals"]
     if isinstance(signals, str):
         signals = [signals]
     spec = RunSpec(model=mspec, inputs=inputs, solver=str(data.get("solver", "li-euler")),
                    h=_number(src, "h", data.get("h", 1e-3), True),
-                   t_end=_number(src, "t_end", data.get("t_end", 1.0), True),
+                   t_end=_number(src, "t_end", data.get("t_end", named.t_end if named else 1.0), True),
                    options=dict(data.get("options") or {}), signals=list(signals))
     base = build_system(mspec, None, inputs)
     known = list(base.output_names) + [f"q:{c}" for c in base.coordinate_names]
@@ -158,7 +164,7 @@ def problem(config) -> Problem:
         if s not in known:
             raise _err(src, f"signals.{s}",
                        f"unknown signal of model '{mspec.name}'" + did_you_mean(s, known))
-    t_meas, measured = _measured(data["target"], src, folder, spec)
+    t_meas, measured = _measured(data["target"], src, folder, spec, named)
     cost = data.get("cost") or {}
     if not isinstance(cost, dict) or set(cost) - _COST_KEYS:
         raise _err(src, "cost", f"expected a mapping with {', '.join(sorted(_COST_KEYS))}")
@@ -172,13 +178,20 @@ def problem(config) -> Problem:
                    int(_number(src, "max_nfev", data.get("max_nfev", 50), True)), src)
 
 
-def _measured(target, src, folder, spec):
-    """(times, {signal: values}) of the measured data: a CSV file or a target run."""
-    if not isinstance(target, dict) or len(set(target) & {"run", "data"}) != 1:
-        raise _err(src, "target", "expected {run: {PATH: value, ...}} (a run of the model) or "
-                   "{data: FILE.csv} (columns t and the signals)")
-    if "run" in target:
-        values = target["run"] or {}
+def _measured(target, src, folder, spec, named=None):
+    """(times, {signal: values}) of the measured data: a CSV file, a run of the model, or a run
+    of another ``model`` (e.g. the detailed ``multilink-ideal`` for a concept model) through the
+    same manoeuvre."""
+    keys = set(target) if isinstance(target, dict) else None
+    if keys is None or keys - {"run", "data", "model"} or not keys \
+            or ("data" in keys) == bool(keys & {"run", "model"}):
+        raise _err(src, "target", "expected {run: {PATH: value, ...}} (a run of the model), "
+                   "{model: NAME, run: {...}} (a run of another model) or {data: FILE.csv} "
+                   "(columns t and the signals)")
+    if "data" not in keys:
+        values = target.get("run") or {}
+        if "model" in keys:
+            spec = _target_spec(target["model"], src, folder, spec, named)
         check_paths(spec.model, values)
         out = simulate_signals(spec, values)
         return out["t"], {s: out[s] for s in spec.signals}
@@ -202,6 +215,29 @@ def _measured(target, src, folder, spec):
     if len(cols["t"]) < 1 or cols["t"].max() > spec.t_end + 1e-12 or cols["t"].min() < 0:
         raise _err(src, "target.data", f"{p.name}: times must lie in [0, t_end = {spec.t_end:g}] s")
     return cols["t"], {s: cols[s] for s in spec.signals}
+
+
+def _target_spec(model, src, folder, spec: RunSpec, named) -> RunSpec:
+    """The run spec of a target ``model``: the identified model's manoeuvre (its inputs, and
+    the named manoeuvre's road), solver and signals."""
+    from ..errors import did_you_mean
+
+    model = str(model)
+    if Path(model).suffix.lower() in (".yaml", ".yml") and not Path(model).is_absolute():
+        model = str(folder / model)
+    tspec = model_spec(model)
+    if named is not None:
+        tspec = replace(tspec, description=with_road(tspec.description, named.road, tspec.name,
+                                                     f"{src}: manoeuvre"))
+    inputs = manoeuvre_inputs(spec.inputs, tspec.description, tspec.name) if spec.inputs else None
+    out = replace(spec, model=tspec, inputs=inputs)
+    base = build_system(tspec, None, inputs)
+    known = list(base.output_names) + [f"q:{c}" for c in base.coordinate_names]
+    for s in spec.signals:
+        if s not in known:
+            raise _err(src, "target.model", f"model '{tspec.name}' has no signal '{s}'"
+                       + did_you_mean(s, known))
+    return out
 
 
 def simulate_signals(spec: RunSpec, values: dict) -> dict:
