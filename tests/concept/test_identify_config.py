@@ -48,6 +48,31 @@ def test_named_four_phase_manoeuvre_reproduces_the_concept_run():
     assert np.ptp(ref["z"][ref["t"] > 1.0]) > 1e-3
 
 
+IC_X = "bodies.chassis.markers.ic_rl.position.0"
+
+
+def test_also_ties_the_pivot_on_both_bodies_as_d_r():
+    """The instant centre's x is two numbers of the YAML (the pivot marker on the chassis and on
+    the arm): ``also`` writes one identified value to both, which is the factory's d_r."""
+    d_r = 0.75
+    ic_x = cm.detailed_masses().arm_cg[0] + d_r
+    cfg = _config({"run": {IC_X: ic_x}}, manoeuvre={"four-phase": "test", "scale": 0.1})
+    cfg["parameters"] = {IC_X: {"start": 0.6, "bounds": [0.2, 1.6],
+                                "also": ["bodies.arm.markers.ic.position.0"]}}
+    prob = problem(cfg)
+    man = mv.TEST.scaled(0.1)
+    ref = mv.run(compile_model(cm.quarter_car_model({"d_r": d_r}, road=man.road())), man)
+    default = mv.run(compile_model(cm.quarter_car_model(None, road=man.road())), man)
+    y = np.interp(ref["t"], prob.t_meas, prob.measured["chassis.z"])
+    assert np.max(np.abs(y - ref["z"])) < 1e-9
+    assert np.max(np.abs(default["z"] - ref["z"])) > 1e-4   # d_r matters
+    with pytest.raises(ModelError) as e:
+        cfg["parameters"][IC_X]["also"] = ["bodies.arm.markers.icc.position.0"]
+        problem(cfg)
+    assert "bodies.arm.markers.icc.position.0: unknown parameter of model 'concept-quarter-car'" \
+        in str(e.value)
+
+
 def test_recovers_known_parameters_from_own_noisy_run(tmp_path):
     truth = {K: 34000.0, C: 2600.0, L0: 0.479}
     cfg = _config({"run": truth})

@@ -47,6 +47,7 @@ class Problem:
     fd_step: float = 1e-6
     max_nfev: int = 50
     source: str = "config"
+    tied: dict = field(default_factory=dict)
 
 
 @dataclass
@@ -121,13 +122,21 @@ def problem(config) -> Problem:
         raise _err(src, "parameters", "expected a mapping PATH: {start: x, bounds: [lo, hi]}")
     check_paths(mspec, params)
     start, lo, hi = [], [], []
+    tied = {}
     for path, p in params.items():
         key = f"parameters.{path}"
         if not isinstance(p, dict) or "start" not in p:
             raise _err(src, key, "expected {start: x, bounds: [lo, hi]}")
-        extra = set(p) - {"start", "bounds"}
+        extra = set(p) - {"start", "bounds", "also"}
         if extra:
-            raise _err(src, f"{key}.{sorted(extra)[0]}", "unknown key (known: start, bounds)")
+            raise _err(src, f"{key}.{sorted(extra)[0]}", "unknown key (known: start, bounds, also)")
+        also = p.get("also", [])
+        also = [also] if isinstance(also, str) else also
+        if not isinstance(also, list) or not all(isinstance(a, str) for a in also):
+            raise _err(src, f"{key}.also", f"expected a list of parameter paths, got {also!r}")
+        check_paths(mspec, also)
+        if also:
+            tied[path] = list(also)
         x0 = _number(src, f"{key}.start", p["start"])
         b = p.get("bounds", [-math.inf, math.inf])
         if not isinstance(b, (list, tuple)) or len(b) != 2:
@@ -140,7 +149,7 @@ def problem(config) -> Problem:
         start.append(x0)
         lo.append(a)
         hi.append(c)
-    with_values(mspec, dict(zip(params, start)))  # the start values make a valid model
+    with_values(mspec, expand(dict(zip(params, start)), tied))  # the start values make a valid model
     man = data.get("manoeuvre")
     named = named_manoeuvre(man, f"{src}: manoeuvre")
     if named is not None:
@@ -164,7 +173,7 @@ def problem(config) -> Problem:
         if s not in known:
             raise _err(src, f"signals.{s}",
                        f"unknown signal of model '{mspec.name}'" + did_you_mean(s, known))
-    t_meas, measured = _measured(data["target"], src, folder, spec, named)
+    t_meas, measured = _measured(data["target"], src, folder, spec, named, tied)
     cost = data.get("cost") or {}
     if not isinstance(cost, dict) or set(cost) - _COST_KEYS:
         raise _err(src, "cost", f"expected a mapping with {', '.join(sorted(_COST_KEYS))}")
@@ -175,10 +184,10 @@ def problem(config) -> Problem:
     scale = {s: (float(np.std(y)) if norm and np.std(y) > 0 else 1.0) for s, y in measured.items()}
     return Problem(spec, list(params), np.array(start), np.array(lo), np.array(hi), t_meas,
                    measured, scale, loss, _number(src, "fd_step", data.get("fd_step", 1e-6), True),
-                   int(_number(src, "max_nfev", data.get("max_nfev", 50), True)), src)
+                   int(_number(src, "max_nfev", data.get("max_nfev", 50), True)), src, tied)
 
 
-def _measured(target, src, folder, spec, named=None):
+def _measured(target, src, folder, spec, named=None, tied=None):
     """(times, {signal: values}) of the measured data: a CSV file, a run of the model, or a run
     of another ``model`` (e.g. the detailed ``multilink-ideal`` for a concept model) through the
     same manoeuvre."""
@@ -192,6 +201,8 @@ def _measured(target, src, folder, spec, named=None):
         values = target.get("run") or {}
         if "model" in keys:
             spec = _target_spec(target["model"], src, folder, spec, named)
+        else:  # the identified model: a value of an identified path also goes to its ``also``
+            values = expand(values, {p: o for p, o in (tied or {}).items() if p in values})
         check_paths(spec.model, values)
         out = simulate_signals(spec, values)
         return out["t"], {s: out[s] for s in spec.signals}
@@ -250,10 +261,19 @@ def simulate_signals(spec: RunSpec, values: dict) -> dict:
     return {"t": np.asarray(res.t), **{s: np.asarray(res.signal(s), float) for s in spec.signals}}
 
 
+def expand(values: dict, tied: dict) -> dict:
+    """``values`` with each identified path's value also written to the paths it is ``also``
+    (one design parameter held by several numbers: a pivot's x on both bodies)."""
+    out = dict(values)
+    for path, others in tied.items():
+        out.update({o: values[path] for o in others})
+    return out
+
+
 def residuals_task(task) -> np.ndarray:
     """Residuals of one parameter vector (a Dask task): ``task`` = (Problem, values)."""
     prob, x = task
-    out = simulate_signals(prob.spec, dict(zip(prob.paths, map(float, x))))
+    out = simulate_signals(prob.spec, expand(dict(zip(prob.paths, map(float, x))), prob.tied))
     return np.concatenate([(np.interp(prob.t_meas, out["t"], out[s]) - prob.measured[s]) / prob.scale[s]
                            for s in prob.spec.signals])
 
