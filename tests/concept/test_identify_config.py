@@ -78,7 +78,7 @@ def test_example_config_of_the_docs_is_valid():
     from pathlib import Path
 
     text = (Path(__file__).parents[2] / "docs" / "concept.md").read_text()
-    block = text.split("```yaml\n# concept-id.yaml")[1].split("```")[0]
+    block = "#" + text.split("```yaml\n# concept-id.yaml")[1].split("```")[0]
     cfg = yaml.safe_load(block)
     assert cfg["manoeuvre"] == "four-phase" and cfg["target"] == {"model": "multilink-ideal"}
     prob = problem({**cfg, "manoeuvre": {"four-phase": "test", "scale": 0.1}})
@@ -173,3 +173,19 @@ def test_jacobian_columns_on_a_local_cluster_equal_in_process():
     # the columns differ from each other and from the base point (each moved one parameter)
     assert all(not np.array_equal(here[0], c) for c in here[1:])
     assert not np.array_equal(cols_here[0], cols_here[1])
+
+
+@pytest.mark.parametrize("args, message", [
+    (["concept", "--scheduler", "foo"], "rtmbs: error: --scheduler 'foo': expected none, local or "
+     "an address such as tcp://host:8786\n"),
+    (["concept", "--workers", "2"], "rtmbs: error: --workers: only with --scheduler local (the "
+     "processes of a LocalCluster)\n"),
+    (["truck", "--scheduler", "local"], "rtmbs: error: --scheduler: study 'truck' runs in this "
+     "process only (--scheduler is for: concept)\n"),
+])
+def test_study_scheduler_options_are_checked_before_any_run(tmp_path, capsys, args, message):
+    from rtmbs.cli import main
+
+    assert main(["study", *args, "--out", str(tmp_path / "out")]) == 1
+    assert capsys.readouterr().err == message
+    assert not any((tmp_path / "out").rglob("*"))
