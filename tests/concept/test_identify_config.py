@@ -189,3 +189,21 @@ def test_study_scheduler_options_are_checked_before_any_run(tmp_path, capsys, ar
     assert main(["study", *args, "--out", str(tmp_path / "out")]) == 1
     assert capsys.readouterr().err == message
     assert not any((tmp_path / "out").rglob("*"))
+
+
+def test_sweep_over_the_four_phase_test():
+    """`rtmbs sweep concept-quarter-car --manoeuvre four-phase...`: each row's final chassis
+    height is the Python-built model's through manoeuvres.run with that K_r."""
+    from rtmbs.runs.sweep import sweep
+
+    man = mv.TEST.scaled(0.1)
+    table = sweep("concept-quarter-car", {K: [25000.0, 40000.0]},
+                  manoeuvre={"four-phase": "test", "scale": 0.1}, signals=["chassis.z"],
+                  progress=False)
+    assert table.meta["t_end"] == pytest.approx(man.t_end)
+    finals = []
+    for k, z in zip((25000.0, 40000.0), table.columns["chassis.z.final"]):
+        ref = mv.run(compile_model(cm.quarter_car_model({"K_r": k}, road=man.road())), man)
+        assert z == pytest.approx(ref["z"][-1], abs=1e-12)
+        finals.append(z)
+    assert abs(finals[0] - finals[1]) > 1e-3
