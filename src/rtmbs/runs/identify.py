@@ -1,9 +1,11 @@
 """Parameter identification: scipy ``least_squares`` on model parameters (docs/runs.md).
 
 A configuration (YAML, or the same mapping) names the model, the parameters with their start
-values and bounds, the measured data (a CSV of ``t`` and signal columns, or a target run of the
-same model with given parameter values) and the cost (residuals simulated − measured at the
-measured times, divided per signal by the measured signal's standard deviation, or not). The
+values and bounds (and ``also``: more paths given the same value), the measured data (a CSV of
+``t`` and signal columns, a target run of the same model with given parameter values, or of
+another model through the same manoeuvre, e.g. the named ``four-phase`` test) and the cost
+(residuals simulated − measured at the measured times, divided per signal by the measured
+signal's standard deviation, or not). The
 Jacobian is by forward differences; its columns — one run each — go through
 :func:`rtmbs.runs.engine.run_many`, in parallel on Dask when a scheduler is given.
 """
