@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import importlib
+from .cli_numbers import positive_int
 from .io.files import writable_dir
 
 #: study name -> (module, function, what it reproduces)
@@ -27,13 +28,41 @@ def register(sub, fmt):
     p.add_argument("name", choices=list(STUDIES), help="which study")
     p.add_argument("--out", required=True, help="output directory for report.md and plots")
     p.add_argument("--quick", action="store_true", help="a short version (minutes instead of hours)")
+    p.add_argument("--scheduler", default=None, help="concept study only: where the "
+                   "identification's Jacobian columns run: 'none' (this process, the default), "
+                   "'local' (a Dask LocalCluster of --workers processes) or an address tcp://host:8786")
+    p.add_argument("--workers", type=positive_int, default=None,
+                   help="with --scheduler local: worker processes (default: the cores)")
     p.set_defaults(func=cmd_study)
+
+
+#: studies that take --scheduler/--workers
+PARALLEL = ("concept",)
 
 
 def cmd_study(args) -> int:
     from .errors import RtmbsError
 
     mod_name, fn_name, _ = STUDIES[args.name]
+    scheduler = None if args.scheduler in (None, "none", "") else args.scheduler
+    parallel = {}
+    if scheduler is not None or args.workers is not None:
+        from .errors import SolverError
+        from .runs.engine import check_scheduler
+
+        option = "--scheduler" if scheduler is not None else "--workers"
+        if args.name not in PARALLEL:
+            raise SolverError(f"{option}: study '{args.name}' runs in this process only "
+                              f"(--scheduler is for: {', '.join(PARALLEL)})")
+        if args.workers is not None and scheduler != "local":
+            raise SolverError("--workers: only with --scheduler local (the processes of a "
+                              "LocalCluster)")
+        try:
+            check_scheduler(scheduler)
+        except SolverError:
+            raise SolverError(f"--scheduler {scheduler!r}: expected none, local or an address "
+                              "such as tcp://host:8786") from None
+        parallel = {"scheduler": scheduler, "n_workers": args.workers}
     try:
         mod = importlib.import_module(mod_name)
     except ModuleNotFoundError as exc:
@@ -43,7 +72,7 @@ def cmd_study(args) -> int:
     out = writable_dir(args.out)  # before the work
     before = {p: p.stat().st_mtime_ns for p in out.rglob("*") if p.is_file()}
     try:
-        getattr(mod, fn_name)(out, quick=args.quick)
+        getattr(mod, fn_name)(out, quick=args.quick, **parallel)
     except KeyboardInterrupt:  # Ctrl-C / SIGTERM: name what the study wrote before it
         import sys
 

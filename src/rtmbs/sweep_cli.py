@@ -30,11 +30,13 @@ def register(sub, fmt):
     p.add_argument("model", help="built-in name (rtmbs models) or YAML file")
     p.add_argument("--param", action="append", required=True, metavar="PATH=V1,V2,...",
                    help="a parameter and its values (v1,v2,... or start:stop:count), repeatable")
-    p.add_argument("--manoeuvre", default="model", help="'model' (its own inputs) or a YAML "
-                   "(inputs: {name: input}) or CSV (t and one column per input) file")
+    p.add_argument("--manoeuvre", default="model", help="'model' (its own inputs), a YAML "
+                   "(inputs: {name: input}) or CSV (t and one column per input) file, or "
+                   "four-phase, four-phase-V1, four-phase-V2 (the concept models' test and its road)")
     p.add_argument("--solver", default="li-euler", help="solver name")
     p.add_argument("--h", type=positive_float, default=1e-3, help="step size [s]")
-    p.add_argument("--t-end", type=positive_float, default=1.0, help="end time [s]")
+    p.add_argument("--t-end", type=positive_float, default=None,
+                   help="end time [s] (default: 1, or the named manoeuvre's length)")
     p.add_argument("--save-every", type=positive_int, default=1, help="keep every k-th step")
     add_solver_arguments(p)
     p.add_argument("--output", action="append", default=None, metavar="SIGNAL",

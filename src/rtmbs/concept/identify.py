@@ -99,6 +99,43 @@ def residual_vector(model: dict, target: dict, signals=("z", "vz"), residual: st
     return np.concatenate(out)
 
 
+@dataclass
+class Residual:
+    """``residual(u)``: the residual vector at the scaled parameters ``u`` (in [0, 1] between
+    the bounds). A module-level callable holding plain data, so that a Dask ``map`` can ship
+    it to the workers (with a picklable ``simulate``, e.g. :class:`QuarterCarSimulator`)."""
+
+    simulate: Callable
+    target: dict
+    names: tuple
+    lower: np.ndarray
+    span: np.ndarray
+    signals: tuple
+    residual: str
+    cumulative: str
+    scale: dict
+
+    def params(self, u) -> dict:
+        return dict(zip(self.names, (self.lower + np.clip(u, 0.0, 1.0) * self.span).tolist()))
+
+    def __call__(self, u) -> np.ndarray:
+        return residual_vector(self.simulate(self.params(u)), self.target, self.signals,
+                               self.residual, self.cumulative, self.scale)
+
+
+def fd_points(u: np.ndarray, diff_step: float) -> tuple[list, list]:
+    """The forward-difference points u + h e_j of the Jacobian columns and their steps h
+    (backwards where forwards would leave [0, 1])."""
+    steps, points = [], []
+    for j in range(len(u)):
+        h = diff_step if u[j] + diff_step <= 1.0 else -diff_step
+        v = np.array(u, float)
+        v[j] += h
+        steps.append(h)
+        points.append(v)
+    return points, steps
+
+
 def identify(simulate: Callable[[dict], dict], target: dict, names: Sequence[str], x0, bounds,
              known: Sequence[str] | None = None, signals=("z", "vz"), residual: str = "stacked",
              cumulative: str = "absolute", map: Callable = map, diff_step: float = 1e-3,
@@ -121,12 +158,9 @@ def identify(simulate: Callable[[dict], dict], target: dict, names: Sequence[str
     residual_vector({k: target[k] for k in signals}, target, signals, residual, cumulative)
     span = hi - lo
     scale = {k: float(np.std(np.asarray(target[k], float))) or 1.0 for k in signals}
-
-    def params(u):
-        return dict(zip(names, (lo + np.clip(u, 0.0, 1.0) * span).tolist()))
-
-    def res_of(u):
-        return residual_vector(simulate(params(u)), target, signals, residual, cumulative, scale)
+    res_of = Residual(simulate, {k: np.asarray(target[k], float) for k in (*signals, "t") if k in target},
+                      names, lo, span, tuple(signals), residual, cumulative, scale)
+    params = res_of.params
 
     cache = {}
     history = []
@@ -142,13 +176,7 @@ def identify(simulate: Callable[[dict], dict], target: dict, names: Sequence[str
         if log:
             log(f"    iteration {len(history) - 1}: cost {history[-1]:.6g}  "
                 + "  ".join(f"{k}={v:.6g}" for k, v in params(u).items()))
-        steps, points = [], []
-        for j in range(len(u)):
-            h = diff_step if u[j] + diff_step <= 1.0 else -diff_step
-            v = u.copy()
-            v[j] += h
-            steps.append(h)
-            points.append(v)
+        points, steps = fd_points(u, diff_step)
         cols = list(map(res_of, points))
         return np.column_stack([(c - r0) / h for c, h in zip(cols, steps)])
 
@@ -163,24 +191,39 @@ def identify(simulate: Callable[[dict], dict], target: dict, names: Sequence[str
                           x0=x0)
 
 
-def quarter_car_simulator(manoeuvre, solver: str = "li-euler", h: float = 1e-3,
-                          every: int = 1, fixed: dict | None = None, **options):
+@dataclass(frozen=True)
+class QuarterCarSimulator:
     """``simulate(params)`` for :func:`identify`: the concept quarter car with ``fixed`` and
     ``params`` (names :data:`rtmbs.concept.models.QUARTER_PARAMS`) driven through
-    ``manoeuvre`` (:func:`rtmbs.concept.manoeuvres.run`). A run that fails returns NaN from
-    where it stopped."""
+    ``manoeuvre`` (:func:`rtmbs.concept.manoeuvres.run`). Plain data and a module-level class:
+    picklable, so Dask workers can run it. A run that fails returns NaN from where it stopped."""
+
+    manoeuvre: object
+    solver: str = "li-euler"
+    h: float = 1e-3
+    every: int = 1
+    fixed: dict | None = None
+    options: dict = field(default_factory=dict)
+
+    def __call__(self, params: dict) -> dict:
+        from ..system import compile_model
+        from .manoeuvres import run
+        from .models import quarter_car_model
+
+        model = quarter_car_model({**(self.fixed or {}), **params}, road=self.manoeuvre.road())
+        return run(compile_model(model), self.manoeuvre, solver=self.solver, h=self.h,
+                   every=self.every, **self.options)
+
+
+def quarter_car_simulator(manoeuvre, solver: str = "li-euler", h: float = 1e-3,
+                          every: int = 1, fixed: dict | None = None, **options) -> QuarterCarSimulator:
+    """A checked :class:`QuarterCarSimulator` (the model is drivable by ``manoeuvre``)."""
     from ..system import compile_model
-    from .manoeuvres import check_drivable, run
+    from .manoeuvres import check_drivable
     from .models import quarter_car_model
 
-    road = manoeuvre.road()
-    check_drivable(compile_model(quarter_car_model(fixed, road=road)), manoeuvre)
-
-    def simulate(params: dict) -> dict:
-        system = compile_model(quarter_car_model({**(fixed or {}), **params}, road=road))
-        return run(system, manoeuvre, solver=solver, h=h, every=every, **options)
-
-    return simulate
+    check_drivable(compile_model(quarter_car_model(fixed, road=manoeuvre.road())), manoeuvre)
+    return QuarterCarSimulator(manoeuvre, solver, h, every, fixed, dict(options))
 
 
 def rms_errors(model: dict, target: dict, keys=("z", "vz", "az")) -> dict:
@@ -189,53 +232,79 @@ def rms_errors(model: dict, target: dict, keys=("z", "vz", "az")) -> dict:
             for k in keys}
 
 
-def car_simulator(manoeuvre, solver: str = "li-euler", h: float = 1e-3, every: int = 1,
-                  fixed: dict | None = None, **options):
+@dataclass(frozen=True)
+class CarSimulator:
     """``simulate(params)`` for :func:`identify`: the 12-DOF trailing-arm car with ``fixed`` and
     ``params`` (names :data:`rtmbs.concept.models.CAR_PARAMS`) through ``manoeuvre``
-    (:func:`rtmbs.concept.manoeuvres.run_car`)."""
-    from ..system import compile_model
-    from .manoeuvres import run_car
-    from .models import trailing_arm_car_model
+    (:func:`rtmbs.concept.manoeuvres.run_car`); picklable."""
 
-    road = manoeuvre.road()
+    manoeuvre: object
+    solver: str = "li-euler"
+    h: float = 1e-3
+    every: int = 1
+    fixed: dict | None = None
+    options: dict = field(default_factory=dict)
 
-    def simulate(params: dict) -> dict:
-        system = compile_model(trailing_arm_car_model({**(fixed or {}), **params}, road=road))
-        return run_car(system, manoeuvre, solver=solver, h=h, every=every, **options)
+    def __call__(self, params: dict) -> dict:
+        from ..system import compile_model
+        from .manoeuvres import run_car
+        from .models import trailing_arm_car_model
 
-    return simulate
+        model = trailing_arm_car_model({**(self.fixed or {}), **params}, road=self.manoeuvre.road())
+        return run_car(compile_model(model), self.manoeuvre, solver=self.solver, h=self.h,
+                       every=self.every, **self.options)
+
+
+def car_simulator(manoeuvre, solver: str = "li-euler", h: float = 1e-3, every: int = 1,
+                  fixed: dict | None = None, **options) -> CarSimulator:
+    """A :class:`CarSimulator`."""
+    return CarSimulator(manoeuvre, solver, h, every, fixed, dict(options))
+
+
+@dataclass(frozen=True)
+class IdentificationModelSimulator:
+    """``simulate(params)`` for :func:`identify` on the 5-body identification model (§5.2.2),
+    see :func:`identification_model_simulator`; picklable."""
+
+    wheel_z: dict
+    inputs: dict
+    n: int
+    h: float
+    signals: dict
+    fixed: dict | None = None
+    solver: str = "li-euler"
+    options: dict = field(default_factory=dict)
+
+    def __call__(self, params: dict) -> dict:
+        from ..solvers.base import get_solver
+        from ..solvers.rollout import rollout
+        from ..system import compile_model
+        from .models import identification_model
+
+        system = compile_model(identification_model({**(self.fixed or {}), **params},
+                                                    wheel_z=self.wheel_z))
+        slv = get_solver(self.solver)(system, **self.options)
+        state = system.initial_state()
+        slv.reset(state)
+        r = rollout(slv, state, self.n, self.h, inputs=self.inputs)
+        out = {"status": int(r.status)}
+        for key, name in self.signals.items():
+            y = np.full(self.n, np.nan)
+            v = np.asarray(r.outputs[name])[:self.n]
+            y[:len(v)] = v
+            out[key] = y
+        return out
 
 
 def identification_model_simulator(wheel_z: dict, inputs: dict, t_end: float, h: float = 1e-3,
                                    signals: dict | None = None, fixed: dict | None = None,
-                                   solver: str = "li-euler", **options):
+                                   solver: str = "li-euler", **options) -> IdentificationModelSimulator:
     """``simulate(params)`` for :func:`identify` on the 5-body identification model (§5.2.2):
     wheel-centre heights ``wheel_z`` (corner -> input function, e.g. a ``table`` of the
     measurement), input channels ``inputs`` (``Fx_<corner>``, ``drive_torque``: one value per
     step, e.g. :func:`rtmbs.concept.longitudinal.identification_inputs`), ``signals`` (key ->
     output name, default body z, v_z, pitch and roll rates). Parameters:
     :data:`rtmbs.concept.models.CAR_PARAMS`."""
-    from ..solvers.base import get_solver
-    from ..solvers.rollout import rollout
-    from ..system import compile_model
-    from .models import identification_model
-
     signals = signals or {"z": "body.z", "vz": "body.vz", "wy": "body.wy", "wx": "body.wx"}
-    n = int(round(t_end / h))
-
-    def simulate(params: dict) -> dict:
-        system = compile_model(identification_model({**(fixed or {}), **params}, wheel_z=wheel_z))
-        slv = get_solver(solver)(system, **options)
-        state = system.initial_state()
-        slv.reset(state)
-        r = rollout(slv, state, n, h, inputs=inputs)
-        out = {"status": int(r.status)}
-        for key, name in signals.items():
-            y = np.full(n, np.nan)
-            v = np.asarray(r.outputs[name])[:n]
-            y[:len(v)] = v
-            out[key] = y
-        return out
-
-    return simulate
+    return IdentificationModelSimulator(wheel_z, inputs, int(round(t_end / h)), h, signals, fixed,
+                                        solver, dict(options))

@@ -111,6 +111,15 @@ def _check_workers(client, strict: bool) -> dict:
     return info
 
 
+def check_scheduler(scheduler) -> None:
+    """SolverError for a ``scheduler`` that is none of None, "local", an address, a Client."""
+    if scheduler is None or scheduler == "local" or hasattr(scheduler, "submit") \
+            or (isinstance(scheduler, str) and "://" in scheduler):
+        return
+    raise SolverError(f"scheduler = {scheduler!r}, expected None (in this process), 'local' "
+                      "(a LocalCluster) or an address such as tcp://host:8786")
+
+
 @contextlib.contextmanager
 def _client(scheduler, n_workers):
     if hasattr(scheduler, "submit") and hasattr(scheduler, "gather"):
@@ -129,8 +138,7 @@ def _client(scheduler, n_workers):
             _check_workers(client, strict=False)
             yield client
     else:
-        raise SolverError(f"scheduler = {scheduler!r}, expected None (in this process), 'local' "
-                          "(a LocalCluster) or an address such as tcp://host:8786")
+        check_scheduler(scheduler)
 
 
 def _call_batch(fn, items):

@@ -1,9 +1,11 @@
 """Parameter identification: scipy ``least_squares`` on model parameters (docs/runs.md).
 
 A configuration (YAML, or the same mapping) names the model, the parameters with their start
-values and bounds, the measured data (a CSV of ``t`` and signal columns, or a target run of the
-same model with given parameter values) and the cost (residuals simulated − measured at the
-measured times, divided per signal by the measured signal's standard deviation, or not). The
+values and bounds (and ``also``: more paths given the same value), the measured data (a CSV of
+``t`` and signal columns, a target run of the same model with given parameter values, or of
+another model through the same manoeuvre, e.g. the named ``four-phase`` test) and the cost
+(residuals simulated − measured at the measured times, divided per signal by the measured
+signal's standard deviation, or not). The
 Jacobian is by forward differences; its columns — one run each — go through
 :func:`rtmbs.runs.engine.run_many`, in parallel on Dask when a scheduler is given.
 """
@@ -12,7 +14,7 @@ from __future__ import annotations
 import contextlib
 import math
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
@@ -20,7 +22,7 @@ import yaml
 
 from ..errors import ModelError
 from .engine import local_cluster, run_many
-from .manoeuvre import manoeuvre_inputs
+from .manoeuvre import manoeuvre_inputs, named_manoeuvre, with_road
 from .parameters import build_system, check_paths, model_spec, unit_of_parameter, with_values
 from .sweep import RunSpec
 
@@ -47,6 +49,7 @@ class Problem:
     fd_step: float = 1e-6
     max_nfev: int = 50
     source: str = "config"
+    tied: dict = field(default_factory=dict)
 
 
 @dataclass
@@ -121,13 +124,21 @@ def problem(config) -> Problem:
         raise _err(src, "parameters", "expected a mapping PATH: {start: x, bounds: [lo, hi]}")
     check_paths(mspec, params)
     start, lo, hi = [], [], []
+    tied = {}
     for path, p in params.items():
         key = f"parameters.{path}"
         if not isinstance(p, dict) or "start" not in p:
             raise _err(src, key, "expected {start: x, bounds: [lo, hi]}")
-        extra = set(p) - {"start", "bounds"}
+        extra = set(p) - {"start", "bounds", "also"}
         if extra:
-            raise _err(src, f"{key}.{sorted(extra)[0]}", "unknown key (known: start, bounds)")
+            raise _err(src, f"{key}.{sorted(extra)[0]}", "unknown key (known: start, bounds, also)")
+        also = p.get("also", [])
+        also = [also] if isinstance(also, str) else also
+        if not isinstance(also, list) or not all(isinstance(a, str) for a in also):
+            raise _err(src, f"{key}.also", f"expected a list of parameter paths, got {also!r}")
+        check_paths(mspec, also)
+        if also:
+            tied[path] = list(also)
         x0 = _number(src, f"{key}.start", p["start"])
         b = p.get("bounds", [-math.inf, math.inf])
         if not isinstance(b, (list, tuple)) or len(b) != 2:
@@ -140,17 +151,23 @@ def problem(config) -> Problem:
         start.append(x0)
         lo.append(a)
         hi.append(c)
-    with_values(mspec, dict(zip(params, start)))  # the start values make a valid model
+    with_values(mspec, expand(dict(zip(params, start)), tied))  # the start values make a valid model
     man = data.get("manoeuvre")
-    if isinstance(man, str) and man != "model" and not Path(man).is_absolute():
-        man = str(folder / man)
-    inputs = manoeuvre_inputs(man, mspec.description, mspec.name)
+    named = named_manoeuvre(man, f"{src}: manoeuvre")
+    if named is not None:
+        mspec = replace(mspec, description=with_road(mspec.description, named.road, mspec.name,
+                                                     f"{src}: manoeuvre"))
+        inputs = manoeuvre_inputs(named.inputs, mspec.description, mspec.name)
+    else:
+        if isinstance(man, str) and man != "model" and not Path(man).is_absolute():
+            man = str(folder / man)
+        inputs = manoeuvre_inputs(man, mspec.description, mspec.name)
     signals = data["signals"]
     if isinstance(signals, str):
         signals = [signals]
     spec = RunSpec(model=mspec, inputs=inputs, solver=str(data.get("solver", "li-euler")),
                    h=_number(src, "h", data.get("h", 1e-3), True),
-                   t_end=_number(src, "t_end", data.get("t_end", 1.0), True),
+                   t_end=_number(src, "t_end", data.get("t_end", named.t_end if named else 1.0), True),
                    options=dict(data.get("options") or {}), signals=list(signals))
     base = build_system(mspec, None, inputs)
     known = list(base.output_names) + [f"q:{c}" for c in base.coordinate_names]
@@ -158,7 +175,7 @@ def problem(config) -> Problem:
         if s not in known:
             raise _err(src, f"signals.{s}",
                        f"unknown signal of model '{mspec.name}'" + did_you_mean(s, known))
-    t_meas, measured = _measured(data["target"], src, folder, spec)
+    t_meas, measured = _measured(data["target"], src, folder, spec, named, tied)
     cost = data.get("cost") or {}
     if not isinstance(cost, dict) or set(cost) - _COST_KEYS:
         raise _err(src, "cost", f"expected a mapping with {', '.join(sorted(_COST_KEYS))}")
@@ -169,16 +186,25 @@ def problem(config) -> Problem:
     scale = {s: (float(np.std(y)) if norm and np.std(y) > 0 else 1.0) for s, y in measured.items()}
     return Problem(spec, list(params), np.array(start), np.array(lo), np.array(hi), t_meas,
                    measured, scale, loss, _number(src, "fd_step", data.get("fd_step", 1e-6), True),
-                   int(_number(src, "max_nfev", data.get("max_nfev", 50), True)), src)
+                   int(_number(src, "max_nfev", data.get("max_nfev", 50), True)), src, tied)
 
 
-def _measured(target, src, folder, spec):
-    """(times, {signal: values}) of the measured data: a CSV file or a target run."""
-    if not isinstance(target, dict) or len(set(target) & {"run", "data"}) != 1:
-        raise _err(src, "target", "expected {run: {PATH: value, ...}} (a run of the model) or "
-                   "{data: FILE.csv} (columns t and the signals)")
-    if "run" in target:
-        values = target["run"] or {}
+def _measured(target, src, folder, spec, named=None, tied=None):
+    """(times, {signal: values}) of the measured data: a CSV file, a run of the model, or a run
+    of another ``model`` (e.g. the detailed ``multilink-ideal`` for a concept model) through the
+    same manoeuvre."""
+    keys = set(target) if isinstance(target, dict) else None
+    if keys is None or keys - {"run", "data", "model"} or not keys \
+            or ("data" in keys) == bool(keys & {"run", "model"}):
+        raise _err(src, "target", "expected {run: {PATH: value, ...}} (a run of the model), "
+                   "{model: NAME, run: {...}} (a run of another model) or {data: FILE.csv} "
+                   "(columns t and the signals)")
+    if "data" not in keys:
+        values = target.get("run") or {}
+        if "model" in keys:
+            spec = _target_spec(target["model"], src, folder, spec, named)
+        else:  # the identified model: a value of an identified path also goes to its ``also``
+            values = expand(values, {p: o for p, o in (tied or {}).items() if p in values})
         check_paths(spec.model, values)
         out = simulate_signals(spec, values)
         return out["t"], {s: out[s] for s in spec.signals}
@@ -204,6 +230,29 @@ def _measured(target, src, folder, spec):
     return cols["t"], {s: cols[s] for s in spec.signals}
 
 
+def _target_spec(model, src, folder, spec: RunSpec, named) -> RunSpec:
+    """The run spec of a target ``model``: the identified model's manoeuvre (its inputs, and
+    the named manoeuvre's road), solver and signals."""
+    from ..errors import did_you_mean
+
+    model = str(model)
+    if Path(model).suffix.lower() in (".yaml", ".yml") and not Path(model).is_absolute():
+        model = str(folder / model)
+    tspec = model_spec(model)
+    if named is not None:
+        tspec = replace(tspec, description=with_road(tspec.description, named.road, tspec.name,
+                                                     f"{src}: manoeuvre"))
+    inputs = manoeuvre_inputs(spec.inputs, tspec.description, tspec.name) if spec.inputs else None
+    out = replace(spec, model=tspec, inputs=inputs)
+    base = build_system(tspec, None, inputs)
+    known = list(base.output_names) + [f"q:{c}" for c in base.coordinate_names]
+    for s in spec.signals:
+        if s not in known:
+            raise _err(src, "target.model", f"model '{tspec.name}' has no signal '{s}'"
+                       + did_you_mean(s, known))
+    return out
+
+
 def simulate_signals(spec: RunSpec, values: dict) -> dict:
     """One run with parameter ``values``: ``t`` and every signal of ``spec`` on the saved grid."""
     from ..solvers.simulate import simulate
@@ -214,10 +263,19 @@ def simulate_signals(spec: RunSpec, values: dict) -> dict:
     return {"t": np.asarray(res.t), **{s: np.asarray(res.signal(s), float) for s in spec.signals}}
 
 
+def expand(values: dict, tied: dict) -> dict:
+    """``values`` with each identified path's value also written to the paths it is ``also``
+    (one design parameter held by several numbers: a pivot's x on both bodies)."""
+    out = dict(values)
+    for path, others in tied.items():
+        out.update({o: values[path] for o in others})
+    return out
+
+
 def residuals_task(task) -> np.ndarray:
     """Residuals of one parameter vector (a Dask task): ``task`` = (Problem, values)."""
     prob, x = task
-    out = simulate_signals(prob.spec, dict(zip(prob.paths, map(float, x))))
+    out = simulate_signals(prob.spec, expand(dict(zip(prob.paths, map(float, x))), prob.tied))
     return np.concatenate([(np.interp(prob.t_meas, out["t"], out[s]) - prob.measured[s]) / prob.scale[s]
                            for s in prob.spec.signals])
 

@@ -4,12 +4,18 @@ A manoeuvre file is YAML, ``inputs: {name: spec}`` in the vocabulary of a model'
 (docs/model-format.md), or CSV, a column ``t`` and one column per input (each becomes a ``table``
 input). Every input it names must be an input of the model: a manoeuvre that drives nothing
 the model has is refused, naming the input and the model's inputs.
+
+Named manoeuvres (:func:`named_manoeuvre`): ``four-phase`` and its validations, the test of the
+concept models (rtmbs.concept.manoeuvres), as tables of ``drive_torque`` and ``brake_torque``
+and the test's ISO 8608 road under every tyre.
 """
 from __future__ import annotations
 
 import csv
+from dataclasses import dataclass
 from pathlib import Path
 
+import numpy as np
 import yaml
 from pydantic import ValidationError
 
@@ -81,3 +87,75 @@ def manoeuvre_inputs(manoeuvre, model: Model, model_name: str) -> list[Input] | 
             raise ModelError(f"{source}: inputs.{inp.name}", f"not an input of model "
                              f"'{model_name}'" + did_you_mean(inp.name, known))
     return inputs
+
+
+# -- named manoeuvres: the concept models' four-phase tests (rtmbs.concept.manoeuvres) -----------
+#: name -> the test of rtmbs.concept.manoeuvres.MANOEUVRES
+FOUR_PHASE = {"four-phase": "test", "four-phase-V1": "V1", "four-phase-V2": "V2"}
+
+
+@dataclass(frozen=True)
+class NamedManoeuvre:
+    """A built-in manoeuvre: the inputs it replaces (tables of ``drive_torque`` and
+    ``brake_torque``), the road it puts under every tyre and its duration."""
+
+    name: str
+    inputs: list
+    road: dict
+    t_end: float
+
+
+def _breakpoints(m) -> np.ndarray:
+    r = min(m.drive_ramp, 0.5 * (m.t_neutral - m.t_drive))
+    t = [0.0, m.t_drive, m.t_drive + r, m.t_neutral - r, m.t_neutral, m.t_brake,
+         m.t_brake + m.brake_ramp, max(m.t_end, m.t_brake + m.brake_ramp) + 1.0]
+    return np.unique(np.array(t))
+
+
+def named_manoeuvre(spec, source: str = "manoeuvre") -> NamedManoeuvre | None:
+    """The built-in manoeuvre ``spec`` names, ``None`` when it names none (a file or ``model``).
+
+    ``four-phase`` (the 18 s identification test of seed 003 §5.1.3), ``four-phase-V1``,
+    ``four-phase-V2`` (the validations), or a mapping ``{four-phase: test|V1|V2, scale: k}``
+    (every time multiplied by k: a shorter window). The torques are piecewise linear, so tables
+    at their breakpoints reproduce :meth:`rtmbs.concept.manoeuvres.Manoeuvre.torques` exactly."""
+    from ..concept.manoeuvres import MANOEUVRES
+
+    if isinstance(spec, str) and spec in FOUR_PHASE:
+        which, scale = FOUR_PHASE[spec], 1.0
+    elif isinstance(spec, dict) and "four-phase" in spec:
+        extra = set(spec) - {"four-phase", "scale"}
+        if extra:
+            raise ModelError(f"{source}.{sorted(extra)[0]}", "unknown key (known: four-phase, scale)")
+        which, scale = spec["four-phase"], spec.get("scale", 1.0)
+        if which not in MANOEUVRES:
+            raise ModelError(f"{source}.four-phase", f"unknown test {which!r}"
+                             + did_you_mean(str(which), list(MANOEUVRES)) + f" (known: {', '.join(MANOEUVRES)})")
+        ok = isinstance(scale, (int, float)) and not isinstance(scale, bool) and 0 < scale < np.inf
+        if not ok:
+            raise ModelError(f"{source}.scale", f"expected a number > 0, got {scale!r}")
+    elif isinstance(spec, str) and spec.startswith("four-phase"):
+        raise ModelError(source, f"unknown manoeuvre {spec!r}" + did_you_mean(spec, list(FOUR_PHASE)))
+    else:
+        return None
+    m = MANOEUVRES[which]
+    if scale != 1.0:
+        m = m.scaled(float(scale))
+    t = _breakpoints(m)
+    drive, brake = m.torques(t)
+    inputs = [Input(name="drive_torque", type="table", t=t.tolist(), values=drive.tolist()),
+              Input(name="brake_torque", type="table", t=t.tolist(), values=brake.tolist())]
+    return NamedManoeuvre(m.name, inputs, m.road(), float(m.t_end))
+
+
+def with_road(model: Model, road: dict, model_name: str, manoeuvre: str) -> Model:
+    """A copy of ``model`` with ``road`` under every tyre (ModelError if it has none)."""
+    tyres = [f for f in model.forces if f.type == "tyre"]
+    if not tyres:
+        raise ModelError(manoeuvre, f"model '{model_name}' has no tyre: the four-phase test "
+                         "drives it over a road")
+    out = model.model_copy(deep=True)
+    for f in out.forces:
+        if f.type == "tyre":
+            f.road = dict(road)
+    return out

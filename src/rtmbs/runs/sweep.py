@@ -10,14 +10,14 @@ from __future__ import annotations
 
 import itertools
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
 from ..errors import ModelError, SolverError, did_you_mean
 from ..solvers.base import get_solver
 from .engine import TaskFailure, run_many
-from .manoeuvre import manoeuvre_inputs
+from .manoeuvre import manoeuvre_inputs, named_manoeuvre, with_road
 from .parameters import ModelSpec, build_system, check_paths, model_spec, unit_of_parameter, with_values
 
 #: per-signal statistics of a run (table columns ``<signal>.<stat>``)
@@ -172,7 +172,17 @@ def prepare(model, params: dict, manoeuvre=None, signals=None, **run) -> tuple[R
     combos = combinations(params)
     for c in combos:
         with_values(spec, c)
-    inputs = manoeuvre_inputs(manoeuvre, spec.description, spec.name)
+    named = named_manoeuvre(manoeuvre)
+    if named is not None:  # the concept models' four-phase test: its tables, its road
+        spec = replace(spec, description=with_road(spec.description, named.road, spec.name,
+                                                   "--manoeuvre"))
+        inputs = manoeuvre_inputs(named.inputs, spec.description, spec.name)
+        if run.get("t_end") is None:
+            run["t_end"] = named.t_end
+    else:
+        inputs = manoeuvre_inputs(manoeuvre, spec.description, spec.name)
+    if run.get("t_end") is None:
+        run.pop("t_end", None)
     base = build_system(spec, None, inputs)
     get_solver(run.get("solver", "li-euler"))(base, **run.get("options", {}))  # its option errors
     check_run(run.get("t_end", 1.0), run.get("h", 1e-3))
