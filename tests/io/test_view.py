@@ -207,3 +207,41 @@ def test_every_distinct_road_is_kept():
     assert len(geo["roads"]) == 2 and geo["road"] == geo["roads"][0]
     assert max(max(track) for track in geo["roads"][0]["z"]) == 0.0
     assert max(max(track) for track in geo["roads"][1]["z"]) == pytest.approx(0.03)
+
+
+def test_declared_shapes_are_drawn_as_declared():
+    """A body's `shape:` replaces the inertia box in the geometry and on screen: a box of the
+    declared sides around its centre, a cylinder of the declared radius and length."""
+    from rtmbs.io.meta import geometry
+    from rtmbs.io.view import _box
+    from rtmbs.model import Model
+    from rtmbs.system import compile_model
+
+    m = Model(name="shapes")
+    m.add_body("plate", 2.0, inertia=[0.1, 0.1, 0.1], position=[0.0, 0.0, 1.0],
+               shape={"type": "box", "size": [0.4, 0.2, 0.02], "centre": [0.1, 0.0, 0.0]})
+    m.add_body("drum", 1.0, inertia=[0.1, 0.1, 0.1], position=[1.0, 0.0, 1.0],
+               shape={"type": "cylinder", "radius": 0.3, "length": 0.1, "axis": [0, 2, 0]})
+    m.add_body("blob", 1.0, inertia=[0.1, 0.1, 0.1], position=[2.0, 0.0, 1.0])
+    plate, drum, blob = geometry(compile_model(m))["bodies"]
+    assert plate["shape"] == "box" and plate["size"] == [0.4, 0.2, 0.02]
+    v, _ = _box(plate["size"], plate["axes"], plate["centre"])
+    np.testing.assert_allclose(v.min(axis=0), [-0.1, -0.1, -0.01], atol=1e-15)
+    np.testing.assert_allclose(v.max(axis=0), [0.3, 0.1, 0.01], atol=1e-15)
+    assert drum == {**drum, "shape": "cylinder", "radius": 0.3, "width": 0.1, "axis": [0.0, 1.0, 0.0]}
+    assert blob["shape"] == "box" and "centre" not in blob  # the inertia box
+
+
+@pytest.mark.parametrize("shape, message", [
+    ({"type": "box"}, "a box needs 'size'"),
+    ({"type": "cylinder", "radius": 0.3}, "a cylinder needs 'length'"),
+    ({"type": "box", "size": [0.1, -0.2, 0.1]}, "size must be positive and finite"),
+    ({"type": "cone", "size": [1, 1, 1]}, "shape.type"),
+])
+def test_bad_shapes_are_named(shape, message):
+    from rtmbs.model import Model
+
+    m = Model(name="bad")
+    with pytest.raises(Exception) as err:
+        m.add_body("b", 1.0, inertia=[0.1, 0.1, 0.1], shape=shape)
+    assert message in str(err.value)

@@ -79,8 +79,7 @@ def geometry(system) -> dict | None:
         return None
     nb = len(model.bodies)
     bodies = [{"name": b.name, "qadr": int(system.body_qadr[i]), "rtype": int(system.body_rtype[i]),
-               "shape": "box", **dict(zip(("size", "axes"), equivalent_box(b.mass, b.inertia)))}
-              for i, b in enumerate(model.bodies)]
+               **_shape(b)} for i, b in enumerate(model.bodies)]
     used = {}
 
     def point(ref):
@@ -104,7 +103,7 @@ def geometry(system) -> dict | None:
 
         mk = markers[f.marker_j]
         radius = float(system.arrays.frc_par[k, TP_RFREE])
-        if mk.body < nb:
+        if mk.body < nb and model.bodies[mk.body].shape is None:  # a declared shape wins
             bodies[mk.body].update(shape="cylinder", radius=radius, width=TYRE_WIDTH * radius,
                                    centre=np.asarray(mk.s, float).tolist(),
                                    axis=np.asarray(mk.C, float)[:, 2].tolist())
@@ -114,6 +113,18 @@ def geometry(system) -> dict | None:
             roads.append(_road(spec))
     return {"model": system.name, "bodies": bodies, "points": used, "joints": joints,
             "forces": forces, "road": roads[0] if roads else None, "roads": roads}
+
+
+def _shape(body) -> dict:
+    """The drawn shape of a body: its declared ``shape``, else the box of its mass and inertia."""
+    sh = body.shape
+    if sh is None:
+        return {"shape": "box", **dict(zip(("size", "axes"), equivalent_box(body.mass, body.inertia)))}
+    if sh.type == "box":
+        return {"shape": "box", "size": list(sh.size), "axes": np.eye(3).tolist(),
+                "centre": list(sh.centre)}
+    return {"shape": "cylinder", "radius": sh.radius, "width": sh.length, "centre": list(sh.centre),
+            "axis": (np.asarray(sh.axis, float) / np.linalg.norm(sh.axis)).tolist()}
 
 
 def _road(spec: dict, max_samples: int = 4000) -> dict:

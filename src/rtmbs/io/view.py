@@ -50,15 +50,16 @@ def rotation(rtype: int, p) -> np.ndarray:
     return rz(phi) @ rx @ rz(psi)
 
 
-def _box(size, axes):
+def _box(size, axes, centre=None):
     """Vertices (8, 3) in body axes and triangles (12, 3) of a box of sides ``size`` along the
-    columns of ``axes``."""
+    columns of ``axes``, centred at ``centre`` (default the body's origin)."""
     s = 0.5 * np.asarray(size)
     corners = np.array([[i, j, k] for i in (-1, 1) for j in (-1, 1) for k in (-1, 1)], float) * s
-    v = corners @ np.asarray(axes).T
+    c = np.zeros(3) if centre is None else np.asarray(centre, float)
+    v = corners @ np.asarray(axes).T + c
     f = [(0, 1, 3), (0, 3, 2), (4, 6, 7), (4, 7, 5), (0, 4, 5), (0, 5, 1), (2, 3, 7), (2, 7, 6),
          (0, 2, 6), (0, 6, 4), (1, 5, 7), (1, 7, 3)]
-    return v, _outward(v, np.array(f), np.zeros(3))
+    return v, _outward(v, np.array(f), c)
 
 
 def _outward(v, f, centre):
@@ -128,7 +129,7 @@ def scene_figure(result, geo, max_frames: int = MAX_FRAMES):
         if b["shape"] == "cylinder":
             shapes.append(_cylinder(b["centre"], b["axis"], b["radius"], b["width"]))
         else:
-            shapes.append(_box(b["size"], b["axes"]))
+            shapes.append(_box(b["size"], b["axes"], b.get("centre")))
     extent = np.array([np.ptp(v, axis=0).max() for v, _ in shapes])
     large = extent > LARGE * np.median(extent)
     idx = _frames(result.t, max_frames)

@@ -114,6 +114,39 @@ def _markers(v):
     return v
 
 
+class Shape(_Strict):
+    """How ``rtmbs view`` draws a body (geometry only, no effect on the dynamics): a ``box`` of
+    sides ``size`` along the body axes, or a ``cylinder`` of ``radius`` and ``length`` about
+    ``axis`` (body axes); both centred at ``centre`` (body axes, from the body's origin, the
+    centre of mass). Without a shape a body is drawn as the box of its mass and inertia."""
+
+    type: Literal["box", "cylinder"]
+    size: Vec3 | None = None
+    radius: float | None = None
+    length: float | None = None
+    axis: Vec3 = (0.0, 0.0, 1.0)
+    centre: Vec3 = (0.0, 0.0, 0.0)
+
+    @model_validator(mode="after")
+    def _complete(self):
+        def positive(name, v):
+            if v is None:
+                raise ValueError(f"a {self.type} needs '{name}'")
+            if not all(math.isfinite(x) and x > 0 for x in np.atleast_1d(v)):
+                raise ValueError(f"{name} must be positive and finite, got {v}")
+
+        if self.type == "box":
+            positive("size", self.size)
+        else:
+            positive("radius", self.radius)
+            positive("length", self.length)
+            if not np.linalg.norm(self.axis) > 0:
+                raise ValueError(f"axis must be a non-zero vector, got {list(self.axis)}")
+        if not all(math.isfinite(x) for x in self.centre):
+            raise ValueError(f"centre must be finite, got {list(self.centre)}")
+        return self
+
+
 class Body(_Strict):
     """A rigid body. ``inertia`` (required, no default) about the centre of mass in body axes:
     3 values (principal), 6 values (Ixx, Iyy, Izz, Ixy, Ixz, Iyz) or a 3×3 matrix [kg m²],
@@ -129,6 +162,7 @@ class Body(_Strict):
     angular_velocity: Vec3 = (0.0, 0.0, 0.0)
     markers: list[Marker] = Field(default_factory=list)
     orientation_coordinates: Literal["euler-parameters", "euler-angles-zxz"] | None = None
+    shape: Shape | None = None
 
     _v_or = field_validator("orientation", mode="before")(lambda cls, v: _orientation(v))
     _v_mk = field_validator("markers", mode="before")(lambda cls, v: _markers(v))
