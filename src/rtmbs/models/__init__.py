@@ -89,7 +89,13 @@ if (_HERE / "multilink.py").exists():
     BUILTIN["multilink-bushings"] = (_multilink("bushings"), "rear multilink, links on 10 bushings (n=77, m=31, f=46)")
     BUILTIN["multilink-ideal"] = (_multilink("ideal"), "rear multilink, ideal joints (n=77, m=66, f=11)")
 
-BUILTIN.update({k: (_yaml(k), d) for k, d in (("concept-quarter-car", "trailing-arm quarter car, seed 003 Fig. 5.5 (n=21, m=16, f=5)"), ("concept-trailing-arm-car", "12-DOF trailing-arm car, seed 003 Fig. 5.13 (n=63, m=51, f=12)"), ("concept-ride-7dof", "classic 7-DOF ride model (n=35, m=28, f=7)")) if (_HERE / f"{k}.yaml").exists()})
+BUILTIN.update({
+    "concept-quarter-car": (_yaml("concept-quarter-car"),
+                            "trailing-arm quarter car, seed 003 Fig. 5.5 (n=21, m=16, f=5)"),
+    "concept-trailing-arm-car": (_yaml("concept-trailing-arm-car"),
+                                 "12-DOF trailing-arm car, seed 003 Fig. 5.13 (n=63, m=51, f=12)"),
+    "concept-ride-7dof": (_yaml("concept-ride-7dof"), "classic 7-DOF ride model (n=35, m=28, f=7)"),
+})
 
 
 def model_file(name: str) -> Path | None:
@@ -99,7 +105,8 @@ def model_file(name: str) -> Path | None:
 
 
 def load_model(name_or_path) -> MechanicalSystem:
-    """A compiled system from a built-in name or a YAML model file."""
+    """A compiled system from a built-in name, a YAML model file or a vehicle file (or the folder
+    holding its ``vehicle.yaml``)."""
     s = str(name_or_path)
     if s in BUILTIN:
         return BUILTIN[s][0]()
@@ -107,6 +114,9 @@ def load_model(name_or_path) -> MechanicalSystem:
     if p.suffix.lower() in (".yaml", ".yml") or p.exists():
         from ..model import load_model_file
         from ..system import compile_model
+        from ..vehicle.assembly import is_vehicle_file, load_vehicle_file
 
+        if is_vehicle_file(p):  # a vehicle file (or its folder): docs/vehicle.md
+            return compile_model(load_vehicle_file(p))
         return compile_model(load_model_file(p))
     raise ModelError("MODEL", f"'{s}' is neither a built-in model nor a model file" + did_you_mean(s, BUILTIN))

@@ -166,3 +166,25 @@ def test_bad_values_and_references(car):
     with pytest.raises(ModelError, match=r"^joints: unknown variant 'bushing' \(did you mean "
                                          r"'bushings'\? known: bushings, ideal\)$"):
         load_vehicle_file(SEDAN / "vehicle.yaml", joints="bushing")
+
+
+def test_a_vehicle_file_loads_like_a_model_file(tmp_path, capsys):
+    """`load_model` and every command taking MODEL accept a vehicle file or its folder, giving
+    the same system as the vehicle reader; an ordinary model file still loads as one."""
+    from rtmbs.cli import main
+    from rtmbs.models import load_model
+    from rtmbs.vehicle.assembly import is_vehicle_file
+
+    folder = tmp_path / "car"
+    folder.mkdir()
+    (folder / "vehicle.yaml").write_text(yaml.safe_dump(_example()))
+    direct = compile_model(vehicle_from_dict(_example()))
+    for spec in (folder / "vehicle.yaml", folder):
+        assert is_vehicle_file(spec)
+        s = load_model(str(spec))
+        assert (s.n, s.m) == (direct.n, direct.m)
+        np.testing.assert_allclose(s.initial_state().q, direct.initial_state().q, atol=1e-12)
+    assert main(["info", str(folder)]) == 0
+    assert f"| {direct.n} | {direct.m} | {direct.m} | {direct.n - direct.m} |" in capsys.readouterr().out
+    plain = Path(__file__).parents[3] / "src" / "rtmbs" / "models" / "double-pendulum.yaml"
+    assert not is_vehicle_file(plain) and load_model(str(plain)).n == 14

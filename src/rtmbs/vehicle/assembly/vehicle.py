@@ -156,6 +156,21 @@ def _rolling(model: Model, speed: float, corners: dict) -> None:
             model.body(c.bodies["wheel"]).angular_velocity = tup(speed / c.wheel_centre[2] * c.spin_left)
 
 
+def is_vehicle_file(path) -> bool:
+    """Whether ``path`` is a vehicle file (a YAML mapping with ``subsystems``) or a folder holding
+    ``vehicle.yaml``, as opposed to a model file."""
+    import yaml
+
+    path = Path(path)
+    if path.is_dir():
+        return (path / "vehicle.yaml").is_file()
+    try:
+        data = yaml.safe_load(path.read_text())
+    except (OSError, UnicodeDecodeError, yaml.YAMLError):
+        return False  # the model-file reader reports what is wrong with it
+    return isinstance(data, dict) and "subsystems" in data
+
+
 def load_vehicle_file(path, joints: str | None = None) -> Model:
     """The model description of a vehicle file (``rtmbs.system.compile_model`` compiles it)."""
     path = Path(path)
