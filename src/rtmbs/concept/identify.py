@@ -192,11 +192,9 @@ def identify(simulate: Callable[[dict], dict], target: dict, names: Sequence[str
 
 
 @dataclass(frozen=True)
-class QuarterCarSimulator:
-    """``simulate(params)`` for :func:`identify`: the concept quarter car with ``fixed`` and
-    ``params`` (names :data:`rtmbs.concept.models.QUARTER_PARAMS`) driven through
-    ``manoeuvre`` (:func:`rtmbs.concept.manoeuvres.run`). Plain data and a module-level class:
-    picklable, so Dask workers can run it. A run that fails returns NaN from where it stopped."""
+class _ManoeuvreSimulator:
+    """What a simulator of a concept model through a manoeuvre holds: plain data, so that the
+    module-level subclasses are picklable and Dask workers can run them."""
 
     manoeuvre: object
     solver: str = "li-euler"
@@ -204,6 +202,14 @@ class QuarterCarSimulator:
     every: int = 1
     fixed: dict | None = None
     options: dict = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class QuarterCarSimulator(_ManoeuvreSimulator):
+    """``simulate(params)`` for :func:`identify`: the concept quarter car with ``fixed`` and
+    ``params`` (names :data:`rtmbs.concept.models.QUARTER_PARAMS`) driven through
+    ``manoeuvre`` (:func:`rtmbs.concept.manoeuvres.run`). A run that fails returns NaN from
+    where it stopped."""
 
     def __call__(self, params: dict) -> dict:
         from ..system import compile_model
@@ -233,17 +239,10 @@ def rms_errors(model: dict, target: dict, keys=("z", "vz", "az")) -> dict:
 
 
 @dataclass(frozen=True)
-class CarSimulator:
+class CarSimulator(_ManoeuvreSimulator):
     """``simulate(params)`` for :func:`identify`: the 12-DOF trailing-arm car with ``fixed`` and
     ``params`` (names :data:`rtmbs.concept.models.CAR_PARAMS`) through ``manoeuvre``
     (:func:`rtmbs.concept.manoeuvres.run_car`); picklable."""
-
-    manoeuvre: object
-    solver: str = "li-euler"
-    h: float = 1e-3
-    every: int = 1
-    fixed: dict | None = None
-    options: dict = field(default_factory=dict)
 
     def __call__(self, params: dict) -> dict:
         from ..system import compile_model
