@@ -40,7 +40,8 @@ def pack(arrays, dtype):
 def c_view(typingctx, arr, shape):
     """C-contiguous view of shape ``shape`` (a tuple of integers) on the start of the 1-D
     C-contiguous ``arr``, without the checks of ``reshape``: the caller guarantees
-    ``arr.size >= prod(shape)``."""
+    ``arr.size >= prod(shape)``. Compiled with bounds checks (``NUMBA_BOUNDSCHECK=1`` or
+    ``boundscheck=True``) it checks that guarantee and raises IndexError."""
     if not isinstance(arr, types.Array) or arr.ndim != 1 or arr.layout != 'C':
         return None
     if not isinstance(shape, types.UniTuple) or not isinstance(shape.dtype, types.Integer):
@@ -51,6 +52,13 @@ def c_view(typingctx, arr, shape):
         ary = make_array(sig.args[0])(context, builder, args[0])
         dims = [context.cast(builder, d, sig.args[1].dtype, types.intp)
                 for d in cgutils.unpack_tuple(builder, args[1])]
+        if context.enable_boundscheck:  # the view must fit in the buffer
+            total = context.get_constant(types.intp, 1)
+            for d in dims:
+                total = builder.mul(total, d)
+            with builder.if_then(builder.icmp_signed(">", total, ary.nitems), likely=False):
+                context.call_conv.return_user_exc(builder, IndexError,
+                                                  ("c_view: shape larger than the buffer",))
         st = ary.itemsize
         strides = []
         for d in reversed(dims):
