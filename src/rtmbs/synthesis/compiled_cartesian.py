@@ -211,6 +211,7 @@ def pack(syn):
            np.array([bidx(p.bj) for p in P], np.int64), np.array([p.si for p in P], float),
            np.array([p.sj for p in P], float), np.array([p.length for p in P], float))
     ints = np.array([nb, syn.nbase, sub.theta_body], np.int64)
+    fs = pack_forces(sm, [nb])                 # stacked per subsystem: take the one
     return (ints, *arr, np.asarray(sub.theta_e1, float), np.asarray(sub.theta_axis, float),
             np.asarray(sub.theta_x, float), sub.mass.astype(float), sub.inertia.astype(float),
-            *pack_forces(sm, nb))
+            *(a[0] for a in fs[:9]), *fs[9:])

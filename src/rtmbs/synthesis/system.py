@@ -58,14 +58,14 @@ class SynthesisSystem(MechanicalSystem):
             self._warm = [(np.zeros(tr.nq),) for tr in self._trees]
         self._check_regular()
         self.compiled = bool(compiled)
-        if self.compiled:                       # numba kernels (one subsystem): Table 2
+        if self.compiled:                       # numba kernels (A: one subsystem; B: stacked): Table 2
             if formulation == "relative-cartesian":
                 from .compiled_cartesian import evaluate_cartesian_rel as fn, pack
                 sub = smodel.subsystems[0] if smodel.subsystems else None
                 self._cwarm = (sub.r0.copy(), sub.A0.copy()) if sub is not None else ()
             else:
                 from .compiled_joint import evaluate_joint as fn, pack
-                self._cwarm = (np.zeros(self._trees[0].nq),) if smodel.subsystems else ()
+                self._cwarm = (np.zeros((len(self._trees), self._trees[0].nq if self._trees else 0)),)
             self._cpack, self._cfn = pack(self), fn
             self._cM, self._cQ, self._cqdd = np.zeros((self.n, self.n)), np.zeros(self.n), np.zeros(self.n)
         b = smodel.base
