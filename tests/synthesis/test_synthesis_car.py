@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 
 import rtmbs
+from rtmbs.errors import SolverError
 from rtmbs.model import load_model_file
 from rtmbs.models import model_file
 from rtmbs.synthesis import SynthesisSystem, subsystem_model
@@ -99,3 +100,72 @@ def test_bump_run_agrees_with_cartesian(cart):
     z, zr = res.outputs["chassis.z"], ref.outputs["chassis.z"]
     assert np.ptp(zr[res.t > 1.45]) > 0.01            # the rear axle's bump moved the chassis too
     assert np.abs(z - zr).max() < 1e-5                  # m (the quarter car: 1.0e-6 m)
+
+
+# -- the free base: the chassis with its 6 DOF (no joint to the ground) --------------------------
+
+def free_car_model():
+    m = car_model()
+    m.joints = [j for j in m.joints if j.name != "chassis_slide"]
+    return m
+
+
+@pytest.fixture(scope="module")
+def free_pair():
+    m = free_car_model()
+    return compiled(m), SynthesisSystem(subsystem_model(m, "chassis", dof=1), formulation="relative-joint")
+
+
+def random_free_states(rng, k):
+    """Chassis translation, Bryant angles, four LCA angles, and their rates."""
+    return [(np.concatenate([rng.uniform(-0.05, 0.05, 3), rng.uniform(-0.15, 0.15, 3), rng.uniform(-0.12, 0.12, 4)]),
+             rng.normal(size=10) * np.r_[[0.5] * 3, [1.0] * 3, [3.0] * 4]) for _ in range(k)]
+
+
+def test_free_base_sizes(free_pair):
+    cart, syn = free_pair
+    assert (cart.n, cart.m) == (91, 81)
+    assert (syn.n, syn.m) == (10, 0)
+    assert syn.coordinate_names[:6] == [f"chassis.{c}" for c in ("x", "y", "z", "rx", "ry", "rz")]
+
+
+@pytest.mark.parametrize("t", [0.3, 0.6])
+def test_free_base_accelerations_equal_cartesian(free_pair, t):
+    """The rotating base (ω0 ≠ 0, ω̇0 in Ẏ0 of eq. 1 through the Bryant-angle map T, Ṫq̇):
+    every body's r̈ and ω̇, the chassis' included, equal the Cartesian model's."""
+    cart, syn = free_pair
+    for q, qd in random_free_states(np.random.default_rng(29), 3):
+        syn.terms(t, q, qd, iterations=30)
+        qc, qdc = syn.cartesian_state(cart, q, qd)
+        assert np.abs(cart.constraints(qc)).max() < 1e-12
+        assert np.abs(cart.constraint_jacobian(qc) @ qdc).max() < 1e-12
+        ref = cartesian_accelerations(cart, qc, qdc, t)
+        got = syn.body_accelerations(t, q, qd)
+        assert np.abs(ref["chassis"][1]).max() > 1.0            # the chassis does rotate
+        for name, (a, w) in ref.items():
+            scale = max(1.0, np.abs(a).max(), np.abs(w).max())
+            assert np.abs(got[name][0] - a).max() < 1e-9 * scale, name
+            assert np.abs(got[name][1] - w).max() < 1e-9 * scale, name
+        M, Q = syn.mass(q), syn.forces(q, qd, t)                  # the protocol's M q̈ = Q
+        qdd = syn.accelerations(t, q, qd)
+        assert np.abs(np.linalg.solve(M, Q) - qdd).max() < 1e-10 * np.abs(qdd).max()
+
+
+def test_free_base_effective_mass_spd(free_pair):
+    _, syn = free_pair
+    for q, qd in random_free_states(np.random.default_rng(31), 2):
+        tm = syn.terms(0.6, q, qd, iterations=30)
+        total = tm["Mhat"]
+        assert np.abs(total - total.T).max() < 1e-12 * np.abs(total).max()
+        assert np.linalg.eigvalsh(total).min() > 0
+        for d in tm["subs"]:
+            assert np.linalg.eigvalsh(d["Mc"]).min() > 0
+
+
+def test_free_base_limits():
+    sm = subsystem_model(free_car_model(), "chassis", dof=1)
+    with pytest.raises(SolverError, match="formulation: a free base .* 'relative-joint' \\(numpy\\) only, not "
+                                          "'relative-cartesian'"):
+        SynthesisSystem(sm, formulation="relative-cartesian")
+    with pytest.raises(SolverError, match="not 'relative-joint' compiled"):
+        SynthesisSystem(sm, formulation="relative-joint", compiled=True)
