@@ -142,7 +142,7 @@ def evaluate_cartesian_rel(t, q, qd, rw, Aw, iters, ints, pkind, pbi, pbj, psi_,
         rdg[k] = A0 @ y[6 * k:6 * k + 3]
         wg[k] = Ag[k] @ y[6 * k + 3:6 * k + 6]
     gf, Q0 = _forces_gf(t, q, qd, nb, nbase, rg, Ag, rdg, wg, mass, fkind, fbi, fbj, fsi, fsj, fpar, fdir,
-                        fadr, flen, fops, fargs, m0, r0i, S, A0, grav)
+                        fadr, flen, fops, fargs, m0, r0i, S, A0, grav, np.zeros(3))
     # mass/force (eqs. 10-12)
     MEE = np.zeros((6, 6))
     MEG = np.zeros((6, 6 * nb))

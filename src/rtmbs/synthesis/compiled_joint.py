@@ -22,12 +22,13 @@ def _skew(v):
 
 
 @njit(cache=True)
-def _kin(q, qd, ekind, epar, ech, ek, esp, esc, eax, eApc, A0, nb, nq, A, r, rd, w, Bb, Db):
-    """Eqs. 23-26 along the tree (parents before children); index nb is the base."""
+def _kin(q, qd, ekind, epar, ech, ek, esp, esc, eax, eApc, A0, w0, nb, nq, A, r, rd, w, Bb, Db):
+    """Eqs. 23-26 along the tree (parents before children); index nb is the base (orientation
+    A0, angular velocity w0; frame translating with its CG)."""
     A[nb] = A0
     r[nb] = 0.0
     rd[nb] = 0.0
-    w[nb] = 0.0
+    w[nb] = w0
     Bb[nb] = 0.0
     Db[nb] = 0.0
     for e in range(ekind.shape[0]):
@@ -123,7 +124,7 @@ def _cuts(ckind, cbi, cbj, csi, csj, cz, cx, cy, cL, ncut, nq, A, r, rd, w, Bb, 
 
 @njit(cache=True)
 def _forces_gf(t, q, qd, nb, nbase, rg, Ag, rdg, wg, mass, fkind, fbi, fbj, fsi, fsj, fpar, fdir, fadr, flen,
-               fops, fargs, m0, r0i, S, A0, grav):
+               fops, fargs, m0, r0i, S, A0, grav, w0):
     """Gravity and the force elements: per body f and the torque about its CG (global), and the
     base's Q̂0 = [f; moment in base axes]. Body keys: −2 ground, nb base, k subsystem body k;
     (rg, Ag, rdg, wg): bodies' r* (global axes), A, ṙ*, ω."""
@@ -146,7 +147,7 @@ def _forces_gf(t, q, qd, nb, nbase, rg, Ag, rdg, wg, mass, fkind, fbi, fbj, fsi,
                 P[side] = s
             elif kk == nb:
                 P[side] = r0 + A0 @ s
-                V[side] = v0
+                V[side] = v0 + np.cross(w0, A0 @ s)
             else:
                 sg = Ag[kk] @ s
                 P[side] = r0 + rg[kk] + sg
@@ -170,7 +171,7 @@ def _forces_gf(t, q, qd, nb, nbase, rg, Ag, rdg, wg, mass, fkind, fbi, fbj, fsi,
             s = fsi[e] if side == 0 else fsj[e]
             if kk == nb:
                 Q0[:3] += F
-                Q0[3:] += np.cross(s, A0.T @ F)
+                Q0[3:] += np.cross(A0 @ s, F)      # about the CG, global axes
             elif kk >= 0:
                 gf[kk, :3] += F
                 gf[kk, 3:] += np.cross(Ag[kk] @ s, F)
@@ -181,7 +182,7 @@ def _forces_gf(t, q, qd, nb, nbase, rg, Ag, rdg, wg, mass, fkind, fbi, fbj, fsi,
 def _subsystem(t, q, qd, qt, iters, ints, ekind, epar, ech, ek, esp, esc, eax, eApc,
                ckind, cbi, cbj, csi, csj, cz, cx, cy, cL, u, mass, Jb,
                fkind, fbi, fbj, fsi, fsj, fpar, fdir, fadr, flen, fops, fargs,
-               r0i, S, A0, grav, th, thd):
+               r0i, S, A0, grav, th, thd, w0):
     """All stages of one subsystem at (t, q, q̇) with θ = th, θ̇ = thd: its M̄_yy, Q*_y, M*, Q*_q,
     ĝ_E (eq. 35, 33, 34), M̌, P̌ (eqs. 36-37) and the forces of its elements on the base (Q̂0
     without the base's weight); ``qt`` (tree coordinates) is the warm start, updated in place."""
@@ -194,10 +195,11 @@ def _subsystem(t, q, qd, qt, iters, ints, ekind, epar, ech, ek, esp, esc, eax, e
     Bb = np.zeros((nb + 1, 6, nq))
     Db = np.zeros((nb + 1, 6))
     zero = np.zeros(nq)
+    zero3 = np.zeros(3)
     qt[v] = th
     # position: Newton on Φ(u, v) = 0
     for _ in range(iters):
-        _kin(qt, zero, ekind, epar, ech, ek, esp, esc, eax, eApc, A0, nb, nq, A, r, rd, w, Bb, Db)
+        _kin(qt, zero, ekind, epar, ech, ek, esp, esc, eax, eApc, A0, zero3, nb, nq, A, r, rd, w, Bb, Db)
         phi, Pq, _ = _cuts(ckind, cbi, cbj, csi, csj, cz, cx, cy, cL, ncut, nq, A, r, rd, w, Bb, Db)
         Pu = np.empty((ncut, nu))
         for j in range(nu):
@@ -206,7 +208,7 @@ def _subsystem(t, q, qd, qt, iters, ints, ekind, epar, ech, ek, esp, esc, eax, e
         for j in range(nu):
             qt[u[j]] += du[j]
     # velocity
-    _kin(qt, zero, ekind, epar, ech, ek, esp, esc, eax, eApc, A0, nb, nq, A, r, rd, w, Bb, Db)
+    _kin(qt, zero, ekind, epar, ech, ek, esp, esc, eax, eApc, A0, zero3, nb, nq, A, r, rd, w, Bb, Db)
     _, Pq, _ = _cuts(ckind, cbi, cbj, csi, csj, cz, cx, cy, cL, ncut, nq, A, r, rd, w, Bb, Db)
     Pu = np.empty((ncut, nu + 1))
     for j in range(nu):
@@ -220,12 +222,12 @@ def _subsystem(t, q, qd, qt, iters, ints, ekind, epar, ech, ek, esp, esc, eax, e
     Rv = np.linalg.solve(Pu[:, :nu], Pq[:, v].copy())
     for j in range(nu):
         qdt[u[j]] = -Rv[j] * thd
-    _kin(qt, qdt, ekind, epar, ech, ek, esp, esc, eax, eApc, A0, nb, nq, A, r, rd, w, Bb, Db)
+    _kin(qt, qdt, ekind, epar, ech, ek, esp, esc, eax, eApc, A0, w0, nb, nq, A, r, rd, w, Bb, Db)
     _, _, gam = _cuts(ckind, cbi, cbj, csi, csj, cz, cx, cy, cL, ncut, nq, A, r, rd, w, Bb, Db)
     cvec = np.linalg.solve(Pu[:, :nu], gam)
     # forces: f and torque about the CG per body (global); base Q̂0
     gf, Q0 = _forces_gf(t, q, qd, nb, nbase, r[:nb], A[:nb], rd[:nb], w[:nb], mass, fkind, fbi, fbj, fsi, fsj,
-                        fpar, fdir, fadr, flen, fops, fargs, 0.0, r0i, S, A0, grav)
+                        fpar, fdir, fadr, flen, fops, fargs, 0.0, r0i, S, A0, grav, w0)
     # mass/force: state-space M̂, Q̂ and the composite recursion (eq. 29)
     K = np.zeros((nb + 1, 6, 6))
     Fc = np.zeros((nb + 1, 6))
@@ -305,17 +307,41 @@ def evaluate_joint(t, q, qd, qt, iters, ints, ekind, epar, ech, ek, esp, esc, ea
     are stacked on a leading axis (subsystems of one topology, e.g. the four corners of a car);
     ``qt`` (subsystems × tree coordinates) is the warm start, updated in place. Fills the
     protocol's M, Q and the synthesis accelerations (eq. 1 with Σ M̌, Σ P̌, then eq. 31 per
-    subsystem). ints = (nb, nq, ncut, v, nbase) per subsystem."""
+    subsystem). ints = (nb, nq, ncut, v, nbase, free base) per subsystem; a free base's q̇ maps to
+    Ŷ0 = [ṙ0; ω0] through its Bryant angles (T, Td as in system.py)."""
     ns = ekind.shape[0]
     nbase = ints[0, 4]
+    # the base motion: Ŷ0 = T q̇_base, Ẏ0 = T q̈_base + Td (system.py _base_motion)
+    T = S.copy()
+    Td = np.zeros(6)
+    w0 = np.zeros(3)
+    Ab = A0.copy()
+    if ints[0, 5] == 1:                          # free base: translation + Bryant x-y-z angles
+        a, b, g = q[3], q[4], q[5]
+        ca, sa, cb, sb, cc, sc = np.cos(a), np.sin(a), np.cos(b), np.sin(b), np.cos(g), np.sin(g)
+        Rx = np.array([[1.0, 0.0, 0.0], [0.0, ca, -sa], [0.0, sa, ca]])
+        Ry = np.array([[cb, 0.0, sb], [0.0, 1.0, 0.0], [-sb, 0.0, cb]])
+        Rz = np.array([[cc, -sc, 0.0], [sc, cc, 0.0], [0.0, 0.0, 1.0]])
+        RxRy = Rx @ Ry
+        Ab = RxRy @ Rz @ A0
+        H = np.zeros((3, 3))
+        H[0, 0] = 1.0
+        H[:, 1] = Rx[:, 1]
+        H[:, 2] = RxRy[:, 2]
+        T[3:, 3:] = H
+        w0 = H @ qd[3:6]
+        w1 = qd[3] * H[:, 0]
+        w2 = w1 + qd[4] * H[:, 1]
+        Td[3:] = qd[4] * np.cross(w1, H[:, 1]) + qd[5] * np.cross(w2, H[:, 2])
+    Jg0 = Ab @ J0 @ Ab.T
     Mb = np.zeros((6, 6))
     Mb[:3, :3] = m0 * np.eye(3)
-    Mb[3:, 3:] = J0
+    Mb[3:, 3:] = Jg0
     Mbase = Mb.copy()
     Mhat = Mb.copy()
-    Q0 = m0 * grav
     Qbase = np.zeros(6)
-    Qbase[:3] = Q0
+    Qbase[:3] = m0 * grav
+    Qbase[3:] = -np.cross(w0, Jg0 @ w0)
     Phat = Qbase.copy()
     Qys = np.zeros((ns, 6))
     Mss = np.zeros(ns)
@@ -326,7 +352,7 @@ def evaluate_joint(t, q, qd, qt, iters, ints, ekind, epar, ech, ek, esp, esc, ea
             t, q, qd, qt[s], iters, ints[s], ekind[s], epar[s], ech[s], ek[s], esp[s], esc[s], eax[s], eApc[s],
             ckind[s], cbi[s], cbj[s], csi[s], csj[s], cz[s], cx[s], cy[s], cL[s], u[s], mass[s], Jb[s],
             fkind[s], fbi[s], fbj[s], fsi[s], fsj[s], fpar[s], fdir[s], fadr[s], flen[s], fops, fargs,
-            r0i, S, A0, grav, q[nbase + s], qd[nbase + s])
+            r0i, S, Ab, grav, q[nbase + s], qd[nbase + s], w0)
         Mbase += Myy
         Mhat += Mc
         Qbase += Q0s + gEh
@@ -335,17 +361,17 @@ def evaluate_joint(t, q, qd, qt, iters, ints, ekind, epar, ech, ek, esp, esc, ea
         Mss[s] = Ms
         Qqs[s] = Qq
     # protocol M, Q (eq. 19 per subsystem) and the synthesis accelerations (eq. 1, eq. 31)
-    M_out[:nbase, :nbase] = S.T @ Mbase @ S
-    Q_out[:nbase] = S.T @ Qbase
+    M_out[:nbase, :nbase] = T.T @ Mbase @ T
+    Q_out[:nbase] = T.T @ (Qbase - Mbase @ Td)
     for s in range(ns):
-        SQ = S.T @ Qys[s]
+        SQ = T.T @ Qys[s]
         M_out[:nbase, nbase + s] = SQ
         M_out[nbase + s, :nbase] = SQ
         M_out[nbase + s, nbase + s] = Mss[s]
-        Q_out[nbase + s] = Qqs[s]
-    xdd = np.linalg.solve(S.T @ Mhat @ S, S.T @ Phat)
+        Q_out[nbase + s] = Qqs[s] - Qys[s] @ Td
+    xdd = np.linalg.solve(T.T @ Mhat @ T, T.T @ (Phat - Mhat @ Td))
     qdd_out[:nbase] = xdd
-    Yd = S @ xdd
+    Yd = T @ xdd + Td
     for s in range(ns):
         qdd_out[nbase + s] = (Qqs[s] - Qys[s] @ Yd) / Mss[s]
 
@@ -370,7 +396,7 @@ def pack(syn):
 
         E, C = tree.edges, tree.cuts
         per.append(dict(
-            ints=np.array([nb, tree.nq, tree.ncut, tree.v, syn.nbase], np.int64),
+            ints=np.array([nb, tree.nq, tree.ncut, tree.v, syn.nbase, int(sm.base_free)], np.int64),
             ekind=np.array([0 if e[1] == "revolute" else 1 for e in E], np.int64),
             epar=np.array([bidx(e[2]) for e in E], np.int64),
             ech=np.array([bidx(e[3]) for e in E], np.int64),

@@ -1,12 +1,13 @@
 """The subsystem-synthesis provider of the mechanical-system protocol (seed 004 §2, eqs. 1-2).
 
-Coordinates q = [base coordinates (the translations its joint to the ground allows); θ of each
-subsystem], velocities q̇ (the base's orientation is locked, so Ŷ0 = S ẋ0 and velocities are q̇:
-no quaternion rates); m = 0, so the fixed-step solvers (ab3, explicit-euler, li-euler,
+Coordinates q = [base coordinates; θ of each subsystem], velocities q̇. The base coordinates are
+the translations its joint to the ground allows (orientation locked: Ŷ0 = S ẋ0), or for a free
+base (no joint) its translation and Bryant x-y-z angles (Ŷ0 = [ṙ0; ω0] = T(q) q̇, Ẏ0 = T q̈ + Ṫq̇;
+formulation B). m = 0, so the fixed-step solvers (ab3, explicit-euler, li-euler,
 rosenbrock-grk4t) and the reference solver run it as an ODE M(q) q̈ = Q(q, q̇, t) with
 
-    M = [Sᵀ(M̂0 + Σ M̄_EE)S   Sᵀ M_Eθ ],   Q = [Sᵀ(Q̂0 + Σ ĝ_E)]      (eq. 19 per subsystem)
-        [M_Eθᵀ S             M_θθ    ]        [g_θ            ]
+    M = [Tᵀ(M̂0 + Σ M̄_EE)T   Tᵀ M_Eθ ],   Q = [Tᵀ(Q̂0 + Σ ĝ_E − (M̂0 + Σ M̄_EE)Ṫq̇)]   (eq. 19)
+        [M_Eθᵀ T             M_θθ    ]        [g_θ − M_Eθᵀ Ṫq̇                      ]
 
 whose Schur complement on the θ blocks is the base equation (eq. 1):
 :meth:`SynthesisSystem.accelerations` solves it that way (eqs. 1, 20-22). The dependent relative
@@ -41,10 +42,9 @@ class SynthesisSystem(MechanicalSystem):
             raise SolverError(f"formulation: unknown '{formulation}' (known: {', '.join(FORMULATIONS)})")
         if not (isinstance(newton_iterations, int) and newton_iterations >= 1):
             raise SolverError(f"newton_iterations: expected an integer >= 1, got {newton_iterations!r}")
-        if smodel.base_free and (formulation != "relative-joint" or compiled):
+        if smodel.base_free and formulation != "relative-joint":
             raise SolverError(f"formulation: a free base (no joint to the ground, 6 DOF) is built for "
-                              f"'relative-joint' (numpy) only, not '{formulation}'"
-                              + (" compiled" if compiled else ""))
+                              f"'relative-joint' only, not '{formulation}'")
         self.sm = smodel
         self.formulation = formulation
         self.newton_iterations = newton_iterations
