@@ -1,8 +1,10 @@
 """Formulation B (recursive relative joint coordinates, seed 004 §4) compiled with numba, for
-Table 2: the same stages as :mod:`rtmbs.synthesis.recursive` over flat arrays, one subsystem on a
-translating base. :func:`pack` flattens a :class:`~rtmbs.synthesis.system.SynthesisSystem`;
-:func:`evaluate_joint` fills M, Q (the protocol's ODE) and q̈ (the synthesis path, eqs. 1, 31)
-and advances the warm start of the tree coordinates. Small scratch arrays are allocated per call.
+Table 2 and the four-corner car: the same stages as :mod:`rtmbs.synthesis.recursive` over flat
+arrays, for subsystems of one topology stacked on a leading axis (:func:`_subsystem` per
+subsystem), on a base with a locked orientation or free (Bryant angles, as in system.py).
+:func:`pack` flattens a :class:`~rtmbs.synthesis.system.SynthesisSystem`; :func:`evaluate_joint`
+fills M, Q (the protocol's ODE) and q̈ (the synthesis path, eqs. 1, 31) and advances the warm
+start of the tree coordinates. Small scratch arrays are allocated per call.
 """
 from __future__ import annotations
 
