@@ -36,9 +36,34 @@ def test_compiled_bump_run_equals_numpy(form):
     assert np.abs(z[0] - z[1]).max() < 1e-10
 
 
-def test_compiled_takes_one_subsystem():
-    sm = subsystem_model(two_corner_model(), "chassis", dof=1)
-    with pytest.raises(SolverError, match="compiled: the compiled kernel takes formulation B with one subsystem"):
-        SynthesisSystem(sm, formulation="relative-joint", compiled=True)
+def test_compiled_subsystem_limits():
+    """A compiles one subsystem only; B stacks subsystems but refuses an element between two."""
+    import copy
+
+    model = two_corner_model()
     with pytest.raises(SolverError, match="compiled: the compiled kernel takes formulation A with one subsystem"):
-        SynthesisSystem(sm, formulation="relative-cartesian", compiled=True)
+        SynthesisSystem(subsystem_model(model, "chassis", dof=1), formulation="relative-cartesian", compiled=True)
+    bar = copy.deepcopy([f for f in model.forces if f.name == "coil_over"][0])
+    bar.name, bar.marker_i, bar.marker_j = "bar", "lower_arm.spring_lower", "lower_arm_r.spring_lower"
+    model.forces.append(bar)
+    with pytest.raises(SolverError, match="compiled: force element 'bar' joins two subsystems"):
+        SynthesisSystem(subsystem_model(model, "chassis", dof=1), formulation="relative-joint", compiled=True)
+
+
+def test_compiled_two_subsystems_equal_numpy():
+    """The stacked kernel of B (eq. 1 summing M̌, P̌ of both corners) equals the numpy path."""
+    sm = subsystem_model(two_corner_model(), "chassis", dof=1)
+    py = SynthesisSystem(sm, formulation="relative-joint")
+    nb = SynthesisSystem(sm, formulation="relative-joint", compiled=True)
+    rng = np.random.default_rng(5)
+    for _ in range(3):
+        q = np.array([rng.uniform(-0.05, 0.05), *rng.uniform(-0.12, 0.12, 2)])
+        qd = rng.normal(size=3) * [0.5, 3.0, 3.0]
+        for _ in range(8):
+            nb.accelerations(0.6, q, qd)
+        py.terms(0.6, q, qd, iterations=30)
+        ref = py.accelerations(0.6, q, qd)
+        assert np.abs(nb.accelerations(0.6, q, qd) - ref).max() < 1e-10 * np.abs(ref).max()
+        assert np.abs(nb.mass(q) - py.mass(q)).max() < 1e-12 * np.abs(py.mass(q)).max()
+        Q = py.forces(q, qd, 0.6)
+        assert np.abs(nb.forces(q, qd, 0.6) - Q).max() < 1e-10 * np.abs(Q).max()

@@ -199,8 +199,14 @@ def test_bad_descriptions():
     with pytest.raises(ModelError, match=r"synthesis\.base: unknown body 'body'"):
         subsystem_model(m, "body")
     m = sla_model()
-    with pytest.raises(ModelError, match=r"synthesis\.base\.knuckle: the base body needs exactly one joint"):
-        subsystem_model(m, "knuckle")
+    with pytest.raises(ModelError, match=r"joints\.chassis_slide: a subsystem body may not be joined to the "
+                                         r"ground \(only the base 'knuckle' is\)"):
+        subsystem_model(m, "knuckle")          # a free base: the chassis' slide now joins a subsystem
+    m = sla_model()
+    next(j for j in m.joints if j.name == "chassis_slide").type = "revolute"
+    with pytest.raises(ModelError, match=r"synthesis\.base\.chassis: the base body needs at most one joint to "
+                                         r"the ground, prismatic \(vertical slide\) or orientation-lock, or none"):
+        subsystem_model(m, "chassis")
     m = sla_model()
     next(j for j in m.joints if j.name == "tie_rod").type = "universal"
     with pytest.raises(ModelError, match=r"joints\.tie_rod\.type: joint type 'universal' is not supported"):

@@ -84,6 +84,7 @@ BUILTIN: dict[str, tuple[Callable[[], MechanicalSystem], str]] = {
     "sedan": (_sedan("ideal"), "mid-size rear-drive sedan, ideal joints (n=224, m=210, f=14)"),
     "sedan-bushings": (_sedan("bushings"), "mid-size rear-drive sedan, bushings (n=224, m=120, f=104)"),
     "sla-quarter-car": (_yaml("sla-quarter-car"), "SLA quarter car of seed 004, half-sine bump (n=28, m=26, f=2)"),
+    "sla-car": (_yaml("sla-car"), "four-corner SLA car (seed 004 corners), heave-only chassis, bump (n=91, m=86, f=5)"),
 }
 if (_HERE / "multilink.py").exists():
     BUILTIN["multilink-bushings"] = (_multilink("bushings"), "rear multilink, links on 10 bushings (n=77, m=31, f=46)")

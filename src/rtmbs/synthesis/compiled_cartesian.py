@@ -142,7 +142,7 @@ def evaluate_cartesian_rel(t, q, qd, rw, Aw, iters, ints, pkind, pbi, pbj, psi_,
         rdg[k] = A0 @ y[6 * k:6 * k + 3]
         wg[k] = Ag[k] @ y[6 * k + 3:6 * k + 6]
     gf, Q0 = _forces_gf(t, q, qd, nb, nbase, rg, Ag, rdg, wg, mass, fkind, fbi, fbj, fsi, fsj, fpar, fdir,
-                        fadr, flen, fops, fargs, m0, r0i, S, A0, grav)
+                        fadr, flen, fops, fargs, m0, r0i, S, A0, grav, np.zeros(3))
     # mass/force (eqs. 10-12)
     MEE = np.zeros((6, 6))
     MEG = np.zeros((6, 6 * nb))
@@ -211,6 +211,7 @@ def pack(syn):
            np.array([bidx(p.bj) for p in P], np.int64), np.array([p.si for p in P], float),
            np.array([p.sj for p in P], float), np.array([p.length for p in P], float))
     ints = np.array([nb, syn.nbase, sub.theta_body], np.int64)
+    fs = pack_forces(sm, [nb])                 # stacked per subsystem: take the one
     return (ints, *arr, np.asarray(sub.theta_e1, float), np.asarray(sub.theta_axis, float),
             np.asarray(sub.theta_x, float), sub.mass.astype(float), sub.inertia.astype(float),
-            *pack_forces(sm, nb))
+            *(a[0] for a in fs[:9]), *fs[9:])

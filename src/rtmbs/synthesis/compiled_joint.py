@@ -1,8 +1,10 @@
 """Formulation B (recursive relative joint coordinates, seed 004 §4) compiled with numba, for
-Table 2: the same stages as :mod:`rtmbs.synthesis.recursive` over flat arrays, one subsystem on a
-translating base. :func:`pack` flattens a :class:`~rtmbs.synthesis.system.SynthesisSystem`;
-:func:`evaluate_joint` fills M, Q (the protocol's ODE) and q̈ (the synthesis path, eqs. 1, 31)
-and advances the warm start of the tree coordinates. Small scratch arrays are allocated per call.
+Table 2 and the four-corner car: the same stages as :mod:`rtmbs.synthesis.recursive` over flat
+arrays, for subsystems of one topology stacked on a leading axis (:func:`_subsystem` per
+subsystem), on a base with a locked orientation or free (Bryant angles, as in system.py).
+:func:`pack` flattens a :class:`~rtmbs.synthesis.system.SynthesisSystem`; :func:`evaluate_joint`
+fills M, Q (the protocol's ODE) and q̈ (the synthesis path, eqs. 1, 31) and advances the warm
+start of the tree coordinates. Small scratch arrays are allocated per call.
 """
 from __future__ import annotations
 
@@ -22,12 +24,13 @@ def _skew(v):
 
 
 @njit(cache=True)
-def _kin(q, qd, ekind, epar, ech, ek, esp, esc, eax, eApc, A0, nb, nq, A, r, rd, w, Bb, Db):
-    """Eqs. 23-26 along the tree (parents before children); index nb is the base."""
+def _kin(q, qd, ekind, epar, ech, ek, esp, esc, eax, eApc, A0, w0, nb, nq, A, r, rd, w, Bb, Db):
+    """Eqs. 23-26 along the tree (parents before children); index nb is the base (orientation
+    A0, angular velocity w0; frame translating with its CG)."""
     A[nb] = A0
     r[nb] = 0.0
     rd[nb] = 0.0
-    w[nb] = 0.0
+    w[nb] = w0
     Bb[nb] = 0.0
     Db[nb] = 0.0
     for e in range(ekind.shape[0]):
@@ -123,7 +126,7 @@ def _cuts(ckind, cbi, cbj, csi, csj, cz, cx, cy, cL, ncut, nq, A, r, rd, w, Bb, 
 
 @njit(cache=True)
 def _forces_gf(t, q, qd, nb, nbase, rg, Ag, rdg, wg, mass, fkind, fbi, fbj, fsi, fsj, fpar, fdir, fadr, flen,
-               fops, fargs, m0, r0i, S, A0, grav):
+               fops, fargs, m0, r0i, S, A0, grav, w0):
     """Gravity and the force elements: per body f and the torque about its CG (global), and the
     base's Q̂0 = [f; moment in base axes]. Body keys: −2 ground, nb base, k subsystem body k;
     (rg, Ag, rdg, wg): bodies' r* (global axes), A, ṙ*, ω."""
@@ -135,6 +138,8 @@ def _forces_gf(t, q, qd, nb, nbase, rg, Ag, rdg, wg, mass, fkind, fbi, fbj, fsi,
     for k in range(nb):
         gf[k, :3] = mass[k] * grav
     for e in range(fkind.shape[0]):
+        if fkind[e] < 0:                          # padding (stacked subsystems)
+            continue
         P = np.zeros((2, 3))
         V = np.zeros((2, 3))
         for side in range(2):
@@ -144,7 +149,7 @@ def _forces_gf(t, q, qd, nb, nbase, rg, Ag, rdg, wg, mass, fkind, fbi, fbj, fsi,
                 P[side] = s
             elif kk == nb:
                 P[side] = r0 + A0 @ s
-                V[side] = v0
+                V[side] = v0 + np.cross(w0, A0 @ s)
             else:
                 sg = Ag[kk] @ s
                 P[side] = r0 + rg[kk] + sg
@@ -168,7 +173,7 @@ def _forces_gf(t, q, qd, nb, nbase, rg, Ag, rdg, wg, mass, fkind, fbi, fbj, fsi,
             s = fsi[e] if side == 0 else fsj[e]
             if kk == nb:
                 Q0[:3] += F
-                Q0[3:] += np.cross(s, A0.T @ F)
+                Q0[3:] += np.cross(A0 @ s, F)      # about the CG, global axes
             elif kk >= 0:
                 gf[kk, :3] += F
                 gf[kk, 3:] += np.cross(Ag[kk] @ s, F)
@@ -176,12 +181,13 @@ def _forces_gf(t, q, qd, nb, nbase, rg, Ag, rdg, wg, mass, fkind, fbi, fbj, fsi,
 
 
 @njit(cache=True)
-def evaluate_joint(t, q, qd, qt, iters, ints, ekind, epar, ech, ek, esp, esc, eax, eApc,
-                   ckind, cbi, cbj, csi, csj, cz, cx, cy, cL, u, mass, Jb,
-                   fkind, fbi, fbj, fsi, fsj, fpar, fdir, fadr, flen, fops, fargs,
-                   m0, J0, r0i, S, A0, grav, M_out, Q_out, qdd_out):
-    """One evaluation (all stages) at (t, q, q̇); ``qt`` (tree coordinates) is the warm start,
-    updated in place. ints = (nb, nq, ncut, v, nbase)."""
+def _subsystem(t, q, qd, qt, iters, ints, ekind, epar, ech, ek, esp, esc, eax, eApc,
+               ckind, cbi, cbj, csi, csj, cz, cx, cy, cL, u, mass, Jb,
+               fkind, fbi, fbj, fsi, fsj, fpar, fdir, fadr, flen, fops, fargs,
+               r0i, S, A0, grav, th, thd, w0):
+    """All stages of one subsystem at (t, q, q̇) with θ = th, θ̇ = thd: its M̄_yy, Q*_y, M*, Q*_q,
+    ĝ_E (eq. 35, 33, 34), M̌, P̌ (eqs. 36-37) and the forces of its elements on the base (Q̂0
+    without the base's weight); ``qt`` (tree coordinates) is the warm start, updated in place."""
     nb, nq, ncut, v, nbase = ints[0], ints[1], ints[2], ints[3], ints[4]
     nu = nq - 1
     A = np.zeros((nb + 1, 3, 3))
@@ -191,11 +197,11 @@ def evaluate_joint(t, q, qd, qt, iters, ints, ekind, epar, ech, ek, esp, esc, ea
     Bb = np.zeros((nb + 1, 6, nq))
     Db = np.zeros((nb + 1, 6))
     zero = np.zeros(nq)
-    th, thd = q[nbase], qd[nbase]
+    zero3 = np.zeros(3)
     qt[v] = th
     # position: Newton on Φ(u, v) = 0
     for _ in range(iters):
-        _kin(qt, zero, ekind, epar, ech, ek, esp, esc, eax, eApc, A0, nb, nq, A, r, rd, w, Bb, Db)
+        _kin(qt, zero, ekind, epar, ech, ek, esp, esc, eax, eApc, A0, zero3, nb, nq, A, r, rd, w, Bb, Db)
         phi, Pq, _ = _cuts(ckind, cbi, cbj, csi, csj, cz, cx, cy, cL, ncut, nq, A, r, rd, w, Bb, Db)
         Pu = np.empty((ncut, nu))
         for j in range(nu):
@@ -204,7 +210,7 @@ def evaluate_joint(t, q, qd, qt, iters, ints, ekind, epar, ech, ek, esp, esc, ea
         for j in range(nu):
             qt[u[j]] += du[j]
     # velocity
-    _kin(qt, zero, ekind, epar, ech, ek, esp, esc, eax, eApc, A0, nb, nq, A, r, rd, w, Bb, Db)
+    _kin(qt, zero, ekind, epar, ech, ek, esp, esc, eax, eApc, A0, zero3, nb, nq, A, r, rd, w, Bb, Db)
     _, Pq, _ = _cuts(ckind, cbi, cbj, csi, csj, cz, cx, cy, cL, ncut, nq, A, r, rd, w, Bb, Db)
     Pu = np.empty((ncut, nu + 1))
     for j in range(nu):
@@ -218,12 +224,12 @@ def evaluate_joint(t, q, qd, qt, iters, ints, ekind, epar, ech, ek, esp, esc, ea
     Rv = np.linalg.solve(Pu[:, :nu], Pq[:, v].copy())
     for j in range(nu):
         qdt[u[j]] = -Rv[j] * thd
-    _kin(qt, qdt, ekind, epar, ech, ek, esp, esc, eax, eApc, A0, nb, nq, A, r, rd, w, Bb, Db)
+    _kin(qt, qdt, ekind, epar, ech, ek, esp, esc, eax, eApc, A0, w0, nb, nq, A, r, rd, w, Bb, Db)
     _, _, gam = _cuts(ckind, cbi, cbj, csi, csj, cz, cx, cy, cL, ncut, nq, A, r, rd, w, Bb, Db)
     cvec = np.linalg.solve(Pu[:, :nu], gam)
     # forces: f and torque about the CG per body (global); base Q̂0
     gf, Q0 = _forces_gf(t, q, qd, nb, nbase, r[:nb], A[:nb], rd[:nb], w[:nb], mass, fkind, fbi, fbj, fsi, fsj,
-                        fpar, fdir, fadr, flen, fops, fargs, m0, r0i, S, A0, grav)
+                        fpar, fdir, fadr, flen, fops, fargs, 0.0, r0i, S, A0, grav, w0)
     # mass/force: state-space M̂, Q̂ and the composite recursion (eq. 29)
     K = np.zeros((nb + 1, 6, 6))
     Fc = np.zeros((nb + 1, 6))
@@ -291,86 +297,179 @@ def evaluate_joint(t, q, qd, qt, iters, ints, ekind, epar, ech, ek, esp, esc, ea
     gEh = Py - Myu @ cvec
     Mc = Myy - np.outer(Qy, Qy) / Ms
     Pc = gEh - Qy * (Qq / Ms)
-    # protocol M, Q and the synthesis accelerations (eq. 1, eq. 31)
+    return Myy, Qy, Ms, Qq, gEh, Mc, Pc, Q0
+
+
+@njit(cache=True)
+def evaluate_joint(t, q, qd, qt, iters, ints, ekind, epar, ech, ek, esp, esc, eax, eApc,
+                   ckind, cbi, cbj, csi, csj, cz, cx, cy, cL, u, mass, Jb,
+                   fkind, fbi, fbj, fsi, fsj, fpar, fdir, fadr, flen, fops, fargs,
+                   m0, J0, r0i, S, A0, grav, M_out, Q_out, qdd_out):
+    """One evaluation (all stages of every subsystem) at (t, q, q̇). The per-subsystem arrays
+    are stacked on a leading axis (subsystems of one topology, e.g. the four corners of a car);
+    ``qt`` (subsystems × tree coordinates) is the warm start, updated in place. Fills the
+    protocol's M, Q and the synthesis accelerations (eq. 1 with Σ M̌, Σ P̌, then eq. 31 per
+    subsystem). ints = (nb, nq, ncut, v, nbase, free base) per subsystem; a free base's q̇ maps to
+    Ŷ0 = [ṙ0; ω0] through its Bryant angles (T, Td as in system.py)."""
+    ns = ekind.shape[0]
+    nbase = ints[0, 4]
+    # the base motion: Ŷ0 = T q̇_base, Ẏ0 = T q̈_base + Td (system.py _base_motion)
+    T = S.copy()
+    Td = np.zeros(6)
+    w0 = np.zeros(3)
+    Ab = A0.copy()
+    if ints[0, 5] == 1:                          # free base: translation + Bryant x-y-z angles
+        a, b, g = q[3], q[4], q[5]
+        ca, sa, cb, sb, cc, sc = np.cos(a), np.sin(a), np.cos(b), np.sin(b), np.cos(g), np.sin(g)
+        Rx = np.array([[1.0, 0.0, 0.0], [0.0, ca, -sa], [0.0, sa, ca]])
+        Ry = np.array([[cb, 0.0, sb], [0.0, 1.0, 0.0], [-sb, 0.0, cb]])
+        Rz = np.array([[cc, -sc, 0.0], [sc, cc, 0.0], [0.0, 0.0, 1.0]])
+        RxRy = Rx @ Ry
+        Ab = RxRy @ Rz @ A0
+        H = np.zeros((3, 3))
+        H[0, 0] = 1.0
+        H[:, 1] = Rx[:, 1]
+        H[:, 2] = RxRy[:, 2]
+        T[3:, 3:] = H
+        w0 = H @ qd[3:6]
+        w1 = qd[3] * H[:, 0]
+        w2 = w1 + qd[4] * H[:, 1]
+        Td[3:] = qd[4] * np.cross(w1, H[:, 1]) + qd[5] * np.cross(w2, H[:, 2])
+    Jg0 = Ab @ J0 @ Ab.T
     Mb = np.zeros((6, 6))
     Mb[:3, :3] = m0 * np.eye(3)
-    Mb[3:, 3:] = J0
-    M_out[:nbase, :nbase] = S.T @ (Mb + Myy) @ S
-    M_out[:nbase, nbase] = S.T @ Qy
-    M_out[nbase, :nbase] = S.T @ Qy
-    M_out[nbase, nbase] = Ms
-    Q_out[:nbase] = S.T @ (Q0 + gEh)
-    Q_out[nbase] = Qq
-    xdd = np.linalg.solve(S.T @ (Mb + Mc) @ S, S.T @ (Q0 + Pc))
+    Mb[3:, 3:] = Jg0
+    Mbase = Mb.copy()
+    Mhat = Mb.copy()
+    Qbase = np.zeros(6)
+    Qbase[:3] = m0 * grav
+    Qbase[3:] = -np.cross(w0, Jg0 @ w0)
+    Phat = Qbase.copy()
+    Qys = np.zeros((ns, 6))
+    Mss = np.zeros(ns)
+    Qqs = np.zeros(ns)
+    M_out[:, :] = 0.0
+    for s in range(ns):
+        Myy, Qy, Ms, Qq, gEh, Mc, Pc, Q0s = _subsystem(
+            t, q, qd, qt[s], iters, ints[s], ekind[s], epar[s], ech[s], ek[s], esp[s], esc[s], eax[s], eApc[s],
+            ckind[s], cbi[s], cbj[s], csi[s], csj[s], cz[s], cx[s], cy[s], cL[s], u[s], mass[s], Jb[s],
+            fkind[s], fbi[s], fbj[s], fsi[s], fsj[s], fpar[s], fdir[s], fadr[s], flen[s], fops, fargs,
+            r0i, S, Ab, grav, q[nbase + s], qd[nbase + s], w0)
+        Mbase += Myy
+        Mhat += Mc
+        Qbase += Q0s + gEh
+        Phat += Q0s + Pc
+        Qys[s] = Qy
+        Mss[s] = Ms
+        Qqs[s] = Qq
+    # protocol M, Q (eq. 19 per subsystem) and the synthesis accelerations (eq. 1, eq. 31)
+    M_out[:nbase, :nbase] = T.T @ Mbase @ T
+    Q_out[:nbase] = T.T @ (Qbase - Mbase @ Td)
+    for s in range(ns):
+        SQ = T.T @ Qys[s]
+        M_out[:nbase, nbase + s] = SQ
+        M_out[nbase + s, :nbase] = SQ
+        M_out[nbase + s, nbase + s] = Mss[s]
+        Q_out[nbase + s] = Qqs[s] - Qys[s] @ Td
+    xdd = np.linalg.solve(T.T @ Mhat @ T, T.T @ (Phat - Mhat @ Td))
     qdd_out[:nbase] = xdd
-    qdd_out[nbase] = (Qq - Qy @ (S @ xdd)) / Ms
+    Yd = T @ xdd + Td
+    for s in range(ns):
+        qdd_out[nbase + s] = (Qqs[s] - Qys[s] @ Yd) / Mss[s]
 
 
 def pack(syn):
-    """Flat arrays of a one-subsystem, 1-DOF :class:`SynthesisSystem` in formulation B."""
+    """Flat arrays of a :class:`SynthesisSystem` in formulation B with 1-DOF subsystems of one
+    topology (same tree and cut joints, e.g. the corners of a car), stacked on a leading axis;
+    each subsystem carries the force elements that act on its bodies (elements between the base
+    and the ground go with the first)."""
     from ..errors import SolverError
     from .description import BASE, GROUND
 
     sm = syn.sm
-    if syn.formulation != "relative-joint" or len(sm.subsystems) != 1:
-        raise SolverError("compiled: the compiled kernel takes formulation B with one subsystem")
-    sub, tree = sm.subsystems[0], syn._trees[0]
-    nb = len(sub.bodies)
+    if syn.formulation != "relative-joint" or not sm.subsystems:
+        raise SolverError("compiled: the compiled kernel takes formulation B with one or more subsystems")
+    per = []
+    for si, (sub, tree) in enumerate(zip(sm.subsystems, syn._trees)):
+        nb = len(sub.bodies)
 
-    def bidx(k):
-        return nb if k == BASE else k
+        def bidx(k, nb=nb):
+            return nb if k == BASE else k
 
-    E = tree.edges
-    ekind = np.array([0 if e[1] == "revolute" else 1 for e in E], np.int64)
-    epar = np.array([bidx(e[2]) for e in E], np.int64)
-    ech = np.array([bidx(e[3]) for e in E], np.int64)
-    ek = np.array([e[8] for e in E], np.int64)
-    esp, esc, eax = (np.array([e[i] for e in E], float) for i in (4, 5, 6))
-    eApc = np.array([e[7] for e in E], float)
-    C = tree.cuts
-    ckind = np.array([{"spherical": 0, "revolute": 1, "distance": 2}[c[1]] for c in C], np.int64)
-    cbi = np.array([bidx(c[2]) for c in C], np.int64)
-    cbj = np.array([bidx(c[3]) for c in C], np.int64)
-    csi, csj = np.array([c[4] for c in C], float), np.array([c[5] for c in C], float)
-    cz = np.array([c[6][:, 2] for c in C], float)
-    cx = np.array([c[7][:, 0] for c in C], float)
-    cy = np.array([c[7][:, 1] for c in C], float)
-    cL = np.array([c[8] for c in C], float)
-    ints = np.array([nb, tree.nq, tree.ncut, tree.v, syn.nbase], np.int64)
-    return (ints, ekind, epar, ech, ek, esp, esc, eax, eApc, ckind, cbi, cbj, csi, csj, cz, cx, cy, cL,
-            np.array(tree.u, np.int64), sub.mass.astype(float), sub.inertia.astype(float), *pack_forces(sm, nb))
+        E, C = tree.edges, tree.cuts
+        per.append(dict(
+            ints=np.array([nb, tree.nq, tree.ncut, tree.v, syn.nbase, int(sm.base_free)], np.int64),
+            ekind=np.array([0 if e[1] == "revolute" else 1 for e in E], np.int64),
+            epar=np.array([bidx(e[2]) for e in E], np.int64),
+            ech=np.array([bidx(e[3]) for e in E], np.int64),
+            ek=np.array([e[8] for e in E], np.int64),
+            esp=np.array([e[4] for e in E], float), esc=np.array([e[5] for e in E], float),
+            eax=np.array([e[6] for e in E], float), eApc=np.array([e[7] for e in E], float),
+            ckind=np.array([{"spherical": 0, "revolute": 1, "distance": 2}[c[1]] for c in C], np.int64),
+            cbi=np.array([bidx(c[2]) for c in C], np.int64), cbj=np.array([bidx(c[3]) for c in C], np.int64),
+            csi=np.array([c[4] for c in C], float), csj=np.array([c[5] for c in C], float),
+            cz=np.array([c[6][:, 2] for c in C], float), cx=np.array([c[7][:, 0] for c in C], float),
+            cy=np.array([c[7][:, 1] for c in C], float), cL=np.array([c[8] for c in C], float),
+            u=np.array(tree.u, np.int64), mass=sub.mass.astype(float), Jb=sub.inertia.astype(float)))
+    shape = [(k, v.shape) for k, v in per[0].items() if k != "ints"]
+    for si, d in enumerate(per[1:], 1):
+        same = [(k, v.shape) for k, v in d.items() if k != "ints"] == shape and \
+            np.array_equal(d["ints"], per[0]["ints"]) and np.array_equal(d["ekind"], per[0]["ekind"]) \
+            and np.array_equal(d["ckind"], per[0]["ckind"])
+        if not same:
+            raise SolverError(f"compiled: subsystem {sm.subsystems[si].bodies[0]} differs in topology from "
+                              f"{sm.subsystems[0].bodies[0]}; the compiled kernel stacks subsystems of one topology")
+    geo = tuple(np.stack([d[k] for d in per]) for k in per[0])
+    return geo + pack_forces(sm, [len(sub.bodies) for sub in sm.subsystems])
 
 
-def pack_forces(sm, nb):
-    """The force elements and the base as flat arrays (body keys: −2 ground, nb base, k body k of
-    the one subsystem)."""
+def pack_forces(sm, nbs):
+    """The force elements per subsystem (stacked, padded with kind −1) and the base as flat
+    arrays (body keys: −2 ground, nb base, k body k of that subsystem; ``nbs`` bodies per
+    subsystem). An element between two subsystems is refused."""
+    from ..errors import SolverError
     from .description import BASE, GROUND
 
-    F = sm.forces
+    ns = len(nbs)
+    lists = [[] for _ in range(ns)]
+    for f in sm.forces:
+        subs = {k[0] for k in (f.bi, f.bj) if isinstance(k, tuple)}
+        if len(subs) > 1:
+            raise SolverError(f"compiled: force element '{f.name}' joins two subsystems; the compiled "
+                              "kernel takes elements within one subsystem, to the base or the ground")
+        lists[subs.pop() if subs else 0].append(f)
+    nf = max(1, max(len(x) for x in lists))
+    fkind = np.full((ns, nf), -1, np.int64)
+    fbi = np.full((ns, nf), -2, np.int64)
+    fbj = np.full((ns, nf), -2, np.int64)
+    fsi, fsj, fdir = np.zeros((ns, nf, 3)), np.zeros((ns, nf, 3)), np.zeros((ns, nf, 3))
+    fpar = np.zeros((ns, nf, 5))
+    fadr = np.zeros((ns, nf), np.int64)
+    flen = np.zeros((ns, nf), np.int64)
+    ops, args = [], []
+    for s, F in enumerate(lists):
+        nb = nbs[s]
 
-    def fkey(k):
-        if k == GROUND:
-            return -2
-        if k == BASE:
-            return nb
-        return k[1]
+        def fkey(k):
+            if k == GROUND:
+                return -2
+            if k == BASE:
+                return nb
+            return k[1]
 
-    fkind = np.array([0 if f.kind == "spring" else 1 for f in F], np.int64)
-    fbi = np.array([fkey(f.bi) if f.kind == "spring" else -2 for f in F], np.int64)
-    fbj = np.array([fkey(f.bj) for f in F], np.int64)
-    fsi, fsj = np.array([f.si for f in F], float), np.array([f.sj for f in F], float)
-    fpar = np.array([[f.k, f.c, f.L0, f.F0, f.value] for f in F], float)
-    fdir = np.array([f.direction for f in F], float)
-    ops, args, adr, ln = [], [], [], []
-    for f in F:
-        adr.append(len(ops))
-        if f.fun is None:
-            ln.append(0)
-        else:
-            ops += list(np.asarray(f.fun[0], float))
-            args += list(np.asarray(f.fun[1], float))
-            ln.append(len(f.fun[0]))
-    return (fkind, fbi, fbj, fsi, fsj, fpar, fdir, np.array(adr, np.int64), np.array(ln, np.int64),
+        for e, f in enumerate(F):
+            fkind[s, e] = 0 if f.kind == "spring" else 1
+            fbi[s, e] = fkey(f.bi) if f.kind == "spring" else -2
+            fbj[s, e] = fkey(f.bj)
+            fsi[s, e], fsj[s, e] = f.si, f.sj
+            fpar[s, e] = [f.k, f.c, f.L0, f.F0, f.value]
+            fdir[s, e] = f.direction
+            fadr[s, e] = len(ops)
+            if f.fun is not None:
+                ops += list(np.asarray(f.fun[0], float))
+                args += list(np.asarray(f.fun[1], float))
+                flen[s, e] = len(f.fun[0])
+    return (fkind, fbi, fbj, fsi, fsj, fpar, fdir, fadr, flen,
             np.array(ops + [0.0], float), np.array(args + [0.0], float), float(sm.base_mass),
             np.asarray(sm.base_inertia, float), np.asarray(sm.base_r0, float), np.asarray(sm.base_S, float),
             np.asarray(sm.base_A, float), np.asarray(sm.gravity, float))

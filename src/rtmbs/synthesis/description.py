@@ -2,7 +2,8 @@
 
 The same bodies, markers, joints and forces that compile as a Cartesian model: one body is the
 base (the chassis, body 0 of eq. 1), joined to the ground by a joint that fixes its orientation
-(``prismatic``: one translation; ``orientation-lock``: three); every other body belongs to a
+(``prismatic``: one translation; ``orientation-lock``: three) or by none (a free base, 6 DOF:
+formulation B); every other body belongs to a
 subsystem, a set of bodies connected to each other and to the base by ``spherical``,
 ``revolute`` and ``distance`` joints. Force elements: gravity, linear ``spring-damper`` and
 ``force`` (global direction, constant or expression magnitude) between any bodies, the base or
@@ -90,13 +91,14 @@ class SynthesisModel:
     base_inertia: np.ndarray
     base_r0: np.ndarray                # initial position of the base CG (global)
     base_A: np.ndarray                 # base orientation (constant: locked by its joint)
-    base_S: np.ndarray                 # (6, nbase): allowed base motions in Ŷ0 = [ṙ0; ω0]
+    base_S: np.ndarray                 # (6, nbase): allowed base motions in Ŷ0 = [ṙ0; ω0] (free: I)
     base_coordinate_names: list[str]
     subsystems: list[Subsystem]
     forces: list[ForceElem]
     body_of: dict                      # body name -> (subsystem index, body index) or BASE/GROUND
     base_v0: np.ndarray = field(default_factory=lambda: np.zeros(3))   # initial base velocity
     theta_rate0: list = field(default_factory=list)                    # initial θ̇ per subsystem
+    base_free: bool = False            # no joint to the ground: 6 DOF, orientation by Bryant angles
 
 
 def _markers(model: Model, A0, r0):
@@ -137,13 +139,17 @@ def subsystem_model(model: Model, base: str, dof: dict | int | None = None) -> S
     base_joints = [j for j in model.joints if {marker(j.marker_i, f"joints.{j.name}.marker_i")[0],
                                                marker(j.marker_j, f"joints.{j.name}.marker_j")[0]}
                    == {base, "ground"}]
-    if len(base_joints) != 1 or base_joints[0].type not in ("prismatic", "orientation-lock"):
-        raise ModelError(f"synthesis.base.{base}", "the base body needs exactly one joint to the ground, "
-                         "prismatic (vertical slide) or orientation-lock; a rotating base is not built "
-                         f"(found: {', '.join(j.name + ' ' + j.type for j in base_joints) or 'none'})")
-    bj = base_joints[0]
+    if len(base_joints) > 1 or (base_joints and base_joints[0].type not in ("prismatic", "orientation-lock")):
+        raise ModelError(f"synthesis.base.{base}", "the base body needs at most one joint to the ground, "
+                         "prismatic (vertical slide) or orientation-lock, or none (a free base, 6 DOF) "
+                         f"(found: {', '.join(j.name + ' ' + j.type for j in base_joints)})")
+    bj = base_joints[0] if base_joints else None
     Ab = A0[base]
-    if bj.type == "prismatic":
+    free = bj is None
+    if free:                                   # x, y, z and the Bryant angles of the base (system.py)
+        S = np.eye(6)
+        base_names = [f"{base}.{c}" for c in ("x", "y", "z", "rx", "ry", "rz")]
+    elif bj.type == "prismatic":
         bi_name, _, C = marker(bj.marker_i, f"joints.{bj.name}.marker_i")
         u = (A0.get(bi_name, np.eye(3)) @ C)[:, 2]
         S = np.zeros((6, 1))
@@ -275,7 +281,7 @@ def subsystem_model(model: Model, base: str, dof: dict | int | None = None) -> S
              for sb in out_subs]
     return SynthesisModel(model.name, np.asarray(model.gravity, float), base, bbase.mass,
                           inertia_matrix(bbase.inertia), r0[base], Ab, S, base_names, out_subs, forces,
-                          body_of, np.asarray(bbase.velocity, float), rates)
+                          body_of, np.asarray(bbase.velocity, float), rates, free)
 
 
 def _function(model: Model, spec, path) -> dict:

@@ -99,15 +99,18 @@ def _bryant(a, b, c):
     return RxRy @ Rz, H
 
 
-def kinematics(tree: Tree, sub: Subsystem, A0, q, qd):
+def kinematics(tree: Tree, sub: Subsystem, A0, q, qd, w0=None):
     """Position and velocity (eqs. 23-26): per body A (global), r* (relative to the base CG),
-    ṙ*, ω, the joint points p*, B̄_j (6 × nq) and D̄_j (6) on the path from the base."""
+    ṙ*, ω, the joint points p*, B̄_j (6 × nq) and D̄_j (6) on the path from the base. ``w0``: the
+    base's angular velocity (global; None: 0). Positions and velocities are taken in the frame
+    translating with the base CG, so the base's state vector there is [0; ω0]; its acceleration
+    [r̈0; ω̇0] enters as Ẏ0 of eq. 1 (r̈0 as the inertial force of the translating frame)."""
     nb = len(sub.bodies)
     A, r, rd, w, Bb, Db = {}, {}, {}, {}, {}, {}
     A[BASE] = A0
     r[BASE] = zeros(3, q)
     rd[BASE] = zeros(3, q)
-    w[BASE] = zeros(3, q)
+    w[BASE] = zeros(3, q) if w0 is None else w0
     Bb[BASE] = zeros((6, tree.nq), q)
     Db[BASE] = zeros(6, q)
     for name, kind, p, c, sp, sc, ax, Apc, k in tree.edges:
@@ -222,10 +225,10 @@ def velocity(tree: Tree, sub: Subsystem, A0, q, thetad):
     return Pu, R, qd
 
 
-def rhs(tree: Tree, sub: Subsystem, A0, q, qd, Pu):
+def rhs(tree: Tree, sub: Subsystem, A0, q, qd, Pu, w0=None):
     """RHS stage: the kinematics with velocities (B̄, D̄), γ̄ and c = Φ_u⁻¹γ̄ (``Pu``: the velocity
     stage's LU factors of Φ_u)."""
-    kin = kinematics(tree, sub, A0, q, qd)
+    kin = kinematics(tree, sub, A0, q, qd, w0)
     _, _, g = cut_constraints(tree, kin, q)
     return kin, lu_solve(Pu, g)
 

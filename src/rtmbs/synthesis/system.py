@@ -1,12 +1,13 @@
 """The subsystem-synthesis provider of the mechanical-system protocol (seed 004 §2, eqs. 1-2).
 
-Coordinates q = [base coordinates (the translations its joint to the ground allows); θ of each
-subsystem], velocities q̇ (the base's orientation is locked, so Ŷ0 = S ẋ0 and velocities are q̇:
-no quaternion rates); m = 0, so the fixed-step solvers (ab3, explicit-euler, li-euler,
+Coordinates q = [base coordinates; θ of each subsystem], velocities q̇. The base coordinates are
+the translations its joint to the ground allows (orientation locked: Ŷ0 = S ẋ0), or for a free
+base (no joint) its translation and Bryant x-y-z angles (Ŷ0 = [ṙ0; ω0] = T(q) q̇, Ẏ0 = T q̈ + Ṫq̇;
+formulation B). m = 0, so the fixed-step solvers (ab3, explicit-euler, li-euler,
 rosenbrock-grk4t) and the reference solver run it as an ODE M(q) q̈ = Q(q, q̇, t) with
 
-    M = [Sᵀ(M̂0 + Σ M̄_EE)S   Sᵀ M_Eθ ],   Q = [Sᵀ(Q̂0 + Σ ĝ_E)]      (eq. 19 per subsystem)
-        [M_Eθᵀ S             M_θθ    ]        [g_θ            ]
+    M = [Tᵀ(M̂0 + Σ M̄_EE)T   Tᵀ M_Eθ ],   Q = [Tᵀ(Q̂0 + Σ ĝ_E − (M̂0 + Σ M̄_EE)Ṫq̇)]   (eq. 19)
+        [M_Eθᵀ T             M_θθ    ]        [g_θ − M_Eθᵀ Ṫq̇                      ]
 
 whose Schur complement on the θ blocks is the base equation (eq. 1):
 :meth:`SynthesisSystem.accelerations` solves it that way (eqs. 1, 20-22). The dependent relative
@@ -41,6 +42,9 @@ class SynthesisSystem(MechanicalSystem):
             raise SolverError(f"formulation: unknown '{formulation}' (known: {', '.join(FORMULATIONS)})")
         if not (isinstance(newton_iterations, int) and newton_iterations >= 1):
             raise SolverError(f"newton_iterations: expected an integer >= 1, got {newton_iterations!r}")
+        if smodel.base_free and formulation != "relative-joint":
+            raise SolverError(f"formulation: a free base (no joint to the ground, 6 DOF) is built for "
+                              f"'relative-joint' only, not '{formulation}'")
         self.sm = smodel
         self.formulation = formulation
         self.newton_iterations = newton_iterations
@@ -58,14 +62,14 @@ class SynthesisSystem(MechanicalSystem):
             self._warm = [(np.zeros(tr.nq),) for tr in self._trees]
         self._check_regular()
         self.compiled = bool(compiled)
-        if self.compiled:                       # numba kernels (one subsystem): Table 2
+        if self.compiled:                       # numba kernels (A: one subsystem; B: stacked): Table 2
             if formulation == "relative-cartesian":
                 from .compiled_cartesian import evaluate_cartesian_rel as fn, pack
                 sub = smodel.subsystems[0] if smodel.subsystems else None
                 self._cwarm = (sub.r0.copy(), sub.A0.copy()) if sub is not None else ()
             else:
                 from .compiled_joint import evaluate_joint as fn, pack
-                self._cwarm = (np.zeros(self._trees[0].nq),) if smodel.subsystems else ()
+                self._cwarm = (np.zeros((len(self._trees), self._trees[0].nq if self._trees else 0)),)
             self._cpack, self._cfn = pack(self), fn
             self._cM, self._cQ, self._cqdd = np.zeros((self.n, self.n)), np.zeros(self.n), np.zeros(self.n)
         b = smodel.base
@@ -105,7 +109,7 @@ class SynthesisSystem(MechanicalSystem):
         x0, xd0 = q[:nb0], qd[:nb0]
         r0 = sm.base_r0 + S[:3] @ x0
         v0 = S[:3] @ xd0
-        A0 = sm.base_A
+        A0, w0, Tb, Td = self._base_motion(q, qd)
         subs = []
         off = nb0
         for si, sub in enumerate(sm.subsystems):
@@ -141,7 +145,7 @@ class SynthesisSystem(MechanicalSystem):
                     self._warm[si] = (qt,)
                 Pu, R, qdt = rb.velocity(tree, sub, A0, qt, thd)
                 mark("velocity")
-                kin, c = rb.rhs(tree, sub, A0, qt, qdt, Pu)
+                kin, c = rb.rhs(tree, sub, A0, qt, qdt, Pu, w0)
                 mark("RHS")
                 bodies = [(kin["r"][k], kin["A"][k], kin["rd"][k], kin["w"][k]) for k in range(len(sub.bodies))]
                 subs.append(dict(q=qt, qd=qdt, R=R, c=c, kin=kin, theta=th, thetad=thd, bodies=bodies))
@@ -158,10 +162,12 @@ class SynthesisSystem(MechanicalSystem):
             if key == GROUND:
                 return s, 0.0 * s, None
             if key == BASE:
+                sg0 = A0 @ s
+
                 def add(F):
                     Q0[:3] += F
-                    Q0[3:] += skew(s) @ (A0.T @ F)
-                return r0 + A0 @ s, v0, add
+                    Q0[3:] += skew(sg0) @ F                 # moment about the CG, global axes
+                return r0 + sg0, v0 + skew(w0) @ sg0, add
             si, k = key
             rk, Ak, rdk, wk = subs[si]["bodies"][k]
             sg = Ak @ s
@@ -192,7 +198,9 @@ class SynthesisSystem(MechanicalSystem):
                 addj(mag * fe.direction)
         Mb = zeros((6, 6), q)
         Mb[:3, :3] = sm.base_mass * np.eye(3)
-        Mb[3:, 3:] = sm.base_inertia
+        Jg0 = A0 @ sm.base_inertia @ A0.T
+        Mb[3:, 3:] = Jg0
+        Q0[3:] -= skew(w0) @ (Jg0 @ w0)
         Mfull_base = Mb.copy()
         Qfull_base = Q0.copy()
         Mc_sum, Pc_sum = Mb.copy(), Q0.copy()
@@ -217,8 +225,29 @@ class SynthesisSystem(MechanicalSystem):
             Pc_sum = Pc_sum + Pc
             mark("effective mass/force")
             mark(None)
-        return dict(subs=subs, S=S, Mbase=Mfull_base, Qbase=Qfull_base, Mhat=Mc_sum, Phat=Pc_sum,
+        return dict(subs=subs, S=Tb, Td=Td, A0=A0, w0=w0, Mbase=Mfull_base, Qbase=Qfull_base, Mhat=Mc_sum, Phat=Pc_sum,
                     counts=getattr(mark, "counts", None))
+
+    def _base_motion(self, q, qd):
+        """The base orientation A0, angular velocity ω0 and Ŷ0 = T q̇_base, Ẏ0 = T q̈_base + Td.
+        Locked orientation: A0 constant, ω0 = 0, T = S, Td = 0. Free base: q_base = [r0 − r0(0);
+        α, β, γ], the Bryant x-y-z angles of A0 = Rx(α)Ry(β)Rz(γ)A0(0) (singular at β = ±90°),
+        ω0 = H(α, β)[α̇; β̇; γ̇] with H's columns e_x, Rx e_y, RxRy e_z, T = diag(I, H),
+        Td = [0; Ḣ q̇] (eq. 25's H for the base's joint to the ground)."""
+        sm = self.sm
+        if not sm.base_free:
+            z = zeros(3, q)
+            return sm.base_A, z, sm.base_S, zeros(6, q)
+        a, ad = q[3:6], qd[3:6]
+        R, H = rb._bryant(a[0], a[1], a[2])
+        w1 = ad[0] * H[:, 0]
+        w2 = w1 + ad[1] * H[:, 1]
+        T = zeros((6, 6), q)
+        T[:3, :3] = np.eye(3)
+        T[3:, 3:] = H
+        Td = zeros(6, q)
+        Td[3:] = ad[1] * (skew(w1) @ H[:, 1]) + ad[2] * (skew(w2) @ H[:, 2])
+        return R @ sm.base_A, H @ ad, T, Td
 
     def _compiled(self, t, q, qd):
         self._cfn(float(t), np.asarray(q, float), np.asarray(qd, float), *self._cwarm, self.newton_iterations,
@@ -231,9 +260,9 @@ class SynthesisSystem(MechanicalSystem):
         if tm is None and self.compiled:
             return self._compiled(t, q, qd)[2].copy()
         tm = self.terms(t, q, qd) if tm is None else tm
-        S = tm["S"]
-        xdd = solve(S.T @ tm["Mhat"] @ S, S.T @ tm["Phat"])
-        Yd = S @ xdd
+        S, Td = tm["S"], tm["Td"]
+        xdd = solve(S.T @ tm["Mhat"] @ S, S.T @ (tm["Phat"] - tm["Mhat"] @ Td))
+        Yd = S @ xdd + Td
         out = [xdd]
         for d in tm["subs"]:
             out.append(solve(d["Mtt"], d["gt"] - d["MEt"].T @ Yd))
@@ -247,15 +276,16 @@ class SynthesisSystem(MechanicalSystem):
         S, n, nb0 = tm["S"], self.n, self.nbase
         M = np.zeros((n, n))
         Q = np.zeros(n)
+        Td = tm["Td"]
         M[:nb0, :nb0] = S.T @ tm["Mbase"] @ S
-        Q[:nb0] = S.T @ tm["Qbase"]
+        Q[:nb0] = S.T @ (tm["Qbase"] - tm["Mbase"] @ Td)
         off = nb0
         for sub, d in zip(self.sm.subsystems, tm["subs"]):
             k = sub.ndof
             M[:nb0, off:off + k] = S.T @ d["MEt"]
             M[off:off + k, :nb0] = M[:nb0, off:off + k].T
             M[off:off + k, off:off + k] = d["Mtt"]
-            Q[off:off + k] = d["gt"]
+            Q[off:off + k] = d["gt"] - d["MEt"].T @ Td
             off += k
         return M, Q, tm
 
@@ -318,7 +348,7 @@ class SynthesisSystem(MechanicalSystem):
             if key == GROUND:
                 return s
             if key == BASE:
-                return r0 + sm.base_A @ s
+                return r0 + tm["A0"] @ s
             rk, Ak = pos[key]
             return rk + Ak @ s
 
@@ -341,7 +371,7 @@ class SynthesisSystem(MechanicalSystem):
         for b, name in enumerate(cart.body_names):
             key = sm.body_of[name]
             if key == BASE:
-                r, A, v, w = r0, sm.base_A, v0, np.zeros(3)
+                r, A, v, w = r0, tm["A0"], v0, tm["w0"]
             else:
                 si, k = key
                 rk, A, rdk, w = tm["subs"][si]["bodies"][k]
@@ -360,9 +390,9 @@ class SynthesisSystem(MechanicalSystem):
         tm = self.terms(t, q, qd)
         qdd = self.accelerations(t, q, qd, tm)
         sm = self.sm
-        S = sm.base_S
-        a0 = S[:3] @ qdd[:self.nbase]
-        out = {sm.base: (a0, np.zeros(3))}
+        Yd0 = tm["S"] @ qdd[:self.nbase] + tm["Td"]
+        a0, wd0 = Yd0[:3], Yd0[3:]
+        out = {sm.base: (a0, wd0)}
         off = self.nbase
         for si, (sub, d) in enumerate(zip(sm.subsystems, tm["subs"])):
             thdd = qdd[off:off + sub.ndof]
@@ -380,6 +410,7 @@ class SynthesisSystem(MechanicalSystem):
                 for k, nm in enumerate(sub.bodies):
                     Yd = kin["B"][k] @ qddt + kin["D"][k]
                     Yd[:3] += a0
+                    Yd[3:] += wd0
                     wd = Yd[3:]
                     rk, _, rdk, w = d["bodies"][k]
                     out[nm] = (Yd[:3] - np.cross(rk, wd) - np.cross(rdk, w), wd)
