@@ -35,8 +35,8 @@ class SpeedControl:
     target: object
     mass: float
     radius: float
-    kp: float = 1.0            # (m/s²) per (m/s)
-    ki: float = 0.5            # (m/s²) per (m)
+    kp: float = 2.0            # (m/s²) per (m/s)
+    ki: float = 0.4            # (m/s²) per (m)
     a_max: float = 4.0         # |a| limit of the demand, m/s²
     drive: str = "drive_torque"
     brakes: tuple = ("brake_torque_front", "brake_torque_rear")
@@ -123,7 +123,10 @@ class Driver:
         self.inputs = dict(inputs or {})
         for name in list(self.inputs) + ([path.channel] if path else []) + \
                 ([speed.drive, *speed.brakes] if speed else []):
-            system._channel(name)  # KeyError naming the channel
+            try:
+                system._channel(name)
+            except KeyError as exc:
+                raise SolverError(f"driver: {exc.args[0]}") from None
         self.handwheel = 0.0
         self.signals = {"driver.handwheel": 0.0, "driver.torque": 0.0, "driver.lateral_error": 0.0,
                         "chassis.yaw": 0.0, "chassis.speed": 0.0, "chassis.yaw_rate": 0.0,

@@ -1,0 +1,94 @@
+"""The driver and the standard events on the built-in sedan (rtmbs.manoeuvres): speed control,
+the ISO 3888-1 double lane change under pure pursuit, the ISO 7401 step steer."""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from rtmbs.errors import SolverError
+from rtmbs.manoeuvres import Driver, SpeedControl, double_lane_change, drive, iso3888_lanes, step_steer
+from rtmbs.manoeuvres.events import _car, lane_margins, sedan_system
+
+
+def test_iso3888_lanes_follow_the_published_widths_and_offset():
+    b = 1.8
+    lanes = iso3888_lanes(b, start=10.0)
+    assert [ln["section"] for ln in lanes] == [1, 3, 5, 6]
+    assert [ln["width"] for ln in lanes] == pytest.approx([1.1 * b + 0.25, 1.2 * b + 0.25,
+                                                           1.3 * b + 0.25, 1.3 * b + 0.25])
+    assert [(ln["x0"], ln["x1"]) for ln in lanes] == [(10, 25), (55, 80), (105, 120), (120, 135)]
+    right = [ln["y"] - ln["width"] / 2 for ln in lanes]
+    assert right[1] - right[0] == pytest.approx(3.5)       # the offset, between right cone lines
+    assert right[2] == pytest.approx(right[0]) and right[3] == pytest.approx(right[0])
+
+
+def test_speed_control_holds_the_target_and_brakes_to_a_lower_one():
+    """20 m/s held for 1.5 s (within 0.25 m/s through the start transient: the car settles on its tyres; 0.02
+    m/s after 1 s), then a target of 18 m/s: the brakes act, and the speed settles within
+    0.3 m/s of it by 2.5 s and 0.15 m/s by 3.5 s (the default gains kp 2 s⁻¹, ki 0.4 s⁻²)."""
+    system, model = sedan_system(20.0)
+    mass, radius, _, _ = _car(model)
+    target = lambda t: 20.0 if t < 1.5 else 18.0  # noqa: E731
+    res = drive(system, Driver(system, SpeedControl(target, mass, radius)), 4.0, save_every=10)
+    t, v, T = res.t, res.outputs["chassis.speed"], res.outputs["driver.torque"]
+    assert np.all(np.abs(v[t < 1.5] - 20.0) < 0.25)
+    assert np.all(np.abs(v[(t >= 1.0) & (t < 1.5)] - 20.0) < 0.02)
+    assert T[(t > 1.5) & (t < 2.0)].min() < -0.5 * mass * radius  # braking, > 0.5 m/s² demanded
+    assert v[(t > 1.5) & (t < 2.5)].min() < 18.5                 # the brakes slowed the car
+    assert np.all(np.abs(v[t >= 2.5] - 18.0) < 0.3)
+    assert np.all(np.abs(v[t >= 3.5] - 18.0) < 0.15)
+
+
+@pytest.mark.parametrize("kmh", [60.0, 80.0])
+def test_double_lane_change_keeps_the_car_inside_the_cones(kmh):
+    """Closed loop at 60 and 80 km/h: in every gated section the car's sides (chassis point ±
+    width/2) stay inside the cone lines, the chassis point within 0.4 m of the path, the speed
+    within 1 km/h; the handwheel turns both ways and the car ends back in the first lane."""
+    res = double_lane_change(kmh)
+    margins = lane_margins(res)
+    assert min(margins.values()) > 0.0, margins
+    o = res.outputs
+    assert np.abs(o["driver.lateral_error"]).max() < 0.4
+    assert np.abs(3.6 * o["chassis.speed"] - kmh).max() < 1.0
+    assert o["driver.handwheel"].max() > 0.2 and o["driver.handwheel"].min() < -0.2  # rad
+    lane3 = res.meta["lanes"][1]
+    x, y = o["chassis.x"], o["chassis.y"]
+    inside3 = (x > lane3["x0"]) & (x < lane3["x1"])
+    assert np.all(np.abs(y[inside3] - lane3["y"]) < lane3["width"] / 2)
+    assert res.phi_norm.max() < 1e-8
+
+
+def test_step_steer_reaches_a_steady_yaw_rate_whose_sign_follows_the_handwheel():
+    """ISO 7401 at 80 km/h, ±20° handwheel in 0.15 s: little yaw before the step, a peak then a
+    steady yaw rate (spread < 1 % over the last 0.5 s) of the handwheel's sign, close to the
+    bicycle model's v δ/(L + K v²) with δ = handwheel / steering ratio (K&C: 18.1) and an
+    understeer gradient K of a sedan, 0.5-4 deg/g; left and right within 5 % (ply steer)."""
+    r = {}
+    for hw in (20.0, -20.0):
+        res = step_steer(80.0, hw, t_step=0.5, t_end=3.0)
+        t, yr, v = res.t, res.outputs["chassis.yaw_rate"], res.outputs["chassis.speed"]
+        assert np.abs(yr[t < 0.5]).max() < 0.003          # straight but for ply steer (1.3e-3 rad/s)
+        ss = yr[t >= 2.5]
+        assert np.ptp(ss) < 0.01 * abs(ss.mean())
+        assert np.sign(ss.mean()) == np.sign(hw)
+        assert abs(yr).max() > abs(ss.mean())               # overshoot before settling
+        delta, vs, L = math.radians(hw) / 18.1, v[t >= 2.5].mean(), 2.776
+        K = (vs * delta / ss.mean() - L) / vs ** 2         # rad per m/s²
+        assert math.radians(0.5) / 9.81 < K < math.radians(4.0) / 9.81
+        r[hw] = ss.mean()
+    assert r[20.0] == pytest.approx(-r[-20.0], rel=0.05)
+
+
+def test_bad_inputs_are_named():
+    system, model = sedan_system(10.0)
+    with pytest.raises(SolverError) as e:
+        Driver(system, inputs={"handwheel": lambda t: 0.0})
+    assert str(e.value).startswith("driver: unknown input channel 'handwheel'")
+    with pytest.raises(SolverError) as e:
+        step_steer(-5.0)
+    assert str(e.value) == "speed_kmh: expected 0 < speed <= 250 km/h, got -5.0"
+    with pytest.raises(SolverError) as e:
+        step_steer(80.0, t_end=0.5)
+    assert "t_end > t_step + rise" in str(e.value)
