@@ -8,7 +8,8 @@ import numpy as np
 import pytest
 
 from rtmbs.errors import SolverError
-from rtmbs.manoeuvres import Driver, SpeedControl, double_lane_change, drive, iso3888_lanes, step_steer
+from rtmbs.manoeuvres import (Driver, SpeedControl, double_lane_change, drive, iso3888_lanes,
+                              steady_state_circular, step_steer, understeer_gradient)
 from rtmbs.manoeuvres.events import _car, lane_margins, sedan_system
 
 
@@ -60,25 +61,53 @@ def test_double_lane_change_keeps_the_car_inside_the_cones(kmh):
     assert res.phi_norm.max() < 1e-8
 
 
-def test_step_steer_reaches_a_steady_yaw_rate_whose_sign_follows_the_handwheel():
+@pytest.fixture(scope="module")
+def step_steers():
+    return {hw: step_steer(80.0, hw, t_step=0.5, t_end=3.0) for hw in (20.0, -20.0)}
+
+
+def _steady_K(res, hw):
+    """Understeer gradient from the steady part of a step steer (bicycle model, δ = hw/18.1)."""
+    t, yr, v = res.t, res.outputs["chassis.yaw_rate"], res.outputs["chassis.speed"]
+    delta, vs, r = math.radians(hw) / 18.1, v[t >= 2.5].mean(), yr[t >= 2.5].mean()
+    return (vs * delta / r - 2.776) / vs ** 2              # rad per m/s²
+
+
+def test_step_steer_reaches_a_steady_yaw_rate_whose_sign_follows_the_handwheel(step_steers):
     """ISO 7401 at 80 km/h, ±20° handwheel in 0.15 s: little yaw before the step, a peak then a
     steady yaw rate (spread < 1 % over the last 0.5 s) of the handwheel's sign, close to the
     bicycle model's v δ/(L + K v²) with δ = handwheel / steering ratio (K&C: 18.1) and an
     understeer gradient K of a sedan, 0.5-4 deg/g; left and right within 5 % (ply steer)."""
     r = {}
-    for hw in (20.0, -20.0):
-        res = step_steer(80.0, hw, t_step=0.5, t_end=3.0)
-        t, yr, v = res.t, res.outputs["chassis.yaw_rate"], res.outputs["chassis.speed"]
+    for hw, res in step_steers.items():
+        t, yr = res.t, res.outputs["chassis.yaw_rate"]
         assert np.abs(yr[t < 0.5]).max() < 0.003          # straight but for ply steer (1.3e-3 rad/s)
         ss = yr[t >= 2.5]
         assert np.ptp(ss) < 0.01 * abs(ss.mean())
         assert np.sign(ss.mean()) == np.sign(hw)
         assert abs(yr).max() > abs(ss.mean())               # overshoot before settling
-        delta, vs, L = math.radians(hw) / 18.1, v[t >= 2.5].mean(), 2.776
-        K = (vs * delta / ss.mean() - L) / vs ** 2         # rad per m/s²
-        assert math.radians(0.5) / 9.81 < K < math.radians(4.0) / 9.81
+        assert math.radians(0.5) / 9.81 < _steady_K(res, hw) < math.radians(4.0) / 9.81
         r[hw] = ss.mean()
     assert r[20.0] == pytest.approx(-r[-20.0], rel=0.05)
+
+
+def test_constant_radius_understeer_gradient_matches_the_step_steer(step_steers):
+    """ISO 4138 on a 40 m circle, 30 → 43 km/h at 0.5 m/s²: the car stays within 0.3 m of the
+    circle; δ − L r/v is linear in ay over 1-3.5 m/s² (rms residual < 3 % of its range) and its
+    slope, the understeer gradient, is within 15 % of the one from the step steer's steady
+    state (a different speed, 80 km/h, and a different method)."""
+    res = steady_state_circular(40.0, 30.0, 43.0, accel=0.5, settle=1.5)
+    e = res.outputs["driver.lateral_error"][res.t > 1.5]
+    assert np.abs(e).max() < 0.3
+    ug = understeer_gradient(res, (1.0, 3.5))
+    K_step = 0.5 * (_steady_K(step_steers[20.0], 20.0) + _steady_K(step_steers[-20.0], -20.0))
+    assert ug["K_rad_per_m_s2"] == pytest.approx(K_step, rel=0.15)
+    o = res.outputs
+    v, r = o["chassis.speed"], o["chassis.yaw_rate"]
+    m = (res.t > 1.5) & (v * r >= 1.0) & (v * r <= 3.5)
+    y = o["driver.handwheel"][m] / 18.1 - 2.776 * r[m] / v[m]
+    resid = y - (ug["K_rad_per_m_s2"] * v[m] * r[m] + ug["offset_rad"])
+    assert np.sqrt(np.mean(resid ** 2)) < 0.03 * np.ptp(y), np.sqrt(np.mean(resid ** 2)) / np.ptp(y)
 
 
 def test_bad_inputs_are_named():

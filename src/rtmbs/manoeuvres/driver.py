@@ -84,6 +84,12 @@ class PurePursuit:
         self.hx, self.hy = self.hx / nrm, self.hy / nrm
         self.window = 50  # points searched either side of the last nearest one (± 5 m at ds 0.1)
 
+    def start(self, x: float, y: float, within: float) -> None:
+        """The nearest point to (x, y) among the path's first ``within`` metres (a path may
+        pass the start again later: laps of a circle)."""
+        k = max(1, min(self.px.size, int(within / self.ds) + 1))
+        self._i = int(np.argmin((self.px[:k] - x) ** 2 + (self.py[:k] - y) ** 2))
+
     def nearest(self, x: float, y: float) -> int:
         a, b = max(0, self._i - self.window), min(self.px.size, self._i + self.window + 1)
         d = (self.px[a:b] - x) ** 2 + (self.py[a:b] - y) ** 2

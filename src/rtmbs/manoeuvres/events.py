@@ -5,6 +5,8 @@ events").
 * :func:`double_lane_change`: ISO 3888-1 (severe lane change), closed loop: the speed held by the
   PI controller, the path (lane centres joined by half-cosine transitions in sections 2 and 4)
   followed by pure pursuit. Lanes :func:`iso3888_lanes`.
+* :func:`steady_state_circular`: ISO 4138 constant radius, the speed raised slowly (the quasi-
+  steady variant), pure pursuit on the circle; :func:`understeer_gradient` from its steady part.
 * :func:`step_steer`: ISO 7401 step steer, open loop: the handwheel ramps from 0 to its value in
   ``rise`` seconds (the standard: 0.15 s or less); the speed controller holds the speed (the
   standard holds the throttle; a small difference at these speeds)."""
@@ -101,7 +103,7 @@ def double_lane_change(speed_kmh: float = 70.0, steering_ratio: float = 18.1, h:
     px, py = lane_change_path(lanes)
     pp = PurePursuit(px, py, wheelbase=L, rear_offset=rear, ratio=steering_ratio,
                      preview_time=preview_time, min_lookahead=min_lookahead, understeer=understeer)
-    pp._i = int(np.argmin(np.hypot(pp.px - (x0 - rear), pp.py)))
+    pp.start(x0 - rear, 0.0, within=60.0)
     drv = Driver(system, SpeedControl(v, mass, radius), pp)
     t_end = (lanes[-1]["x1"] + run_out - x0) / v
     res = drive(system, drv, t_end, h, solver, save_every, **options)
@@ -147,3 +149,56 @@ def step_steer(speed_kmh: float = 80.0, handwheel_deg: float = 40.0, t_step: flo
     res.meta.update(event="ISO 7401 step steer", speed_kmh=speed_kmh, handwheel_deg=handwheel_deg,
                     t_step=t_step, rise=rise)
     return res
+
+
+def steady_state_circular(radius: float = 40.0, kmh_start: float = 30.0, kmh_end: float = 60.0,
+                          accel: float = 0.5, settle: float = 2.0, steering_ratio: float = 18.1,
+                          h: float = 1e-3, solver: str = "li-euler", save_every: int = 10,
+                          system=None, model=None, **options):
+    """ISO 4138 steady-state circular driving, constant radius with the speed raised slowly: the
+    car (the sedan unless given) enters a left circle of ``radius`` m at ``kmh_start``, holds it
+    for ``settle`` s, then the target speed rises by ``accel`` m/s² to ``kmh_end``. Pure pursuit
+    keeps it on the circle (t_p 0.6 s, l_min 5 m, no understeer term: the steer is found by the
+    loop). meta: radius, ratio; :func:`understeer_gradient` reads the result."""
+    v0, v1 = _check_speed(kmh_start), _check_speed(kmh_end)
+    if not (math.isfinite(radius) and radius >= 10.0 and v1 >= v0 and accel > 0 and settle >= 0):
+        raise SolverError("steady_state_circular: need radius >= 10 m, kmh_end >= kmh_start, "
+                          "accel > 0 and settle >= 0")
+    if system is None:
+        system, model = sedan_system(v0)
+    mass, radius_w, L, rear = _car(model)
+    x0 = model.body("chassis").position[0]
+    t_end = settle + (v1 - v0) / accel
+    laps = (v1 * t_end) / (2 * math.pi * radius) + 1.0
+    th = np.arange(0.0, 2 * math.pi * laps, 0.1 / radius)
+    lead = np.arange(-20.0, 0.0, 0.1)
+    px = np.concatenate([x0 + lead, x0 + radius * np.sin(th)])
+    py = np.concatenate([np.zeros_like(lead), radius * (1.0 - np.cos(th))])
+    pp = PurePursuit(px, py, wheelbase=L, rear_offset=rear, ratio=steering_ratio,
+                     preview_time=0.6, min_lookahead=5.0)
+    pp.start(x0 - rear, 0.0, within=60.0)
+
+    def target(t):
+        return v0 + accel * max(0.0, t - settle)
+
+    drv = Driver(system, SpeedControl(target, mass, radius_w), pp)
+    res = drive(system, drv, t_end, h, solver, save_every, **options)
+    res.meta.update(event="ISO 4138 steady-state circular (constant radius)", radius=radius,
+                    steering_ratio=steering_ratio, wheelbase=L, settle=settle)
+    return res
+
+
+def understeer_gradient(res, ay_range=(1.0, 4.0)) -> dict:
+    """The understeer gradient of a steady-state circular run: the slope K (rad per m/s²) of
+    δ − L r/v against ay = v r over ``ay_range`` (δ = handwheel / steering ratio, the road-wheel
+    angle; L r/v the Ackermann angle of the path actually driven), and K in deg/g."""
+    o = res.outputs
+    v, r = o["chassis.speed"], o["chassis.yaw_rate"]
+    delta = o["driver.handwheel"] / res.meta["steering_ratio"]
+    ay = v * r
+    m = (res.t > res.meta["settle"]) & (ay >= ay_range[0]) & (ay <= ay_range[1])
+    if m.sum() < 10:
+        raise SolverError(f"understeer_gradient: fewer than 10 points with ay in {ay_range} m/s²")
+    K, c = np.polyfit(ay[m], delta[m] - res.meta["wheelbase"] * r[m] / v[m], 1)
+    return {"K_rad_per_m_s2": float(K), "K_deg_per_g": float(math.degrees(K) * 9.81),
+            "offset_rad": float(c), "points": int(m.sum())}
