@@ -91,6 +91,17 @@ def test_step_steer_reaches_a_steady_yaw_rate_whose_sign_follows_the_handwheel(s
     assert r[20.0] == pytest.approx(-r[-20.0], rel=0.05)
 
 
+def test_driver_reads_the_chassis_yaw_rate_and_speed_as_the_model_outputs_them(step_steers):
+    """The driver's yaw rate (from the Euler-parameter rates) and forward speed (velocity along
+    the heading) against the model's own chassis outputs at the same recorded states."""
+    o = step_steers[20.0].outputs
+    assert np.allclose(o["chassis.yaw_rate"], o["chassis.wz"], rtol=0, atol=1e-9)
+    yaw = o["chassis.yaw"]
+    v = o["chassis.vx"] * np.cos(yaw) + o["chassis.vy"] * np.sin(yaw)
+    assert np.allclose(o["chassis.speed"], v, rtol=1e-6, atol=1e-6)     # yaw from Euler parameters
+    assert np.abs(o["chassis.speed"] - 80 / 3.6).max() < 0.5
+
+
 def test_constant_radius_understeer_gradient_matches_the_step_steer(step_steers):
     """ISO 4138 on a 40 m circle, 30 → 43 km/h at 0.5 m/s²: the car stays within 0.3 m of the
     circle; δ − L r/v is linear in ay over 1-3.5 m/s² (rms residual < 3 % of its range) and its

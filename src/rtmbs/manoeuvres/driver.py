@@ -123,14 +123,16 @@ class Driver:
                  inputs: dict | None = None, chassis: str = "chassis"):
         self.system, self.speed, self.path = system, speed, path
         names = list(system.coordinate_names)
-        if f"{chassis}.x" not in names:
-            raise SolverError(f"driver: no body '{chassis}' in the model '{system.name}'")
+        if f"{chassis}.x" not in names or f"{chassis}.e0" not in names:
+            raise SolverError(f"driver: no body '{chassis}' in Euler parameters in the model "
+                              f"'{system.name}'")
         self.k = names.index(f"{chassis}.x")
         self.inputs = dict(inputs or {})
+        self._row = {}  # channel name -> its row of the system's function parameters
         for name in list(self.inputs) + ([path.channel] if path else []) + \
                 ([speed.drive, *speed.brakes] if speed else []):
             try:
-                system._channel(name)
+                self._row[name] = system._channel(name)
             except KeyError as exc:
                 raise SolverError(f"driver: {exc.args[0]}") from None
         self.handwheel = 0.0
@@ -140,7 +142,7 @@ class Driver:
         self.signals.update({f"driver.{n}": 0.0 for n in self.inputs})
 
     def _set(self, name: str, value: float, rate: float, t: float) -> None:
-        self.system.fun_par[self.system._channel(name), :4] = (value, rate, 0.0, t)
+        self.system.fun_par[self._row[name], :4] = (value, rate, 0.0, t)
 
     def chassis(self, q, qd):
         """Reference point x, y, yaw, forward speed and yaw rate of the chassis."""
@@ -151,7 +153,7 @@ class Driver:
         yaw = math.atan2(a10, a00)
         c = math.hypot(a00, a10)
         v = (qd[k] * a00 + qd[k + 1] * a10) / c
-        # ω_z global from Euler-parameter rates: ω = 2 G ṗ, z row (−e3, −e2, e1, e0)·ṗ... (global)
+        # global ω = 2 G ṗ with G = [−e, ẽ + e0 I]; its z row is (−e3, −e2, e1, e0)
         d0, d1, d2, d3 = qd[k + 3:k + 7]
         wz = 2.0 * (-e3 * d0 - e2 * d1 + e1 * d2 + e0 * d3)
         return q[k], q[k + 1], yaw, v, wz
@@ -229,11 +231,8 @@ def drive(system, driver: Driver, t_end: float, h: float = 1e-3, solver: str = "
                 raise SolverError(f"drive: the run diverged at t = {state.t:.4g} s (solver '{solver}', "
                                   f"h = {h:g} s)")
     finally:  # the channels back to 0 (the model's initial state is assembled with them)
-        for name in system.input_names:
-            try:
-                driver._set(name, 0.0, 0.0, 0.0)
-            except KeyError:
-                pass
+        for name in driver._row:
+            driver._set(name, 0.0, 0.0, 0.0)
     wall = time.perf_counter() - t0
     outputs = {n: out[:ks, j].copy() for j, n in enumerate(names)}
     outputs.update({n: sig[:ks, j].copy() for j, n in enumerate(sig_names)})
