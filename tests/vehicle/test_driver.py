@@ -102,6 +102,31 @@ def test_driver_reads_the_chassis_yaw_rate_and_speed_as_the_model_outputs_them(s
     assert np.abs(o["chassis.speed"] - 80 / 3.6).max() < 0.5
 
 
+def _A(p):
+    e0, e = p[0], np.asarray(p[1:])
+    et = np.array([[0, -e[2], e[1]], [e[2], 0, -e[0]], [-e[1], e[0], 0]])
+    return (2 * e0 ** 2 - 1) * np.eye(3) + 2 * (np.outer(e, e) + e0 * et)
+
+
+def test_open_loop_handwheel_reaches_the_pinion_and_the_rack(step_steers):
+    """The handwheel channel (value and rate set before each step) drives the pinion: at every
+    recorded state the pinion's angle about the column (−x of the chassis) is the input, and the
+    rack has moved by ratio × angle (−0.0075 m/rad) in the chassis."""
+    res = step_steers[20.0]
+    names = res.coordinate_names
+    ic, ip, ir = (names.index(f"{b}.x") for b in ("chassis", "pinion", "rack"))
+    ang, travel = [], []
+    for q in res.q:
+        Ac = _A(q[ic + 3:ic + 7])
+        R = Ac.T @ _A(q[ip + 3:ip + 7])
+        ang.append(-math.atan2(R[2, 1], R[1, 1]))           # rotation about −x
+        travel.append((Ac.T @ (q[ir:ir + 3] - q[ic:ic + 3]))[1])
+    hw = res.outputs["driver.handwheel_angle"]
+    assert hw.max() == pytest.approx(math.radians(20.0))
+    assert np.allclose(ang, hw, atol=1e-8)
+    assert np.allclose(np.array(travel) - travel[0], -0.0075 * hw, atol=1e-9)
+
+
 def test_constant_radius_understeer_gradient_matches_the_step_steer(step_steers):
     """ISO 4138 on a 40 m circle, 30 → 43 km/h at 0.5 m/s²: the car stays within 0.3 m of the
     circle; δ − L r/v is linear in ay over 1-3.5 m/s² (rms residual < 3 % of its range) and its
