@@ -9,7 +9,7 @@ import pytest
 
 from rtmbs.errors import SolverError
 from rtmbs.manoeuvres import (Driver, SpeedControl, double_lane_change, drive, iso3888_lanes,
-                              steady_state_circular, step_steer, understeer_gradient)
+                              steady_state_circular, step_steer, table_input, understeer_gradient)
 from rtmbs.manoeuvres.events import _car, lane_margins, sedan_system
 
 
@@ -151,6 +151,14 @@ def test_bad_inputs_are_named():
     with pytest.raises(SolverError) as e:
         Driver(system, inputs={"handwheel": lambda t: 0.0})
     assert str(e.value).startswith("driver: unknown input channel 'handwheel'")
+    f = table_input([0.0, 1.0, 3.0], [0.0, 0.5, -0.5], "handwheel table")
+    assert [f(-1.0), f(0.5), f(2.0), f(9.0)] == pytest.approx([0.0, 0.25, 0.0, -0.5])
+    with pytest.raises(SolverError) as e:
+        table_input([0.0, 1.0, 1.0], [0.0, 1.0, 2.0], "handwheel table")
+    assert str(e.value) == "handwheel table: times must be strictly increasing"
+    with pytest.raises(SolverError) as e:
+        table_input([0.0, 1.0], [0.0, float("nan")], "handwheel table")
+    assert str(e.value) == "handwheel table: times and values must be finite"
     with pytest.raises(SolverError) as e:
         step_steer(-5.0)
     assert str(e.value) == "speed_kmh: expected 0 < speed <= 250 km/h, got -5.0"

@@ -115,6 +115,20 @@ class PurePursuit:
         return self.ratio * delta
 
 
+def table_input(times, values, name: str = "table"):
+    """An open-loop input from a table: piecewise linear in t through (``times``, ``values``),
+    held at the ends; ``times`` strictly increasing. SolverError names ``name`` on bad input."""
+    t, v = np.asarray(times, float), np.asarray(values, float)
+    if t.ndim != 1 or t.shape != v.shape or t.size < 2:
+        raise SolverError(f"{name}: times and values must be 1-D of the same length >= 2, "
+                          f"got {t.shape} and {v.shape}")
+    if not (np.all(np.isfinite(t)) and np.all(np.isfinite(v))):
+        raise SolverError(f"{name}: times and values must be finite")
+    if not np.all(np.diff(t) > 0):
+        raise SolverError(f"{name}: times must be strictly increasing")
+    return lambda x: float(np.interp(x, t, v))
+
+
 class Driver:
     """Sets a vehicle system's channels between steps: speed control, path following and
     open-loop inputs ``{name: f(t)}`` (f returns the value; its rate is taken by differences)."""
