@@ -37,6 +37,8 @@ TRAVEL_COLUMNS = {"travel": "mm", "camber": "deg", "toe_in": "deg", "steer": "de
                   "camber_gain": "deg/m", "bump_steer": "deg/m", "wheel_rate": "N/m"}
 #: columns of the rack-travel table
 STEER_COLUMNS = {"rack_travel": "mm", "steer": "deg", "steer_other": "deg", "steer_gain": "deg/mm"}
+#: added to the rack-travel table when a pinion drives the rack (handwheel + = left turn)
+PINION_COLUMNS = {"handwheel": "deg", "steering_ratio": "-"}
 
 
 @dataclass
@@ -91,11 +93,25 @@ def rig_model(model: Model) -> Model:
     if not found:
         raise ModelError(model.name, "no wheel bearings '<fl|fr|rl|rr>_wheel_bearing': not a "
                          "vehicle built by rtmbs.vehicle.assembly")
+    if any(j.name == "pinion_angle" for j in m.joints):
+        # a pinion-driven rack: the rig drives the rack's travel instead, the coupler turns the pinion
+        m.joints = [j for j in m.joints if j.name != "pinion_angle"]
+        m.add_joint("rack_travel", "motion", "chassis.rack", "rack.rack", dof="translation",
+                    function=0.0)
     for j in m.joints:
         if j.name == "rack_travel":
             m.add_input("kc_rack", "channel", value=0.0)
             j.function = "kc_rack"
     return m
+
+
+def pinion_ratio(model: Model) -> float | None:
+    """Rack travel per pinion radian (m/rad) of a pinion-driven rack (the ``steering`` coupler
+    between ``rack_slide`` and ``pinion_pivot``), else None."""
+    c = next((c for c in getattr(model, "couplers", []) if c.name == "steering"), None)
+    if c is None or list(c.joints) != ["rack_slide", "pinion_pivot"] or c.ratio is None:
+        return None
+    return float(c.ratio)
 
 
 def _marker_global(m: Model, body: str, name: str) -> np.ndarray:
@@ -266,6 +282,14 @@ def kc_sweep(model: Model, corner: str, travel=None, rack=None, mode: str = "par
                                     else np.asarray(rack, float), start)
         k = int(np.argmin(np.abs(res.steering["rack_travel"])))
         res.summary["steer_gain_deg_per_mm"] = float(res.steering["steer_gain"][k])
+        r = pinion_ratio(model)
+        if r is not None:
+            # handwheel (pinion) angle of each rack travel; ratio = d(handwheel)/d(mean road wheel)
+            st = res.steering
+            st["handwheel"] = np.degrees(1e-3 * st["rack_travel"] / r)
+            st["steering_ratio"] = np.gradient(st["handwheel"], 0.5 * (st["steer"] + st["steer_other"]))
+            res.summary["steering_ratio"] = float(st["steering_ratio"][k])
+            res.summary["rack_travel_per_turn_mm"] = float(2e3 * math.pi * abs(r))
     return res
 
 
@@ -308,4 +332,4 @@ def _steer_sweep(rig: _Rig, other: str, rack: np.ndarray, start) -> dict:
     return out
 
 
-__all__ = ["kc_sweep", "rig_model", "KCResult", "CORNERS", "corner_tag", "parse_range"]
+__all__ = ["kc_sweep", "rig_model", "pinion_ratio", "PINION_COLUMNS", "KCResult", "CORNERS", "corner_tag", "parse_range"]

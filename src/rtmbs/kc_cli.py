@@ -69,7 +69,7 @@ def cmd_kc(args) -> int:
     files = [write_csv(out / "travel.csv", res.travel, TRAVEL_COLUMNS)]
     files.append(plot_travel(out / "travel.png", res))
     if res.steering is not None:
-        files.append(write_csv(out / "steering.csv", res.steering, STEER_COLUMNS))
+        files.append(write_csv(out / "steering.csv", res.steering, steer_columns(res)))
         files.append(plot_steering(out / "steering.png", res))
     files.append(write_markdown(out / "kc.md", res))
     s = res.summary
@@ -78,9 +78,17 @@ def cmd_kc(args) -> int:
           f"{s['camber_gain_deg_per_m']:.2f} deg/m, bump steer {s['bump_steer_deg_per_m']:.2f} "
           f"deg/m, wheel rate {s['wheel_rate_N_per_m']:.0f} N/m"
           + (f", steer gain {s['steer_gain_deg_per_mm']:.4f} deg/mm" if "steer_gain_deg_per_mm" in s
-             else ""))
+             else "")
+          + (f", steering ratio {s['steering_ratio']:.2f}" if "steering_ratio" in s else ""))
     print("wrote " + ", ".join(str(f) for f in files))
     return 0
+
+
+def steer_columns(res) -> dict:
+    """The rack-travel table's columns; with a pinion also the handwheel angle and ratio."""
+    from .analysis_kc import PINION_COLUMNS, STEER_COLUMNS
+
+    return {**STEER_COLUMNS, **(PINION_COLUMNS if "handwheel" in res.steering else {})}
 
 
 def write_csv(path: Path, tab: dict, units: dict) -> Path:
@@ -113,7 +121,7 @@ def write_markdown(path: Path, res) -> Path:
     lines += ["", "## Wheel travel", ""] + _md_table(res.travel, TRAVEL_COLUMNS)
     if res.steering is not None:
         lines += ["", "## Rack travel (wheel travel at design)", ""]
-        lines += _md_table(res.steering, STEER_COLUMNS)
+        lines += _md_table(res.steering, steer_columns(res))
     path.write_text("\n".join(lines) + "\n")
     return path
 

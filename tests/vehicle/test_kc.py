@@ -120,6 +120,22 @@ def test_sedan_steering_sign_and_mirror(sedan_front):
     assert left["steer"][2] == pytest.approx(-0.1, abs=1e-8)
 
 
+def test_sedan_steering_ratio_from_the_pinion(sedan_front):
+    """The sedan's pinion (rack travel = −0.0075 m/rad): the handwheel column is the rack travel
+    over the ratio, and the steering ratio at centre is close to the secant ratio handwheel /
+    mean road-wheel angle (toe-in removed) at ±20 mm of rack; a plausible sedan value, 15-20."""
+    st, s = sedan_front["front-left"].steering, sedan_front["front-left"].summary
+    ratio = yaml.safe_load((SEDAN / "steering.yaml").read_text())["ratio"]
+    assert np.allclose(st["handwheel"], np.degrees(1e-3 * st["rack_travel"] / ratio), rtol=1e-12)
+    mean = 0.5 * (st["steer"] + st["steer_other"])      # the toe-ins cancel in the mean
+    assert mean[2] == pytest.approx(0.0, abs=1e-8)
+    secant = st["handwheel"][[0, 4]] / mean[[0, 4]]
+    assert np.all(secant > 0)                            # a left turn steers left
+    assert s["steering_ratio"] == pytest.approx(secant.mean(), rel=0.03)
+    assert 15.0 < s["steering_ratio"] < 20.0
+    assert s["rack_travel_per_turn_mm"] == pytest.approx(47.12, abs=0.01)
+
+
 def test_bad_corner_mode_and_range_are_named():
     m = sla_model()
     with pytest.raises(ModelError) as e:

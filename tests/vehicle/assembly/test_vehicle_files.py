@@ -152,9 +152,13 @@ def test_bad_values_and_references(car):
            "{d}/front_antiroll.yaml: front_antiroll.attach: unknown body 'lower_armm' of the front "
            "suspension (did you mean 'lower_arm'? known: lower_arm, upper_arm, upright, wheel)")
     shutil.copy(SEDAN / "front_antiroll.yaml", car / "front_antiroll.yaml")
-    _fails(car, "steering.yaml", lambda d: d.__setitem__("drive", "pinion-angle"),
-           "{d}/steering.yaml: steering.drive: 'pinion-angle' needs the rack-pinion coupler "
-           "constraint, which rtmbs does not have yet; use 'rack-travel'")
+    _fails(car, "steering.yaml", lambda d: d.pop("ratio"),
+           "{d}/steering.yaml: steering.ratio: 'pinion-angle' needs the rack travel per pinion "
+           "radian (m/rad, non-zero), got None")
+    shutil.copy(SEDAN / "steering.yaml", car / "steering.yaml")
+    _fails(car, "steering.yaml", lambda d: d.pop("pinion"),
+           "{d}/steering.yaml: steering.pinion: 'pinion-angle' needs the pinion body "
+           "{{mass, inertia}} (pinion and column)")
     shutil.copy(SEDAN / "steering.yaml", car / "steering.yaml")
     _fails(car, "front_suspension.yaml", lambda d: d.pop("bushings"),
            "{d}/front_suspension.yaml: front_suspension.bushings.arm: required bushing is missing",

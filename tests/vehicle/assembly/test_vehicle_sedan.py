@@ -77,22 +77,23 @@ def _body(system, q, name):
 @pytest.mark.parametrize("joints", JOINTS)
 def test_sizes_follow_from_the_topology(systems, joints):
     s, m = systems[joints], sedan_model(joints)
-    assert s.n == 7 * len(m.bodies) == 7 * 32
-    # free chassis (6) + per corner wheel travel and spin (2); the rack is driven, the bar halves
+    assert s.n == 7 * len(m.bodies) == 7 * 33
+    # free chassis (6) + per corner wheel travel and spin (2); the pinion is driven, the rack
+    # follows it through the coupler, the bar halves
     # and the half shafts follow the wheels
     f = 6 + 4 * 2
     if joints == "bushings":
         # each front A-arm loses its revolute (5), each rear link a universal and a spherical (7)
         f += 2 * (2 * 5 + 5 * 7)
-    assert sizes(s) == {"n": 224, "m": 224 - f, "rank": 224 - f, "f": f}
+    assert sizes(s) == {"n": 231, "m": 231 - f, "rank": 231 - f, "f": f}
     assert s.redundant_joints() == []
 
 
 def test_rtmbs_info_reports_bodies_and_sizes(capsys):
     assert main(["info", "sedan"]) == 0
     out = capsys.readouterr().out
-    assert "bodies (32):" in out and "fl_upper_arm" in out and "rr_halfshaft" in out
-    assert "| 224 | 210 | 210 | 14 |" in out
+    assert "bodies (33):" in out and "fl_upper_arm" in out and "rr_halfshaft" in out
+    assert "| 231 | 217 | 217 | 14 |" in out
 
 
 @pytest.mark.parametrize("joints", JOINTS)
@@ -192,27 +193,33 @@ def _yaw(system, q, body):
     return math.atan2(A[1, 0], A[0, 0])
 
 
-def test_rack_travel_steers_both_front_wheels_as_mirror_images(systems):
+def test_handwheel_angle_moves_the_rack_by_the_ratio_and_steers_both_front_wheels(systems):
+    """The pinion drive: rack travel = ratio · handwheel angle (steering.yaml: −0.0075 m/rad,
+    47.1 mm per turn); a left turn (+) moves the rack behind the axle to the right and steers
+    both front wheels left, as mirror images."""
     s = systems["ideal"]
-    q0 = s.initial_state().q                           # rack_travel 0
+    ratio = yaml.safe_load((SEDAN / "steering.yaml").read_text())["ratio"]
+    assert 2e3 * math.pi * abs(ratio) == pytest.approx(47.1, abs=0.05)
+    q0 = s.initial_state().q                           # handwheel_angle 0
     y0 = _yaw(s, q0, "fl_upright")
     assert _yaw(s, q0, "fr_upright") == pytest.approx(-y0, abs=1e-12)
     yaw = {}
     try:
-        for d in (0.01, -0.01):
-            s.set_input("rack_travel", d)
+        for a in (1.0, -1.0):                          # rad of handwheel
+            s.set_input("handwheel_angle", a)
             q = assemble_positions(s, q0)
-            # the motion driver holds the rack's travel along the chassis y axis
             assert (_in_chassis(s, q, "rack")[0][1] - _in_chassis(s, q0, "rack")[0][1]
-                    == pytest.approx(d, abs=1e-9))
-            yaw[d] = (_yaw(s, q, "fl_upright"), _yaw(s, q, "fr_upright"))
+                    == pytest.approx(ratio * a, abs=1e-9))
+            A = _in_chassis(s, q, "pinion")[1]          # pinion turned by a about the column (−x)
+            assert math.atan2(-A[1, 2], A[2, 2]) == pytest.approx(-a, abs=1e-9)
+            yaw[a] = (_yaw(s, q, "fl_upright"), _yaw(s, q, "fr_upright"))
     finally:
-        s.set_input("rack_travel", 0.0)
-    # rack to the left: tie rods behind the axle push the wheels' rear ends left -> steer right
-    assert yaw[0.01][0] < y0 - 0.03 and yaw[0.01][1] < -y0 - 0.03
-    # mirror: the left wheel at +d is the right wheel at -d, mirrored
-    assert yaw[0.01][0] == pytest.approx(-yaw[-0.01][1], abs=1e-10)
-    assert yaw[0.01][1] == pytest.approx(-yaw[-0.01][0], abs=1e-10)
+        s.set_input("handwheel_angle", 0.0)
+    # left turn: the rack moves right, tie rods behind the axle pull the wheels' rears right
+    assert yaw[1.0][0] > y0 + 0.03 and yaw[1.0][1] > -y0 + 0.03
+    # mirror: the left wheel at +a is the right wheel at -a, mirrored
+    assert yaw[1.0][0] == pytest.approx(-yaw[-1.0][1], abs=1e-10)
+    assert yaw[1.0][1] == pytest.approx(-yaw[-1.0][0], abs=1e-10)
 
 
 def _roll_statics(bar_rates: bool, moment=2000.0):

@@ -132,8 +132,9 @@ class Wheels(_Strict):
 
 class Steering(_Strict):
     """Rack and pinion: the rack slides along y in the chassis; ``drive: rack-travel`` drives
-    the rack's travel (m, + to the left) by the input ``input`` (a motion driver).
-    ``pinion-angle`` (rack travel = ``ratio`` · pinion angle) awaits the coupler constraint."""
+    the rack's travel (m, + to the left) by the input ``input`` (a motion driver);
+    ``pinion-angle`` drives the pinion (handwheel) angle (rad, + left turn) by the input, rack
+    travel = ``ratio`` (m/rad) · pinion angle through a coupler; ``pinion`` is its body."""
 
     template: Literal["rack-and-pinion"]
     description: str = ""
@@ -141,9 +142,10 @@ class Steering(_Strict):
     position: Vec3 = (0.0, 0.0, 0.0)
     hard_points: dict[str, Vec3]
     rack: Part
+    pinion: Part | None = None
     drive: Literal["rack-travel", "pinion-angle"] = "rack-travel"
     ratio: float | None = None
-    input: str = "rack_travel"
+    input: str | None = None  # default rack_travel (m) or handwheel_angle (rad)
     _p = field_validator("hard_points", mode="before")(lambda cls, v: _points(v))
 
 
