@@ -202,3 +202,93 @@ def understeer_gradient(res, ay_range=(1.0, 4.0)) -> dict:
     K, c = np.polyfit(ay[m], delta[m] - res.meta["wheelbase"] * r[m] / v[m], 1)
     return {"K_rad_per_m_s2": float(K), "K_deg_per_g": float(math.degrees(K) * 9.81),
             "offset_rad": float(c), "points": int(m.sum())}
+
+
+#: FMVSS 126 S5.2 / UN ECE R13-H Annex 9: yaw-rate ratio limits at these times after the
+#: completion of steer, and the lateral displacement limit (m, GVWR ≤ 3500 kg) at 1.07 s after
+#: the beginning of steer (required from amplitudes of 5 A up)
+SINE_DWELL_LIMITS = {"ratio_1.0": 0.35, "ratio_1.75": 0.20, "lateral_1.07": 1.83}
+
+
+def sine_dwell_profile(amplitude: float, freq: float = 0.7, dwell: float = 0.5):
+    """The sine-with-dwell handwheel f(τ), τ from the beginning of steer: A sin(2π f τ) to its
+    second peak (τ = 0.75/f, value −A), held for ``dwell`` s, then the last quarter period
+    back to 0 at the completion of steer τ = 1/f + dwell, 0 after. Returns (f, completion)."""
+    t2, cos_ = 0.75 / freq, 1.0 / freq + dwell
+
+    def f(tau):
+        if tau <= 0.0 or tau >= cos_:
+            return 0.0
+        if tau <= t2:
+            return amplitude * math.sin(2 * math.pi * freq * tau)
+        if tau <= t2 + dwell:
+            return -amplitude
+        return amplitude * math.sin(2 * math.pi * freq * (tau - dwell))
+
+    return f, cos_
+
+
+def steer_for_ay(speed_kmh: float = 80.0, ay: float = 0.3 * 9.81, trial_deg: float = 20.0,
+                 system=None, model=None, **options) -> float:
+    """Handwheel angle (deg) for a steady ``ay`` at ``speed_kmh``: a :func:`step_steer` of
+    ``trial_deg`` (3 s, steady over its last 0.5 s) scaled linearly, ay/ay_trial (the car in its
+    linear range; FMVSS 126's slowly increasing steer fits the same line through 0.3 g)."""
+    if not (math.isfinite(ay) and ay > 0 and math.isfinite(trial_deg) and trial_deg > 0):
+        raise SolverError("steer_for_ay: need ay > 0 and trial_deg > 0")
+    res = step_steer(speed_kmh, trial_deg, t_step=0.5, t_end=3.0, system=system, model=model,
+                     **options)
+    ay_ss = float(res.outputs["chassis.ay"][res.t >= 2.5].mean())
+    if system is not None:
+        system.set_input("handwheel_angle", 0.0)
+    return trial_deg * ay / ay_ss
+
+
+def sine_with_dwell(speed_kmh: float = 80.0, scale: float = 5.0, amplitude_deg: float | None = None,
+                    direction: int = 1, freq: float = 0.7, dwell: float = 0.5, t_start: float = 0.5,
+                    h: float = 1e-3, solver: str = "li-euler", save_every: int = 5, system=None,
+                    model=None, channel: str = "handwheel_angle", **options):
+    """FMVSS 126 / ECE R13-H sine with dwell: the car coasts from ``speed_kmh`` (no drive or
+    brake torque); at ``t_start`` (beginning of steer, BOS) the handwheel follows
+    :func:`sine_dwell_profile` with amplitude ``scale`` · A (``direction`` +1: left first), A the
+    handwheel angle of 0.3 g steady state (:func:`steer_for_ay`, or ``amplitude_deg``); the run
+    ends 2 s after the completion of steer (COS). meta["criteria"]: the first local peak of the
+    yaw rate after the handwheel changes sign (rad/s) and its time, the yaw rate at COS + 1.0 and
+    + 1.75 s and their ratios to the peak (limits 0.35, 0.20), the lateral displacement of the
+    chassis point at BOS + 1.07 s (m, in the first steer's direction, limit 1.83 m); the values
+    at those times are linear interpolations of the recorded signal."""
+    v = _check_speed(speed_kmh)
+    if direction not in (1, -1):
+        raise SolverError(f"direction: expected 1 (left first) or -1, got {direction!r}")
+    for k, x in (("scale", scale), ("freq", freq), ("dwell", dwell), ("t_start", t_start)):
+        if not (isinstance(x, (int, float)) and math.isfinite(x) and x >= 0 and
+                (x > 0 or k in ("dwell", "t_start"))):
+            raise SolverError(f"sine_with_dwell: {k} must be a finite number > 0 (dwell, t_start "
+                              f">= 0), got {x!r}")
+    if system is None:
+        system, model = sedan_system(v)
+    if amplitude_deg is None:
+        amplitude_deg = steer_for_ay(speed_kmh, system=system, model=model, h=h, solver=solver)
+    A = direction * scale * math.radians(amplitude_deg)
+    f, cos_ = sine_dwell_profile(A, freq, dwell)
+    drv = Driver(system, inputs={channel: lambda t: f(t - t_start)})
+    res = drive(system, drv, t_start + cos_ + 2.0, h, solver, save_every, **options)
+    t, r = res.t, res.outputs["chassis.yaw_rate"]
+    x = -direction * r                    # the yaw after the reversal, positive
+    k = np.nonzero(t >= t_start + 0.5 / freq)[0]
+    peak = next((i for i in k[1:-1] if x[i] > 0 and x[i] >= x[i - 1] and x[i] > x[i + 1]), None)
+    crit = {"bos": t_start, "cos": t_start + cos_, "amplitude_deg": math.degrees(abs(A)),
+            "A_deg": float(amplitude_deg)}
+    if peak is None:
+        raise SolverError("sine_with_dwell: no yaw-rate peak after the steering reversal")
+    rp = float(r[peak])
+    for dt in (1.0, 1.75):
+        ri = float(np.interp(t_start + cos_ + dt, t, r))
+        crit[f"yaw_rate_{dt}"], crit[f"ratio_{dt}"] = ri, ri / rp
+    y = res.outputs["chassis.y"]
+    crit["lateral_1.07"] = direction * float(np.interp(t_start + 1.07, t, y) - np.interp(t_start, t, y))
+    crit.update(peak_yaw_rate=rp, t_peak=float(t[peak]))
+    crit["pass"] = bool(crit["ratio_1.0"] <= SINE_DWELL_LIMITS["ratio_1.0"]
+                        and crit["ratio_1.75"] <= SINE_DWELL_LIMITS["ratio_1.75"]
+                        and (scale < 5.0 or crit["lateral_1.07"] >= SINE_DWELL_LIMITS["lateral_1.07"]))
+    res.meta.update(event="FMVSS 126 sine with dwell", speed_kmh=speed_kmh, criteria=crit)
+    return res
