@@ -9,7 +9,9 @@ events").
   steady variant), pure pursuit on the circle; :func:`understeer_gradient` from its steady part.
 * :func:`step_steer`: ISO 7401 step steer, open loop: the handwheel ramps from 0 to its value in
   ``rise`` seconds (the standard: 0.15 s or less); the speed controller holds the speed (the
-  standard holds the throttle; a small difference at these speeds)."""
+  standard holds the throttle; a small difference at these speeds).
+* :func:`sine_with_dwell`: FMVSS 126 / ECE R13-H sine with dwell, open loop, coasting; its
+  yaw-rate ratios and lateral displacement in meta["criteria"]."""
 from __future__ import annotations
 
 import math
