@@ -90,7 +90,8 @@ def memory(slv, system):
     nnz = {k: int(np.count_nonzero(getattr(ws, k))) for k in ("M", "phiq", "Jq")}
     return {"solver_bytes": int(total), "largest_shape": list(big.shape),
             "largest_bytes": int(big.nbytes), "workspace_bytes": int(ws.buf.nbytes), **nnz,
-            "nnz_total": sum(nnz.values()), "dense_bytes": int(8 * (2 * system.n ** 2 + system.m * system.n)),
+            "nnz_total": sum(nnz.values()),
+            "dense_bytes": int(8 * (2 * system.n ** 2 + system.m * system.n)),
             "nnz_bytes": int(12 * sum(nnz.values()))}
 
 
@@ -124,7 +125,7 @@ def main(argv=None):
         slv = get_solver(solver)(s, stabilize="projection", **opts)
         st = s.initial_state()
         slv.reset(st)
-        slv.step(st.copy() if hasattr(st, "copy") else s.initial_state(), H)  # compile
+        slv.step(st.copy(), H)  # numba compile / cache load
         slv.reset(st)
         setup.append((label, s, slv, st))
     cpu = {c[0]: [] for c in setup}
@@ -149,7 +150,8 @@ def main(argv=None):
         rm = " / ".join(f"{np.median(x):.0f}" for x in cpu[label])
         row = {"case": label, "model": s.name, "n": s.n, "m": s.m, "f": s.n - s.m,
                "cpu_median": float(np.median(c)), "cpu_p999": float(np.percentile(c, 99.9)),
-               "cpu_max": float(c.max()), "round_medians": [float(np.median(x)) for x in cpu[label]],
+               "cpu_max": float(c.max()),
+               "round_medians": [float(np.median(x)) for x in cpu[label]],
                "wall_median": float(np.median(w)), "wall_p999": float(np.percentile(w, 99.9)),
                "wall_max": float(w.max()), "t_end": float(st.t), **ev}
         out.append(row)
@@ -165,7 +167,8 @@ def main(argv=None):
         mem = memory(slv, s)
         row["memory"] = mem
         print(f"| {label} | {mem['solver_bytes']:,} | {mem['largest_shape']} "
-              f"{mem['largest_bytes']:,} | {mem['workspace_bytes']:,} | {mem['M']} / {mem['phiq']} / "
+              f"{mem['largest_bytes']:,} | {mem['workspace_bytes']:,} | "
+              f"{mem['M']} / {mem['phiq']} / "
               f"{mem['Jq']} ({mem['nnz_total']}) | {mem['dense_bytes']:,} | {mem['nnz_bytes']:,} |")
     if a.json:
         with open(a.json, "w") as fh:
