@@ -102,7 +102,8 @@ def test_angles_of_a_composed_rotation():
     Rx = np.array([[1, 0, 0], [0, c(roll), -s(roll)], [0, s(roll), c(roll)]])
     A = Rz @ Ry @ Rx
     e0 = 0.5 * np.sqrt(1 + np.trace(A))
-    p = np.array([e0, (A[2, 1] - A[1, 2]) / (4 * e0), (A[0, 2] - A[2, 0]) / (4 * e0), (A[1, 0] - A[0, 1]) / (4 * e0)])
+    p = np.array([e0, (A[2, 1] - A[1, 2]) / (4 * e0), (A[0, 2] - A[2, 0]) / (4 * e0),
+                  (A[1, 0] - A[0, 1]) / (4 * e0)])
     assert np.abs(sensors.rotation(p[None])[0] - A).max() < 1e-14
     res = Result(t=np.array([0.0, 1.0]), q=np.tile(np.r_[0, 0, 0, p], (2, 1)), qd=np.zeros((2, 7)),
                  lam=np.zeros((2, 0)), phi_norm=np.zeros(2), phid_norm=np.zeros(2),

@@ -31,7 +31,7 @@ import numpy as np
 
 from ..bench import bench_steps
 from ..concept import sensors as cs
-from ..manoeuvres.campaign import CORNERS, run_campaign, vehicle_system
+from ..manoeuvres.campaign import CORNERS, PHASES, QUICK_SCALE, run_campaign, vehicle_system
 
 H = 1e-3
 MODEL = "sedan"
@@ -186,7 +186,8 @@ def seed_findings(res) -> list[dict]:
         f"{r['waviness'][0]:.2f} / {r['waviness'][1]:.2f} (ISO: 2)")
     v, vt = n["speed_end_accel_kmh"], n["target_kmh"]
     add(f"Fig. 5.18: the car reaches about {vt:g} km/h in the {res['accel_s']:g} s of "
-        "acceleration (criterion: within 3 %)", abs(v / vt - 1) < 0.03, f"{v:.2f} km/h at the end of the phase "
+        "acceleration (criterion: within 3 %)", abs(v / vt - 1) < 0.03,
+        f"{v:.2f} km/h at the end of the phase "
         f"(drive torque up to {n['drive_torque_max']:.0f} N m per half shaft)")
     d = n["neutral_decel_g"]
     add("§5.2.3: in neutral the car decelerates at about 0.01 g from rolling resistance "
@@ -270,14 +271,11 @@ def run_fullcar_study(out_dir, quick: bool = False, log=print) -> dict:
     t0 = time.perf_counter()
     log(f"fullcar study ({'quick' if quick else 'full'}): the §5.2.3 campaign on '{MODEL}', "
         f"li-euler h = {H * 1e3:g} ms")
-    holder = {}
+    t_end = sum(PHASES) * (QUICK_SCALE if quick else 1.0)
 
     def progress(t):
-        end = holder.get("t_end")
-        log(f"  campaign t = {t:.0f} s" + (f" / {end:g} s" if end else ""))
+        log(f"  campaign t = {t:.0f} s / {t_end:g} s")
 
-    from ..manoeuvres.campaign import PHASES, QUICK_SCALE
-    holder["t_end"] = sum(PHASES) * (QUICK_SCALE if quick else 1.0)
     c = run_campaign(MODEL, quick=quick, h=H, progress=progress)
     log(f"  campaign: {c.t[-1]:g} s simulated in {c.meta['wall_s']:.1f} s wall")
     rec = reconstruct(c)
@@ -286,7 +284,8 @@ def run_fullcar_study(out_dir, quick: bool = False, log=print) -> dict:
         "phases": c.phases, "accel_s": c.phases["accelerate"][1] - c.phases["accelerate"][0],
         "observer": c.observer, "fs_hz": c.fs,
         "filters": {"stroke": f"Butterworth low-pass {cs.STROKE_LP_HZ:g} Hz, order {cs.LP_ORDER}, zero phase",
-                    "acceleration": f"Butterworth high-pass {cs.ACC_HP_HZ:g} Hz, order {cs.HP_ORDER}, zero phase"}}
+                    "acceleration": f"Butterworth high-pass {cs.ACC_HP_HZ:g} Hz, order "
+                                    f"{cs.HP_ORDER}, zero phase"}}
     res["numbers"] = _numbers(c, rec)
     log("  bench: Alg. 1 vs Alg. 2 on the rolling car")
     res["bench"] = _bench(quick, c.meta["road"], log)
@@ -518,7 +517,8 @@ def _report(res, c) -> str:
           "to design. \"Slow road\": the road height under the wheel less its high-pass "
           "(the same three 0.5 Hz high-passes as the reconstruction), the part of the true motion "
           "no stroke or accelerometer sees; steps 2-3 and the wheel centres are judged against the "
-          "truth less it (step 1 against the truth too).", "", "## Algorithm 1 vs Algorithm 2 on the full car", ""]
+          "truth less it (step 1 against the truth too).", "",
+          "## Algorithm 1 vs Algorithm 2 on the full car", ""]
     b = res["bench"]
     cfg = b["_config"]
     L += [f"`rtmbs.bench.bench_steps` on `{MODEL}` (n {cfg['n']}, m {cfg['m']}) rolling at "
@@ -526,7 +526,8 @@ def _report(res, c) -> str:
           f"shaft, h = {cfg['h'] * 1e3:g} ms, projection; {cfg['rounds']} round(s) of "
           f"{cfg['steps']} steps after {cfg['warmup']} warm-up, the cases interleaved; "
           f"{cfg['timing']}. Load average at the start: {res['machine']['loadavg']}.", "",
-          "| solver | median µs | p99.9 µs | max µs | CPU µs (mean) | re-analyses / fallbacks / rebases | status |",
+          "| solver | median µs | p99.9 µs | max µs | CPU µs (mean) | re-analyses / fallbacks / "
+          "rebases | status |",
           "|---|---|---|---|---|---|---|"]
     for label, _, _ in BENCH_CASES:
         r = b[label]
