@@ -55,7 +55,7 @@ ORDERINGS = ("MMD_ATA", "COLAMD", "MMD_AT_PLUS_A")
 
 # layout of the header of ``ib`` (uint32)
 (_H_N, _H_NE, _H_NNZ, _H_PTR, _H_DIAG, _H_COL, _H_AMAP, _H_PROW, _H_PCOL, _H_ROWS, _H_COLS, _H_NC,
- _H_CDST, _H_CSRC, _H_LEN) = range(15)
+ _H_CDST, _H_CSRC, _H_NRUN, _H_URPTR, _H_RC0, _H_RLEN, _H_LEN) = range(19)
 # ``fb`` = [ax (ne) | lu (nnz) | w (N) | pivot references (N) | b0 (N) | r (N) | couplings (nc) |
 #           statistics (_S_LEN)]
 _S_FLAG, _S_COUNT, _S_ROW, _S_GROWTH_LIMIT, _S_LEN = range(5)
@@ -100,6 +100,36 @@ def _extras(ib, fb):
 
 
 @njit(cache=True, error_model="numpy")
+def _runs(ib):
+    """The U part of every row of the factors as runs of consecutive columns: row k's runs are
+    urptr[k]..urptr[k+1], run r starts at column rc0[r] and has rlen[r] entries (stored in
+    order right after the diagonal)."""
+    N = np.intp(ib[_H_N])
+    nrun = np.intp(ib[_H_NRUN])
+    urptr = ib[ib[_H_URPTR]:ib[_H_URPTR] + N + 1]
+    rc0 = ib[ib[_H_RC0]:ib[_H_RC0] + nrun]
+    rlen = ib[ib[_H_RLEN]:ib[_H_RLEN] + nrun]
+    return urptr, rc0, rlen
+
+
+def column_runs(ptr, diag, col):
+    """(urptr, rc0, rlen) of :func:`_runs` for the row storage (ptr, diag, col)."""
+    N = diag.size
+    ptr, diag, col = (np.asarray(a, np.int64) for a in (ptr, diag, col))
+    row = np.repeat(np.arange(N), np.diff(ptr))
+    p = np.arange(col.size)
+    upper = p > diag[row]
+    start = upper & ((p == diag[row] + 1) | (col != np.concatenate([[-2], col[:-1]]) + 1))
+    starts = np.nonzero(start)[0]
+    ends = np.append(starts[1:], 0)
+    # a run ends at the next run's start or at the end of its row
+    row_end = ptr[row[starts] + 1]
+    ends = np.minimum(np.where(ends > starts, ends, row_end), row_end)
+    urptr = np.concatenate([[0], np.cumsum(np.bincount(row[starts], minlength=N))])
+    return urptr, col[starts], ends - starts
+
+
+@njit(cache=True, error_model="numpy")
 def lu_refactor(ib, fb):
     """Numeric LU of the values ``ax`` (in ``fb``) with the fixed pattern and pivots of ``ib``;
     static pivoting of pivots below ``PIVOT_REL`` times their reference (module docstring).
@@ -115,6 +145,7 @@ def lu_refactor(ib, fb):
     lmax = 0.0
     nperturbed = 0
     bad = False
+    urptr, rc0, rlen = _runs(ib)
     one = np.uint32(1)  # unsigned loop indices: numba drops the negative-index checks
     for i in range(N):
         p0 = ptr[i]
@@ -130,8 +161,15 @@ def lu_refactor(ib, fb):
             a = abs(lik)
             if a > lmax:
                 lmax = a
-            for rr in range(dk + one, ptr[k + one]):
-                w[col[rr]] -= lik * lu[rr]
+            # row k's U part run by run: contiguous columns, no index loads, vectorised
+            # (the same multiply-adds in the same order as entry by entry)
+            rr = dk + one
+            for r in range(urptr[k], urptr[k + one]):
+                c0 = rc0[r]
+                ln = rlen[r]
+                for j in range(ln):
+                    w[c0 + j] -= lik * lu[rr + j]
+                rr += ln
         for p in range(p0, p1):
             lu[p] = w[col[p]]
         u = abs(lu[d])
@@ -584,12 +622,15 @@ class SparseLU:
             self._candidates(vals, order, columns), key=lambda c: c[0])
         self.flops, self.spec = int(fl), spec
         nnz = int(ptr[-1])
-        parts = [ptr, diag, col, amap, prow, pcol, self.rows, self.cols, self.cdst, self.csrc]
+        urptr, rc0, rlen = column_runs(ptr, diag, col)
+        parts = [ptr, diag, col, amap, prow, pcol, self.rows, self.cols, self.cdst, self.csrc,
+                 urptr, rc0, rlen]
         head = np.zeros(_H_LEN, np.int64)
         head[_H_N], head[_H_NE], head[_H_NNZ], head[_H_NC] = N, self.ne, nnz, self.cdst.size
+        head[_H_NRUN] = rc0.size
         off = _H_LEN
         for slot, a in zip((_H_PTR, _H_DIAG, _H_COL, _H_AMAP, _H_PROW, _H_PCOL, _H_ROWS, _H_COLS,
-                            _H_CDST, _H_CSRC), parts):
+                            _H_CDST, _H_CSRC, _H_URPTR, _H_RC0, _H_RLEN), parts):
             head[slot] = off
             off += a.size
         ib = np.concatenate([head] + [np.asarray(a, np.int64) for a in parts])
