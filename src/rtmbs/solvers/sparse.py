@@ -41,6 +41,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from ..kernels.arena import borrowed
 from ..tolerances import PIVOT_REL
 
 #: Flag the factors (refine every solve) when max |l_ik| exceeds this times 1/pivot_thresh.
@@ -134,6 +135,7 @@ def lu_refactor(ib, fb):
     """Numeric LU of the values ``ax`` (in ``fb``) with the fixed pattern and pivots of ``ib``;
     static pivoting of pivots below ``PIVOT_REL`` times their reference (module docstring).
     Returns (pivot ratio min|u_kk|/max|u_kk| or 0.0, max |l_ik|)."""
+    ib = borrowed(ib); fb = borrowed(fb)
     N, ptr, diag, col, amap, prow, pcol, ax, lu, w = _views(ib, fb)
     rows, cols, cdst, csrc, cval, pref, b0, r, stats = _extras(ib, fb)
     for p in range(lu.shape[0]):
@@ -241,6 +243,7 @@ def _sub(N, ptr, diag, col, prow, pcol, lu, w, b, transpose):
 def _solve_refined(ib, fb, b, transpose):
     """Solve A x = b (or Aᵀ x = b) in place with the factors; when they are flagged, ``NREFINE``
     steps of iterative refinement against the entry values ``ax``."""
+    ib = borrowed(ib); fb = borrowed(fb); b = borrowed(b)
     N, ptr, diag, col, amap, prow, pcol, ax, lu, w = _views(ib, fb)
     rows, cols, cdst, csrc, cval, pref, b0, r, stats = _extras(ib, fb)
     if stats[_S_FLAG] == 0.0:
@@ -268,6 +271,7 @@ def lu_solve_sp(ib, fb, b):
     """Solve A x = b in place in ``b`` with the factors of :func:`lu_refactor` (with the
     couplings b[dst] += c b[src] of an augmented KKT matrix first, and ``NREFINE`` refinement
     steps when the factors are flagged)."""
+    ib = borrowed(ib); fb = borrowed(fb); b = borrowed(b)
     rows, cols, cdst, csrc, cval, pref, b0, r, stats = _extras(ib, fb)
     for c in range(cdst.shape[0]):
         b[cdst[c]] += cval[c] * b[csrc[c]]
@@ -334,6 +338,7 @@ def _substitute_t(N, ptr, diag, col, prow, pcol, lu, w, b):
 def lu_solve_t_sp(ib, fb, b):
     """Solve Aᵀ x = b in place in ``b`` with the factors of :func:`lu_refactor` (refined when
     flagged; the couplings of an augmented KKT matrix applied as their transpose, after)."""
+    ib = borrowed(ib); fb = borrowed(fb); b = borrowed(b)
     rows, cols, cdst, csrc, cval, pref, b0, r, stats = _extras(ib, fb)
     _solve_refined(ib, fb, b, True)
     for c in range(cdst.shape[0]):
@@ -841,6 +846,7 @@ def _kkt_augmentation(idx):
 def kkt_gather(idx, M, Jq, Jqd, c, cd, phiq_top, s, phiq_bottom, ax, cval):
     """ax = entries of [M − cd Jq̇ − c Jq, s Φq_topᵀ; Φq_bottom, 0] (c = cd = 0: M only), plus the
     augmentation of the single-block rows (:class:`KKTMap`) and its couplings ``cval``."""
+    idx = borrowed(idx); ax = borrowed(ax); cval = borrowed(cval)
     ai, aj, zr, zc = _kkt_parts(idx)
     na = ai.shape[0]
     nz = zr.shape[0]
@@ -874,6 +880,7 @@ def kkt_gather(idx, M, Jq, Jqd, c, cd, phiq_top, s, phiq_bottom, ax, cval):
 @njit(cache=True, error_model="numpy")
 def phiq_times(idx, phiq, x, y):
     """y = Φq x over the Φq entries of a :class:`KKTMap` ``idx``."""
+    idx = borrowed(idx)
     ai, aj, zr, zc = _kkt_parts(idx)
     for i in range(y.shape[0]):
         y[i] = 0.0
@@ -884,6 +891,7 @@ def phiq_times(idx, phiq, x, y):
 @njit(cache=True, error_model="numpy")
 def a_times(idx, J, x, y):
     """y = J x over the A entries of a :class:`KKTMap` ``idx`` (J zero outside them)."""
+    idx = borrowed(idx)
     ai, aj, zr, zc = _kkt_parts(idx)
     for i in range(y.shape[0]):
         y[i] = 0.0
@@ -894,6 +902,7 @@ def a_times(idx, J, x, y):
 @njit(cache=True, error_model="numpy")
 def kkt_values(ib, fb, idx, M, Jq, Jqd, c, cd, phiq_top, s, phiq_bottom):
     """:func:`kkt_gather` into the entry values of the :class:`SparseLU` (ib, fb), then factor."""
+    ib = borrowed(ib); fb = borrowed(fb); idx = borrowed(idx)
     ne = np.intp(ib[_H_NE])
     cval = _extras(ib, fb)[4]
     kkt_gather(idx, M, Jq, Jqd, c, cd, phiq_top, s, phiq_bottom, fb[:ne], cval)
