@@ -23,10 +23,12 @@ iterative refinement against the unperturbed matrix: a fallback of known cost, c
 min|u_kk| / max|u_kk| (0 for a non-finite pivot, as :func:`rtmbs.solvers.linalg.lu_factor`) and
 the largest multiplier |l_ik|.
 
-KKT matrices (:class:`SparseKKT`) are not pivoted at all: their ordering eliminates every
-coordinate before any multiplier (a minimum-degree order within each group, computed once), so
-the pivots are those of the iteration-matrix block A = M − c_d Jq̇ − c Jq (positive definite for a
-stable model) and then of the Schur complement −s Φq A⁻¹ Φqᵀ (definite while Φq has full rank).
+KKT matrices (:class:`SparseKKT`) are not pivoted at all: their ordering (minimum degree,
+computed once) eliminates every multiplier after all the coordinates of its row of Φq, so the
+pivots are those of the iteration-matrix block A = M − c_d Jq̇ − c Jq (positive definite for a
+stable model) and of Schur complements −s Φq_R,S A_SS⁻¹ Φq_R,Sᵀ, S the coordinates and R the
+multipliers eliminated so far: A_SS is a principal block of A (definite), and the rows R lie
+wholly in S (full rank while Φq has), so every pivot is that of a non-singular saddle block.
 Euler-parameter bodies make M singular along p; rows of Φq that touch a single block of A (the
 normalisation rows) are added to A as α Φqᵣᵀ Φqᵣ (and α Φqᵣᵀ times their right-hand side to the
 top rows), which leaves the solution unchanged and makes A definite (augmented Lagrangian).
@@ -492,18 +494,33 @@ def threshold_rows(rows, cols, vals, pcol, thresh):
     return prow
 
 
-def min_degree_order(pattern: np.ndarray, groups) -> np.ndarray:
+def min_degree_order(pattern: np.ndarray, groups, release: bool = False) -> np.ndarray:
     """Symmetric elimination order of the square bool ``pattern`` (structure of A + Aᵀ): minimum
     degree on the elimination graph, all of ``groups[0]`` before any of ``groups[1]`` and so on
-    (a constrained ordering: for a KKT matrix, every coordinate before any multiplier)."""
+    (a constrained ordering: for a KKT matrix, every coordinate before any multiplier). With
+    ``release``, a vertex of a later group may go as soon as all its neighbours (in ``pattern``)
+    of earlier groups are gone: for a KKT matrix, a multiplier right after the coordinates of its
+    row (fewer operations when a body is shared by many rows, as a chassis)."""
     N = pattern.shape[0]
     sym = pattern | pattern.T
     adj = [set(np.nonzero(sym[i])[0].tolist()) - {i} for i in range(N)]
+    group_of = np.full(N, -1, np.int64)
+    for g, group in enumerate(groups):
+        for i in group:
+            group_of[int(i)] = g
+    if np.any(group_of < 0) or sum(len(g) for g in groups) != N:
+        raise ValueError("min_degree_order: the groups must partition 0..N-1")
+    # vertices waiting for their neighbours of earlier groups: number still to go
+    waiting = [sum(1 for j in adj[i] if group_of[j] < group_of[i]) for i in range(N)]
+    later = [[j for j in adj[i] if group_of[j] > group_of[i]] for i in range(N)]
     order = []
-    for group in groups:
-        left = set(int(i) for i in group)
-        while left:
-            v = min(left, key=lambda i: (len(adj[i]), i))
+    done = np.zeros(N, bool)
+    for g, group in enumerate(groups):
+        left = set(int(i) for i in group) - set(order)
+        free = set(i for i in range(N) if release and not done[i] and group_of[i] > g
+                   and waiting[i] == 0)
+        while left or free:
+            v = min(left | free, key=lambda i: (len(adj[i]), i))
             nb = adj[v]
             for u in nb:
                 adj[u] |= nb
@@ -511,7 +528,16 @@ def min_degree_order(pattern: np.ndarray, groups) -> np.ndarray:
                 adj[u].discard(v)
             adj[v] = set()
             order.append(v)
-            left.remove(v)
+            done[v] = True
+            left.discard(v)
+            free.discard(v)
+            if release:
+                for u in later[v]:
+                    waiting[u] -= 1
+                    if waiting[u] == 0 and not done[u] and group_of[u] > g:
+                        free.add(u)
+            if not left:
+                break
     if len(order) != N or len(set(order)) != N:
         raise ValueError("min_degree_order: the groups must partition 0..N-1")
     return np.array(order, np.int64)
@@ -918,8 +944,9 @@ def make_kkt_lu(a_pattern, phiq_pattern, pivot_thresh=0.01):
 
 class SparseKKT:
     """A KKT matrix [M − cd Jq̇ − c Jq, s Φq_topᵀ; Φq_bottom, 0] on fixed patterns: gather from
-    dense workspace arrays, factor (analysing at the first call: every coordinate eliminated
-    before any multiplier, no pivoting, module docstring), solve with ``lu_solve_sp``."""
+    dense workspace arrays, factor (analysing at the first call: every multiplier eliminated
+    after the coordinates of its row, no pivoting, module docstring), solve with
+    ``lu_solve_sp``."""
 
     def __init__(self, a_pattern, phiq_pattern, pivot_thresh=0.01):
         self.map, self.lu = make_kkt_lu(a_pattern, phiq_pattern, pivot_thresh)
@@ -933,7 +960,8 @@ class SparseKKT:
         if lu.ib is None:
             kkt_gather(self.idx, M, Jq, Jqd, c, cd, phiq_top, s, phiq_bottom, lu.ax, lu.cval)
             km = self.map
-            order = min_degree_order(km.pattern(), (range(km.n), range(km.n, km.n + km.m)))
+            order = min_degree_order(km.pattern(), (range(km.n), range(km.n, km.n + km.m)),
+                                     release=True)
             lu.analyse(order=order)
         ratio, growth = kkt_values(lu.ib, lu.fb, self.idx, M, Jq, Jqd, c, cd, phiq_top, s,
                                    phiq_bottom)
