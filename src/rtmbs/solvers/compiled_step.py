@@ -18,6 +18,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from ..kernels.arena import borrowed
 from ..kernels.evaluate import evaluate_cartesian, workspace_views
 from ..kernels.cartesian import _M, _PHI, _PHIQ, _Q
 from .sparse import a_times, kkt_values, lu_solve_sp, phiq_times
@@ -83,6 +84,12 @@ def li_euler_step(ibuf, ilay, fbuf, flay, sbuf, slay, w0, w1, kib, kfb, kidx, ve
     place, λ into ``vec``. Returns (pivot ratio of eq. 22's factors, largest multiplier); a ratio
     of 0 means a singular or non-finite step (q, q̇ are then not to be trusted). ``nproj``
     projection solves, each after an evaluation of Φ at the corrected positions."""
+    # borrowed (untracked) arrays: none of the ~150 views of a step takes an atomic reference
+    # count (the caller owns every buffer for the whole call)
+    ibuf = borrowed(ibuf); ilay = borrowed(ilay); fbuf = borrowed(fbuf); flay = borrowed(flay)
+    sbuf = borrowed(sbuf); slay = borrowed(slay); w0 = borrowed(w0); w1 = borrowed(w1)
+    kib = borrowed(kib); kfb = borrowed(kfb); kidx = borrowed(kidx); vec = borrowed(vec)
+    q = borrowed(q); qd = borrowed(qd)
     n = q.shape[0]
     rhs, prhs, tmp, dq, qp, lam = _vectors(vec, n, m)
     M, Q, phi0, phiq0, phit0, gamma0, Jq, Jqd = workspace_views(w0, n, m)

@@ -23,10 +23,12 @@ iterative refinement against the unperturbed matrix: a fallback of known cost, c
 min|u_kk| / max|u_kk| (0 for a non-finite pivot, as :func:`rtmbs.solvers.linalg.lu_factor`) and
 the largest multiplier |l_ik|.
 
-KKT matrices (:class:`SparseKKT`) are not pivoted at all: their ordering eliminates every
-coordinate before any multiplier (a minimum-degree order within each group, computed once), so
-the pivots are those of the iteration-matrix block A = M − c_d Jq̇ − c Jq (positive definite for a
-stable model) and then of the Schur complement −s Φq A⁻¹ Φqᵀ (definite while Φq has full rank).
+KKT matrices (:class:`SparseKKT`) are not pivoted at all: their ordering (minimum degree,
+computed once) eliminates every multiplier after all the coordinates of its row of Φq, so the
+pivots are those of the iteration-matrix block A = M − c_d Jq̇ − c Jq (positive definite for a
+stable model) and of Schur complements −s Φq_R,S A_SS⁻¹ Φq_R,Sᵀ, S the coordinates and R the
+multipliers eliminated so far: A_SS is a principal block of A (definite), and the rows R lie
+wholly in S (full rank while Φq has), so every pivot is that of a non-singular saddle block.
 Euler-parameter bodies make M singular along p; rows of Φq that touch a single block of A (the
 normalisation rows) are added to A as α Φqᵣᵀ Φqᵣ (and α Φqᵣᵀ times their right-hand side to the
 top rows), which leaves the solution unchanged and makes A definite (augmented Lagrangian).
@@ -41,6 +43,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from ..kernels.arena import borrowed
 from ..tolerances import PIVOT_REL
 
 #: Flag the factors (refine every solve) when max |l_ik| exceeds this times 1/pivot_thresh.
@@ -55,7 +58,7 @@ ORDERINGS = ("MMD_ATA", "COLAMD", "MMD_AT_PLUS_A")
 
 # layout of the header of ``ib`` (uint32)
 (_H_N, _H_NE, _H_NNZ, _H_PTR, _H_DIAG, _H_COL, _H_AMAP, _H_PROW, _H_PCOL, _H_ROWS, _H_COLS, _H_NC,
- _H_CDST, _H_CSRC, _H_LEN) = range(15)
+ _H_CDST, _H_CSRC, _H_NRUN, _H_URPTR, _H_RC0, _H_RLEN, _H_LEN) = range(19)
 # ``fb`` = [ax (ne) | lu (nnz) | w (N) | pivot references (N) | b0 (N) | r (N) | couplings (nc) |
 #           statistics (_S_LEN)]
 _S_FLAG, _S_COUNT, _S_ROW, _S_GROWTH_LIMIT, _S_LEN = range(5)
@@ -100,10 +103,41 @@ def _extras(ib, fb):
 
 
 @njit(cache=True, error_model="numpy")
+def _runs(ib):
+    """The U part of every row of the factors as runs of consecutive columns: row k's runs are
+    urptr[k]..urptr[k+1], run r starts at column rc0[r] and has rlen[r] entries (stored in
+    order right after the diagonal)."""
+    N = np.intp(ib[_H_N])
+    nrun = np.intp(ib[_H_NRUN])
+    urptr = ib[ib[_H_URPTR]:ib[_H_URPTR] + N + 1]
+    rc0 = ib[ib[_H_RC0]:ib[_H_RC0] + nrun]
+    rlen = ib[ib[_H_RLEN]:ib[_H_RLEN] + nrun]
+    return urptr, rc0, rlen
+
+
+def column_runs(ptr, diag, col):
+    """(urptr, rc0, rlen) of :func:`_runs` for the row storage (ptr, diag, col)."""
+    N = diag.size
+    ptr, diag, col = (np.asarray(a, np.int64) for a in (ptr, diag, col))
+    row = np.repeat(np.arange(N), np.diff(ptr))
+    p = np.arange(col.size)
+    upper = p > diag[row]
+    start = upper & ((p == diag[row] + 1) | (col != np.concatenate([[-2], col[:-1]]) + 1))
+    starts = np.nonzero(start)[0]
+    ends = np.append(starts[1:], 0)
+    # a run ends at the next run's start or at the end of its row
+    row_end = ptr[row[starts] + 1]
+    ends = np.minimum(np.where(ends > starts, ends, row_end), row_end)
+    urptr = np.concatenate([[0], np.cumsum(np.bincount(row[starts], minlength=N))])
+    return urptr, col[starts], ends - starts
+
+
+@njit(cache=True, error_model="numpy")
 def lu_refactor(ib, fb):
     """Numeric LU of the values ``ax`` (in ``fb``) with the fixed pattern and pivots of ``ib``;
     static pivoting of pivots below ``PIVOT_REL`` times their reference (module docstring).
     Returns (pivot ratio min|u_kk|/max|u_kk| or 0.0, max |l_ik|)."""
+    ib = borrowed(ib); fb = borrowed(fb)
     N, ptr, diag, col, amap, prow, pcol, ax, lu, w = _views(ib, fb)
     rows, cols, cdst, csrc, cval, pref, b0, r, stats = _extras(ib, fb)
     for p in range(lu.shape[0]):
@@ -115,6 +149,7 @@ def lu_refactor(ib, fb):
     lmax = 0.0
     nperturbed = 0
     bad = False
+    urptr, rc0, rlen = _runs(ib)
     one = np.uint32(1)  # unsigned loop indices: numba drops the negative-index checks
     for i in range(N):
         p0 = ptr[i]
@@ -130,8 +165,15 @@ def lu_refactor(ib, fb):
             a = abs(lik)
             if a > lmax:
                 lmax = a
-            for rr in range(dk + one, ptr[k + one]):
-                w[col[rr]] -= lik * lu[rr]
+            # row k's U part run by run: contiguous columns, no index loads, vectorised
+            # (the same multiply-adds in the same order as entry by entry)
+            rr = dk + one
+            for r in range(urptr[k], urptr[k + one]):
+                c0 = rc0[r]
+                ln = rlen[r]
+                for j in range(ln):
+                    w[c0 + j] -= lik * lu[rr + j]
+                rr += ln
         for p in range(p0, p1):
             lu[p] = w[col[p]]
         u = abs(lu[d])
@@ -203,6 +245,7 @@ def _sub(N, ptr, diag, col, prow, pcol, lu, w, b, transpose):
 def _solve_refined(ib, fb, b, transpose):
     """Solve A x = b (or Aᵀ x = b) in place with the factors; when they are flagged, ``NREFINE``
     steps of iterative refinement against the entry values ``ax``."""
+    ib = borrowed(ib); fb = borrowed(fb); b = borrowed(b)
     N, ptr, diag, col, amap, prow, pcol, ax, lu, w = _views(ib, fb)
     rows, cols, cdst, csrc, cval, pref, b0, r, stats = _extras(ib, fb)
     if stats[_S_FLAG] == 0.0:
@@ -230,6 +273,7 @@ def lu_solve_sp(ib, fb, b):
     """Solve A x = b in place in ``b`` with the factors of :func:`lu_refactor` (with the
     couplings b[dst] += c b[src] of an augmented KKT matrix first, and ``NREFINE`` refinement
     steps when the factors are flagged)."""
+    ib = borrowed(ib); fb = borrowed(fb); b = borrowed(b)
     rows, cols, cdst, csrc, cval, pref, b0, r, stats = _extras(ib, fb)
     for c in range(cdst.shape[0]):
         b[cdst[c]] += cval[c] * b[csrc[c]]
@@ -296,6 +340,7 @@ def _substitute_t(N, ptr, diag, col, prow, pcol, lu, w, b):
 def lu_solve_t_sp(ib, fb, b):
     """Solve Aᵀ x = b in place in ``b`` with the factors of :func:`lu_refactor` (refined when
     flagged; the couplings of an augmented KKT matrix applied as their transpose, after)."""
+    ib = borrowed(ib); fb = borrowed(fb); b = borrowed(b)
     rows, cols, cdst, csrc, cval, pref, b0, r, stats = _extras(ib, fb)
     _solve_refined(ib, fb, b, True)
     for c in range(cdst.shape[0]):
@@ -449,18 +494,33 @@ def threshold_rows(rows, cols, vals, pcol, thresh):
     return prow
 
 
-def min_degree_order(pattern: np.ndarray, groups) -> np.ndarray:
+def min_degree_order(pattern: np.ndarray, groups, release: bool = False) -> np.ndarray:
     """Symmetric elimination order of the square bool ``pattern`` (structure of A + Aᵀ): minimum
     degree on the elimination graph, all of ``groups[0]`` before any of ``groups[1]`` and so on
-    (a constrained ordering: for a KKT matrix, every coordinate before any multiplier)."""
+    (a constrained ordering: for a KKT matrix, every coordinate before any multiplier). With
+    ``release``, a vertex of a later group may go as soon as all its neighbours (in ``pattern``)
+    of earlier groups are gone: for a KKT matrix, a multiplier right after the coordinates of its
+    row (fewer operations when a body is shared by many rows, as a chassis)."""
     N = pattern.shape[0]
     sym = pattern | pattern.T
     adj = [set(np.nonzero(sym[i])[0].tolist()) - {i} for i in range(N)]
+    group_of = np.full(N, -1, np.int64)
+    for g, group in enumerate(groups):
+        for i in group:
+            group_of[int(i)] = g
+    if np.any(group_of < 0) or sum(len(g) for g in groups) != N:
+        raise ValueError("min_degree_order: the groups must partition 0..N-1")
+    # vertices waiting for their neighbours of earlier groups: number still to go
+    waiting = [sum(1 for j in adj[i] if group_of[j] < group_of[i]) for i in range(N)]
+    later = [[j for j in adj[i] if group_of[j] > group_of[i]] for i in range(N)]
     order = []
-    for group in groups:
-        left = set(int(i) for i in group)
-        while left:
-            v = min(left, key=lambda i: (len(adj[i]), i))
+    done = np.zeros(N, bool)
+    for g, group in enumerate(groups):
+        left = set(int(i) for i in group) - set(order)
+        free = set(i for i in range(N) if release and not done[i] and group_of[i] > g
+                   and waiting[i] == 0)
+        while left or free:
+            v = min(left | free, key=lambda i: (len(adj[i]), i))
             nb = adj[v]
             for u in nb:
                 adj[u] |= nb
@@ -468,7 +528,16 @@ def min_degree_order(pattern: np.ndarray, groups) -> np.ndarray:
                 adj[u].discard(v)
             adj[v] = set()
             order.append(v)
-            left.remove(v)
+            done[v] = True
+            left.discard(v)
+            free.discard(v)
+            if release:
+                for u in later[v]:
+                    waiting[u] -= 1
+                    if waiting[u] == 0 and not done[u] and group_of[u] > g:
+                        free.add(u)
+            if not left:
+                break
     if len(order) != N or len(set(order)) != N:
         raise ValueError("min_degree_order: the groups must partition 0..N-1")
     return np.array(order, np.int64)
@@ -584,12 +653,15 @@ class SparseLU:
             self._candidates(vals, order, columns), key=lambda c: c[0])
         self.flops, self.spec = int(fl), spec
         nnz = int(ptr[-1])
-        parts = [ptr, diag, col, amap, prow, pcol, self.rows, self.cols, self.cdst, self.csrc]
+        urptr, rc0, rlen = column_runs(ptr, diag, col)
+        parts = [ptr, diag, col, amap, prow, pcol, self.rows, self.cols, self.cdst, self.csrc,
+                 urptr, rc0, rlen]
         head = np.zeros(_H_LEN, np.int64)
         head[_H_N], head[_H_NE], head[_H_NNZ], head[_H_NC] = N, self.ne, nnz, self.cdst.size
+        head[_H_NRUN] = rc0.size
         off = _H_LEN
         for slot, a in zip((_H_PTR, _H_DIAG, _H_COL, _H_AMAP, _H_PROW, _H_PCOL, _H_ROWS, _H_COLS,
-                            _H_CDST, _H_CSRC), parts):
+                            _H_CDST, _H_CSRC, _H_URPTR, _H_RC0, _H_RLEN), parts):
             head[slot] = off
             off += a.size
         ib = np.concatenate([head] + [np.asarray(a, np.int64) for a in parts])
@@ -800,6 +872,7 @@ def _kkt_augmentation(idx):
 def kkt_gather(idx, M, Jq, Jqd, c, cd, phiq_top, s, phiq_bottom, ax, cval):
     """ax = entries of [M − cd Jq̇ − c Jq, s Φq_topᵀ; Φq_bottom, 0] (c = cd = 0: M only), plus the
     augmentation of the single-block rows (:class:`KKTMap`) and its couplings ``cval``."""
+    idx = borrowed(idx); ax = borrowed(ax); cval = borrowed(cval)
     ai, aj, zr, zc = _kkt_parts(idx)
     na = ai.shape[0]
     nz = zr.shape[0]
@@ -833,6 +906,7 @@ def kkt_gather(idx, M, Jq, Jqd, c, cd, phiq_top, s, phiq_bottom, ax, cval):
 @njit(cache=True, error_model="numpy")
 def phiq_times(idx, phiq, x, y):
     """y = Φq x over the Φq entries of a :class:`KKTMap` ``idx``."""
+    idx = borrowed(idx)
     ai, aj, zr, zc = _kkt_parts(idx)
     for i in range(y.shape[0]):
         y[i] = 0.0
@@ -843,6 +917,7 @@ def phiq_times(idx, phiq, x, y):
 @njit(cache=True, error_model="numpy")
 def a_times(idx, J, x, y):
     """y = J x over the A entries of a :class:`KKTMap` ``idx`` (J zero outside them)."""
+    idx = borrowed(idx)
     ai, aj, zr, zc = _kkt_parts(idx)
     for i in range(y.shape[0]):
         y[i] = 0.0
@@ -853,6 +928,7 @@ def a_times(idx, J, x, y):
 @njit(cache=True, error_model="numpy")
 def kkt_values(ib, fb, idx, M, Jq, Jqd, c, cd, phiq_top, s, phiq_bottom):
     """:func:`kkt_gather` into the entry values of the :class:`SparseLU` (ib, fb), then factor."""
+    ib = borrowed(ib); fb = borrowed(fb); idx = borrowed(idx)
     ne = np.intp(ib[_H_NE])
     cval = _extras(ib, fb)[4]
     kkt_gather(idx, M, Jq, Jqd, c, cd, phiq_top, s, phiq_bottom, fb[:ne], cval)
@@ -868,8 +944,9 @@ def make_kkt_lu(a_pattern, phiq_pattern, pivot_thresh=0.01):
 
 class SparseKKT:
     """A KKT matrix [M − cd Jq̇ − c Jq, s Φq_topᵀ; Φq_bottom, 0] on fixed patterns: gather from
-    dense workspace arrays, factor (analysing at the first call: every coordinate eliminated
-    before any multiplier, no pivoting, module docstring), solve with ``lu_solve_sp``."""
+    dense workspace arrays, factor (analysing at the first call: every multiplier eliminated
+    after the coordinates of its row, no pivoting, module docstring), solve with
+    ``lu_solve_sp``."""
 
     def __init__(self, a_pattern, phiq_pattern, pivot_thresh=0.01):
         self.map, self.lu = make_kkt_lu(a_pattern, phiq_pattern, pivot_thresh)
@@ -883,7 +960,8 @@ class SparseKKT:
         if lu.ib is None:
             kkt_gather(self.idx, M, Jq, Jqd, c, cd, phiq_top, s, phiq_bottom, lu.ax, lu.cval)
             km = self.map
-            order = min_degree_order(km.pattern(), (range(km.n), range(km.n, km.n + km.m)))
+            order = min_degree_order(km.pattern(), (range(km.n), range(km.n, km.n + km.m)),
+                                     release=True)
             lu.analyse(order=order)
         ratio, growth = kkt_values(lu.ib, lu.fb, self.idx, M, Jq, Jqd, c, cd, phiq_top, s,
                                    phiq_bottom)
