@@ -1,9 +1,12 @@
 """Full-vehicle manoeuvres (issue 14): a driver (speed PI control, pure-pursuit path
-following, open-loop channel inputs) stepping a fixed-step solver, and the standard events
-(ISO 3888-1 double lane change, ISO 7401 step steer, ISO 4138 steady-state circular). docs/vehicle.md "Driver and events"."""
+following, open-loop channel inputs) stepping a fixed-step solver, the standard events
+(ISO 3888-1 double lane change, ISO 7401 step steer, ISO 4138 steady-state circular) and the
+virtual measurement campaign of seed 003 §5.2.3 (:mod:`.campaign`). docs/vehicle.md "Driver and
+events" and "Virtual measurement campaign"."""
+from .campaign import Campaign, run_campaign
 from .driver import Driver, PurePursuit, SpeedControl, drive, table_input
 from .events import (double_lane_change, iso3888_lanes, sedan_system, steady_state_circular,
                      step_steer, understeer_gradient)
 
-__all__ = ["Driver", "PurePursuit", "SpeedControl", "drive", "table_input", "double_lane_change", "iso3888_lanes",
-           "sedan_system", "steady_state_circular", "step_steer", "understeer_gradient"]
+__all__ = ["Campaign", "run_campaign", "Driver", "PurePursuit", "SpeedControl", "drive",
+           "table_input", "double_lane_change", "iso3888_lanes", "sedan_system", "steady_state_circular", "step_steer", "understeer_gradient"]
