@@ -357,7 +357,8 @@ def problem(layout: cm.CarLayout, ic_sides: dict) -> tuple:
     """(names, start, lower, upper) of the 14-parameter identification (our choices; the seed
     gives none): generic mid-size-car values, not the sedan's: I_xx 400, I_yy 1500 kg m²,
     K 30 kN/m, C 2.5 kN s/m, the IC 2 m from the arm on the side ``ic_sides[a]`` (+1/−1) says
-    and at its height, free lengths for the design ride height at K; bounds wide."""
+    and at its height, free lengths for the design ride height at K; bounds wide (a free
+    length's cover the static load at every rate within the rate's bounds)."""
     names = cm.CAR_PARAMS
     start = {"I_xx": 400.0, "I_yy": 1500.0, "K_f": 30000.0, "K_r": 30000.0, "C_f": 2500.0,
              "C_r": 2500.0}
@@ -370,9 +371,12 @@ def problem(layout: cm.CarLayout, ic_sides: dict) -> tuple:
         lo_[f"d_{a}"], hi_[f"d_{a}"] = (0.3, 40.0) if s > 0 else (-40.0, -0.3)
         lo_[f"e_{a}"], hi_[f"e_{a}"] = -5.0, 1.5
     L0 = cm.car_defaults(layout=layout)
-    for c in CORNERS:
+    Ws = layout.static_sprung_loads()
+    for c in CORNERS:   # free lengths for the static load at any rate within the bounds, ±5 cm
+        a = c[0]
         start[f"L0_{c}"] = L0[f"L0_{c}"]
-        lo_[f"L0_{c}"], hi_[f"L0_{c}"] = L0[f"L0_{c}"] - 0.1, L0[f"L0_{c}"] + 0.1
+        lo_[f"L0_{c}"] = cm.SPRING_LENGTH + Ws[c] / hi_[f"K_{a}"] - 0.05
+        hi_[f"L0_{c}"] = cm.SPRING_LENGTH + Ws[c] / lo_[f"K_{a}"] + 0.05
     return names, [start[k] for k in names], [lo_[k] for k in names], [hi_[k] for k in names]
 
 
