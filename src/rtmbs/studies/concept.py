@@ -1,4 +1,5 @@
-"""The quarter-car concept-model study: seed 003 §5.1.3-5.1.4 (Tables 5.1-5.2, Figs 5.8-5.12).
+"""The concept-model study: seed 003 §5.1.3-5.1.4 (Tables 5.1-5.2, Figs 5.8-5.12) on the quarter
+car, then §5.2.2-5.2.4 (Table 5.3) on the sedan (:mod:`rtmbs.studies.concept_fullcar`).
 
 ``run_concept_study(out_dir, quick=False, log=print)``:
 
