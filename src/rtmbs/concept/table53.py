@@ -190,8 +190,9 @@ def longitudinal_inputs(rec: Reconstruction, campaign, layout: cm.CarLayout, i_w
                         f_r: float | None = None) -> dict:
     """Per-sample F_x per wheel and rear drive torque (eqs. 5.6-5.10) from the filtered a_x.
     f_r: from the coasting deceleration of the neutral phase (the seed's ≈ 0.01 g) unless
-    given (:data:`F_R_DEFAULT` when that is not in (0, :data:`F_R_MAX`)); braking where a_x < :data:`BRAKE_DETECT`, split by the campaign's brake torques;
-    r: the loaded radius (design wheel-centre height)."""
+    given (:data:`F_R_DEFAULT` when that is not in (0, :data:`F_R_MAX`)); braking where
+    a_x < :data:`BRAKE_DETECT`, split by the campaign's brake torques; r: the loaded radius
+    (design wheel-centre height)."""
     M = layout.total_mass
     r = float(np.mean([layout.wheel_centres[c][2] for c in CORNERS]))
     if i_w is None:
