@@ -102,7 +102,8 @@ def test_angles_of_a_composed_rotation():
     Rx = np.array([[1, 0, 0], [0, c(roll), -s(roll)], [0, s(roll), c(roll)]])
     A = Rz @ Ry @ Rx
     e0 = 0.5 * np.sqrt(1 + np.trace(A))
-    p = np.array([e0, (A[2, 1] - A[1, 2]) / (4 * e0), (A[0, 2] - A[2, 0]) / (4 * e0), (A[1, 0] - A[0, 1]) / (4 * e0)])
+    p = np.array([e0, (A[2, 1] - A[1, 2]) / (4 * e0), (A[0, 2] - A[2, 0]) / (4 * e0),
+                  (A[1, 0] - A[0, 1]) / (4 * e0)])
     assert np.abs(sensors.rotation(p[None])[0] - A).max() < 1e-14
     res = Result(t=np.array([0.0, 1.0]), q=np.tile(np.r_[0, 0, 0, p], (2, 1)), qd=np.zeros((2, 7)),
                  lam=np.zeros((2, 0)), phi_norm=np.zeros(2), phid_norm=np.zeros(2),
@@ -120,3 +121,32 @@ def test_named_errors():
     short = _result(np.array([0.0, 1.0]))
     with pytest.raises(SolverError, match="needs >= 3 samples"):
         sensors.marker_acceleration(short, sensors.Point("b"))
+
+
+def test_model_markers_on_the_sedan():
+    """point() reads a compiled model's marker: at the initial state the spring's two markers
+    are as far apart as their global design positions in the description."""
+    from rtmbs.manoeuvres.events import sedan_system
+
+    system, model = sedan_system(0.0)
+    st = system.initial_state()
+    n = 3
+    res = Result(t=np.arange(n) * 1e-3, q=np.tile(st.q, (n, 1)), qd=np.tile(st.qd, (n, 1)),
+                 lam=np.zeros((n, 0)), phi_norm=np.zeros(n), phid_norm=np.zeros(n),
+                 coordinate_names=list(system.coordinate_names), meta={"model": "sedan"})
+    fs = next(f for f in model.forces if f.name == "fl_spring")
+
+    def design(ref):
+        body, name = ref.split(".")
+        mk = next(m for m in model.body(body).markers if m.name == name)
+        assert mk.frame == "global"
+        return np.asarray(mk.position)
+
+    a, b = sensors.point(system, fs.marker_i), sensors.point(system, fs.marker_j)
+    d = sensors.marker_distance(res, a, b)
+    assert d == pytest.approx(np.linalg.norm(design(fs.marker_j) - design(fs.marker_i)), abs=1e-9)
+    assert np.abs(sensors.marker_position(res, a) - design(fs.marker_i)).max() < 1e-9
+    g = sensors.point_at(system, "fl_upright", design(fs.marker_i))
+    assert np.abs(sensors.marker_position(res, g)[0] - design(fs.marker_i)).max() < 1e-12
+    with pytest.raises(SolverError, match="unknown marker 'chassis.fl_sprin' in model 'sedan'"):
+        sensors.point(system, "chassis.fl_sprin")
