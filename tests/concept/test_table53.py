@@ -100,3 +100,17 @@ def test_kinematic_instant_centre_of_the_rear_is_the_multilinks(campaign):
     assert ic["d_from_wc"] == pytest.approx(ref["d"], rel=0.3)
     anti = ic["e_from_wc"] / ic["d_from_wc"]         # (e − r)/d: the IC's height over the wc
     assert anti == pytest.approx(ref["anti_squat"], rel=0.25)
+
+
+def test_small_identified_inertias_still_build(sedan):
+    """I_xx + I_yy below the layout's I_zz (allowed by the bounds) would break the triangle
+    inequality: I_zz is capped at I_xx + I_yy (the yaw is held, it does not act)."""
+    from rtmbs.system import compile_model
+
+    lay = T.sedan_layout(sedan)
+    assert 150.0 + 400.0 < lay.sprung_inertia[2]
+    for build in (cm.identification_model, cm.trailing_arm_car_model):
+        m = build({"I_xx": 150.0, "I_yy": 400.0}, layout=lay)
+        body = next(b for b in m.bodies if b.name == "body")
+        assert np.allclose(np.diag(np.asarray(body.inertia, float)), [150.0, 400.0, 550.0])
+        assert compile_model(m).n > 0

@@ -294,8 +294,12 @@ def car_defaults(masses: CornerMasses | None = None, layout: CarLayout | None = 
 
 
 def _sprung_body(m: Model, name: str, inertia, layout: CarLayout | None = None):
+    """The sprung body; I_zz at most I_xx + I_yy (the triangle inequality: an identified I_xx,
+    I_yy may be small; the yaw is held in the full-car models, so I_zz does not act)."""
     layout = layout or default_layout()
-    m.add_body(name, layout.sprung_mass, inertia=list(inertia), position=tuple(layout.sprung_cg))
+    ixx, iyy, izz = (float(v) for v in inertia)
+    m.add_body(name, layout.sprung_mass, inertia=[ixx, iyy, min(izz, ixx + iyy)],
+               position=tuple(layout.sprung_cg))
     m.add_marker("ground", "origin", (0.0, 0.0, 0.0))
 
 
