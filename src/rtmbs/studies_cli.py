@@ -13,7 +13,7 @@ STUDIES = {
                   "constraint formulations on the McPherson struts"),
     "multilink": ("rtmbs.studies.multilink", "run_multilink_study", "seed 000 §6 / seed 003 §4.4: Algorithms 1 "
                   "and 2 on the rear multilink suspension"),
-    "concept": ("rtmbs.studies.concept", "run_concept_study", "seed 003 §5.1 Tables 5.1-5.2: quarter-car concept model identified on multilink-ideal"),
+    "concept": ("rtmbs.studies.concept", "run_concept_study", "seed 003 §5.1-5.2 Tables 5.1-5.3: quarter-car concept model identified on multilink-ideal, full car on the sedan"),
     "subsystem": ("rtmbs.studies.subsystem", "run_subsystem_study", "seed 004 Fig. 5, Tables 1-2: subsystem synthesis on the SLA quarter car"),
     "fullcar": ("rtmbs.studies.fullcar", "run_fullcar_study", "seed 003 §5.2.3 Figs 5.17-5.26: virtual "
                 "measurement campaign on the sedan; Alg. 1 vs Alg. 2 on the full car"),

@@ -1,14 +1,17 @@
-"""The quarter-car concept study (seed 003 §5.1.3-5.1.4), quick version: files, tables, and the
-findings the report states (about 50 s on the 2-core machine, one run for the file)."""
+"""The concept study (seed 003 §5.1.3-5.1.4 and §5.2.2-5.2.4), quick version: files, tables, and
+the findings the report states (about 1.5 min on the 2-core machine, one run for the file, about
+half of it the full car on the sedan's quick campaigns)."""
 from __future__ import annotations
 
 import json
 
+import numpy as np
 import pytest
 
 from rtmbs.studies.concept import QUICK_ITERATIONS, run_concept_study
 
-PNGS = ("fig_cost.png", "fig_test.png", "fig_V1.png", "fig_V2.png")
+PNGS = ("fig_cost.png", "fig_test.png", "fig_V1.png", "fig_V2.png", "fig_53_reconstruction.png",
+        "fig_53_strokes.png", "fig_53_cost.png", "fig_53_I.png", "fig_53_II.png", "fig_53_III.png")
 
 
 @pytest.fixture(scope="module")
@@ -24,7 +27,8 @@ def test_files_and_tables(study):
     for f in PNGS + ("report.md", "results.json", "trajectories.npz"):
         assert (out / f).stat().st_size > 0, f
     text = (out / "report.md").read_text()
-    for heading in ("Table 5.1", "Table 5.2", "Cost (µs per step"):
+    for heading in ("Table 5.1", "Table 5.2", "Cost (µs per step", "Table 5.3: validation",
+                    "Wheel-centre reconstruction"):
         assert heading in text
     assert json.loads((out / "results.json").read_text())["quick"] is True
 
@@ -50,3 +54,46 @@ def test_explicit_euler_needs_half_a_millisecond(study):
     assert ee["0.001"]["status"] == -1 and ee["0.001"]["diverged_at_s"] > 0
     # no timing is asserted (noisy machine); the three benches ran to the end
     assert {r["status"] for r in res["cost"].values()} == {"ok"} and len(res["cost"]) == 3
+
+
+def test_full_car_identification_on_the_sedan(study):
+    """§5.2.2-5.2.4 on the sedan's quick campaign (ISO B, 24 km/h), 14 parameters from the four
+    strokes, at most QUICK_ITERATIONS: the cost falls by more than 2× (measured 1.12 -> 0.42),
+    the rear strokes' RMS error by more than 2× (measured 5.0 -> 1.5 mm and 4.6 -> 1.1 mm), every
+    parameter within its bounds and physical (rates, dampings, inertias > 0; free lengths longer
+    than the compressed spring at the static load)."""
+    from rtmbs.studies.concept_fullcar import QUICK_ITERATIONS as Q53
+
+    _, res, _ = study
+    t = res["table_5_3"]
+    r = t["identification"]["reconstructed"]
+    assert 1 <= r["iterations"] <= Q53 + 1
+    assert r["cost"] < 0.5 * r["history"][0]
+    for k in ("s_rl", "s_rr"):
+        assert r["stroke_rms"]["after"][k] < 0.5 * r["stroke_rms"]["before"][k], k
+    for k in ("s_fl", "s_fr"):
+        assert r["stroke_rms"]["after"][k] < r["stroke_rms"]["before"][k], k
+    p = r["params"]
+    for k, (lo, hi) in t["bounds"].items():
+        assert lo <= p[k] <= hi, k
+    for k in ("I_xx", "I_yy", "K_f", "K_r", "C_f", "C_r"):
+        assert p[k] > 0, k
+    for c in ("fl", "fr", "rl", "rr"):   # the spring carries the corner's weight in compression
+        assert p[f"L0_{c}"] > 0.35, c
+
+
+def test_table_53_validations_run_and_the_identified_car_is_closer(study):
+    """The three Table 5.3 manoeuvres ran on the sedan and on the concept car (start and
+    identified); on manoeuvre I (class A road, where the body motion is mostly the
+    acceleration and braking) the identified car follows the sedan's CG height and pitch more
+    closely than the start (measured: 11.6 -> 8.2 mm, 6.1 -> 5.3 mrad)."""
+    _, res, _ = study
+    val = res["table_5_3"]["validation"]
+    assert set(val) == {"I", "II", "III"}
+    for man, row in val.items():
+        for kind in ("start", "identified"):
+            assert row[kind]["status"] == 1, (man, kind)
+            assert all(np.isfinite(v) for v in row[kind]["rms"].values()), (man, kind)
+    assert val["III"]["top_speed_kmh"] < val["I"]["top_speed_kmh"]
+    for s in ("cg_z", "pitch"):
+        assert val["I"]["identified"]["rms"][s] < val["I"]["start"]["rms"][s], s

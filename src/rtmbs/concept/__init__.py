@@ -8,5 +8,7 @@
 * :mod:`.identify`: least-squares identification with bounds (eq. 5.5), simulators for the
   quarter car, the 12-DOF car and the identification model;
 * :mod:`.longitudinal`: longitudinal forces and drive torques from a_x (eqs. 5.6-5.10);
-* :mod:`.sensors`: filters and the wheel-centre reconstruction (§5.2.3, eq. 5.11).
+* :mod:`.sensors`: filters and the wheel-centre reconstruction (§5.2.3, eq. 5.11);
+* :mod:`.table53`: the full-car identification on the detailed sedan and the validations of
+  Table 5.3 (§5.2.2-5.2.4).
 """

@@ -222,35 +222,84 @@ CAR_PARAMS = ("I_xx", "I_yy", "L0_rl", "L0_rr", "L0_fl", "L0_fr", "K_f", "K_r", 
               "d_f", "e_f", "d_r", "e_r")
 
 
-def corner_positions(masses: CornerMasses | None = None) -> dict:
-    """Wheel centres of the four corners (rear axle at x = 0), each at its static tyre
-    deflection under the corner's share of the weight."""
+@dataclass(frozen=True)
+class CarLayout:
+    """What the full-car concept models take from the car they stand for (the seed's "assessed
+    parameters", §5.2.2): sprung mass, centre of mass and inertias (I_xx, I_yy are identified,
+    I_zz is kept), per axle (``"f"``, ``"r"``) the arm and rim masses (:class:`CornerMasses`;
+    its ``arm_cg`` unused) and the arm centre of mass as an (x, z) offset from the wheel centre,
+    the design wheel centres per corner, the tyre file and the tyre's vertical rate."""
+
+    name: str
+    sprung_mass: float
+    sprung_cg: tuple
+    sprung_inertia: tuple
+    axles: dict
+    arm_offset: dict
+    wheel_centres: dict
+    tyre: str = TYRE
+    tyre_kz: float = TYRE_KZ
+
+    def static_sprung_loads(self) -> dict:
+        """Sprung weight [N] on each corner from the moment balance about the axles."""
+        xf = self.wheel_centres["fl"][0]
+        xr = self.wheel_centres["rl"][0]
+        share_f = (self.sprung_cg[0] - xr) / (xf - xr)
+        return {c: 0.5 * (share_f if c[0] == "f" else 1.0 - share_f) * self.sprung_mass * G
+                for c in CORNERS}
+
+    @property
+    def total_mass(self) -> float:
+        return self.sprung_mass + 2.0 * sum(a.arm + a.rim for a in self.axles.values())
+
+
+def default_layout(masses: CornerMasses | None = None) -> CarLayout:
+    """The concept car's own layout (``WHEELBASE``, ``TRACK``, ``SPRUNG_*``, the quarter car's
+    corner masses on both axles, wheel centres at the static tyre deflection)."""
     masses = masses or detailed_masses()
-    out = {}
+    cg0 = np.array(masses.arm_cg) - np.array(ml.HARD_POINTS["wheel_centre"])
+    wcs = {}
     for c in CORNERS:
         front = c[0] == "f"
         share = SPRUNG_CG[0] / WHEELBASE if front else 1.0 - SPRUNG_CG[0] / WHEELBASE
         W = 0.5 * share * SPRUNG_MASS * G + (masses.arm + masses.rim) * G
         x = WHEELBASE if front else 0.0
         y = 0.5 * TRACK if c[1] == "l" else -0.5 * TRACK
-        out[c] = (np.array([x, y, TYRE_RADIUS - W / TYRE_KZ]), 0.5 * share * SPRUNG_MASS * G)
-    return out
+        wcs[c] = (x, y, TYRE_RADIUS - W / TYRE_KZ)
+    return CarLayout(name="concept", sprung_mass=SPRUNG_MASS, sprung_cg=SPRUNG_CG,
+                     sprung_inertia=SPRUNG_INERTIA, axles={"f": masses, "r": masses},
+                     arm_offset={"f": (-cg0[0], cg0[2]), "r": (cg0[0], cg0[2])},
+                     wheel_centres=wcs)
 
 
-def car_defaults(masses: CornerMasses | None = None) -> dict:
+def corner_positions(masses: CornerMasses | None = None, layout: CarLayout | None = None) -> dict:
+    """Wheel centres of the four corners and the sprung weight each carries (rear axle at
+    x = 0 in the default layout, wheel centres at the static tyre deflection)."""
+    layout = layout or default_layout(masses)
+    Ws = layout.static_sprung_loads()
+    return {c: (np.array(layout.wheel_centres[c], float), Ws[c]) for c in CORNERS}
+
+
+def car_defaults(masses: CornerMasses | None = None, layout: CarLayout | None = None) -> dict:
     """Plausible starting design of the full trailing-arm car (free lengths for the design
     ride height)."""
-    masses = masses or detailed_masses()
-    p = {"I_xx": SPRUNG_INERTIA[0], "I_yy": SPRUNG_INERTIA[1], "K_f": 30000.0, "K_r": 30000.0,
-         "C_f": 2500.0, "C_r": 2500.0, "d_f": 0.8, "e_f": 0.05, "d_r": 0.6, "e_r": 0.10}
-    for c, (wc, Ws) in corner_positions(masses).items():
+    layout = layout or default_layout(masses)
+    p = {"I_xx": layout.sprung_inertia[0], "I_yy": layout.sprung_inertia[1], "K_f": 30000.0,
+         "K_r": 30000.0, "C_f": 2500.0, "C_r": 2500.0, "d_f": 0.8, "e_f": 0.05, "d_r": 0.6,
+         "e_r": 0.10}
+    for c, (wc, Ws) in corner_positions(layout=layout).items():
         K = p[f"K_{c[0]}"]
         p[f"L0_{c}"] = round(SPRING_LENGTH + Ws / K, 9)
     return p
 
 
-def _sprung_body(m: Model, name: str, inertia):
-    m.add_body(name, SPRUNG_MASS, inertia=list(inertia), position=SPRUNG_CG)
+def _sprung_body(m: Model, name: str, inertia, layout: CarLayout | None = None):
+    """The sprung body; I_zz at most I_xx + I_yy (the triangle inequality: an identified I_xx,
+    I_yy may be small; the yaw is held in the full-car models, so I_zz does not act)."""
+    layout = layout or default_layout()
+    ixx, iyy, izz = (float(v) for v in inertia)
+    m.add_body(name, layout.sprung_mass, inertia=[ixx, iyy, min(izz, ixx + iyy)],
+               position=tuple(layout.sprung_cg))
     m.add_marker("ground", "origin", (0.0, 0.0, 0.0))
 
 
@@ -265,28 +314,41 @@ def _lock_y_yaw(m: Model, body: str):
                 function=0.0)
 
 
+def _arm_cg(layout: CarLayout, c: str, wc) -> np.ndarray:
+    dx, dz = layout.arm_offset[c[0]]
+    return np.asarray(wc, float) + np.array([dx, 0.0, dz])
+
+
+def _ic(p: dict, c: str, cg) -> np.ndarray:
+    """Instant centre of corner ``c``: (d, e) from the arm's centre of mass, ahead of a rear
+    wheel and behind a front one for d > 0."""
+    a = c[0]
+    sgn = -1.0 if a == "f" else 1.0
+    return cg + np.array([sgn * p[f"d_{a}"], 0.0, p[f"e_{a}"]])
+
+
 def trailing_arm_car_model(params: dict | None = None, road: dict | None = None,
-                           tyre: str = TYRE, transient: bool = False) -> Model:
+                           tyre: str | None = None, transient: bool = False,
+                           layout: CarLayout | None = None) -> Model:
     """The 12-DOF full trailing-arm car (Fig. 5.13): n = 63, m = 51, f = 12.
 
     ``params``: any of :data:`CAR_PARAMS` (defaults :func:`car_defaults`). Inputs
     ``drive_torque`` (per rear wheel, sprung mass -> rim), ``brake_front`` and ``brake_rear``
-    (per wheel, arm -> rim). Rear ICs ahead of the wheels, front ICs behind them.
+    (per wheel, arm -> rim). Rear ICs ahead of the wheels, front ICs behind them for d > 0.
+    ``layout``: the car's masses and wheel centres (default :func:`default_layout`; the
+    sedan's: :func:`rtmbs.concept.table53.sedan_layout`); ``tyre`` overrides its tyre file.
     """
-    masses = detailed_masses()
-    p = _check_params(params, car_defaults(masses), "params")
+    layout = layout or default_layout()
+    p = _check_params(params, car_defaults(layout=layout), "params")
     m = Model(name="concept-trailing-arm-car", gravity=(0.0, 0.0, -G),
               description="12-DOF trailing-arm car of seed 003 Fig. 5.13 (docs/concept.md)")
-    _sprung_body(m, "body", (p["I_xx"], p["I_yy"], SPRUNG_INERTIA[2]))
+    _sprung_body(m, "body", (p["I_xx"], p["I_yy"], layout.sprung_inertia[2]), layout)
     _lock_y_yaw(m, "body")
-    cg0 = np.array(masses.arm_cg) - np.array(ml.HARD_POINTS["wheel_centre"])
-    for c, (wc, _) in corner_positions(masses).items():
+    for c, (wc, _) in corner_positions(layout=layout).items():
         a = c[0]
-        sgn = -1.0 if a == "f" else 1.0  # front IC behind the wheel
-        cg = wc + np.array([sgn * cg0[0], 0.0, cg0[2]])  # the quarter car's arm CG, mirrored front
-        ic = cg + np.array([sgn * p[f"d_{a}"], 0.0, p[f"e_{a}"]])
-        _add_corner(m, c, "body", wc, ic, masses, p[f"K_{a}"], p[f"C_{a}"], p[f"L0_{c}"], tyre,
-                    road, transient, arm_cg=cg)
+        cg = _arm_cg(layout, c, wc)
+        _add_corner(m, c, "body", wc, _ic(p, c, cg), layout.axles[a], p[f"K_{a}"], p[f"C_{a}"],
+                    p[f"L0_{c}"], tyre or layout.tyre, road, transient, arm_cg=cg)
     m.add_input("drive_torque", "channel", value=0.0)
     m.add_input("brake_front", "channel", value=0.0)
     m.add_input("brake_rear", "channel", value=0.0)
@@ -335,31 +397,31 @@ def ride_model_7dof(K: float = 30000.0, C: float = 2500.0, tyre_rate: float = TY
 
 
 def identification_model(params: dict | None = None, wheel_z: dict | None = None,
-                         lock_y_yaw: bool = True) -> Model:
+                         lock_y_yaw: bool = True, layout: CarLayout | None = None) -> Model:
     """The 5-body identification model of §5.2.2: sprung mass + 4 arms (no rims, no tyres), the
     wheel-centre heights driven (``motion`` joints, ground -> arm at the wheel centre, inputs
     ``z_wc_<corner>``: channels, or functions given in ``wheel_z``): n = 35, m = 29, f = 6;
     with ``lock_y_yaw`` m = 31, f = 4. Longitudinal forces (eqs. 5.6-5.10) enter as inputs
     ``Fx_<corner>`` (global x, at the contact point under the wheel centre) and the drive
-    torques as ``drive_torque`` (sprung mass -> rear arms, eq. 5.8)."""
-    masses = detailed_masses()
-    p = _check_params(params, car_defaults(masses), "params")
+    torques as ``drive_torque`` (sprung mass -> rear arms, eq. 5.8). ``layout`` as for
+    :func:`trailing_arm_car_model`."""
+    layout = layout or default_layout()
+    p = _check_params(params, car_defaults(layout=layout), "params")
     m = Model(name="concept-identification", gravity=(0.0, 0.0, -G),
               description="5-body identification model of seed 003 §5.2.2 (docs/concept.md)")
-    _sprung_body(m, "body", (p["I_xx"], p["I_yy"], SPRUNG_INERTIA[2]))
+    _sprung_body(m, "body", (p["I_xx"], p["I_yy"], layout.sprung_inertia[2]), layout)
     if lock_y_yaw:
         _lock_y_yaw(m, "body")
-    cg0 = np.array(masses.arm_cg) - np.array(ml.HARD_POINTS["wheel_centre"])
     ey, ex = (0.0, 1.0, 0.0), (1.0, 0.0, 0.0)
     axes = {"orientation": {"z_axis": ey, "x_axis": ex}, "frame": "global"}
     up = {"orientation": {"z_axis": (0.0, 0.0, 1.0), "x_axis": ex}}
     m.add_input("drive_torque", "channel", value=0.0)
-    for c, (wc, _) in corner_positions(masses).items():
+    for c, (wc, _) in corner_positions(layout=layout).items():
         a = c[0]
-        sgn = -1.0 if a == "f" else 1.0
-        cg = wc + np.array([sgn * cg0[0], 0.0, cg0[2]])
-        ic = cg + np.array([sgn * p[f"d_{a}"], 0.0, p[f"e_{a}"]])
+        cg = _arm_cg(layout, c, wc)
+        ic = _ic(p, c, cg)
         arm = f"arm_{c}"
+        masses = layout.axles[a]
         m.add_body(arm, masses.arm + masses.rim, inertia=list(masses.arm_inertia),
                    position=tuple(cg))
         m.add_marker("body", f"ic_{c}", tuple(ic), **axes)

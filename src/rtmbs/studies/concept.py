@@ -1,4 +1,5 @@
-"""The quarter-car concept-model study: seed 003 §5.1.3-5.1.4 (Tables 5.1-5.2, Figs 5.8-5.12).
+"""The concept-model study: seed 003 §5.1.3-5.1.4 (Tables 5.1-5.2, Figs 5.8-5.12) on the quarter
+car, then §5.2.2-5.2.4 (Table 5.3) on the sedan (:mod:`rtmbs.studies.concept_fullcar`).
 
 ``run_concept_study(out_dir, quick=False, log=print)``:
 
@@ -111,9 +112,11 @@ def column_map(scheduler=None, n_workers: int | None = None):
 
 
 def run_concept_study(out_dir, quick: bool = False, log=print, scheduler=None,
-                      n_workers: int | None = None) -> dict:
+                      n_workers: int | None = None, table53: bool = True) -> dict:
     """Run the study, write ``report.md``, ``results.json``, ``trajectories.npz`` and PNGs into
-    ``out_dir``; return the numbers. ``scheduler``, ``n_workers``: module docstring."""
+    ``out_dir``; return the numbers. ``scheduler``, ``n_workers``: module docstring.
+    ``table53``: also the full car on the sedan (Table 5.3,
+    :func:`rtmbs.studies.concept_fullcar.run_table53`, under ``table_5_3``)."""
     from ..runs.engine import _client  # noqa: F401  (a bad scheduler is named before any run)
 
     if scheduler is not None and not (scheduler == "local" or hasattr(scheduler, "submit")
@@ -187,6 +190,10 @@ def run_concept_study(out_dir, quick: bool = False, log=print, scheduler=None,
             "status": y["status"], "diverged_at_s": float(y["t"][bad[0]]) if bad.size else None,
             "rms_vs_li_euler": idf.rms_errors(y, base) if y["status"] == 1 else None}
     res["cost"] = _bench(res["identification"]["stacked"]["params"], test, quick, log)
+    if table53:
+        from .concept_fullcar import run_table53
+
+        res["table_5_3"] = run_table53(out, quick, log)
     res["wall_s"] = time.perf_counter() - t_start
     np.savez_compressed(out / "trajectories.npz", **traj)
     (out / "results.json").write_text(json.dumps(res, indent=1, default=_json))
@@ -326,4 +333,8 @@ def _report(res, quick) -> str:
           "`fig_V2.png` (Figs 5.11-5.12).", "",
           f"Total wall time {res['wall_s']:.0f} s on {res['machine']['cpus']} CPUs "
           f"(load {res['machine']['loadavg']})."]
+    if "table_5_3" in res:
+        from .concept_fullcar import report_section
+
+        L += report_section(res["table_5_3"])
     return "\n".join(L) + "\n"
