@@ -42,6 +42,7 @@ from ..concept import manoeuvres as mv
 from ..concept import models as cm
 from ..models.multilink import multilink_model
 from ..system import compile_model
+from .figures import figure
 
 H = 1e-3
 H_EXPLICIT = 5e-4
@@ -233,12 +234,7 @@ def _bench(params, man, quick, log):
 
 # -- plots ----------------------------------------------------------------------------------------
 def _fig(rows, cols=1, height=200):
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
-    from matplotlib.figure import Figure
-
-    fig = Figure(figsize=(9.0, (80 + height * rows) / 100), dpi=100, layout="constrained")
-    FigureCanvasAgg(fig)
-    return fig, fig.subplots(rows, cols, squeeze=False, sharex="col")
+    return figure(rows, cols, height)
 
 
 def _plots(out, res, traj, test, quick):

@@ -17,6 +17,7 @@ import numpy as np
 
 from ..concept import identify as idf
 from ..concept import table53 as T
+from .figures import figure as _fig
 
 QUICK_ITERATIONS = 3
 FULL_ITERATIONS = 25
@@ -139,7 +140,6 @@ def run_table53(out_dir, quick: bool = False, log=print, wheel_truth: bool | Non
 
 
 def _plots(out, res, traj):
-    from .concept import _fig
 
     t = traj["t"]
     fig, ax = _fig(2, 1)

@@ -32,6 +32,7 @@ import numpy as np
 from ..bench import bench_steps
 from ..concept import sensors as cs
 from ..manoeuvres.campaign import CORNERS, PHASES, QUICK_SCALE, run_campaign, vehicle_system
+from .figures import figure
 
 H = 1e-3
 MODEL = "sedan"
@@ -315,12 +316,7 @@ def _json(x):
 
 # -- plots ----------------------------------------------------------------------------------------
 def _fig(rows, cols=1, height=170, sharex="col"):
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
-    from matplotlib.figure import Figure
-
-    fig = Figure(figsize=(9.0, (80 + height * rows) / 100), dpi=90, layout="constrained")
-    FigureCanvasAgg(fig)
-    return fig, fig.subplots(rows, cols, squeeze=False, sharex=sharex)
+    return figure(rows, cols, height, sharex, dpi=90)
 
 
 def _phase_lines(ax, c):

@@ -44,6 +44,7 @@ from ..protocol import EVAL_PHI
 from ..solvers.base import PHASES, get_solver
 from ..solvers.simulate import simulate
 from ..system import compile_model
+from .figures import figure
 
 VARIANTS = ("bushings", "ideal")
 ALGORITHMS = (("li-euler", "Algorithm 1"), ("li-euler-indep", "Algorithm 2"))
@@ -477,13 +478,7 @@ def _machine() -> dict:
 
 # -- plots ----------------------------------------------------------------------------------------
 def _fig(rows, cols=1, height=220):
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
-    from matplotlib.figure import Figure
-
-    fig = Figure(figsize=(9.0 if cols > 1 else 8.0, (80 + height * rows) / 100), dpi=100,
-                 layout="constrained")
-    FigureCanvasAgg(fig)
-    return fig, fig.subplots(rows, cols, squeeze=False, sharex="col")
+    return figure(rows, cols, height, width=9.0 if cols > 1 else 8.0)
 
 
 STYLE = {"li-euler/none": dict(color="C0", ls=":"), "li-euler/projection": dict(color="C0"),
