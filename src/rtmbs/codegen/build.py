@@ -8,6 +8,7 @@ import ctypes
 import hashlib
 import importlib.util
 import os
+import resource
 import shutil
 import subprocess
 import sys
@@ -43,7 +44,8 @@ class GeneratedLU:
 
     Attributes: ``backend`` ("c" or "numba"), ``path`` (the generated source), ``lines`` and
     ``source_bytes`` of it, ``binary_bytes`` (the shared object; numba: None), ``compile_s``
-    (seconds of this build; 0 when it came from the disk cache: ``cached``), and the compiled
+    (CPU seconds of this build; C: 0 when the shared object came from the disk cache,
+    ``cached``), and the compiled
     callables: C ``c_refactor(fb_ptr, out_ptr)``, ``c_solve(fb_ptr, b_ptr)`` (ctypes; compiled
     code calls them with ``arr.ctypes.data``); numba ``nb_refactor(fb)``, ``nb_solve(fb, b)``.
     """
@@ -99,10 +101,11 @@ def build_c(lu, cache_dir=None, cflags=CFLAGS, force=False) -> GeneratedLU:
     if not cached:
         src.write_text(emit_c(plan))
         tmp = so.with_suffix(f".{os.getpid()}.tmp")
-        t0 = time.perf_counter()
+        r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
         subprocess.run([cc, *cflags, "-o", str(tmp), str(src), "-lm"], check=True,
                        capture_output=True)
-        t = time.perf_counter() - t0
+        r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+        t = (r1.ru_utime - r0.ru_utime) + (r1.ru_stime - r0.ru_stime)
         os.replace(tmp, so)
     lib = ctypes.CDLL(str(so))
     g = GeneratedLU(lu, plan, "c", src, t, cached, binary=so)
@@ -118,7 +121,7 @@ def build_c(lu, cache_dir=None, cflags=CFLAGS, force=False) -> GeneratedLU:
 def build_numba(lu, cache_dir=None, force=False) -> GeneratedLU:
     """Write (unless present) the plan and the generated numba module and import it; its first
     call compiles (or loads numba's cache). ``compile_s`` is the time of a first refactor +
-    solve on a copy of the buffer (JIT compile, or the cache load)."""
+    solve on a copy of the buffer (JIT compile, or the cache load), process CPU seconds."""
     plan = _plan(lu)
     d = Path(cache_dir or default_cache_dir())
     d.mkdir(parents=True, exist_ok=True)
@@ -140,8 +143,8 @@ def build_numba(lu, cache_dir=None, force=False) -> GeneratedLU:
     g = GeneratedLU(lu, plan, "numba", path, 0.0, False)
     g.module, g.nb_refactor, g.nb_solve = mod, mod.refactor, mod.solve
     fb = np.array(lu.fb)
-    t0 = time.perf_counter()
+    t0 = time.process_time()
     mod.refactor(fb)
     mod.solve(fb, np.zeros(plan.N))
-    g.compile_s = time.perf_counter() - t0
+    g.compile_s = time.process_time() - t0
     return g
