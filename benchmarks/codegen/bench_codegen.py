@@ -31,6 +31,7 @@ import numpy as np  # noqa: E402
 from numba import njit  # noqa: E402
 
 from rtmbs.codegen import build_c, build_numba, compiler  # noqa: E402
+from rtmbs.codegen.build import CFLAGS  # noqa: E402
 from rtmbs.models import load_model  # noqa: E402
 from rtmbs.solvers.base import get_solver  # noqa: E402
 from rtmbs.solvers.sparse import lu_refactor, lu_solve_sp  # noqa: E402
@@ -98,26 +99,31 @@ def variants(gens):
             ns(fb, x)
 
         out["generated, numba (LLVM IR intrinsics)"] = _loop(nb_f, nb_s)
-    if "c" in gens:
-        cf, cs = gens["c"].c_refactor, gens["c"].c_solve
-
-        @njit
-        def c_f(ib, fb, aux):
-            cf(fb.ctypes.data, aux.ctypes.data)
-
-        @njit
-        def c_s(ib, fb, x, aux):
-            cs(fb.ctypes.data, x.ctypes.data)
-
-        out["generated, C (cc -O2, ctypes)"] = _loop(c_f, c_s)
+    for be, g in gens.items():
+        if be.startswith("c"):
+            out[f"generated, C (cc {' '.join(g.cflags[:-3])}, ctypes)"] = _c_loop(g)
     return out
+
+
+def _c_loop(g):
+    cf, cs = g.c_refactor, g.c_solve
+
+    @njit
+    def c_f(ib, fb, aux):
+        cf(fb.ctypes.data, aux.ctypes.data)
+
+    @njit
+    def c_s(ib, fb, x, aux):
+        cs(fb.ctypes.data, x.ctypes.data)
+
+    return _loop(c_f, c_s)
 
 
 def _stats(a):
     return np.median(a), np.percentile(a, 99.9), a.max()
 
 
-def bench_model(name, rounds, calls, backends):
+def bench_model(name, rounds, calls, backends, numba_max_flops):
     sysm = load_model(name)
     slv = get_solver("li-euler")(sysm)
     st = sysm.initial_state()
@@ -137,10 +143,19 @@ def bench_model(name, rounds, calls, backends):
     info = dict(N=lu.N, ne=lu.ne, nnz=lu.nnz, flops=lu.flops, nsolve=nsolve, gens={})
     gens = {}
     for be in backends:
+        if be == "numba" and lu.flops > numba_max_flops:
+            print(f"{name}: numba back-end skipped ({lu.flops} multiply-adds > "
+                  f"--numba-max-flops {numba_max_flops})")
+            continue
         t0 = time.process_time()
         # a fresh directory: a cold build (numba's cache is keyed on the module's path)
-        g = (build_c if be == "c" else build_numba)(lu, cache_dir=tempfile.mkdtemp(
-            prefix="rtmbs-codegen-"))
+        tmp = tempfile.mkdtemp(prefix="rtmbs-codegen-")
+        if be.startswith("c"):  # "c" or "c:FLAGS" (FLAGS replace -O2)
+            flags = tuple(be[2:].split()) if ":" in be else CFLAGS[:-3]
+            g = build_c(lu, cache_dir=tmp, cflags=flags + CFLAGS[-3:])
+            g.cflags = flags + CFLAGS[-3:]
+        else:
+            g = build_numba(lu, cache_dir=tmp)
         gen_s = time.process_time() - t0  # generation (+ numba compile, in process)
         lu.fb[:] = fb0
         g.refactor()
@@ -236,17 +251,23 @@ def main(argv=None):
     ap.add_argument("--models", default="peer-four-bar,peer-quarter-car,multilink-ideal")
     ap.add_argument("--rounds", type=int, default=7)
     ap.add_argument("--calls", type=int, default=2000)
-    ap.add_argument("--backends", default="c,numba")
+    ap.add_argument("--backends", default="c,numba",
+                    help="comma-separated: c, numba, or c:FLAGS (optimisation flags instead of "
+                    "-O2, e.g. 'c:-O3 -march=native')")
+    ap.add_argument("--numba-max-flops", type=int, default=30000,
+                    help="skip the numba back-end above this many multiply-adds (LLVM's time and "
+                    "memory on one function of that length: the multilink's 48.6k did not "
+                    "compile in 20 min / 4.4 GB)")
     a = ap.parse_args(argv)
     backends = [b for b in a.backends.split(",") if b]
-    if "c" in backends and compiler() is None:
+    if compiler() is None and any(b.startswith("c") for b in backends):
         print("no C compiler: C back-end skipped")
-        backends.remove("c")
+        backends = [b for b in backends if not b.startswith("c")]
     print(f"{platform.processor() or platform.machine()}, {os.cpu_count()} CPUs, Python "
           f"{platform.python_version()}, numpy {np.__version__}; compiler {compiler()}; "
           f"load average {os.getloadavg()[0]:.1f} at the start")
     for name in a.models.split(","):
-        info = bench_model(name, a.rounds, a.calls, backends)
+        info = bench_model(name, a.rounds, a.calls, backends, a.numba_max_flops)
         report(name, info)
     print(f"\nload average {os.getloadavg()[0]:.1f} at the end")
 

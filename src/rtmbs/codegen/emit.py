@@ -5,8 +5,9 @@ Both back-ends do the operations of :func:`~rtmbs.solvers.sparse.lu_refactor` an
 into the ``SparseLU``'s float buffer ``fb`` (factors, entry values, pivot references, couplings,
 statistics) or into the right-hand side ``b``:
 
-* refactor: scatter ax into the factors; per row, the multipliers l_ik = a_ik / u_kk and the
-  updates a_ij -= l_ik u_kj of the fixed fill; the static pivot of the row (|u_ii| below
+* refactor: per row, each entry of the fixed fill as one chain
+  (Σ ax[e] − Σ_k l_ik u_kj, divided by u_jj for L: :meth:`~.plan.LUPlan.entry_plans`, the
+  subtractions in lu_refactor's order, so the rounding is the same); the static pivot of the row (|u_ii| below
   ``PIVOT_REL`` times its reference is raised to that bound with its sign, counted, its matrix
   row recorded); the pivot ratio and the largest multiplier; the fallback flag and count.
 * solve: the couplings b[dst] += c b[src]; forward and backward substitution with the row and
@@ -18,6 +19,7 @@ from pathlib import Path
 
 from .plan import LUPlan
 from ..solvers import sparse as sp
+
 
 def _fmt(x: float) -> str:
     return repr(float(x))
@@ -39,20 +41,19 @@ def emit_c(plan: LUPlan) -> str:
          "  if (u < bound) { fb[D] = fb[D] < 0.0 ? -bound : bound; u = bound; nperturbed++; \\",
          f"    fb[{st + sp._S_ROW}] = (double)(PROW); }} \\",
          "  if (u > umax) umax = u; if (u < umin) umin = u; } while (0)",
-         "#define MULT(P, D) do { l = fb[P] / fb[D]; fb[P] = l; a = fabs(l); "
+         "/* an entry of L: the chain s divided by the pivot u_kk at fb[D], stored at fb[Q] */",
+         "#define MULT(Q, D) do { s = s / fb[D]; fb[Q] = s; a = fabs(s); "
          "if (a > lmax) lmax = a; } while (0)", "",
          "void rtmbs_lu_refactor(double *restrict fb, double *restrict out)", "{",
-         "    double l, a, u, bound, umax = 0.0, umin = INFINITY, lmax = 0.0;",
+         "    double s, a, u, bound, umax = 0.0, umin = INFINITY, lmax = 0.0;",
          "    int nperturbed = 0, bad = 0;"]
-    for p, es in enumerate(P.scatter()):
-        L.append(f"    fb[{ol + p}] = " + (" + ".join(f"fb[{e}]" for e in es) if es else "0.0")
-                 + ";")
-    for i, rp in enumerate(P.row_plans()):
+    for i, (diag, ents) in enumerate(P.entry_plans()):
         L.append(f"    /* row {i} */")
-        for p, dk, ups in rp.elim:
-            L.append(f"    MULT({ol + p}, {ol + dk});")
-            L.extend(f"    fb[{ol + t}] -= l * fb[{ol + r}];" for t, r in ups)
-        L.append(f"    PIVOT({ol + rp.diag}, {P.o_pref + i}, {rp.prow});")
+        for q, es, contrib, dk in ents:  # each entry as one chain (LUPlan.entry_plans)
+            L.append("    s = " + (" + ".join(f"fb[{e}]" for e in es) if es else "0.0") + ";")
+            L.extend(f"    s -= fb[{ol + p}] * fb[{ol + r}];" for p, r in contrib)
+            L.append(f"    MULT({ol + q}, {ol + dk});" if dk >= 0 else f"    fb[{ol + q}] = s;")
+        L.append(f"    PIVOT({ol + diag}, {P.o_pref + i}, {int(P.prow[i])});")
     L += ["    (void)a;",
           f"    int flagged = nperturbed > 0 || lmax > fb[{st + sp._S_GROWTH_LIMIT}];",
           f"    fb[{st + sp._S_FLAG}] = flagged ? 1.0 : 0.0;",

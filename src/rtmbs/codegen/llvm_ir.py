@@ -52,37 +52,37 @@ def refactor_ir(builder, fb, plan: LUPlan):
 
     fabs = _fabs(b)
     zero, inf = ir.Constant(F64, 0.0), ir.Constant(F64, float("inf"))
-    for p, es in enumerate(P.scatter()):
-        v = zero
-        if es:
-            v = m.ld(es[0])
-            for e in es[1:]:
-                v = b.fadd(v, m.ld(e))
-        m.st(ol + p, v)
     umax, umin, lmax = zero, inf, zero
     bad = ir.Constant(I1, 0)
     npert = ir.Constant(I64, 0)
     row = m.ld(st + sp._S_ROW)
     rel = ir.Constant(F64, P.pivot_rel)
-    for i, rp in enumerate(P.row_plans()):
-        for p, dk, ups in rp.elim:
-            l = b.fdiv(m.ld(ol + p), m.ld(ol + dk))
-            m.st(ol + p, l)
-            a = b.call(fabs, [l])
-            lmax = b.select(b.fcmp_ordered(">", a, lmax), a, lmax)
-            for t, r in ups:
-                m.st(ol + t, b.fsub(m.ld(ol + t), b.fmul(l, m.ld(ol + r))))
-        d = m.ld(ol + rp.diag)
+    for i, (diag, ents) in enumerate(P.entry_plans()):
+        rp_prow = int(P.prow[i])
+        for q, es, contrib, dk in ents:  # each entry as one chain (LUPlan.entry_plans)
+            v = zero
+            if es:
+                v = m.ld(es[0])
+                for e in es[1:]:
+                    v = b.fadd(v, m.ld(e))
+            for p, r in contrib:
+                v = b.fsub(v, b.fmul(m.ld(ol + p), m.ld(ol + r)))
+            if dk >= 0:
+                v = b.fdiv(v, m.ld(ol + dk))
+                a = b.call(fabs, [v])
+                lmax = b.select(b.fcmp_ordered(">", a, lmax), a, lmax)
+            m.st(ol + q, v)
+        d = m.ld(ol + diag)
         u = b.call(fabs, [d])
         bad = b.or_(bad, b.not_(b.fcmp_ordered("<", u, inf)))
         bound = b.fmul(rel, m.ld(P.o_pref + i))
         low = b.fcmp_ordered("<", u, bound)
         signed = b.select(b.fcmp_ordered("<", d, zero), b.fmul(ir.Constant(F64, -1.0), bound),
                           bound)
-        m.st(ol + rp.diag, b.select(low, signed, d))
+        m.st(ol + diag, b.select(low, signed, d))
         u = b.select(low, bound, u)
         npert = b.add(npert, b.zext(low, I64))
-        row = b.select(low, ir.Constant(F64, float(rp.prow)), row)
+        row = b.select(low, ir.Constant(F64, float(rp_prow)), row)
         umax = b.select(b.fcmp_ordered(">", u, umax), u, umax)
         umin = b.select(b.fcmp_ordered("<", u, umin), u, umin)
     m.st(st + sp._S_ROW, row)

@@ -16,6 +16,10 @@ import numpy as np
 from ..solvers import sparse as sp
 from ..tolerances import PIVOT_REL
 
+#: Part of every plan's key (the file names of built code): bump when the emitted code changes.
+#: 1: row updates lu[t] -= l * lu[r] (as lu_refactor); 2: each entry as one chain.
+CODEGEN_VERSION = 2
+
 
 def _slice(ib, slot, length):
     o = int(ib[slot])
@@ -72,7 +76,7 @@ class LUPlan:
         ib = lu.ib
         N, ne, nnz, nc = (int(ib[s]) for s in (sp._H_N, sp._H_NE, sp._H_NNZ, sp._H_NC))
         o_pref = ne + nnz + N
-        key = hashlib.sha1(ib.tobytes() + repr((PIVOT_REL, sp.NREFINE, sp._S_LEN)).encode())
+        key = hashlib.sha1(ib.tobytes() + repr((PIVOT_REL, sp.NREFINE, sp._S_LEN, CODEGEN_VERSION)).encode())
         return cls(
             N=N, ne=ne, nnz=nnz, o_lu=ne, o_pref=o_pref, o_cval=o_pref + 3 * N,
             o_stats=o_pref + 3 * N + nc,
@@ -120,6 +124,27 @@ class LUPlan:
                 rp.elim.append((p, dk, [(pos[col[r]], r) for r in range(dk + 1, ptr[k + 1])]))
             plans.append(rp)
         return plans
+
+    def entry_plans(self) -> list:
+        """Per row, in elimination order: (diag position, [(q, entries e scattered onto q,
+        [(p, r)], dk)]) over the positions q of the row in column order, where the value at q
+        is sum(ax[e]) - sum(lu[p] * lu[r]) with the products in the order lu_refactor subtracts
+        them (ascending k), divided by lu[dk] for an entry of L (dk = -1 for U). Computing each
+        entry as one chain (the accumulator in a register, one store) gives the same rounding
+        as the row updates of :meth:`row_plans`: an entry's updates come in the same order and
+        every l_ik is final before the entries right of it need it."""
+        ptr, diag, col = self.ptr.tolist(), self.diag.tolist(), self.col.tolist()
+        scat = self.scatter()
+        out = []
+        for i, rp in enumerate(self.row_plans()):
+            contrib = {q: [] for q in range(ptr[i], ptr[i + 1])}
+            for p, dk, ups in rp.elim:
+                for t, r in ups:
+                    contrib[t].append((p, r))
+            ents = [(q, scat[q], contrib[q], diag[col[q]] if q < diag[i] else -1)
+                    for q in range(ptr[i], ptr[i + 1])]
+            out.append((diag[i], ents))
+        return out
 
     @property
     def flops(self) -> int:
