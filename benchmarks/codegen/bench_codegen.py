@@ -2,15 +2,16 @@
 
     OPENBLAS_NUM_THREADS=1 python benchmarks/codegen/bench_codegen.py \
         [--models peer-four-bar,peer-quarter-car,multilink-ideal] [--rounds 7] [--calls 2000]
+        [--backends "c,c:-O2,numba"] [--numba-max-flops 30000]
 
 For each model: ``li-euler`` with its default options (the compiled step: eq. 22's KKT gathered
 and factored once, then 1 + ``projection_solves`` = 3 solves), reset and stepped 20 times; its
-``SparseLU`` is handed to the generator (C through the system compiler and ctypes; numba through
-llvmlite IR intrinsics). Reported: generation + compile CPU seconds, code size, the largest
-difference of factors and solution against lu_refactor / lu_solve_sp, and per-call process CPU
-time (clock_gettime(CLOCK_PROCESS_CPUTIME_ID) read from compiled code around each call, the
-median cost of an empty pair of reads subtracted) of refactor and of one solve, the three
-variants and the whole ``solver.step`` (timed from Python with time.process_time_ns, as
+``SparseLU`` is handed to the generator (C through the system compiler and ctypes, -O3
+-march=native unless ``c:FLAGS`` is given; numba through llvmlite IR intrinsics). Reported:
+generation + compile CPU seconds, code size, the largest difference of factors and solution
+against lu_refactor / lu_solve_sp, and per-call process CPU time
+(clock_gettime(CLOCK_PROCESS_CPUTIME_ID) read from compiled code around each call, the median
+cost of an empty pair of reads subtracted) of refactor and of one solve, the variants and the whole ``solver.step`` (timed from Python with time.process_time_ns, as
 ``rtmbs bench``) interleaved in ``rounds`` rounds of ``calls`` calls each. The whole-step
 estimate is step − (refactor + 3 solves) + (generated refactor + 3 generated solves), medians.
 """
@@ -150,7 +151,7 @@ def bench_model(name, rounds, calls, backends, numba_max_flops):
         t0 = time.process_time()
         # a fresh directory: a cold build (numba's cache is keyed on the module's path)
         tmp = tempfile.mkdtemp(prefix="rtmbs-codegen-")
-        if be.startswith("c"):  # "c" or "c:FLAGS" (FLAGS replace -O2)
+        if be.startswith("c"):  # "c" or "c:FLAGS" (FLAGS replace -O3 -march=native)
             flags = tuple(be[2:].split()) if ":" in be else CFLAGS[:-3]
             g = build_c(lu, cache_dir=tmp, cflags=flags + CFLAGS[-3:])
             g.cflags = flags + CFLAGS[-3:]
@@ -253,7 +254,7 @@ def main(argv=None):
     ap.add_argument("--calls", type=int, default=2000)
     ap.add_argument("--backends", default="c,numba",
                     help="comma-separated: c, numba, or c:FLAGS (optimisation flags instead of "
-                    "-O2, e.g. 'c:-O3 -march=native')")
+                    "-O3 -march=native, e.g. 'c:-O2')")
     ap.add_argument("--numba-max-flops", type=int, default=30000,
                     help="skip the numba back-end above this many multiply-adds (LLVM's time and "
                     "memory on one function of that length: the multilink's 48.6k did not "

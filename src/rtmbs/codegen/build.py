@@ -20,8 +20,10 @@ import numpy as np
 from .emit import emit_c, emit_numba_module
 from .plan import LUPlan
 
-#: C flags: no contraction into fused multiply-adds, so the results equal lu_refactor's bit for bit.
-CFLAGS = ("-O2", "-ffp-contract=off", "-fPIC", "-shared")
+#: C flags: optimisation (-O3 -march=native: 1.5-2× faster than -O2 on the multilink's
+#: 51k multiply-adds, docs/benchmarks.md), then no contraction into fused multiply-adds (the
+#: results equal lu_refactor's bit for bit) and a shared object (the last three stay).
+CFLAGS = ("-O3", "-march=native", "-ffp-contract=off", "-fPIC", "-shared")
 
 
 def default_cache_dir() -> Path:

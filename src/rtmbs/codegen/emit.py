@@ -5,9 +5,9 @@ Both back-ends do the operations of :func:`~rtmbs.solvers.sparse.lu_refactor` an
 into the ``SparseLU``'s float buffer ``fb`` (factors, entry values, pivot references, couplings,
 statistics) or into the right-hand side ``b``:
 
-* refactor: per row, each entry of the fixed fill as one chain
-  (Σ ax[e] − Σ_k l_ik u_kj, divided by u_jj for L: :meth:`~.plan.LUPlan.entry_plans`, the
-  subtractions in lu_refactor's order, so the rounding is the same); the static pivot of the row (|u_ii| below
+* refactor: per row, each entry of the fixed fill as one chain (Σ ax[e] − Σ_k l_ik u_kj,
+  divided by u_jj for L: :meth:`~.plan.LUPlan.entry_plans`; the subtractions in lu_refactor's
+  order, so the rounding is the same); the static pivot of the row (|u_ii| below
   ``PIVOT_REL`` times its reference is raised to that bound with its sign, counted, its matrix
   row recorded); the pivot ratio and the largest multiplier; the fallback flag and count.
 * solve: the couplings b[dst] += c b[src]; forward and backward substitution with the row and

@@ -4,7 +4,9 @@
 ``w``; for row i, entry (i, k) of L, every update w[j] -= l_ik u_kj lands on an entry (i, j) of
 the filled pattern, whose position in the factor storage is known after the analysis. So the
 numeric factorisation is a list, fixed at the analysis, of "lu[t] -= lu[p] * lu[r]" with constant
-positions t, p, r, in the order lu_refactor does them (which keeps the rounding identical).
+positions t, p, r, in the order lu_refactor does them (:meth:`LUPlan.row_plans`). The
+generated code regroups that list per entry of the factors (:meth:`LUPlan.entry_plans`): each
+entry is one chain of subtractions in the same order, which keeps the rounding identical.
 """
 from __future__ import annotations
 
@@ -71,12 +73,13 @@ class LUPlan:
     def from_sparse_lu(cls, lu: "sp.SparseLU") -> "LUPlan":
         """The plan of an analysed ``SparseLU`` (``lu.ib`` set by ``analyse``)."""
         if lu.ib is None:
-            raise ValueError("LUPlan.from_sparse_lu: the SparseLU is not analysed yet (ib is None); "
-                             "factor it once first")
+            raise ValueError("LUPlan.from_sparse_lu: the SparseLU is not analysed yet (ib is "
+                             "None); factor it once first")
         ib = lu.ib
         N, ne, nnz, nc = (int(ib[s]) for s in (sp._H_N, sp._H_NE, sp._H_NNZ, sp._H_NC))
         o_pref = ne + nnz + N
-        key = hashlib.sha1(ib.tobytes() + repr((PIVOT_REL, sp.NREFINE, sp._S_LEN, CODEGEN_VERSION)).encode())
+        consts = (PIVOT_REL, sp.NREFINE, sp._S_LEN, CODEGEN_VERSION)
+        key = hashlib.sha1(ib.tobytes() + repr(consts).encode())
         return cls(
             N=N, ne=ne, nnz=nnz, o_lu=ne, o_pref=o_pref, o_cval=o_pref + 3 * N,
             o_stats=o_pref + 3 * N + nc,
@@ -103,7 +106,7 @@ class LUPlan:
                        **{k: z[k].astype(np.int64) for k in cls._ARRAYS},
                        **{k: int(z[k]) for k in cls._SCALARS})
 
-    # -- derived lists ------------------------------------------------------------------------------
+    # -- derived lists ---------------------------------------------------------------------------
     def scatter(self) -> list:
         """Per factor position p, the entries e with amap[e] == p, in order of e."""
         out = [[] for _ in range(self.nnz)]
