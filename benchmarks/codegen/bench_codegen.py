@@ -13,7 +13,8 @@ against lu_refactor / lu_solve_sp, and per-call process CPU time
 (clock_gettime(CLOCK_PROCESS_CPUTIME_ID) read from compiled code around each call, the median
 cost of an empty pair of reads subtracted) of refactor and of one solve, the variants and the
 whole ``solver.step`` (timed from Python with time.process_time_ns, as ``rtmbs bench``)
-interleaved in ``rounds`` rounds of ``calls`` calls each. The whole-step estimate is step − (refactor + 3 solves) + (generated refactor + 3 generated solves), medians.
+interleaved in ``rounds`` rounds of ``calls`` calls each. The whole-step estimate is
+step − (refactor + 3 solves) + (generated refactor + 3 generated solves), medians.
 """
 from __future__ import annotations
 
