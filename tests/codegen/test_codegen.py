@@ -114,3 +114,16 @@ def test_solve_rejects_wrong_rhs(kkt):
     g = _build(kkt, "numba")
     with pytest.raises(ValueError, match=f"contiguous float64 array of length {kkt.N}"):
         g.solve(np.zeros(kkt.N + 1))
+
+
+def test_codegen_is_not_in_the_kernel_cache_key():
+    """The generator mentions numba only in generated text: editing it must not recompile every
+    kernel (rtmbs._compiled_sources; a docstring line starting "from numba" once did)."""
+    from pathlib import Path
+
+    import rtmbs
+
+    root = Path(rtmbs.__file__).parent
+    keyed = {p.relative_to(root).as_posix() for p in rtmbs._compiled_sources(root)}
+    mods = {p.relative_to(root).as_posix() for p in (root / "codegen").glob("*.py")}
+    assert len(mods) >= 5 and not mods & keyed
