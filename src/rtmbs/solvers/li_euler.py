@@ -251,7 +251,7 @@ class LIEuler(Solver):
         n, m = self.system.n, self.system.m
         dense = not self.sparse  # (n + m)² arrays only on the dense path
         self.A = np.zeros((n, n)) if dense else None
-        self.K = np.zeros((n + m, n + m)) if dense else None
+        self._K = np.zeros((n + m, n + m)) if dense else None
         self.piv = np.zeros(n + m, np.int64) if dense else None
         self.rhs = np.zeros(n + m)
         self.dq = np.zeros(n)
@@ -325,6 +325,14 @@ class LIEuler(Solver):
     @ws.setter
     def ws(self, value):
         self._ws = value
+
+    @property
+    def K(self):
+        """The dense KKT matrix of eq. 22 ((n + m)², dense path; elsewhere made at first use)."""
+        if self.__dict__.get("_K") is None:
+            n, m = self.system.n, self.system.m
+            self._K = np.zeros((n + m, n + m))
+        return self._K
 
     @property
     def ws1(self):
