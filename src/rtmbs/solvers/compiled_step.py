@@ -12,8 +12,8 @@ explicit position update) with the projection of the positions done with the fac
 (``projection="step"``): [A hΦq(q)ᵀ; Φq(q_p) 0][Δ; μ] = [0; −Φ(q⁺, t + h)], one factorisation
 per step. M, Φq, Jq, Jq̇ live in their fixed blocks (the packed workspaces ``w0``, ``w1`` of
 :func:`rtmbs.kernels.evaluate.packed_views`, read through a
-:class:`rtmbs.solvers.sparse.PackedKKTMap`): memory O(non-zeros), not O(n²). ``vec`` packs the step's vectors: rhs (n + m) | projection rhs (n + m) | tmp (n + m) |
-Δq (n) | q_p (n) | λ (m).
+:class:`rtmbs.solvers.sparse.PackedKKTMap`): memory O(non-zeros), not O(n²). ``vec`` packs the
+step's vectors: rhs (n + m) | projection rhs (n + m) | tmp (n + m) | Δq (n) | q_p (n) | λ (m).
 """
 from __future__ import annotations
 
@@ -128,8 +128,8 @@ def li_euler_step(ibuf, ilay, fbuf, flay, sbuf, slay, w0, w1, kib, kfb, kidx, ve
         qp[i] = q[i] + dq[i]
     gb, cv = 0.0, 1.0
     if m:
-        evaluate_cartesian(_PACKED | _PHIQ | (_PHI if project or implicit else 0), t + h, qp, qd, ibuf, ilay,
-                           fbuf, flay, sbuf, slay, w1, n, m)
+        evaluate_cartesian(_PACKED | _PHIQ | (_PHI if project or implicit else 0), t + h, qp, qd,
+                           ibuf, ilay, fbuf, flay, sbuf, slay, w1, n, m)
         if implicit:
             gb, cv = 1.0 / h, 0.0
     ratio, growth = _sp_factor_solve_packed(kib, kfb, kidx, w0, Q, qd, w1, phit1, phi1, gb, cv, h,
@@ -144,7 +144,8 @@ def li_euler_step(ibuf, ilay, fbuf, flay, sbuf, slay, w0, w1, kib, kfb, kidx, ve
             if implicit or k > 0:  # Φ at the (corrected) new positions
                 for i in range(n):
                     qp[i] = q[i] + dq[i]
-                evaluate_cartesian(np.int64(_PACKED | _PHI), t + h, qp, qd, ibuf, ilay, fbuf, flay, sbuf, slay, w1, n, m)
+                evaluate_cartesian(np.int64(_PACKED | _PHI), t + h, qp, qd, ibuf, ilay, fbuf, flay, sbuf,
+                                   slay, w1, n, m)
             for i in range(n):
                 prhs[i] = 0.0
             for i in range(m):
