@@ -2,6 +2,7 @@
 sedan, plus the memory the solver holds against the non-zeros of M, Φq, Jq.
 
 Usage:  python benchmarks/bench_scaling.py [--steps 2000] [--rounds 3] [--warmup 200] [--json F]
+        python benchmarks/bench_scaling.py --memory-only
 
 Cases (h = 1 ms, projection onto the constraints, the built-in models as `rtmbs bench` loads them;
 the sedans drive straight at their file's 20 m/s with 100 N m on each half shaft):
@@ -17,7 +18,8 @@ median, p99.9 and max are printed, with the median of each round to show the spr
 Memory: bytes of the numpy arrays the solver object owns (walked through its attributes, each
 buffer counted once, views counted through their base), and of the largest of them, against
 nnz(M) + nnz(Φq) + nnz(Jq) evaluated at the initial state (non-zero values there, not the
-structural pattern). The re-analyses / fallbacks / rebases counted during the timed steps
+structural pattern), and the packed workspace that the compiled li-euler step evaluates into
+(M, Φq, Jq, Jq̇ in their fixed blocks, ``CartesianSystem.packed_layout``). The re-analyses / fallbacks / rebases counted during the timed steps
 (rtmbs.bench.factorisation_events) explain the tails. Not a test: numbers go to
 docs/benchmarks.md "Full vehicle (issue 14)" and docs/models/sedan.md.
 """
@@ -89,7 +91,8 @@ def memory(slv, system):
     system.evaluate(0.0, st.q, st.qd, ws, EVAL_M | EVAL_Q | EVAL_JAC | EVAL_PHIQ)
     nnz = {k: int(np.count_nonzero(getattr(ws, k))) for k in ("M", "phiq", "Jq")}
     return {"solver_bytes": int(total), "largest_shape": list(big.shape),
-            "largest_bytes": int(big.nbytes), "workspace_bytes": int(ws.buf.nbytes), **nnz,
+            "largest_bytes": int(big.nbytes), "workspace_bytes": int(ws.buf.nbytes),
+            "packed_bytes": int(8 * system.packed_layout.size), **nnz,
             "nnz_total": sum(nnz.values()),
             "dense_bytes": int(8 * (2 * system.n ** 2 + system.m * system.n)),
             "nnz_bytes": int(12 * sum(nnz.values()))}
@@ -117,6 +120,7 @@ def main(argv=None):
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--warmup", type=int, default=200)
     ap.add_argument("--json", default=None)
+    ap.add_argument("--memory-only", action="store_true", help="the memory table only (no timing)")
     a = ap.parse_args(argv)
     systems = {name: _system(name) for name in {c[1] for c in CASES}}
     setup = []
@@ -132,6 +136,8 @@ def main(argv=None):
     wall = {c[0]: [] for c in setup}
     load = [os.getloadavg()[0]]
     events0 = {c[0]: factorisation_events(c[2]) for c in setup}
+    if a.memory_only:
+        return _memory_table(setup, [{} for _ in setup])
     for r in range(a.rounds):
         for label, s, slv, st in setup:
             c, w = run(slv, st, a.steps, a.warmup if r == 0 else 0)
@@ -160,20 +166,25 @@ def main(argv=None):
               f"{row['wall_p999']:.0f} | {row['wall_max']:.0f} | {st.t:.2f} | "
               f"{ev['nanalyse']} / {ev['nfallback']} / {ev['nrebase']} |")
     print()
-    print("| case | solver arrays (bytes) | largest array | workspace bytes | nnz M / Φq / Jq "
-          "(total) | M, Φq, Jq stored dense: 8(2n² + mn) bytes | as CSR: 12 nnz bytes |")
-    print("| --- | --- | --- | --- | --- | --- | --- |")
-    for (label, s, slv, st), row in zip(setup, out):
-        mem = memory(slv, s)
-        row["memory"] = mem
-        print(f"| {label} | {mem['solver_bytes']:,} | {mem['largest_shape']} "
-              f"{mem['largest_bytes']:,} | {mem['workspace_bytes']:,} | "
-              f"{mem['M']} / {mem['phiq']} / "
-              f"{mem['Jq']} ({mem['nnz_total']}) | {mem['dense_bytes']:,} | {mem['nnz_bytes']:,} |")
+    _memory_table(setup, out)
     if a.json:
         with open(a.json, "w") as fh:
             json.dump({"load": load, "steps": a.steps, "rounds": a.rounds, "cases": out}, fh,
                       indent=1)
+
+
+def _memory_table(setup, out):
+    print("| case | solver arrays (bytes) | largest array | dense workspace bytes | packed workspace "
+          "bytes | nnz M / Φq / Jq (total) | M, Φq, Jq stored dense: 8(2n² + mn) bytes | as CSR: "
+          "12 nnz bytes |")
+    print("| --- | --- | --- | --- | --- | --- | --- | --- |")
+    for (label, s, slv, st), row in zip(setup, out):
+        mem = memory(slv, s)
+        row["memory"] = mem
+        print(f"| {label} | {mem['solver_bytes']:,} | {mem['largest_shape']} "
+              f"{mem['largest_bytes']:,} | {mem['workspace_bytes']:,} | {mem['packed_bytes']:,} | "
+              f"{mem['M']} / {mem['phiq']} / "
+              f"{mem['Jq']} ({mem['nnz_total']}) | {mem['dense_bytes']:,} | {mem['nnz_bytes']:,} |")
 
 
 if __name__ == "__main__":

@@ -518,6 +518,22 @@ class CartesianSystem(MechanicalSystem):
         evaluate_cartesian(int(what), float(t), q, qd, self._ibuf, self._ilay, self._fbuf, self._flay,
                            self._sbuf, self._slay, ws.buf, self.n, self.m)
 
+    @property
+    def packed_layout(self) -> "PackedLayout":
+        """Where M, Φq, Jq, Jq̇ live in a packed workspace (``evaluate`` with ``_PACKED``)."""
+        if "_packed" not in self.__dict__:
+            self._packed = PackedLayout(self)
+        return self._packed
+
+    def evaluate_packed(self, t, q, qd, buf, what: int) -> None:
+        """:meth:`evaluate` into a packed workspace buffer (:attr:`packed_layout`)."""
+        q = np.ascontiguousarray(q, dtype=np.float64)
+        qd = np.ascontiguousarray(qd, dtype=np.float64)
+        if self._input_functions:
+            self.apply_input_functions(t)
+        evaluate_cartesian(int(what) | kc._PACKED, float(t), q, qd, self._ibuf, self._ilay, self._fbuf,
+                           self._flay, self._sbuf, self._slay, buf, self.n, self.m)
+
     def kernel_buffers(self) -> tuple:
         """The packed buffers the compiled kernels take: (ints, int layout, floats, float layout,
         data, data layout) (``rtmbs.solvers.compiled_step``)."""
@@ -783,6 +799,98 @@ def _virtual_blocks(nb, fbody, ftype):
                     coupled.add(index[(a, b)])
     blocks = np.array([(a, b, int(k in coupled)) for k, (a, b) in enumerate(pairs)], np.int64).reshape(-1, 3)
     return blocks, frc_blk
+
+
+class PackedLayout:
+    """The packed workspace of a :class:`CartesianSystem` (issue 11: memory O(non-zeros)), as
+    :func:`rtmbs.kernels.evaluate.packed_views` carves it: M one SEG × SEG block per body, Φq two
+    SEG-wide segments per row (one per body; coupler term e on its own row m + e; the
+    normalisation row of a body at columns 3..6), Jq and Jq̇ one SEG × SEG block per virtual block
+    (``jacobian_blocks``); Q, Φ, Φt, γ as in the dense workspace; a last entry that stays 0.
+
+    ``coo[name]`` = (rows, cols, index into the buffer) of every stored entry of M, Jq, Jq̇ and
+    Φq (an entry of a coupler row may come from several terms: they add up)."""
+
+    def __init__(self, system: CartesianSystem):
+        S = kc.SEG
+        n, m, nb = system.n, system.m, system.nbody
+        m1, nblk = system._data_sizes[1], system._data_sizes[3]
+        sizes = dict(M=nb * S * S, Q=n, phi=m, phiq=m1 * 2 * S, phit=m, gamma=m, Jq=nblk * S * S,
+                     Jqd=nblk * S * S)
+        self.offsets, off = {}, 0
+        for k, v in sizes.items():
+            self.offsets[k] = off
+            off += v
+        self.size = off + 1
+        self.n, self.m = n, m
+        qadr, rtype = system.body_qadr, system.body_rtype
+        width = [3 + NROT[rtype[b]] for b in range(nb)]
+        coo = {k: ([], [], []) for k in ("M", "Jq", "Jqd", "phiq")}
+        summed = []  # per Φq entry: 1 on coupler rows (terms add up), else 0
+
+        def block(name, base, ra, ca, wa, wb):
+            for r in range(wa):
+                for c in range(wb):
+                    for lst, v in zip(coo[name], (ra + r, ca + c, base + S * r + c)):
+                        lst.append(v)
+
+        for b in range(nb):
+            block("M", self.offsets["M"] + S * S * b, qadr[b], qadr[b], width[b], width[b])
+        for k, (ba, bb, _) in enumerate(system.jacobian_blocks):
+            for name in ("Jq", "Jqd"):
+                block(name, self.offsets[name] + S * S * k, qadr[ba], qadr[bb], width[ba], width[bb])
+        o = self.offsets["phiq"]
+        aux = m
+        for k, (ty, r0) in enumerate(zip(system.prim_type, system.prim_row)):
+            if ty == kc.PRIM_CPL:
+                rows, prow, aux = [r0], [aux], aux + 1
+            else:
+                rows = list(range(r0, r0 + kc.PRIM_ROWS[ty]))
+                prow = rows
+            for r, pr in zip(rows, prow):
+                for side in range(2):
+                    b = system.prim_body[k, side]
+                    if b < nb and qadr[b] >= 0:
+                        block("phiq", o + 2 * S * pr + S * side, r, qadr[b], 1, width[b])
+                        summed += [int(ty == kc.PRIM_CPL)] * width[b]
+        for b in range(nb):
+            r = system.body_eprow[b]
+            if r >= 0:
+                block("phiq", o + 2 * S * r + 3, r, qadr[b] + 3, 1, 4)
+                summed += [0] * 4
+        self.coo = {k: tuple(np.array(v, np.int64) for v in lists) for k, lists in coo.items()}
+        self.phiq_summed = np.array(summed, bool)
+
+    def index_maps(self):
+        """(M, Jq) dicts (i, j) -> buffer index, and the Φq dict (i, j) -> list of buffer indices
+        (summed in order; the last writer wins where a row sees one body on both sides, as the
+        dense writer does)."""
+        mi = {(int(i), int(j)): int(e) for i, j, e in zip(*self.coo["M"])}
+        ji = {(int(i), int(j)): int(e) for i, j, e in zip(*self.coo["Jq"])}
+        pq: dict = {}
+        for i, j, e, add in zip(*self.coo["phiq"], self.phiq_summed):
+            if add:
+                pq.setdefault((int(i), int(j)), []).append(int(e))
+            else:
+                pq[(int(i), int(j))] = [int(e)]
+        return mi, ji, pq
+
+    def dense(self, buf, ws: Workspace) -> Workspace:
+        """The dense view: scatter a packed buffer into ``ws`` (cleared first), for tests and
+        offline tools."""
+        ws.buf[:] = 0.0
+        for name in ("M", "Jq", "Jqd"):
+            i, j, e = self.coo[name]
+            getattr(ws, name)[i, j] = buf[e]
+        i, j, e = self.coo["phiq"]
+        add = self.phiq_summed
+        ws.phiq[i[~add], j[~add]] = buf[e[~add]]
+        np.add.at(ws.phiq, (i[add], j[add]), buf[e[add]])
+        for name in ("Q", "phi", "phit", "gamma"):
+            o = self.offsets[name]
+            v = getattr(ws, name)
+            v[:] = buf[o:o + v.shape[0]]
+        return ws
 
 
 def compile_model(model: Model) -> CartesianSystem:

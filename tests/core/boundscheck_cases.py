@@ -1,7 +1,7 @@
 """The cases of tests/core/test_boundscheck.py (issue 11): the model evaluation, the outputs, 3 steps
 of every fixed-step solver configuration and a 3-step ``rollout`` with outputs, run in a process
 with ``NUMBA_BOUNDSCHECK=1`` so that an offset or size mistake in a packed buffer (kernels/arena.py
-views, kernels/layouts.py, kernels/evaluate.py workspace_views, solvers/sparse.py, the ``vec`` of
+views, kernels/layouts.py, kernels/evaluate.py workspace_views and packed_views, solvers/sparse.py, the ``vec`` of
 solvers/compiled_step.py) raises IndexError instead of reading a neighbour's memory.
 
 ``python boundscheck_cases.py`` prints ``ok <case>`` per case and exits 1 with the traceback at the
@@ -167,6 +167,10 @@ def _evaluate(system, assembled):
     out = np.zeros(len(system.output_names))
     system.outputs(st.t, st.q, st.qd, out)
     vals = [ws.M, ws.Q, ws.Jq, ws.Jqd] + ([ws.phi, ws.phiq, ws.gamma] if system.m else []) + [out]
+    if hasattr(system, "packed_layout"):  # the same evaluation into the blocks (issue 11)
+        buf = np.zeros(system.packed_layout.size)
+        system.evaluate_packed(st.t, st.q, st.qd, buf, EVAL_ALL)
+        vals.append(buf)
     if system.acceleration_names:
         acc = np.zeros(len(system.acceleration_names))
         system.acceleration_outputs(st.t, st.q, st.qd, np.ones(system.n), acc)

@@ -40,8 +40,12 @@ PRIM_ROWS = (3, 1, 1, 1, 1, 0)
 NFOUT = 13         # columns of the per-element outputs (main value, tyre outputs, transient inputs)
 NFPAR = 32
 
-# what-flags (same values as rtmbs.protocol)
-_M, _Q, _PHI, _PHIQ, _GAMMA, _JAC, _JACS = 1, 2, 4, 8, 16, 32, 64
+# what-flags (same values as rtmbs.protocol); _PACKED: write M, Φq, Jq, Jq̇ into their fixed
+# patterns (the packed workspace of :func:`rtmbs.kernels.evaluate.packed_views`), not densely
+_M, _Q, _PHI, _PHIQ, _GAMMA, _JAC, _JACS, _PACKED = 1, 2, 4, 8, 16, 32, 64, 128
+#: column width of one body's segment in the packed Φq (3 + at most 4 rotation coordinates) and
+#: of one body block in the packed M, Jq, Jq̇ (7×7 per block)
+SEG = 7
 
 
 @njit(cache=True, inline="always")
@@ -365,94 +369,90 @@ def _coupler_term(rotation, bi, bj, v, kin_r, kin_rd, kin_A, kin_w, phi, Dx, bet
 
 
 @njit(cache=True, inline="always")
-def _phiq_row(phiq, r, a, Dx, c0, d0, d1, d2, G, nr):
-    """Row r of Φq on one body: [D_r, D_π G]."""
-    phiq[r, a] = Dx[r, c0]
-    phiq[r, a + 1] = Dx[r, c0 + 1]
-    phiq[r, a + 2] = Dx[r, c0 + 2]
-    for l in range(nr):
-        phiq[r, a + 3 + l] = d0 * G[0, l] + d1 * G[1, l] + d2 * G[2, l]
+def _phiq_row(phiq, r, a, Dx, dr, c0, d0, d1, d2, G, nr, add):
+    """Row r of Φq on one body from column a: [D_r, D_π G] (D from Dx row dr); with ``add``
+    added to what the row holds (coupler terms share a row of the dense Φq)."""
+    if add:
+        phiq[r, a] += Dx[dr, c0]
+        phiq[r, a + 1] += Dx[dr, c0 + 1]
+        phiq[r, a + 2] += Dx[dr, c0 + 2]
+        for l in range(nr):
+            phiq[r, a + 3 + l] += d0 * G[0, l] + d1 * G[1, l] + d2 * G[2, l]
+    else:
+        phiq[r, a] = Dx[dr, c0]
+        phiq[r, a + 1] = Dx[dr, c0 + 1]
+        phiq[r, a + 2] = Dx[dr, c0 + 2]
+        for l in range(nr):
+            phiq[r, a + 3 + l] = d0 * G[0, l] + d1 * G[1, l] + d2 * G[2, l]
 
 
-@njit(cache=True, inline="always")
-def _phiq_row_add(phiq, r, a, Dx, dr, c0, d0, d1, d2, G, nr):
-    """Row r of Φq on one body += [D_r, D_π G] (D from Dx row dr): coupler terms share a row."""
-    phiq[r, a] += Dx[dr, c0]
-    phiq[r, a + 1] += Dx[dr, c0 + 1]
-    phiq[r, a + 2] += Dx[dr, c0 + 2]
-    for l in range(nr):
-        phiq[r, a + 3 + l] += d0 * G[0, l] + d1 * G[1, l] + d2 * G[2, l]
+@njit(cache=True, fastmath={"contract"}, inline="always")
+def _row_sides(k, pr, dr, add, packed, with_phiq, prim_body, body_qadr, body_rtype, q, kin_G, kin_alpha,
+               Dx, beta, phiq):
+    """Φq row ``pr`` = D L of primitive k from Dx row ``dr``, side by side (dense: at the body's
+    columns; packed: side s at column SEG·s); returns its γ = −(β + D_π α)."""
+    g = -beta[dr]
+    for side in range(2):
+        b = prim_body[k, side]
+        a = body_qadr[b]
+        if a < 0:
+            continue
+        pa = SEG * side if packed else a
+        c0 = 6 * side
+        d0, d1, d2 = Dx[dr, c0 + 3], Dx[dr, c0 + 4], Dx[dr, c0 + 5]
+        G = kin_G[b]
+        if body_rtype[b] == ROT_EP:  # α = 0; four columns (unrolled)
+            if with_phiq:  # Φ sees R(p/|p|): ∂π/∂p = 2E(p)/|p|², exact in every direction
+                s = 1.0 / (q[a + 3] * q[a + 3] + q[a + 4] * q[a + 4] + q[a + 5] * q[a + 5]
+                           + q[a + 6] * q[a + 6])
+                _phiq_row(phiq, pr, pa, Dx, dr, c0, s * d0, s * d1, s * d2, G, 4, add)
+        else:
+            if with_phiq:
+                _phiq_row(phiq, pr, pa, Dx, dr, c0, d0, d1, d2, G, NROT[body_rtype[b]], add)
+            g -= d0 * kin_alpha[b, 0] + d1 * kin_alpha[b, 1] + d2 * kin_alpha[b, 2]
+    return g
 
 
 @njit(cache=True, fastmath={"contract"}, inline="always")
 def scatter_constraints(what, prim_type, prim_row, prim_body, body_qadr, body_rtype, body_eprow,
                         q, qd, kin_G, kin_alpha, Dx, beta, phi, phiq, gamma):
-    """Φq = D L and γ = −(β + D_π α) for primitive rows; Euler-parameter normalisation rows."""
+    """Φq = D L and γ = −(β + D_π α) for primitive rows; Euler-parameter normalisation rows.
+    Packed (``what & _PACKED``): Φq is m1 × 2·SEG, row r (coupler term e: row m + e, like Dx)
+    holds its two bodies' segments, a normalisation row its body's p at columns 3..6."""
     npr = prim_type.shape[0]
     with_phiq = (what & _PHIQ) != 0
+    packed = (what & _PACKED) != 0
     aux = phi.shape[0]  # Dx / beta row of the next coupler term
     for k in range(npr):
         r0 = prim_row[k]
         if prim_type[k] == PRIM_CPL:  # accumulate the terms of a coupler row
             if k == 0 or prim_type[k - 1] != PRIM_CPL or prim_row[k - 1] != r0:
                 gamma[r0] = 0.0
-                if with_phiq:
+                if with_phiq and not packed:
                     for c in range(phiq.shape[1]):
                         phiq[r0, c] = 0.0
-            g = -beta[aux]
-            for side in range(2):
-                b = prim_body[k, side]
-                a = body_qadr[b]
-                if a < 0:
-                    continue
-                c0 = 6 * side
-                d0, d1, d2 = Dx[aux, c0 + 3], Dx[aux, c0 + 4], Dx[aux, c0 + 5]
-                G = kin_G[b]
-                if body_rtype[b] == ROT_EP:
-                    if with_phiq:
-                        s = 1.0 / (q[a + 3] * q[a + 3] + q[a + 4] * q[a + 4] + q[a + 5] * q[a + 5]
-                                   + q[a + 6] * q[a + 6])
-                        _phiq_row_add(phiq, r0, a, Dx, aux, c0, s * d0, s * d1, s * d2, G, 4)
-                else:
-                    if with_phiq:
-                        _phiq_row_add(phiq, r0, a, Dx, aux, c0, d0, d1, d2, G, NROT[body_rtype[b]])
-                    g -= d0 * kin_alpha[b, 0] + d1 * kin_alpha[b, 1] + d2 * kin_alpha[b, 2]
-            gamma[r0] += g
+            gamma[r0] += _row_sides(k, aux if packed else r0, aux, not packed, packed, with_phiq,
+                                    prim_body, body_qadr, body_rtype, q, kin_G, kin_alpha, Dx, beta,
+                                    phiq)
             aux += 1
             continue
         nrow = 3 if prim_type[k] == PRIM_SPH else 1
         for r in range(r0, r0 + nrow):
-            g = -beta[r]
-            for side in range(2):
-                b = prim_body[k, side]
-                a = body_qadr[b]
-                if a < 0:
-                    continue
-                c0 = 6 * side
-                d0, d1, d2 = Dx[r, c0 + 3], Dx[r, c0 + 4], Dx[r, c0 + 5]
-                G = kin_G[b]
-                if body_rtype[b] == ROT_EP:  # α = 0; four columns (unrolled)
-                    if with_phiq:  # Φ sees R(p/|p|): ∂π/∂p = 2E(p)/|p|², exact in every direction
-                        s = 1.0 / (q[a + 3] * q[a + 3] + q[a + 4] * q[a + 4] + q[a + 5] * q[a + 5]
-                                   + q[a + 6] * q[a + 6])
-                        _phiq_row(phiq, r, a, Dx, c0, s * d0, s * d1, s * d2, G, 4)
-                else:
-                    if with_phiq:
-                        _phiq_row(phiq, r, a, Dx, c0, d0, d1, d2, G, NROT[body_rtype[b]])
-                    g -= d0 * kin_alpha[b, 0] + d1 * kin_alpha[b, 1] + d2 * kin_alpha[b, 2]
-            gamma[r] = g
+            gamma[r] = _row_sides(k, r, r, False, packed, with_phiq, prim_body, body_qadr, body_rtype,
+                                  q, kin_G, kin_alpha, Dx, beta, phiq)
     nb = body_qadr.shape[0] - 1
     for b in range(nb):
         r = body_eprow[b]
         if r < 0:
             continue
         a = body_qadr[b] + 3
+        pa = 3 if packed else a
         s = 0.0
         sd = 0.0
         for l in range(4):
             s += q[a + l] * q[a + l]
             sd += qd[a + l] * qd[a + l]
-            if what & _PHIQ:
-                phiq[r, a + l] = 2.0 * q[a + l]
+            if with_phiq:
+                phiq[r, pa + l] = 2.0 * q[a + l]
         phi[r] = s - 1.0
         gamma[r] = -2.0 * sd

@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .cartesian import (_JAC, _JACS, _M, _PHI, _PHIQ, _GAMMA, _Q, body_kinematics,
+from .cartesian import (SEG, _JAC, _JACS, _M, _PACKED, _PHI, _PHIQ, _GAMMA, _Q, body_kinematics,
                         constraint_rows, scatter_constraints)
 from .forces import accumulate_element, element_forces, map_virtual_blocks, torque_only
 from .arena import borrowed, c_view
@@ -24,24 +24,25 @@ def _add_skew(D, r0, c0, v0, v1, v2):
 
 
 @njit(cache=True, inline="always")
-def _rotational_mass(M, qa, G, Jg, JG, nr):
-    """M_pp = Gᵀ J_g G (symmetric; JG is 3×nr scratch)."""
+def _rotational_mass(M, mr, mc, G, Jg, JG, nr):
+    """M_pp = Gᵀ J_g G (symmetric; JG is 3×nr scratch) into the block at row mr, column mc."""
     for a in range(3):
         for l in range(nr):
             JG[a, l] = Jg[a, 0] * G[0, l] + Jg[a, 1] * G[1, l] + Jg[a, 2] * G[2, l]
     for k in range(nr):
         for l in range(k, nr):
             v = G[0, k] * JG[0, l] + G[1, k] * JG[1, l] + G[2, k] * JG[2, l]
-            M[qa + 3 + k, qa + 3 + l] = v
-            M[qa + 3 + l, qa + 3 + k] = v
+            M[mr + 3 + k, mc + 3 + l] = v
+            M[mr + 3 + l, mc + 3 + k] = v
 
 
 @njit(cache=True, inline="always")
-def _inertia(b, qa, rtype, with_jac, m, Jl, g, kin_A, kin_G, kin_w, kin_alpha, kin_dadp, kin_dadpd,
+def _inertia(b, mr, mc, rtype, with_jac, m, Jl, g, kin_A, kin_G, kin_w, kin_alpha, kin_dadp, kin_dadpd,
              M, vQ, vK, vC, vP, what, S, tmp, W6x7):
     """Mass block blockdiag(m I, Gᵀ J_g G); weight m g and inertia torque T = −ω̃ J_g ω − J_g α
     into the virtual forces vQ and, with ``with_jac``, ∂T/∂π, ∂T/∂ω into the body's virtual block
-    (plus −J_g ∂α/∂p, −J_g ∂α/∂ṗ for Euler angles, whose α ≠ 0)."""
+    (plus −J_g ∂α/∂p, −J_g ∂α/∂ṗ for Euler angles, whose α ≠ 0). The mass block goes to row mr,
+    column mc of M (dense: the body's coordinates; packed: its SEG × SEG block)."""
     A = kin_A[b]
     G = kin_G[b]
     nr = NROT[rtype]
@@ -57,13 +58,13 @@ def _inertia(b, qa, rtype, with_jac, m, Jl, g, kin_A, kin_G, kin_w, kin_alpha, k
     if what & _M:  # every entry of the block is written (a reused workspace may hold anything)
         for c in range(3):
             for e in range(3 + nr):
-                M[qa + c, qa + e] = m if e == c else 0.0
+                M[mr + c, mc + e] = m if e == c else 0.0
                 if e >= 3:
-                    M[qa + e, qa + c] = 0.0
+                    M[mr + e, mc + c] = 0.0
         if rtype == ROT_EP:  # constant trip counts (unrolled)
-            _rotational_mass(M, qa, G, Jg, JA, 4)
+            _rotational_mass(M, mr, mc, G, Jg, JA, 4)
         else:
-            _rotational_mass(M, qa, G, Jg, JA, nr)
+            _rotational_mass(M, mr, mc, G, Jg, JA, nr)
     if not (what & (_Q | _JAC | _JACS)):
         return
     w = kin_w[b]
@@ -153,6 +154,35 @@ def workspace_views(wbuf, n, m):
     return M, Q, phi, phiq, phit, gamma, Jq, Jqd
 
 
+@njit(cache=True, inline="always")
+def packed_views(wbuf, n, m, nb, m1, nblk):
+    """The packed workspace (:meth:`rtmbs.system.CartesianSystem.packed_layout`): M as nb blocks
+    of SEG × SEG (body b at rows SEG·b), Q, Φ, Φq as m1 rows of two SEG-wide segments (one per
+    body of the row; coupler term e at row m + e), Φt, γ, Jq and Jq̇ as one SEG × SEG block per
+    virtual block (``blk_pair``), then one entry that stays zero. Same order as
+    :func:`workspace_views`; O(non-zeros) instead of 3n² + mn."""
+    if wbuf.shape[0] < packed_size(n, m, nb, m1, nblk):
+        raise ValueError("packed workspace buffer too short")
+    B = SEG * SEG
+    o = 0
+    M = _mat(wbuf, o, nb * SEG, SEG); o += nb * B
+    Q = wbuf[o:o + n]; o += n
+    phi = wbuf[o:o + m]; o += m
+    phiq = _mat(wbuf, o, m1, 2 * SEG); o += m1 * 2 * SEG
+    phit = wbuf[o:o + m]; o += m
+    gamma = wbuf[o:o + m]; o += m
+    Jq = _mat(wbuf, o, nblk * SEG, SEG); o += nblk * B
+    Jqd = _mat(wbuf, o, nblk * SEG, SEG)
+    return M, Q, phi, phiq, phit, gamma, Jq, Jqd
+
+
+@njit(cache=True, inline="always")
+def packed_size(n, m, nb, m1, nblk):
+    """Length of a packed workspace buffer (the last entry is the zero of entries outside the
+    blocks)."""
+    return SEG * SEG * (nb + 2 * nblk) + n + 3 * m + 2 * SEG * m1 + 1
+
+
 # fastmath "contract" (fused multiply-add only) in the evaluation kernels. numba passes a caller's
 # fastmath flags on to callees that do not set their own, so the shared non-inlined callees
 # (fun_eval, table_eval, the zxz rotation functions, tyre_force and through it the Magic Formula
@@ -161,7 +191,8 @@ def workspace_views(wbuf, n, m):
 @njit(cache=True, fastmath={"contract"})
 def evaluate_cartesian(what, t, q, qd, ibuf, ilay, fbuf, flay, sbuf, slay, wbuf, n, m):
     """Fill the requested quantities (``what`` flags of :mod:`rtmbs.protocol`) into the workspace
-    buffer ``wbuf`` (M, Q, phi, phiq, phit, gamma, Jq, Jqd). The model's integer and float
+    buffer ``wbuf`` (M, Q, phi, phiq, phit, gamma, Jq, Jqd): dense (:func:`workspace_views`) or,
+    with ``_PACKED`` in ``what``, packed in the fixed blocks (:func:`packed_views`). The model's integer and float
     arrays and the run's data live in three packed buffers declared by name in
     :mod:`.layouts` (ibuf: MODEL_INTS, fbuf: MODEL_FLOATS, sbuf: DATA)."""
     # borrowed (untracked) buffers: no atomic reference counting of the ~100 views below
@@ -187,7 +218,12 @@ def evaluate_cartesian(what, t, q, qd, ibuf, ilay, fbuf, flay, sbuf, slay, wbuf,
     dfdx = d.dfdx; dfdv = d.dfdv; dtdx = d.dtdx; dtdv = d.dtdv; arm_i = d.arm_i; sgj = d.sgj
     Dd = d.Dd; Ddd = d.Ddd; X = d.X; frc_out = d.frc_out; mf = d.mf
     vQ = d.vQ; vK = d.vK; vC = d.vC; vP = d.vP; KL = d.KL
-    M, Q, phi, phiq, phit, gamma, Jq, Jqd = workspace_views(wbuf, n, m)
+    nb = body_qadr.shape[0] - 1
+    packed = (what & _PACKED) != 0
+    if packed:
+        M, Q, phi, phiq, phit, gamma, Jq, Jqd = packed_views(wbuf, n, m, nb, Dx.shape[0], blk_pair.shape[0])
+    else:
+        M, Q, phi, phiq, phit, gamma, Jq, Jqd = workspace_views(wbuf, n, m)
     body_kinematics(q, qd, body_qadr, body_rtype, kin_r, kin_rd, kin_A, kin_G, kin_dG, kin_W,
                     kin_w, kin_alpha, kin_dadp, kin_dadpd, d2G)
     jac_all = (what & _JAC) != 0
@@ -198,10 +234,11 @@ def evaluate_cartesian(what, t, q, qd, ibuf, ilay, fbuf, flay, sbuf, slay, wbuf,
     if jac_any:
         vK[:, :, :] = 0.0
         vC[:, :, :] = 0.0
-    nb = body_qadr.shape[0] - 1
     if what & _M or do_q:
         for b in range(nb):
-            _inertia(b, body_qadr[b], body_rtype[b], jac_all, body_mass[b], body_inertia[b], gravity,
+            qa = body_qadr[b]
+            _inertia(b, SEG * b if packed else qa, 0 if packed else qa, body_rtype[b], jac_all,
+                     body_mass[b], body_inertia[b], gravity,
                      kin_A, kin_G, kin_w, kin_alpha, kin_dadp, kin_dadpd, M, vQ, vK, vC, vP, what, S, tmp,
                      KL[0])
     if do_q:
@@ -215,8 +252,8 @@ def evaluate_cartesian(what, t, q, qd, ibuf, ilay, fbuf, flay, sbuf, slay, wbuf,
                 tyre_x, frc_out[k, 1:], mf)
             accumulate_element(k, frc_body[k, 0], frc_body[k, 1], wj, torque_only(frc_type[k]), f, tau,
                                dfdx, dfdv, dtdx, dtdv, arm_i, sgj, frc_blk, vQ, vK, vC)
-        map_virtual_blocks(jac_any, blk_pair, body_qadr, body_rtype, kin_G, kin_dG, kin_W, vQ, vK, vC,
-                           vP, Q, Jq, Jqd, KL)
+        map_virtual_blocks(jac_any, packed, blk_pair, body_qadr, body_rtype, kin_G, kin_dG, kin_W, vQ,
+                           vK, vC, vP, Q, Jq, Jqd, KL)
     if what & (_PHI | _PHIQ | _GAMMA):
         constraint_rows(t, prim_type, prim_row, prim_body, prim_vec, prim_par, prim_fun,
                         fun_type, fun_par, fun_tab, tab_adr, tab_len, tab_x, tab_y,

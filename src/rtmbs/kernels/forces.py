@@ -13,6 +13,7 @@ from __future__ import annotations
 from numba import njit
 
 from .elements.dispatch import element_kernel, torque_only  # noqa: F401  (torque_only: kernels.evaluate)
+from .cartesian import SEG
 from .functions import fun_eval
 from .rotations import NROT, ROT_EP
 
@@ -233,12 +234,13 @@ def _map_rotation_block(K, C, Ga, Gb, Wb, qa, qb, nra, nrb, Jq, Jqd):
 
 
 @njit(cache=True, fastmath={"contract"}, inline="always")
-def map_virtual_blocks(what_jac, blk_pair, body_qadr, body_rtype, kin_G, kin_dG, kin_W, vQ, vK, vC, vP,
-                       Q, Jq, Jqd, KL):
+def map_virtual_blocks(what_jac, packed, blk_pair, body_qadr, body_rtype, kin_G, kin_dG, kin_W, vQ, vK,
+                       vC, vP, Q, Jq, Jqd, KL):
     """Q_q = Lᵀ Q_x per body and, with ``what_jac``, Jq_ab = L_aᵀ (K_ab L_b + C_ab,ω W_b)
     + δ_ab [(∂Gᵀ/∂p) τ_b + direct p-terms], Jq̇_ab = L_aᵀ C_ab L_b for every block, with
     L = blockdiag(I, G) (seed 003 §4.2; seed 000 eqs. 1, 3). Every block is written (not added),
-    so Jq and Jq̇ need no clearing."""
+    so Jq and Jq̇ need no clearing. ``packed``: block k at rows SEG·k, columns 0 of Jq, Jq̇
+    (:func:`rtmbs.kernels.evaluate.packed_views`), else at the bodies' coordinates."""
     nb = body_qadr.shape[0] - 1
     for b in range(nb):
         a = body_qadr[b]
@@ -252,8 +254,8 @@ def map_virtual_blocks(what_jac, blk_pair, body_qadr, body_rtype, kin_G, kin_dG,
     for blk in range(blk_pair.shape[0]):
         ba = blk_pair[blk, 0]
         bb = blk_pair[blk, 1]
-        qa = body_qadr[ba]
-        qb = body_qadr[bb]
+        qa = SEG * blk if packed else body_qadr[ba]
+        qb = 0 if packed else body_qadr[bb]
         nra = NROT[body_rtype[ba]]
         nrb = NROT[body_rtype[bb]]
         Ga = kin_G[ba]
@@ -273,7 +275,7 @@ def map_virtual_blocks(what_jac, blk_pair, body_qadr, body_rtype, kin_G, kin_dG,
         dG = kin_dG[ba]
         for l in range(nra):
             for kk in range(nra):
-                Jq[qa + 3 + l, qa + 3 + kk] += dG[kk, 0, l] * T0 + dG[kk, 1, l] * T1 + dG[kk, 2, l] * T2
+                Jq[qa + 3 + l, qb + 3 + kk] += dG[kk, 0, l] * T0 + dG[kk, 1, l] * T1 + dG[kk, 2, l] * T2
         if body_rtype[ba] != ROT_EP:
             for l in range(nra):
                 for kk in range(nra):
@@ -282,5 +284,5 @@ def map_virtual_blocks(what_jac, blk_pair, body_qadr, body_rtype, kin_G, kin_dG,
                     for c in range(3):
                         s += Ga[c, l] * vP[ba, 0, c, kk]
                         sv += Ga[c, l] * vP[ba, 1, c, kk]
-                    Jq[qa + 3 + l, qa + 3 + kk] += s
-                    Jqd[qa + 3 + l, qa + 3 + kk] += sv
+                    Jq[qa + 3 + l, qb + 3 + kk] += s
+                    Jqd[qa + 3 + l, qb + 3 + kk] += sv

@@ -10,8 +10,10 @@ preallocated array; ``rtmbs.solvers.rollout``).
 The arithmetic is that of :mod:`rtmbs.solvers.li_euler` (seed 000 eq. 22 with the implicit or the
 explicit position update) with the projection of the positions done with the factors of eq. 22
 (``projection="step"``): [A hΦq(q)ᵀ; Φq(q_p) 0][Δ; μ] = [0; −Φ(q⁺, t + h)], one factorisation
-per step. ``vec`` packs the step's vectors: rhs (n + m) | projection rhs (n + m) | tmp (n + m) |
-Δq (n) | q_p (n) | λ (m).
+per step. M, Φq, Jq, Jq̇ live in their fixed blocks (the packed workspaces ``w0``, ``w1`` of
+:func:`rtmbs.kernels.evaluate.packed_views`, read through a
+:class:`rtmbs.solvers.sparse.PackedKKTMap`): memory O(non-zeros), not O(n²). ``vec`` packs the
+step's vectors: rhs (n + m) | projection rhs (n + m) | tmp (n + m) | Δq (n) | q_p (n) | λ (m).
 """
 from __future__ import annotations
 
@@ -19,9 +21,11 @@ import numpy as np
 from numba import njit
 
 from ..kernels.arena import borrowed
-from ..kernels.evaluate import evaluate_cartesian, workspace_views
-from ..kernels.cartesian import _M, _PHI, _PHIQ, _Q
-from .sparse import a_times, kkt_values, lu_solve_sp, phiq_times
+from ..kernels.evaluate import evaluate_cartesian, packed_views
+from ..kernels.cartesian import _M, _PACKED, _PHI, _PHIQ, _Q
+from ..kernels.layout_views import data_buffers, model_ints
+from .sparse import (a_times, jq_times_packed, kkt_values, kkt_values_packed, lu_solve_sp,
+                     phiq_times, phiq_times_packed)
 
 
 @njit(cache=True)
@@ -60,6 +64,25 @@ def _sp_factor_solve(ib, fb, idx, M, Q, Jq, Jqd, qd, phiq, phiq_1, phit_1, phi_1
     return ratio, growth
 
 
+@njit(cache=True)
+def _sp_factor_solve_packed(ib, fb, idx, w0, Q, qd, w1, phit_1, phi_1, gb, cv, h, rhs, tmp):
+    """:func:`_sp_factor_solve` (without the update) from the packed workspaces: M, Jq, Jq̇, Φq(q)
+    in ``w0``, Φq(q_p) in ``w1``; the same arithmetic in the same order."""
+    n = Q.shape[0]
+    m = phit_1.shape[0]
+    ratio, growth = kkt_values_packed(ib, fb, idx, w0, h * h, h, h, w1)
+    if ratio == 0.0:
+        return ratio, growth
+    jq_times_packed(idx, w0, qd, tmp)
+    for i in range(n):
+        rhs[i] = h * Q[i] + h * h * tmp[i]
+    phiq_times_packed(idx, w1, qd, tmp[:m])
+    for i in range(m):
+        rhs[n + i] = -(cv * (tmp[i] + phit_1[i]) + gb * phi_1[i])
+    lu_solve_sp(ib, fb, rhs)
+    return ratio, growth
+
+
 @njit(cache=True, inline="always")
 def _vectors(vec, n, m):
     N = n + m
@@ -81,7 +104,8 @@ def vector_size(n: int, m: int) -> int:
 def li_euler_step(ibuf, ilay, fbuf, flay, sbuf, slay, w0, w1, kib, kfb, kidx, vec, q, qd, m, t,
                   h, jac_what, implicit, project, nproj):
     """One step of Algorithm 1 (seed 000 eq. 22, Table 1) on the sparse path: q, q̇ updated in
-    place, λ into ``vec``. Returns (pivot ratio of eq. 22's factors, largest multiplier); a ratio
+    place, λ into ``vec``; ``w0``, ``w1`` packed workspaces, ``kidx`` a
+    :class:`rtmbs.solvers.sparse.PackedKKTMap`'s ``idx``. Returns (pivot ratio of eq. 22's factors, largest multiplier); a ratio
     of 0 means a singular or non-finite step (q, q̇ are then not to be trusted). ``nproj``
     projection solves, each after an evaluation of Φ at the corrected positions."""
     # borrowed (untracked) arrays: none of the ~150 views of a step takes an atomic reference
@@ -92,21 +116,24 @@ def li_euler_step(ibuf, ilay, fbuf, flay, sbuf, slay, w0, w1, kib, kfb, kidx, ve
     q = borrowed(q); qd = borrowed(qd)
     n = q.shape[0]
     rhs, prhs, tmp, dq, qp, lam = _vectors(vec, n, m)
-    M, Q, phi0, phiq0, phit0, gamma0, Jq, Jqd = workspace_views(w0, n, m)
-    _, _, phi1, phiq1, phit1, _, _, _ = workspace_views(w1, n, m)
-    what0 = _M | _Q | jac_what | (_PHIQ if m else 0)
+    nb = model_ints(ibuf, ilay).body_qadr.shape[0] - 1
+    nblk = model_ints(ibuf, ilay).blk_pair.shape[0]
+    m1 = data_buffers(sbuf, slay).Dx.shape[0]
+    _, Q, _, _, _, _, _, _ = packed_views(w0, n, m, nb, m1, nblk)
+    _, _, phi1, _, phit1, _, _, _ = packed_views(w1, n, m, nb, m1, nblk)
+    what0 = _PACKED | _M | _Q | jac_what | (_PHIQ if m else 0)
     evaluate_cartesian(what0, t, q, qd, ibuf, ilay, fbuf, flay, sbuf, slay, w0, n, m)
     for i in range(n):
         dq[i] = h * qd[i]
         qp[i] = q[i] + dq[i]
     gb, cv = 0.0, 1.0
     if m:
-        evaluate_cartesian(_PHIQ | (_PHI if project or implicit else 0), t + h, qp, qd, ibuf, ilay,
-                           fbuf, flay, sbuf, slay, w1, n, m)
+        evaluate_cartesian(_PACKED | _PHIQ | (_PHI if project or implicit else 0), t + h, qp, qd,
+                           ibuf, ilay, fbuf, flay, sbuf, slay, w1, n, m)
         if implicit:
             gb, cv = 1.0 / h, 0.0
-    ratio, growth = _sp_factor_solve(kib, kfb, kidx, M, Q, Jq, Jqd, qd, phiq0, phiq1, phit1, phi1,
-                                     gb, cv, h, rhs, tmp, q, dq, lam, False, implicit)
+    ratio, growth = _sp_factor_solve_packed(kib, kfb, kidx, w0, Q, qd, w1, phit1, phi1, gb, cv, h,
+                                            rhs, tmp)
     if ratio == 0.0:
         return ratio, growth
     if project and m:
@@ -117,7 +144,8 @@ def li_euler_step(ibuf, ilay, fbuf, flay, sbuf, slay, w0, w1, kib, kfb, kidx, ve
             if implicit or k > 0:  # Φ at the (corrected) new positions
                 for i in range(n):
                     qp[i] = q[i] + dq[i]
-                evaluate_cartesian(np.int64(_PHI), t + h, qp, qd, ibuf, ilay, fbuf, flay, sbuf, slay, w1, n, m)
+                evaluate_cartesian(np.int64(_PACKED | _PHI), t + h, qp, qd, ibuf, ilay, fbuf, flay, sbuf,
+                                   slay, w1, n, m)
             for i in range(n):
                 prhs[i] = 0.0
             for i in range(m):

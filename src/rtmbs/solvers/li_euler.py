@@ -56,7 +56,7 @@ from .base import Solver, register_solver
 from .compiled_step import _sp_factor_solve, _update, li_euler_step, vector_size
 from .linalg import lu_factor, lu_solve
 from .sparse import (
-    H_ANALYSIS, SparseKKT, a_times, choose_linear_solver, kkt_values, lu_solve_sp,
+    H_ANALYSIS, PackedKKTMap, SparseKKT, a_times, choose_linear_solver, kkt_values, lu_solve_sp,
     phiq_times,
 )
 from .stabilization import (
@@ -249,19 +249,20 @@ class LIEuler(Solver):
 
     def _reset(self, state: State) -> None:
         n, m = self.system.n, self.system.m
-        self.A = np.zeros((n, n))
-        self.K = np.zeros((n + m, n + m))
-        self.piv = np.zeros(n + m, np.int64)
+        dense = not self.sparse  # (n + m)² arrays only on the dense path
+        self.A = np.zeros((n, n)) if dense else None
+        self._K = np.zeros((n + m, n + m)) if dense else None
+        self.piv = np.zeros(n + m, np.int64) if dense else None
         self.rhs = np.zeros(n + m)
         self.dq = np.zeros(n)
         self.qp = np.zeros(n)
         self.qk = np.zeros(n)
         self.eta = np.zeros(m)
         self.zero_m = np.zeros(m)
-        self.ws1 = self.system.workspace()
-        self.proj = Projector(n, m)
-        self.P = np.zeros((n + m, n + m))
-        self.ppiv = np.zeros(n + m, np.int64)
+        self._ws1 = None  # (allocated at first use: the compiled step needs none)
+        self.proj = Projector(n, m) if dense else None
+        self.P = np.zeros((n + m, n + m)) if dense else None
+        self.ppiv = np.zeros(n + m, np.int64) if dense else None
         self.prhs = np.zeros(n + m)
         self.what0 = EVAL_M | EVAL_Q | (EVAL_PHIQ if m else 0)
         self.what1 = EVAL_PHIQ | (EVAL_PHI if self.stabilize in ("projection", "baumgarte")
@@ -283,6 +284,9 @@ class LIEuler(Solver):
                       and not self.project_with_step else None)
         self.sggl = SparseKKT(mp, pp) if self.stabilize == "ggl" else None
         self.stmp = np.zeros(n + m)
+        if self.fused:
+            self._fused_reset(state)
+            return
         ws, h = self.ws, H_ANALYSIS
         sysm.evaluate(state.t, state.q, state.qd, ws, self.what0)
         sysm.evaluate(state.t, state.q, state.qd, ws, self.jac_flag)
@@ -292,12 +296,49 @@ class LIEuler(Solver):
         if self.sggl is not None:
             self.sggl.factor(ws.M, ws.M, ws.M, 0.0, 0.0, ws.phiq, h, ws.phiq)
         self._nan0 = self._nanalyse_total()
-        if self.fused:
-            self.vec = np.zeros(vector_size(n, m))
-            self.lam = self.vec[vector_size(n, m) - m:]
-            self._kernel = li_euler_step
-            self.kernel_args = sysm.kernel_buffers() + (ws.buf, self.ws1.buf, self.skkt.lu.ib,
-                                                        self.skkt.lu.fb, self.skkt.idx, self.vec)
+
+    def _fused_reset(self, state: State) -> None:
+        """The compiled step's buffers: two packed workspaces (M, Φq, Jq, Jq̇ in their blocks,
+        ``CartesianSystem.packed_layout``) and the KKT map reading them; the factors analysed
+        from them at q0. No dense n × n array is kept (the dense ``ws`` is made at first use)."""
+        sysm, n, m, h = self.system, self.system.n, self.system.m, H_ANALYSIS
+        lay = sysm.packed_layout
+        self.pw0, self.pw1 = np.zeros(lay.size), np.zeros(lay.size)
+        self.pidx = PackedKKTMap(self.skkt.map, lay).idx
+        self._ws = None
+        sysm.evaluate_packed(state.t, state.q, state.qd, self.pw0, self.what0 | self.jac_flag)
+        self.skkt.factor_packed(self.pidx, self.pw0, h * h, h, h, self.pw0)
+        self._nan0 = self._nanalyse_total()
+        self.vec = np.zeros(vector_size(n, m))
+        self.lam = self.vec[vector_size(n, m) - m:]
+        self._kernel = li_euler_step
+        self.kernel_args = sysm.kernel_buffers() + (self.pw0, self.pw1, self.skkt.lu.ib,
+                                                    self.skkt.lu.fb, self.pidx, self.vec)
+
+    # the dense workspaces, made at first use (the compiled step reads the packed ones)
+    @property
+    def ws(self):
+        if self.__dict__.get("_ws") is None:
+            self._ws = self.system.workspace()
+        return self._ws
+
+    @ws.setter
+    def ws(self, value):
+        self._ws = value
+
+    @property
+    def K(self):
+        """The dense KKT matrix of eq. 22 ((n + m)², dense path; elsewhere made at first use)."""
+        if self.__dict__.get("_K") is None:
+            n, m = self.system.n, self.system.m
+            self._K = np.zeros((n + m, n + m))
+        return self._K
+
+    @property
+    def ws1(self):
+        if self.__dict__.get("_ws1") is None:
+            self._ws1 = self.system.workspace()
+        return self._ws1
 
     def _nanalyse_total(self) -> int:
         return sum(k.nanalyse for k in (getattr(self, "skkt", None), getattr(self, "sproj", None),

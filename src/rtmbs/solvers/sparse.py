@@ -851,7 +851,11 @@ def _kkt_parts(idx):
 def _kkt_augmentation(idx):
     na = np.intp(idx[0])
     nz = np.intp(idx[1])
-    o = 2 + 2 * na + 2 * nz
+    return _augmentation_at(idx, 2 + 2 * na + 2 * nz)
+
+
+@njit(cache=True, error_model="numpy", inline="always")
+def _augmentation_at(idx, o):
     ng = np.intp(idx[o])
     ne = np.intp(idx[o + 1])
     npair = np.intp(idx[o + 2])
@@ -935,6 +939,132 @@ def kkt_values(ib, fb, idx, M, Jq, Jqd, c, cd, phiq_top, s, phiq_bottom):
     return lu_refactor(ib, fb)
 
 
+# -- the same gather from the packed workspace (rtmbs.kernels.evaluate.packed_views) ----------------
+class PackedKKTMap:
+    """:class:`KKTMap` ``km`` (same entries, same order, same augmentation) reading the packed
+    workspace of a Cartesian system: a flat value index per A entry (into M and into Jq; Jq̇ at a
+    fixed distance from Jq) and per Φq entry (a list: the terms of a coupler row are summed in
+    order), from ``layout`` = :meth:`rtmbs.system.CartesianSystem.packed_layout`. ``idx`` packs
+    [nA, nz, nzi, dJ, a_i, a_j, a_M, a_J, z_r, z_c, z_ptr, z_idx, z_Mdiag, augmentation]."""
+
+    def __init__(self, km: KKTMap, layout):
+        n = km.n
+        na = int(km.idx[0])
+        nz = int(km.idx[1])
+        ai = km.idx[2:2 + na].astype(np.int64)
+        aj = km.idx[2 + na:2 + 2 * na].astype(np.int64)
+        zr = km.idx[2 + 2 * na:2 + 2 * na + nz].astype(np.int64)
+        zc = km.idx[2 + 2 * na + nz:2 + 2 * na + 2 * nz].astype(np.int64)
+        zero = layout.size - 1
+        mi, ji, pq = layout.index_maps()
+        am = np.array([mi.get((i, j), zero) for i, j in zip(ai.tolist(), aj.tolist())], np.int64)
+        aq = np.array([ji.get((i, j), zero) for i, j in zip(ai.tolist(), aj.tolist())], np.int64)
+        zptr, zidx = [0], []
+        for r, c in zip(zr.tolist(), zc.tolist()):
+            zidx.extend(pq.get((r, c), [zero]))
+            zptr.append(len(zidx))
+        zmd = np.array([mi.get((c, c), zero) for c in zc.tolist()], np.int64)
+        if max([layout.size] + zidx) >= 2 ** 32 or n + km.m >= 2 ** 32:
+            raise ValueError("packed KKT map: indices beyond uint32")
+        self.idx = np.concatenate([[na, nz, len(zidx), layout.offsets["Jqd"] - layout.offsets["Jq"]],
+                                   ai, aj, am, aq, zr, zc, zptr, zidx, zmd,
+                                   km.idx[2 + 2 * na + 2 * nz:]]).astype(np.uint32)
+
+
+@njit(cache=True, error_model="numpy", inline="always")
+def _packed_parts(idx):
+    na = np.intp(idx[0])
+    nz = np.intp(idx[1])
+    nzi = np.intp(idx[2])
+    dj = np.intp(idx[3])
+    o = 4
+    ai = idx[o:o + na]; o += na
+    aj = idx[o:o + na]; o += na
+    am = idx[o:o + na]; o += na
+    aq = idx[o:o + na]; o += na
+    zr = idx[o:o + nz]; o += nz
+    zc = idx[o:o + nz]; o += nz
+    zptr = idx[o:o + nz + 1]; o += nz + 1
+    zidx = idx[o:o + nzi]; o += nzi
+    zmd = idx[o:o + nz]; o += nz
+    return dj, ai, aj, am, aq, zr, zc, zptr, zidx, zmd, o
+
+
+@njit(cache=True, error_model="numpy", inline="always")
+def _phiq_value(w, zptr, zidx, e):
+    v = w[zidx[zptr[e]]]
+    for k in range(zptr[e] + 1, zptr[e + 1]):
+        v += w[zidx[k]]
+    return v
+
+
+@njit(cache=True, error_model="numpy")
+def kkt_gather_packed(idx, w0, c, cd, s, w1, ax, cval):
+    """:func:`kkt_gather` from packed workspaces (:class:`PackedKKTMap`): M, Jq, Jq̇ and the top
+    Φq from ``w0``, the bottom Φq from ``w1``; the same values in the same order."""
+    idx = borrowed(idx); w0 = borrowed(w0); w1 = borrowed(w1); ax = borrowed(ax); cval = borrowed(cval)
+    dj, ai, aj, am, aq, zr, zc, zptr, zidx, zmd, o = _packed_parts(idx)
+    na = ai.shape[0]
+    nz = zr.shape[0]
+    if c == 0.0 and cd == 0.0:
+        for e in range(na):
+            ax[e] = w0[am[e]]
+    else:
+        for e in range(na):
+            k = aq[e]
+            ax[e] = w0[am[e]] - cd * w0[k + dj] - c * w0[k]
+    for e in range(nz):
+        ax[na + e] = s * _phiq_value(w0, zptr, zidx, e)
+        ax[na + nz + e] = _phiq_value(w1, zptr, zidx, e)
+    gptr, pptr, eb, pa, pb1, pb2 = _augmentation_at(idx, o)
+    bottom = ax[na + nz:na + 2 * nz]
+    for g in range(gptr.shape[0] - 1):
+        sm = 0.0
+        sb = 0.0
+        for k in range(gptr[g], gptr[g + 1]):
+            e = eb[k]
+            sm += w0[zmd[e]]
+            sb += bottom[e] * bottom[e]
+        alpha = sm / sb if sb > 0.0 else 0.0
+        for k in range(gptr[g], gptr[g + 1]):
+            cval[k] = alpha * bottom[eb[k]]
+        for k in range(pptr[g], pptr[g + 1]):
+            ax[pa[k]] += alpha * bottom[pb1[k]] * bottom[pb2[k]]
+
+
+@njit(cache=True, error_model="numpy")
+def phiq_times_packed(idx, w, x, y):
+    """y = Φq x from a packed workspace ``w`` (:class:`PackedKKTMap`)."""
+    idx = borrowed(idx)
+    dj, ai, aj, am, aq, zr, zc, zptr, zidx, zmd, o = _packed_parts(idx)
+    for i in range(y.shape[0]):
+        y[i] = 0.0
+    for e in range(zr.shape[0]):
+        y[zr[e]] += _phiq_value(w, zptr, zidx, e) * x[zc[e]]
+
+
+@njit(cache=True, error_model="numpy")
+def jq_times_packed(idx, w, x, y):
+    """y = Jq x over the A entries from a packed workspace ``w`` (Jq zero outside them)."""
+    idx = borrowed(idx)
+    dj, ai, aj, am, aq, zr, zc, zptr, zidx, zmd, o = _packed_parts(idx)
+    for i in range(y.shape[0]):
+        y[i] = 0.0
+    for e in range(ai.shape[0]):
+        y[ai[e]] += w[aq[e]] * x[aj[e]]
+
+
+@njit(cache=True, error_model="numpy")
+def kkt_values_packed(ib, fb, idx, w0, c, cd, s, w1):
+    """:func:`kkt_gather_packed` into the entry values of the :class:`SparseLU` (ib, fb), then
+    factor."""
+    ib = borrowed(ib); fb = borrowed(fb); idx = borrowed(idx)
+    ne = np.intp(ib[_H_NE])
+    cval = _extras(ib, fb)[4]
+    kkt_gather_packed(idx, w0, c, cd, s, w1, fb[:ne], cval)
+    return lu_refactor(ib, fb)
+
+
 def make_kkt_lu(a_pattern, phiq_pattern, pivot_thresh=0.01):
     """(KKTMap, SparseLU) of a KKT matrix; :meth:`SparseKKT.factor` analyses at its first call."""
     km = KKTMap(a_pattern, phiq_pattern)
@@ -965,6 +1095,20 @@ class SparseKKT:
             lu.analyse(order=order)
         ratio, growth = kkt_values(lu.ib, lu.fb, self.idx, M, Jq, Jqd, c, cd, phiq_top, s,
                                    phiq_bottom)
+        lu.ratio, lu.growth = ratio, growth
+        return ratio
+
+    def factor_packed(self, pidx, w0, c, cd, s, w1) -> float:
+        """:meth:`factor` from packed workspaces (``pidx``: a :class:`PackedKKTMap` of this
+        map)."""
+        lu = self.lu
+        if lu.ib is None:
+            kkt_gather_packed(pidx, w0, c, cd, s, w1, lu.ax, lu.cval)
+            km = self.map
+            order = min_degree_order(km.pattern(), (range(km.n), range(km.n, km.n + km.m)),
+                                     release=True)
+            lu.analyse(order=order)
+        ratio, growth = kkt_values_packed(lu.ib, lu.fb, pidx, w0, c, cd, s, w1)
         lu.ratio, lu.growth = ratio, growth
         return ratio
 

@@ -1,0 +1,99 @@
+"""Issue 11 / 14: M, Φq, Jq, Jq̇ stored in their fixed blocks (the packed workspace of
+``CartesianSystem.packed_layout``, written by the same evaluation with ``_PACKED``), and the
+compiled li-euler step that reads them."""
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from rtmbs.models import BUILTIN, load_model
+from rtmbs.protocol import (EVAL_ALL, EVAL_GAMMA, EVAL_JAC_STIFF, EVAL_M, EVAL_PHI, EVAL_PHIQ,
+                            EVAL_Q)
+from rtmbs.solvers.base import get_solver
+from rtmbs.system import CartesianSystem
+
+sys.path.insert(0, str(Path(__file__).parent))
+from test_coupler import _differential  # noqa: E402  (a model with coupler rows)
+
+FIELDS = ("M", "Q", "phi", "phiq", "phit", "gamma", "Jq", "Jqd")
+FLAGS = [EVAL_ALL, EVAL_M | EVAL_Q | EVAL_PHIQ | EVAL_JAC_STIFF, EVAL_PHI | EVAL_PHIQ | EVAL_GAMMA,
+         EVAL_M | EVAL_Q]
+
+
+def _system(name):
+    return _differential(3.0) if name == "differential" else load_model(name)
+
+
+CARTESIAN = [nm for nm in BUILTIN if not nm.startswith("truck")] + ["differential"]
+
+
+@pytest.mark.parametrize("name", CARTESIAN)
+def test_packed_values_scatter_to_the_dense_evaluation_exactly(name):
+    s = _system(name)
+    if not isinstance(s, CartesianSystem):
+        pytest.skip("not a compiled Cartesian model")
+    lay = s.packed_layout
+    rng = np.random.default_rng(7)
+    for k in range(3):  # random (unassembled, unnormalised) states
+        q = s._q0 + 0.05 * rng.standard_normal(s.n)
+        qd = rng.standard_normal(s.n)
+        for what in FLAGS:
+            ws = s.workspace()
+            s.evaluate(0.1 * k, q, qd, ws, what)
+            buf = np.zeros(lay.size)
+            s.evaluate_packed(0.1 * k, q, qd, buf, what)
+            assert buf[-1] == 0.0  # the zero of the entries outside the blocks
+            view = lay.dense(buf, s.workspace())
+            for f in FIELDS:
+                np.testing.assert_array_equal(getattr(view, f), getattr(ws, f), err_msg=f"{f} {what}")
+
+
+def test_packed_storage_holds_every_pattern_entry_and_grows_with_the_non_zeros():
+    s = load_model("multilink-ideal")
+    lay = s.packed_layout
+    mi, ji, pq = lay.index_maps()
+    assert set(zip(*np.nonzero(s.mass_pattern))) <= set(mi)
+    assert set(zip(*np.nonzero(s.jacobian_pattern(False)))) <= set(ji)
+    assert set(zip(*np.nonzero(s.phiq_pattern))) <= set(pq)
+    n, m = s.n, s.m
+    nnz = s.mass_pattern.sum() + s.phiq_pattern.sum() + 2 * s.jacobian_pattern(False).sum()
+    assert lay.size < 2 * nnz + n + 3 * m + 1 < 3 * n * n + m * n  # (dense: 3n² + mn)
+
+
+@pytest.mark.parametrize("name", ["four-bar", "mcpherson-simplified", "multilink-ideal", "differential"])
+@pytest.mark.parametrize("opts", [{}, {"position_update": "explicit"}, {"jacobian": "all"},
+                                  {"stabilize": "none"}])
+def test_compiled_step_on_packed_storage_equals_the_dense_sparse_path(name, opts):
+    """The compiled step (packed workspaces) against the Python-driven sparse step on dense
+    workspaces (instrument=True): the same arithmetic, so the same numbers bit for bit."""
+    s = _system(name)
+    runs = []
+    for instrument in (False, True):
+        slv = get_solver("li-euler")(s, linear_solver="sparse", instrument=instrument, **opts)
+        st = s.initial_state()
+        st.qd = st.qd + 0.01 * np.sin(np.arange(s.n))
+        slv.reset(st)
+        assert bool(slv.fused) != instrument
+        traj = []
+        for _ in range(50):
+            assert slv.step(st, 1e-3)
+            traj.append(np.concatenate([st.q, st.qd, slv.lam]))
+        runs.append(np.array(traj))
+    np.testing.assert_array_equal(runs[0], runs[1])
+
+
+def test_compiled_li_euler_keeps_no_dense_matrix():
+    s = load_model("multilink-ideal")
+    slv = get_solver("li-euler")(s, linear_solver="sparse")
+    slv.reset(s.initial_state())
+    assert slv.fused
+    n2 = s.n * s.n
+    own = [v for v in vars(slv).values() if isinstance(v, np.ndarray)]
+    lus = [v for lu in slv._sparse_factors() for v in vars(lu).values() if isinstance(v, np.ndarray)]
+    assert not [a.shape for a in own + lus if a.ndim > 1]
+    # the step's own arrays (two packed workspaces, the KKT map, vectors; the sparse factors are
+    # O(fill-in)): less than one dense workspace 8(3n² + mn) (there were two, and 3 (n+m)² arrays)
+    assert sum(a.nbytes for a in own) < 8 * (3 * n2 + s.m * s.n)
