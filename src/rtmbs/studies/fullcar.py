@@ -258,7 +258,7 @@ def seed_findings(res) -> list[dict]:
         "rebase or fallback in the timed steps)", a2p["nrebase"] + a2p["nfallback"] == 0,
         f"B = partition: {a2p['nrebase']} rebases and {a2p['nfallback']} fallbacks in "
         f"{a2p['steps']} steps (Alg. 1: {a1['nrebase']} / {a1['nfallback']}); mean CPU per step "
-        f"{a2p['cpu_us']:.0f} vs {a1['cpu_us']:.0f} µs (the rebases cost what the median saves); "
+        f"{a2p['cpu_us']:.0f} vs {a1['cpu_us']:.0f} µs; "
         f"p99.9 {a2p['p999_us']:.0f} vs {a1['p999_us']:.0f} µs (wall, load average "
         f"{res['machine']['loadavg'][0]:.1f} on {res['machine']['cpus']} CPUs)")
     return out
