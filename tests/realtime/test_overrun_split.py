@@ -41,8 +41,9 @@ def test_split_of_a_synthetic_record():
 
 
 def test_summary_reports_the_split():
+    series = ("turnaround_us", "lateness_us", "step_cpu_us")
     md = summary_markdown({"h": 1e-3, "steps": 3, "model": "m", "solver": "s", "policy": "warn",
-                           **{f"{k}_{p}": 1.0 for k in ("turnaround_us", "lateness_us", "step_cpu_us")
+                           **{f"{k}_{p}": 1.0 for k in series
                               for p in ("p50", "p99", "p999", "max", "mean")},
                            "overruns": 3, "step_overruns": 1, "os_overruns": 2})
     assert "| step CPU time (µs) |" in md

@@ -40,7 +40,7 @@ def smooth_step_input(value: float, t_start: float, rise: float):
     return f
 
 
-def chassis_signals(system, res, body: str = "chassis") -> dict[str, np.ndarray]:
+def chassis_signals(res, body: str = "chassis") -> dict[str, np.ndarray]:
     """Yaw rate (global ω_z), lateral acceleration of the centre of mass in the heading frame
     (from the Result's body accelerations), roll angle φ = atan2(A₂₁, A₂₂) (the z-y-x angles'
     roll; + about the body's x axis: right side down, as in a left turn) and the horizontal
@@ -90,7 +90,7 @@ def step_steer_vs_reference(speed_kmh: float = 80.0, handwheel_deg: float = 20.0
                               **(solver_options or {})),
             "reference": simulate(system, "reference", t_end=t_end, h=h, inputs=inputs,
                                   raise_on_divergence=False, **ref_opts)}
-    sig = {k: chassis_signals(system, r) for k, r in runs.items()}
+    sig = {k: chassis_signals(r) for k, r in runs.items()}
     n = min(len(runs["fixed"].t), len(runs["reference"].t))
     if not np.allclose(runs["fixed"].t[:n], runs["reference"].t[:n], atol=1e-12, rtol=0):
         raise SolverError("step_steer_vs_reference: the two runs are not on the same grid")
@@ -103,6 +103,7 @@ def step_steer_vs_reference(speed_kmh: float = 80.0, handwheel_deg: float = 20.0
     return {**runs, "signals": sig, "errors": errors,
             "meta": {"t_compared": float(runs["fixed"].t[n - 1]),
                      "reference_status": ref.get("status"), "reference_message": ref.get("message"),
-                     "reference_wall_s": ref.get("wall_s"), "reference_nfev": ref.get("nfev"),"speed_kmh": speed_kmh, "handwheel_deg": handwheel_deg, "t_step": t_step,
+                     "reference_wall_s": ref.get("wall_s"), "reference_nfev": ref.get("nfev"),
+                     "speed_kmh": speed_kmh, "handwheel_deg": handwheel_deg, "t_step": t_step,
                      "rise": rise, "t_end": t_end, "drive_torque": drive_torque, "h": h,
                      "solver": solver, "reference": ref_opts}}
