@@ -1,14 +1,16 @@
-"""Issue 14, scaling: µs per step against n (one corner, the full car) and Algorithm 1 vs 2 on the
-sedan, plus the memory the solver holds against the non-zeros of M, Φq, Jq.
+"""Issue 14, scaling: µs per step against n (one corner, one axle, the full car) and Algorithm 1
+vs 2 on the sedan, plus the memory the solver holds against the non-zeros of M, Φq, Jq.
 
 Usage:  python benchmarks/bench_scaling.py [--steps 2000] [--rounds 3] [--warmup 200] [--json F]
         python benchmarks/bench_scaling.py --memory-only
 
 Cases (h = 1 ms, projection onto the constraints, the built-in models as `rtmbs bench` loads them;
-the sedans drive straight at their file's 20 m/s with 100 N m on each half shaft):
-``multilink-ideal`` (one corner, n 77) li-euler; ``sedan`` li-euler, li-euler-indep B=partition,
-li-euler-indep B=qr; ``sedan-bushings`` li-euler. One axle alone is not built: the vehicle
-assembly requires front and rear suspensions, so it is not cheap (left out).
+the sedans and the axle start at rest (their files' speed 0) and drive straight with 100 N m on
+each half shaft):
+``multilink-ideal`` (one corner, n 77) li-euler; ``sedan-rear-axle`` (the sedan's rear axle:
+two five-link corners, anti-roll bar, half shafts, brakes, under half a chassis whose pitch an
+axle rig holds, ``pitch_held``; n 147) li-euler; ``sedan`` li-euler, li-euler-indep
+B=partition, li-euler-indep B=qr; ``sedan-bushings`` li-euler.
 
 Each round runs every case once (``steps`` steps after ``warmup``), so the cases are interleaved
 in time and share the machine's load. Every step is timed in process CPU time
@@ -44,6 +46,7 @@ from rtmbs.solvers.base import get_solver  # noqa: E402
 H = 1e-3
 CASES = [  # (label, model, solver, options)
     ("corner li-euler", "multilink-ideal", "li-euler", {}),
+    ("rear axle li-euler", "sedan-rear-axle", "li-euler", {}),
     ("sedan li-euler (Alg. 1)", "sedan", "li-euler", {}),
     ("sedan li-euler-indep B=partition (Alg. 2)", "sedan", "li-euler-indep", {"B": "partition"}),
     ("sedan li-euler-indep B=qr (Alg. 2)", "sedan", "li-euler-indep", {"B": "qr"}),
@@ -52,7 +55,13 @@ CASES = [  # (label, model, solver, options)
 
 
 def _system(name):
-    s = load_model(name)
+    if name == "sedan-rear-axle":
+        from rtmbs.system import compile_model
+        from rtmbs.vehicle.assembly.vehicle import SEDAN_REAR_AXLE, load_vehicle_file, pitch_held
+
+        s = compile_model(pitch_held(load_vehicle_file(SEDAN_REAR_AXLE)))
+    else:
+        s = load_model(name)
     if "drive_torque" in s.input_names:
         s.set_input("drive_torque", 100.0)
     return s

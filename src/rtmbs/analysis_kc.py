@@ -293,6 +293,24 @@ def kc_sweep(model: Model, corner: str, travel=None, rack=None, mode: str = "par
     return res
 
 
+def steering_ratio_on_centre(model: Model, rack: float = 2e-4, corner: str = "front-left") -> float:
+    """On-centre steering ratio of a pinion-driven car: handwheel angle / mean road-wheel angle
+    of the steered axle for rack travels ±``rack`` m about design (central difference), on the
+    rig of :func:`kc_sweep` (chassis fixed, wheel-centre heights held at design: the ratio of a
+    car standing on its wheels). A free car assembled at a handwheel angle (minimum-norm
+    positions) lets the wheels move vertically as well, and through the bump steer that takes
+    up part of the rack's travel: a larger ratio (sedan: 20.9 instead of 18.1)."""
+    r = pinion_ratio(model)
+    if r is None:
+        raise ModelError("steering", f"the model '{model.name}' has no pinion-driven rack "
+                         "(a 'steering' coupler between rack_slide and pinion_pivot)")
+    rig = _Rig(model, corner_tag(corner))
+    other = rig.tag[0] + ("r" if rig.tag[1] == "l" else "l")
+    st = _steer_sweep(rig, other, np.array([-rack, 0.0, rack]), rig.q.copy())
+    mean = np.radians(0.5 * (st["steer"] + st["steer_other"]))
+    return float(2.0 * rack / r / (mean[2] - mean[0]))
+
+
 def _tags(model: Model) -> set:
     return {i.name[3:5] for i in model.inputs if i.name.startswith("kc_") and i.name.endswith("_travel")}
 
@@ -332,4 +350,4 @@ def _steer_sweep(rig: _Rig, other: str, rack: np.ndarray, start) -> dict:
     return out
 
 
-__all__ = ["kc_sweep", "rig_model", "pinion_ratio", "PINION_COLUMNS", "KCResult", "CORNERS", "corner_tag", "parse_range"]
+__all__ = ["kc_sweep", "rig_model", "pinion_ratio", "steering_ratio_on_centre", "PINION_COLUMNS", "KCResult", "CORNERS", "corner_tag", "parse_range"]

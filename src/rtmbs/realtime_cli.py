@@ -7,7 +7,8 @@ from .cli_numbers import json_line, nonnegative_float, positive_float, positive_
 from .solver_args import add_solver_arguments, solver_options
 
 #: Keys of the one-line ``--json`` summary, in order.
-JSON_KEYS = ("model", "solver", "policy", "h", "steps", "overruns", "catchup_steps",
+JSON_KEYS = ("model", "solver", "policy", "h", "steps", "overruns", "step_overruns",
+             "os_overruns", "catchup_steps",
              "degraded_steps", "turnaround_us_p50", "turnaround_us_p99", "turnaround_us_p999",
              "turnaround_us_max", "lateness_us_p50", "lateness_us_p999", "lateness_us_max",
              "realtime_factor", "slip_us", "status", "sched", "io")

@@ -117,3 +117,36 @@ class DegradableStallingEuler(StallingEuler):
     def set_degraded(self, flag):
         self.degrade_calls.append((self.nstep, bool(flag)))
         self.degraded = bool(flag)
+
+
+class CausedStallEuler(SemiImplicitEuler):
+    """Stalls of each cause of an overrun: ``computes[k]`` spins inside step ``k`` until the
+    process has used that much CPU time (the step's own compute, however loaded the machine),
+    ``sleeps[k]`` sleeps inside it (wall time off the CPU, as a preemption), ``sleeps_after[k]``
+    sleeps after it, in the loop's bookkeeping (recording the multipliers), so that step
+    ``k + 1`` starts late."""
+
+    name = "test-caused-stall"
+
+    def __init__(self, system, computes=None, sleeps=None, sleeps_after=None, **options):
+        super().__init__(system, **options)
+        self.computes = dict(computes or {})
+        self.sleeps = dict(sleeps or {})
+        self.sleeps_after = dict(sleeps_after or {})
+
+    def _step_impl(self, state, h):
+        c = self.computes.get(self.nstep)
+        if c:
+            end = time.process_time() + c
+            while time.process_time() < end:
+                pass
+        s = self.sleeps.get(self.nstep)
+        if s:
+            time.sleep(s)
+        return super()._step_impl(state, h)
+
+    def full_multipliers(self, out):
+        s = self.sleeps_after.get(self.nstep - 1)
+        if s:
+            time.sleep(s)
+        super().full_multipliers(out)

@@ -1,7 +1,7 @@
 """The linear single-track (bicycle) model of a car built by rtmbs.vehicle.assembly, from the
 car's own data (issue 14): axle loads from the static equilibrium, each tyre's cornering
 stiffness C = |∂Fy/∂α| at α = 0 from the Magic Formula (the car's .tir, at that load), the
-steering ratio from the assembled steering geometry, the wheelbase.
+on-centre steering ratio with the wheel travel held (the K&C rig), the wheelbase.
 
 Steady state (Gillespie, *Fundamentals of Vehicle Dynamics*, 1992, ch. 6, eqs. 6-12, 6-15 and
 6-17; Milliken & Milliken, *Race Car Vehicle Dynamics*, ch. 5):
@@ -100,39 +100,13 @@ def static_tyre_loads(model) -> dict[str, float]:
     return {c: float(out[names.index(f"{c}_tyre.Fz")]) for c in ("fl", "fr", "rl", "rr")}
 
 
-def _front_steer(system, q) -> float:
-    """Mean steer angle (rad, + left) of the front wheels' spin axes (the tyre elements' upright
-    markers' z axes) in the chassis frame (the position assembly may move the free chassis),
-    projected on its x-y plane, as analysis_kc's steer."""
-    from ..model.rotation import matrix_from_quaternion
+def steering_ratio(model, rack: float = 2e-4) -> float:
+    """Handwheel / mean front road-wheel angle on centre, with the wheel travel held at design
+    (:func:`rtmbs.analysis_kc.steering_ratio_on_centre`, the ``rtmbs kc`` rig: rack ±``rack``
+    m, central difference)."""
+    from ..analysis_kc import steering_ratio_on_centre
 
-    a = system.body_qadr[system.body_index["chassis"]]
-    Ach = matrix_from_quaternion(q[a + 3:a + 7])
-    steer = 0.0
-    for c in ("fl", "fr"):
-        mk = system.markers[f"{c}_upright.spindle"]
-        a = system.body_qadr[mk.body]
-        o = Ach.T @ matrix_from_quaternion(q[a + 3:a + 7]) @ mk.C[:, 2]
-        o = o if o[1] > 0 else -o                       # pointing left
-        steer += 0.5 * math.atan2(-o[0], o[1])
-    return steer
-
-
-def steering_ratio(system, channel: str = "handwheel_angle", angle: float = 0.02) -> float:
-    """Handwheel / mean front road-wheel angle by the assembled geometry: positions assembled
-    at handwheel ±``angle`` rad about the design (central difference, the on-centre ratio, as
-    rtmbs kc's steering ratio). The input is restored to 0."""
-    from ..assembly import assemble_positions
-
-    q0 = system.initial_state().q
-    yaw = []
-    try:
-        for a in (angle, -angle):
-            system.set_input(channel, a)
-            yaw.append(_front_steer(system, assemble_positions(system, q0)))
-    finally:
-        system.set_input(channel, 0.0)
-    return 2.0 * angle / (yaw[0] - yaw[1])
+    return steering_ratio_on_centre(model, rack)
 
 
 def single_track_from_car(model, system=None, speed: float = 22.22, tyre=None,
@@ -140,11 +114,10 @@ def single_track_from_car(model, system=None, speed: float = 22.22, tyre=None,
     """The single-track model of a car ``model`` (rtmbs.vehicle.assembly; the sedan by
     :func:`~rtmbs.manoeuvres.events.sedan_system`): axle loads from :func:`static_tyre_loads`,
     C per tyre from :func:`cornering_stiffness` at each axle's static load and ``speed`` (the
-    .tir ``tyre``, default: the car's own), the ratio from :func:`steering_ratio` of ``system``
-    (compiled from ``model`` if not given), L between the fl and rl wheel centres. Returns the
-    model and a dict of the ingredients."""
+    .tir ``tyre``, default: the car's own), the ratio from :func:`steering_ratio` (the K&C rig
+    of ``model``; ``system`` is not needed and kept for callers), L between the fl and rl wheel
+    centres. Returns the model and a dict of the ingredients."""
     from ..kernels.elements.tyre import TYRE_FILES
-    from ..system import compile_model
     from ..vehicle.tyre.tir import load_tir
 
     if not (math.isfinite(speed) and speed > 0):
@@ -160,10 +133,8 @@ def single_track_from_car(model, system=None, speed: float = 22.22, tyre=None,
     Wf, Wr = Fz["fl"] + Fz["fr"], Fz["rl"] + Fz["rr"]
     Cf = sum(cornering_stiffness(tyre, Fz[c], speed, gamma) for c in ("fl", "fr"))
     Cr = sum(cornering_stiffness(tyre, Fz[c], speed, gamma) for c in ("rl", "rr"))
-    if system is None:
-        system = compile_model(model)
     L = model.body("fl_wheel").position[0] - model.body("rl_wheel").position[0]
-    st = SingleTrack(Wf / G, Wr / G, Cf, Cr, L, steering_ratio(system))
+    st = SingleTrack(Wf / G, Wr / G, Cf, Cr, L, steering_ratio(model))
     return st, {"Fz": Fz, "front_load_N": Wf, "rear_load_N": Wr, "C_f": Cf, "C_r": Cr,
                 "wheelbase": L, "steering_ratio": st.steering_ratio, "speed": speed}
 

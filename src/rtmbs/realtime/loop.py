@@ -8,7 +8,9 @@ lateness of its start are written by index into preallocated arrays; statistics 
 Python's garbage collector is frozen and disabled during the run and restored after.
 
 A step *overruns* when it finishes after the next tick (``start lateness + turnaround > h``).
-What happens then is the deadline policy:
+The process CPU time of each step's turnaround is recorded too, and the report splits the
+overruns into *step overruns* (the step's CPU time alone > h) and *OS overruns* (late start or
+preemption; ``stats.split_overruns``). What happens on an overrun is the deadline policy:
 
 ``warn``
     count and continue; the schedule slips (the next step starts at once and the ticks are
@@ -44,7 +46,7 @@ from ..result import Result
 from ..solvers.base import Solver, get_solver
 from ..solvers.simulate import RESULT_MEMORY_SHARE, _memory_bytes
 from .iobase import RealtimeIO
-from .stats import save_histogram, save_summary, summary_markdown, timing_summary
+from .stats import save_histogram, save_summary, split_overruns, summary_markdown, timing_summary
 
 POLICIES = ("warn", "catch-up", "degrade", "stop")
 
@@ -74,8 +76,9 @@ def _diverged(q, qd, limit):
 class RealtimeReport:
     """Outcome of :func:`run_realtime`.
 
-    ``turnaround_ns``, ``lateness_ns`` and ``flags`` (bits ``FLAG_*``) have one entry per step
-    taken; ``result`` holds the trajectory (when ``record``); counters as in the module doc.
+    ``turnaround_ns``, ``lateness_ns``, ``cpu_ns`` (process CPU time of the turnaround) and
+    ``flags`` (bits ``FLAG_*``) have one entry per step taken; ``result`` holds the trajectory
+    (when ``record``); counters as in the module doc.
     """
 
     model: str
@@ -101,6 +104,13 @@ class RealtimeReport:
     result: Result | None = None
     io_stats: dict = field(default_factory=dict)
     sched: str = "default"
+    cpu_ns: np.ndarray | None = None
+
+    def overrun_split(self) -> dict[str, int]:
+        """The overrun steps split into step and OS overruns (``stats.split_overruns``)."""
+        cpu = self.cpu_ns if self.cpu_ns is not None else np.zeros_like(self.turnaround_ns)
+        k = (self.flags & FLAG_OVERRUN) > 0
+        return split_overruns(self.turnaround_ns[k], self.lateness_ns[k], cpu[k], self.h)
 
     @property
     def realtime_factor(self) -> float:
@@ -115,7 +125,12 @@ class RealtimeReport:
                  slip_us=self.slip_ns * 1e-3, wall_s=self.wall_ns * 1e-9,
                  realtime_factor=self.realtime_factor, status=self.status, message=self.message,
                  sched=self.sched)
+        split = self.overrun_split()
+        s.update({k: split[k] for k in ("step_overruns", "os_overruns", "os_overruns_late_start",
+                                        "os_overruns_preempted")})
         s.update(timing_summary(self.turnaround_ns, "turnaround_us"))
+        if self.cpu_ns is not None:
+            s.update(timing_summary(self.cpu_ns, "step_cpu_us"))
         s.update(timing_summary(self.lateness_ns, "lateness_us"))
         s["budget_used_p50"] = s["turnaround_us_p50"] * 1e-6 / self.h
         s["io"] = dict(self.io_stats)
@@ -134,7 +149,8 @@ class RealtimeReport:
             lateness_ns=self.lateness_ns)
         paths["timings"] = out_dir / "timings.npz"
         np.savez(paths["timings"], turnaround_ns=self.turnaround_ns,
-                 lateness_ns=self.lateness_ns, flags=self.flags)
+                 lateness_ns=self.lateness_ns, flags=self.flags,
+                 cpu_ns=self.cpu_ns if self.cpu_ns is not None else np.zeros(0, np.int64))
         return paths
 
 
@@ -202,6 +218,7 @@ def run_realtime(
     # -- preallocated per-step records ----------------------------------------------------
     turn = np.zeros(nsteps, np.int64)
     late = np.zeros(nsteps, np.int64)
+    cpu_arr = np.zeros(nsteps, np.int64)
     flags = np.zeros(nsteps, np.uint8)
     nrec = nsteps + 1 if record else 1
     t_arr = np.zeros(nrec)
@@ -254,6 +271,7 @@ def run_realtime(
     read = io.read_inputs if io is not None else None
     write = io.write_outputs if io is not None else None
     perf = time.perf_counter_ns
+    cpu = time.process_time_ns
     sleep = time.sleep
     diverged = _diverged
     LIMIT = DIVERGENCE_LIMIT
@@ -293,6 +311,7 @@ def run_realtime(
             while perf() < tick:
                 pass
             start = perf()
+            c0 = cpu()
             lateness = start - tick
             behind = catchup and lateness >= h_ns
             # -- the step ----------------------------------------------------------------
@@ -305,10 +324,12 @@ def run_realtime(
                     outputs(state.t, q, qd, out_buf)
                 if write is not None:
                     write(state.t, out_buf)
+            c1 = cpu()
             end = perf()
             # -- bookkeeping (not part of the turnaround) ----------------------------------
             turn[k] = end - start
             late[k] = lateness
+            cpu_arr[k] = c1 - c0
             k_done = k + 1
             if not ok or diverged(q, qd, LIMIT):
                 status = -1
@@ -409,7 +430,8 @@ def run_realtime(
     rep = RealtimeReport(
         model=system.name, solver=slv.name, policy=policy, h=h, steps=k_done,
         turnaround_ns=turn[:k_done].copy(), lateness_ns=late[:k_done].copy(),
-        flags=flags[:k_done].copy(), overruns=overruns, catchup_steps=ncatch,
+        flags=flags[:k_done].copy(), cpu_ns=cpu_arr[:k_done].copy(), overruns=overruns,
+        catchup_steps=ncatch,
         degrade_entries=nentries, degraded_steps=ndegraded, degrade_mode=degrade_mode,
         stopped_early=stopped, slip_ns=slip, wall_ns=wall, status=status, message=message,
         result=res, io_stats=io.stats() if io is not None else {}, sched=sched,

@@ -2,7 +2,16 @@
 
 The *turnaround time* of a step is the time needed to complete its operations (seed 003 §3.1:
 read the inputs, integrate, publish the outputs); it must stay below the communication step
-``h`` (1 ms in the seeds). The *lateness* of a step is how long after its tick it started.
+``h`` (1 ms in the seeds). The *lateness* of a step is how long after its tick it started. Its
+*CPU time* is the process CPU time spent during the turnaround (the step's own compute).
+
+An overrun (lateness + turnaround > h) is split by :func:`split_overruns`:
+
+* a **step overrun** when the step's CPU time alone exceeds ``h``: it would have missed its
+  deadline even started on its tick and never preempted;
+* an **OS overrun** otherwise (the operating system's: a late wake-up or the process taken off
+  the CPU inside the step), itself a **late start** when lateness + CPU time > h (the late
+  start alone made it miss) or else a **preemption** (wall turnaround − CPU time off the CPU).
 """
 from __future__ import annotations
 
@@ -31,6 +40,25 @@ def timing_summary(ns: np.ndarray, prefix: str) -> dict[str, float]:
     return out
 
 
+def split_overruns(turnaround_ns, lateness_ns, cpu_ns, h: float) -> dict[str, int]:
+    """Overruns of a timing record split by their cause (module doc): ``overruns`` (lateness +
+    turnaround > h), ``step_overruns`` (CPU time > h), ``os_overruns`` (the rest),
+    ``os_overruns_late_start`` (lateness + CPU time > h) and ``os_overruns_preempted``. Catch-up
+    steps (lateness >= h under ``catch-up``) are the caller's to leave out."""
+    turn, late, cpu = (np.asarray(a, dtype=np.int64) for a in (turnaround_ns, lateness_ns, cpu_ns))
+    if not (turn.shape == late.shape == cpu.shape):
+        raise ValueError("split_overruns: turnaround_ns, lateness_ns and cpu_ns must have one "
+                         "entry per step")
+    h_ns = int(round(h * 1e9))
+    over = late + turn > h_ns
+    step = over & (cpu > h_ns)
+    os_ = over & ~step
+    late_start = os_ & (late + cpu > h_ns)
+    return {"overruns": int(over.sum()), "step_overruns": int(step.sum()),
+            "os_overruns": int(os_.sum()), "os_overruns_late_start": int(late_start.sum()),
+            "os_overruns_preempted": int((os_ & ~late_start).sum())}
+
+
 def summary_markdown(summary: dict, title: str = "Real-time run") -> str:
     """A Markdown page of a run's summary (the dict of :meth:`RealtimeReport.summary`)."""
     h_us = summary["h"] * 1e6
@@ -44,7 +72,10 @@ def summary_markdown(summary: dict, title: str = "Real-time run") -> str:
         "| series | p50 | p99 | p99.9 | max | mean |",
         "| --- | --- | --- | --- | --- | --- |",
     ]
-    for key, label in (("turnaround_us", "turnaround (µs)"), ("lateness_us", "start lateness (µs)")):
+    for key, label in (("turnaround_us", "turnaround (µs)"), ("step_cpu_us", "step CPU time (µs)"),
+                       ("lateness_us", "start lateness (µs)")):
+        if f"{key}_p50" not in summary:
+            continue
         row = [f"{summary[f'{key}_{s}']:.1f}" for s in ("p50", "p99", "p999", "max", "mean")]
         lines.append(f"| {label} | " + " | ".join(row) + " |")
     lines += [
@@ -52,8 +83,9 @@ def summary_markdown(summary: dict, title: str = "Real-time run") -> str:
         "| counter | value |",
         "| --- | --- |",
     ]
-    for k in ("overruns", "catchup_steps", "degrade_entries", "degraded_steps", "stopped_early",
-              "slip_us", "realtime_factor", "budget_used_p50", "status", "sched"):
+    for k in ("overruns", "step_overruns", "os_overruns", "os_overruns_late_start",
+              "os_overruns_preempted", "catchup_steps", "degrade_entries", "degraded_steps",
+              "stopped_early", "slip_us", "realtime_factor", "budget_used_p50", "status", "sched"):
         if k in summary:
             v = summary[k]
             lines.append(f"| {k} | {v:.4g} |" if isinstance(v, float) else f"| {k} | {v} |")

@@ -209,7 +209,9 @@ class Chassis(_Strict):
 SUBSYSTEMS = {"front_suspension": Suspension, "rear_suspension": Suspension, "wheels": Wheels,
               "steering": Steering, "front_antiroll": AntiRollBar, "rear_antiroll": AntiRollBar,
               "driveline": Driveline, "brakes": Brakes}
-REQUIRED = ("front_suspension", "rear_suspension", "wheels")
+REQUIRED = ("wheels",)
+#: at least one of these (a vehicle of one axle: an axle rig, docs/vehicle.md)
+SUSPENSION_ROLES = ("front_suspension", "rear_suspension")
 
 
 class Vehicle(_Strict):

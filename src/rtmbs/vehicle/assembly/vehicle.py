@@ -2,7 +2,8 @@
 
 Order of the bodies: chassis, steering rack, front left/right corner, rear left/right corner,
 anti-roll bar halves, driveline shafts. The chassis is free (6 degrees of freedom) and stands on
-its four tyres.
+its four tyres. A vehicle may leave out one suspension (one axle, e.g. for an axle rig): then
+no other subsystem may refer to the missing axle.
 """
 from __future__ import annotations
 
@@ -77,6 +78,8 @@ def _load_subsystems(spec: schema.Vehicle, folder: Path, source: str) -> dict:
     for role in schema.REQUIRED:
         if role not in spec.subsystems:
             raise ModelError(f"{pre}subsystems.{role}", "required subsystem is missing")
+    if not any(r in spec.subsystems for r in schema.SUSPENSION_ROLES):
+        raise ModelError(f"{pre}subsystems", "needs front_suspension, rear_suspension or both")
     return {role: _subsystem(role, e, folder, source) for role, e in spec.subsystems.items()}
 
 
@@ -100,6 +103,8 @@ def vehicle_from_dict(data: dict, folder: Path = Path("."), source: str = "",
             raise ModelError("joints", f"unknown variant '{joints}'" + did_you_mean(joints, ("ideal", "bushings")))
         spec.joints = joints
     subs = _load_subsystems(spec, folder, source)
+    axles = {a: p for a, p in AXLES.items() if f"{a}_suspension" in subs}
+    _check_axles(subs, axles)
     model = Model(name=spec.name, description=spec.description, gravity=spec.gravity)
     ch = spec.chassis
     model.add_body("chassis", ch.mass, inertia=ch.inertia, position=tup(ch.centre_of_mass))
@@ -112,7 +117,7 @@ def vehicle_from_dict(data: dict, folder: Path = Path("."), source: str = "",
     wheels, wfolder, _ = subs["wheels"]
     tyre = _tyre_path(wheels, wfolder)
     corners = {}
-    for axle, prefix in AXLES.items():
+    for axle, prefix in axles.items():
         sp, _, where = subs[f"{axle}_suspension"]
         tpl = SUSPENSIONS[sp.template]
         schema.check_names(sp.hard_points, tpl.HARD_POINTS, f"{where}.hard_points", "hard point")
@@ -123,7 +128,7 @@ def vehicle_from_dict(data: dict, folder: Path = Path("."), source: str = "",
                       rack[1] if rack and rack[0] == axle else "chassis")
         corners[axle] = {sd: tpl.build(Side(model, prefix, sd, sp.position, where), sp, ctx)
                          for sd in ("left", "right")}
-    for axle, prefix in AXLES.items():
+    for axle, prefix in axles.items():
         role = f"{axle}_antiroll"
         if role in subs:
             bar, _, where = subs[role]
@@ -142,6 +147,25 @@ def vehicle_from_dict(data: dict, folder: Path = Path("."), source: str = "",
     if spec.speed:
         _rolling(model, spec.speed, corners)
     return model
+
+
+def _check_axles(subs: dict, axles: dict) -> None:
+    """A subsystem on an axle without a suspension is named (a one-axle vehicle)."""
+    def missing(role, axle, key):
+        if axle not in axles:
+            _, _, where = subs[role]
+            raise ModelError(f"{where}.{key}", f"the vehicle has no {axle}_suspension: the "
+                             f"{role} cannot be on the {axle} axle")
+
+    if "steering" in subs:
+        missing("steering", subs["steering"][0].axle, "axle")
+    if "driveline" in subs:
+        missing("driveline", subs["driveline"][0].axle, "axle")
+    for axle in AXLES:
+        if f"{axle}_antiroll" in subs:
+            missing(f"{axle}_antiroll", axle, "axle")
+        if "brakes" in subs and getattr(subs["brakes"][0], axle) is not None:
+            missing("brakes", axle, axle)
 
 
 def _rolling(model: Model, speed: float, corners: dict) -> None:
@@ -206,7 +230,25 @@ def corner_bodies(model: Model) -> dict:
     return out
 
 
-__all__ = ["load_vehicle_file", "vehicle_from_dict", "sedan_model", "corner_bodies"]
+def pitch_held(model: Model) -> Model:
+    """A copy of a vehicle model on an axle rig: a ``motion`` driver ``rig_pitch`` holds the
+    chassis' pitch at design (the angle of its x axis about the global y axis); the chassis
+    keeps its other five degrees of freedom. For a one-axle vehicle, which has no pitch
+    support of its own."""
+    m = model.model_copy(deep=True)
+    axes = {"z_axis": (0.0, 1.0, 0.0), "x_axis": (1.0, 0.0, 0.0)}
+    m.add_marker("ground", "rig_pitch", m.body("chassis").position, orientation=axes)
+    m.add_marker("chassis", "rig_pitch", (0.0, 0.0, 0.0), orientation=axes)
+    m.add_joint("rig_pitch", "motion", "ground.rig_pitch", "chassis.rig_pitch", dof="rotation",
+                function=0.0)
+    return m
+
+
+#: the built-in sedan's rear axle alone (a one-axle vehicle file; hold its pitch: pitch_held)
+SEDAN_REAR_AXLE = SEDAN.parent / "sedan-rear-axle"
+
+__all__ = ["load_vehicle_file", "vehicle_from_dict", "sedan_model", "corner_bodies", "pitch_held",
+           "SEDAN_REAR_AXLE"]
 
 
 def held_for_statics(model: Model) -> Model:
