@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import contextlib
 import functools
-import json
 import os
 import platform
 import time
@@ -42,6 +41,7 @@ from ..concept import manoeuvres as mv
 from ..concept import models as cm
 from ..models.multilink import multilink_model
 from ..system import compile_model
+from .. import strict_json
 from .figures import figure
 
 H = 1e-3
@@ -197,19 +197,11 @@ def run_concept_study(out_dir, quick: bool = False, log=print, scheduler=None,
         res["table_5_3"] = run_table53(out, quick, log)
     res["wall_s"] = time.perf_counter() - t_start
     np.savez_compressed(out / "trajectories.npz", **traj)
-    (out / "results.json").write_text(json.dumps(res, indent=1, default=_json))
+    (out / "results.json").write_text(strict_json.dumps(res, indent=1, default=str))
     _plots(out, res, traj, test, quick)
     (out / "report.md").write_text(_report(res, quick))
     log(f"done in {res['wall_s']:.0f} s")
     return res
-
-
-def _json(x):
-    if isinstance(x, np.generic):
-        return x.item()
-    if isinstance(x, np.ndarray):
-        return x.tolist()
-    return str(x)
 
 
 def _bench(params, man, quick, log):

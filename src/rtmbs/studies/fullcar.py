@@ -21,7 +21,6 @@ a few hundred steps: the numbers are not the study's.
 """
 from __future__ import annotations
 
-import json
 import os
 import platform
 import time
@@ -32,6 +31,7 @@ import numpy as np
 from ..bench import bench_steps
 from ..concept import sensors as cs
 from ..manoeuvres.campaign import CORNERS, PHASES, QUICK_SCALE, run_campaign, vehicle_system
+from .. import strict_json
 from .figures import figure
 
 H = 1e-3
@@ -300,18 +300,10 @@ def run_fullcar_study(out_dir, quick: bool = False, log=print) -> dict:
     c.to_mdf(out / "campaign.mf4", extra)
     _plots(out, c, rec)
     res["wall_s"] = time.perf_counter() - t0
-    (out / "results.json").write_text(json.dumps(res, indent=1, default=_json))
+    (out / "results.json").write_text(strict_json.dumps(res, indent=1, default=str))
     (out / "report.md").write_text(_report(res, c))
     log(f"done in {res['wall_s']:.0f} s")
     return res
-
-
-def _json(x):
-    if isinstance(x, np.generic):
-        return x.item()
-    if isinstance(x, np.ndarray):
-        return x.tolist()
-    return str(x)
 
 
 # -- plots ----------------------------------------------------------------------------------------
