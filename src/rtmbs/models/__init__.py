@@ -58,6 +58,13 @@ def _sedan(joints):
     return build
 
 
+def _sedan_rear_axle():
+    from ..system import compile_model
+    from ..vehicle.assembly.vehicle import SEDAN_REAR_AXLE, load_vehicle_file, pitch_held
+
+    return compile_model(pitch_held(load_vehicle_file(SEDAN_REAR_AXLE)))
+
+
 def _multilink(variant):
     def build():
         from .multilink import build as b
@@ -81,8 +88,9 @@ BUILTIN: dict[str, tuple[Callable[[], MechanicalSystem], str]] = {
     "peer-four-bar": (_yaml("peer-four-bar"), "peer planar Grashof four-bar, undamped (n=21, m=20, f=1)"),
     "peer-chain": (_yaml("peer-chain"), "peer 10-rod chain on spherical joints, spinning (n=70, m=40, f=30)"),
     "peer-quarter-car": (_yaml("peer-quarter-car"), "peer double-wishbone quarter car (n=42, m=38, f=4)"),
-    "sedan": (_sedan("ideal"), "mid-size rear-drive sedan, ideal joints (n=224, m=210, f=14)"),
-    "sedan-bushings": (_sedan("bushings"), "mid-size rear-drive sedan, bushings (n=224, m=120, f=104)"),
+    "sedan": (_sedan("ideal"), "mid-size rear-drive sedan, ideal joints (n=231, m=217, f=14)"),
+    "sedan-bushings": (_sedan("bushings"), "mid-size rear-drive sedan, bushings (n=231, m=127, f=104)"),
+    "sedan-rear-axle": (_sedan_rear_axle, "the sedan's rear axle on a rig holding its pitch (n=147, m=138, f=9)"),
     "sla-quarter-car": (_yaml("sla-quarter-car"), "SLA quarter car of seed 004, half-sine bump (n=28, m=26, f=2)"),
     "sla-car": (_yaml("sla-car"), "four-corner SLA car (seed 004 corners), heave-only chassis, bump (n=91, m=86, f=5)"),
 }
