@@ -27,6 +27,7 @@ def register(subparsers, formatter_class) -> None:
         epilog="examples:\n"
         "  rtmbs realtime truck-dae --solver li-euler --h 1e-3 --duration 10 --out out/rt\n"
         "  rtmbs realtime truck-dae --duration 5 --policy catch-up --json\n"
+        "  rtmbs realtime multilink-ideal --duration 60 --priority 50 --busy-wait\n"
         "  rtmbs realtime my_model.py:build --udp io.yaml --duration 60\n"
         "  rtmbs realtime multilink-ideal --solver li-euler-indep --B partition --stabilize projection\n"
         "UDP packet layout and configuration: docs/realtime.md",
@@ -43,6 +44,10 @@ def register(subparsers, formatter_class) -> None:
                    help="degrade: consecutive steps within budget before leaving degraded mode")
     p.add_argument("--priority", type=int, metavar="N",
                    help="run under SCHED_FIFO priority N (1-99; Linux, root or CAP_SYS_NICE)")
+    p.add_argument("--busy-wait", action="store_true",
+                   help="spin through the whole period instead of sleeping until 200 µs before "
+                   "the tick (a HIL loop on an isolated core: the caches stay warm; uses a core "
+                   "fully)")
     p.add_argument("--udp", metavar="CONFIG", help="UDP I/O configuration file (YAML/JSON)")
     p.add_argument("--out", metavar="DIR", help="write summary.json/.md, turnaround.png, "
                    "timings.npz, result.h5 and result.mf4 there")
@@ -90,7 +95,8 @@ def cmd_realtime(args) -> int:
     slv = _make_solver(system, args.solver, solver_options(args))
     rep = run_realtime(system, slv, h=args.h, duration=args.duration,
                        policy=args.policy, io=io, record=bool(args.out),
-                       recover_after=args.recover_after, priority=args.priority, out=args.out)
+                       recover_after=args.recover_after, priority=args.priority, out=args.out,
+                       busy_wait=args.busy_wait)
     written = []
     if args.out:
         from .io.files import signals_held

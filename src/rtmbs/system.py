@@ -396,6 +396,8 @@ class CartesianSystem(MechanicalSystem):
         self._bushing_rows = [k for k, fe in enumerate(model.forces) if fe.type == "bushing"]
         self.output_map = self._output_map()
         self.output_map.flags.writeable = False
+        self.output_index = self._output_index()
+        self.output_index.flags.writeable = False
         # sparsity pattern of Φq (fixed: a row touches the coordinates of two bodies, a coupler row
         # those of the bodies of its joints)
         pat = np.zeros((self.m, n), bool)
@@ -498,6 +500,7 @@ class CartesianSystem(MechanicalSystem):
         self.force_out = self.data.frc_out[:, 0]
         self._input_functions = {}  # channel index -> (name, f(t)): set_input_functions
         self.__dict__.pop("_ows", None)
+        self.__dict__.pop("_opw", None)
 
     def new_data(self) -> "CartesianSystem":
         """The same compiled model with its own data: kinematics, scratch, input channels (at
@@ -626,11 +629,11 @@ class CartesianSystem(MechanicalSystem):
     def outputs(self, t, q, qd, out) -> None:
         """The named outputs (``output_names``) at (t, q, q̇), one compiled call
         (:func:`rtmbs.kernels.evaluate.cartesian_outputs`)."""
-        ws = self._ows if hasattr(self, "_ows") else self.workspace()
-        self._ows = ws
+        if "_opw" not in self.__dict__:  # a packed workspace (Q only is evaluated)
+            self._opw = np.zeros(self.packed_layout.size)
         h, self.data.xstate[0] = self.data.xstate[0], 0.0  # tyre forces at the state's deflections
-        cartesian_outputs(float(t), q, qd, *self.kernel_buffers(), ws.buf, self.n, self.m,
-                          self.output_map, out)
+        cartesian_outputs(float(t), q, qd, *self.kernel_buffers(), self._opw, self.n, self.m,
+                          self.output_index, out)
         self.data.xstate[0] = h
 
     def _output_map(self) -> np.ndarray:
@@ -648,6 +651,20 @@ class CartesianSystem(MechanicalSystem):
         omap = np.array(rows, np.int64).reshape(-1, 3)
         assert len(omap) == len(self.output_names)
         return omap
+
+    def _output_index(self) -> np.ndarray:
+        """Where each output's source (:attr:`output_map`) lives in the data buffer: its flat
+        index (the same for every data object of the model: one layout)."""
+        src = {OUT_R: self.data.kin_r, OUT_RD: self.data.kin_rd, OUT_W: self.data.kin_w,
+               OUT_FORCE: self.data.frc_out}
+        base = self._sbuf.__array_interface__["data"][0]
+        idx = np.empty(len(self.output_map), np.int64)
+        for k, (s, i, j) in enumerate(self.output_map):
+            a = src[s]
+            assert a.base is self._sbuf and a.dtype == self._sbuf.dtype
+            off = a.__array_interface__["data"][0] - base + i * a.strides[0] + j * a.strides[1]
+            idx[k] = off // self._sbuf.itemsize
+        return idx
 
     def jacobian_pattern(self, stiff_only: bool = True) -> np.ndarray:
         """Fixed sparsity pattern of Jq and Jq̇ (n×n bool): the coordinate blocks of the two bodies of

@@ -248,3 +248,29 @@ def test_a_reused_workspace_gives_the_same_values(system, flags):
         for nm in ("phi", "gamma"):
             np.testing.assert_array_equal(getattr(dirty, nm), getattr(clean, nm), err_msg=nm)
         np.testing.assert_array_equal(dirty.phiq[system.phiq_pattern], clean.phiq[system.phiq_pattern])
+
+
+def test_named_outputs_read_the_state_and_the_element_values():
+    """Each named output comes from its own source (``output_index`` into the data buffer): a
+    body's x, y, z and vx, vy, vz are its coordinates and velocities in q, q̇; ``<element>.force``
+    and the tyre and bushing columns are the element's row of ``force_out_all``."""
+    from rtmbs.models import load_model
+
+    s = load_model("multilink-bushings")
+    rng = np.random.default_rng(5)
+    q = s.initial_state().q.copy()
+    qd = 0.1 * rng.standard_normal(s.n)
+    out = np.zeros(len(s.output_names))
+    s.outputs(0.01, q, qd, out)
+    names = list(s.output_names)
+    for b, body in enumerate(s.body_names):
+        a = s.body_qadr[b]
+        np.testing.assert_array_equal([out[names.index(f"{body}.{c}")] for c in "xyz"], q[a:a + 3])
+        np.testing.assert_array_equal([out[names.index(f"{body}.v{c}")] for c in "xyz"],
+                                      qd[a:a + 3])
+    for k, f in enumerate(s.force_names):
+        assert out[names.index(f"{f}.force")] == s.force_out[k]
+    k = s.force_names.index("tyre")
+    assert out[names.index("tyre.Fz")] > 1000.0  # the wheel load (N)
+    for j, c in enumerate(("Fx", "Fy", "Fz")):
+        assert out[names.index(f"tyre.{c}")] == s.force_out_all[k, 1 + j]

@@ -274,3 +274,35 @@ def test_paced_equals_simulate_with_library_models(model, solver):
     np.testing.assert_array_equal(rep.result.q, ref.q)
     np.testing.assert_array_equal(rep.result.qd, ref.qd)
     np.testing.assert_allclose(rep.result.phi_norm, ref.phi_norm, rtol=0, atol=1e-15)
+
+
+def test_busy_wait_never_sleeps_and_runs_the_same_steps(monkeypatch):
+    """``busy_wait=True`` spins through every period (no ``time.sleep``) and is reported in
+    ``sched``; the default sleeps until 200 µs before each tick. Both take the steps of
+    ``simulate``."""
+    import rtmbs.realtime.loop as loop
+
+    calls = []
+    real_sleep = loop.time.sleep
+    monkeypatch.setattr(loop.time, "sleep", lambda s: (calls.append(s), real_sleep(s)))
+    system = tm.MassSpringDamper()
+    ref = simulate(system, tm.SOLVER_NAME, t_end=0.02, h=2e-3)
+    for busy in (True, False):
+        calls.clear()
+        rep = run_realtime(system, tm.SOLVER_NAME, h=2e-3, duration=0.02, busy_wait=busy)
+        assert (len(calls) == 0) == busy
+        assert ("busy-wait" in rep.sched) == busy
+        np.testing.assert_array_equal(rep.result.q, ref.q)
+
+
+def test_compiled_step_publishes_the_outputs_simulate_gives():
+    """On a compiled model the loop steps and evaluates the outputs in one compiled call
+    (``LIEuler.step_outputs``): the recorded outputs are those of ``simulate``."""
+    from rtmbs.models import load_model
+
+    rep = run_realtime(load_model("peer-quarter-car"), "li-euler", h=1e-3, duration=0.05)
+    ref = simulate(load_model("peer-quarter-car"), "li-euler", t_end=0.05, h=1e-3)
+    np.testing.assert_array_equal(rep.result.q, ref.q)
+    for name in rep.result.outputs:
+        np.testing.assert_array_equal(rep.result.outputs[name], ref.outputs[name])
+    assert np.ptp(ref.outputs["tyre_spring.force"]) > 100.0  # N: the outputs move

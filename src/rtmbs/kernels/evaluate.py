@@ -268,19 +268,12 @@ OUT_R, OUT_RD, OUT_W, OUT_FORCE = range(4)
 
 
 @njit(cache=True)
-def cartesian_outputs(t, q, qd, ibuf, ilay, fbuf, flay, sbuf, slay, wbuf, n, m, omap, out):
-    """The named outputs at (t, q, q̇): one evaluation of the forces (which fills the
-    kinematics and the element outputs of the data), then ``out[k]`` from the source
-    ``omap[k] = (OUT_*, row, col)``."""
-    evaluate_cartesian(np.int64(_Q), t, q, qd, ibuf, ilay, fbuf, flay, sbuf, slay, wbuf, n, m)
-    d = data_buffers(sbuf, slay)
-    for k in range(omap.shape[0]):
-        src, i, j = omap[k, 0], omap[k, 1], omap[k, 2]
-        if src == OUT_R:
-            out[k] = d.kin_r[i, j]
-        elif src == OUT_RD:
-            out[k] = d.kin_rd[i, j]
-        elif src == OUT_W:
-            out[k] = d.kin_w[i, j]
-        else:
-            out[k] = d.frc_out[i, j]
+def cartesian_outputs(t, q, qd, ibuf, ilay, fbuf, flay, sbuf, slay, wbuf, n, m, oidx, out):
+    """The named outputs at (t, q, q̇): one evaluation of the forces into the packed workspace
+    ``wbuf`` (:func:`packed_views`; it fills the kinematics and the element outputs of the data),
+    then ``out[k] = sbuf[oidx[k]]`` (``CartesianSystem.output_index``: where each output's
+    source ``output_map[k] = (OUT_*, row, col)`` lives in the data buffer)."""
+    evaluate_cartesian(np.int64(_PACKED | _Q), t, q, qd, ibuf, ilay, fbuf, flay, sbuf, slay, wbuf, n,
+                       m)
+    for k in range(oidx.shape[0]):
+        out[k] = sbuf[oidx[k]]

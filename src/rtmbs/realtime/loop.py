@@ -2,8 +2,10 @@
 
 Step ``k`` (from ``t_k`` to ``t_k + h``) starts on the absolute tick ``t0 + k·h`` of
 ``time.perf_counter_ns`` (no accumulated sleeps: the schedule cannot drift). The loop sleeps
-until ``SPIN_NS`` before the tick and busy-waits the rest, then reads the inputs, steps, and
-publishes the outputs. Every step's turnaround time (its compute time, seed 003 §3.1) and the
+until ``SPIN_NS`` before the tick and busy-waits the rest (``busy_wait=True``: the whole period,
+never sleeping, as a HIL loop on an isolated core does: the core keeps the model's data in its
+caches and never idles), then reads the inputs, steps, and publishes the outputs (the step and
+the outputs at its end in one compiled call where the solver has it: ``Solver.step_outputs``). Every step's turnaround time (its compute time, seed 003 §3.1) and the
 lateness of its start are written by index into preallocated arrays; statistics come at the end.
 Python's garbage collector is frozen and disabled during the run and restored after.
 
@@ -179,6 +181,7 @@ def run_realtime(
     warmup: bool = True,
     priority: int | None = None,
     out=None,
+    busy_wait: bool = False,
     **options,
 ) -> RealtimeReport:
     """Run ``system`` paced on the wall clock for ``duration`` s of simulated time.
@@ -189,7 +192,9 @@ def run_realtime(
     turnaround that ends degraded mode after ``recover_after`` consecutive steps; ``warmup``
     takes one step on a copy of the state first (numba compilation) and resets the solver;
     ``priority`` (1-99) runs the loop under the ``SCHED_FIFO`` real-time scheduler (Linux, needs
-    root or CAP_SYS_NICE; refused -> noted in ``report.sched``, the run goes on); ``out`` writes the report files there. The trajectory is the one ``simulate`` gives for the
+    root or CAP_SYS_NICE; refused -> noted in ``report.sched``, the run goes on); ``out`` writes the
+    report files there; ``busy_wait`` spins through the whole period instead of sleeping until
+    ``SPIN_NS`` before the tick (module doc). The trajectory is the one ``simulate`` gives for the
     same inputs (same steps, same ``t_k = t_0 + k·h``).
     """
     if policy not in POLICIES:
@@ -245,6 +250,8 @@ def run_realtime(
         w = state.copy()
         slv.reset(w)
         slv.step(w, h)
+        if nout:
+            slv.step_outputs(w, h, out_buf)
         if dslv is not None:
             dslv.reset(w)
             dslv.step(w, h)
@@ -267,12 +274,14 @@ def run_realtime(
     t_start = state.t
     q, qd = state.q, state.qd
     step = slv.step
+    step_out = slv.step_outputs  # the step and the outputs at its end (one compiled call if it can)
     outputs = system.outputs
     read = io.read_inputs if io is not None else None
     write = io.write_outputs if io is not None else None
     perf = time.perf_counter_ns
     cpu = time.process_time_ns
     sleep = time.sleep
+    spin_ns = h_ns + 1 if busy_wait else SPIN_NS
     diverged = _diverged
     LIMIT = DIVERGENCE_LIMIT
 
@@ -294,6 +303,8 @@ def run_realtime(
         except (AttributeError, OSError, ValueError) as exc:
             old_sched = None
             sched = f"default (SCHED_FIFO {priority} refused: {exc})"
+    if busy_wait:
+        sched += ", busy-wait"
 
     gc_was_enabled = gc.isenabled()
     gc.collect()
@@ -306,8 +317,8 @@ def run_realtime(
         for k in range(nsteps):
             tick = anchor + (k - k_anchor) * h_ns
             rem = tick - perf()
-            if rem > SPIN_NS:
-                sleep((rem - SPIN_NS) * 1e-9)
+            if rem > spin_ns:
+                sleep((rem - spin_ns) * 1e-9)
             while perf() < tick:
                 pass
             start = perf()
@@ -317,13 +328,13 @@ def run_realtime(
             # -- the step ----------------------------------------------------------------
             if read is not None:
                 read(system, state.t)
-            ok = step(state, h)
+            if nout and not behind and publish_outputs:
+                ok = step_out(state, h, out_buf)
+            else:
+                ok = step(state, h)
             state.t = t_start + (k + 1) * h
-            if not behind and publish_outputs:
-                if nout:
-                    outputs(state.t, q, qd, out_buf)
-                if write is not None:
-                    write(state.t, out_buf)
+            if not behind and publish_outputs and write is not None:
+                write(state.t, out_buf)
             c1 = cpu()
             end = perf()
             # -- bookkeeping (not part of the turnaround) ----------------------------------
@@ -375,7 +386,7 @@ def run_realtime(
                             set_degraded(True)
                         elif dslv is not None:
                             dslv.reset(state)
-                            step = dslv.step
+                            step, step_out = dslv.step, dslv.step_outputs
                         else:
                             publish_outputs = False
                 elif degraded:
@@ -386,7 +397,7 @@ def run_realtime(
                         if set_degraded is not None:
                             set_degraded(False)
                         elif dslv is not None:
-                            step = slv.step
+                            step, step_out = slv.step, slv.step_outputs
                         else:
                             publish_outputs = True
     except KeyboardInterrupt:  # Ctrl-C / SIGTERM: keep the steps done so far

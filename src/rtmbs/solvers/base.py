@@ -132,6 +132,15 @@ class Solver:
             return False
         return True
 
+    def step_outputs(self, state: State, h: float, out) -> bool:
+        """:meth:`step`, then the system's named outputs at the new state into ``out`` (left as
+        it was when the step fails): what the real-time loop and the FMU publish after each step.
+        Solvers with a compiled step do both in one compiled call."""
+        ok = self.step(state, h)
+        if ok:
+            self.system.outputs(state.t, state.q, state.qd, out)
+        return ok
+
     @property
     def nredundant_violations(self) -> int:
         """Evaluations since ``reset`` in which a left-out redundant row exceeded its bound."""

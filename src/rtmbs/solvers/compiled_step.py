@@ -3,8 +3,9 @@ projection and update of ``li-euler`` on the sparse path, over the packed buffer
 Cartesian model (:class:`rtmbs.system.CartesianSystem`).
 
 Python calls :func:`li_euler_step` once per step (about 1 µs of call overhead for its ~15 array
-arguments, PERFORMANCE.md) instead of 5-7 kernels with Python glue between them, and
-:func:`li_euler_rollout` once for many steps (inputs as arrays over time, outputs into a
+arguments, PERFORMANCE.md) instead of 5-7 kernels with Python glue between them;
+:func:`li_euler_step_outputs` (the real-time loop's step) adds the named outputs at the new state
+in the same call; ``_li_euler_rollout`` runs many steps in one call (inputs as arrays over time, outputs into a
 preallocated array; ``rtmbs.solvers.rollout``).
 
 The arithmetic is that of :mod:`rtmbs.solvers.li_euler` (seed 000 eq. 22 with the implicit or the
@@ -21,7 +22,7 @@ import numpy as np
 from numba import njit
 
 from ..kernels.arena import borrowed
-from ..kernels.evaluate import evaluate_cartesian, packed_views
+from ..kernels.evaluate import cartesian_outputs, evaluate_cartesian, packed_views
 from ..kernels.cartesian import _M, _PACKED, _PHI, _PHIQ, _Q
 from ..kernels.layout_views import data_buffers, model_ints
 from .sparse import (a_times, jq_times_packed, kkt_values, kkt_values_packed, lu_solve_sp,
@@ -158,4 +159,19 @@ def li_euler_step(ibuf, ilay, fbuf, flay, sbuf, slay, w0, w1, kib, kfb, kidx, ve
         _update(q, qd, dq, rhs, h, implicit)
     for i in range(m):
         lam[i] = rhs[n + i]
+    return ratio, growth
+
+
+@njit(cache=True)
+def li_euler_step_outputs(ibuf, ilay, fbuf, flay, sbuf, slay, w0, w1, kib, kfb, kidx, vec, q, qd, m,
+                          t, h, jac_what, implicit, project, nproj, oidx, out):
+    """:func:`li_euler_step`, then the named outputs at (t + h, q⁺, q̇⁺) into ``out``
+    (``oidx``: ``CartesianSystem.output_index``; :func:`rtmbs.kernels.evaluate.cartesian_outputs`,
+    evaluated in ``w1``, whose Φq and Φ the step has used): what the real-time loop publishes, in
+    the same compiled call. ``out`` is left as it was when the step fails (ratio 0)."""
+    ratio, growth = li_euler_step(ibuf, ilay, fbuf, flay, sbuf, slay, w0, w1, kib, kfb, kidx, vec,
+                                  q, qd, m, t, h, jac_what, implicit, project, nproj)
+    if ratio > 0.0 and oidx.shape[0]:
+        cartesian_outputs(t + h, q, qd, ibuf, ilay, fbuf, flay, sbuf, slay, w1, q.shape[0], m, oidx,
+                          out)
     return ratio, growth

@@ -53,7 +53,8 @@ from numba import njit
 from ..errors import SolverError
 from ..protocol import EVAL_JAC, EVAL_JAC_STIFF, EVAL_M, EVAL_PHI, EVAL_PHIQ, EVAL_Q, State
 from .base import Solver, register_solver
-from .compiled_step import _sp_factor_solve, _update, li_euler_step, vector_size
+from .compiled_step import (_sp_factor_solve, _update, li_euler_step, li_euler_step_outputs,
+                            vector_size)
 from .linalg import lu_factor, lu_solve
 from .sparse import (
     H_ANALYSIS, PackedKKTMap, SparseKKT, a_times, choose_linear_solver, kkt_values, lu_solve_sp,
@@ -444,6 +445,26 @@ class LIEuler(Solver):
         self.nstep -= 1  # (Solver.step counts it)
         state.t = state.t + h
         return ratio > 0.0
+
+    def step_outputs(self, state: State, h: float, out) -> bool:
+        """:meth:`Solver.step_outputs` as one compiled call
+        (:func:`rtmbs.solvers.compiled_step.li_euler_step_outputs`) on the compiled step of a
+        model without extra states; otherwise the step, then ``system.outputs``."""
+        if not self.fused or self.system.nx or len(out) != len(self.system.output_index):
+            return super().step_outputs(state, h, out)
+        ratio, growth = li_euler_step_outputs(
+            *self.kernel_args, state.q, state.qd, self.system.m, float(state.t), float(h),
+            self.jac_flag, self.implicit, self.stabilize == "projection", self.projection_solves,
+            self.system.output_index, out)
+        lu = self.skkt.lu
+        lu.ratio, lu.growth = ratio, growth
+        self.ratio = ratio
+        self.count_steps(1)
+        state.t = state.t + h
+        if ratio > 0.0:
+            return True
+        self.status = -1
+        return False
 
     def count_steps(self, k: int) -> None:
         """Count ``k`` compiled steps (:meth:`_step_fused`, ``rtmbs.solvers.rollout``)."""

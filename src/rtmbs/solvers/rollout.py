@@ -56,13 +56,14 @@ class Rollout:
 @njit(cache=True)
 def _li_euler_rollout(ibuf, ilay, fbuf, flay, sbuf, slay, w0, w1, kib, kfb, kidx, vec, q, qd, m,
                       t_origin, i0, h, jac_what, implicit, project, nproj, n_steps, every, chan,
-                      inputs, omap, wout, out_t, out_q, out_qd, out_qd_prev, out_lam, out_y,
+                      inputs, oidx, out_t, out_q, out_qd, out_qd_prev, out_lam, out_y,
                       q_good, qd_good):
     """``n_steps`` steps of :func:`rtmbs.solvers.compiled_step.li_euler_step` from step ``i0``
     (time t_origin + i h before step i). Before step k the input channels ``chan``
     (input-function rows) take ``inputs[k]``; after every ``every``-th step, row k // every
-    takes t, q, q̇, q̇ before the step, λ and the outputs ``omap``. A failed or diverging step
-    puts q, q̇ back to the last good step. Returns the number of good steps."""
+    takes t, q, q̇, q̇ before the step, λ and the outputs ``oidx`` (evaluated in the packed
+    workspace ``w1``, as :func:`rtmbs.solvers.compiled_step.li_euler_step_outputs`). A failed or
+    diverging step puts q, q̇ back to the last good step. Returns the number of good steps."""
     n = q.shape[0]
     fun_par = data_buffers(sbuf, slay).fun_par
     lam = vec[vec.shape[0] - m:]
@@ -92,8 +93,8 @@ def _li_euler_rollout(ibuf, ilay, fbuf, flay, sbuf, slay, w0, w1, kib, kfb, kidx
             out_q[r, :] = q
             out_qd[r, :] = qd
             out_lam[r, :] = lam
-            if omap.shape[0]:
-                cartesian_outputs(t, q, qd, ibuf, ilay, fbuf, flay, sbuf, slay, wout, n, m, omap,
+            if oidx.shape[0]:
+                cartesian_outputs(t, q, qd, ibuf, ilay, fbuf, flay, sbuf, slay, w1, n, m, oidx,
                                   out_y[r])
     return n_steps
 
@@ -157,12 +158,11 @@ def rollout(solver: Solver, state: State, n_steps: int, h: float, inputs: dict |
     lam = np.zeros((nrow, solver.full_system.m))  # full_multipliers: the rows of the given system
     y = np.zeros((nrow, len(out_names)))
     if compiled(solver):
-        omap = system.output_map if outputs else np.zeros((0, 3), np.int64)
-        wout = system.workspace().buf
+        oidx = system.output_index if outputs else np.zeros(0, np.int64)
         done = _li_euler_rollout(*solver.kernel_args, state.q, state.qd, m, float(t_origin), int(i0),
                                  float(h), solver.jac_flag, solver.implicit,
                                  solver.stabilize == "projection", solver.projection_solves, n_steps,
-                                 every, rows, vals, omap, wout, t, q, qd, qd_prev, lam, y,
+                                 every, rows, vals, oidx, t, q, qd, qd_prev, lam, y,
                                  np.empty(n), np.empty(n))
         solver.count_steps(done + (done < n_steps))
         state.t = t_origin + (i0 + done) * h
