@@ -25,12 +25,12 @@ import time  # noqa: E402
 import numpy as np  # noqa: E402
 from numba import njit  # noqa: E402
 
-from rtmbs.kernels.cartesian import _M, _PHI, _PHIQ, _Q  # noqa: E402
-from rtmbs.kernels.evaluate import evaluate_cartesian, workspace_views  # noqa: E402
+from rtmbs.kernels.cartesian import _M, _PACKED, _PHI, _PHIQ, _Q  # noqa: E402
+from rtmbs.kernels.evaluate import evaluate_cartesian  # noqa: E402
 from rtmbs.models import load_model  # noqa: E402
 from rtmbs.solvers.base import get_solver  # noqa: E402
 from rtmbs.solvers.compiled_step import li_euler_step  # noqa: E402
-from rtmbs.solvers.sparse import _H_NE, _extras, kkt_gather, lu_refactor, lu_solve_sp  # noqa: E402
+from rtmbs.solvers.sparse import _H_NE, _extras, kkt_gather_packed, lu_refactor, lu_solve_sp  # noqa: E402
 
 PHASES = ("eval q (M,Q,Φq,Jq)", "eval q_p (Φq,Φ)", "gather", "LU", "solve", "eval Φ", "step")
 
@@ -39,8 +39,6 @@ PHASES = ("eval q (M,Q,Φq,Jq)", "eval q_p (Φq,Φ)", "gather", "LU", "solve", "
 def _loop(phase, reps, what0, ib_, il, fb_, fl, sb, sl, w0, w1, kib, kfb, kidx, vec, q, qd, m, h,
           rhs0, rhs, qs, qds, jac):
     n = q.shape[0]
-    M, Q, phi0, phiq0, phit0, gamma0, Jq, Jqd = workspace_views(w0, n, m)
-    _, _, phi1, phiq1, phit1, _, _, _ = workspace_views(w1, n, m)
     ne = np.intp(kib[_H_NE])
     cval = _extras(kib, kfb)[4]
     acc = 0.0
@@ -48,9 +46,10 @@ def _loop(phase, reps, what0, ib_, il, fb_, fl, sb, sl, w0, w1, kib, kfb, kidx, 
         if phase == 0:
             evaluate_cartesian(what0, 0.0, q, qd, ib_, il, fb_, fl, sb, sl, w0, n, m)
         elif phase == 1:
-            evaluate_cartesian(np.int64(_PHIQ | _PHI), h, q, qd, ib_, il, fb_, fl, sb, sl, w1, n, m)
+            evaluate_cartesian(np.int64(_PACKED | _PHIQ | _PHI), h, q, qd, ib_, il, fb_, fl, sb, sl, w1, n,
+                               m)
         elif phase == 2:
-            kkt_gather(kidx, M, Jq, Jqd, h * h, h, phiq0, h, phiq1, kfb[:ne], cval)
+            kkt_gather_packed(kidx, w0, h * h, h, h, w1, kfb[:ne], cval)
         elif phase == 3:
             acc += lu_refactor(kib, kfb)[0]
         elif phase == 4:
@@ -58,7 +57,7 @@ def _loop(phase, reps, what0, ib_, il, fb_, fl, sb, sl, w0, w1, kib, kfb, kidx, 
                 rhs[i] = rhs0[i]
             lu_solve_sp(kib, kfb, rhs)
         elif phase == 5:
-            evaluate_cartesian(np.int64(_PHI), h, q, qd, ib_, il, fb_, fl, sb, sl, w1, n, m)
+            evaluate_cartesian(np.int64(_PACKED | _PHI), h, q, qd, ib_, il, fb_, fl, sb, sl, w1, n, m)
         else:
             for i in range(n):
                 qs[i] = q[i]
@@ -81,7 +80,7 @@ def profile(name, rounds, reps, h=1e-3):
         raise SystemExit(f"{name}: li-euler is not on the compiled path")
     n, m = s.n, s.m
     args = slv.kernel_args
-    what0 = np.int64(_M | _Q | slv.jac_flag | (_PHIQ if m else 0))
+    what0 = np.int64(_PACKED | _M | _Q | slv.jac_flag | (_PHIQ if m else 0))
     lu = slv.skkt.lu
     rhs0 = np.random.default_rng(0).standard_normal(n + m)
     extra = (st.q.copy(), st.qd.copy(), m, h, rhs0, rhs0.copy(), st.q.copy(), st.qd.copy(),

@@ -18,7 +18,7 @@ from .kernels import functions as kf
 from .kernels.layouts import DATA, MODEL_FLOATS, MODEL_INTS
 from .kernels.evaluate import OUT_FORCE, OUT_R, OUT_RD, OUT_W, cartesian_outputs, evaluate_cartesian
 from .kernels.rotations import NROT, ROT_EP, ROTATION_NAMES
-from .kernels.tyre_element import TYRE_OUTPUTS
+from .kernels.tyre_element import TYRE_OUTPUTS, TYRE_TRANSIENT_COLUMNS
 from .kernels.elements import BY_NAME, ELEMENTS
 from .kernels.elements.base import PackContext
 from .kernels.elements.tyre import TYRE_FILES  # noqa: F401  (property files shipped, by short name)
@@ -574,7 +574,7 @@ class CartesianSystem(MechanicalSystem):
         self._ows = ws
         self.evaluate(t, q, qd, ws, EVAL_Q)
         for j, r in enumerate(self._transient_rows):
-            vsx, vsy, vx, sk, sa = self.force_out_all[r, 8:13]
+            vsx, vsy, vx, sk, sa = self.force_out_all[r, TYRE_TRANSIENT_COLUMNS]
             out[2 * j], out[2 * j + 1] = transient_rates(x[2 * j], x[2 * j + 1], vsx, vsy, vx, sk, sa)
 
     def advance_extra(self, state: State, h: float) -> None:
@@ -584,7 +584,7 @@ class CartesianSystem(MechanicalSystem):
 
         x = state.x
         for j, r in enumerate(self._transient_rows):
-            vsx, vsy, vx, sk, sa = self.force_out_all[r, 8:13]
+            vsx, vsy, vx, sk, sa = self.force_out_all[r, TYRE_TRANSIENT_COLUMNS]
             x[2 * j], x[2 * j + 1] = transient_step(x[2 * j], x[2 * j + 1], vsx, vsy, vx, sk, sa, h)
         self.extra_state[:] = x
 

@@ -45,6 +45,14 @@ TP_ROW, TP_ROAD_ADR, TP_ROAD_LEN, TP_LF, TP_KZ, TP_CZ, TP_VMIN, TP_RFREE, TP_XST
 TYRE_OUTPUTS = ("Fx", "Fy", "Fz", "kappa", "alpha", "gamma", "rho")
 #: further per-element values (after TYRE_OUTPUTS) that drive the transient states (eq. 4.23)
 TYRE_TRANSIENT_INPUTS = ("Vsx", "Vsy", "Vx", "sigma_kappa", "sigma_alpha")
+#: column of each of those values in ``outs`` (frc_out column 1 + it), by name
+_COL = {name: c for c, name in enumerate(TYRE_OUTPUTS + TYRE_TRANSIENT_INPUTS)}
+TO_FX, TO_FY, TO_FZ = _COL["Fx"], _COL["Fy"], _COL["Fz"]
+TO_KAPPA, TO_ALPHA, TO_GAMMA, TO_RHO = _COL["kappa"], _COL["alpha"], _COL["gamma"], _COL["rho"]
+TO_VSX, TO_VSY, TO_VX = _COL["Vsx"], _COL["Vsy"], _COL["Vx"]
+TO_SIGMA_KAPPA, TO_SIGMA_ALPHA = _COL["sigma_kappa"], _COL["sigma_alpha"]
+#: the frc_out columns of TYRE_TRANSIENT_INPUTS (contiguous, in that order)
+TYRE_TRANSIENT_COLUMNS = slice(1 + TO_VSX, 1 + TO_SIGMA_ALPHA + 1)
 
 
 @njit(cache=True, inline="always")
@@ -131,11 +139,11 @@ def tyre_force(par, tyre_par, road_buf, tyre_x, with_jac, rA, vA, w, s, sg, f, t
         mf_steady_state(p, Fn, kappa, -alpha, gamma, Vx, mf)
         sk, sa = mf[11], mf[12]
         Vsx = Vx - ws * Re
-        outs[7] = Vsx
-        outs[8] = Vy
-        outs[9] = Vx
-        outs[10] = sk
-        outs[11] = sa
+        outs[TO_VSX] = Vsx
+        outs[TO_VSY] = Vy
+        outs[TO_VX] = Vx
+        outs[TO_SIGMA_KAPPA] = sk
+        outs[TO_SIGMA_ALPHA] = sa
         kappa, alpha, tk_vsx, tk_vx, dk_s, ta_vsy, ta_vx, da_s = transient_slips_lowspeed(
             tyre_x[1 + 2 * xs], tyre_x[2 + 2 * xs], Vsx, Vy, Vx, sk, sa, p[I_VXLOW], tyre_x[0])
         tk_z = dk_s * (tk_z - sk) / dfz  # ∂κ'/∂F_n, ∂α'/∂F_n through the relaxation lengths
@@ -156,13 +164,13 @@ def tyre_force(par, tyre_par, road_buf, tyre_x, with_jac, rA, vA, w, s, sg, f, t
     _cr(rd, F, tau)
     for c in range(3):
         tau[c] += Mc[c]
-    outs[0] = Fx
-    outs[1] = Fy
-    outs[2] = Fn
-    outs[3] = kappa
-    outs[4] = alpha
-    outs[5] = gamma
-    outs[6] = rho
+    outs[TO_FX] = Fx
+    outs[TO_FY] = Fy
+    outs[TO_FZ] = Fn
+    outs[TO_KAPPA] = kappa
+    outs[TO_ALPHA] = alpha
+    outs[TO_GAMMA] = gamma
+    outs[TO_RHO] = rho
     if not with_jac:
         return
     # rows of G (1×12 each): 0 ∂ρ/∂x, 1 ∂ρ̇/∂v, 2 ∂Vx/∂v, 3 ∂Vy/∂v, 4 ∂ω_s/∂v, 5 ∂Fn/∂x, 6 ∂Fn/∂v
