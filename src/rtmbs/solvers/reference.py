@@ -77,7 +77,8 @@ class ReferenceSolver(Solver):
         with bounded steps) for the Newton iterations of the implicit methods.
     rtol, atol : tolerances of the integrator (default 1e-10, 1e-12), as in ``solve_ivp``.
     max_step : largest step the integrator may take (s).
-    first_step : initial step (s); default chosen by the integrator.
+    first_step : initial step (s); default chosen by the integrator (``ida``: 1 µs,
+        ``reference_ida.IDA_FIRST_STEP``).
     projection : ``"mass"`` (default; minimal ‖Δq‖_M correction), ``"euclidean"`` (minimal
         ‖Δq‖₂, the pseudoinverse correction) or ``"none"`` (plain index-1 ODE: the constraints
         drift; for comparison only).
