@@ -137,7 +137,7 @@ def test_open_loop_drive_torque_momentum_balance():
     r, m_eff = c.meta["radius"], c.meta["mass_eff"]
     v = np.clip(c.speed[:i1 + 1], 0.0, None)
     fade = np.where(v < 1.0, np.sin(0.5 * np.pi * np.minimum(v, 1.0)), 1.0)
-    roll = QSY1 * c.observer["W_tot"] * R0 / r * np.trapz(fade, c.t[:i1 + 1])
+    roll = QSY1 * c.observer["W_tot"] * R0 / r * np.trapezoid(fade, c.t[:i1 + 1])
     want = (2 * T * (acc[1] - acc[0] - 0.2) / r - roll) / m_eff
     assert dv == pytest.approx(want, rel=0.03)
     assert set(c.stroke) == set(CORNERS) and c.result.meta["model"] == "sedan"
