@@ -432,7 +432,6 @@ class PartitionBasis:
         self.n, self.m, self.f = n, m, f
         self.sparse = phiq_pattern is not None
         pattern = np.ones((m, n), bool) if phiq_pattern is None else np.asarray(phiq_pattern, bool)
-        self.pattern = pattern
         self._nz = [a.astype(np.int64) for a in np.nonzero(pattern)]  # the entries e of Φq
         self.cols = np.arange(n, dtype=np.int64)
         self.X = np.zeros((m, f + 1))
@@ -441,6 +440,13 @@ class PartitionBasis:
         self.fac = None if self.sparse else make_square(m, None, None, sparse=False)
         self.nretired = 0
         self.args = None
+
+    @property
+    def pattern(self) -> np.ndarray:
+        """The entries of Φq the kernels read (m, n) bool (made on request, not kept)."""
+        out = np.zeros((self.m, self.n), bool)
+        out[self._nz[0], self._nz[1]] = True
+        return out
 
     @property
     def lu(self):
