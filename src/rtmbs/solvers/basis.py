@@ -24,6 +24,9 @@ Ways:
   ``linalg.select_partition``); then R = [−Φu⁻¹Φv; I], S = [Φu⁻¹; 0], and only Φu (m × m) is
   factorised, dense or on its fixed pattern (``factorisation.SquareFactorisation``; a rebase
   re-analyses it, keeping the column order of the last analysis where the coordinates stay).
+  Its kernels take Φq as ``(w, idx)``: a flat buffer (packed blocks or a dense workspace) and a
+  ``PackedKKTMap`` index of the entries of its pattern (``rtmbs.solvers.storage``; ``reader``
+  makes one for a dense array). ``choose``/``prepare`` take a dense Φq (at reset and rebase).
 """
 from __future__ import annotations
 

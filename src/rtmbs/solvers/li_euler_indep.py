@@ -27,6 +27,14 @@ patterns): A = M − hJq̇ − h²Jq is formed on its entries (every entry when 
 Jacobian pattern when sparse), H = Rᵀ(A R) skipping the zeros of R; R and S c by one solve with
 f + 1 right-hand sides; one compiled call for R, S c, eq. 28 and λ.
 
+Storage (issue 11, ``storage``): on the sparse path the kernels read M, Jq, Jq̇ and Φq through
+flat value indices (``rtmbs.solvers.storage``) from one buffer per evaluation point: the packed
+blocks of a compiled Cartesian model (default there; memory O(non-zeros)) or a dense workspace
+(other systems, ``storage="dense"``), the same kernels and the same numbers bit for bit. The
+partition basis reads Φq the same way on the dense path. Dense n × n / m × n arrays are made
+only at a rebase (a dense copy of Φq for the pivoting), for ``ws`` (a dense view, tests and
+offline tools) and on the B = "qr" and dense paths.
+
 Cost per step: evaluations 3 (+1 projection), factorisations 2 (+1 projection="kkt"),
 solves f + 4 (+1 projection, −1 without multipliers).
 """
