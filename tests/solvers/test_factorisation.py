@@ -95,7 +95,8 @@ def test_basis_satisfies_the_identities_of_T(four_bar, mode, sparse):
     basis = make_basis(mode, n, m, np.asarray(sysm.phiq_pattern) if sparse else None)
     assert basis.choose(ws.phiq) > 1e-8
     basis.prepare(ws.phiq)
-    ratio, lu_ratio, _ = factor_T(basis.args, ws.phiq)
+    pq = basis.reader(ws.phiq)  # the kernels' Φq: (flat buffer, entry index) for the partition
+    ratio, lu_ratio, _ = factor_T(basis.args, pq)
     assert 0.0 < ratio <= lu_ratio <= 1.0
     if mode == "qr":
         B = basis.B
@@ -104,7 +105,7 @@ def test_basis_satisfies_the_identities_of_T(four_bar, mode, sparse):
         B[np.arange(f), basis.cols[m:]] = 1.0
     assert len(basis.factors()) == (1 if sparse else 0)
     Rn, Sc = np.zeros((n, f)), np.zeros(n)
-    R_Sc(basis.args, ws.phiq, ws.gamma, Rn, Sc)
+    R_Sc(basis.args, pq, ws.gamma, Rn, Sc)
     tol = 1e-10
     np.testing.assert_allclose(ws.phiq @ Rn, 0.0, atol=tol)
     np.testing.assert_allclose(B @ Rn, np.eye(f), atol=tol)
@@ -112,7 +113,7 @@ def test_basis_satisfies_the_identities_of_T(four_bar, mode, sparse):
     np.testing.assert_allclose(B @ Sc, 0.0, atol=tol)
     rng = np.random.default_rng(1)
     zd, qd, gb = rng.standard_normal(f), np.zeros(n), 7.0
-    velocity(basis.args, ws.phiq, ws.phit, ws.phi, gb, zd, qd)
+    velocity(basis.args, pq, ws.phit, ws.phi, gb, zd, qd)
     np.testing.assert_allclose(ws.phiq @ qd, -ws.phit - gb * ws.phi, atol=tol)
     zd2 = np.zeros(f)
     zd_of(basis.args, qd, zd2)
@@ -138,7 +139,7 @@ def test_partition_with_given_independent_coordinates(four_bar):
     auto.prepare(ws.phiq)
     v = [int(i) for i in auto.cols[m:]]
     given = make_basis("partition", n, m)
-    assert given.choose(ws.phiq, v) == factor_T(auto.args, ws.phiq)[0]
+    assert given.choose(ws.phiq, v) == factor_T(auto.args, auto.reader(ws.phiq))[0]
     assert list(given.cols[m:]) == v and sorted(given.cols) == list(range(n))
     phiq = np.array([[1.0, 0.0, 0.0], [0.0, 2.0, 2.0]])  # x0 cannot be independent
     assert make_basis("partition", 3, 2).choose(phiq, [0]) == 0.0

@@ -24,6 +24,9 @@ Ways:
   ``linalg.select_partition``); then R = [−Φu⁻¹Φv; I], S = [Φu⁻¹; 0], and only Φu (m × m) is
   factorised, dense or on its fixed pattern (``factorisation.SquareFactorisation``; a rebase
   re-analyses it, keeping the column order of the last analysis where the coordinates stay).
+  Its kernels take Φq as ``(w, idx)``: a flat buffer (packed blocks or a dense workspace) and a
+  ``PackedKKTMap`` index of the entries of its pattern (``rtmbs.solvers.storage``; ``reader``
+  makes one for a dense array). ``choose``/``prepare`` take a dense Φq (at reset and rebase).
 """
 from __future__ import annotations
 
@@ -36,6 +39,7 @@ from .factorisation import (
 )
 from .linalg import lu_factor, lu_solve, lu_solve_t, null_basis_qr, select_partition
 from .sparse import threshold_rows
+from .storage import phiq_at, phiq_index, phiq_reader
 
 _QR_ARGS = 4  # (K, piv, B, xn)
 _PARTITION_ARGS = 7  # (fa, fb, pidx, cols, X, W, tmp)
@@ -114,9 +118,11 @@ def _qr_project_T(K, piv, phi, x, dq):
 
 
 # -- B = partition: Φu (dense or sparse factors (fa, fb)) ----------------------------------------
-# ``pidx`` (uint32) = [nu, nv, f, ur, uk, uc, vr, vj, vc, vptr]: the entries of Φq in the dependent
-# columns (row, position in Φu, column of Φq) and in the independent ones (row, position in v,
-# column of Φq; sorted by position, vptr[j]..vptr[j+1] for v_j). Dense: every entry of Φq.
+# ``pidx`` (uint32) = [nu, nv, f, ur, uk, ue, vr, vj, ve, vptr]: the entries of Φq in the dependent
+# columns (row, position in Φu, entry number) and in the independent ones (row, position in v,
+# entry number; sorted by position, vptr[j]..vptr[j+1] for v_j). Dense: every entry of Φq.
+# Φq is read as ``pq`` = (w, idx): entry e of the pattern is ``phiq_at(w, zptr, zidx, e)``
+# (``rtmbs.solvers.storage``: a packed workspace or a dense one, the same kernel).
 @njit(cache=True)
 def _pidx_parts(pidx):
     nu = np.intp(pidx[0])
@@ -125,32 +131,38 @@ def _pidx_parts(pidx):
     o = 3
     ur = pidx[o:o + nu]
     uk = pidx[o + nu:o + 2 * nu]
-    uc = pidx[o + 2 * nu:o + 3 * nu]
+    ue = pidx[o + 2 * nu:o + 3 * nu]
     o += 3 * nu
     vr = pidx[o:o + nv]
     vj = pidx[o + nv:o + 2 * nv]
-    vc = pidx[o + 2 * nv:o + 3 * nv]
+    ve = pidx[o + 2 * nv:o + 3 * nv]
     vptr = pidx[o + 3 * nv:o + 3 * nv + f + 1]
-    return ur, uk, uc, vr, vj, vc, vptr
+    return ur, uk, ue, vr, vj, ve, vptr
 
 
 @njit(cache=True, error_model="numpy")
-def _p_factor(fa, fb, pidx, phiq, m):
+def _p_factor(fa, fb, pidx, w, idx, m):
     """Gather Φu and factorise. Returns (min|u_kk| / max(|u_kk|, |Φq_ij|): the pivot ratio
     measured against the whole Φq, so that it also detects a singular Φu of size 1; the pivot
     ratio of the LU; its largest multiplier)."""
-    ur, uk, uc, vr, vj, vc, vptr = _pidx_parts(pidx)
+    ur, uk, ue, vr, vj, ve, vptr = _pidx_parts(pidx)
+    zptr, zidx = phiq_index(idx)
     big = 0.0
     for e in range(ur.shape[0]):
-        v = phiq[ur[e], uc[e]]
+        v = phiq_at(w, zptr, zidx, ue[e])
         f_set(fa, fb, e, ur[e], uk[e], v)
         if abs(v) > big:
             big = abs(v)
     for e in range(vr.shape[0]):
-        v = abs(phiq[vr[e], vc[e]])
+        v = abs(phiq_at(w, zptr, zidx, ve[e]))
         if v > big:
             big = v
     ratio, growth = f_refactor(fa, fb)
+    return _p_ratio(fa, fb, ratio, growth, big, m)
+
+
+@njit(cache=True, error_model="numpy")
+def _p_ratio(fa, fb, ratio, growth, big, m):
     if ratio == 0.0:
         return 0.0, 0.0, growth
     umin, umax = f_pivot_range(fa, fb)
@@ -161,11 +173,26 @@ def _p_factor(fa, fb, pidx, phiq, m):
     return umin / big, ratio, growth
 
 
+@njit(cache=True, error_model="numpy")
+def _p_factor_dense(a, piv, phiq, cols, m):
+    """:func:`_p_factor`'s pivot ratio for Φu = Φq[:, cols[:m]] of a dense (m, n) Φq (the check of
+    given independent coordinates at ``reset``)."""
+    big = 0.0
+    for i in range(m):
+        for j in range(phiq.shape[1]):
+            big = max(big, abs(phiq[i, j]))
+        for k in range(m):
+            a[i, k] = phiq[i, cols[k]]
+    ratio, growth = f_refactor(a, piv)
+    return _p_ratio(a, piv, ratio, growth, big, m)
+
+
 @njit(cache=True)
-def _p_R_Sc(fa, fb, pidx, phiq, cols, gamma, Rn, Sc, X, W):
+def _p_R_Sc(fa, fb, pidx, w, idx, cols, gamma, Rn, Sc, X, W):
     """R = [−Φu⁻¹Φv; I] as Rn (n, f), Sc = [Φu⁻¹c; 0]: one solve with the f + 1 right-hand sides
     [Φv c] as the columns of X (m, f + 1)."""
-    ur, uk, uc, vr, vj, vc, vptr = _pidx_parts(pidx)
+    ur, uk, ue, vr, vj, ve, vptr = _pidx_parts(pidx)
+    zptr, zidx = phiq_index(idx)
     n, f = Rn.shape
     m = n - f
     for i in range(m):
@@ -173,7 +200,7 @@ def _p_R_Sc(fa, fb, pidx, phiq, cols, gamma, Rn, Sc, X, W):
             X[i, j] = 0.0
         X[i, f] = gamma[i]
     for e in range(vr.shape[0]):
-        X[vr[e], vj[e]] = phiq[vr[e], vc[e]]
+        X[vr[e], vj[e]] = phiq_at(w, zptr, zidx, ve[e])
     f_solve_cols(fa, fb, X, W)
     for k in range(m):
         ck = cols[k]
@@ -188,15 +215,16 @@ def _p_R_Sc(fa, fb, pidx, phiq, cols, gamma, Rn, Sc, X, W):
 
 
 @njit(cache=True)
-def _p_velocity(fa, fb, pidx, phiq, cols, phit, phi, gb, zd, qd, tmp):
+def _p_velocity(fa, fb, pidx, w, idx, cols, phit, phi, gb, zd, qd, tmp):
     """q̇_v = ż, Φu q̇_u = b − Φv ż."""
-    ur, uk, uc, vr, vj, vc, vptr = _pidx_parts(pidx)
+    ur, uk, ue, vr, vj, ve, vptr = _pidx_parts(pidx)
+    zptr, zidx = phiq_index(idx)
     m = phit.shape[0]
     f = zd.shape[0]
     for i in range(m):
         tmp[i] = -phit[i] - gb * phi[i]
     for e in range(vr.shape[0]):
-        tmp[vr[e]] -= phiq[vr[e], vc[e]] * zd[vj[e]]
+        tmp[vr[e]] -= phiq_at(w, zptr, zidx, ve[e]) * zd[vj[e]]
     f_solve(fa, fb, tmp)
     for k in range(m):
         qd[cols[k]] = tmp[k]
@@ -237,7 +265,8 @@ def _qr(basis) -> bool:
 
 
 def b_factor(basis, phiq):
-    """Factorise T⁻¹ = [Φq; B] (qr) or Φu (partition): (pivot ratio, LU pivot ratio, growth)."""
+    """Factorise T⁻¹ = [Φq; B] (qr) or Φu (partition): (pivot ratio, LU pivot ratio, growth).
+    ``phiq``: the dense (m, n) array (qr) or ``(w, idx)`` (partition: ``_pidx_parts``)."""
     raise NotImplementedError("numba only")
 
 
@@ -277,7 +306,7 @@ def _ov_factor(basis, phiq):
 
     def impl_p(basis, phiq):
         fa, fb, pidx, cols, X, W, tmp = basis
-        return _p_factor(fa, fb, pidx, phiq, tmp.shape[0])
+        return _p_factor(fa, fb, pidx, phiq[0], phiq[1], tmp.shape[0])
     return impl_p
 
 
@@ -291,7 +320,7 @@ def _ov_R_Sc(basis, phiq, gamma, Rn, Sc):
 
     def impl_p(basis, phiq, gamma, Rn, Sc):
         fa, fb, pidx, cols, X, W, tmp = basis
-        _p_R_Sc(fa, fb, pidx, phiq, cols, gamma, Rn, Sc, X, W)
+        _p_R_Sc(fa, fb, pidx, phiq[0], phiq[1], cols, gamma, Rn, Sc, X, W)
     return impl_p
 
 
@@ -305,7 +334,7 @@ def _ov_velocity(basis, phiq, phit, phi, gb, zd, qd):
 
     def impl_p(basis, phiq, phit, phi, gb, zd, qd):
         fa, fb, pidx, cols, X, W, tmp = basis
-        _p_velocity(fa, fb, pidx, phiq, cols, phit, phi, gb, zd, qd, tmp)
+        _p_velocity(fa, fb, pidx, phiq[0], phiq[1], cols, phit, phi, gb, zd, qd, tmp)
     return impl_p
 
 
@@ -386,6 +415,10 @@ class QRBasis:
     def factors(self) -> tuple:
         return ()
 
+    def reader(self, phiq):
+        """The kernels' Φq argument: the dense (m, n) array itself."""
+        return phiq
+
 
 class PartitionBasis:
     """B = rows of the identity at independent coordinates (coordinate partitioning); Φu dense or,
@@ -402,35 +435,40 @@ class PartitionBasis:
         self.n, self.m, self.f = n, m, f
         self.sparse = phiq_pattern is not None
         pattern = np.ones((m, n), bool) if phiq_pattern is None else np.asarray(phiq_pattern, bool)
-        self._nz = [a.astype(np.int64) for a in np.nonzero(pattern)]
-        self._all = [a.astype(np.int64) for a in np.nonzero(np.ones((m, n), bool))]
+        self._nz = [a.astype(np.int64) for a in np.nonzero(pattern)]  # the entries e of Φq
         self.cols = np.arange(n, dtype=np.int64)
-        self.work = np.zeros((m, n))
         self.X = np.zeros((m, f + 1))
         self.W = np.zeros((m, f + 1))
         self.tmp = np.zeros(m)
-        self.check = make_square(m, None, None, sparse=False)  # a dense Φu for choose()
         self.fac = None if self.sparse else make_square(m, None, None, sparse=False)
         self.nretired = 0
         self.args = None
+
+    @property
+    def pattern(self) -> np.ndarray:
+        """The entries of Φq the kernels read (m, n) bool (made on request, not kept)."""
+        out = np.zeros((self.m, self.n), bool)
+        out[self._nz[0], self._nz[1]] = True
+        return out
 
     @property
     def lu(self):
         return self.fac.lu if self.fac is not None else None
 
     def choose(self, phiq, independent=None) -> float:
-        """The partition at ``phiq`` (``independent``: those coordinates, else rook pivoting);
-        returns the pivot ratio of Φu (given) or of the elimination (automatic)."""
-        m = self.m
+        """The partition at the dense (m, n) ``phiq`` (``independent``: those coordinates, else
+        rook pivoting); returns the pivot ratio of Φu (given) or of the elimination (automatic).
+        Its work arrays are made here (at ``reset`` and at a rebase, not kept)."""
+        m, n = self.m, self.n
         if independent is None:
-            return select_partition(phiq, self.work, self.cols)
+            return select_partition(phiq, np.zeros((m, n)), self.cols)
         ind = sorted(int(i) for i in independent)
         self.cols[:] = [i for i in range(self.n) if i not in ind] + ind
-        pidx = _partition_index(*self._all, self.cols, m, self.f)[0]
-        return _p_factor(*self.check.args, pidx, phiq, m)[0]
+        return _p_factor_dense(np.zeros((m, m)), np.zeros(m, np.int64), phiq, self.cols, m)[0]
 
     def prepare(self, phiq) -> None:
-        """Index of Φu and Φv for ``cols``; the sparse Φu analysed at ``phiq`` (allocates)."""
+        """Index of Φu and Φv for ``cols`` (the kernels then read Φq as ``(w, idx)``, entries
+        in the order of the pattern); the sparse Φu analysed at the dense ``phiq`` (allocates)."""
         m, f = self.m, self.f
         r, c = self._nz
         pidx, ur, uc, uk = _partition_index(r, c, self.cols, m, f)
@@ -453,12 +491,17 @@ class PartitionBasis:
     def factors(self) -> tuple:
         return self.fac.factors() if self.fac is not None else ()
 
+    def reader(self, phiq):
+        """The kernels' Φq argument for a dense (m, n) ``phiq``: ``(w, idx)`` over the entries of
+        ``pattern`` (``storage.phiq_reader``; the solver reads its workspace buffer instead)."""
+        return phiq_reader(phiq, self.pattern)
+
 
 @njit(cache=True)
 def _partition_index(r, c, cols, m, f):
-    """Entries (r, c) of Φq split by the partition ``cols`` (dependent first): the packed index
-    ``pidx`` of the partition kernels (Φv entries sorted by independent column), and ur, uc, uk
-    of Φu."""
+    """Entries e = (r[e], c[e]) of Φq split by the partition ``cols`` (dependent first): the
+    packed index ``pidx`` of the partition kernels (entry numbers; Φv entries sorted by
+    independent column), and ur, uc, uk of Φu."""
     n = cols.shape[0]
     pos = np.empty(n, np.int64)
     for k in range(n):
@@ -471,6 +514,7 @@ def _partition_index(r, c, cols, m, f):
     ur = np.empty(nu, np.int64)
     uc = np.empty(nu, np.int64)
     uk = np.empty(nu, np.int64)
+    ue = np.empty(nu, np.int64)
     vcount = np.zeros(f + 1, np.int64)
     a = 0
     for e in range(r.shape[0]):
@@ -479,6 +523,7 @@ def _partition_index(r, c, cols, m, f):
             ur[a] = r[e]
             uc[a] = c[e]
             uk[a] = k
+            ue[a] = e
             a += 1
         else:
             vcount[k - m + 1] += 1
@@ -486,21 +531,21 @@ def _partition_index(r, c, cols, m, f):
     fill = vptr[:f].copy()
     vr = np.empty(nv, np.int64)
     vj = np.empty(nv, np.int64)
-    vc = np.empty(nv, np.int64)
+    ve = np.empty(nv, np.int64)
     for e in range(r.shape[0]):  # stable by independent column
         k = pos[c[e]]
         if k >= m:
             b = fill[k - m]
             vr[b] = r[e]
             vj[b] = k - m
-            vc[b] = c[e]
+            ve[b] = e
             fill[k - m] += 1
     pidx = np.empty(3 + 3 * nu + 3 * nv + f + 1, np.uint32)
     pidx[0] = nu
     pidx[1] = nv
     pidx[2] = f
     o = 3
-    for arr in (ur, uk, uc, vr, vj, vc, vptr):
+    for arr in (ur, uk, ue, vr, vj, ve, vptr):
         for i in range(arr.shape[0]):
             pidx[o + i] = arr[i]
         o += arr.shape[0]

@@ -27,6 +27,14 @@ patterns): A = M − hJq̇ − h²Jq is formed on its entries (every entry when 
 Jacobian pattern when sparse), H = Rᵀ(A R) skipping the zeros of R; R and S c by one solve with
 f + 1 right-hand sides; one compiled call for R, S c, eq. 28 and λ.
 
+Storage (issue 11, ``storage``): on the sparse path the kernels read M, Jq, Jq̇ and Φq through
+flat value indices (``rtmbs.solvers.storage``) from one buffer per evaluation point: the packed
+blocks of a compiled Cartesian model (default there; memory O(non-zeros)) or a dense workspace
+(other systems, ``storage="dense"``), the same kernels and the same numbers bit for bit. The
+partition basis reads Φq the same way on the dense path. Dense n × n / m × n arrays are made
+only at a rebase (a dense copy of Φq for the pivoting), for ``ws`` (a dense view, tests and
+offline tools) and on the B = "qr" and dense paths.
+
 Cost per step: evaluations 3 (+1 projection), factorisations 2 (+1 projection="kkt"),
 solves f + 4 (+1 projection, −1 without multipliers).
 """
@@ -42,22 +50,36 @@ from ..protocol import (
 from ..tolerances import SINGULAR_PIVOT_RATIO
 from .base import Solver, register_solver
 from .basis import b_lambda, b_R_Sc, factor_T, make_basis, project_T, velocity, zd_of
-from .factorisation import make_kkt
+from .factorisation import kkt_correction, make_kkt
+from .li_euler import is_compiled_cartesian
 from .reduced import lambda_rhs, reduced
-from .sparse import H_ANALYSIS, choose_linear_solver
-from .stabilization import Projector, check_choice, check_positive, evaluate, pop_options
+from .sparse import H_ANALYSIS, PackedKKTMap, choose_linear_solver, kkt_values_packed
+from .stabilization import Projector, check_choice, check_positive, pop_options
+from .storage import StepStorage, copy_mass, entry_index
 
 
 @njit(cache=True)
-def _middle(basis, aidx, phiq, M, Jq, Jqd, Q, gamma, qd, h, Rn, Sc, Aval, AR, H, hpiv, r, w, dzd,
+def _middle(basis, aidx, phiq, mats, Q, gamma, qd, h, Rn, Sc, Aval, AR, H, hpiv, r, w, dzd,
             dqd, x, lam, multipliers):
     """One compiled call for the solves of a step: R, S c (eqs. 24-25), eq. 28, and λ."""
     b_R_Sc(basis, phiq, gamma, Rn, Sc)
-    hr = reduced(aidx, M, Jq, Jqd, Q, qd, h, Rn, Sc, Aval, AR, H, hpiv, r, w, dzd, dqd)
+    hr = reduced(aidx, mats, Q, qd, h, Rn, Sc, Aval, AR, H, hpiv, r, w, dzd, dqd)
     if multipliers:
         lambda_rhs(aidx, Aval, r, dqd, x)
         b_lambda(basis, x, lam, h)
     return hr
+
+
+@njit(cache=True)
+def _project_kkt(ib, fb, pidx, w0, w1, phi1, h, rhs, dq):
+    """The projection (eq. 30) from the step's buffers: [M(q) hΦqᵀ; Φq 0] with Φq at q + Δq (in
+    ``w1``; M copied there from ``w0``), gathered through ``pidx``, factorised, and the correction
+    of [0; −Φ(q + Δq)] added to ``dq`` (``Projector.correct``'s arithmetic). Returns (pivot
+    ratio, largest multiplier)."""
+    copy_mass(pidx, w0, w1)
+    ratio, growth = kkt_values_packed(ib, fb, pidx, w1, 0.0, 0.0, h, w1)
+    kkt_correction(ib, fb, phi1, rhs, dq)
+    return ratio, growth
 
 
 @njit(cache=True)
@@ -120,6 +142,10 @@ class LIEulerIndep(Solver):
     linear_solver : "auto" (sparse for B="partition" when the system has fixed patterns and
         n >= 18) | "dense" | "sparse" (B="partition" only): Φu by ``rtmbs.solvers.sparse`` with
         its pattern, ordering and pivots fixed at each choice of B; R, Rᵀ A R as sparse products
+    storage : "auto" (default: on the sparse path of a compiled Cartesian model, M, Φq, Jq, Jq̇
+        are evaluated into packed workspaces, their blocks only, ``rtmbs.solvers.storage``) |
+        "packed" (the same, an error where it is not available) | "dense" (dense workspaces;
+        the same numbers, bit for bit)
     """
 
     def __init__(self, system, instrument: bool = False, **options):
@@ -128,7 +154,7 @@ class LIEulerIndep(Solver):
             B="partition", jacobian="stiff", stabilize="projection", projection_solve="kkt",
             baumgarte_gamma=None, rebase=True, rebase_tol=0.1, multipliers=True,
             independent=None, linear_solver="auto",
-            position_update="implicit"))
+            position_update="implicit", storage="auto"))
         check_choice(self.name, "position_update", o["position_update"], ("explicit", "implicit"))
         self.implicit = o["position_update"] == "implicit"
         check_choice(self.name, "B", o["B"], ("qr", "partition"))
@@ -142,6 +168,14 @@ class LIEulerIndep(Solver):
                               f"B='partition' (B={o['B']!r} is dense only)")
         self.sparse = (o["B"] == "partition"
                        and choose_linear_solver(self.name, system, o["linear_solver"]))
+        check_choice(self.name, "storage", o["storage"], ("auto", "packed", "dense"))
+        can_pack = self.sparse and is_compiled_cartesian(self.system)  # (not a ReducedSystem)
+        if o["storage"] == "packed" and not can_pack:
+            raise SolverError(
+                f"solver '{self.name}': option storage='packed' needs the sparse path "
+                f"(B='partition', linear_solver 'auto' or 'sparse') on a compiled Cartesian "
+                f"model; '{system.name}' is not (use 'auto' or 'dense')")
+        self.packed = can_pack and o["storage"] != "dense"
         self.jac_all = o["jacobian"] == "all"
         if o["baumgarte_gamma"] is not None:
             check_positive(self.name, "baumgarte_gamma", o["baumgarte_gamma"], allow_zero=True)
@@ -177,16 +211,25 @@ class LIEulerIndep(Solver):
         self.nrebase = 0
         pp = np.asarray(sysm.phiq_pattern, bool) if self.sparse else None
         self.basis = make_basis(self.B_mode, n, m, pp)
-        # A of eq. 28 on its pattern (mass | force Jacobian) when sparse, dense otherwise
+        # M, Φq, Jq, Jq̇ in two flat buffers (packed blocks or dense workspaces, storage.py)
+        self._ws = None
+        st = self.st = StepStorage(sysm, self.packed)
+        # A of eq. 28 on its pattern (mass | force Jacobian) when sparse, dense otherwise; the
+        # kernels read M, Jq, Jq̇ (sparse) and Φq (partition) through ``idx`` from ``st.w0``
         self.Rn = np.zeros((n, f))
         if self.sparse:
             ap = np.asarray(sysm.mass_pattern, bool) | np.asarray(
                 sysm.jacobian_pattern(not self.jac_all), bool)
-            ai, aj = np.nonzero(ap)
-            self.aidx = np.concatenate([[ai.size], ai, aj]).astype(np.uint32)
-            self.Aval, self.AR = np.zeros(ai.size), np.zeros((n, f))
+            self.idx = entry_index(ap, pp, st.layout)
+            self.aidx, self.mats = self.idx, st.w0
+            self.Aval, self.AR = np.zeros(int(np.count_nonzero(ap))), np.zeros((n, f))
         else:
-            self.aidx, self.Aval, self.AR = None, np.zeros((n, n)), np.zeros((f, n))
+            ws = st.ws0
+            self.idx = (entry_index(np.zeros((n, n), bool), self.basis.pattern, st.layout)
+                        if self.B_mode == "partition" else None)
+            self.aidx, self.mats = None, (ws.M, ws.Jq, ws.Jqd)
+            self.Aval, self.AR = np.zeros((n, n)), np.zeros((f, n))
+        self.pq = (st.w0, self.idx) if self.B_mode == "partition" else st.ws0.phiq
         self.Sc = np.zeros(n)
         self.H = np.zeros((f, f))
         self.hpiv = np.zeros(f, np.int64)
@@ -197,7 +240,6 @@ class LIEulerIndep(Solver):
         self.q_last = np.zeros(n)
         self.qd_last = np.zeros(n)
         self.zero_m = np.zeros(m)
-        self.ws1 = sysm.workspace()
         self.lam = np.zeros(m)
         self.what_end = EVAL_PHIQ | (EVAL_PHI if self.stabilize == "baumgarte" else 0)
         self.what0 = EVAL_M | EVAL_Q | EVAL_GAMMA
@@ -206,17 +248,39 @@ class LIEulerIndep(Solver):
         self._h = None
         # projection (eq. 30): [M hΦqᵀ; Φq 0], sparse on the path of Φu, analysed here
         kkt = self.stabilize == "projection" and self.projection_solve == "kkt"
-        self.proj = Projector(n, m, make_kkt(sysm, self.sparse and kkt))
-        if self.proj.kkt.sparse:
-            ws = self.ws
-            evaluate(self, ws, state.t, state.q, state.qd, EVAL_M | EVAL_PHIQ)
-            self.proj.kkt.factor(ws.M, ws.M, ws.M, 0.0, 0.0, ws.phiq, H_ANALYSIS, ws.phiq)
+        self.proj = Projector(n, m, make_kkt(sysm, self.sparse)) if kkt else None
+        self.proj_idx = None
+        if kkt and self.proj.kkt.sparse:
+            k = self.proj.kkt
+            self.proj_idx = PackedKKTMap(k.kkt.map, st.layout).idx
+            st.evaluate(self, 0, state.t, state.q, state.qd, EVAL_M | EVAL_PHIQ)
+            k.ratio = k.kkt.factor_packed(self.proj_idx, st.w0, 0.0, 0.0, H_ANALYSIS, st.w0)
+            k.args = (k.lu.ib, k.lu.fb, k.idx)
         # B at q0 (seed 003 eqs. 4.11-4.12 or partitioning), ż0 = B q̇0, q̇0 = S b + R ż0
-        evaluate(self, self.ws, state.t, state.q, state.qd, self.what_end)
+        st.evaluate(self, 0, state.t, state.q, state.qd, self.what_end)
         self._choose_B(state.t, self.independent)
         self._map_velocity(state.qd, state.qd)
         self.q_last[:] = state.q
         self.qd_last[:] = state.qd
+
+    # dense views of the step's buffers (tests, offline tools): with packed storage a scatter
+    # of the blocks into a dense workspace made at first use
+    @property
+    def ws(self):
+        st = self.__dict__.get("st")
+        if st is not None:
+            return st.dense_view(0)
+        if self.__dict__.get("_ws") is None:
+            self._ws = self.system.workspace()
+        return self._ws
+
+    @ws.setter
+    def ws(self, value):
+        self._ws = value
+
+    @property
+    def ws1(self):
+        return self.st.dense_view(1)
 
     def _gb(self, h):
         if self.stabilize != "baumgarte":
@@ -226,8 +290,9 @@ class LIEulerIndep(Solver):
         return 1.0 / h if h else 0.0
 
     def _choose_B(self, t, independent=None) -> None:
-        """Choose B at the configuration whose Φq is in ``self.ws`` and factorise."""
-        phiq = self.ws.phiq
+        """Choose B at the configuration whose Φq is in ``st.w0`` and factorise (a dense copy of
+        Φq is made here when the storage is packed: a rebase may allocate)."""
+        phiq = self.st.phiq_dense(self.idx) if self.idx is not None else self.st.ws0.phiq
         sel = self.basis.choose(phiq, independent)
         if sel < SINGULAR_PIVOT_RATIO:
             raise RedundantConstraintError(
@@ -244,7 +309,7 @@ class LIEulerIndep(Solver):
 
     def _factor_T(self) -> float:
         # sparse Φu: static pivots (never a re-analysis); a degraded Φu shows in the ratio: rebase
-        ratio, lratio, growth = factor_T(self.basis.args, self.ws.phiq)
+        ratio, lratio, growth = factor_T(self.basis.args, self.pq)
         lu = self.basis.lu if self.sparse else None
         if lu is not None:
             lu.ratio, lu.growth = lratio, growth
@@ -268,13 +333,14 @@ class LIEulerIndep(Solver):
     def _sparse_factors(self):
         if not hasattr(self, "basis"):
             return ()
-        return (*self.basis.factors(), *self.proj.kkt.factors(), _Retired(self.basis))
+        kkt = self.proj.kkt.factors() if self.proj is not None else ()
+        return (*self.basis.factors(), *kkt, _Retired(self.basis))
 
     @property
     def nanalyse(self) -> int:
         """Analyses of the sparse factors after ``reset``, not counting those of a rebase (the
         projection matrix's: none is ever repeated; 0 on the dense path)."""
-        return self.proj.nanalyse - 1 if self.proj.kkt.sparse else 0
+        return self.proj.nanalyse - 1 if self.proj is not None and self.proj.kkt.sparse else 0
 
     def _map_velocity(self, qd_src, qd_out, h=None) -> None:
         """ż = B q̇_src, then q̇_out = S b + R ż (at the factorised configuration)."""
@@ -282,46 +348,59 @@ class LIEulerIndep(Solver):
         self._velocity(qd_out, self._gb(h or self._h))
 
     def _velocity(self, qd, gb) -> None:
-        ws = self.ws
-        velocity(self.basis.args, ws.phiq, ws.phit, ws.phi if gb else self.zero_m, gb, self.zd, qd)
+        st = self.st
+        velocity(self.basis.args, self.pq, st.phit, st.phi if gb else self.zero_m, gb, self.zd, qd)
         self.nsolve += 1
 
     # -- step ----------------------------------------------------------------------------
     def _step_impl(self, state: State, h: float):
-        ws = self.ws
+        st = self.st
         q, qd, t = state.q, state.qd, state.t
         self._h = h
         if not _unchanged(q, qd, self.q_last, self.qd_last):
             # the caller changed the state: re-factorise at q and take ż from its q̇ (rare)
-            evaluate(self, ws, t, q, qd, self.what_end)
+            st.evaluate(self, 0, t, q, qd, self.what_end)
             self.ratio = self._factor_T()
             self._map_velocity(qd, qd, h)
         self._tic()
-        evaluate(self, ws, t, q, qd, self.what0)
+        st.evaluate(self, 0, t, q, qd, self.what0)
         self._toc("evaluation")
-        evaluate(self, ws, t, q, qd, self.jac_flag)
+        st.evaluate(self, 0, t, q, qd, self.jac_flag)
         self._toc("jacobians")
-        hr = self._middle(ws, qd, h)
+        hr = self._middle(qd, h)
         _position_increment(qd, self.dqd, h, self.implicit, self.dq)
         self._toc("solve")
         ok = hr > 0.0
         if self.stabilize == "projection":
             np.add(q, self.dq, out=self.qp)
             kkt = self.projection_solve == "kkt"
-            evaluate(self, self.ws1, t + h, self.qp, qd, EVAL_PHI | (EVAL_PHIQ if kkt else 0))
+            st.evaluate(self, 1, t + h, self.qp, qd, EVAL_PHI | (EVAL_PHIQ if kkt else 0))
             if kkt:  # Newton step at q + Δq (see li_euler.py): quadratic in Φ(q + Δq)
-                ok &= self.proj.correct(ws.M, self.ws1.phiq, self.ws1.phi, h, self.dq)
+                ok &= self._project(h)
                 self.nfactor += 1
             else:
-                project_T(self.basis.args, self.ws1.phi, self.dq)
+                project_T(self.basis.args, st.phi1, self.dq)
             self.nsolve += 1
             self._toc("projection")
         return self._step_end(state, q, qd, t, h, ok)
 
-    def _middle(self, ws, qd, h) -> float:
+    def _project(self, h) -> bool:
+        """The projection of eq. 30 (``Projector.correct``), sparse from the step's buffers."""
+        proj, st = self.proj, self.st
+        if self.proj_idx is None:
+            return proj.correct(st.ws0.M, st.ws1.phiq, st.ws1.phi, h, self.dq)
+        k = proj.kkt
+        ratio, growth = _project_kkt(k.lu.ib, k.lu.fb, self.proj_idx, st.w0, st.w1, st.phi1, h,
+                                     proj.rhs, self.dq)
+        k.lu.ratio, k.lu.growth = ratio, growth
+        k.ratio = proj.ratio = ratio
+        return ratio > 0.0
+
+    def _middle(self, qd, h) -> float:
         """R, S c, eq. 28 and λ in one compiled call (eqs. 24-28, 18)."""
         mult = self.multipliers and self.system.m > 0
-        hr = _middle(self.basis.args, self.aidx, ws.phiq, ws.M, ws.Jq, ws.Jqd, ws.Q, ws.gamma, qd,
+        st = self.st
+        hr = _middle(self.basis.args, self.aidx, self.pq, self.mats, st.Q, st.gamma, qd,
                      h, self.Rn, self.Sc, self.Aval, self.AR, self.H, self.hpiv, self.r, self.w,
                      self.dzd, self.dqd, self.x, self.lam, mult)
         self.nsolve += self.f + 1
@@ -331,14 +410,13 @@ class LIEulerIndep(Solver):
         return hr
 
     def _step_end(self, state, q, qd, t, h, ok):
-        ws = self.ws
         # Euler step of (q, ż) (Table 2), predicted dependent velocities for a re-mapping
         _euler_update(q, self.dq, self.zd, self.dzd, qd, self.dqd, self.qd_pred)
         t1 = t + h
         state.t = t1
         self._toc("other")
         # T at the new positions, conditioning check, q̇ = S b + R ż
-        evaluate(self, ws, t1, q, qd, self.what_end)
+        self.st.evaluate(self, 0, t1, q, qd, self.what_end)
         self._toc("evaluation")
         self.ratio = self._factor_T()
         if self.rebase and self.ratio < self.rebase_tol * self.ratio_ref:

@@ -4,32 +4,33 @@
     Δq̇ = h S c + R Δż (eq. 26),   hΦqᵀλ = hQ + h²Jq q̇ − A Δq̇                    (eq. 18)
 
 :func:`reduced` and :func:`lambda_rhs` are numba overloads (as ``factorisation``) that choose from
-the type of ``aidx`` when the caller (``li_euler_indep._middle``) is compiled. Both forms add in
-the same order (the entries form skips the zeros of R), so on the same matrices they give the
-same numbers.
+the type of ``aidx`` when the caller (``li_euler_indep._middle``) is compiled: dense (``aidx``
+None, ``mats`` = (M, Jq, Jq̇) as (n, n) arrays) or on the entries of A (``aidx`` a
+:class:`~rtmbs.solvers.sparse.PackedKKTMap` index, ``mats`` the flat buffer it reads: a packed
+workspace or a dense one, ``rtmbs.solvers.storage``). Both forms add in the same order (the
+entries form skips the zeros of R), so on the same matrices they give the same numbers.
 """
 from __future__ import annotations
 
-import numpy as np
 from numba import njit, types
 from numba.extending import overload
 
 from .li_euler import li_matrix
 from .linalg import lu_factor, lu_solve
 from .products import sub_mv
+from .sparse import _packed_parts
 
 
-# A = M − hJq̇ − h²Jq on its entries ``aidx`` = [na, ai, aj] (uint32; sparse: mass | force
-# Jacobian pattern) into ``Aval`` (na,) with A R in ``AR`` (n, f), or dense (``aidx`` None: A in
-# ``Aval`` (n, n), (A R)ᵀ in ``AR`` (f, n)); the overloads ``reduced``/``lambda_rhs`` choose by the
-# type of ``aidx``. R is kept as Rn (n, f).
+# A = M − hJq̇ − h²Jq on its entries ``aidx`` (a PackedKKTMap index: rows, columns and the flat
+# places of M, Jq, Jq̇ in ``buf``; sparse: mass | force Jacobian pattern) into ``Aval`` (na,) with
+# A R in ``AR`` (n, f), or dense (``aidx`` None: A in ``Aval`` (n, n), (A R)ᵀ in ``AR`` (f, n));
+# the overloads ``reduced``/``lambda_rhs`` choose by the type of ``aidx``. R is kept as Rn (n, f).
 @njit(cache=True)
-def _reduced_entries(aidx, M, Jq, Jqd, Q, qd, h, Rn, Sc, Aval, AR, H, hpiv, r, w, dzd, dqd):
+def _reduced_entries(aidx, buf, Q, qd, h, Rn, Sc, Aval, AR, H, hpiv, r, w, dzd, dqd):
     """A on its entries, H = Rᵀ(A R) (zeros of R skipped), factor, solve eq. 28 for Δż;
     r = hQ + h²Jq q̇ (kept for λ); Δq̇ = h S c + R Δż (eq. 26). Returns the pivot ratio of H."""
-    na = np.intp(aidx[0])
-    ai = aidx[1:1 + na]
-    aj = aidx[1 + na:1 + 2 * na]
+    dj, ai, aj, am, aq, zr, zc, zptr, zidx, zmd, o = _packed_parts(aidx)
+    na = ai.shape[0]
     n, f = Rn.shape
     h2 = h * h
     for i in range(n):
@@ -40,8 +41,9 @@ def _reduced_entries(aidx, M, Jq, Jqd, Q, qd, h, Rn, Sc, Aval, AR, H, hpiv, r, w
     for e in range(na):
         i = ai[e]
         j = aj[e]
-        jq = Jq[i, j]
-        a = M[i, j] - h * Jqd[i, j] - h2 * jq
+        k = aq[e]
+        jq = buf[k]
+        a = buf[am[e]] - h * buf[k + dj] - h2 * jq
         Aval[e] = a
         r[i] += jq * qd[j]
         w[i] += a * Sc[j]
@@ -119,17 +121,17 @@ def _reduced_dense(M, Jq, Jqd, Q, qd, h, Rn, Sc, A, ARt, H, hpiv, r, w, dzd, dqd
 @njit(cache=True)
 def _lambda_rhs_entries(aidx, Aval, r, dqd, x):
     """x = r − A Δq̇ = hΦqᵀλ over the entries of A (eq. 18)."""
-    na = np.intp(aidx[0])
-    ai = aidx[1:1 + na]
-    aj = aidx[1 + na:1 + 2 * na]
+    dj, ai, aj, am, aq, zr, zc, zptr, zidx, zmd, o = _packed_parts(aidx)
+    na = ai.shape[0]
     for i in range(x.shape[0]):
         x[i] = r[i]
     for e in range(na):
         x[ai[e]] -= Aval[e] * dqd[aj[e]]
 
 
-def reduced(aidx, M, Jq, Jqd, Q, qd, h, Rn, Sc, Aval, AR, H, hpiv, r, w, dzd, dqd):
-    """Eq. 28 (A, H = RᵀAR factorised, Δż, Δq̇), dense or on the entries of A."""
+def reduced(aidx, mats, Q, qd, h, Rn, Sc, Aval, AR, H, hpiv, r, w, dzd, dqd):
+    """Eq. 28 (A, H = RᵀAR factorised, Δż, Δq̇), dense (``mats`` = (M, Jq, Jq̇)) or on the entries
+    of A (``mats`` = the flat buffer ``aidx`` reads)."""
     raise NotImplementedError("numba only")
 
 
@@ -139,12 +141,13 @@ def lambda_rhs(aidx, Aval, r, dqd, x):
 
 
 @overload(reduced)
-def _ov_reduced(aidx, M, Jq, Jqd, Q, qd, h, Rn, Sc, Aval, AR, H, hpiv, r, w, dzd, dqd):
+def _ov_reduced(aidx, mats, Q, qd, h, Rn, Sc, Aval, AR, H, hpiv, r, w, dzd, dqd):
     if isinstance(aidx, types.NoneType):
-        return (lambda aidx, M, Jq, Jqd, Q, qd, h, Rn, Sc, Aval, AR, H, hpiv, r, w, dzd, dqd:
-                _reduced_dense(M, Jq, Jqd, Q, qd, h, Rn, Sc, Aval, AR, H, hpiv, r, w, dzd, dqd))
-    return (lambda aidx, M, Jq, Jqd, Q, qd, h, Rn, Sc, Aval, AR, H, hpiv, r, w, dzd, dqd:
-            _reduced_entries(aidx, M, Jq, Jqd, Q, qd, h, Rn, Sc, Aval, AR, H, hpiv, r, w, dzd, dqd))
+        return (lambda aidx, mats, Q, qd, h, Rn, Sc, Aval, AR, H, hpiv, r, w, dzd, dqd:
+                _reduced_dense(mats[0], mats[1], mats[2], Q, qd, h, Rn, Sc, Aval, AR, H, hpiv, r,
+                               w, dzd, dqd))
+    return (lambda aidx, mats, Q, qd, h, Rn, Sc, Aval, AR, H, hpiv, r, w, dzd, dqd:
+            _reduced_entries(aidx, mats, Q, qd, h, Rn, Sc, Aval, AR, H, hpiv, r, w, dzd, dqd))
 
 
 @overload(lambda_rhs)
