@@ -5,28 +5,18 @@ the yaw-rate overshoot) because the reference takes minutes on the 231 coordinat
 RTMBS_REFERENCE_LONG=1 runs the step at 0.5 s to 1 s (the reference's IDA fails near 1.0 s
 on this model, docs/vehicle.md).
 
-The sedan is run without its tyres' rolling resistance (a copy of its tyre file with QSY1 = 0,
-as Chrono's file had): with QSY1 = 0.01 the reference's IDA fails at t ≈ 4e-14 s (rtol 1e-6;
-also with ``jacobian="fd"``; rtol 1e-7 gets to 0.318 s), a limitation of the reference solver
-on this model reported in docs/vehicle.md, not of the fixed-step run.
-
 Tolerances stated: yaw rate, lateral acceleration and roll angle within 3 % of the signal's peak
 at every output (RMS within 1.5 %), speed within 5 mm/s. Measured (short window): yaw rate
 1.3 % (RMS 0.6 %), lateral acceleration 0.8 % (0.4 %), roll 0.8 % (0.3 %), speed 0.9 mm/s;
 about 20 s (with Chrono's front bump steer: 1.4 / 1.0 / 1.0 %)."""
 import math
 import os
-import re
 
 import numpy as np
 import pytest
-import yaml
 
 from rtmbs.errors import SolverError
 from rtmbs.manoeuvres.reference_check import smooth_step_input, step_steer_vs_reference
-from rtmbs.system import compile_model
-from rtmbs.vehicle.assembly.vehicle import SEDAN, vehicle_from_dict
-from rtmbs.vehicle.tyre.tir import data_path, load_tir
 
 LONG = bool(os.environ.get("RTMBS_REFERENCE_LONG"))
 
@@ -46,30 +36,9 @@ def test_smooth_step_input_value_rate_and_acceleration():
         smooth_step_input(1.0, 0.5, 0.0)
 
 
-def _sedan_without_rolling_resistance(tmp_path, speed):
-    """The built-in sedan with its tyre file's QSY1 set to 0 (a copy in ``tmp_path``)."""
-    text = data_path("chrono_Sedan_Pac02Tire.tir").read_bytes().decode()
-    text, k = re.subn(r"(?m)^QSY1(\s*)= 0\.01", r"QSY1\1= 0.0", text)
-    assert k == 1
-    tir = tmp_path / "sedan_qsy1_0.tir"
-    tir.write_bytes(text.encode())
-    assert load_tir(tir)["QSY1"] == 0.0
-    wheels = yaml.safe_load((SEDAN / "wheels.yaml").read_text())
-    wheels["tyre"] = str(tir)
-    (tmp_path / "wheels.yaml").write_text(yaml.safe_dump(wheels))
-    data = yaml.safe_load((SEDAN / "vehicle.yaml").read_text())
-    data["speed"] = speed
-    for role, sub in data["subsystems"].items():
-        if "file" in sub:
-            sub["file"] = str(tmp_path / "wheels.yaml") if role == "wheels" else str(SEDAN / sub["file"])
-    model = vehicle_from_dict(data, SEDAN)
-    return compile_model(model), model
-
-
-def test_step_steer_li_euler_against_the_reference(tmp_path):
+def test_step_steer_li_euler_against_the_reference():
     kw = dict(t_step=0.5, t_end=0.99) if LONG else dict(t_step=0.1, t_end=0.5)
-    system, model = _sedan_without_rolling_resistance(tmp_path, 80.0 / 3.6)
-    out = step_steer_vs_reference(80.0, 20.0, rise=0.15, system=system, model=model, **kw)
+    out = step_steer_vs_reference(80.0, 20.0, rise=0.15, **kw)
     assert out["reference"].meta["status"] == 1 and out["meta"]["t_compared"] == kw["t_end"]
     ref, fix = out["signals"]["reference"], out["signals"]["fixed"]
     assert len(out["fixed"].t) == len(out["reference"].t) == round(kw["t_end"] / 1e-3) + 1
