@@ -1,7 +1,8 @@
 """The cases of tests/core/test_boundscheck.py (issue 11): the model evaluation, the outputs, 3 steps
-of every fixed-step solver configuration and a 3-step ``rollout`` with outputs, run in a process
-with ``NUMBA_BOUNDSCHECK=1`` so that an offset or size mistake in a packed buffer (kernels/arena.py
-views, kernels/layouts.py, kernels/evaluate.py workspace_views and packed_views, solvers/sparse.py, the ``vec`` of
+(the last with its outputs, ``step_outputs``) of every fixed-step solver configuration and a
+3-step ``rollout`` with outputs, run in a process with ``NUMBA_BOUNDSCHECK=1`` so that an offset
+or size mistake in a packed buffer (kernels/arena.py views, kernels/layouts.py,
+kernels/evaluate.py workspace_views and packed_views, solvers/sparse.py, the ``vec`` of
 solvers/compiled_step.py) raises IndexError instead of reading a neighbour's memory.
 
 ``python boundscheck_cases.py`` prints ``ok <case>`` per case and exits 1 with the traceback at the
@@ -209,10 +210,14 @@ def _step(system, name, opts):
         raise RuntimeError(f"linear_solver={opts.get('linear_solver')!r} but sparse={slv.sparse}")
     st = system.initial_state()
     slv.reset(st)
-    for k in range(NSTEPS):
-        if not slv.step(st, H):
+    out = np.zeros(len(system.output_names))
+    for k in range(NSTEPS):  # the last step with its outputs (the real-time loop's call)
+        ok = slv.step_outputs(st, H, out) if k == NSTEPS - 1 else slv.step(st, H)
+        if not ok:
             raise RuntimeError(f"step {k + 1} failed")
         _check_state(st, f"step {k + 1}")
+    if not np.all(np.isfinite(out)):
+        raise RuntimeError("step_outputs: non-finite outputs")
     if "rebase_tol" in opts and slv.system.m and slv.nrebase == 0:
         raise RuntimeError("rebase_tol=1e9 did not re-choose B")
 
