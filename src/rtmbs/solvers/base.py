@@ -133,12 +133,12 @@ class Solver:
         return True
 
     def step_outputs(self, state: State, h: float, out) -> bool:
-        """:meth:`step`, then the system's named outputs at the new state into ``out`` (left as
-        it was when the step fails): what the real-time loop and the FMU publish after each step.
-        Solvers with a compiled step do both in one compiled call."""
+        """:meth:`step`, then the given system's named outputs (``full_system.outputs``) at the
+        new state into ``out`` (left as it was when the step fails): what the real-time loop
+        publishes after each step. Solvers with a compiled step do both in one compiled call."""
         ok = self.step(state, h)
         if ok:
-            self.system.outputs(state.t, state.q, state.qd, out)
+            self.full_system.outputs(state.t, state.q, state.qd, out)
         return ok
 
     @property
