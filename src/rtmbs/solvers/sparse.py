@@ -959,6 +959,9 @@ class PackedKKTMap:
         mi, ji, pq = layout.index_maps()
         am = np.array([mi.get((i, j), zero) for i, j in zip(ai.tolist(), aj.tolist())], np.int64)
         aq = np.array([ji.get((i, j), zero) for i, j in zip(ai.tolist(), aj.tolist())], np.int64)
+        if np.any(aq == zero):  # Jq̇ is read at aq + dJ: that would be past the buffer's end
+            raise ValueError("packed KKT map: an entry of A lies in no Jacobian block "
+                             "(every body's own block should be one)")
         zptr, zidx = [0], []
         for r, c in zip(zr.tolist(), zc.tolist()):
             zidx.extend(pq.get((r, c), [zero]))
