@@ -84,11 +84,19 @@ def test_failures_name_the_jacobian_and_the_time():
         assert res.meta["status"] == -1
         assert abs(float(re.search(r"failed at t = (\S+) s", msg).group(1)) - 0.37) < 1e-9
         assert f"jacobian='{jac}'" in msg
-    res = ReferenceSolver(sysm, method="ida").solve(sysm.initial_state(), 1.0, h=0.01)
+    res = ReferenceSolver(sysm, method="ida", jacobian="model").solve(sysm.initial_state(), 1.0,
+                                                                      h=0.01)
     msg = res.meta["message"]
     assert res.meta["status"] == -1 and "non-finite forces or accelerations" in msg
     assert "failed at t = 0.37 s" in msg  # the first output IDA could not reach
     assert 0.37 <= float(re.search(r"from t = (\S+) s", msg).group(1)) < 0.371
+    assert "results kept up to t = 0.36 s" in msg and res.t[-1] == pytest.approx(0.36)
+    # ida's default (jacobian="fd"): the differences meet the NaN first, past the last output
+    res = ReferenceSolver(sysm, method="ida").solve(sysm.initial_state(), 1.0, h=0.01)
+    msg = res.meta["message"]
+    assert res.meta["status"] == -1 and res.meta["jacobian"] == "fd"
+    assert "non-finite Jacobian (finite differences of the residual, jacobian='fd') at t = " in msg
+    assert 0.37 <= float(re.search(r"at t = (\S+) s;", msg).group(1)) < 0.371
     assert "results kept up to t = 0.36 s" in msg and res.t[-1] == pytest.approx(0.36)
     with pytest.raises(SolverError, match=r"option 'jacobian' must be 'fd' or 'model', got 'ad'"):
         ReferenceSolver(sysm, jacobian="ad")

@@ -22,8 +22,13 @@ otherwise) and factorised by SuperLU_MT (one thread):
     [ Φq          0            0     0   ]
     [ 0           Φq           0     0   ]
 
-(the curvature terms (Mv')_q, (Φqᵀλ)_q, (Φqᵀμ)_q and (Φq v)_q are left out: they only slow
-Newton down; the rows of x hold cj I). Outputs on the grid t0 + k·h are IDA's interpolants
+(``jacobian="model"``: the curvature terms (Mv')_q, (Φqᵀλ)_q, (Φqᵀμ)_q and (Φq v)_q are left
+out, and Jq lacks some tyre terms (docs/tyre.md); the rows of x hold cj I). ``jacobian="fd"``:
+the q columns of rows F1, F2, F4 are forward differences of the residual, the columns grouped by
+a colouring of their pattern (Curtis, Powell & Reid 1974: one residual per colour, 116 for the
+sedan's n = 231), the other blocks as above (Jq̇ is exact on the multilink and to 1.3 % in one
+entry on the sedan; differencing the v columns too, ``FD_V_COLUMNS``, cost more than it saved).
+Outputs on the grid t0 + k·h are IDA's interpolants
 (of the BDF order), projected onto Φ = 0 and Φq q̇ + Φt = 0 like the other methods' outputs
 (``projection``; sparse LU); ``meta`` keeps the constraint error before the projection.
 """
@@ -321,8 +326,9 @@ def solve_ida(slv, state: State, t_end: float, h: float, progress: bool) -> Resu
                     jac.values(ws, cj, JJ)
                 cnt["jac"] += 1
                 if not np.isfinite(JJ).all():
+                    how = "finite differences of the residual, " if fd else ""
                     raise FloatingPointError(
-                        f"non-finite Jacobian (jacobian='{slv.jacobian}') at t = {t:.9g} s")
+                        f"non-finite Jacobian ({how}jacobian='{slv.jacobian}') at t = {t:.9g} s")
             opts["jacfn"] = jacfn
             with warnings.catch_warnings():  # "custom sparse Jacobian ... ignored": intended
                 warnings.simplefilter("ignore", UserWarning)
