@@ -387,7 +387,8 @@ def solve_ida(slv, state: State, t_end: float, h: float, progress: bool) -> Resu
         model=sys.name, solver=slv.name, method="ida", formulation="ggl", h=h, rtol=slv.rtol,
         atol=slv.atol, max_step=slv.max_step, projection=slv.projection, grid="dense",
         kkt="sparse-lu", jacobian=slv.jacobian, nfev=slv.nfev, njev=slv.njev, nlu=slv.nlu,
-        nfev_jac=cnt["res_jac"], colours=jac_colours, steps=None, nproj=slv.nproj, phi_raw_max=phi_raw, phid_raw_max=phid_raw,
+        nfev_jac=cnt["res_jac"], colours=jac_colours, steps=None, nproj=slv.nproj,
+        phi_raw_max=phi_raw, phid_raw_max=phid_raw,
         initial_correction=dict(q=dq0, qd=dqd0),
         wall_s=time.perf_counter() - wall0, status=status, message=message))
 
