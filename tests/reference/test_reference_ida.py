@@ -15,7 +15,7 @@ from rtmbs.errors import SolverError
 from rtmbs.model.files import model_from_dict
 from rtmbs.protocol import EVAL_JAC, EVAL_M, EVAL_PHI, EVAL_PHIQ, EVAL_Q
 from rtmbs.solvers.reference import ReferenceSolver
-from rtmbs.solvers.reference_ida import GGLJacobian, _patterns
+from rtmbs.solvers.reference_ida import GGLJacobian, _patterns, colour_columns, q_block_pattern
 from rtmbs.system import compile_model
 
 sys.path.insert(0, str(pathlib.Path(__file__).parent))
@@ -84,11 +84,19 @@ def test_failures_name_the_jacobian_and_the_time():
         assert res.meta["status"] == -1
         assert abs(float(re.search(r"failed at t = (\S+) s", msg).group(1)) - 0.37) < 1e-9
         assert f"jacobian='{jac}'" in msg
-    res = ReferenceSolver(sysm, method="ida").solve(sysm.initial_state(), 1.0, h=0.01)
+    res = ReferenceSolver(sysm, method="ida", jacobian="model").solve(sysm.initial_state(), 1.0,
+                                                                      h=0.01)
     msg = res.meta["message"]
     assert res.meta["status"] == -1 and "non-finite forces or accelerations" in msg
     assert "failed at t = 0.37 s" in msg  # the first output IDA could not reach
     assert 0.37 <= float(re.search(r"from t = (\S+) s", msg).group(1)) < 0.371
+    assert "results kept up to t = 0.36 s" in msg and res.t[-1] == pytest.approx(0.36)
+    # ida's default (jacobian="fd"): the differences meet the NaN first, past the last output
+    res = ReferenceSolver(sysm, method="ida").solve(sysm.initial_state(), 1.0, h=0.01)
+    msg = res.meta["message"]
+    assert res.meta["status"] == -1 and res.meta["jacobian"] == "fd"
+    assert "non-finite Jacobian (finite differences of the residual, jacobian='fd') at t = " in msg
+    assert 0.37 <= float(re.search(r"at t = (\S+) s;", msg).group(1)) < 0.371
     assert "results kept up to t = 0.36 s" in msg and res.t[-1] == pytest.approx(0.36)
     with pytest.raises(SolverError, match=r"option 'jacobian' must be 'fd' or 'model', got 'ad'"):
         ReferenceSolver(sysm, jacobian="ad")
@@ -149,6 +157,122 @@ def test_ggl_jacobian_matches_finite_differences_in_every_direction(make):
     assert np.abs(F).max() > 100.0  # cj M is in it
 
 
+# -- jacobian="fd" for ida: coloured forward differences in q -----------------------------------
+def _multilink_ideal():
+    from rtmbs.studies.multilink import FULL, build_system, dropped_state
+
+    s = build_system("ideal", FULL)
+    return s, dropped_state(s, FULL["drop"])
+
+
+def _moving_ggl_point(sysm, st, seed):
+    """(y, y') of the GGL form at a moving, consistent state: λ from the accelerations, μ ≠ 0."""
+    n, m = sysm.n, sysm.m
+    slv = ReferenceSolver(sysm, method="ida")
+    rng = np.random.default_rng(seed)
+    q, qd, _ = slv.project(0.0, np.asarray(st.q, float),
+                           np.asarray(st.qd, float) + 0.3 * rng.standard_normal(n))
+    qdd, lam = slv.accelerations(0.0, q, qd)
+    assert np.abs(lam).max() > 1.0  # the (Φqᵀλ)_q curvature term is in the test
+    y = np.concatenate((q, qd, lam, 1e-2 * np.abs(lam).max() * rng.standard_normal(m)))
+    yp = np.concatenate((qd + 0.1 * rng.standard_normal(n), qdd, np.zeros(2 * m)))
+    return y, yp
+
+
+def _matrix(jac, vals):
+    P = jac.pattern.copy()
+    P.data[:] = vals
+    return P.toarray()
+
+
+@pytest.mark.parametrize("which", ["multilink-ideal", "double-pendulum"])
+@pytest.mark.parametrize("diff_v", [False, True])
+def test_coloured_fd_iteration_matrix_matches_dense_differences_in_every_column(which, diff_v):
+    """The ``jacobian="fd"`` matrix of ida (q columns, and v columns with ``diff_v``, from
+    coloured forward differences) against central differences of the GGL residual written out
+    independently, in every column of y; the model's matrix differs by the curvature terms."""
+    if which == "multilink-ideal":
+        sysm, st = _multilink_ideal()
+    else:
+        sysm = double_pendulum()
+        st = sysm.initial_state()
+    n, m = sysm.n, sysm.m
+    N = 2 * n + 2 * m
+    ws = sysm.workspace()
+    y, yp = _moving_ggl_point(sysm, st, 3)
+    t, cj = 0.0, 300.0
+    pats = _patterns(sysm, ws, t, y[:n], y[n:2 * n])
+    jf = GGLJacobian(n, m, 0, *pats, qb=q_block_pattern(sysm, ws, t, y[:n], *pats), diff_v=diff_v)
+    jm = GGLJacobian(n, m, 0, *pats)
+
+    def residual(t_, y_, yp_, out):
+        out[:] = _ggl_residual(sysm, ws, t_, y_, yp_)
+
+    sysm.evaluate(t, y[:n], y[n:2 * n], ws, EVAL_M | EVAL_PHIQ | EVAL_JAC)
+    vm = np.zeros(jm.pattern.nnz)
+    jm.values(ws, cj, vm)
+    vf = np.zeros(jf.pattern.nnz)
+    jf.fd_values(residual, t, y, yp, _ggl_residual(sysm, ws, t, y, yp), cj, ws, vf)
+    JF, JM = _matrix(jf, vf), _matrix(jm, vm)
+    F = np.empty((N, N))
+    for j in range(N):
+        d = np.zeros(N)
+        d[j] = 1e-6 * max(abs(y[j]), 1.0)
+        F[:, j] = (_ggl_residual(sysm, ws, t, y + d, yp) - _ggl_residual(sysm, ws, t, y - d, yp)
+                   + cj * (_ggl_residual(sysm, ws, t, y, yp + d)
+                           - _ggl_residual(sysm, ws, t, y, yp - d))) / (2 * d[j])
+    scale = np.abs(F).max(axis=0)  # per column
+    assert (scale > 0).all()
+    err = np.abs(JF - F) / scale
+    assert err.max() < 2e-5, err.max()                  # FD accuracy in every column
+    curv = np.abs(JM - F)[:, :n] / scale[:n]            # the model's q columns: no curvature
+    assert curv.max() > 1e-2, curv.max()
+    assert 1 <= jf.ncolours <= n + (n if diff_v else 0)
+
+
+def test_ida_fd_colouring_is_valid_and_covers_the_sedan():
+    """On the sedan: no two columns of a colour share a row of F1, F2, F4 in the pattern, far
+    fewer colours than n, and the residual's q-derivatives vanish outside the pattern."""
+    from rtmbs.manoeuvres.events import sedan_system
+
+    sysm, _ = sedan_system(80 / 3.6)
+    n, m = sysm.n, sysm.m
+    ws = sysm.workspace()
+    y, yp = _moving_ggl_point(sysm, sysm.initial_state(), 4)
+    pats = _patterns(sysm, ws, 0.0, y[:n], y[n:2 * n])
+    qb = q_block_pattern(sysm, ws, 0.0, y[:n], *pats)
+    jac = GGLJacobian(n, m, 0, *pats, qb=qb)
+    rows = np.vstack((qb[:2 * n], qb[2 * n + m:]))
+    for c in range(jac.ncolours):
+        assert rows[:, jac.colour == c].sum(axis=1).max() == 1
+    assert jac.ncolours < 0.55 * n  # 116 of 231 (the structural Φqᵀ·Φq bound alone: 161)
+    P = jac.pattern.toarray() != 0
+    r0 = _ggl_residual(sysm, ws, 0.0, y, yp)
+    out = big = 0.0
+    for j in range(n):
+        d = np.zeros(y.size)
+        d[j] = 1e-6
+        col = np.abs(_ggl_residual(sysm, ws, 0.0, y + d, yp) - r0)[:2 * n + 2 * m] / 1e-6
+        out = max(out, col[~P[:2 * n + 2 * m, j]].max(initial=0.0))
+        big = max(big, col.max())
+    assert out < 1e-12 * big, (out, big)  # rounding only (1.1e-7 of 2e6 measured)
+
+
+def test_colour_columns_greedy_groups():
+    p = np.array([[1, 1, 0, 0], [0, 0, 1, 1], [1, 0, 1, 0]], bool)
+    c = colour_columns(p)
+    for k in range(c.max() + 1):
+        assert p[:, c == k].sum(axis=1).max() <= 1
+    assert c.max() + 1 == 2 and c[0] != c[1] and c[0] != c[2] and c[2] != c[3]
+
+
+def test_ida_bad_jacobian_option_names_it():
+    sysm = point_mass_pendulum()
+    with pytest.raises(SolverError, match=r"^solver 'reference': option 'jacobian' must be 'fd' "
+                                          r"or 'model', got 'dense'$"):
+        ReferenceSolver(sysm, method="ida", jacobian="dense")
+
+
 # -- the IDA method against exact solutions and the dense reference ----------------------------
 def test_ida_pendulum_matches_elliptic_solution():
     p = PhysicalPendulum(2.0)
@@ -194,15 +318,21 @@ def test_ida_agrees_with_dense_reference_on_multilink():
 
     s = build_system("ideal", FULL)
     st = dropped_state(s, FULL["drop"])
-    runs = {meth: ReferenceSolver(s, method=meth, rtol=ML_RTOL, atol=ML_RTOL / 100).solve(
-        st, ML_T, h=1e-3) for meth in ("Radau", "ida")}
-    a, b = runs["Radau"], runs["ida"]
-    assert a.meta["status"] == 1 and b.meta["status"] == 1, b.meta["message"]
-    assert np.abs(a.q - b.q).max() < 1e-8
-    assert np.abs(a.qd - b.qd).max() < 2e-6
-    assert np.abs(a.lam - b.lam).max() < 1e-5 * np.abs(a.lam).max()
+    runs = {(meth, jac): ReferenceSolver(s, method=meth, rtol=ML_RTOL, atol=ML_RTOL / 100,
+                                         jacobian=jac).solve(st, ML_T, h=1e-3)
+            for meth, jac in (("Radau", "model"), ("ida", "model"), ("ida", "fd"))}
+    a = runs["Radau", "model"]
+    for jac in ("model", "fd"):
+        b = runs["ida", jac]
+        assert a.meta["status"] == 1 and b.meta["status"] == 1, b.meta["message"]
+        assert np.abs(a.q - b.q).max() < 1e-8
+        assert np.abs(a.qd - b.qd).max() < 2e-6
+        assert np.abs(a.lam - b.lam).max() < 1e-5 * np.abs(a.lam).max()
+        assert b.meta["njev"] > 0 and b.meta["nfev"] > b.meta["njev"]
     assert np.abs(a.q[-1] - a.q[0]).max() > 0.02  # it fell and landed: not a static check
-    assert b.meta["njev"] > 0 and b.meta["nfev"] > b.meta["njev"]
+    fd = runs["ida", "fd"].meta  # F(y) and one residual per colour for each iteration matrix
+    assert 1 < fd["colours"] < s.n and fd["nfev_jac"] == fd["njev"] * (1 + fd["colours"])
+    assert runs["ida", "model"].meta["nfev_jac"] == 0
 
 
 # -- threads ------------------------------------------------------------------------------------

@@ -50,8 +50,11 @@ DIVERGENCE_LIMIT = 1e8
 #: The options and their defaults.
 DEFAULTS = dict(
     method="Radau", rtol=1e-10, atol=1e-12, max_step=math.inf, first_step=None,
-    projection="mass", proj_tol=1e-13, grid="dense", jacobian="model",
+    projection="mass", proj_tol=1e-13, grid="dense", jacobian=None,
 )
+#: ``jacobian`` when not given: ``ida``'s coloured differences in q were 9× faster than the
+#: model's iteration matrix on the sedan's step steer and within 15 % on the multilink.
+DEFAULT_JACOBIAN = {"ida": "fd"}
 #: ``formulation``: "index1" (the method above) or "augmented-lagrangian" (index-3 AL with
 #: projections, through singular positions: :mod:`.augmented_lagrangian`, its own options).
 FORMULATIONS = ("index1", "augmented-lagrangian")
@@ -74,7 +77,8 @@ class ReferenceSolver(Solver):
         without constraints (m = 0) also ``"BDF"`` and ``"LSODA"``; ``"ida"``: SUNDIALS IDA on
         the stabilised index-2 (GGL) form with a sparse Jacobian (:mod:`.reference_ida`).
     jacobian : ``"model"`` (default; from the model's Jq, Jq̇) or ``"fd"`` (forward differences
-        with bounded steps) for the Newton iterations of the implicit methods.
+        with bounded steps) for the Newton iterations of the implicit methods; for ``ida``,
+        ``"fd"`` (its default) differences the GGL residual in q, coloured (reference_ida.py).
     rtol, atol : tolerances of the integrator (default 1e-10, 1e-12), as in ``solve_ivp``.
     max_step : largest step the integrator may take (s).
     first_step : initial step (s); default chosen by the integrator (``ida``: 1 µs,
@@ -143,6 +147,8 @@ class ReferenceSolver(Solver):
         if opts["projection"] not in ("mass", "euclidean", "none"):
             raise SolverError("solver 'reference': option 'projection' must be 'mass', "
                               f"'euclidean' or 'none', got {opts['projection']!r}")
+        if opts["jacobian"] is None:
+            opts["jacobian"] = DEFAULT_JACOBIAN.get(method, "model")
         if opts["jacobian"] not in ("fd", "model"):
             raise SolverError("solver 'reference': option 'jacobian' must be 'fd' or 'model', "
                               f"got {opts['jacobian']!r}")
