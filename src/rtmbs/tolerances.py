@@ -47,3 +47,9 @@ PIVOT_REL = 1e-8
 #: The built-in models start at ratios of 6.8e-2 or more. The singular configurations that the
 #: chains reach report 1e-22 to 1e-28 (docs/benchmarks/step-tails.md).
 SINGULAR_PIVOT_RATIO = 1e-12
+
+#: Relative step of the reference solver's ``jacobian="fd"`` (the dense differences of the ODE
+#: methods, the coloured ones of ``ida``): δ_j = FD_REL · max(|y_j|, FD_FLOOR), fixed for the
+#: run (scipy's own differencing enlarges δ_j without bound on components f does not depend on).
+FD_REL = 2.0 ** -26  # sqrt of the double epsilon 2^-52
+FD_FLOOR = 1.0

@@ -34,7 +34,7 @@ from ..protocol import (EVAL_JAC,
     EVAL_GAMMA, EVAL_M, EVAL_PHI, EVAL_PHIQ, EVAL_Q, MechanicalSystem, State,
 )
 from ..result import Result
-from ..tolerances import MODEL_RANK_RTOL
+from ..tolerances import FD_FLOOR, FD_REL, MODEL_RANK_RTOL
 from .base import RunFailure as _Failure, Solver, output_steps, register_solver
 from . import augmented_lagrangian
 from .threads import with_limited_blas
@@ -60,10 +60,6 @@ DEFAULT_JACOBIAN = {"ida": "fd"}
 FORMULATIONS = ("index1", "augmented-lagrangian")
 #: Methods that use a Jacobian (Newton iterations): ``jacobian`` applies to them.
 IMPLICIT_METHODS = ("Radau", "BDF", "LSODA", "ida")
-#: Relative step of ``jacobian="fd"``: δ_j = FD_REL · max(|y_j|, FD_FLOOR), fixed for the run
-#: (scipy's own differencing enlarges δ_j without bound on components f does not depend on).
-FD_REL = math.sqrt(np.finfo(float).eps)
-FD_FLOOR = 1.0
 
 
 @register_solver("reference")

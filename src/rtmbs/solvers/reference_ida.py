@@ -43,6 +43,7 @@ import scipy.sparse as sp
 from ..errors import SolverError
 from ..protocol import EVAL_JAC, EVAL_M, EVAL_PHI, EVAL_PHIQ, EVAL_Q, State
 from ..result import Result
+from ..tolerances import FD_FLOOR, FD_REL
 from .base import RunFailure as _Failure
 
 #: Absolute tolerance of the algebraic variables λ, μ: excludes them from IDA's error test.
@@ -161,7 +162,6 @@ class GGLJacobian:
         ``diff_v``) replaced by forward differences of ``residual(t, y, yp, res)`` (``r0``: its
         value at y), one residual per colour; step δ_j = FD_REL · max(|y_j|, FD_FLOOR) (as the
         dense methods' ``jacobian="fd"``)."""
-        from .reference import FD_FLOOR, FD_REL
 
         n = self.nd
         self.values(ws, cj, out)
@@ -185,7 +185,6 @@ def q_block_pattern(sys, ws, t: float, q, pm, pp, pj, seed: int = 0) -> np.ndarr
     near q (random μ, λ, v', v; M, Φq and Φt only, no forces), inside their structural bound
     (coordinates of one constraint row, Φqᵀ·Φq; M's pattern): the bound alone is far denser (the
     sedan's chassis rows couple with every body: 161 colours instead of 116)."""
-    from .reference import FD_FLOOR, FD_REL
 
     n, m = pp.shape[1], pp.shape[0]
     ppi = pp.astype(np.int64)
