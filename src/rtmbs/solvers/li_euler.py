@@ -435,16 +435,9 @@ class LIEuler(Solver):
         return ok
 
     def _step_fused(self, state: State, h: float):
-        ratio, growth = self._kernel(*self.kernel_args, state.q, state.qd, self.system.m,
-                                      float(state.t), float(h), self.jac_flag, self.implicit,
-                                      self.stabilize == "projection", self.projection_solves)
-        lu = self.skkt.lu
-        lu.ratio, lu.growth = ratio, growth
-        self.ratio = ratio
-        self.count_steps(1)
+        ok = self._fused_call(self._kernel, state, h)
         self.nstep -= 1  # (Solver.step counts it)
-        state.t = state.t + h
-        return ratio > 0.0
+        return ok
 
     def step_outputs(self, state: State, h: float, out) -> bool:
         """:meth:`Solver.step_outputs` as one compiled call
@@ -452,19 +445,23 @@ class LIEuler(Solver):
         model without extra states; otherwise the step, then ``system.outputs``."""
         if not self.fused or self.system.nx or len(out) != len(self.system.output_index):
             return super().step_outputs(state, h, out)
-        ratio, growth = li_euler_step_outputs(
-            *self.kernel_args, state.q, state.qd, self.system.m, float(state.t), float(h),
-            self.jac_flag, self.implicit, self.stabilize == "projection", self.projection_solves,
-            self.system.output_index, out)
+        ok = self._fused_call(li_euler_step_outputs, state, h, self.system.output_index, out)
+        if not ok:
+            self.status = -1
+        return ok
+
+    def _fused_call(self, kernel, state: State, h: float, *extra) -> bool:
+        """One compiled step (``kernel``: :func:`li_euler_step` or its ``_outputs`` form with
+        ``extra`` arguments) and its bookkeeping: factor statistics, counters, the time."""
+        ratio, growth = kernel(*self.kernel_args, state.q, state.qd, self.system.m,
+                               float(state.t), float(h), self.jac_flag, self.implicit,
+                               self.stabilize == "projection", self.projection_solves, *extra)
         lu = self.skkt.lu
         lu.ratio, lu.growth = ratio, growth
         self.ratio = ratio
         self.count_steps(1)
         state.t = state.t + h
-        if ratio > 0.0:
-            return True
-        self.status = -1
-        return False
+        return ratio > 0.0
 
     def count_steps(self, k: int) -> None:
         """Count ``k`` compiled steps (:meth:`_step_fused`, ``rtmbs.solvers.rollout``)."""
