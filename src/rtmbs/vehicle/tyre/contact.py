@@ -27,6 +27,21 @@ import math
 
 from numba import njit
 
+#: Floor on the relaxation lengths σκ, σα (m). The Magic Formula's relaxation lengths vanish with
+#: the load, so an unloaded tyre (a wheel in the air, or one whose radial damping cancels its
+#: spring force) gave 0/0 in the slips u/σ and the rate |Vx|/σ of eq. 4.23. With the floor the
+#: slips stay finite (the Magic Formula at zero load gives no force anyway) and a lightly loaded
+#: tyre's deflections follow with the time constant SIGMA_MIN/|Vx| at most; an unloaded one
+#: (σ = 0: no contact, or no load) springs back, :func:`transient_step` sets its deflections to
+#: 0. 1 mm is two orders below the relaxation lengths of a loaded car tyre (0.1-0.5 m).
+SIGMA_MIN = 1e-3
+
+
+@njit(cache=True, inline="always")
+def _relaxation_length(sigma):
+    """σ with the floor :data:`SIGMA_MIN`."""
+    return sigma if sigma > SIGMA_MIN else SIGMA_MIN
+
 
 @njit(cache=True, error_model="numpy")
 def two_point_follower(h_front, h_rear, z_centre, r_free, lf):
@@ -80,7 +95,8 @@ def transient_rates(u, v, Vsx, Vsy, Vx, sigma_kappa, sigma_alpha):
     Returns ``(du_dt, dv_dt)``.
     """
     a = abs(Vx)
-    return -Vsx - a * u / sigma_kappa, -Vsy - a * v / sigma_alpha
+    return (-Vsx - a * u / _relaxation_length(sigma_kappa),
+            -Vsy - a * v / _relaxation_length(sigma_alpha))
 
 
 @njit(cache=True, error_model="numpy")
@@ -95,10 +111,18 @@ def _lag_step(x, rate_in, lam, h):
 @njit(cache=True, error_model="numpy")
 def transient_step(u, v, Vsx, Vsy, Vx, sigma_kappa, sigma_alpha, h):
     """Advance (u, v) of eq. 4.23 by one step ``h`` with inputs held constant (exact
-    exponential update, stable for any h and any speed). Returns ``(u_new, v_new)``."""
+    exponential update, stable for any h and any speed; an unloaded tyre, σ = 0, springs back
+    to no deflection: :data:`SIGMA_MIN`). Returns ``(u_new, v_new)``."""
     a = abs(Vx)
-    return (_lag_step(u, -Vsx, a / sigma_kappa, h),
-            _lag_step(v, -Vsy, a / sigma_alpha, h))
+    return _relax(u, -Vsx, a, sigma_kappa, h), _relax(v, -Vsy, a, sigma_alpha, h)
+
+
+@njit(cache=True, inline="always")
+def _relax(x, rate_in, speed, sigma, h):
+    """One deflection over the step: the lag of eq. 4.23, or 0 for an unloaded tyre (σ = 0)."""
+    if not sigma > 0.0:
+        return 0.0
+    return _lag_step(x, rate_in, speed / _relaxation_length(sigma), h)
 
 
 @njit(cache=True, error_model="numpy")
@@ -111,7 +135,7 @@ def transient_slips(u, v, sigma_kappa, sigma_alpha, Vx):
     when the wheel rolls backwards. Returns ``(kappa', alpha')``.
     """
     s = 1.0 if Vx >= 0.0 else -1.0
-    return s * u / sigma_kappa, v / sigma_alpha
+    return s * u / _relaxation_length(sigma_kappa), v / _relaxation_length(sigma_alpha)
 
 
 @njit(cache=True, error_model="numpy")
@@ -146,7 +170,9 @@ def lag_coefficients(speed, sigma, h):
 @njit(cache=True, error_model="numpy")
 def _damped_slip(x, Vs, Vx, sigma, vxlow, h):
     """(slip, ∂/∂V_s, ∂/∂Vx at fixed V_s, ∂/∂σ) of one direction of
-    :func:`transient_slips_lowspeed`."""
+    :func:`transient_slips_lowspeed` (∂/∂σ = 0 below the floor :data:`SIGMA_MIN`)."""
+    floored = not sigma > SIGMA_MIN
+    sigma = _relaxation_length(sigma)
     s = 1.0 if Vx >= 0.0 else -1.0
     av = abs(Vx)
     w, dw = lowspeed_weight(Vx, vxlow)
@@ -159,7 +185,7 @@ def _damped_slip(x, Vs, Vx, sigma, vxlow, h):
     d_vx = (-(dw * av + w * s) / vxlow * xe + a * s * (de * x - dphi * Vs)
             - dw * sigma / vxlow * Vs) / sigma
     d_sigma = (-a * (de * x - dphi * Vs) * av / sigma - w / vxlow * Vs - slip) / sigma
-    return slip, d_vs, d_vx, d_sigma
+    return slip, d_vs, d_vx, 0.0 if floored else d_sigma
 
 
 @njit(cache=True, error_model="numpy")
