@@ -17,6 +17,7 @@ from .kernels import cartesian as kc
 from .kernels import functions as kf
 from .kernels.layouts import DATA, MODEL_FLOATS, MODEL_INTS
 from .kernels.evaluate import OUT_FORCE, OUT_R, OUT_RD, OUT_W, cartesian_outputs, evaluate_cartesian
+from .kernels.extra_states import advance_extra_states
 from .kernels.rotations import NROT, ROT_EP, ROTATION_NAMES
 from .kernels.tyre_element import TYRE_OUTPUTS, TYRE_TRANSIENT_COLUMNS
 from .kernels.elements import BY_NAME, ELEMENTS
@@ -579,14 +580,11 @@ class CartesianSystem(MechanicalSystem):
 
     def advance_extra(self, state: State, h: float) -> None:
         """Exact exponential update of the deflections over one step with the inputs of the step's
-        start (the last force evaluation of the solver): stable at any speed and step."""
-        from .vehicle.tyre.contact import transient_step
-
-        x = state.x
-        for j, r in enumerate(self._transient_rows):
-            vsx, vsy, vx, sk, sa = self.force_out_all[r, TYRE_TRANSIENT_COLUMNS]
-            x[2 * j], x[2 * j + 1] = transient_step(x[2 * j], x[2 * j + 1], vsx, vsy, vx, sk, sa, h)
-        self.extra_state[:] = x
+        start (the last force evaluation of the solver): stable at any speed and step
+        (:func:`rtmbs.kernels.extra_states.advance_extra_states`, which the compiled steps call)."""
+        self.extra_state[:] = state.x
+        advance_extra_states(*self.kernel_buffers(), float(h))
+        state.x[:] = self.extra_state
 
     def set_input(self, name: str, value: float) -> None:
         k = self._channel(name)

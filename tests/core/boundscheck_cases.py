@@ -36,7 +36,7 @@ MODELS = {
     "double-pendulum": dict(sparse=True, ode=False, fused=False),
     "four-bar": dict(sparse=True, ode=False, fused=True),
     "multilink-bushings": dict(sparse=True, ode=False, fused=True),
-    "multilink-ideal-transient": dict(sparse=True, ode=False, fused=False),
+    "multilink-ideal-transient": dict(sparse=True, ode=False, fused=True),
     "peer-quarter-car": dict(sparse=True, ode=False, fused=True),
     "spatial-chain-10": dict(sparse=True, ode=False, fused=True),
     "mcpherson-simplified": dict(sparse=True, ode=False, fused=True),

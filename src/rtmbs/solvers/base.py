@@ -76,6 +76,9 @@ class Solver:
     ode_only = False
     #: True for the offline adaptive solvers (not fixed cost).
     offline = False
+    #: True when the step itself advances the extra states (the compiled ``li-euler`` step);
+    #: otherwise :meth:`step` does it around ``_step_impl``.
+    extra_in_step = False
 
     def __init_subclass__(cls, **kwargs):
         """Fixed-step solvers take the option ``redundant`` here, before their own options."""
@@ -119,12 +122,13 @@ class Solver:
         self.reset_counters()  # set-up work (patterns, first factorisation) is not counted
 
     def step(self, state: State, h: float) -> bool:
-        if self.system.nx and not self.offline:  # transient tyres: end-of-step deflections
+        extra = self.system.nx and not (self.offline or self.extra_in_step)
+        if extra:  # transient tyres: end-of-step deflections
             set_step = getattr(self.system, "set_extra_step", None)  # (systems without: none)
             if set_step is not None:
                 set_step(h)
         ok = self._step_impl(state, h)
-        if self.system.nx and not self.offline:
+        if extra:
             self.system.advance_extra(state, h)  # extra first-order states (transient tyres)
         self.nstep += 1
         if ok is False:

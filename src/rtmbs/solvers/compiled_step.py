@@ -23,6 +23,7 @@ from numba import njit
 
 from ..kernels.arena import borrowed
 from ..kernels.evaluate import cartesian_outputs, evaluate_cartesian, packed_views
+from ..kernels.extra_states import advance_extra_states
 from ..kernels.cartesian import _M, _PACKED, _PHI, _PHIQ, _Q
 from ..kernels.layout_views import data_buffers, model_ints
 from .sparse import (a_times, jq_times_packed, kkt_values, kkt_values_packed, lu_solve_sp,
@@ -108,7 +109,11 @@ def li_euler_step(ibuf, ilay, fbuf, flay, sbuf, slay, w0, w1, kib, kfb, kidx, ve
     place, λ into ``vec``; ``w0``, ``w1`` packed workspaces, ``kidx`` a
     :class:`rtmbs.solvers.sparse.PackedKKTMap`'s ``idx``. Returns (pivot ratio of eq. 22's factors, largest multiplier); a ratio
     of 0 means a singular or non-finite step (q, q̇ are then not to be trusted). ``nproj``
-    projection solves, each after an evaluation of Φ at the corrected positions."""
+    projection solves, each after an evaluation of Φ at the corrected positions. Extra states
+    (transient tyres, ``xstate``) are read at the step's end during the step (``xstate[0] = h``)
+    and advanced after it with the inputs of the evaluation at t
+    (:func:`rtmbs.kernels.extra_states.advance_extra_states`), as ``Solver.step`` does from
+    Python."""
     # borrowed (untracked) arrays: none of the ~150 views of a step takes an atomic reference
     # count (the caller owns every buffer for the whole call)
     ibuf = borrowed(ibuf); ilay = borrowed(ilay); fbuf = borrowed(fbuf); flay = borrowed(flay)
@@ -120,6 +125,10 @@ def li_euler_step(ibuf, ilay, fbuf, flay, sbuf, slay, w0, w1, kib, kfb, kidx, ve
     nb = model_ints(ibuf, ilay).body_qadr.shape[0] - 1
     nblk = model_ints(ibuf, ilay).blk_pair.shape[0]
     m1 = data_buffers(sbuf, slay).Dx.shape[0]
+    xstate = data_buffers(sbuf, slay).xstate
+    extra = xstate.shape[0] > 1
+    if extra:
+        xstate[0] = h
     _, Q, _, _, _, _, _, _ = packed_views(w0, n, m, nb, m1, nblk)
     _, _, phi1, _, phit1, _, _, _ = packed_views(w1, n, m, nb, m1, nblk)
     what0 = _PACKED | _M | _Q | jac_what | (_PHIQ if m else 0)
@@ -159,6 +168,8 @@ def li_euler_step(ibuf, ilay, fbuf, flay, sbuf, slay, w0, w1, kib, kfb, kidx, ve
         _update(q, qd, dq, rhs, h, implicit)
     for i in range(m):
         lam[i] = rhs[n + i]
+    if extra:  # (the Φ evaluations at q_p write no element outputs: those at t are used)
+        advance_extra_states(ibuf, ilay, fbuf, flay, sbuf, slay, h)
     return ratio, growth
 
 
@@ -172,6 +183,16 @@ def li_euler_step_outputs(ibuf, ilay, fbuf, flay, sbuf, slay, w0, w1, kib, kfb, 
     ratio, growth = li_euler_step(ibuf, ilay, fbuf, flay, sbuf, slay, w0, w1, kib, kfb, kidx, vec,
                                   q, qd, m, t, h, jac_what, implicit, project, nproj)
     if ratio > 0.0 and oidx.shape[0]:
-        cartesian_outputs(t + h, q, qd, ibuf, ilay, fbuf, flay, sbuf, slay, w1, q.shape[0], m, oidx,
-                          out)
+        step_outputs(t + h, q, qd, ibuf, ilay, fbuf, flay, sbuf, slay, w1, m, oidx, out)
     return ratio, growth
+
+
+@njit(cache=True, inline="always")
+def step_outputs(t, q, qd, ibuf, ilay, fbuf, flay, sbuf, slay, w, m, oidx, out):
+    """The named outputs after a step at the deflections it advanced (``xstate[0] = 0`` while
+    they are evaluated, as in ``CartesianSystem.outputs``; the step's h is put back)."""
+    xstate = data_buffers(sbuf, slay).xstate
+    h = xstate[0]
+    xstate[0] = 0.0
+    cartesian_outputs(t, q, qd, ibuf, ilay, fbuf, flay, sbuf, slay, w, q.shape[0], m, oidx, out)
+    xstate[0] = h

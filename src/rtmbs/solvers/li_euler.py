@@ -247,6 +247,7 @@ class LIEuler(Solver):
         # the whole step in one compiled call (rtmbs.solvers.compiled_step)
         self.fused = (self.sparse and not instrument and is_compiled_cartesian(self.system)
                       and self.stabilize in ("none", "projection") and self.projection == "step")
+        self.extra_in_step = self.fused  # (the compiled step advances the transient tyres)
 
     def _reset(self, state: State) -> None:
         n, m = self.system.n, self.system.m
@@ -442,8 +443,8 @@ class LIEuler(Solver):
     def step_outputs(self, state: State, h: float, out) -> bool:
         """:meth:`Solver.step_outputs` as one compiled call
         (:func:`rtmbs.solvers.compiled_step.li_euler_step_outputs`) on the compiled step of a
-        model without extra states; otherwise the step, then ``system.outputs``."""
-        if not self.fused or self.system.nx or len(out) != len(self.system.output_index):
+        model; otherwise the step, then ``system.outputs``."""
+        if not self.fused or len(out) != len(self.system.output_index):
             return super().step_outputs(state, h, out)
         ok = self._fused_call(li_euler_step_outputs, state, h, self.system.output_index, out)
         if not ok:
@@ -452,10 +453,16 @@ class LIEuler(Solver):
 
     def _fused_call(self, kernel, state: State, h: float, *extra) -> bool:
         """One compiled step (``kernel``: :func:`li_euler_step` or its ``_outputs`` form with
-        ``extra`` arguments) and its bookkeeping: factor statistics, counters, the time."""
+        ``extra`` arguments) and its bookkeeping: factor statistics, counters, the time; the
+        extra states (transient tyres) go in from ``state.x`` and come back advanced."""
+        nx = self.system.nx
+        if nx:
+            self.system.extra_state[:] = state.x
         ratio, growth = kernel(*self.kernel_args, state.q, state.qd, self.system.m,
                                float(state.t), float(h), self.jac_flag, self.implicit,
                                self.stabilize == "projection", self.projection_solves, *extra)
+        if nx:
+            state.x[:] = self.system.extra_state
         lu = self.skkt.lu
         lu.ratio, lu.growth = ratio, growth
         self.ratio = ratio

@@ -14,7 +14,7 @@ arrays (as ``mujoco.rollout``; issue 11).
     r.t, r.q, r.outputs["wheel.z"]
 
 A solver with a compiled step (``solver.kernel_args``: ``li-euler`` with ``stabilize`` "none" or
-"projection" on the sparse path of a compiled Cartesian model without extra states) runs the
+"projection" on the sparse path of a compiled Cartesian model, transient tyres included) runs the
 whole loop in :func:`_li_euler_rollout`; any other solver runs the same loop in Python (same
 results, Python's cost per step). The state is advanced in place; a failed or diverging step
 ends the rollout there with ``status = -1`` and the results up to the last good step.
@@ -27,11 +27,10 @@ import numpy as np
 from numba import njit
 
 from ..errors import SolverError
-from ..kernels.evaluate import cartesian_outputs
 from ..kernels.layout_views import data_buffers
 from ..protocol import State
 from .base import Solver
-from .compiled_step import li_euler_step
+from .compiled_step import li_euler_step, step_outputs
 
 #: |q| or |q̇| above this counts as divergence (as ``simulate``)
 DIVERGENCE_LIMIT = 1e8
@@ -47,6 +46,7 @@ class Rollout:
     qd: np.ndarray
     lam: np.ndarray
     outputs: dict = field(default_factory=dict)
+    x: np.ndarray | None = None  # extra states (transient tyre deflections), one row per row
     status: int = 1          # 1 finished, -1 stopped at a failed or diverging step
     message: str = "finished"
     nsteps: int = 0          # good steps taken
@@ -56,16 +56,18 @@ class Rollout:
 @njit(cache=True)
 def _li_euler_rollout(ibuf, ilay, fbuf, flay, sbuf, slay, w0, w1, kib, kfb, kidx, vec, q, qd, m,
                       t_origin, i0, h, jac_what, implicit, project, nproj, n_steps, every, chan,
-                      inputs, oidx, out_t, out_q, out_qd, out_qd_prev, out_lam, out_y,
-                      q_good, qd_good):
+                      inputs, oidx, out_t, out_q, out_qd, out_qd_prev, out_lam, out_y, out_x,
+                      q_good, qd_good, x_good):
     """``n_steps`` steps of :func:`rtmbs.solvers.compiled_step.li_euler_step` from step ``i0``
     (time t_origin + i h before step i). Before step k the input channels ``chan``
     (input-function rows) take ``inputs[k]``; after every ``every``-th step, row k // every
     takes t, q, q̇, q̇ before the step, λ and the outputs ``oidx`` (evaluated in the packed
-    workspace ``w1``, as :func:`rtmbs.solvers.compiled_step.li_euler_step_outputs`). A failed or
-    diverging step puts q, q̇ back to the last good step. Returns the number of good steps."""
+    workspace ``w1``, as :func:`rtmbs.solvers.compiled_step.li_euler_step_outputs`) and the extra
+    states. A failed or diverging step puts q, q̇ and the extra states back to the last good step.
+    Returns the number of good steps."""
     n = q.shape[0]
     fun_par = data_buffers(sbuf, slay).fun_par
+    x = data_buffers(sbuf, slay).xstate[1:]
     lam = vec[vec.shape[0] - m:]
     for k in range(n_steps):
         for c in range(chan.shape[0]):
@@ -74,6 +76,7 @@ def _li_euler_rollout(ibuf, ilay, fbuf, flay, sbuf, slay, w0, w1, kib, kfb, kidx
         r = (k + 1) // every - 1
         q_good[:] = q
         qd_good[:] = qd
+        x_good[:] = x
         if save:
             out_qd_prev[r, :] = qd
         ratio, _ = li_euler_step(ibuf, ilay, fbuf, flay, sbuf, slay, w0, w1, kib, kfb, kidx, vec, q,
@@ -87,15 +90,16 @@ def _li_euler_rollout(ibuf, ilay, fbuf, flay, sbuf, slay, w0, w1, kib, kfb, kidx
         if bad:
             q[:] = q_good
             qd[:] = qd_good
+            x[:] = x_good
             return k
         if save:
             out_t[r] = t
             out_q[r, :] = q
             out_qd[r, :] = qd
             out_lam[r, :] = lam
+            out_x[r, :] = x
             if oidx.shape[0]:
-                cartesian_outputs(t, q, qd, ibuf, ilay, fbuf, flay, sbuf, slay, w1, n, m, oidx,
-                                  out_y[r])
+                step_outputs(t, q, qd, ibuf, ilay, fbuf, flay, sbuf, slay, w1, m, oidx, out_y[r])
     return n_steps
 
 
@@ -130,7 +134,7 @@ def _input_matrix(system, inputs, n_steps):
 
 def compiled(solver: Solver) -> bool:
     """True when ``solver`` runs :func:`rollout` as one compiled call."""
-    return bool(getattr(solver, "fused", False)) and not solver.system.nx
+    return bool(getattr(solver, "fused", False))
 
 
 def rollout(solver: Solver, state: State, n_steps: int, h: float, inputs: dict | None = None,
@@ -157,13 +161,19 @@ def rollout(solver: Solver, state: State, n_steps: int, h: float, inputs: dict |
     qd_prev = np.zeros((nrow, n))
     lam = np.zeros((nrow, solver.full_system.m))  # full_multipliers: the rows of the given system
     y = np.zeros((nrow, len(out_names)))
+    nx = system.nx
+    x = np.zeros((nrow, nx))
     if compiled(solver):
         oidx = system.output_index if outputs else np.zeros(0, np.int64)
+        if nx:
+            system.extra_state[:] = state.x
         done = _li_euler_rollout(*solver.kernel_args, state.q, state.qd, m, float(t_origin), int(i0),
                                  float(h), solver.jac_flag, solver.implicit,
                                  solver.stabilize == "projection", solver.projection_solves, n_steps,
-                                 every, rows, vals, oidx, t, q, qd, qd_prev, lam, y,
-                                 np.empty(n), np.empty(n))
+                                 every, rows, vals, oidx, t, q, qd, qd_prev, lam, y, x,
+                                 np.empty(n), np.empty(n), np.empty(nx))
+        if nx:
+            state.x[:] = system.extra_state
         solver.count_steps(done + (done < n_steps))
         state.t = t_origin + (i0 + done) * h
     else:
@@ -172,17 +182,21 @@ def rollout(solver: Solver, state: State, n_steps: int, h: float, inputs: dict |
         for k in range(n_steps):
             for c, nm in enumerate(names):
                 system.set_input(nm, vals[k, c])
-            q_good, prev = state.q.copy(), state.qd.copy()
+            q_good, prev, x_good = state.q.copy(), state.qd.copy(), state.x.copy()
             ok = solver.step(state, h)
             state.t = t_origin + (i0 + k + 1) * h
             if not ok or not (np.abs(state.q).max(initial=0.0) < DIVERGENCE_LIMIT
                               and np.abs(state.qd).max(initial=0.0) < DIVERGENCE_LIMIT):
                 state.q[:], state.qd[:] = q_good, prev
+                if nx:
+                    state.x[:] = x_good
+                    system.set_extra(x_good)
                 break
             done += 1
             if done % every == 0:
                 r = done // every - 1
                 t[r], q[r], qd[r], qd_prev[r] = state.t, state.q, state.qd, prev
+                x[r] = state.x
                 solver.full_multipliers(lam[r])
                 if out_names:
                     system.outputs(state.t, state.q, state.qd, buf)
@@ -196,4 +210,4 @@ def rollout(solver: Solver, state: State, n_steps: int, h: float, inputs: dict |
                    f"(t = {t_origin + (i0 + done + 1) * h:.6g} s): singular or diverging step")
     return Rollout(t=t[:nkept], q=q[:nkept], qd=qd[:nkept], lam=lam[:nkept],
                    outputs={nm: y[:nkept, j] for j, nm in enumerate(out_names)}, status=status,
-                   message=message, nsteps=done, qd_prev=qd_prev[:nkept])
+                   message=message, nsteps=done, qd_prev=qd_prev[:nkept], x=x[:nkept])

@@ -217,6 +217,7 @@ def _simulate(system, solver, t_end, h, state, save_every, progress, raise_on_di
                             time_origin=(t_start, i))
                 for j in range(len(r.t)):
                     state.t, state.q[:], state.qd[:] = r.t[j], r.q[j], r.qd[j]
+                    state.x[:] = r.x[j]
                     record(k_saved, (r.qd[j] - r.qd_prev[j]) / h if acc_names else None,
                            lam=r.lam[j], out={nm: v[j] for nm, v in r.outputs.items()})
                     k_saved += 1
