@@ -1,8 +1,7 @@
 """Transient tyres in the one-call step (issue 11). Not a test.
 
-The sedan with the MF 6.1 tyre file (``MF61``: the sedan's PAC2002 file has no carcass stiffness,
-so no relaxation lengths), steady-state and transient (``transient: true`` in wheels.yaml;
-both written to a temporary folder), stepped with
+The sedan with its PAC2002 tyres steady-state and transient (``transient: true`` in
+wheels.yaml, the file's PTX/PTY relaxation lengths; written to a temporary folder), stepped with
 ``li-euler`` (compiled step, projection): per round and model, 2000 steps after 300 warm-up
 steps at 20 m/s with a drive torque, each ``step_outputs`` timed alone in process CPU time.
 Interleaved over ``--rounds`` rounds. Also timed: the per-step Python work the compiled step
@@ -39,7 +38,6 @@ SEDAN = Path(__file__).resolve().parents[1] / "src/rtmbs/data/vehicles/sedan"
 
 def sedan(transient: bool, folder: Path):
     wheels = (folder / "wheels.yaml").read_text()
-    wheels = wheels.replace("tyre: PAC2002", "tyre: MF61")  # (PAC2002 file: no carcass stiffness)
     (folder / "wheels.yaml").write_text(wheels.replace("transient: false",
                                                        f"transient: {str(transient).lower()}"))
     vehicle = (folder / "vehicle.yaml").read_text()
@@ -85,13 +83,13 @@ def main():
     with tempfile.TemporaryDirectory() as d1, tempfile.TemporaryDirectory() as d2:
         for d in (d1, d2):
             shutil.copytree(SEDAN, d, dirs_exist_ok=True)
-        cases = {"sedan, MF61 steady-state tyres": (sedan(False, Path(d1)), False),
-                 "sedan, MF61 transient tyres": (sedan(True, Path(d2)), False),
+        cases = {"sedan, steady-state tyres": (sedan(False, Path(d1)), False),
+                 "sedan, transient tyres": (sedan(True, Path(d2)), False),
                  "the Python extra-state work it replaced": (None, True)}
         res = {k: [] for k in cases}
         for _ in range(a.rounds):
             for name, (system, py) in cases.items():
-                s = system if system is not None else cases["sedan, MF61 transient tyres"][0]
+                s = system if system is not None else cases["sedan, transient tyres"][0]
                 res[name].append(timed(s, a.steps, py))
     print(f"{platform.processor() or platform.machine()}, load {os.getloadavg()[0]:.1f}, "
           f"{a.rounds} rounds x {a.steps} steps, process CPU µs per call")

@@ -37,10 +37,16 @@ def pack(fe, ctx):
     p = np.asarray(props.params, float)
     par[te.TP_XSTATE] = -1
     if fe.transient:
-        if not (np.isfinite(p[mfk.I_LONGITUDINAL_STIFFNESS]) and p[mfk.I_LONGITUDINAL_STIFFNESS] > 0
-                and np.isfinite(p[mfk.I_LATERAL_STIFFNESS]) and p[mfk.I_LATERAL_STIFFNESS] > 0):
-            raise ModelError(f"{path}.transient", f"'{fe.tyre}' has no carcass stiffness "
-                             "(LONGITUDINAL_STIFFNESS, LATERAL_STIFFNESS): no relaxation lengths")
+        # relaxation lengths at the nominal load: MF 6.1 from the carcass stiffnesses, MF 5.2 /
+        # PAC2002 from PTX1-3, PTY1-2 (magic_formula.mf_steady_state)
+        out = np.zeros(mfk.N_OUT)
+        mfk.mf_steady_state(p, p[mfk.I_FNOMIN], 0.0, 0.0, 0.0, 10.0, out)
+        sig = out[[mfk.O_SIGK, mfk.O_SIGA]]
+        if not np.all(np.isfinite(sig) & (sig > 0.0)):
+            raise ModelError(f"{path}.transient", f"'{fe.tyre}' gives no relaxation lengths "
+                             f"(sigma_kappa, sigma_alpha = {sig[0]:.3g}, {sig[1]:.3g} m at the "
+                             "nominal load): MF 6.1 needs LONGITUDINAL_STIFFNESS and "
+                             "LATERAL_STIFFNESS, MF 5.2 / PAC2002 PTX1-3 and PTY1-2")
         par[te.TP_XSTATE] = ctx.ntransient
         ctx.ntransient += 1
     road = from_spec(fe.road or {"type": "flat"}, where=f"{path}.road").packed()
