@@ -63,7 +63,7 @@ def _loop(phase, reps, what0, ib_, il, fb_, fl, sb, sl, w0, w1, kib, kfb, kidx, 
                 qs[i] = q[i]
                 qds[i] = qd[i]
             acc += li_euler_step(ib_, il, fb_, fl, sb, sl, w0, w1, kib, kfb, kidx, vec, qs, qds, m,
-                                 0.0, h, jac, True, True, 2)[0]
+                                 0.0, h, jac, True, True, 2, kidx[:0], rhs[:0])[0]
     return acc
 
 

@@ -28,6 +28,7 @@ def register(subparsers, formatter_class) -> None:
         "  rtmbs realtime truck-dae --solver li-euler --h 1e-3 --duration 10 --out out/rt\n"
         "  rtmbs realtime truck-dae --duration 5 --policy catch-up --json\n"
         "  rtmbs realtime multilink-ideal --duration 60 --priority 50 --busy-wait\n"
+        "  rtmbs realtime sedan --duration 10 --outputs-at start\n"
         "  rtmbs realtime my_model.py:build --udp io.yaml --duration 60\n"
         "  rtmbs realtime multilink-ideal --solver li-euler-indep --B partition --stabilize projection\n"
         "UDP packet layout and configuration: docs/realtime.md",
@@ -48,6 +49,10 @@ def register(subparsers, formatter_class) -> None:
                    help="spin through the whole period instead of sleeping until 200 µs before "
                    "the tick (a HIL loop on an isolated core: the caches stay warm; uses a core "
                    "fully)")
+    p.add_argument("--outputs-at", choices=("end", "start"), default="end",
+                   help="publish the outputs at the end of each step (t + h; default) or at its "
+                   "start (t, with the inputs just read: one step older, as MuJoCo's sensordata; "
+                   "no extra evaluation on the compiled step)")
     p.add_argument("--udp", metavar="CONFIG", help="UDP I/O configuration file (YAML/JSON)")
     p.add_argument("--out", metavar="DIR", help="write summary.json/.md, turnaround.png, "
                    "timings.npz, result.h5 and result.mf4 there")
@@ -96,7 +101,7 @@ def cmd_realtime(args) -> int:
     rep = run_realtime(system, slv, h=args.h, duration=args.duration,
                        policy=args.policy, io=io, record=bool(args.out),
                        recover_after=args.recover_after, priority=args.priority, out=args.out,
-                       busy_wait=args.busy_wait)
+                       busy_wait=args.busy_wait, outputs_at=args.outputs_at)
     written = []
     if args.out:
         from .io.files import signals_held

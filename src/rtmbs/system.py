@@ -624,12 +624,14 @@ class CartesianSystem(MechanicalSystem):
         kc.body_accelerations(np.asarray(q, float), np.asarray(qd, float), np.asarray(qdd, float),
                               self.body_qadr, self.body_rtype, *scr, out)
 
-    def outputs(self, t, q, qd, out) -> None:
+    def outputs(self, t, q, qd, out, extra_step: float = 0.0) -> None:
         """The named outputs (``output_names``) at (t, q, q̇), one compiled call
-        (:func:`rtmbs.kernels.evaluate.cartesian_outputs`)."""
+        (:func:`rtmbs.kernels.evaluate.cartesian_outputs`); transient tyres at the state's
+        deflections, or with ``extra_step`` = h at those of the end of a step h
+        (:meth:`set_extra_step`: the forces that step applies)."""
         if "_opw" not in self.__dict__:  # a packed workspace (Q only is evaluated)
             self._opw = np.zeros(self.packed_layout.size)
-        h, self.data.xstate[0] = self.data.xstate[0], 0.0  # tyre forces at the state's deflections
+        h, self.data.xstate[0] = self.data.xstate[0], extra_step
         cartesian_outputs(float(t), q, qd, *self.kernel_buffers(), self._opw, self.n, self.m,
                           self.output_index, out)
         self.data.xstate[0] = h

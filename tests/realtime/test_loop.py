@@ -101,21 +101,26 @@ def test_warn_counts_overruns_and_slips():
     assert gc.isenabled() and gc.get_freeze_count() == freeze_before
 
 
+@pytest.mark.parametrize("outputs_at", ["end", "start"])
 @retry_on_noise
-def test_catch_up_skips_publishing_and_realigns_with_wall_clock():
+def test_catch_up_skips_publishing_and_realigns_with_wall_clock(outputs_at):
     system = tm.MassSpringDamper()
     slv = tm.StallingEuler(system, stalls={5: 70 * MS})
     io = RecordingIO()
-    rep = run_realtime(system, slv, h=H, duration=DURATION, policy="catch-up", io=io)
+    rep = run_realtime(system, slv, h=H, duration=DURATION, policy="catch-up", io=io,
+                       outputs_at=outputs_at)
     assert rep.steps == 30
     assert overrun_steps(rep) == [5]
     # 70 ms stall: ticks of steps 6 and 7 are >= one period in the past -> catch-up steps
     assert [int(k) for k in np.flatnonzero(rep.flags & FLAG_CATCHUP)] == [6, 7]
     assert rep.catchup_steps == 2 and rep.overruns == 1 and rep.slip_ns == 0
     assert np.all(rep.lateness_ns[[6, 7]] >= H_NS) and rep.lateness_ns[8] < H_NS
-    # steps 6 and 7 (ending at t = 7 h, 8 h) published nothing; all others did
+    # steps 6 and 7 (from t = 6 h, 7 h to 7 h, 8 h) published nothing; all others did, the
+    # outputs at their end (t_k+1) or start (t_k)
     published = [round(t / H) for t, _ in io.written_t]
-    assert published == [k for k in range(1, 31) if k not in (7, 8)]
+    first = 0 if outputs_at == "start" else 1
+    assert published == [k + first for k in range(30) if k not in (6, 7)]
+    assert rep.outputs_at == outputs_at and rep.summary()["outputs_at"] == outputs_at
     assert io.reads == 30
     # back on the wall clock: 30 steps took exactly 30 periods
     assert rep.wall_ns == 30 * H_NS
@@ -141,18 +146,21 @@ def test_degrade_uses_solver_set_degraded_until_budget_met():
     assert_same_trajectory(rep, reference(30))
 
 
+@pytest.mark.parametrize("outputs_at", ["end", "start"])
 @retry_on_noise
-def test_degrade_fallback_skips_outputs_when_solver_cannot_degrade():
+def test_degrade_fallback_skips_outputs_when_solver_cannot_degrade(outputs_at):
     system = tm.MassSpringDamper()
     slv = tm.StallingEuler(system, stalls={5: 50 * MS})
     io = RecordingIO()
     rep = run_realtime(system, slv, h=H, duration=DURATION, policy="degrade", io=io,
-                       recover_after=4)
+                       recover_after=4, outputs_at=outputs_at)
     assert rep.degrade_mode == "skip outputs"
     assert rep.degrade_entries == 1 and rep.degraded_steps == 4 and rep.overruns == 1
     published = [round(t / H) for t, _ in io.written_t]
-    assert published == [k for k in range(1, 31) if k not in (7, 8, 9, 10)]
-    # the recorded outputs are complete all the same
+    first = 0 if outputs_at == "start" else 1
+    assert published == [k + first for k in range(30) if k not in (6, 7, 8, 9)]
+    # the recorded outputs are complete all the same (at start: the row left by step 5 for
+    # step 6, which did not publish, is filled too)
     assert_same_trajectory(rep, reference(30))
 
 
@@ -306,3 +314,31 @@ def test_compiled_step_publishes_the_outputs_simulate_gives():
     for name in rep.result.outputs:
         np.testing.assert_array_equal(rep.result.outputs[name], ref.outputs[name])
     assert np.ptp(ref.outputs["tyre_spring.force"]) > 100.0  # N: the outputs move
+
+
+@pytest.mark.parametrize("model", ["peer-quarter-car", "multilink-ideal"])
+def test_outputs_at_start_publish_the_state_each_step_starts_from(model):
+    """``outputs_at="start"``: step k publishes (t_k, y_k), y_k the outputs of the state it
+    starts from — on the compiled step gathered from the step's own evaluation at t_k — which
+    are ``simulate``'s outputs at t_k; the recorded result is ``simulate``'s, last row included."""
+    from rtmbs.models import load_model
+
+    io = RecordingIO()
+    rep = run_realtime(load_model(model), "li-euler", h=1e-3, duration=0.05, io=io,
+                       outputs_at="start")
+    ref = simulate(load_model(model), "li-euler", t_end=0.05, h=1e-3)
+    names = list(rep.result.outputs)  # (simulate adds the accelerations)
+    assert [t for t, _ in io.written_t] == pytest.approx(ref.t[:-1], abs=1e-15)
+    for k, (_, y) in enumerate(io.written_t):
+        np.testing.assert_array_equal(y, [ref.outputs[nm][k] for nm in names])
+    np.testing.assert_array_equal(rep.result.q, ref.q)
+    for nm in names:
+        np.testing.assert_array_equal(rep.result.outputs[nm], ref.outputs[nm])
+    moving = max(names, key=lambda nm: np.ptp(ref.outputs[nm]))
+    assert np.ptp(ref.outputs[moving]) > 1.0  # the outputs move from step to step
+
+
+def test_outputs_at_is_checked():
+    with pytest.raises(SolverError, match=r"^outputs_at = 'middle': expected one of end, start$"):
+        run_realtime(tm.MassSpringDamper(), tm.SOLVER_NAME, h=1e-3, duration=0.01,
+                     outputs_at="middle")

@@ -54,6 +54,8 @@ POLICIES = ("warn", "catch-up", "degrade", "stop")
 
 #: Sleep with the OS until this long before a tick, then busy-wait (ns).
 SPIN_NS = 200_000
+#: where the published outputs are taken (``run_realtime(outputs_at=...)``)
+OUTPUTS_AT = ("end", "start")
 #: A state with a coordinate or velocity beyond this is taken as diverged (as in ``simulate``).
 DIVERGENCE_LIMIT = 1e8
 
@@ -107,6 +109,8 @@ class RealtimeReport:
     io_stats: dict = field(default_factory=dict)
     sched: str = "default"
     cpu_ns: np.ndarray | None = None
+    #: where the published outputs were taken: "end" (t + h) or "start" (t) of each step
+    outputs_at: str = "end"
 
     def overrun_split(self) -> dict[str, int]:
         """The overrun steps split into step and OS overruns (``stats.split_overruns``)."""
@@ -126,7 +130,7 @@ class RealtimeReport:
                  degrade_mode=self.degrade_mode, stopped_early=self.stopped_early,
                  slip_us=self.slip_ns * 1e-3, wall_s=self.wall_ns * 1e-9,
                  realtime_factor=self.realtime_factor, status=self.status, message=self.message,
-                 sched=self.sched)
+                 sched=self.sched, outputs_at=self.outputs_at)
         split = self.overrun_split()
         s.update({k: split[k] for k in ("step_overruns", "os_overruns", "os_overruns_late_start",
                                         "os_overruns_preempted")})
@@ -182,6 +186,7 @@ def run_realtime(
     priority: int | None = None,
     out=None,
     busy_wait: bool = False,
+    outputs_at: str = "end",
     **options,
 ) -> RealtimeReport:
     """Run ``system`` paced on the wall clock for ``duration`` s of simulated time.
@@ -194,11 +199,17 @@ def run_realtime(
     ``priority`` (1-99) runs the loop under the ``SCHED_FIFO`` real-time scheduler (Linux, needs
     root or CAP_SYS_NICE; refused -> noted in ``report.sched``, the run goes on); ``out`` writes the
     report files there; ``busy_wait`` spins through the whole period instead of sleeping until
-    ``SPIN_NS`` before the tick (module doc). The trajectory is the one ``simulate`` gives for the
-    same inputs (same steps, same ``t_k = t_0 + k·h``).
+    ``SPIN_NS`` before the tick (module doc). ``outputs_at``: ``"end"`` publishes after each step
+    the outputs at its end (t_k+1), ``"start"`` those at its start (t_k, with the inputs just
+    read: one step older, as MuJoCo's ``sensordata`` after ``mj_step``, and free on the compiled
+    step, which gathers them from its own evaluation; ``Solver.step_outputs``). The trajectory is
+    the one ``simulate`` gives for the same inputs (same steps, same ``t_k = t_0 + k·h``).
     """
     if policy not in POLICIES:
         raise SolverError(f"unknown deadline policy '{policy}'" + did_you_mean(policy, POLICIES))
+    if outputs_at not in OUTPUTS_AT:
+        raise SolverError(f"outputs_at = {outputs_at!r}: expected one of {', '.join(OUTPUTS_AT)}")
+    at_start = outputs_at == "start"
     if not (isinstance(h, (int, float)) and math.isfinite(h) and h > 0):
         raise SolverError(f"step size h must be a finite number > 0 s, got {h!r}")
     if not (isinstance(duration, (int, float)) and math.isfinite(duration) and duration >= 0):
@@ -288,6 +299,7 @@ def run_realtime(
     overruns = ncatch = nentries = ndegraded = good = 0
     degraded = False
     publish_outputs = True
+    row_pending = False  # outputs_at="start": the last recorded row's outputs come next step
     slip = 0
     status, message = 1, "finished"
     stopped = False
@@ -328,13 +340,14 @@ def run_realtime(
             # -- the step ----------------------------------------------------------------
             if read is not None:
                 read(system, state.t)
-            if nout and not behind and publish_outputs:
-                ok = step_out(state, h, out_buf)
+            published = nout and not behind and publish_outputs
+            if published:
+                ok = step_out(state, h, out_buf, at_start)
             else:
                 ok = step(state, h)
             state.t = t_start + (k + 1) * h
             if not behind and publish_outputs and write is not None:
-                write(state.t, out_buf)
+                write(t_start + (k + (not at_start)) * h, out_buf)
             c1 = cpu()
             end = perf()
             # -- bookkeeping (not part of the turnaround) ----------------------------------
@@ -352,9 +365,17 @@ def run_realtime(
                 q_arr[k + 1] = q
                 qd_arr[k + 1] = qd
                 slv.full_multipliers(lam_arr[k + 1])
-                if nout and (behind or not publish_outputs):
-                    outputs(state.t, q, qd, out_buf)
-                o_arr[k + 1] = out_buf
+                if published and at_start:  # (the outputs of row k; row k + 1 at the next step)
+                    o_arr[k] = out_buf
+                    row_pending = True
+                else:
+                    if row_pending:  # row k was left for this step, which did not publish
+                        outputs(t_arr[k], q_arr[k], qd_arr[k], out_buf)
+                        o_arr[k] = out_buf
+                        row_pending = False
+                    if nout and (behind or not publish_outputs):
+                        outputs(state.t, q, qd, out_buf)
+                    o_arr[k + 1] = out_buf
             k_rec = k + 1
             fl = 0
             if behind:
@@ -424,6 +445,9 @@ def run_realtime(
     if record:
         # on divergence the last (bad) state is not kept; on an interrupt, the recorded ones
         kr = k_rec + 1 if status != -1 else k_done
+        if at_start and nout and k_rec and status != -1:  # the last row's outputs (not published)
+            system.outputs(t_arr[k_rec], q_arr[k_rec], qd_arr[k_rec], out_buf)
+            o_arr[k_rec] = out_buf
         res = Result(
             t=t_arr[:kr].copy(), q=q_arr[:kr].copy(), qd=qd_arr[:kr].copy(),
             lam=lam_arr[:kr].copy(), phi_norm=np.zeros(kr), phid_norm=np.zeros(kr),
@@ -446,6 +470,7 @@ def run_realtime(
         degrade_entries=nentries, degraded_steps=ndegraded, degrade_mode=degrade_mode,
         stopped_early=stopped, slip_ns=slip, wall_ns=wall, status=status, message=message,
         result=res, io_stats=io.stats() if io is not None else {}, sched=sched,
+        outputs_at=outputs_at,
     )
     if out is not None:
         rep.save(out)

@@ -136,10 +136,19 @@ class Solver:
             return False
         return True
 
-    def step_outputs(self, state: State, h: float, out) -> bool:
+    def step_outputs(self, state: State, h: float, out, at_start: bool = False) -> bool:
         """:meth:`step`, then the given system's named outputs (``full_system.outputs``) at the
         new state into ``out`` (left as it was when the step fails): what the real-time loop
-        publishes after each step. Solvers with a compiled step do both in one compiled call."""
+        publishes after each step. Solvers with a compiled step do both in one compiled call.
+        ``at_start``: the outputs at the state the step starts from instead, with the inputs set
+        for the step and the forces it applies (transient tyres: the deflections at the step's
+        end); the compiled step gathers them from its own first evaluation, at no cost."""
+        if at_start:
+            if getattr(self.full_system, "nx", 0):
+                self.full_system.outputs(state.t, state.q, state.qd, out, extra_step=h)
+            else:
+                self.full_system.outputs(state.t, state.q, state.qd, out)
+            return self.step(state, h)
         ok = self.step(state, h)
         if ok:
             self.full_system.outputs(state.t, state.q, state.qd, out)

@@ -104,7 +104,7 @@ def vector_size(n: int, m: int) -> int:
 
 @njit(cache=True)
 def li_euler_step(ibuf, ilay, fbuf, flay, sbuf, slay, w0, w1, kib, kfb, kidx, vec, q, qd, m, t,
-                  h, jac_what, implicit, project, nproj):
+                  h, jac_what, implicit, project, nproj, oidx0, out0):
     """One step of Algorithm 1 (seed 000 eq. 22, Table 1) on the sparse path: q, q̇ updated in
     place, λ into ``vec``; ``w0``, ``w1`` packed workspaces, ``kidx`` a
     :class:`rtmbs.solvers.sparse.PackedKKTMap`'s ``idx``. Returns (pivot ratio of eq. 22's factors, largest multiplier); a ratio
@@ -113,7 +113,8 @@ def li_euler_step(ibuf, ilay, fbuf, flay, sbuf, slay, w0, w1, kib, kfb, kidx, ve
     (transient tyres, ``xstate``) are read at the step's end during the step (``xstate[0] = h``)
     and advanced after it with the inputs of the evaluation at t
     (:func:`rtmbs.kernels.extra_states.advance_extra_states`), as ``Solver.step`` does from
-    Python."""
+    Python. ``out0[k] = data[oidx0[k]]`` right after the evaluation at t: the named outputs at
+    the step's start (``oidx0`` empty: none)."""
     # borrowed (untracked) arrays: none of the ~150 views of a step takes an atomic reference
     # count (the caller owns every buffer for the whole call)
     ibuf = borrowed(ibuf); ilay = borrowed(ilay); fbuf = borrowed(fbuf); flay = borrowed(flay)
@@ -133,6 +134,8 @@ def li_euler_step(ibuf, ilay, fbuf, flay, sbuf, slay, w0, w1, kib, kfb, kidx, ve
     _, _, phi1, _, phit1, _, _, _ = packed_views(w1, n, m, nb, m1, nblk)
     what0 = _PACKED | _M | _Q | jac_what | (_PHIQ if m else 0)
     evaluate_cartesian(what0, t, q, qd, ibuf, ilay, fbuf, flay, sbuf, slay, w0, n, m)
+    for k in range(oidx0.shape[0]):
+        out0[k] = sbuf[oidx0[k]]
     for i in range(n):
         dq[i] = h * qd[i]
         qp[i] = q[i] + dq[i]
@@ -175,14 +178,18 @@ def li_euler_step(ibuf, ilay, fbuf, flay, sbuf, slay, w0, w1, kib, kfb, kidx, ve
 
 @njit(cache=True)
 def li_euler_step_outputs(ibuf, ilay, fbuf, flay, sbuf, slay, w0, w1, kib, kfb, kidx, vec, q, qd, m,
-                          t, h, jac_what, implicit, project, nproj, oidx, out):
+                          t, h, jac_what, implicit, project, nproj, oidx, out, at_start):
     """:func:`li_euler_step`, then the named outputs at (t + h, q⁺, q̇⁺) into ``out``
     (``oidx``: ``CartesianSystem.output_index``; :func:`rtmbs.kernels.evaluate.cartesian_outputs`,
     evaluated in ``w1``, whose Φq and Φ the step has used): what the real-time loop publishes, in
-    the same compiled call. ``out`` is left as it was when the step fails (ratio 0)."""
+    the same compiled call. ``out`` is left as it was when the step fails (ratio 0). With
+    ``at_start`` the outputs are those at (t, q, q̇) instead, gathered from the step's own
+    evaluation there (no evaluation more: MuJoCo's ``sensordata`` after ``mj_step``)."""
+    no = oidx[:0]
     ratio, growth = li_euler_step(ibuf, ilay, fbuf, flay, sbuf, slay, w0, w1, kib, kfb, kidx, vec,
-                                  q, qd, m, t, h, jac_what, implicit, project, nproj)
-    if ratio > 0.0 and oidx.shape[0]:
+                                  q, qd, m, t, h, jac_what, implicit, project, nproj,
+                                  oidx if at_start else no, out if at_start else out[:0])
+    if ratio > 0.0 and oidx.shape[0] and not at_start:
         step_outputs(t + h, q, qd, ibuf, ilay, fbuf, flay, sbuf, slay, w1, m, oidx, out)
     return ratio, growth
 

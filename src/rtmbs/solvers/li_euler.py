@@ -314,6 +314,7 @@ class LIEuler(Solver):
         self.vec = np.zeros(vector_size(n, m))
         self.lam = self.vec[vector_size(n, m) - m:]
         self._kernel = li_euler_step
+        self._no_outputs = (np.zeros(0, np.int64), np.zeros(0))  # (no outputs at the start)
         self.kernel_args = sysm.kernel_buffers() + (self.pw0, self.pw1, self.skkt.lu.ib,
                                                     self.skkt.lu.fb, self.pidx, self.vec)
 
@@ -436,17 +437,18 @@ class LIEuler(Solver):
         return ok
 
     def _step_fused(self, state: State, h: float):
-        ok = self._fused_call(self._kernel, state, h)
+        ok = self._fused_call(self._kernel, state, h, *self._no_outputs)
         self.nstep -= 1  # (Solver.step counts it)
         return ok
 
-    def step_outputs(self, state: State, h: float, out) -> bool:
+    def step_outputs(self, state: State, h: float, out, at_start: bool = False) -> bool:
         """:meth:`Solver.step_outputs` as one compiled call
         (:func:`rtmbs.solvers.compiled_step.li_euler_step_outputs`) on the compiled step of a
         model; otherwise the step, then ``system.outputs``."""
         if not self.fused or len(out) != len(self.system.output_index):
-            return super().step_outputs(state, h, out)
-        ok = self._fused_call(li_euler_step_outputs, state, h, self.system.output_index, out)
+            return super().step_outputs(state, h, out, at_start)
+        ok = self._fused_call(li_euler_step_outputs, state, h, self.system.output_index, out,
+                              bool(at_start))
         if not ok:
             self.status = -1
         return ok

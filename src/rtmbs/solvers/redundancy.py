@@ -297,8 +297,8 @@ class ReducedSystem(MechanicalSystem):
     def advance_extra(self, state: State, h: float) -> None:
         self.system.advance_extra(state, h)
 
-    def outputs(self, t, q, qd, out) -> None:
-        self.system.outputs(t, q, qd, out)
+    def outputs(self, t, q, qd, out, **extra) -> None:
+        self.system.outputs(t, q, qd, out, **extra)
 
     def acceleration_outputs(self, t, q, qd, qdd, out) -> None:
         self.system.acceleration_outputs(t, q, qd, qdd, out)

@@ -81,7 +81,7 @@ def _li_euler_rollout(ibuf, ilay, fbuf, flay, sbuf, slay, w0, w1, kib, kfb, kidx
             out_qd_prev[r, :] = qd
         ratio, _ = li_euler_step(ibuf, ilay, fbuf, flay, sbuf, slay, w0, w1, kib, kfb, kidx, vec, q,
                                  qd, m, t_origin + (i0 + k) * h, h, jac_what, implicit, project,
-                                 nproj)
+                                 nproj, oidx[:0], out_t[:0])
         t = t_origin + (i0 + k + 1) * h
         bad = ratio == 0.0
         for i in range(n):  # (a NaN fails both comparisons)
