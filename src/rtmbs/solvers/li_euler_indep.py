@@ -320,17 +320,21 @@ class LIEulerIndep(Solver):
         arrays without eq. 30's KKT), ``vec`` and the pivots of H."""
         if self.proj_idx is not None:
             lu = self.proj.kkt.lu
-            kkt = (lu.ib, lu.fb, self.proj_idx)
+            factors = (lu.ib, lu.fb, self.proj_idx)
         else:
-            kkt = (np.zeros(0, np.uint32), np.zeros(0), np.zeros(0, np.uint32))
+            factors = (np.zeros(0, np.uint32), np.zeros(0), np.zeros(0, np.uint32))
         st = self.st
         self.kernel_args = (*self.system.kernel_buffers(), st.w0, st.w1, *self.basis.args,
-                            self.aidx, *kkt, self.vec, self.hpiv)
+                            self.aidx, *factors, self.vec, self.hpiv)
         if self.stabilize != "projection":
             self._proj_mode = PROJ_NONE
         else:
             self._proj_mode = PROJ_KKT if self.projection_solve == "kkt" else PROJ_T
         self._mult = self.multipliers and self.system.m > 0
+        # evaluations, factorisations and solves of a step (module docstring)
+        proj = self.stabilize == "projection"
+        kkt = proj and self.projection_solve == "kkt"
+        self._step_counts = (3 + proj, 2 + kkt, self.f + 1 + (2 if self._mult else 1) + proj + 1)
 
     def _step_fused(self, state: State, h: float) -> bool:
         """One compiled step; the bookkeeping of its factors and counters; a rebase finished."""
@@ -340,12 +344,12 @@ class LIEulerIndep(Solver):
             *self.kernel_args, state.q, state.qd, self.system.m, float(t), float(h),
             self.jac_flag, self.implicit, self._mult, self._proj_mode, self._gb(h),
             self._rebase_below)
+        ne, nf, ns = self._step_counts
         if code & CHANGED:  # Φu factorised at q, ż re-mapped (as in _step_impl)
-            self.neval += 1
-            self.nfactor += 1
-            self.nsolve += 1
-        self.count_steps(1)
-        self.nstep -= 1  # (Solver.step counts it)
+            ne, nf, ns = ne + 1, nf + 1, ns + 1
+        self.neval += ne  # (count_steps(1) but nstep: Solver.step counts it)
+        self.nfactor += nf
+        self.nsolve += ns
         lu = self.basis.lu
         lu.ratio, lu.growth = lratio, growth
         if self.proj_idx is not None:
@@ -374,13 +378,11 @@ class LIEulerIndep(Solver):
         """Count ``k`` steps of the fixed cost (module docstring; a compiled step, or a compiled
         rollout of them). A rebase (``nrebase``, one more factorisation, counted by
         ``_choose_B``) and a re-mapping after the caller changed the state are counted apart."""
-        proj = self.stabilize == "projection"
-        kkt = proj and self.projection_solve == "kkt"
-        mult = self.multipliers and self.system.m > 0
+        ne, nf, ns = self._step_counts
         self.nstep += k
-        self.neval += k * (3 + proj)
-        self.nfactor += k * (2 + kkt)
-        self.nsolve += k * (self.f + 1 + (2 if mult else 1) + proj + 1)
+        self.neval += k * ne
+        self.nfactor += k * nf
+        self.nsolve += k * ns
 
     # -- step ----------------------------------------------------------------------------
     def _step_impl(self, state: State, h: float):
