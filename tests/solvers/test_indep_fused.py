@@ -86,6 +86,28 @@ def test_fused_step_falls_back_as_the_python_driven_step():
             assert np.array_equal(x, y), f"{name} differs at step {k + 1}"
 
 
+def test_fused_step_with_transient_tyres_is_bit_identical():
+    """Extra states (a transient tyre's deflections, advanced by ``Solver.step`` around the
+    compiled call and read by its evaluations) alike on both paths."""
+    from rtmbs.models.multilink import build
+
+    system = build("ideal", transient=True)
+    assert system.nx == 2
+    out = {}
+    for instrument in (False, True):
+        slv = get_solver("li-euler-indep")(system, instrument=instrument)
+        st = system.initial_state()
+        slv.reset(st)
+        rows = []
+        for _ in range(300):
+            assert slv.step(st, 1e-3)
+            rows.append(np.concatenate([st.q, st.qd, slv.lam, st.x]))
+        out[instrument] = (slv.fused_step, np.array(rows))
+    assert out[False][0] and not out[True][0]
+    assert np.abs(out[False][1][:, -2:]).max() > 1e-6  # the deflections move
+    assert np.array_equal(out[False][1], out[True][1])
+
+
 @pytest.mark.parametrize("config", ["projection", "projection-T", "none"])
 def test_a_step_without_rebase_makes_no_python_level_kernel_call(monkeypatch, config):
     """The fixed-cost step is the one compiled call: the Python-driven step's evaluations and
