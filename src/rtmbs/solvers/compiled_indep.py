@@ -3,7 +3,7 @@
 :func:`li_euler_indep_step` runs the whole step of :mod:`rtmbs.solvers.li_euler_indep` for
 B = "partition" on the packed storage of a compiled Cartesian model (seed 000 eqs. 24-28, 18, 30,
 Table 2): the evaluations into the packed workspaces ``w0`` (at t, q) and ``w1`` (at q + Δq), R and
-S c, eq. 28 and λ (``li_euler_indep._middle``), Δq, the projection (eq. 30 with its own KKT
+S c, eq. 28 and λ (:func:`_middle`), Δq, the projection (eq. 30 with its own KKT
 factors, or S(−Φ) with the factors of Φu), the Euler update of (q, ż), Φu at the new positions
 with its pivot check and q̇ = S b + R ż. The kernels are those the Python-driven step calls, in
 the same order on the same buffers, so the numbers are the same bit for bit.
