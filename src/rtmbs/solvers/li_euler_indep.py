@@ -37,11 +37,16 @@ offline tools) and on the B = "qr" and dense paths.
 
 Cost per step: evaluations 3 (+1 projection), factorisations 2 (+1 projection="kkt"),
 solves f + 4 (+1 projection, −1 without multipliers).
+
+One compiled call per step (issue 11): on packed storage (B = "partition", the sparse path of a
+compiled Cartesian model) the whole step is :func:`rtmbs.solvers.compiled_indep.li_euler_indep_step`
+(``fused_step``; the same kernels in the same order, the same numbers bit for bit) unless
+``instrument`` asks for phase times, which runs the step kernel by kernel from Python. A rebase
+is finished in Python after that call (:meth:`LIEulerIndep._rebase_end`).
 """
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
 from ..errors import RedundantConstraintError, SolverError
 from ..protocol import (
@@ -49,75 +54,16 @@ from ..protocol import (
 )
 from ..tolerances import SINGULAR_PIVOT_RATIO
 from .base import Solver, register_solver
-from .basis import b_lambda, b_R_Sc, factor_T, make_basis, project_T, velocity, zd_of
-from .factorisation import kkt_correction, make_kkt
+from .basis import factor_T, make_basis, project_T, velocity, zd_of
+from .compiled_indep import (
+    CHANGED, OK, PROJ_KKT, PROJ_NONE, PROJ_T, REBASE, VIEW_NAMES, _euler_update, _keep, _middle,
+    _position_increment, _project_kkt, _unchanged, li_euler_indep_step, step_views, vector_size,
+)
+from .factorisation import make_kkt
 from .li_euler import is_compiled_cartesian
-from .reduced import lambda_rhs, reduced
-from .sparse import H_ANALYSIS, PackedKKTMap, choose_linear_solver, kkt_values_packed
+from .sparse import H_ANALYSIS, PackedKKTMap, choose_linear_solver
 from .stabilization import Projector, check_choice, check_positive, pop_options
-from .storage import StepStorage, copy_mass, entry_index
-
-
-@njit(cache=True)
-def _middle(basis, aidx, phiq, mats, Q, gamma, qd, h, Rn, Sc, Aval, AR, H, hpiv, r, w, dzd,
-            dqd, x, lam, multipliers):
-    """One compiled call for the solves of a step: R, S c (eqs. 24-25), eq. 28, and λ."""
-    b_R_Sc(basis, phiq, gamma, Rn, Sc)
-    hr = reduced(aidx, mats, Q, qd, h, Rn, Sc, Aval, AR, H, hpiv, r, w, dzd, dqd)
-    if multipliers:
-        lambda_rhs(aidx, Aval, r, dqd, x)
-        b_lambda(basis, x, lam, h)
-    return hr
-
-
-@njit(cache=True)
-def _project_kkt(ib, fb, pidx, w0, w1, phi1, h, rhs, dq):
-    """The projection (eq. 30) from the step's buffers: [M(q) hΦqᵀ; Φq 0] with Φq at q + Δq (in
-    ``w1``; M copied there from ``w0``), gathered through ``pidx``, factorised, and the correction
-    of [0; −Φ(q + Δq)] added to ``dq`` (``Projector.correct``'s arithmetic). Returns (pivot
-    ratio, largest multiplier)."""
-    copy_mass(pidx, w0, w1)
-    ratio, growth = kkt_values_packed(ib, fb, pidx, w1, 0.0, 0.0, h, w1)
-    kkt_correction(ib, fb, phi1, rhs, dq)
-    return ratio, growth
-
-
-@njit(cache=True)
-def _position_increment(qd, dqd, h, implicit, dq):
-    """Δq = h(q̇ + Δq̇) (``implicit``: the position follows the new velocity, symplectic Euler)
-    or Δq = h q̇ (seed 000 Table 2)."""
-    for i in range(dq.shape[0]):
-        dq[i] = h * (qd[i] + dqd[i]) if implicit else h * qd[i]
-
-
-@njit(cache=True)
-def _euler_update(q, dq, zd, dzd, qd, dqd, qd_pred):
-    """q += Δq, ż += Δż, q̇_pred = q̇ + Δq̇ (Table 2), one compiled call."""
-    for i in range(q.shape[0]):
-        q[i] += dq[i]
-        qd_pred[i] = qd[i] + dqd[i]
-    for i in range(zd.shape[0]):
-        zd[i] += dzd[i]
-
-
-@njit(cache=True)
-def _keep(q, qd, q_last, qd_last):
-    for i in range(q.shape[0]):
-        q_last[i] = q[i]
-        qd_last[i] = qd[i]
-
-
-@njit(cache=True)
-def _unchanged(q, qd, q_last, qd_last):
-    return _same(q, q_last) and _same(qd, qd_last)
-
-
-@njit(cache=True)
-def _same(a, b):
-    for i in range(a.shape[0]):
-        if a[i] != b[i]:
-            return False
-    return True
+from .storage import StepStorage, entry_index
 
 
 @register_solver("li-euler-indep")
@@ -146,6 +92,9 @@ class LIEulerIndep(Solver):
         are evaluated into packed workspaces, their blocks only, ``rtmbs.solvers.storage``) |
         "packed" (the same, an error where it is not available) | "dense" (dense workspaces;
         the same numbers, bit for bit)
+
+    With packed storage and ``instrument`` false the step is one compiled call (``fused_step``,
+    ``kernel_args``, :meth:`count_steps`: ``rtmbs.solvers.compiled_indep``).
     """
 
     def __init__(self, system, instrument: bool = False, **options):
@@ -199,6 +148,9 @@ class LIEulerIndep(Solver):
                     f"solver '{self.name}': option independent={ind!r}, expected {f} distinct "
                     f"coordinate indices in 0..{system.n - 1}")
         self.independent = ind
+        # the whole step in one compiled call (rtmbs.solvers.compiled_indep). (Not ``fused``:
+        # rollout.compiled() takes a solver with ``fused`` for li-euler's kernel.)
+        self.fused_step = self.packed and not instrument
 
     # -- setup ---------------------------------------------------------------------------
     def _reset(self, state: State) -> None:
@@ -216,31 +168,37 @@ class LIEulerIndep(Solver):
         st = self.st = StepStorage(sysm, self.packed)
         # A of eq. 28 on its pattern (mass | force Jacobian) when sparse, dense otherwise; the
         # kernels read M, Jq, Jq̇ (sparse) and Φq (partition) through ``idx`` from ``st.w0``
-        self.Rn = np.zeros((n, f))
         if self.sparse:
             ap = np.asarray(sysm.mass_pattern, bool) | np.asarray(
                 sysm.jacobian_pattern(not self.jac_all), bool)
             self.idx = entry_index(ap, pp, st.layout)
             self.aidx, self.mats = self.idx, st.w0
-            self.Aval, self.AR = np.zeros(int(np.count_nonzero(ap))), np.zeros((n, f))
+            # the step's arrays as views of one buffer (the compiled step's ``vec``): Rn, AR,
+            # H, Aval (A on its entries), Sc, r, x, w, dqd, dq, qp, qd_pred, q_last, qd_last,
+            # dzd, zd, zero_m, lam, prhs
+            na = int(self.idx[0])
+            self.vec = np.zeros(vector_size(n, m, na))
+            for name, view in zip(VIEW_NAMES, step_views(self.vec, n, m, na)):
+                setattr(self, name, view)
         else:
             ws = st.ws0
             self.idx = (entry_index(np.zeros((n, n), bool), self.basis.pattern, st.layout)
                         if self.B_mode == "partition" else None)
             self.aidx, self.mats = None, (ws.M, ws.Jq, ws.Jqd)
+            self.Rn = np.zeros((n, f))
             self.Aval, self.AR = np.zeros((n, n)), np.zeros((f, n))
+            self.Sc = np.zeros(n)
+            self.H = np.zeros((f, f))
+            self.r, self.x, self.w, self.dqd, self.dq, self.qp, self.qd_pred = (
+                np.zeros(n) for _ in range(7))
+            self.dzd = np.zeros(f)
+            self.zd = np.zeros(f)
+            self.q_last = np.zeros(n)
+            self.qd_last = np.zeros(n)
+            self.zero_m = np.zeros(m)
+            self.lam = np.zeros(m)
         self.pq = (st.w0, self.idx) if self.B_mode == "partition" else st.ws0.phiq
-        self.Sc = np.zeros(n)
-        self.H = np.zeros((f, f))
         self.hpiv = np.zeros(f, np.int64)
-        self.r, self.x, self.w, self.dqd, self.dq, self.qp, self.qd_pred = (
-            np.zeros(n) for _ in range(7))
-        self.dzd = np.zeros(f)
-        self.zd = np.zeros(f)
-        self.q_last = np.zeros(n)
-        self.qd_last = np.zeros(n)
-        self.zero_m = np.zeros(m)
-        self.lam = np.zeros(m)
         self.what_end = EVAL_PHIQ | (EVAL_PHI if self.stabilize == "baumgarte" else 0)
         self.what0 = EVAL_M | EVAL_Q | EVAL_GAMMA
         self.ratio = 1.0
@@ -306,6 +264,9 @@ class LIEulerIndep(Solver):
                 f"solver '{self.name}': Φu of '{self.system.name}' is singular for the chosen "
                 f"dependent coordinates; expected full row rank m = {self.system.m}") from None
         self.ratio = self.ratio_ref = self._factor_T()
+        self._rebase_below = self.rebase_tol * self.ratio_ref if self.rebase else -np.inf
+        if self.fused_step:  # the factors of Φu are new arrays after a choice of B
+            self._set_kernel_args()
 
     def _factor_T(self) -> float:
         # sparse Φu: static pivots (never a re-analysis); a degraded Φu shows in the ratio: rebase
@@ -352,8 +313,81 @@ class LIEulerIndep(Solver):
         velocity(self.basis.args, self.pq, st.phit, st.phi if gb else self.zero_m, gb, self.zd, qd)
         self.nsolve += 1
 
+    # -- the step in one compiled call (rtmbs.solvers.compiled_indep) --------------------------
+    def _set_kernel_args(self) -> None:
+        """The arrays :func:`li_euler_indep_step` takes before (q, q̇, ...): the model's buffers,
+        the packed workspaces, the basis, the entry index, the projection's factors (empty
+        arrays without eq. 30's KKT), ``vec`` and the pivots of H."""
+        if self.proj_idx is not None:
+            lu = self.proj.kkt.lu
+            factors = (lu.ib, lu.fb, self.proj_idx)
+        else:
+            factors = (np.zeros(0, np.uint32), np.zeros(0), np.zeros(0, np.uint32))
+        st = self.st
+        self.kernel_args = (*self.system.kernel_buffers(), st.w0, st.w1, *self.basis.args,
+                            self.aidx, *factors, self.vec, self.hpiv)
+        if self.stabilize != "projection":
+            self._proj_mode = PROJ_NONE
+        else:
+            self._proj_mode = PROJ_KKT if self.projection_solve == "kkt" else PROJ_T
+        self._mult = self.multipliers and self.system.m > 0
+        # evaluations, factorisations and solves of a step (module docstring)
+        proj = self.stabilize == "projection"
+        kkt = proj and self.projection_solve == "kkt"
+        self._step_counts = (3 + proj, 2 + kkt, self.f + 1 + (2 if self._mult else 1) + proj + 1)
+
+    def _step_fused(self, state: State, h: float) -> bool:
+        """One compiled step; the bookkeeping of its factors and counters; a rebase finished."""
+        t = state.t
+        self._h = h
+        code, ratio, lratio, growth, pratio, pgrowth = li_euler_indep_step(
+            *self.kernel_args, state.q, state.qd, self.system.m, float(t), float(h),
+            self.jac_flag, self.implicit, self._mult, self._proj_mode, self._gb(h),
+            self._rebase_below)
+        ne, nf, ns = self._step_counts
+        if code & CHANGED:  # Φu factorised at q, ż re-mapped (as in _step_impl)
+            ne, nf, ns = ne + 1, nf + 1, ns + 1
+        self.neval += ne  # (count_steps(1) but nstep: Solver.step counts it)
+        self.nfactor += nf
+        self.nsolve += ns
+        lu = self.basis.lu
+        lu.ratio, lu.growth = lratio, growth
+        if self.proj_idx is not None:
+            k = self.proj.kkt
+            k.lu.ratio, k.lu.growth = pratio, pgrowth
+            k.ratio = self.proj.ratio = pratio
+        self.ratio = ratio
+        state.t = t + h
+        if code & REBASE:
+            self._rebase_end(state.t, state.q, state.qd, h)
+        return bool(code & OK) and self.ratio > 0.0
+
+    def _rebase_end(self, t1, q, qd, h) -> None:
+        """The end of a step whose pivot check failed (``REBASE``): B chosen again at q (its Φq
+        is in ``st.w0``), ż = B(q̇ + Δq̇), q̇ = S b + R ż; as :meth:`_step_end` does. The
+        velocity solve is counted in :meth:`count_steps`."""
+        self.nrebase += 1
+        self._choose_B(t1)
+        zd_of(self.basis.args, self.qd_pred, self.zd)
+        gb = self._gb(h)
+        st = self.st
+        velocity(self.basis.args, self.pq, st.phit, st.phi if gb else self.zero_m, gb, self.zd, qd)
+        _keep(q, qd, self.q_last, self.qd_last)
+
+    def count_steps(self, k: int) -> None:
+        """Count ``k`` steps of the fixed cost (module docstring; a compiled step, or a compiled
+        rollout of them). A rebase (``nrebase``, one more factorisation, counted by
+        ``_choose_B``) and a re-mapping after the caller changed the state are counted apart."""
+        ne, nf, ns = self._step_counts
+        self.nstep += k
+        self.neval += k * ne
+        self.nfactor += k * nf
+        self.nsolve += k * ns
+
     # -- step ----------------------------------------------------------------------------
     def _step_impl(self, state: State, h: float):
+        if self.fused_step:
+            return self._step_fused(state, h)
         st = self.st
         q, qd, t = state.q, state.qd, state.t
         self._h = h
@@ -419,7 +453,7 @@ class LIEulerIndep(Solver):
         self.st.evaluate(self, 0, t1, q, qd, self.what_end)
         self._toc("evaluation")
         self.ratio = self._factor_T()
-        if self.rebase and self.ratio < self.rebase_tol * self.ratio_ref:
+        if self.ratio < self._rebase_below:  # (−inf without ``rebase``)
             self.nrebase += 1
             self._choose_B(t1)
             zd_of(self.basis.args, self.qd_pred, self.zd)
