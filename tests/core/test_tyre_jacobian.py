@@ -1,0 +1,141 @@
+"""The tyre element's Jacobians against central differences of Q in every direction.
+
+A free rim (Euler parameters) carries a tyre at a hub marker off its centre of mass (so the
+arm terms count); the tyre's share of Q, Jq, Jq̇ is the system's minus that of the same rim
+without the tyre. Every column of q (positions and all four Euler parameters: A is the rotation
+of p/|p|, exact in every direction) and of q̇ is perturbed, at states that exercise each part
+of the element: drive and brake slip, slip angle, camber, a ramp (β ≠ 0) and a random road
+with different tracks (lateral slope), speeds below v_min and below VXLOW, steady-state and
+transient tyres (deflections set, with and without the solver's step h).
+
+Tolerance: central differences with step 1e-6 err by ~h² Q'''/6 (1e-9 of the largest entry
+here) plus rounding ~1e-16 |Q|/h; the road tables are piecewise linear (a step crossing a
+sample changes a slope: below 1e-6 relative with the sample spacings used). So: the largest
+error of each matrix within 1e-6 of its largest entry, and every entry within 1e-5 of itself
+plus 1e-8 of the largest entry.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from rtmbs.model import Model
+from rtmbs.system import compile_model
+from rtmbs.vehicle.road import from_spec, road_height_packed
+
+R0 = 0.3943          # UNLOADED_RADIUS of the shipped MF 6.1 file
+KZ = 314931.2969     # its VERTICAL_STIFFNESS
+ARM = np.array([0.01, -0.02, 0.015])  # hub marker in the rim's frame
+Y = {"z_axis": [0, 1, 0]}
+ISO_ROAD = {"type": "iso8608", "road_class": "D", "length": 50.0, "seed": 3}
+
+
+def _rim(tyre: bool, transient: bool, road) -> Model:
+    m = Model(name="rim", gravity=(0, 0, -9.81))
+    m.add_body("rim", 20.0, inertia=[0.8, 1.2, 0.8], position=(0, 0, R0),
+               markers={"hub": {"position": list(ARM), "orientation": Y}})
+    if tyre:
+        m.add_force("tyre", "tyre", marker_j="rim.hub", tyre="MF61", road=road, transient=transient)
+    return m
+
+
+def _rot(v):
+    th = float(np.linalg.norm(v))
+    if th == 0.0:
+        return np.eye(3)
+    k = np.asarray(v, float) / th
+    K = np.array([[0, -k[2], k[1]], [k[2], 0, -k[0]], [-k[1], k[0], 0]])
+    return np.eye(3) + math.sin(th) * K + (1 - math.cos(th)) * K @ K
+
+
+def _ep(R):
+    """Euler parameters of a rotation matrix (e0 > 0)."""
+    e0 = 0.5 * math.sqrt(1.0 + np.trace(R))
+    return np.array([e0, (R[2, 1] - R[1, 2]) / (4 * e0), (R[0, 2] - R[2, 0]) / (4 * e0),
+                     (R[1, 0] - R[0, 1]) / (4 * e0)])
+
+
+def _state(x, y, R, v, w, road):
+    """q, q̇ of the rim with its hub at (x, y) a loaded radius 12 mm short of R0 above the road
+    (about 4 kN), axes R, hub velocity v, angular velocity w (global)."""
+    a = R @ ARM
+    z = road_height_packed(np.asarray(from_spec(road).packed(), float), x, y)[0] + R0 - 0.012
+    hub = np.array([x, y, z])
+    p = _ep(R)
+    e0, e = p[0], p[1:]
+    E = np.column_stack([-e, np.array([[e0, -e[2], e[1]], [e[2], e0, -e[0]], [-e[1], e[0], e0]])])
+    q = np.concatenate([hub - a, p])
+    qd = np.concatenate([np.asarray(v, float) - np.cross(w, a), 0.5 * E.T @ np.asarray(w, float)])
+    return q, qd
+
+
+V = 15.0
+W0 = V / (R0 - 0.004)  # free rolling spin
+#: name: (hub x, y, rotation vector of the rim, hub velocity, angular velocity, road)
+STATES = {
+    "drive slip": (0.0, 0.0, (0, 0, 0), (V, 0, 0), (0, 1.06 * W0, 0), None),
+    "brake slip, slip angle": (0.0, 0.0, (0, 0, 0.06), (V, 0.2, 0.05), (0.1, 0.93 * W0, 0.2), None),
+    "camber, steer": (0.0, 0.0, (0.07, 0, 0.03), (V, -0.4, 0), (0, W0, 0.3), None),
+    "ramp (beta)": (0.0, 0.2, (0.03, 0.01, 0.04), (V, 0.4, 1.0), (0.1, 1.02 * W0, 0.1),
+                    {"type": "ramp", "start": -5.0, "slope": 0.1, "length": 20.0}),
+    "random road (lateral slope)": (10.0, 0.2, (0.03, 0.01, 0.04), (V, 0.4, 0.3), (0.1, 1.02 * W0, 0.1),
+                                    ISO_ROAD),
+    "below v_min": (0.0, 0.0, (0.04, 0, -0.02), (0.05, 0.02, 0.01), (0.1, 0.3, 0), None),
+    "below VXLOW": (0.0, 0.0, (0.04, 0, -0.02), (0.5, 0.1, 0.01), (0.1, 1.3, 0), None),
+}
+
+
+def _tyre_share(with_tyre, without, q, qd):
+    Q = with_tyre.forces(q, qd) - without.forces(q, qd)
+    Jq, Jqd = with_tyre.force_jacobians(q, qd)
+    Jq0, Jqd0 = without.force_jacobians(q, qd)
+    return Q, Jq - Jq0, Jqd - Jqd0
+
+
+def _central(with_tyre, without, q, qd, h=1e-6):
+    n = q.size
+    Fq, Fqd = np.empty((n, n)), np.empty((n, n))
+    for c in range(n):
+        d = np.zeros(n)
+        d[c] = h
+        Fq[:, c] = (_tyre_share(with_tyre, without, q + d, qd)[0]
+                    - _tyre_share(with_tyre, without, q - d, qd)[0]) / (2 * h)
+        Fqd[:, c] = (_tyre_share(with_tyre, without, q, qd + d)[0]
+                     - _tyre_share(with_tyre, without, q, qd - d)[0]) / (2 * h)
+    return Fq, Fqd
+
+
+def _assert_close(an, fd, what):
+    scale = np.abs(fd).max()
+    err = np.abs(an - fd)
+    worst = np.unravel_index(err.argmax(), err.shape)
+    assert err.max() <= 1e-6 * scale, (f"{what}: largest error {err.max():.3e} at {worst} "
+                                       f"({err.max() / scale:.2e} of the largest entry {scale:.3e})"
+                                       f"\nanalytic\n{an}\ndifferences\n{fd}")
+    bad = err > 1e-5 * np.abs(fd) + 1e-8 * scale
+    assert not bad.any(), f"{what}: entries {np.argwhere(bad).tolist()}\nanalytic\n{an}\ndifferences\n{fd}"
+
+
+@pytest.mark.parametrize("transient", [False, True], ids=["steady-state", "transient"])
+@pytest.mark.parametrize("name", list(STATES))
+def test_tyre_jacobians_match_central_differences_in_every_direction(name, transient):
+    x, y, rv, v, w, road = STATES[name]
+    road = road or {"type": "flat"}
+    sysm = compile_model(_rim(True, transient, road))
+    bare = compile_model(_rim(False, transient, road))
+    q, qd = _state(x, y, _rot(rv), v, w, road)
+    steps = (0.0, 1e-3) if transient else (None,)
+    out = np.zeros(len(sysm.output_names))
+    sysm.outputs(0.0, q, qd, out)
+    Fz = out[list(sysm.output_names).index("tyre.Fz")]
+    assert 2000.0 < Fz < 8000.0  # in contact, a car's load
+    for h in steps:
+        if transient:  # deflections u, v and the solver's step (0: at the current deflections)
+            sysm.set_extra([2e-3, -3e-3])
+            sysm.set_extra_step(h)
+        _, Jq, Jqd = _tyre_share(sysm, bare, q, qd)
+        Fq, Fqd = _central(sysm, bare, q, qd)
+        _assert_close(Jq, Fq, f"{name}, h={h}: Jq")
+        _assert_close(Jqd, Fqd, f"{name}, h={h}: Jqd")
