@@ -139,3 +139,64 @@ def test_tyre_jacobians_match_central_differences_in_every_direction(name, trans
         Fq, Fqd = _central(sysm, bare, q, qd)
         _assert_close(Jq, Fq, f"{name}, h={h}: Jq")
         _assert_close(Jqd, Fqd, f"{name}, h={h}: Jqd")
+
+
+MF_FILES = ["chrono_MagicFormula61_Parameters.tir", "chrono_MagicFormula52_Parameters.tir",
+            "chrono_Sedan_Pac02Tire.tir"]
+
+
+@pytest.mark.parametrize("fname", MF_FILES)
+def test_mf_dual_partials_of_all_outputs_in_all_inputs(fname):
+    """mf_dual's ∂(Fx, Fy, Mz, Mx, My)/∂(Fz, κ, α, γ, Vx) against central differences of
+    mf_evaluate at random points (a quarter below VXLOW, a third without the low-speed slip
+    reduction), rtol 1e-6 plus 1e-7 of the physical scale (Fz per unit input; 0.1 m Fz for the
+    moments), as tests/vehicle/test_tyre_mf_partials.py for the (Fz, κ, α) partials."""
+    from rtmbs.vehicle.tyre import data_path, load_tir, magic_formula as mfk
+
+    props = load_tir(data_path(fname))
+    p = props.params
+    rows = [mfk.O_FX, mfk.O_FY, mfk.O_MZ, mfk.O_MX, mfk.O_MY]
+    out = np.empty(mfk.N_OUT)
+
+    def full(x, sr):
+        mfk.mf_evaluate(p, *x, out, True, sr)
+        return out[rows].copy()
+
+    rng = np.random.default_rng(1)
+    for i in range(150):
+        x = np.array([rng.uniform(500, 8000), rng.uniform(-0.3, 0.3), rng.uniform(-0.3, 0.3),
+                      rng.uniform(-0.1, 0.1), rng.uniform(0.5, 40) * rng.choice([-1.0, 1.0])])
+        if i % 4 == 0:
+            x[4] = rng.uniform(-1, 1) * props["VXLOW"]
+        sr = bool(i % 3)
+        an = np.array(mfk.mf_dual(p, *x, sr, True))
+        np.testing.assert_allclose(an[:, 0], full(x, sr), rtol=1e-12, atol=1e-9)
+        steps = np.array([1e-4 * x[0], 1e-7, 1e-7, 1e-7, 1e-7 * max(1.0, abs(x[4]))])
+        fd = np.column_stack([(full(x + e, sr) - full(x - e, sr)) / (2 * e.sum())
+                              for e in np.diag(steps)])
+        scale = np.outer([1, 1, 0.1, 0.1, 0.1], [1.0, x[0], x[0], x[0], x[0]])
+        bad = np.abs(an[:, 1:] - fd) > 1e-6 * np.abs(fd) + 1e-7 * scale
+        assert not bad.any(), f"{fname} at {x.tolist()}, reduction {sr}:\n{an[:, 1:]}\n{fd}"
+
+
+@pytest.mark.parametrize("fname", MF_FILES[:2])
+def test_relaxation_lengths_and_their_partials(fname):
+    """relaxation_lengths_dual: the σκ, σα of mf_steady_state, ∂/∂Fz and ∂σα/∂γ against central
+    differences (σκ does not depend on γ)."""
+    from rtmbs.vehicle.tyre import data_path, load_tir, magic_formula as mfk
+
+    p = load_tir(data_path(fname)).params
+    out = np.empty(mfk.N_OUT)
+
+    def sig(Fz, g):
+        mfk.mf_steady_state(p, Fz, 0.01, 0.02, g, 10.0, out)
+        return np.array([out[mfk.O_SIGK], out[mfk.O_SIGA]])
+
+    for Fz in (300.0, 2000.0, 4000.0, 7000.0):
+        for g in (-0.05, 0.03):
+            sk, sa = mfk.relaxation_lengths_dual(p, Fz, g)
+            np.testing.assert_allclose([sk[0], sa[0]], sig(Fz, g), rtol=1e-13)
+            dz = (sig(Fz + 1e-2, g) - sig(Fz - 1e-2, g)) / 2e-2
+            dg = (sig(Fz, g + 1e-7) - sig(Fz, g - 1e-7)) / 2e-7
+            np.testing.assert_allclose([sk[1], sa[1], sa[4]], [dz[0], dz[1], dg[1]], rtol=1e-6)
+            assert sk[4] == 0.0 and dg[0] == 0.0
