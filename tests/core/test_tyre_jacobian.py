@@ -6,7 +6,10 @@ without the tyre. Every column of q (positions and all four Euler parameters: A 
 of p/|p|, exact in every direction) and of q̇ is perturbed, at states that exercise each part
 of the element: drive and brake slip, slip angle, camber, a ramp (β ≠ 0) and a random road
 with different tracks (lateral slope), speeds below v_min and below VXLOW, steady-state and
-transient tyres (deflections set, with and without the solver's step h).
+transient tyres (deflections set, with and without the solver's step h). Below v_min the
+steady-state tyre's Jacobian takes the Magic Formula's low-speed slip reductions' factor |Vx|
+with slope 0 (docs/tyre.md): there it is compared at free rolling without slip angle, where that
+term vanishes; ``test_mf_dual_kink_band`` checks the convention itself.
 
 Tolerance: central differences with step 1e-6 err by ~h² Q'''/6 (1e-9 of the largest entry
 here) plus rounding ~1e-16 |Q|/h; the road tables are piecewise linear (a step crossing a
@@ -84,7 +87,29 @@ STATES = {
                                     ISO_ROAD),
     "below v_min": (0.0, 0.0, (0.04, 0, -0.02), (0.05, 0.02, 0.01), (0.1, 0.3, 0), None),
     "below VXLOW": (0.0, 0.0, (0.04, 0, -0.02), (0.5, 0.1, 0.01), (0.1, 1.3, 0), None),
+    "below v_min, rolling freely": (0.0, 0.0, (0.04, 0, -0.02), None, None, None),
 }
+#: the states each tyre model is checked at
+STEADY = [n for n in STATES if n != "below v_min"]
+TRANSIENT = [n for n in STATES if n != "below v_min, rolling freely"]
+
+
+def _free_rolling(R, speed=0.05):
+    """Hub velocity along l (V_y = 0) and the spin of κ = 0 (ω_s = V_x/Re at the load of
+    the rim placed as in :func:`_state`) for a rim with axes R."""
+    from rtmbs.vehicle.tyre import data_path, load_tir, magic_formula as mfk
+
+    sysm = compile_model(_rim(True, False, {"type": "flat"}))
+    s = R[:, 1]
+    l = np.cross(s, [0, 0, 1.0])
+    l /= np.linalg.norm(l)
+    q, qd = _state(0.0, 0.0, R, speed * l, np.zeros(3), {"type": "flat"})
+    out = np.zeros(len(sysm.output_names))
+    sysm.outputs(0.0, q, qd, out)
+    Fz = out[list(sysm.output_names).index("tyre.Fz")]
+    p = load_tir(data_path("chrono_MagicFormula61_Parameters.tir")).params
+    Re = mfk.effective_rolling_radius(p, Fz, 0.0, speed, 0.0)[0]
+    return speed * l, speed / Re * s
 
 
 def _tyre_share(with_tyre, without, q, qd):
@@ -118,11 +143,15 @@ def _assert_close(an, fd, what):
     assert not bad.any(), f"{what}: entries {np.argwhere(bad).tolist()}\nanalytic\n{an}\ndifferences\n{fd}"
 
 
-@pytest.mark.parametrize("transient", [False, True], ids=["steady-state", "transient"])
-@pytest.mark.parametrize("name", list(STATES))
+@pytest.mark.parametrize("transient,name", [(False, n) for n in STEADY] + [(True, n) for n in TRANSIENT],
+                         ids=[f"steady-state {n}" for n in STEADY] + [f"transient {n}" for n in TRANSIENT])
 def test_tyre_jacobians_match_central_differences_in_every_direction(name, transient):
     x, y, rv, v, w, road = STATES[name]
     road = road or {"type": "flat"}
+    step = 1e-6
+    if v is None:
+        v, w = _free_rolling(_rot(rv))
+        step = 1e-8  # at α = 0 the reduction's α |tan α Vx| is α|α|: its difference errs by O(step)
     sysm = compile_model(_rim(True, transient, road))
     bare = compile_model(_rim(False, transient, road))
     q, qd = _state(x, y, _rot(rv), v, w, road)
@@ -136,7 +165,7 @@ def test_tyre_jacobians_match_central_differences_in_every_direction(name, trans
             sysm.set_extra([2e-3, -3e-3])
             sysm.set_extra_step(h)
         _, Jq, Jqd = _tyre_share(sysm, bare, q, qd)
-        Fq, Fqd = _central(sysm, bare, q, qd)
+        Fq, Fqd = _central(sysm, bare, q, qd, step)
         _assert_close(Jq, Fq, f"{name}, h={h}: Jq")
         _assert_close(Jqd, Fqd, f"{name}, h={h}: Jqd")
 
@@ -200,3 +229,31 @@ def test_relaxation_lengths_and_their_partials(fname):
             dg = (sig(Fz, g + 1e-7) - sig(Fz, g - 1e-7)) / 2e-7
             np.testing.assert_allclose([sk[1], sa[1], sa[4]], [dz[0], dz[1], dg[1]], rtol=1e-6)
             assert sk[4] == 0.0 and dg[0] == 0.0
+
+
+def test_mf_dual_kink_band():
+    """Within ``kink_band`` of Vx = 0 (the tyre element passes v_min) the low-speed reduction
+    κ |Vx|/VXLOW is differentiated at fixed κ|Vx|: its Vx partial is that of mf_evaluate with
+    κ·|Vx| held (at α = 0, where the α reduction vanishes); outside the band, and for the other
+    lanes, the partials are unchanged."""
+    from rtmbs.vehicle.tyre import data_path, load_tir, magic_formula as mfk
+
+    p = load_tir(data_path(MF_FILES[0])).params
+    out = np.empty(mfk.N_OUT)
+    rows = [mfk.O_FX, mfk.O_FY, mfk.O_MZ]
+
+    def f(k, V):
+        mfk.mf_evaluate(p, 4000.0, k, 0.0, 0.02, V, out, True)
+        return out[rows].copy()
+
+    for V in (0.03, -0.06):
+        k = 0.4
+        band = np.array(mfk.mf_dual(p, 4000.0, k, 0.0, 0.02, V, True, False, 0.1))[:3]
+        exact = np.array(mfk.mf_dual(p, 4000.0, k, 0.0, 0.02, V, True, False, 0.0))[:3]
+        e = 1e-7
+        held = (f(k * abs(V) / abs(V + e), V + e) - f(k * abs(V) / abs(V - e), V - e)) / (2 * e)
+        np.testing.assert_allclose(band[:, 5], held, rtol=1e-6, atol=1e-4)
+        np.testing.assert_array_equal(band[:, :5], exact[:, :5])
+        assert np.abs(band[0, 5] - exact[0, 5]) > 1e3  # the term left out: Kxk κ sgn(Vx)/VXLOW
+    far = np.array(mfk.mf_dual(p, 4000.0, 0.4, 0.0, 0.02, 0.3, True, False, 0.1))
+    np.testing.assert_array_equal(far, np.array(mfk.mf_dual(p, 4000.0, 0.4, 0.0, 0.02, 0.3, True, False)))

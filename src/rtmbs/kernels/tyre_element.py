@@ -209,7 +209,7 @@ def tyre_force(par, tyre_par, road_buf, tyre_x, with_jac, rA, vA, w, s, sg, f, t
         a_vy = -dd / (dd * dd + Vy * Vy)
     # the transient slips are finite at standstill: no further low-speed reduction of κ, α
     if with_jac:  # one pass gives the five outputs and their partials
-        dFx, dFy, dMz, dMx, dMy = mf_dual(p, Fn, kappa, -alpha, gamma, Vx, not transient, True)
+        dFx, dFy, dMz, dMx, dMy = mf_dual(p, Fn, kappa, -alpha, gamma, Vx, not transient, True, vmin)
         Fx, Fy, Mz, Mx, My = dFx[0], dFy[0], dMz[0], dMx[0], dMy[0]
     else:
         mf_steady_state(p, Fn, kappa, -alpha, gamma, Vx, mf, not transient)

@@ -889,13 +889,16 @@ def _dmx_my(p, uFz, Fz, gamma, dpi, press, vx, kappa_in, Fx, Fy, mf52):
 
 
 @njit(cache=True, error_model="numpy")
-def mf_dual(p, Fz_in, kappa_in, alpha_in, gamma_in, Vx, slip_reduction=True, moments=True):
+def mf_dual(p, Fz_in, kappa_in, alpha_in, gamma_in, Vx, slip_reduction=True, moments=True,
+            kink_band=0.0):
     """Fx, Fy, Mz and (with ``moments``) Mx, My of :func:`mf_evaluate` as dual numbers: 6-tuples
     (value, ∂/∂Fz, ∂/∂κ, ∂/∂α, ∂/∂γ, ∂/∂Vx), exact partial derivatives in one forward-mode pass
     (no allocation). Clipped inputs and the sign functions have zero derivative; at a
     non-differentiable point (a kink of |x|) the mean of the one-sided slopes is used; the
     low-speed reductions (|Vx| < VXLOW) are differentiated. ``slip_reduction`` as in
-    :func:`mf_steady_state`; without ``moments`` Mx = My = 0."""
+    :func:`mf_steady_state`; without ``moments`` Mx = My = 0. Within ``kink_band`` of Vx = 0
+    the low-speed slip reductions' factors |Vx| are differentiated with their mean slope 0 (as
+    at Vx = 0 itself; the tyre element's choice for a step that crosses the kink)."""
     mf52 = p[I_FAMILY] == FAMILY_MF52
     R0 = p[I_UNLOADED_RADIUS]
     Fz0 = p[I_FNOMIN]
@@ -910,11 +913,12 @@ def mf_dual(p, Fz_in, kappa_in, alpha_in, gamma_in, Vx, slip_reduction=True, mom
     press = p[I_INFLPRES]
     red = _dc(1.0)
     avx = _dabs(vx)
+    vx_r = _dc(Vx) if abs(Vx) < kink_band else vx  # Vx in the slip reductions
     if abs(Vx) <= VXLOW:
         red = _dsubs(1.0, _dmuls(_dadds(_dcos(_ddivs(_dmuls(vx, math.pi), VXLOW)), 1.0), 0.5))
         if slip_reduction:
-            kappa = _ddivs(_dmul(kappa, avx), VXLOW)
-    speed_sum = _dadd(_dabs(_dmul(_dtan(alpha), vx)), avx)
+            kappa = _ddivs(_dmul(kappa, _dabs(vx_r)), VXLOW)
+    speed_sum = _dadd(_dabs(_dmul(_dtan(alpha), vx_r)), _dabs(vx_r))
     if slip_reduction and speed_sum[0] < VXLOW:
         alpha = _ddivs(_dmul(alpha, speed_sum), VXLOW)
     alpha = _dclip(alpha, p[I_ALPMIN], p[I_ALPMAX])
