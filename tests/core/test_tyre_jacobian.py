@@ -83,8 +83,8 @@ STATES = {
     "camber, steer": (0.0, 0.0, (0.07, 0, 0.03), (V, -0.4, 0), (0, W0, 0.3), None),
     "ramp (beta)": (0.0, 0.2, (0.03, 0.01, 0.04), (V, 0.4, 1.0), (0.1, 1.02 * W0, 0.1),
                     {"type": "ramp", "start": -5.0, "slope": 0.1, "length": 20.0}),
-    "random road (lateral slope)": (10.0, 0.2, (0.03, 0.01, 0.04), (V, 0.4, 0.3), (0.1, 1.02 * W0, 0.1),
-                                    ISO_ROAD),
+    "random road (lateral slope)": (10.0, 0.2, (0.03, 0.01, 0.04), (V, 0.4, 0.3),
+                                    (0.1, 1.02 * W0, 0.1), ISO_ROAD),
     "below v_min": (0.0, 0.0, (0.04, 0, -0.02), (0.05, 0.02, 0.01), (0.1, 0.3, 0), None),
     "below VXLOW": (0.0, 0.0, (0.04, 0, -0.02), (0.5, 0.1, 0.01), (0.1, 1.3, 0), None),
     "below v_min, rolling freely": (0.0, 0.0, (0.04, 0, -0.02), None, None, None),
@@ -140,11 +140,14 @@ def _assert_close(an, fd, what):
                                        f"({err.max() / scale:.2e} of the largest entry {scale:.3e})"
                                        f"\nanalytic\n{an}\ndifferences\n{fd}")
     bad = err > 1e-5 * np.abs(fd) + 1e-8 * scale
-    assert not bad.any(), f"{what}: entries {np.argwhere(bad).tolist()}\nanalytic\n{an}\ndifferences\n{fd}"
+    assert not bad.any(), (f"{what}: entries {np.argwhere(bad).tolist()}"
+                           f"\nanalytic\n{an}\ndifferences\n{fd}")
 
 
-@pytest.mark.parametrize("transient,name", [(False, n) for n in STEADY] + [(True, n) for n in TRANSIENT],
-                         ids=[f"steady-state {n}" for n in STEADY] + [f"transient {n}" for n in TRANSIENT])
+@pytest.mark.parametrize("transient,name",
+                         [(False, n) for n in STEADY] + [(True, n) for n in TRANSIENT],
+                         ids=[f"steady-state {n}" for n in STEADY]
+                         + [f"transient {n}" for n in TRANSIENT])
 def test_tyre_jacobians_match_central_differences_in_every_direction(name, transient):
     x, y, rv, v, w, road = STATES[name]
     road = road or {"type": "flat"}
@@ -256,4 +259,5 @@ def test_mf_dual_kink_band():
         np.testing.assert_array_equal(band[:, :5], exact[:, :5])
         assert np.abs(band[0, 5] - exact[0, 5]) > 1e3  # the term left out: Kxk κ sgn(Vx)/VXLOW
     far = np.array(mfk.mf_dual(p, 4000.0, 0.4, 0.0, 0.02, 0.3, True, False, 0.1))
-    np.testing.assert_array_equal(far, np.array(mfk.mf_dual(p, 4000.0, 0.4, 0.0, 0.02, 0.3, True, False)))
+    exact = np.array(mfk.mf_dual(p, 4000.0, 0.4, 0.0, 0.02, 0.3, True, False))
+    np.testing.assert_array_equal(far, exact)

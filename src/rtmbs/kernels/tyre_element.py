@@ -22,7 +22,10 @@ heights at the followers (slopes ∂h/∂x, ∂h/∂y), β, h_eff, n_e, d, r, ρ
 is clipped to 0), V_x, V_y, ω_s, γ, the rolling radius Re(F_n, V_x), the slips and the Magic
 Formula's five inputs (:func:`rtmbs.vehicle.tyre.magic_formula.mf_dual`: F_x, F_y, M_z, M_x, M_y
 and their partials in F_n, κ, α, γ, V_x), to F = F_x l + F_y t + F_n n_e and τ = r d × F + M.
-The carrier's columns (body i) are zero.
+The carrier's columns (body i) are zero. One exception (docs/tyre.md): within v_min of V_x = 0
+the steady-state Magic Formula's low-speed slip reductions' factor |V_x| gets the slope 0 (its
+exact slope, an anti-damping changing sign across V_x = 0, traps a linearly implicit step at
+standstill).
 
 Transient tyres (``TP_XSTATE`` ≥ 0): slips from the carcass deflections ``tyre_x[1 + 2k]``,
 ``tyre_x[2 + 2k]`` with the low-speed damping, at the end of the step ``tyre_x[0]`` of the
@@ -41,8 +44,9 @@ from ..vehicle.road import road_height_packed
 from .cartesian import _cross as _cr
 from .cartesian import _dot as _dt
 from ..vehicle.tyre.contact import slip_quantities, transient_slips_lowspeed, two_point_follower
-from ..vehicle.tyre.magic_formula import (I_VXLOW, effective_rolling_radius, effective_rolling_radius_d,
-                                           mf_dual, mf_steady_state, relaxation_lengths_dual)
+from ..vehicle.tyre.magic_formula import (I_VXLOW, effective_rolling_radius,
+                                           effective_rolling_radius_d, mf_dual, mf_steady_state,
+                                           relaxation_lengths_dual)
 
 #: frc_par layout of a tyre element
 TP_ROW, TP_ROAD_ADR, TP_ROAD_LEN, TP_LF, TP_KZ, TP_CZ, TP_VMIN, TP_RFREE, TP_XSTATE = range(9)
@@ -106,8 +110,8 @@ def _coefs(X, k_vx, k_ws, k_z, a_vx, a_vy, a_z, a_g):
 
 
 @njit(cache=True, fastmath=False)
-def tyre_force(par, tyre_par, road_buf, tyre_x, with_jac, rA, vA, w, s, sg, f, tau, dfdx, dfdv, dtdx,
-               dtdv, outs, tmp, G, mf):
+def tyre_force(par, tyre_par, road_buf, tyre_x, with_jac, rA, vA, w, s, sg, f, tau, dfdx, dfdv,
+               dtdx, dtdv, outs, tmp, G, mf):
     """Force ``f`` at the wheel centre and couple ``tau`` on the rim; ``outs`` gets
     TYRE_OUTPUTS (and TYRE_TRANSIENT_INPUTS for a transient tyre). With ``with_jac`` the
     Jacobians' columns 6-11 (rim); the caller has zeroed them. ``G`` and ``mf`` (≥ 13) are
@@ -209,7 +213,8 @@ def tyre_force(par, tyre_par, road_buf, tyre_x, with_jac, rA, vA, w, s, sg, f, t
         a_vy = -dd / (dd * dd + Vy * Vy)
     # the transient slips are finite at standstill: no further low-speed reduction of κ, α
     if with_jac:  # one pass gives the five outputs and their partials
-        dFx, dFy, dMz, dMx, dMy = mf_dual(p, Fn, kappa, -alpha, gamma, Vx, not transient, True, vmin)
+        dFx, dFy, dMz, dMx, dMy = mf_dual(p, Fn, kappa, -alpha, gamma, Vx, not transient, True,
+                                          vmin)
         Fx, Fy, Mz, Mx, My = dFx[0], dFy[0], dMz[0], dMx[0], dMy[0]
     else:
         mf_steady_state(p, Fn, kappa, -alpha, gamma, Vx, mf, not transient)

@@ -787,7 +787,8 @@ def _dkya(p, Fz, dpi, gamma):
     ka = _dmuls(_dsubs(1.0, _dmuls(_dabs(gamma), p[I_PKY3])),
                 p[I_PKY1] * Fz0p * (1.0 + p[I_PPY1] * dpi))
     den = _dmuls(_dadds(_dmuls(_dsq(gamma), p[I_PKY5]), p[I_PKY2]), 1.0 + p[I_PPY2] * dpi)
-    return _dmuls(_dmul(_dsin(_dmuls(_datan(_ddiv(_ddivs(Fz, Fz0p), den)), p[I_PKY4])), ka), p[I_LKY])
+    sk = _dsin(_dmuls(_datan(_ddiv(_ddivs(Fz, Fz0p), den)), p[I_PKY4]))
+    return _dmuls(_dmul(sk, ka), p[I_LKY])
 
 
 @njit(cache=True, error_model="numpy")
@@ -882,7 +883,8 @@ def _dmx_my(p, uFz, Fz, gamma, dpi, press, vx, kappa_in, Fx, Fy, mf52):
     high = _dadds(_ddiv(_dc(VXLOW), _dabs(vx)), -1.0)  # smooth sign change near κ = -1
     low = _dsubs(-1.0 - VXLOW, high)
     if low[0] <= kappa_in[0] <= high[0]:
-        My = _dmul(My, _dsin(_dmuls(_ddiv(_dadds(kappa_in, 1.0), _dadds(high, 1.0)), 0.5 * math.pi)))
+        x = _ddiv(_dadds(kappa_in, 1.0), _dadds(high, 1.0))
+        My = _dmul(My, _dsin(_dmuls(x, 0.5 * math.pi)))
     elif kappa_in[0] < low[0]:
         My = _dneg(My)
     return Mx, My
@@ -969,7 +971,8 @@ def mf_dual(p, Fz_in, kappa_in, alpha_in, gamma_in, Vx, slip_reduction=True, mom
     Cxa = p[I_RCX1]                                                      # 4.E55
     Exa = _dmin1(_dlin(dfz, p[I_REX1], p[I_REX2]))                       # 4.E56
     SHxa = _dc(p[I_RHX1])                                                # 4.E57
-    Bxa = _dmuls(_dmul(_dcosatan(_dmuls(kappa, p[I_RBX2])), _dadds(_dmuls(g2, p[I_RBX3]), p[I_RBX1])),
+    Bxa = _dmuls(_dmul(_dcosatan(_dmuls(kappa, p[I_RBX2])),
+                       _dadds(_dmuls(g2, p[I_RBX3]), p[I_RBX1])),
                  p[I_LXAL])                                              # 4.E54
     alphas = _dadds(alpha, p[I_RHX1])                                    # 4.E53
     Gxa = _ddiv(_dcos_mf(Cxa, Bxa, Exa, alphas), _dcos_mf(Cxa, Bxa, Exa, SHxa))  # 4.E51
@@ -1068,7 +1071,8 @@ def relaxation_lengths_dual(p, Fz_in, gamma_in):
     Fz0p = p[I_LFZO] * Fz0
     dfz = _ddivs(_dadds(Fz, -Fz0p), Fz0p)
     if p[I_FAMILY] == FAMILY_MF52:
-        sig_k = _ddivs(_dmuls(_dmul(_dmul(_dlin(dfz, p[I_PTX1], p[I_PTX2]), _dexp(_dmuls(dfz, -p[I_PTX3]))),
+        sig_k = _ddivs(_dmuls(_dmul(_dmul(_dlin(dfz, p[I_PTX1], p[I_PTX2]),
+                                          _dexp(_dmuls(dfz, -p[I_PTX3]))),
                                     Fz), p[I_LSGKP] * R0), Fz0)
         sig_a = _dmuls(_dmul(_dsin(_dmuls(_datan(_ddivs(Fz, p[I_PTY2] * Fz0p)), 2.0)),
                              _dsubs(1.0, _dmuls(_dabs(gamma), p[I_PKY3]))),
