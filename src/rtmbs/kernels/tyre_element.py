@@ -1,5 +1,5 @@
 """The tyre force element (seed 003 §4.3): 2-point follower enveloping, steady-state Magic
-Formula, slips from the rim's motion, with the Jacobians of its stiff parts.
+Formula, slips from the rim's motion, with its exact Jacobians.
 
 The element acts on the rim at the wheel centre A (marker origin, marker z = spin axis s, which
 should point to the vehicle's left so that the ISO-W axes of the .tir data apply):
@@ -8,20 +8,31 @@ should point to the vehicle's left so that the ISO-W axes of the .tir data apply
     road heights under the two followers at A ± lf·l give the effective plane angle β and height
     h_eff (Fig. 4.12); the plane normal n_e = cos β n − sin β l;
     d = direction in the wheel plane towards the road; loaded radius r = cos β (A_z − h_eff)/(−d·n_e);
-    ρ = r_free − r (eq. 4.14), radial force F_n = k ρ + c ρ̇ along n_e (zero without contact);
+    ρ = r_free − r (eq. 4.14), radial force F_n = k ρ + c ρ̇ along n_e (zero without contact),
+    ρ̇ = −(cos β/(−d·n_e)) V_A,z;
     V_x = V_A·l, V_y = V_A·t, ω_s = ω_rim·s; κ, α from eqs. 4.15-4.16; camber γ = −asin(s·n_e);
     (F_x, F_y, M_x, M_y, M_z) = MF(F_n, κ, −α, γ, V_x) in the contact frame (l, t, n_e);
     force on the rim F = F_x l + F_y t + F_n n_e at the contact point C = A + r d, moment M.
 
-Jacobians (``with_jac``): the radial force with respect to the wheel-centre position and
-velocity, and the tangential forces through the load, the slips and the spin — the directions
-l, t, n_e, d are held fixed (their rotation with camber is a non-stiff, second-order effect).
+Jacobians (``with_jac``): exact, in every direction of the rim's virtual coordinates
+(δr_j, δπ_j) at fixed velocities (ṙ_j, ω_j) and of those velocities — forward mode, one
+column at a time: a column's seed moves A, rotates s (δs = δπ × s) and the arm of A
+(δV_A = ω × (δπ × s_g) at fixed ω), and the chain rule carries it through l, t, the road
+heights at the followers (slopes ∂h/∂x, ∂h/∂y), β, h_eff, n_e, d, r, ρ, ρ̇, F_n (zero where F_n
+is clipped to 0), V_x, V_y, ω_s, γ, the rolling radius Re(F_n, V_x), the slips and the Magic
+Formula's five inputs (:func:`rtmbs.vehicle.tyre.magic_formula.mf_dual`: F_x, F_y, M_z, M_x, M_y
+and their partials in F_n, κ, α, γ, V_x), to F = F_x l + F_y t + F_n n_e and τ = r d × F + M.
+The carrier's columns (body i) are zero. One exception (docs/tyre.md): within v_min of V_x = 0
+the steady-state Magic Formula's low-speed slip reductions' factor |V_x| gets the slope 0 (its
+exact slope, an anti-damping changing sign across V_x = 0, traps a linearly implicit step at
+standstill).
 
 Transient tyres (``TP_XSTATE`` ≥ 0): slips from the carcass deflections ``tyre_x[1 + 2k]``,
 ``tyre_x[2 + 2k]`` with the low-speed damping, at the end of the step ``tyre_x[0]`` of the
 fixed-step solver (:func:`rtmbs.vehicle.tyre.contact.transient_slips_lowspeed`); the Magic
-Formula without its own low-speed slip reduction; the Jacobian through the slip velocities,
-Vx and (via Re and the relaxation lengths) the load.
+Formula without its own low-speed slip reduction; the Jacobian through the slip velocities
+(V_sx = V_x − ω_s Re), V_x and the relaxation lengths σκ(F_n), σα(F_n, γ)
+(:func:`~rtmbs.vehicle.tyre.magic_formula.relaxation_lengths_dual`, exact).
 """
 from __future__ import annotations
 
@@ -33,11 +44,9 @@ from ..vehicle.road import road_height_packed
 from .cartesian import _cross as _cr
 from .cartesian import _dot as _dt
 from ..vehicle.tyre.contact import slip_quantities, transient_slips_lowspeed, two_point_follower
-from ..vehicle.tyre.magic_formula import (D_FX, D_FX_A, D_FX_FZ, D_FX_K, D_FY, D_FY_A, D_FY_FZ, D_FY_K,
-                                           D_MZ, D_MZ_A, D_MZ_FZ, D_MZ_K, I_FNOMIN, I_VXLOW,
-                                           effective_rolling_radius,
-                                           effective_rolling_radius_dfz, mf_force_partials, mf_moments,
-                                           mf_steady_state)
+from ..vehicle.tyre.magic_formula import (I_VXLOW, effective_rolling_radius,
+                                           effective_rolling_radius_d, mf_dual, mf_steady_state,
+                                           relaxation_lengths_dual)
 
 #: frc_par layout of a tyre element
 TP_ROW, TP_ROAD_ADR, TP_ROAD_LEN, TP_LF, TP_KZ, TP_CZ, TP_VMIN, TP_RFREE, TP_XSTATE = range(9)
@@ -55,22 +64,58 @@ TO_SIGMA_KAPPA, TO_SIGMA_ALPHA = _COL["sigma_kappa"], _COL["sigma_alpha"]
 TYRE_TRANSIENT_COLUMNS = slice(1 + TO_VSX, 1 + TO_SIGMA_ALPHA + 1)
 
 
+# --- 3-vectors as tuples (registers) for the Jacobian's column passes ---------------------------
 @njit(cache=True, inline="always")
-def _point_row(row, c, v, sg, out):
-    """out[row, 6:12] += c·[vᵀ, (sg × v)ᵀ]: derivative of v·(point velocity or position) of the rim."""
-    out[row, 6] += c * v[0]
-    out[row, 7] += c * v[1]
-    out[row, 8] += c * v[2]
-    out[row, 9] += c * (sg[1] * v[2] - sg[2] * v[1])
-    out[row, 10] += c * (sg[2] * v[0] - sg[0] * v[2])
-    out[row, 11] += c * (sg[0] * v[1] - sg[1] * v[0])
+def _t3(a):
+    return (a[0], a[1], a[2])
+
+
+@njit(cache=True, inline="always")
+def _x3(a, b):
+    return (a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0])
+
+
+@njit(cache=True, inline="always")
+def _d3(a, b):
+    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
+
+
+@njit(cache=True, inline="always")
+def _lc3(ca, a, cb, b, cc, c):
+    """ca a + cb b + cc c."""
+    return (ca * a[0] + cb * b[0] + cc * c[0], ca * a[1] + cb * b[1] + cc * c[1],
+            ca * a[2] + cb * b[2] + cc * c[2])
+
+
+@njit(cache=True, inline="always")
+def _road_slopes(road, x, y):
+    """Slopes (∂h/∂x, ∂h/∂y) of the packed road (linear in x per sample interval, linear in y
+    between the tracks at ``road[2]`` (left), ``road[3]`` (right), held outside them)."""
+    _, hx = road_height_packed(road, x, y)
+    yl, yr = road[2], road[3]
+    zl, _ = road_height_packed(road, x, yl)
+    zr, _ = road_height_packed(road, x, yr)
+    w = (y - yr) / (yl - yr)
+    hy = (zl - zr) / (yl - yr) if 0.0 < w < 1.0 else 0.0
+    return hx, hy
+
+
+@njit(cache=True, inline="always")
+def _coefs(X, k_vx, k_ws, k_z, a_vx, a_vy, a_z, a_g):
+    """Partials of a Magic Formula output X (a dual of mf_dual, called with −α) with respect to
+    the element's scalars (F_n, V_x, ω_s, V_y, γ), given ∂κ/∂(V_x, ω_s, F_n) and
+    ∂α/∂(V_x, V_y, F_n, γ) of the slips."""
+    return (X[1] + X[2] * k_z - X[3] * a_z, X[5] + X[2] * k_vx - X[3] * a_vx, X[2] * k_ws,
+            -X[3] * a_vy, X[4] - X[3] * a_g)
 
 
 @njit(cache=True, fastmath=False)
-def tyre_force(par, tyre_par, road_buf, tyre_x, with_jac, rA, vA, w, s, sg, f, tau, dfdx, dfdv, dtdx,
-               dtdv, outs, tmp, G, mf):
+def tyre_force(par, tyre_par, road_buf, tyre_x, with_jac, rA, vA, w, s, sg, f, tau, dfdx, dfdv,
+               dtdx, dtdv, outs, tmp, G, mf):
     """Force ``f`` at the wheel centre and couple ``tau`` on the rim; ``outs`` gets
-    TYRE_OUTPUTS. ``G`` (≥ 8×12) and ``mf`` (≥ 13) are scratch."""
+    TYRE_OUTPUTS (and TYRE_TRANSIENT_INPUTS for a transient tyre). With ``with_jac`` the
+    Jacobians' columns 6-11 (rim); the caller has zeroed them. ``G`` and ``mf`` (≥ 13) are
+    scratch."""
     p = tyre_par[int(par[TP_ROW])]
     adr = int(par[TP_ROAD_ADR])
     road = road_buf[adr:adr + int(par[TP_ROAD_LEN])]
@@ -78,7 +123,7 @@ def tyre_force(par, tyre_par, road_buf, tyre_x, with_jac, rA, vA, w, s, sg, f, t
     for c in range(outs.shape[0]):
         outs[c] = 0.0
     l = tmp[0]; t = tmp[1]; ne = tmp[2]; d = tmp[3]; F = tmp[4]; Mc = tmp[5]; rd = tmp[6]
-    ez = tmp[7]; v1 = tmp[8]
+    ez = tmp[7]
     ez[0] = 0.0; ez[1] = 0.0; ez[2] = 1.0
     ns = math.sqrt(_dt(s, s))  # unit spin axis even if the Euler parameters drift off |p| = 1
     for c in range(3):
@@ -90,8 +135,10 @@ def tyre_force(par, tyre_par, road_buf, tyre_x, with_jac, rA, vA, w, s, sg, f, t
     for c in range(3):
         l[c] /= nl
     _cr(ez, l, t)
-    hf, _ = road_height_packed(road, rA[0] + lf * l[0], rA[1] + lf * l[1])
-    hr, _ = road_height_packed(road, rA[0] - lf * l[0], rA[1] - lf * l[1])
+    xf, yf = rA[0] + lf * l[0], rA[1] + lf * l[1]
+    xr, yr = rA[0] - lf * l[0], rA[1] - lf * l[1]
+    hf, _ = road_height_packed(road, xf, yf)
+    hr, _ = road_height_packed(road, xr, yr)
     beta, heff, _ = two_point_follower(hf, hr, rA[2], rfree, lf)
     cb, sb = math.cos(beta), math.sin(beta)
     for c in range(3):
@@ -110,34 +157,30 @@ def tyre_force(par, tyre_par, road_buf, tyre_x, with_jac, rA, vA, w, s, sg, f, t
         return
     rhod = -g * vA[2]
     Fn = kz * rho + cz * rhod
-    damp_on = True
-    if Fn < 0.0:
+    clipped = Fn < 0.0
+    if clipped:
         Fn = 0.0
-        damp_on = False
     Vx = _dt(vA, l)
     Vy = _dt(vA, t)
     ws = _dt(w, s)
-    re_z = 0.0
-    if with_jac:  # with ∂Re/∂Fn: the load also changes κ through the rolling radius
-        Re, _, re_z = effective_rolling_radius_dfz(p, Fn, 0.0, Vx, 0.0)
+    re_z = re_v = 0.0
+    if with_jac:  # with ∂Re/∂Fn, ∂Re/∂Vx: Re enters κ (and Vsx)
+        Re, _, re_z, re_v = effective_rolling_radius_d(p, Fn, 0.0, Vx, 0.0)
     else:
         Re, _ = effective_rolling_radius(p, Fn, 0.0, Vx, 0.0)
     kappa, alpha = slip_quantities(Vx, Vy, ws, Re, vmin)
     gamma = -math.asin(max(-1.0, min(1.0, sn)))
     xs = int(par[TP_XSTATE])
     transient = xs >= 0
-    tk_vsx = tk_vx = ta_vsy = ta_vx = tk_z = ta_z = 0.0
+    # ∂κ/∂(Vx, ω_s, Fn) and ∂α/∂(Vx, Vy, Fn, γ) of the slips given to the Magic Formula
+    k_vx = k_ws = k_z = a_vx = a_vy = a_z = a_g = 0.0
     if transient:
         # transient: slips from the carcass deflections u, v (eq. 4.24) with their low-speed
         # damping, at the end of the solver's step tyre_x[0] (0: at the current deflections);
-        # relaxation lengths from the steady-state point; the deflections' inputs are kept for
-        # the state update (eq. 4.23)
-        dfz = 1e-6 * (Fn + p[I_FNOMIN])
-        if with_jac:  # ∂σ/∂F_n by a forward difference (σκ, σα of MF 6.1 / 5.2 formulas)
-            mf_steady_state(p, Fn + dfz, kappa, -alpha, gamma, Vx, mf)
-            tk_z, ta_z = mf[11], mf[12]
-        mf_steady_state(p, Fn, kappa, -alpha, gamma, Vx, mf)
-        sk, sa = mf[11], mf[12]
+        # relaxation lengths σκ(Fn), σα(Fn, γ); the deflections' inputs are kept for the
+        # state update (eq. 4.23)
+        sig_k, sig_a = relaxation_lengths_dual(p, Fn, gamma)
+        sk, sa = sig_k[0], sig_a[0]
         Vsx = Vx - ws * Re
         outs[TO_VSX] = Vsx
         outs[TO_VSY] = Vy
@@ -146,13 +189,33 @@ def tyre_force(par, tyre_par, road_buf, tyre_x, with_jac, rA, vA, w, s, sg, f, t
         outs[TO_SIGMA_ALPHA] = sa
         kappa, alpha, tk_vsx, tk_vx, dk_s, ta_vsy, ta_vx, da_s = transient_slips_lowspeed(
             tyre_x[1 + 2 * xs], tyre_x[2 + 2 * xs], Vsx, Vy, Vx, sk, sa, p[I_VXLOW], tyre_x[0])
-        tk_z = dk_s * (tk_z - sk) / dfz  # ∂κ'/∂F_n, ∂α'/∂F_n through the relaxation lengths
-        ta_z = da_s * (ta_z - sa) / dfz
+        k_vx = tk_vsx * (1.0 - ws * re_v) + tk_vx  # Vsx = Vx − ω_s Re(Fn, Vx)
+        k_ws = -Re * tk_vsx
+        k_z = -ws * re_z * tk_vsx + dk_s * sig_k[1]
+        a_vx = ta_vx
+        a_vy = ta_vsy
+        a_z = da_s * sig_a[1]
+        a_g = da_s * sig_a[4]
+    elif with_jac:  # κ = (ω_s Re − Vx)/s_x, α = atan(−Vy/d_d), eqs. 4.15-4.16
+        av = abs(Vx)
+        if av > vmin:
+            sx = Vx
+            k_vx = -ws * Re / (Vx * Vx)
+            dd = av
+            a_vx = Vy * (1.0 if Vx >= 0.0 else -1.0) / (dd * dd + Vy * Vy)
+        else:
+            sx = vmin if Vx >= 0.0 else -vmin
+            k_vx = -1.0 / sx
+            dd = vmin
+        k_vx += ws / sx * re_v
+        k_ws = Re / sx
+        k_z = ws / sx * re_z
+        a_vy = -dd / (dd * dd + Vy * Vy)
     # the transient slips are finite at standstill: no further low-speed reduction of κ, α
-    if with_jac:  # one pass gives Fx, Fy, Mz and their partials (kept in mf for below)
-        mf_force_partials(p, Fn, kappa, -alpha, gamma, Vx, mf, not transient)
-        Fx, Fy, Mz = mf[D_FX], mf[D_FY], mf[D_MZ]
-        Mx, My = mf_moments(p, Fn, kappa, gamma, Vx, Fx, Fy)
+    if with_jac:  # one pass gives the five outputs and their partials
+        dFx, dFy, dMz, dMx, dMy = mf_dual(p, Fn, kappa, -alpha, gamma, Vx, not transient, True,
+                                          vmin)
+        Fx, Fy, Mz, Mx, My = dFx[0], dFy[0], dMz[0], dMx[0], dMy[0]
     else:
         mf_steady_state(p, Fn, kappa, -alpha, gamma, Vx, mf, not transient)
         Fx, Fy, Mx, My, Mz = mf[0], mf[1], mf[2], mf[3], mf[4]
@@ -173,75 +236,96 @@ def tyre_force(par, tyre_par, road_buf, tyre_x, with_jac, rA, vA, w, s, sg, f, t
     outs[TO_RHO] = rho
     if not with_jac:
         return
-    # rows of G (1×12 each): 0 ∂ρ/∂x, 1 ∂ρ̇/∂v, 2 ∂Vx/∂v, 3 ∂Vy/∂v, 4 ∂ω_s/∂v, 5 ∂Fn/∂x, 6 ∂Fn/∂v
-    for a in range(8):
-        for col in range(12):
-            G[a, col] = 0.0
-    _point_row(0, -g, ez, sg, G)
-    _point_row(1, -g, ez, sg, G)
-    _point_row(2, 1.0, l, sg, G)
-    _point_row(3, 1.0, t, sg, G)
-    for c in range(3):
-        G[4, 9 + c] = s[c]
+    _tyre_jacobian(road, lf, kz, cz, clipped, rA, vA, w, s, sg, l, t, ne, d, F, rd, nl, hf, hr,
+                   xf, yf, xr, yr, cb, sb, sn, nd, den, g, r, heff, Fn, Fx, Fy, Mx, My, Mz,
+                   _coefs(dFx, k_vx, k_ws, k_z, a_vx, a_vy, a_z, a_g),
+                   _coefs(dFy, k_vx, k_ws, k_z, a_vx, a_vy, a_z, a_g),
+                   _coefs(dMz, k_vx, k_ws, k_z, a_vx, a_vy, a_z, a_g),
+                   (_coefs(dMx, k_vx, k_ws, k_z, a_vx, a_vy, a_z, a_g),
+                    _coefs(dMy, k_vx, k_ws, k_z, a_vx, a_vy, a_z, a_g)),
+                   dfdx, dfdv, dtdx, dtdv)
+
+
+@njit(cache=True)
+def _tyre_jacobian(road, lf, kz, cz, clipped, rA, vA, w, s, sg, l, t, ne, d, F, rd, nl, hf, hr,
+                   xf, yf, xr, yr, cb, sb, sn, nd, den, g, r, heff, Fn, Fx, Fy, Mx, My, Mz,
+                   cFx, cFy, cMz, cMxy, dfdx, dfdv, dtdx, dtdv):
+    """Columns 6-11 of ∂f/∂x, ∂τ/∂x (seed: δr_j = e_c, then δπ_j = e_c) and of ∂f/∂v, ∂τ/∂v
+    (δṙ_j = e_c, then δω_j = e_c) by forward differentiation of :func:`tyre_force`, one column
+    per pass (the same operations for every column). ``c*``: partials of F_x, F_y, M_z, (M_x,
+    M_y) with respect to (F_n, V_x, ω_s, V_y, γ) (:func:`_coefs`)."""
+    cMx, cMy = cMxy
+    hfx, hfy = _road_slopes(road, xf, yf)
+    hrx, hry = _road_slopes(road, xr, yr)
+    lv, tv, nev, dv, sv = _t3(l), _t3(t), _t3(ne), _t3(d), _t3(s)
+    Fv, rdv, vAv, wv, sgv = _t3(F), _t3(rd), _t3(vA), _t3(w), _t3(sg)
+    ez = (0.0, 0.0, 1.0)
+    zero = (0.0, 0.0, 0.0)
+    rz = rA[2] - heff
+    cg = math.sqrt(max(0.0, 1.0 - sn * sn))  # cos γ
+    kfn = 0.0 if clipped else kz
+    cfn = 0.0 if clipped else cz
     for col in range(12):
-        G[5, col] = kz * G[0, col]
-        G[6, col] = cz * G[1, col] if damp_on else 0.0
-    # exact partial derivatives of Fx, Fy, Mz with respect to the Magic Formula's scalar inputs
-    # (forward mode, one pass); MF is called with −α: ∂/∂α_seed = −∂/∂α_mf
-    fx_z, fx_k, fx_a = mf[D_FX_FZ], mf[D_FX_K], -mf[D_FX_A]
-    fy_z, fy_k, fy_a = mf[D_FY_FZ], mf[D_FY_K], -mf[D_FY_A]
-    mz_z, mz_k, mz_a = mf[D_MZ_FZ], mf[D_MZ_K], -mf[D_MZ_A]
-    # slips: κ = (ω_s Re − Vx)/sx, α = atan(−Vy/dd)
-    av = abs(Vx)
-    if av > vmin:
-        k_vx = -ws * Re / (Vx * Vx)
-        k_ws = Re / Vx
-        dd = av
-        a_vx = Vy * (1.0 if Vx >= 0.0 else -1.0) / (dd * dd + Vy * Vy)
-    else:
-        sx = vmin if Vx >= 0.0 else -vmin
-        k_vx = -1.0 / sx
-        k_ws = Re / sx
-        dd = vmin
-        a_vx = 0.0
-    a_vy = -dd / (dd * dd + Vy * Vy)
-    if transient:  # κ'(Vsx = Vx − ω_s Re, Vx), α'(Vy, Vx) of transient_slips_lowspeed
-        k_vx = tk_vsx + tk_vx
-        k_ws = -Re * tk_vsx
-        a_vx = ta_vx
-        a_vy = ta_vsy
-    k_z = ws * re_z * k_ws / Re + tk_z  # ∂κ/∂F_n = ω_s ∂Re/∂F_n / s_x (the same through Vsx)
-    fx_z += fx_k * k_z + fx_a * ta_z
-    fy_z += fy_k * k_z + fy_a * ta_z
-    mz_z += mz_k * k_z + mz_a * ta_z
-    for col in range(12):
-        dk_v = k_vx * G[2, col] + k_ws * G[4, col]
-        da_v = a_vx * G[2, col] + a_vy * G[3, col]
-        dFx_v = fx_z * G[6, col] + fx_k * dk_v + fx_a * da_v
-        dFy_v = fy_z * G[6, col] + fy_k * dk_v + fy_a * da_v
-        dFx_x = fx_z * G[5, col]
-        dFy_x = fy_z * G[5, col]
-        for c in range(3):
-            dfdv[c, col] = dFx_v * l[c] + dFy_v * t[c] + G[6, col] * ne[c]
-            dfdx[c, col] = dFx_x * l[c] + dFy_x * t[c] + G[5, col] * ne[c]
-    # τ = r d × F + M:  dτ = r d̃ dF − (d × F) dρ + n_e dMz
-    _cr(d, F, v1)
-    r0, r1, r2 = rd[0], rd[1], rd[2]
-    for col in range(12):
-        x0, x1, x2 = dfdx[0, col], dfdx[1, col], dfdx[2, col]
-        y0, y1, y2 = dfdv[0, col], dfdv[1, col], dfdv[2, col]
-        g0 = G[0, col]
-        dtdx[0, col] = r1 * x2 - r2 * x1 - v1[0] * g0
-        dtdx[1, col] = r2 * x0 - r0 * x2 - v1[1] * g0
-        dtdx[2, col] = r0 * x1 - r1 * x0 - v1[2] * g0
-        dtdv[0, col] = r1 * y2 - r2 * y1
-        dtdv[1, col] = r2 * y0 - r0 * y2
-        dtdv[2, col] = r0 * y1 - r1 * y0
-    for col in range(12):
-        dk_v = k_vx * G[2, col] + k_ws * G[4, col]
-        da_v = a_vx * G[2, col] + a_vy * G[3, col]
-        dMz_v = mz_z * G[6, col] + mz_k * dk_v + mz_a * da_v
-        dMz_x = mz_z * G[5, col]
-        for c in range(3):
-            dtdv[c, col] += ne[c] * dMz_v
-            dtdx[c, col] += ne[c] * dMz_x
+        cc = col % 3
+        e = (1.0 if cc == 0 else 0.0, 1.0 if cc == 1 else 0.0, 1.0 if cc == 2 else 0.0)
+        rot = (col % 6) >= 3
+        # the column's seed: δA, δs, δV_A, δω
+        if col < 6:
+            if rot:
+                drA = _x3(e, sgv)
+                ds = _x3(e, sv)
+                dvA = _x3(wv, drA)
+            else:
+                drA, ds, dvA = e, zero, zero
+            dw = zero
+        else:
+            drA, ds = zero, zero
+            dvA = _x3(e, sgv) if rot else e
+            dw = e if rot else zero
+        # directions: l = s × e_z/|s × e_z|, t = e_z × l
+        dm = (ds[1], -ds[0], 0.0)
+        lm = _d3(lv, dm)
+        dl = ((dm[0] - lv[0] * lm) / nl, (dm[1] - lv[1] * lm) / nl, (dm[2] - lv[2] * lm) / nl)
+        dt = (-dl[1], dl[0], 0.0)
+        # followers' heights, β, h_eff (Fig. 4.12), n_e
+        dhf = hfx * (drA[0] + lf * dl[0]) + hfy * (drA[1] + lf * dl[1])
+        dhr = hrx * (drA[0] - lf * dl[0]) + hry * (drA[1] - lf * dl[1])
+        dbeta = cb * cb * (dhf - dhr) / (2.0 * lf)
+        dheff = 0.5 * (dhf + dhr)
+        dne = _lc3(-sb * dbeta, ez, -cb * dbeta, lv, -sb, dl)
+        # d = −(n_e − sn s)/|…|, den = −d·n_e, loaded radius r = cos β (A_z − h_eff)/den
+        dsn = _d3(dne, sv) + _d3(nev, ds)
+        du = _lc3(-1.0, dne, dsn, sv, sn, ds)
+        ddu = _d3(dv, du)
+        dd = ((du[0] - dv[0] * ddu) / nd, (du[1] - dv[1] * ddu) / nd, (du[2] - dv[2] * ddu) / nd)
+        dden = -(_d3(dd, nev) + _d3(dv, dne))
+        dg = (-sb * dbeta - g * dden) / den
+        dr = dg * rz + g * (drA[2] - dheff)
+        dFn = -kfn * dr + cfn * (-dg * vAv[2] - g * dvA[2])
+        dgam = -dsn / cg if cg > 0.0 else 0.0
+        dVx = _d3(dvA, lv) + _d3(vAv, dl)
+        dVy = _d3(dvA, tv) + _d3(vAv, dt)
+        dws = _d3(dw, sv) + _d3(wv, ds)
+        dFx = cFx[0] * dFn + cFx[1] * dVx + cFx[2] * dws + cFx[3] * dVy + cFx[4] * dgam
+        dFy = cFy[0] * dFn + cFy[1] * dVx + cFy[2] * dws + cFy[3] * dVy + cFy[4] * dgam
+        dMz = cMz[0] * dFn + cMz[1] * dVx + cMz[2] * dws + cMz[3] * dVy + cMz[4] * dgam
+        dMx = cMx[0] * dFn + cMx[1] * dVx + cMx[2] * dws + cMx[3] * dVy + cMx[4] * dgam
+        dMy = cMy[0] * dFn + cMy[1] * dVx + cMy[2] * dws + cMy[3] * dVy + cMy[4] * dgam
+        # F = Fx l + Fy t + Fn n_e, τ = r d × F + Mx l + My t + Mz n_e
+        a1 = _lc3(dFx, lv, dFy, tv, dFn, nev)
+        a2 = _lc3(Fx, dl, Fy, dt, Fn, dne)
+        dF = (a1[0] + a2[0], a1[1] + a2[1], a1[2] + a2[2])
+        b1 = _lc3(dMx, lv, dMy, tv, dMz, nev)
+        b2 = _lc3(Mx, dl, My, dt, Mz, dne)
+        drd = (dr * dv[0] + r * dd[0], dr * dv[1] + r * dd[1], dr * dv[2] + r * dd[2])
+        c1 = _x3(drd, Fv)
+        c2 = _x3(rdv, dF)
+        j = 6 + col % 6
+        if col < 6:
+            for c in range(3):
+                dfdx[c, j] = dF[c]
+                dtdx[c, j] = c1[c] + c2[c] + b1[c] + b2[c]
+        else:
+            for c in range(3):
+                dfdv[c, j] = dF[c]
+                dtdv[c, j] = c1[c] + c2[c] + b1[c] + b2[c]

@@ -587,10 +587,10 @@ def mf_steady_state_batch(p, Fz, kappa, alpha, gamma, Vx, out):
         mf_steady_state(p, Fz[i], kappa[i], alpha[i], gamma[i], Vx[i], out[i])
 
 
-# --- forward-mode partial derivatives of Fx, Fy, Mz -------------------------------------------
-# A dual number is a 4-tuple (value, d/dFz, d/dkappa, d/dalpha) of the Magic Formula inputs; the
-# helpers below apply the chain rule to one operation each (numba keeps the tuples in registers).
-# Every value is computed with the operations, in the order, of mf_evaluate.
+# --- forward-mode partial derivatives ---------------------------------------------------------
+# A dual number is a 6-tuple (value, ∂/∂Fz, ∂/∂κ, ∂/∂α, ∂/∂γ, ∂/∂Vx) of the Magic Formula's five
+# inputs; the helpers below apply the chain rule to one operation each (numba keeps the tuples in
+# registers). Every value is computed with the operations of mf_evaluate (equal to rounding).
 
 #: Layout of ``out`` of :func:`mf_force_partials`.
 PARTIAL_NAMES = ("Fx", "Fy", "Mz", "dFx_dFz", "dFx_dkappa", "dFx_dalpha", "dFy_dFz",
@@ -598,130 +598,146 @@ PARTIAL_NAMES = ("Fx", "Fy", "Mz", "dFx_dFz", "dFx_dkappa", "dFx_dalpha", "dFy_d
 N_PARTIALS = len(PARTIAL_NAMES)
 (D_FX, D_FY, D_MZ, D_FX_FZ, D_FX_K, D_FX_A, D_FY_FZ, D_FY_K, D_FY_A, D_MZ_FZ, D_MZ_K,
  D_MZ_A) = range(12)
+#: lanes of a dual number of :func:`mf_dual` (0 is the value)
+L_FZ, L_KAPPA, L_ALPHA, L_GAMMA, L_VX = 1, 2, 3, 4, 5
 
 
 @njit(cache=True, error_model="numpy")
 def _dc(v):
     """Constant (no derivative)."""
-    return (v, 0.0, 0.0, 0.0)
+    return (v, 0.0, 0.0, 0.0, 0.0, 0.0)
+
+
+@njit(cache=True, error_model="numpy")
+def _dvar(v, lane):
+    """The input ``lane`` (1..5) with value v."""
+    return (v, 1.0 if lane == 1 else 0.0, 1.0 if lane == 2 else 0.0, 1.0 if lane == 3 else 0.0,
+            1.0 if lane == 4 else 0.0, 1.0 if lane == 5 else 0.0)
+
+
+@njit(cache=True, error_model="numpy")
+def _dfun(a, v, k):
+    """Chain rule of a function of one argument: value v, slope k at a[0]."""
+    return (v, k * a[1], k * a[2], k * a[3], k * a[4], k * a[5])
 
 
 @njit(cache=True, error_model="numpy")
 def _dadd(a, b):
-    return (a[0] + b[0], a[1] + b[1], a[2] + b[2], a[3] + b[3])
+    return (a[0] + b[0], a[1] + b[1], a[2] + b[2], a[3] + b[3], a[4] + b[4], a[5] + b[5])
 
 
 @njit(cache=True, error_model="numpy")
 def _dsub(a, b):
-    return (a[0] - b[0], a[1] - b[1], a[2] - b[2], a[3] - b[3])
+    return (a[0] - b[0], a[1] - b[1], a[2] - b[2], a[3] - b[3], a[4] - b[4], a[5] - b[5])
 
 
 @njit(cache=True, error_model="numpy")
 def _dadds(a, s):
     """a + s, s a float."""
-    return (a[0] + s, a[1], a[2], a[3])
+    return (a[0] + s, a[1], a[2], a[3], a[4], a[5])
 
 
 @njit(cache=True, error_model="numpy")
 def _dsubs(s, a):
     """s - a, s a float."""
-    return (s - a[0], -a[1], -a[2], -a[3])
+    return (s - a[0], -a[1], -a[2], -a[3], -a[4], -a[5])
 
 
 @njit(cache=True, error_model="numpy")
 def _dneg(a):
-    return (-a[0], -a[1], -a[2], -a[3])
+    return (-a[0], -a[1], -a[2], -a[3], -a[4], -a[5])
 
 
 @njit(cache=True, error_model="numpy")
 def _dmul(a, b):
     return (a[0] * b[0], a[1] * b[0] + a[0] * b[1], a[2] * b[0] + a[0] * b[2],
-            a[3] * b[0] + a[0] * b[3])
+            a[3] * b[0] + a[0] * b[3], a[4] * b[0] + a[0] * b[4], a[5] * b[0] + a[0] * b[5])
 
 
 @njit(cache=True, error_model="numpy")
 def _dmuls(a, s):
     """a * s, s a float."""
-    return (a[0] * s, a[1] * s, a[2] * s, a[3] * s)
+    return (a[0] * s, a[1] * s, a[2] * s, a[3] * s, a[4] * s, a[5] * s)
 
 
 @njit(cache=True, error_model="numpy")
 def _ddiv(a, b):
     q = a[0] / b[0]
-    return (q, (a[1] - q * b[1]) / b[0], (a[2] - q * b[2]) / b[0], (a[3] - q * b[3]) / b[0])
+    r = 1.0 / b[0]
+    return (q, (a[1] - q * b[1]) * r, (a[2] - q * b[2]) * r, (a[3] - q * b[3]) * r,
+            (a[4] - q * b[4]) * r, (a[5] - q * b[5]) * r)
 
 
 @njit(cache=True, error_model="numpy")
 def _ddivs(a, s):
     """a / s, s a float."""
-    return (a[0] / s, a[1] / s, a[2] / s, a[3] / s)
+    return (a[0] / s, a[1] / s, a[2] / s, a[3] / s, a[4] / s, a[5] / s)
 
 
 @njit(cache=True, error_model="numpy")
 def _dlin(d, c0, c1):
     """c0 + c1 d."""
-    return (c0 + c1 * d[0], c1 * d[1], c1 * d[2], c1 * d[3])
+    return _dfun(d, c0 + c1 * d[0], c1)
 
 
 @njit(cache=True, error_model="numpy")
 def _dquad(d, c0, c1, c2):
     """c0 + c1 d + c2 d²."""
-    k = c1 + 2.0 * c2 * d[0]
-    return (c0 + c1 * d[0] + c2 * d[0] * d[0], k * d[1], k * d[2], k * d[3])
+    return _dfun(d, c0 + c1 * d[0] + c2 * d[0] * d[0], c1 + 2.0 * c2 * d[0])
 
 
 @njit(cache=True, error_model="numpy")
 def _dsq(a):
     """a ** 2."""
-    t = 2.0 * a[0]
-    return (a[0] * a[0], t * a[1], t * a[2], t * a[3])
+    return _dfun(a, a[0] * a[0], 2.0 * a[0])
 
 
 @njit(cache=True, error_model="numpy")
 def _dsin(a):
-    c = math.cos(a[0])
-    return (math.sin(a[0]), c * a[1], c * a[2], c * a[3])
+    return _dfun(a, math.sin(a[0]), math.cos(a[0]))
 
 
 @njit(cache=True, error_model="numpy")
 def _dcos(a):
-    s = -math.sin(a[0])
-    return (math.cos(a[0]), s * a[1], s * a[2], s * a[3])
+    return _dfun(a, math.cos(a[0]), -math.sin(a[0]))
 
 
 @njit(cache=True, error_model="numpy")
 def _datan(a):
-    k = 1.0 / (1.0 + a[0] * a[0])
-    return (math.atan(a[0]), k * a[1], k * a[2], k * a[3])
+    return _dfun(a, math.atan(a[0]), 1.0 / (1.0 + a[0] * a[0]))
 
 
 @njit(cache=True, error_model="numpy")
 def _dcosatan(a):
     """cos(atan(a)); derivative -a cos³(atan a)."""
     c = math.cos(math.atan(a[0]))
-    k = -a[0] * c * c * c
-    return (c, k * a[1], k * a[2], k * a[3])
+    return _dfun(a, c, -a[0] * c * c * c)
 
 
 @njit(cache=True, error_model="numpy")
 def _dtan(a):
     t = math.tan(a[0])
-    k = 1.0 + t * t
-    return (t, k * a[1], k * a[2], k * a[3])
+    return _dfun(a, t, 1.0 + t * t)
 
 
 @njit(cache=True, error_model="numpy")
 def _dexp(a):
     e = math.exp(a[0])
-    return (e, e * a[1], e * a[2], e * a[3])
+    return _dfun(a, e, e)
 
 
 @njit(cache=True, error_model="numpy")
 def _dsqrt(a):
     """sqrt(a); zero derivative at a = 0 (the callers' arguments are sums of squares there)."""
     r = math.sqrt(a[0])
-    k = 0.5 / r if r > 0.0 else 0.0
-    return (r, k * a[1], k * a[2], k * a[3])
+    return _dfun(a, r, 0.5 / r if r > 0.0 else 0.0)
+
+
+@njit(cache=True, error_model="numpy")
+def _dpow(a, c):
+    """a ** c, c a float; zero derivative at a <= 0."""
+    v = a[0] ** c
+    return _dfun(a, v, c * v / a[0] if a[0] > 0.0 else 0.0)
 
 
 @njit(cache=True, error_model="numpy")
@@ -731,22 +747,22 @@ def _dabs(a):
         return a
     if a[0] < 0.0:
         return _dneg(a)
-    return (0.0, 0.0, 0.0, 0.0)
+    return _dc(0.0)
 
 
 @njit(cache=True, error_model="numpy")
 def _dmin1(a):
     """min(a, 1) (the curvature factors' limit E <= 1)."""
-    return a if a[0] <= 1.0 else (1.0, 0.0, 0.0, 0.0)
+    return a if a[0] <= 1.0 else _dc(1.0)
 
 
 @njit(cache=True, error_model="numpy")
 def _dclip(a, lo, hi):
     """Clip; a clipped value is a constant."""
     if a[0] < lo:
-        return (lo, 0.0, 0.0, 0.0)
+        return _dc(lo)
     if a[0] > hi:
-        return (hi, 0.0, 0.0, 0.0)
+        return _dc(hi)
     return a
 
 
@@ -765,36 +781,52 @@ def _dcos_mf(C, B, E, x):
 
 
 @njit(cache=True, error_model="numpy")
+def _dkya(p, Fz, dpi, gamma):
+    """Cornering stiffness Kya, eq. 4.E25, on dual numbers."""
+    Fz0p = p[I_LFZO] * p[I_FNOMIN]
+    ka = _dmuls(_dsubs(1.0, _dmuls(_dabs(gamma), p[I_PKY3])),
+                p[I_PKY1] * Fz0p * (1.0 + p[I_PPY1] * dpi))
+    den = _dmuls(_dadds(_dmuls(_dsq(gamma), p[I_PKY5]), p[I_PKY2]), 1.0 + p[I_PPY2] * dpi)
+    sk = _dsin(_dmuls(_datan(_ddiv(_ddivs(Fz, Fz0p), den)), p[I_PKY4]))
+    return _dmuls(_dmul(sk, ka), p[I_LKY])
+
+
+@njit(cache=True, error_model="numpy")
+def _dkxk(p, Fz, dfz, dpi):
+    """Slip stiffness Kxk, eq. 4.E15, on dual numbers."""
+    return _dmuls(_dmuls(_dmul(_dmul(Fz, _dlin(dfz, p[I_PKX1], p[I_PKX2])),
+                               _dexp(_dmuls(dfz, p[I_PKX3]))),
+                         1.0 + p[I_PPX1] * dpi + p[I_PPX2] * dpi * dpi), p[I_LKX])
+
+
+@njit(cache=True, error_model="numpy")
 def _dfy0(p, Fz, dfz, dpi, alpha, gamma, red, mf52):
     """:func:`_fy0` on dual numbers: Fy0, muy, Kya, SHy, SVy, By (Cy is a constant)."""
-    Fz0p = p[I_LFZO] * p[I_FNOMIN]
-    g2 = gamma * gamma
-    ka = p[I_PKY1] * Fz0p * (1.0 + p[I_PPY1] * dpi) * (1.0 - p[I_PKY3] * abs(gamma))
-    Kya = _dmuls(_dmuls(_dsin(_dmuls(_datan(_ddivs(_ddivs(Fz, Fz0p), (p[I_PKY2] + p[I_PKY5] * g2)
-                                                   * (1.0 + p[I_PPY2] * dpi))), p[I_PKY4])), ka),
-                 p[I_LKY])                                               # 4.E25
-    SVyg = _dmuls(_dmuls(_dmuls(_dmul(Fz, _dlin(dfz, p[I_PVY3], p[I_PVY4])), gamma),
+    g2 = _dsq(gamma)
+    Kya = _dkya(p, Fz, dpi, gamma)                                       # 4.E25
+    SVyg = _dmuls(_dmuls(_dmul(_dmul(Fz, _dlin(dfz, p[I_PVY3], p[I_PVY4])), gamma),
                          p[I_LKYC]), p[I_LMUY])                          # 4.E28
     SHy0 = _dmuls(_dlin(dfz, p[I_PHY1], p[I_PHY2]), p[I_LHY])
     if mf52:
-        SHy = _dadds(SHy0, p[I_PHY3] * gamma * p[I_LKYC])
+        SHy = _dadd(SHy0, _dmuls(gamma, p[I_PHY3] * p[I_LKYC]))
     else:
         Kyg0 = _dmuls(_dmuls(_dmul(Fz, _dlin(dfz, p[I_PKY6], p[I_PKY7])),
                              1.0 + p[I_PPY5] * dpi), p[I_LKYC])          # 4.E30
-        SHy = _dadd(SHy0, _ddiv(_dsub(_dmuls(Kyg0, gamma), SVyg),
+        SHy = _dadd(SHy0, _ddiv(_dsub(_dmul(Kyg0, gamma), SVyg),
                                 _dadds(Kya, EPS * _sgn1(Kya[0]))))       # 4.E27
     SVy = _dadd(_dmuls(_dmuls(_dmul(Fz, _dlin(dfz, p[I_PVY1], p[I_PVY2])), p[I_LVY]),
                        p[I_LMUY]), SVyg)                                 # 4.E29
-    SHy = _dmuls(SHy, red)
-    SVy = _dmuls(SVy, red)
+    SHy = _dmul(SHy, red)
+    SVy = _dmul(SVy, red)
     alphay = _dadd(alpha, SHy)                                           # 4.E20
     Cy = p[I_PCY1] * p[I_LCY]                                            # 4.E21
-    muy = _dmuls(_dmuls(_dmuls(_dlin(dfz, p[I_PDY1], p[I_PDY2]),
-                               1.0 + p[I_PPY3] * dpi + p[I_PPY4] * dpi * dpi),
-                        1.0 - p[I_PDY3] * g2), p[I_LMUY])                # 4.E23
+    muy = _dmuls(_dmul(_dmuls(_dlin(dfz, p[I_PDY1], p[I_PDY2]),
+                              1.0 + p[I_PPY3] * dpi + p[I_PPY4] * dpi * dpi),
+                       _dsubs(1.0, _dmuls(g2, p[I_PDY3]))), p[I_LMUY])   # 4.E23
     Dy = _dmul(muy, Fz)                                                  # 4.E22
-    Ey = _dmuls(_dmuls(_dlin(dfz, p[I_PEY1], p[I_PEY2]),
-                       1.0 + p[I_PEY5] * g2 - (p[I_PEY3] + p[I_PEY4] * gamma) * _sgn1(alphay[0])),
+    Ey = _dmuls(_dmul(_dlin(dfz, p[I_PEY1], p[I_PEY2]),
+                      _dsub(_dadds(_dmuls(g2, p[I_PEY5]), 1.0),
+                            _dmuls(_dlin(gamma, p[I_PEY3], p[I_PEY4]), _sgn1(alphay[0])))),
                 p[I_LEY])                                                # 4.E24
     Ey = _dmin1(Ey)
     By = _ddiv(Kya, _dadds(_dmuls(Dy, Cy), EPS * _sgn1(Dy[0])))          # 4.E26
@@ -810,38 +842,89 @@ def _datan_eq(x, ratio2):
     tx = _dtan(x)
     u = _dadd(_dsq(tx), ratio2)
     if u[0] == 0.0:
-        return (0.0, x[1], x[2], x[3])
+        return (0.0, x[1], x[2], x[3], x[4], x[5])
     e = _datan(_dsqrt(u))
     return e if x[0] >= 0.0 else _dneg(e)
 
 
 @njit(cache=True, error_model="numpy")
-def mf_force_partials(p, Fz_in, kappa_in, alpha_in, gamma_in, Vx, out, slip_reduction=True):
-    """Fx, Fy, Mz of :func:`mf_evaluate` and their exact partial derivatives with respect to
-    (Fz, kappa, alpha) in one forward-mode pass (no allocation). ``out[D_*]`` (``N_PARTIALS``,
-    order ``PARTIAL_NAMES``). Clipped inputs and the sign functions have zero derivative; at a
-    non-differentiable point (a kink of |x|) the mean of the one-sided slopes is used.
-    ``slip_reduction`` as in :func:`mf_steady_state`."""
+def _dmx_my(p, uFz, Fz, gamma, dpi, press, vx, kappa_in, Fx, Fy, mf52):
+    """:func:`_mx_my` on dual numbers (Mx: TNO form of 4.E69; My: Besselink et al. eq. A48)."""
+    R0 = p[I_UNLOADED_RADIUS]
+    Fz0 = p[I_FNOMIN]
+    VXLOW = p[I_VXLOW]
+    FzMx = _dmul(Fz, _dsq(_ddivs(Fz, p[I_FZMIN]))) if Fz[0] < p[I_FZMIN] else Fz
+    A = _dadds(_dmuls(gamma, -p[I_QSX2] * (1.0 + p[I_PPMX1] * dpi)), p[I_QSX1] * p[I_LVMX])
+    A = _dadd(A, _dmuls(Fy, p[I_QSX3] / Fz0))
+    A = _dadd(A, _dmul(_dmuls(_dcos(_dmuls(_datan(_dsq(_dmuls(FzMx, p[I_QSX6] / Fz0))), p[I_QSX5])),
+                              p[I_QSX4]),
+                       _dsin(_dadd(_dmuls(gamma, p[I_QSX7]),
+                                   _dmuls(_datan(_dmuls(Fy, p[I_QSX9] / Fz0)), p[I_QSX8])))))
+    A = _dadd(A, _dmul(_dmuls(_datan(_dmuls(FzMx, p[I_QSX11] / Fz0)), p[I_QSX10]), gamma))
+    ag = _dabs(gamma)
+    B = _dsub(_dmul(Fy, _dadds(_dmuls(ag, p[I_QSX14]), p[I_QSX13])),
+              _dmuls(_dmul(_dmul(FzMx, gamma), ag), p[I_QSX12]))
+    Mx = _dadd(_dmuls(_dmul(FzMx, A), R0 * p[I_LMX]), _dmuls(B, R0 * p[I_LMX]))
+
+    FzMy = _dmul(uFz, _ddivs(uFz, p[I_FZMIN])) if uFz[0] < p[I_FZMIN] else uFz
+    vr = _ddivs(vx, p[I_LONGVL])
+    c = _dadd(_dadd(_dadds(_dmuls(Fx, p[I_QSY2] / Fz0), p[I_QSY1]), _dmuls(_dabs(vr), p[I_QSY3])),
+              _dmuls(_dsq(_dsq(vr)), p[I_QSY4]))
+    if mf52:
+        My = _dmuls(_dmul(FzMy, c), -R0 * p[I_LMY])
+    else:
+        c = _dadd(c, _dmul(_dadds(_dmuls(FzMy, p[I_QSY6] / Fz0), p[I_QSY5]), _dsq(gamma)))
+        My = _dmuls(_dmul(c, _dpow(_ddivs(FzMy, Fz0), p[I_QSY7])),
+                    -R0 * Fz0 * p[I_LMY] * (press / p[I_NOMPRES]) ** p[I_QSY8])
+    if vx[0] == 0.0:
+        return Mx, _dc(0.0)
+    if vx[0] < 0.0:
+        My = _dneg(My)
+    high = _dadds(_ddiv(_dc(VXLOW), _dabs(vx)), -1.0)  # smooth sign change near κ = -1
+    low = _dsubs(-1.0 - VXLOW, high)
+    if low[0] <= kappa_in[0] <= high[0]:
+        x = _ddiv(_dadds(kappa_in, 1.0), _dadds(high, 1.0))
+        My = _dmul(My, _dsin(_dmuls(x, 0.5 * math.pi)))
+    elif kappa_in[0] < low[0]:
+        My = _dneg(My)
+    return Mx, My
+
+
+@njit(cache=True, error_model="numpy")
+def mf_dual(p, Fz_in, kappa_in, alpha_in, gamma_in, Vx, slip_reduction=True, moments=True,
+            kink_band=0.0):
+    """Fx, Fy, Mz and (with ``moments``) Mx, My of :func:`mf_evaluate` as dual numbers: 6-tuples
+    (value, ∂/∂Fz, ∂/∂κ, ∂/∂α, ∂/∂γ, ∂/∂Vx), exact partial derivatives in one forward-mode pass
+    (no allocation). Clipped inputs and the sign functions have zero derivative; at a
+    non-differentiable point (a kink of |x|) the mean of the one-sided slopes is used; the
+    low-speed reductions (|Vx| < VXLOW) are differentiated. ``slip_reduction`` as in
+    :func:`mf_steady_state`; without ``moments`` Mx = My = 0. Within ``kink_band`` of Vx = 0
+    the low-speed slip reductions' factors |Vx| are differentiated with their mean slope 0 (as
+    at Vx = 0 itself; the tyre element's choice for a step that crosses the kink)."""
     mf52 = p[I_FAMILY] == FAMILY_MF52
     R0 = p[I_UNLOADED_RADIUS]
     Fz0 = p[I_FNOMIN]
     VXLOW = p[I_VXLOW]
 
     # --- inputs: limits and low-speed reductions -----------------------------------------
-    uFz = (Fz_in, 1.0, 0.0, 0.0) if Fz_in >= 0.0 else _dc(0.0)
-    kappa = (kappa_in, 0.0, 1.0, 0.0)
-    alpha = (alpha_in, 0.0, 0.0, 1.0)
+    uFz = _dvar(Fz_in, 1) if Fz_in >= 0.0 else _dc(0.0)
+    kappa_raw = _dvar(kappa_in, 2)
+    kappa = kappa_raw
+    alpha = _dvar(alpha_in, 3)
+    vx = _dvar(Vx, 5)
     press = p[I_INFLPRES]
-    red = 1.0
+    red = _dc(1.0)
+    avx = _dabs(vx)
+    vx_r = _dc(Vx) if abs(Vx) < kink_band else vx  # Vx in the slip reductions
     if abs(Vx) <= VXLOW:
-        red = 1.0 - 0.5 * (1.0 + math.cos(math.pi * Vx / VXLOW))
+        red = _dsubs(1.0, _dmuls(_dadds(_dcos(_ddivs(_dmuls(vx, math.pi), VXLOW)), 1.0), 0.5))
         if slip_reduction:
-            kappa = _ddivs(_dmuls(kappa, abs(Vx)), VXLOW)
-    speed_sum = _dadds(_dabs(_dmuls(_dtan(alpha), Vx)), abs(Vx))
+            kappa = _ddivs(_dmul(kappa, _dabs(vx_r)), VXLOW)
+    speed_sum = _dadd(_dabs(_dmul(_dtan(alpha), vx_r)), _dabs(vx_r))
     if slip_reduction and speed_sum[0] < VXLOW:
         alpha = _ddivs(_dmul(alpha, speed_sum), VXLOW)
     alpha = _dclip(alpha, p[I_ALPMIN], p[I_ALPMAX])
-    gamma = _clip(gamma_in, p[I_CAMMIN], p[I_CAMMAX])
+    gamma = _dclip(_dvar(gamma_in, 4), p[I_CAMMIN], p[I_CAMMAX])
     Fz = _dclip(uFz, 0.0, p[I_FZMAX])
     kappa = _dclip(kappa, p[I_KPUMIN], p[I_KPUMAX])
     press = _clip(press, p[I_PRESMIN], p[I_PRESMAX])
@@ -855,25 +938,24 @@ def mf_force_partials(p, Fz_in, kappa_in, alpha_in, gamma_in, Vx, out, slip_redu
     Fz0p = p[I_LFZO] * Fz0                                               # 4.E1
     dfz = _ddivs(_dadds(Fz, -Fz0p), Fz0p)                                # 4.E2a
     dpi = (press - p[I_NOMPRES]) / p[I_NOMPRES]                          # 4.E2b
-    Vsy = _dmuls(_dtan(alpha), abs(Vx))
-    Vc = _dsqrt(_dadds(_dsq(Vsy), Vx * Vx))
-    cos_alpha_p = _dclip(_ddiv(_dc(Vx), _dadds(Vc, EPS)), -1.0, 1.0)         # cos of 4.E6
+    Vsy = _dmul(_dtan(alpha), avx)
+    Vc = _dsqrt(_dadd(_dsq(Vsy), _dsq(vx)))
+    cos_alpha_p = _dclip(_ddiv(vx, _dadds(Vc, EPS)), -1.0, 1.0)          # cos of 4.E6
     LMUX = p[I_LMUX]
     LMUY = p[I_LMUY]
+    g2 = _dsq(gamma)
 
     # --- pure longitudinal slip, eqs. 4.E9-4.E18 -----------------------------------------
     Cx = p[I_PCX1] * p[I_LCX]                                            # 4.E11
-    mux = _dmuls(_dmuls(_dmuls(_dlin(dfz, p[I_PDX1], p[I_PDX2]),
-                               1.0 + p[I_PPX3] * dpi + p[I_PPX4] * dpi * dpi),
-                        1.0 - p[I_PDX3] * gamma * gamma), LMUX)          # 4.E13
+    mux = _dmuls(_dmul(_dmuls(_dlin(dfz, p[I_PDX1], p[I_PDX2]),
+                              1.0 + p[I_PPX3] * dpi + p[I_PPX4] * dpi * dpi),
+                       _dsubs(1.0, _dmuls(g2, p[I_PDX3]))), LMUX)        # 4.E13
     Dx = _dmul(mux, Fz)                                                  # 4.E12
-    Kxk = _dmuls(_dmuls(_dmul(_dmul(Fz, _dlin(dfz, p[I_PKX1], p[I_PKX2])),
-                              _dexp(_dmuls(dfz, p[I_PKX3]))),
-                        1.0 + p[I_PPX1] * dpi + p[I_PPX2] * dpi * dpi), p[I_LKX])  # 4.E15
+    Kxk = _dkxk(p, Fz, dfz, dpi)                                         # 4.E15
     Bx = _ddiv(Kxk, _dadds(_dmuls(Dx, Cx), EPS * _sgn1(Dx[0])))          # 4.E16
-    SHx = _dmuls(_dmuls(_dlin(dfz, p[I_PHX1], p[I_PHX2]), p[I_LHX]), red)  # 4.E17
-    SVx = _dmuls(_dmuls(_dmuls(_dmul(Fz, _dlin(dfz, p[I_PVX1], p[I_PVX2])), p[I_LVX]),
-                        LMUX), red)                                      # 4.E18
+    SHx = _dmul(_dmuls(_dlin(dfz, p[I_PHX1], p[I_PHX2]), p[I_LHX]), red)  # 4.E17
+    SVx = _dmul(_dmuls(_dmuls(_dmul(Fz, _dlin(dfz, p[I_PVX1], p[I_PVX2])), p[I_LVX]), LMUX),
+                red)                                                     # 4.E18
     kappax = _dadd(kappa, SHx)                                           # 4.E10
     Ex = _dmuls(_dmuls(_dquad(dfz, p[I_PEX1], p[I_PEX2], p[I_PEX3]),
                        1.0 - p[I_PEX4] * _sgn1(kappax[0])), p[I_LEX])    # 4.E14
@@ -889,20 +971,22 @@ def mf_force_partials(p, Fz_in, kappa_in, alpha_in, gamma_in, Vx, out, slip_redu
     Cxa = p[I_RCX1]                                                      # 4.E55
     Exa = _dmin1(_dlin(dfz, p[I_REX1], p[I_REX2]))                       # 4.E56
     SHxa = _dc(p[I_RHX1])                                                # 4.E57
-    Bxa = _dmuls(_dmuls(_dcosatan(_dmuls(kappa, p[I_RBX2])), p[I_RBX1] + p[I_RBX3] * gamma * gamma),
+    Bxa = _dmuls(_dmul(_dcosatan(_dmuls(kappa, p[I_RBX2])),
+                       _dadds(_dmuls(g2, p[I_RBX3]), p[I_RBX1])),
                  p[I_LXAL])                                              # 4.E54
     alphas = _dadds(alpha, p[I_RHX1])                                    # 4.E53
     Gxa = _ddiv(_dcos_mf(Cxa, Bxa, Exa, alphas), _dcos_mf(Cxa, Bxa, Exa, SHxa))  # 4.E51
     Fx = _dmul(Gxa, Fx0)                                                 # 4.E50
 
-    DVyk = _dmul(_dmul(_dmul(muy, Fz), _dadds(_dlin(dfz, p[I_RVY1], p[I_RVY2]), p[I_RVY3] * gamma)),
+    DVyk = _dmul(_dmul(_dmul(muy, Fz), _dadd(_dlin(dfz, p[I_RVY1], p[I_RVY2]),
+                                             _dmuls(gamma, p[I_RVY3]))),
                  _dcosatan(_dmuls(alpha, p[I_RVY4])))                    # 4.E67
-    SVyk = _dmuls(_dmuls(_dmul(DVyk, _dsin(_dmuls(_datan(_dmuls(kappa, p[I_RVY6])), p[I_RVY5]))),
-                         p[I_LVYKA]), red)                               # 4.E66
+    SVyk = _dmul(_dmuls(_dmul(DVyk, _dsin(_dmuls(_datan(_dmuls(kappa, p[I_RVY6])), p[I_RVY5]))),
+                        p[I_LVYKA]), red)                                # 4.E66
     SHyk = _dlin(dfz, p[I_RHY1], p[I_RHY2])                              # 4.E65
     Eyk = _dmin1(_dlin(dfz, p[I_REY1], p[I_REY2]))                       # 4.E64
-    Byk = _dmuls(_dmuls(_dcosatan(_dmuls(_dadds(alpha, -p[I_RBY3]), p[I_RBY2])),
-                        p[I_RBY1] + p[I_RBY4] * gamma * gamma), p[I_LYKA])   # 4.E62
+    Byk = _dmuls(_dmul(_dcosatan(_dmuls(_dadds(alpha, -p[I_RBY3]), p[I_RBY2])),
+                       _dadds(_dmuls(g2, p[I_RBY4]), p[I_RBY1])), p[I_LYKA])  # 4.E62
     kappas = _dadd(kappa, SHyk)                                          # 4.E61
     Gyk = _ddiv(_dcos_mf(p[I_RCY1], Byk, Eyk, kappas), _dcos_mf(p[I_RCY1], Byk, Eyk, SHyk))  # 4.E59
     Fy = _dadd(_dmul(Gyk, Fy0), SVyk)                                    # 4.E58
@@ -911,41 +995,53 @@ def mf_force_partials(p, Fz_in, kappa_in, alpha_in, gamma_in, Vx, out, slip_redu
     Kya_p = _dadds(Kya, EPS * _sgn1(Kya[0]))                             # 4.E39
     alphar = _dadd(_dadd(alpha, SHy), _ddiv(SVy, Kya_p))                 # 4.E37, 4.E38
     SHt = _dadd(_dlin(dfz, p[I_QHZ1], p[I_QHZ2]),
-                _dmuls(_dlin(dfz, p[I_QHZ3], p[I_QHZ4]), gamma))         # 4.E35
+                _dmul(_dlin(dfz, p[I_QHZ3], p[I_QHZ4]), gamma))          # 4.E35
     alphat = _dadd(alpha, SHt)                                           # 4.E34
-    Bt = _ddivs(_dmuls(_dmuls(_dquad(dfz, p[I_QBZ1], p[I_QBZ2], p[I_QBZ3]),
-                              1.0 + p[I_QBZ4] * gamma + p[I_QBZ5] * abs(gamma)), p[I_LKY]),
+    Bt = _ddivs(_dmuls(_dmul(_dquad(dfz, p[I_QBZ1], p[I_QBZ2], p[I_QBZ3]),
+                             _dadd(_dadds(_dmuls(gamma, p[I_QBZ4]), 1.0),
+                                   _dmuls(_dabs(gamma), p[I_QBZ5]))), p[I_LKY]),
                 LMUY)                                                    # 4.E40
     Ct = p[I_QCZ1]                                                       # 4.E41
-    Dt = _dmuls(_dmuls(_dlin(dfz, p[I_QDZ1], p[I_QDZ2]), 1.0 - p[I_PPZ1] * dpi),
-                1.0 + p[I_QDZ3] * gamma + p[I_QDZ4] * gamma * gamma)
+    Dt = _dmul(_dmuls(_dlin(dfz, p[I_QDZ1], p[I_QDZ2]), 1.0 - p[I_PPZ1] * dpi),
+               _dadd(_dadds(_dmuls(gamma, p[I_QDZ3]), 1.0), _dmuls(g2, p[I_QDZ4])))
     Dt = _dmuls(_dmuls(_dmul(Dt, Fz_low), R0 / Fz0p), p[I_LTR])          # 4.E43
     Et = _dmul(_dquad(dfz, p[I_QEZ1], p[I_QEZ2], p[I_QEZ3]),
-               _dadds(_dmuls(_datan(_dmul(_dmuls(Bt, Ct), alphat)),
-                             (p[I_QEZ4] + p[I_QEZ5] * gamma) * (2.0 / math.pi)), 1.0))
+               _dadds(_dmul(_datan(_dmul(_dmuls(Bt, Ct), alphat)),
+                            _dmuls(_dlin(gamma, p[I_QEZ4], p[I_QEZ5]), 2.0 / math.pi)), 1.0))
     Et = _dmin1(Et)                                                      # 4.E44
     Br = _dadds(_dmuls(_dmuls(By, p[I_QBZ10]), Cy), p[I_QBZ9] * p[I_LKY] / LMUY)    # 4.E45
     sgn_vx = 1.0 if Vx > 0.0 else (-1.0 if Vx < 0.0 else 0.0)
     Dr_g = _dadd(_dmuls(_dlin(dfz, p[I_QDZ8], p[I_QDZ9]), 1.0 + p[I_PPZ2] * dpi),
-                 _dmuls(_dlin(dfz, p[I_QDZ10], p[I_QDZ11]), abs(gamma)))
+                 _dmul(_dlin(dfz, p[I_QDZ10], p[I_QDZ11]), _dabs(gamma)))
     Dr = _dmul(_dmuls(Fz_low, R0), _dadd(_dmuls(_dlin(dfz, p[I_QDZ6], p[I_QDZ7]), p[I_LRES]),
-                                         _dmuls(_dmuls(Dr_g, gamma), p[I_LKZC])))
+                                         _dmuls(_dmul(Dr_g, gamma), p[I_LKZC])))
     Dr = _dmul(_dmuls(_dmuls(Dr, LMUY), sgn_vx), _dcos(alpha))           # 4.E47
     ratio2 = _dmul(_dmul(_dsq(_ddiv(Kxk, Kya_p)), kappa), kappa)
     alphar_eq = _datan_eq(alphar, ratio2)                                # 4.E78
     alphat_eq = _datan_eq(alphat, ratio2)                                # 4.E77
     s = _dmuls(_dmuls(_dadd(_dadds(_dmuls(_ddivs(Fy, Fz0), p[I_SSZ2]), p[I_SSZ1]),
-                            _dmuls(_dlin(dfz, p[I_SSZ3], p[I_SSZ4]), gamma)), R0),
+                            _dmul(_dlin(dfz, p[I_SSZ3], p[I_SSZ4]), gamma)), R0),
                p[I_LS])                                                  # 4.E76
-    Mzr = _dmuls(_dmul(Dr, _dcosatan(_dmul(Br, alphar_eq))), red)        # 4.E75 (Cr = 1)
-    t = _dmuls(_dmuls(_dmul(_dmul(Dt, _dcos_mf(Ct, Bt, Et, alphat_eq)), cos_alpha_p), p[I_LFZO]),
-               red)                                                      # 4.E73
+    Mzr = _dmul(_dmul(Dr, _dcosatan(_dmul(Br, alphar_eq))), red)         # 4.E75 (Cr = 1)
+    t = _dmul(_dmuls(_dmul(_dmul(Dt, _dcos_mf(Ct, Bt, Et, alphat_eq)), cos_alpha_p), p[I_LFZO]),
+              red)                                                       # 4.E73
     if mf52:
         Mz = _dadd(_dadd(_dneg(_dmul(t, _dsub(Fy, SVyk))), Mzr), _dmul(s, Fx))
     else:
-        Fy0_g0 = _dfy0(p, Fz, dfz, dpi, alpha, 0.0, red, mf52)[0]
+        Fy0_g0 = _dfy0(p, Fz, dfz, dpi, alpha, _dc(0.0), red, mf52)[0]
         Mz = _dadd(_dadd(_dneg(_dmul(t, _dmul(Gyk, Fy0_g0))), Mzr), _dmul(s, Fx))  # 4.E71-4.E74
+    if not moments:
+        return Fx, Fy, Mz, _dc(0.0), _dc(0.0)
+    Mx, My = _dmx_my(p, uFz, Fz, gamma, dpi, press, vx, kappa_raw, Fx, Fy, mf52)
+    return Fx, Fy, Mz, Mx, My
 
+
+@njit(cache=True, error_model="numpy")
+def mf_force_partials(p, Fz_in, kappa_in, alpha_in, gamma_in, Vx, out, slip_reduction=True):
+    """Fx, Fy, Mz of :func:`mf_evaluate` and their exact partial derivatives with respect to
+    (Fz, kappa, alpha) (:func:`mf_dual`, without the moments) into ``out[D_*]``
+    (``N_PARTIALS``, order ``PARTIAL_NAMES``). ``slip_reduction`` as in :func:`mf_steady_state`."""
+    Fx, Fy, Mz, _, _ = mf_dual(p, Fz_in, kappa_in, alpha_in, gamma_in, Vx, slip_reduction, False)
     out[D_FX] = Fx[0]
     out[D_FY] = Fy[0]
     out[D_MZ] = Mz[0]
@@ -961,23 +1057,68 @@ def mf_force_partials(p, Fz_in, kappa_in, alpha_in, gamma_in, Vx, out, slip_redu
 
 
 @njit(cache=True, error_model="numpy")
+def relaxation_lengths_dual(p, Fz_in, gamma_in):
+    """Relaxation lengths (σκ, σα) of :func:`mf_evaluate` as dual numbers (lanes Fz and γ; σκ
+    depends on the load only): MF 6.1 |Kxk/Cx|, |Kya/Cy| (nan without carcass stiffness), MF 5.2
+    the PTX*/PTY* formulas."""
+    Fz0 = p[I_FNOMIN]
+    R0 = p[I_UNLOADED_RADIUS]
+    uFz = _dvar(Fz_in, 1) if Fz_in >= 0.0 else _dc(0.0)
+    Fz = _dclip(uFz, 0.0, p[I_FZMAX])
+    gamma = _dclip(_dvar(gamma_in, 4), p[I_CAMMIN], p[I_CAMMAX])
+    press = _clip(p[I_INFLPRES], p[I_PRESMIN], p[I_PRESMAX])
+    dpi = (press - p[I_NOMPRES]) / p[I_NOMPRES]
+    Fz0p = p[I_LFZO] * Fz0
+    dfz = _ddivs(_dadds(Fz, -Fz0p), Fz0p)
+    if p[I_FAMILY] == FAMILY_MF52:
+        sig_k = _ddivs(_dmuls(_dmul(_dmul(_dlin(dfz, p[I_PTX1], p[I_PTX2]),
+                                          _dexp(_dmuls(dfz, -p[I_PTX3]))),
+                                    Fz), p[I_LSGKP] * R0), Fz0)
+        sig_a = _dmuls(_dmul(_dsin(_dmuls(_datan(_ddivs(Fz, p[I_PTY2] * Fz0p)), 2.0)),
+                             _dsubs(1.0, _dmuls(_dabs(gamma), p[I_PKY3]))),
+                       p[I_PTY1] * R0 * p[I_LFZO] * p[I_LSGAL])
+        return sig_k, sig_a
+    cx = _dmuls(_dquad(dfz, 1.0, p[I_PCFX1], p[I_PCFX2]),
+                p[I_LONGITUDINAL_STIFFNESS] * (1.0 + p[I_PCFX3] * dpi))
+    cy = _dmuls(_dquad(dfz, 1.0, p[I_PCFY1], p[I_PCFY2]),
+                p[I_LATERAL_STIFFNESS] * (1.0 + p[I_PCFY3] * dpi))
+    nan = _dc(math.nan)
+    sig_k = _dabs(_ddiv(_dkxk(p, Fz, dfz, dpi), cx)) if cx[0] != 0.0 else nan
+    sig_a = _dabs(_ddiv(_dkya(p, Fz, dpi, gamma), cy)) if cy[0] != 0.0 else nan
+    return sig_k, sig_a
+
+
+@njit(cache=True, error_model="numpy")
 def effective_rolling_radius_dfz(p, Fz, kappa, Vx, dpi):
     """:func:`effective_rolling_radius` (Re, omega) and dRe/dFz, the derivative carried through
     the same N_RE_ITER fixed-point updates."""
+    Re, omega, dRe, _ = effective_rolling_radius_d(p, Fz, kappa, Vx, dpi)
+    return Re, omega, dRe
+
+
+@njit(cache=True, error_model="numpy")
+def effective_rolling_radius_d(p, Fz, kappa, Vx, dpi):
+    """:func:`effective_rolling_radius` (Re, omega) and dRe/dFz, dRe/dVx (through
+    ω = Vx (1 + κ)/Re in the Q_V1 term), carried through the same N_RE_ITER fixed-point
+    updates."""
     R0 = p[I_UNLOADED_RADIUS]
     V0 = p[I_LONGVL]
     Fz0 = p[I_FNOMIN]
     Cz = p[I_VERTICAL_STIFFNESS] * (1.0 + p[I_PFZ1] * dpi)
     x = p[I_BREFF] * Fz / Fz0
-    defl = (Fz0 / Cz) * (p[I_DREFF] * math.atan(x) + p[I_FREFF] * Fz / Fz0)
+    defl = (Fz0 / Cz) * (p[I_DREFF] * math.atan(p[I_BREFF] * Fz / Fz0) + p[I_FREFF] * Fz / Fz0)
     ddefl = (p[I_DREFF] * p[I_BREFF] / (1.0 + x * x) + p[I_FREFF]) / Cz
     Re = 0.965 * R0
-    dRe = 0.0
+    dRz = 0.0
+    dRv = 0.0
     omega = 0.0
     for _ in range(N_RE_ITER):
         omega = (kappa * Vx + Vx) / Re
-        domega = -omega / Re * dRe
+        dwz = -omega / Re * dRz
+        dwv = (1.0 + kappa) / Re - omega / Re * dRv
         w = omega * R0 / V0
         Re = R0 * (p[I_Q_RE0] + p[I_Q_V1] * w ** 2) - defl
-        dRe = R0 * p[I_Q_V1] * 2.0 * w * (R0 / V0) * domega - ddefl
-    return Re, omega, dRe
+        k = R0 * p[I_Q_V1] * 2.0 * w * (R0 / V0)
+        dRz = k * dwz - ddefl
+        dRv = k * dwv
+    return Re, omega, dRz, dRv
