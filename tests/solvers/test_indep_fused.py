@@ -87,8 +87,8 @@ def test_fused_step_falls_back_as_the_python_driven_step():
 
 
 def test_fused_step_with_transient_tyres_is_bit_identical():
-    """Extra states (a transient tyre's deflections, advanced by ``Solver.step`` around the
-    compiled call and read by its evaluations) alike on both paths."""
+    """Extra states (a transient tyre's deflections, read by the evaluations and advanced inside
+    the compiled call; by ``Solver.step`` around the Python-driven one) alike on both paths."""
     from rtmbs.models.multilink import build
 
     system = build("ideal", transient=True)

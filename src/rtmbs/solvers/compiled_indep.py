@@ -32,6 +32,7 @@ from numba import njit
 from ..kernels.arena import borrowed, c_view
 from ..kernels.cartesian import _GAMMA, _M, _PACKED, _PHI, _PHIQ, _Q
 from ..kernels.evaluate import evaluate_cartesian, packed_views
+from ..kernels.extra_states import advance_extra_states
 from ..kernels.layout_views import data_buffers, model_ints
 from .basis import b_factor, b_lambda, b_project_T, b_R_Sc, b_velocity, b_zd
 from .factorisation import kkt_correction
@@ -164,7 +165,9 @@ def li_euler_indep_step(ibuf, ilay, fbuf, flay, sbuf, slay, w0, w1, fa, fb, pidx
     KKT's factors and index (``proj`` = PROJ_KKT); ``gb``: the Baumgarte γ_B of b = −Φt − γ_B Φ
     (0: none). Returns (code: OK | CHANGED | REBASE bits, the pivot ratio of Φu at the new positions
     and its LU's pivot ratio and largest multiplier, the projection KKT's pivot ratio and largest
-    multiplier). With REBASE set, q̇ is not yet updated (module docstring)."""
+    multiplier). With REBASE set, q̇ is not yet updated (module docstring). Extra states
+    (transient tyres) are read at the step's end (``xstate[0] = h``) and advanced with the inputs
+    of the evaluation at t, as in :func:`rtmbs.solvers.compiled_step.li_euler_step`."""
     ibuf = borrowed(ibuf); ilay = borrowed(ilay); fbuf = borrowed(fbuf); flay = borrowed(flay)
     sbuf = borrowed(sbuf); slay = borrowed(slay); w0 = borrowed(w0); w1 = borrowed(w1)
     fa = borrowed(fa); fb = borrowed(fb); pidx = borrowed(pidx); cols = borrowed(cols)
@@ -182,6 +185,10 @@ def li_euler_indep_step(ibuf, ilay, fbuf, flay, sbuf, slay, w0, w1, fa, fb, pidx
     m1 = data_buffers(sbuf, slay).Dx.shape[0]
     _, Q, phi, _, phit, gamma, _, _ = packed_views(w0, n, m, nb, m1, nblk)
     _, _, phi1, _, _, _, _, _ = packed_views(w1, n, m, nb, m1, nblk)
+    xstate = data_buffers(sbuf, slay).xstate
+    extra = xstate.shape[0] > 1
+    if extra:
+        xstate[0] = h
     what_end = _PACKED | _PHIQ | (_PHI if gb != 0.0 else 0)
     bphi = phi if gb != 0.0 else zero_m
     code = 0
@@ -199,6 +206,8 @@ def li_euler_indep_step(ibuf, ilay, fbuf, flay, sbuf, slay, w0, w1, fa, fb, pidx
     hr = _middle(basis, aidx, pq, w0, Q, gamma, qd, h, Rn, Sc, Aval, AR, H, hpiv, r, w, dzd, dqd,
                  x, lam, multipliers)
     _position_increment(qd, dqd, h, implicit, dq)
+    if extra:  # (the evaluations below write no element outputs: those at t are used)
+        advance_extra_states(ibuf, ilay, fbuf, flay, sbuf, slay, h)
     ok = hr > 0.0
     pratio, pgrowth = 1.0, 0.0
     if proj != PROJ_NONE:  # eq. 30 at q + Δq

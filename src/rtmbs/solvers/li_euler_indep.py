@@ -151,6 +151,7 @@ class LIEulerIndep(Solver):
         # the whole step in one compiled call (rtmbs.solvers.compiled_indep). (Not ``fused``:
         # rollout.compiled() takes a solver with ``fused`` for li-euler's kernel.)
         self.fused_step = self.packed and not instrument
+        self.extra_in_step = self.fused_step  # (the compiled step advances the transient tyres)
 
     # -- setup ---------------------------------------------------------------------------
     def _reset(self, state: State) -> None:
@@ -340,10 +341,15 @@ class LIEulerIndep(Solver):
         """One compiled step; the bookkeeping of its factors and counters; a rebase finished."""
         t = state.t
         self._h = h
+        nx = self.system.nx
+        if nx:
+            self.system.extra_state[:] = state.x
         code, ratio, lratio, growth, pratio, pgrowth = li_euler_indep_step(
             *self.kernel_args, state.q, state.qd, self.system.m, float(t), float(h),
             self.jac_flag, self.implicit, self._mult, self._proj_mode, self._gb(h),
             self._rebase_below)
+        if nx:
+            state.x[:] = self.system.extra_state
         ne, nf, ns = self._step_counts
         if code & CHANGED:  # Φu factorised at q, ż re-mapped (as in _step_impl)
             ne, nf, ns = ne + 1, nf + 1, ns + 1

@@ -4,7 +4,7 @@
     Δq̇ = h S c + R Δż (eq. 26),   hΦqᵀλ = hQ + h²Jq q̇ − A Δq̇                    (eq. 18)
 
 :func:`reduced` and :func:`lambda_rhs` are numba overloads (as ``factorisation``) that choose from
-the type of ``aidx`` when the caller (``li_euler_indep._middle``) is compiled: dense (``aidx``
+the type of ``aidx`` when the caller (``compiled_indep._middle``) is compiled: dense (``aidx``
 None, ``mats`` = (M, Jq, Jq̇) as (n, n) arrays) or on the entries of A (``aidx`` a
 :class:`~rtmbs.solvers.sparse.PackedKKTMap` index, ``mats`` the flat buffer it reads: a packed
 workspace or a dense one, ``rtmbs.solvers.storage``). Both forms add in the same order (the
