@@ -40,6 +40,14 @@ SOLVER_RANK_RTOL = 1e-6
 #: analysis means a near-singular matrix, not normal motion.
 PIVOT_REL = 1e-8
 
+#: A KKT ordering that condenses substructures onto a hub body (``solvers.sparse``,
+#: ``substructure_order``) is kept only if the pivot ratio min|u_kk|/max|u_kk| of its analysis is
+#: at least this times that of the plain ordering: its multipliers' pivots are Schur complements
+#: of the substructures with the hub held, which vanish when a substructure is over-constrained
+#: so (two hubs on the multilink: ratio 1e-38 against 7e-11). On the built-in models the kept
+#: ones equal the plain ordering's ratio.
+ORDER_PIVOT_RATIO = 1e-3
+
 #: Algorithm 2 (``li-euler-indep``) raises RedundantConstraintError instead of choosing B when
 #: the pivot ratio of Φq is below this. The ratio is min|r_kk|/max|r_kk| for the QR, or
 #: min|u_kk|/max(|u_kk|, |Φq_ij|) for the rook-pivoted elimination. A ratio this small means Φq

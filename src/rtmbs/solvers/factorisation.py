@@ -26,7 +26,7 @@ from numba.extending import overload
 
 from .linalg import lu_factor, lu_solve, lu_solve_t
 from .sparse import (
-    SparseKKT, SparseLU, kkt_values, lu_pivot_range_sp, lu_refactor, lu_solve_multi_sp,
+    SparseKKT, SparseLU, kkt_hubs, kkt_values, lu_pivot_range_sp, lu_refactor, lu_solve_multi_sp,
     lu_solve_sp, lu_solve_t_sp,
 )
 
@@ -273,9 +273,9 @@ class SparseKKTFactorisation(KKTFactorisation):
 
     sparse = True
 
-    def __init__(self, a_pattern, phiq_pattern):
+    def __init__(self, a_pattern, phiq_pattern, hubs=()):
         self.n, self.m = a_pattern.shape[0], phiq_pattern.shape[0]
-        self.kkt = SparseKKT(a_pattern, phiq_pattern)
+        self.kkt = SparseKKT(a_pattern, phiq_pattern, hubs=hubs)
         self.lu = self.kkt.lu
         self.idx = self.kkt.idx
         self.args = None  # (ib, fb, idx) after the analysis
@@ -314,7 +314,7 @@ def make_kkt(system, sparse: bool, a_pattern=None) -> KKTFactorisation:
     mp = np.asarray(system.mass_pattern, bool)
     ap = mp if a_pattern is None else np.asarray(a_pattern, bool)
     pp = np.asarray(system.phiq_pattern, bool) if m else np.zeros((0, n), bool)
-    return SparseKKTFactorisation(ap, pp)
+    return SparseKKTFactorisation(ap, pp, kkt_hubs(system))
 
 
 class SquareFactorisation:

@@ -57,7 +57,8 @@ from .compiled_step import (_sp_factor_solve, _update, li_euler_step, li_euler_s
                             vector_size)
 from .linalg import lu_factor, lu_solve
 from .sparse import (
-    H_ANALYSIS, PackedKKTMap, SparseKKT, a_times, choose_linear_solver, kkt_values, lu_solve_sp,
+    H_ANALYSIS, PackedKKTMap, SparseKKT, a_times, choose_linear_solver, kkt_hubs, kkt_values,
+    lu_solve_sp,
     phiq_times,
 )
 from .stabilization import (
@@ -281,10 +282,11 @@ class LIEuler(Solver):
         mp = np.asarray(sysm.mass_pattern, bool)
         ap = mp | np.asarray(sysm.jacobian_pattern(not self.jac_all), bool)
         pp = np.asarray(sysm.phiq_pattern, bool) if m else np.zeros((0, n), bool)
-        self.skkt = SparseKKT(ap, pp)
-        self.sproj = (SparseProjector(mp, pp) if self.stabilize == "projection"
+        hubs = kkt_hubs(sysm)  # (the ordering may condense onto the chassis: sparse.py)
+        self.skkt = SparseKKT(ap, pp, hubs=hubs)
+        self.sproj = (SparseProjector(mp, pp, hubs) if self.stabilize == "projection"
                       and not self.project_with_step else None)
-        self.sggl = SparseKKT(mp, pp) if self.stabilize == "ggl" else None
+        self.sggl = SparseKKT(mp, pp, hubs=hubs) if self.stabilize == "ggl" else None
         self.stmp = np.zeros(n + m)
         if self.fused:
             self._fused_reset(state)

@@ -85,9 +85,9 @@ class Projector:
 class SparseProjector(Projector):
     """:class:`Projector` on the fixed patterns of M and Φq (``rtmbs.solvers.sparse``)."""
 
-    def __init__(self, mass_pattern, phiq_pattern):
+    def __init__(self, mass_pattern, phiq_pattern, hubs=()):
         super().__init__(mass_pattern.shape[0], phiq_pattern.shape[0],
-                         SparseKKTFactorisation(mass_pattern, phiq_pattern))
+                         SparseKKTFactorisation(mass_pattern, phiq_pattern, hubs))
 
 
 # -- option checking ------------------------------------------------------------------------
