@@ -8,8 +8,9 @@ from rtmbs.errors import SolverError
 from rtmbs.models import BUILTIN, load_model
 from rtmbs.solvers.base import get_solver
 from rtmbs.solvers.sparse import (
-    _H_AMAP, _H_COL, _H_DIAG, _H_NNZ, _H_PTR, SparseKKT, SparseLU, column_runs, lu_refactor,
-    _structure, lu_solve_multi_sp, lu_solve_sp, lu_solve_t_sp, min_degree_order,
+    _H_AMAP, _H_COL, _H_DIAG, _H_NNZ, _H_PTR, SparseKKT, SparseLU, column_runs, kkt_hubs,
+    lu_refactor, _structure, lu_solve_multi_sp, lu_solve_sp, lu_solve_t_sp, min_degree_order,
+    substructure_order,
 )
 from solvertest_models import slider_crank
 
@@ -182,20 +183,46 @@ def test_min_degree_order_keeps_the_groups_and_avoids_fill():
     assert set(order[:3]) == {0, 1, 2} and set(order[3:]) == {3, 4, 5}
 
 
-def test_kkt_order_releases_each_multiplier_after_the_coordinates_of_its_row():
-    """eq. 22 of the multilink: every multiplier is eliminated after all the coordinates of its
-    row of Φq (the pivots stay those of definite blocks), some before other coordinates (the
-    chassis), which saves multiply-adds over eliminating all coordinates first; the solve agrees
-    with numpy on the full matrix."""
-    sysm = load_model("multilink-ideal")
+def _kkt_of(model, hubs=None):
+    """The li-euler KKT (eq. 22) of ``model`` after reset; with ``hubs`` given, analysed again
+    on the same values with those hubs (``()``: the plain ordering)."""
+    sysm = load_model(model)
     slv = get_solver("li-euler")(sysm)
-    st = sysm.initial_state()
-    slv.reset(st)
-    km, lu = slv.skkt.map, slv.skkt.lu
+    slv.reset(sysm.initial_state())
+    kkt = slv.skkt
+    if hubs is not None:  # (the values of the reset's factorisation are still in lu.ax)
+        kkt.hubs = list(hubs)
+        kkt._analyse()
+    return sysm, kkt
+
+
+def _positions(lu, N):
+    pos = np.empty(N, np.int64)
+    pos[lu.column_order] = np.arange(N)
+    return pos
+
+
+def _solves_like_numpy(km, lu):
+    assert lu.refactor() > 0.0 and not lu.flagged
+    K = _dense(km.n + km.m, km.rows, km.cols, lu.ax)
+    b = np.random.default_rng(5).standard_normal(km.n + km.m)
+    x = b.copy()
+    lu.solve(x)
+    y = b.copy()
+    np.add.at(y, km.couplings[0], lu.cval * b[km.couplings[1]])  # the augmented top rows
+    np.testing.assert_allclose(K @ x, y, rtol=0, atol=1e-9 * np.abs(y).max())
+
+
+def test_kkt_order_releases_each_multiplier_after_the_coordinates_of_its_row():
+    """eq. 22 of the multilink, plain ordering (no hub): every multiplier is eliminated after all
+    the coordinates of its row of Φq (the pivots stay those of definite blocks), some before
+    other coordinates, which saves multiply-adds over eliminating all coordinates first; the
+    solve agrees with numpy on the full matrix."""
+    sysm, kkt = _kkt_of("multilink-ideal", hubs=())
+    km, lu = kkt.map, kkt.lu
     n, m = km.n, km.m
     pat = km.pattern()
-    pos = np.empty(n + m, np.int64)
-    pos[lu.column_order] = np.arange(n + m)
+    pos = _positions(lu, n + m)
     for r in range(m):
         assert pos[n + r] > pos[np.nonzero(pat[n + r, :n])[0]].max()
     assert pos[n:].min() < pos[:n].max()
@@ -203,14 +230,78 @@ def test_kkt_order_releases_each_multiplier_after_the_coordinates_of_its_row():
     r64, c64 = km.rows.astype(np.int64), km.cols.astype(np.int64)
     assert lu.flops == _structure(n + m, r64, c64, lu.column_order, lu.column_order)[4]
     assert lu.flops < 0.95 * _structure(n + m, r64, c64, first, first)[4]
-    assert lu.refactor() > 0.0 and not lu.flagged
-    K = _dense(n + m, km.rows, km.cols, lu.ax)
-    b = np.random.default_rng(5).standard_normal(n + m)
-    x = b.copy()
-    lu.solve(x)
-    y = b.copy()
-    np.add.at(y, km.couplings[0], lu.cval * b[km.couplings[1]])  # the augmented top rows
-    np.testing.assert_allclose(K @ x, y, rtol=0, atol=1e-9 * np.abs(y).max())
+    assert lu.spec == "KKT minimum degree"
+    _solves_like_numpy(km, lu)
+
+
+@pytest.mark.parametrize("model,at_most", [("sedan", 0.2), ("multilink-ideal", 0.75),
+                                           ("peer-quarter-car", 0.8)])
+def test_kkt_condensed_onto_the_chassis(model, at_most):
+    """With the chassis as hub (``kkt_hubs``) the ordering condenses the rest onto it: every
+    multiplier after the coordinates of its row but the hub's, the hub's coordinates after all
+    others; fewer multiply-adds than the plain ordering, about its pivot ratio, and the solve
+    agrees with numpy."""
+    sysm, kkt = _kkt_of(model)
+    km, lu = kkt.map, kkt.lu
+    n, m = km.n, km.m
+    hubs = kkt_hubs(sysm)
+    assert lu.spec == "KKT condensed onto a hub"
+    pos = _positions(lu, n + m)
+    pat = km.pattern()
+    used = [h for h in hubs if pos[h].min() > pos[np.setdiff1d(np.arange(n), h)].max()]
+    assert len(used) == 1, "one hub's coordinates come after every other coordinate"
+    hub = used[0]
+    for r in range(m):
+        cols = np.setdiff1d(np.nonzero(pat[n + r, :n])[0], hub)
+        if cols.size:
+            assert pos[n + r] > pos[cols].max()
+        else:  # a row in the hub alone: after the hub
+            assert pos[n + r] > pos[hub].max()
+    _, plain = _kkt_of(model, hubs=())
+    assert lu.flops <= at_most * plain.lu.flops
+    ratio = lu.pref.min() / lu.pref.max()
+    assert ratio >= 0.9 * plain.lu.pref.min() / plain.lu.pref.max()  # (quarter car: 0.99 of it)
+    _solves_like_numpy(km, lu)
+
+
+def test_kkt_condensed_ordering_is_refused_when_its_pivots_collapse():
+    """Both hub candidates of the multilink at once: the rest is over-constrained with both
+    held, the condensed ordering's pivots collapse (ratio ~1e-38), and the plain one is kept."""
+    sysm = load_model("multilink-ideal")
+    both = np.concatenate(kkt_hubs(sysm))
+    _, kkt = _kkt_of("multilink-ideal")
+    n0 = kkt.lu.nanalyse
+    kkt.hubs = [both]
+    kkt._analyse()
+    _, plain = _kkt_of("multilink-ideal", hubs=())
+    assert kkt.lu.spec == "KKT minimum degree" and kkt.lu.flops == plain.lu.flops
+    assert kkt.lu.nanalyse == n0 + 1  # (counted as one analysis, the orderings tried inside)
+    order = substructure_order(kkt.map.pattern(), kkt.map.n, both)
+    assert sorted(order) == list(range(kkt.map.n + kkt.map.m))
+
+
+def test_condensed_and_plain_orderings_give_the_same_sedan_run(monkeypatch):
+    """One second of the sedan with a drive torque: the condensed ordering (the default) and the
+    plain one agree to round-off (the same matrix, another elimination order)."""
+    import rtmbs.solvers.li_euler as li
+
+    runs = []
+    for plain in (False, True):
+        if plain:
+            monkeypatch.setattr(li, "kkt_hubs", lambda system: [])
+        s = load_model("sedan")
+        s.set_input("drive_torque", 150.0)
+        slv = get_solver("li-euler")(s)
+        st = s.initial_state()
+        slv.reset(st)
+        for _ in range(1000):
+            assert slv.step(st, 1e-3)
+        runs.append((slv.skkt.lu.spec, st.q.copy(), st.qd.copy(), slv.nfallback))
+    (sa, qa, va, fa), (sb, qb, vb, fb) = runs
+    assert sa == "KKT condensed onto a hub" and sb == "KKT minimum degree"
+    assert fa == fb == 0
+    assert np.abs(qa - qb).max() < 1e-10 and np.abs(va - vb).max() < 1e-8
+    assert np.abs(qa - load_model("sedan").initial_state().q).max() > 0.1  # (it drove off, m)
 
 
 def test_kkt_with_singular_mass_block_is_factored_without_pivoting():

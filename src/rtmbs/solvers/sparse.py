@@ -35,8 +35,9 @@ With a *hub* (the coordinates of the body in the most rows: a vehicle's chassis,
 the hub's coordinates last), as a vehicle's corners are condensed onto its chassis; the rows R
 then need only be independent on the non-hub coordinates (each substructure not over-constrained
 with the hub held). The analysis checks that by the pivots and keeps the plain ordering unless
-the condensed one has fewer multiply-adds and a pivot ratio within ``ORDER_PIVOT_RATIO`` of the
-plain one's (sedan: 529 784 → 88 650 multiply-adds, the same pivot ratio).
+the condensed one saves ``ORDER_MIN_SAVING`` of the multiply-adds with a pivot ratio within
+``ORDER_PIVOT_RATIO`` of the plain one's (sedan: 529 784 → 88 650 multiply-adds, the same pivot
+ratio, the step 263 → 135 µs).
 Euler-parameter bodies make M singular along p; rows of Φq that touch a single block of A (the
 normalisation rows) are added to A as α Φqᵣᵀ Φqᵣ (and α Φqᵣᵀ times their right-hand side to the
 top rows), which leaves the solution unchanged and makes A definite (augmented Lagrangian).
@@ -61,6 +62,11 @@ NREFINE = 2
 #: Step size at which the solvers analyse their KKT matrices in ``reset`` (h scales blocks of
 #: them; a step with a very different h that upsets the pivots triggers a re-analysis).
 H_ANALYSIS = 1e-3
+#: A KKT ordering condensed onto a hub replaces the plain one only if it saves at least this
+#: share of the multiply-adds: another ordering changes the run structure of the elimination
+#: too, and below this the step time did not follow the count (four-bar: 4.5 % fewer, 4 % slower;
+#: quarter car 24 % fewer, 6 % faster; sedan 83 % fewer, 49 % faster; docs/benchmarks.md).
+ORDER_MIN_SAVING = 0.1
 #: Orderings tried by ``ordering="best"`` (SuperLU ``permc_spec``).
 ORDERINGS = ("MMD_ATA", "COLAMD", "MMD_AT_PLUS_A")
 
@@ -1164,13 +1170,14 @@ class SparseKKT:
 
     def _analyse(self) -> None:
         """Ordering and pivots at the values gathered in ``lu.ax`` (one analysis): the plain
-        ordering, or the condensed one onto a hub with the fewest multiply-adds if its pivot
-        ratio is within ``ORDER_PIVOT_RATIO`` of the plain one's (module docstring)."""
+        ordering, or the condensed one onto a hub with the fewest multiply-adds if it saves
+        ``ORDER_MIN_SAVING`` of them and its pivot ratio is within ``ORDER_PIVOT_RATIO`` of the
+        plain one's (module docstring)."""
         km, lu = self.map, self.lu
         n0, vals, pattern = lu.nanalyse, lu.ax.copy(), km.pattern()
         plain = min_degree_order(pattern, (range(km.n), range(km.n, km.n + km.m)), release=True)
         lu.analyse(values=vals, order=plain)
-        best, flops, ratio = plain, lu.flops, _pivot_ratio(lu.pref)
+        best, flops, ratio = plain, (1.0 - ORDER_MIN_SAVING) * lu.flops, _pivot_ratio(lu.pref)
         analysed = plain
         for hub in self.hubs:
             order = substructure_order(pattern, km.n, hub)
