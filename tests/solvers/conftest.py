@@ -20,3 +20,4 @@ def _load(name, file):
 
 _load("solvertest_models", "models.py")
 _load("solvertest_reference", "reference.py")
+_load("solvertest_indep_runs", "indep_runs.py")

@@ -8,6 +8,7 @@ import pytest
 from rtmbs.models import load_model
 from rtmbs.solvers import compiled_indep, li_euler_indep
 from rtmbs.solvers.base import get_solver
+from solvertest_indep_runs import assert_same_runs, run_indep
 from rtmbs.solvers.storage import StepStorage
 
 CONFIGS = {
@@ -20,42 +21,16 @@ CONFIGS = {
 MODELS = ["multilink-ideal", "peer-quarter-car", "peer-four-bar", "multilink-bushings", "sedan"]
 
 
-def _run(system, instrument, opts, nsteps=300, h=1e-3, change_at=150):
-    """Per step: ok, t, q, q̇, λ and the counters; the initial velocities doubled (more motion)
-    and, before step ``change_at``, halved by the caller (ż must be re-mapped)."""
-    slv = get_solver("li-euler-indep")(system, instrument=instrument, **opts)
-    st = system.initial_state()
-    st.qd *= 2.0
-    slv.reset(st)
-    rows = []
-    for k in range(nsteps):
-        if k == change_at:
-            st.qd *= 0.5
-        ok = slv.step(st, h)
-        rows.append((ok, st.t, st.q.copy(), st.qd.copy(), slv.lam.copy(),
-                     (slv.nstep, slv.neval, slv.nfactor, slv.nsolve, slv.nrebase, slv.nfallback)))
-        if not ok or not np.isfinite(st.q).all():
-            break
-    return slv, rows
-
-
-def _assert_same(fused, python, where):
-    assert len(fused) == len(python), where
-    for k, (a, b) in enumerate(zip(fused, python)):
-        for name, x, y in zip(("ok", "t", "q", "qd", "lam", "counts"), a, b):
-            assert np.array_equal(x, y), f"{where}: {name} differs at step {k + 1}: {x} vs {y}"
-
-
 @pytest.mark.parametrize("config", list(CONFIGS))
 @pytest.mark.parametrize("model", MODELS)
 def test_fused_step_is_bit_identical_to_the_python_driven_step(model, config):
     system = load_model(model)
     opts = CONFIGS[config]
-    slv_f, fused = _run(system, False, opts)
-    slv_p, python = _run(system, True, opts)
+    slv_f, fused = run_indep(system, dict(instrument=False, **opts), change_at=150)
+    slv_p, python = run_indep(system, dict(instrument=True, **opts), change_at=150)
     assert slv_f.fused_step and not slv_p.fused_step
     assert len(fused) == 300, f"stopped at step {len(fused)}"
-    _assert_same(fused, python, f"{model} {config}")
+    assert_same_runs(fused, python, f"{model} {config}")
     assert np.array_equal(slv_f.cols, slv_p.cols)
     assert slv_f.ratio == slv_p.ratio and slv_f.splu.ratio == slv_p.splu.ratio
     if config == "rebase-every-step":

@@ -9,6 +9,7 @@ import pytest
 from rtmbs.errors import SolverError
 from rtmbs.models import BUILTIN, load_model
 from rtmbs.solvers.base import get_solver
+from solvertest_indep_runs import assert_same_runs, run_indep
 
 MODELS = sorted(m for m in BUILTIN if not m.startswith("truck"))
 
@@ -20,29 +21,6 @@ CONFIGS = {
 }
 
 
-def _run(system, storage, opts, nsteps=300, h=1e-3):
-    """Per step: q, q̇, λ and the counters; the initial velocities doubled (more motion)."""
-    slv = get_solver("li-euler-indep")(system, B="partition", storage=storage, **opts)
-    st = system.initial_state()
-    st.qd *= 2.0
-    slv.reset(st)
-    rows = []
-    for _ in range(nsteps):
-        ok = slv.step(st, h)
-        rows.append((ok, st.t, st.q.copy(), st.qd.copy(), slv.lam.copy(),
-                     (slv.neval, slv.nfactor, slv.nsolve, slv.nrebase, slv.nfallback)))
-        if not ok or not np.isfinite(st.q).all():
-            break
-    return slv, rows
-
-
-def _assert_same(packed, dense, where):
-    assert len(packed) == len(dense), where
-    for k, (a, b) in enumerate(zip(packed, dense)):
-        for name, x, y in zip(("ok", "t", "q", "qd", "lam", "counts"), a, b):
-            assert np.array_equal(x, y), f"{where}: {name} differs at step {k + 1}"
-
-
 @pytest.mark.parametrize("config", list(CONFIGS))
 @pytest.mark.parametrize("model", MODELS)
 def test_packed_storage_is_bit_identical_to_dense(model, config):
@@ -51,11 +29,11 @@ def test_packed_storage_is_bit_identical_to_dense(model, config):
         pytest.skip("no constraints")
     if not get_solver("li-euler-indep")(system).packed:
         pytest.skip("no packed path (a hand-written model, or redundant rows left out)")
-    slv_p, packed = _run(system, "packed", CONFIGS[config])
-    slv_d, dense = _run(system, "dense", CONFIGS[config])
+    slv_p, packed = run_indep(system, dict(B="partition", storage="packed", **CONFIGS[config]))
+    slv_d, dense = run_indep(system, dict(B="partition", storage="dense", **CONFIGS[config]))
     assert slv_p.packed and not slv_d.packed
     assert len(packed) > 50, f"stopped at step {len(packed)}"
-    _assert_same(packed, dense, f"{model} {config}")
+    assert_same_runs(packed, dense, f"{model} {config}")
     assert slv_p.nanalyse == slv_d.nanalyse == 0
 
 
