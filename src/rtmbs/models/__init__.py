@@ -48,12 +48,18 @@ def _mcpherson(over):
     return build
 
 
-def _sedan(joints):
+def _sedan(joints, transient=False):
     def build():
         from ..system import compile_model
         from ..vehicle.assembly import sedan_model
 
-        return compile_model(sedan_model(joints))
+        m = sedan_model(joints)
+        if transient:  # the tyres' carcass deflections as extra states (seed 003 eqs. 4.22-4.24)
+            for f in m.forces:
+                if f.type == "tyre":
+                    f.transient = True
+            m.name = "sedan-transient"
+        return compile_model(m)
 
     return build
 
@@ -90,6 +96,8 @@ BUILTIN: dict[str, tuple[Callable[[], MechanicalSystem], str]] = {
     "peer-quarter-car": (_yaml("peer-quarter-car"), "peer double-wishbone quarter car (n=42, m=38, f=4)"),
     "sedan": (_sedan("ideal"), "mid-size rear-drive sedan, ideal joints (n=231, m=217, f=14)"),
     "sedan-bushings": (_sedan("bushings"), "mid-size rear-drive sedan, bushings (n=231, m=127, f=104)"),
+    "sedan-transient": (_sedan("ideal", transient=True),
+                        "the sedan with transient tyres (relaxation lengths; 8 extra states)"),
     "sedan-rear-axle": (_sedan_rear_axle, "the sedan's rear axle on a rig holding its pitch (n=147, m=138, f=9)"),
     "sla-quarter-car": (_yaml("sla-quarter-car"), "SLA quarter car of seed 004, half-sine bump (n=28, m=26, f=2)"),
     "sla-car": (_yaml("sla-car"), "four-corner SLA car (seed 004 corners), heave-only chassis, bump (n=91, m=86, f=5)"),
