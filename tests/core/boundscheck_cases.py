@@ -224,13 +224,13 @@ def _step(system, name, opts):
 
 def _rollout(system, name, compiled):
     from rtmbs.solvers.base import get_solver
+    from rtmbs.solvers.rollout import compiled as compiled_rollout
     from rtmbs.solvers.rollout import rollout
 
     slv = get_solver(name)(system)
     st = system.initial_state()
     slv.reset(st)
-    is_compiled = bool(getattr(slv, "fused", False)) and getattr(slv, "kernel_args", None) is not None \
-        and not system.nx
+    is_compiled = compiled_rollout(slv) and getattr(slv, "kernel_args", None) is not None
     if is_compiled != compiled:
         raise RuntimeError(f"expected the {'compiled' if compiled else 'Python'} rollout")
     r = rollout(slv, st, NSTEPS, H, inputs=_inputs(slv.system, NSTEPS), outputs=True)

@@ -20,12 +20,19 @@ from rtmbs.result import Result
 _SRC = os.path.dirname(os.path.dirname(rtmbs.__file__))
 
 
+def _default_sigint() -> None:
+    """In the child before exec: Ctrl-C as in a terminal, also when pytest itself was started in
+    the background (a non-interactive shell's ``&`` leaves SIGINT ignored, and the child would
+    inherit that)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def _start_run(out, t_end="1e4"):
     env = dict(os.environ, PYTHONPATH=_SRC + os.pathsep + os.environ.get("PYTHONPATH", ""))
     return subprocess.Popen(
         [sys.executable, "-m", "rtmbs.cli", "run", "double-pendulum", "--t-end", t_end,
          "--h", "1e-3", "--save-every", "100", "--out", str(out)],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, preexec_fn=_default_sigint)
 
 
 def _wait_for_progress(proc, timeout=300.0) -> bytes:

@@ -164,6 +164,8 @@ def test_ctrl_c_during_rtmbs_realtime_writes_the_steps_done(tmp_path, capsys):
 
     out = tmp_path / "rt"
     spec = f"{Path(tm.__file__)}:make_msd"
+    # Ctrl-C as in a terminal, also when pytest was started in the background (SIGINT ignored)
+    old = signal.signal(signal.SIGINT, signal.default_int_handler)
     timer = threading.Timer(2.0, os.kill, (os.getpid(), signal.SIGINT))
     timer.start()
     try:
@@ -171,6 +173,7 @@ def test_ctrl_c_during_rtmbs_realtime_writes_the_steps_done(tmp_path, capsys):
                      "30", "--out", str(out)])
     finally:
         timer.cancel()
+        signal.signal(signal.SIGINT, old)
     err = capsys.readouterr().err.strip().splitlines()[-1]
     assert code == 130
     files = ", ".join(str(out / f) for f in ("summary.json", "summary.md", "turnaround.png",
