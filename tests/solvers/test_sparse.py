@@ -72,7 +72,8 @@ def _storage(lu):
 
 
 def _entrywise_factors(lu):
-    """The factors by the plain entry-by-entry elimination (no static pivots), in Python."""
+    """The factors by the plain entry-by-entry elimination (no static pivots), in Python; each
+    multiplier is w_k times the reciprocal of its pivot, as lu_refactor forms it."""
     ptr, diag, col = _storage(lu)
     amap = lu.ib[lu.ib[_H_AMAP]:lu.ib[_H_AMAP] + lu.ne].astype(np.int64)
     f = np.zeros(lu.nnz)
@@ -82,7 +83,7 @@ def _entrywise_factors(lu):
         w[col[ptr[i]:ptr[i + 1]]] = f[ptr[i]:ptr[i + 1]]
         for p in range(ptr[i], diag[i]):
             k = col[p]
-            w[k] = w[k] / f[diag[k]]
+            w[k] = w[k] * (1.0 / f[diag[k]])
             for rr in range(diag[k] + 1, ptr[k + 1]):
                 w[col[rr]] -= w[k] * f[rr]
         f[ptr[i]:ptr[i + 1]] = w[col[ptr[i]:ptr[i + 1]]]

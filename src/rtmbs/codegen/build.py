@@ -22,7 +22,8 @@ from .plan import LUPlan
 
 #: C flags: optimisation (-O3 -march=native: 1.5-2× faster than -O2 on the multilink's
 #: 51k multiply-adds, docs/benchmarks.md), then no contraction into fused multiply-adds (the
-#: results equal lu_refactor's bit for bit) and a shared object (the last three stay).
+#: generated code divides by the pivots where lu_refactor multiplies by their reciprocals, so
+#: the results agree to round-off) and a shared object (the last three stay).
 CFLAGS = ("-O3", "-march=native", "-ffp-contract=off", "-fPIC", "-shared")
 
 

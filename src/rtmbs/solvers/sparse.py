@@ -74,7 +74,7 @@ ORDERINGS = ("MMD_ATA", "COLAMD", "MMD_AT_PLUS_A")
 (_H_N, _H_NE, _H_NNZ, _H_PTR, _H_DIAG, _H_COL, _H_AMAP, _H_PROW, _H_PCOL, _H_ROWS, _H_COLS, _H_NC,
  _H_CDST, _H_CSRC, _H_NRUN, _H_URPTR, _H_RC0, _H_RLEN, _H_LEN) = range(19)
 # ``fb`` = [ax (ne) | lu (nnz) | w (N) | pivot references (N) | b0 (N) | r (N) | couplings (nc) |
-#           statistics (_S_LEN)]
+#           statistics (_S_LEN) | reciprocal pivots 1/u_kk (N)]
 _S_FLAG, _S_COUNT, _S_ROW, _S_GROWTH_LIMIT, _S_LEN = range(5)
 
 
@@ -114,6 +114,16 @@ def _extras(ib, fb):
     cval = fb[o + 3 * N:o + 3 * N + nc]
     stats = fb[o + 3 * N + nc:o + 3 * N + nc + _S_LEN]
     return rows, cols, cdst, csrc, cval, pref, b0, r, stats
+
+
+@njit(cache=True, error_model="numpy")
+def _uinv(ib, fb):
+    """The reciprocal pivots 1/u_kk of the last :func:`lu_refactor`: the eliminations and the
+    substitutions multiply by them instead of dividing (a division's latency sits on the chain
+    from one pivot row to the next)."""
+    N = np.intp(ib[_H_N])
+    o = fb.shape[0] - N
+    return fb[o:o + N]
 
 
 @njit(cache=True, error_model="numpy")
@@ -164,6 +174,7 @@ def lu_refactor(ib, fb):
     nperturbed = 0
     bad = False
     urptr, rc0, rlen = _runs(ib)
+    uinv = _uinv(ib, fb)
     one = np.uint32(1)  # unsigned loop indices: numba drops the negative-index checks
     for i in range(N):
         p0 = ptr[i]
@@ -174,7 +185,7 @@ def lu_refactor(ib, fb):
         for p in range(p0, d):
             k = col[p]
             dk = diag[k]
-            lik = w[k] / lu[dk]
+            lik = w[k] * uinv[k]
             w[k] = lik
             a = abs(lik)
             if a > lmax:
@@ -199,6 +210,7 @@ def lu_refactor(ib, fb):
             u = bound
             nperturbed += 1
             stats[_S_ROW] = prow[i]
+        uinv[i] = 1.0 / lu[d]
         if u > umax:
             umax = u
         if u < umin:
@@ -230,29 +242,41 @@ def lu_pivot_range_sp(ib, fb):
 
 
 @njit(cache=True, error_model="numpy")
-def _substitute(N, ptr, diag, col, prow, pcol, lu, w, b):
+def _substitute(N, ptr, diag, col, prow, pcol, lu, uinv, w, b):
     """b ← U⁻¹L⁻¹ b with the row and column permutations of the factors."""
     for i in range(N):
-        s = b[prow[i]]
-        for p in range(ptr[i], diag[i]):
-            s -= lu[p] * w[col[p]]
-        w[i] = s
+        w[i] = b[prow[i]] - _dot4(lu, w, col, ptr[i], diag[i])
     for i in range(N - 1, -1, -1):
-        s = w[i]
-        d = diag[i]
-        for p in range(d + 1, ptr[i + 1]):
-            s -= lu[p] * w[col[p]]
-        w[i] = s / lu[d]
+        w[i] = (w[i] - _dot4(lu, w, col, diag[i] + 1, ptr[i + 1])) * uinv[i]
     for j in range(N):
         b[pcol[j]] = w[j]
 
 
+@njit(cache=True, error_model="numpy", inline="always")
+def _dot4(lu, w, col, p0, p1):
+    """Σ lu[p] w[col[p]] over p0 <= p < p1 in four interleaved partial sums (four independent
+    chains of additions instead of one: the triangular solves are bound by the latency of the
+    additions)."""
+    s0 = s1 = s2 = s3 = 0.0
+    p = p0
+    while p + 4 <= p1:
+        s0 += lu[p] * w[col[p]]
+        s1 += lu[p + 1] * w[col[p + 1]]
+        s2 += lu[p + 2] * w[col[p + 2]]
+        s3 += lu[p + 3] * w[col[p + 3]]
+        p += 4
+    while p < p1:
+        s0 += lu[p] * w[col[p]]
+        p += 1
+    return (s0 + s1) + (s2 + s3)
+
+
 @njit(cache=True, error_model="numpy")
-def _sub(N, ptr, diag, col, prow, pcol, lu, w, b, transpose):
+def _sub(N, ptr, diag, col, prow, pcol, lu, uinv, w, b, transpose):
     if transpose:
-        _substitute_t(N, ptr, diag, col, prow, pcol, lu, w, b)
+        _substitute_t(N, ptr, diag, col, prow, pcol, lu, uinv, w, b)
     else:
-        _substitute(N, ptr, diag, col, prow, pcol, lu, w, b)
+        _substitute(N, ptr, diag, col, prow, pcol, lu, uinv, w, b)
 
 
 @njit(cache=True, error_model="numpy")
@@ -262,12 +286,13 @@ def _solve_refined(ib, fb, b, transpose):
     ib = borrowed(ib); fb = borrowed(fb); b = borrowed(b)
     N, ptr, diag, col, amap, prow, pcol, ax, lu, w = _views(ib, fb)
     rows, cols, cdst, csrc, cval, pref, b0, r, stats = _extras(ib, fb)
+    uinv = _uinv(ib, fb)
     if stats[_S_FLAG] == 0.0:
-        _sub(N, ptr, diag, col, prow, pcol, lu, w, b, transpose)
+        _sub(N, ptr, diag, col, prow, pcol, lu, uinv, w, b, transpose)
         return
     for i in range(N):
         b0[i] = b[i]
-    _sub(N, ptr, diag, col, prow, pcol, lu, w, b, transpose)
+    _sub(N, ptr, diag, col, prow, pcol, lu, uinv, w, b, transpose)
     for _ in range(NREFINE):
         for i in range(N):
             r[i] = b0[i]
@@ -277,7 +302,7 @@ def _solve_refined(ib, fb, b, transpose):
         else:
             for e in range(ax.shape[0]):
                 r[rows[e]] -= ax[e] * b[cols[e]]
-        _sub(N, ptr, diag, col, prow, pcol, lu, w, r, transpose)
+        _sub(N, ptr, diag, col, prow, pcol, lu, uinv, w, r, transpose)
         for i in range(N):
             b[i] += r[i]
 
@@ -299,6 +324,7 @@ def lu_solve_multi_sp(ib, fb, X, W):
     """Solve A Y = X in place in ``X (N, k)`` (k right-hand sides as columns; the inner loops run
     over the k columns, contiguous). ``W (N, k)`` is work space."""
     N, ptr, diag, col, amap, prow, pcol, ax, lu, w = _views(ib, fb)
+    uinv = _uinv(ib, fb)
     k = X.shape[1]
     if _extras(ib, fb)[8][_S_FLAG] != 0.0:  # flagged factors: refined solves, one column each
         for c in range(k):
@@ -320,7 +346,7 @@ def lu_solve_multi_sp(ib, fb, X, W):
             j = col[p]
             for c in range(k):
                 W[i, c] -= u * W[j, c]
-        inv = 1.0 / lu[d]
+        inv = uinv[i]
         for c in range(k):
             W[i, c] *= inv
     for j in range(N):
@@ -330,14 +356,14 @@ def lu_solve_multi_sp(ib, fb, X, W):
 
 
 @njit(cache=True, error_model="numpy")
-def _substitute_t(N, ptr, diag, col, prow, pcol, lu, w, b):
+def _substitute_t(N, ptr, diag, col, prow, pcol, lu, uinv, w, b):
     """b ← (LU)⁻ᵀ b with the permutations of the factors."""
     for j in range(N):
         w[j] = b[pcol[j]]
     # Uᵀ v = w (column sweep over the rows of U)
     for i in range(N):
         d = diag[i]
-        v = w[i] / lu[d]
+        v = w[i] * uinv[i]
         w[i] = v
         for p in range(d + 1, ptr[i + 1]):
             w[col[p]] -= lu[p] * v
@@ -744,7 +770,7 @@ class SparseLU:
             raise ValueError("SparseLU: pattern too large for uint32 indices")
         self.ib = ib.astype(np.uint32)
         nc = self.cdst.size
-        fb = np.zeros(self.ne + nnz + 4 * N + nc + _S_LEN)
+        fb = np.zeros(self.ne + nnz + 4 * N + nc + _S_LEN + N)
         fb[:self.ne] = vals
         self.fb = fb
         self.ax = fb[:self.ne]
@@ -752,7 +778,8 @@ class SparseLU:
         self.pref = fb[o:o + N]
         self.cval = fb[o + 3 * N:o + 3 * N + nc]
         self.cval[:] = cvals
-        self.stats = fb[o + 3 * N + nc:]
+        self.o_stats = o + 3 * N + nc  # (the statistics' offset in ``fb``)
+        self.stats = fb[self.o_stats:self.o_stats + _S_LEN]
         self.stats[_S_GROWTH_LIMIT] = np.inf
         self.nnz = nnz
         # reference pivots: the pivots of this matrix, factorised without static pivoting
