@@ -12,6 +12,8 @@ Per model and round, interleaved:
 4. **paced, busy-wait**: the same with ``busy_wait=True`` (no sleep: the core stays on the loop).
 5. **paced, outputs at the start**: 3 and 4 with ``outputs_at="start"`` (each step publishes the
    outputs of the state it starts from, gathered from its own evaluation).
+6. **paced, busy-wait + prewarm**: 4 and its outputs-at-start form with ``prewarm=True`` (a
+   shadow step on a second data object just before each tick, the caches warm).
 
     OPENBLAS_NUM_THREADS=1 python benchmarks/bench_turnaround.py [--models multilink-ideal,...]
         [--rounds 3] [--duration 5] [--priority 50]
@@ -63,11 +65,12 @@ def hot(name: str, with_outputs: bool, steps: int = 2000) -> float:
     return float(np.median(ts)) * 1e-3
 
 
-def paced(name: str, duration: float, busy: bool, priority, outputs_at="end") -> tuple[float, float]:
+def paced(name: str, duration: float, busy: bool, priority, outputs_at="end",
+          prewarm=False) -> tuple[float, float]:
     """(median turnaround µs, median step CPU µs) of a paced run."""
     s = load_model(name)
     rep = run_realtime(s, "li-euler", h=H, duration=duration, record=False, busy_wait=busy,
-                       priority=priority, outputs_at=outputs_at)
+                       priority=priority, outputs_at=outputs_at, prewarm=prewarm)
     d = rep.summary()
     return d["turnaround_us_p50"], d["step_cpu_us_p50"]
 
@@ -86,7 +89,7 @@ def main(argv=None) -> None:
         for name in a.models.split(","):
             res = rows.setdefault(name, {k: [] for k in ("step", "step_out", "sleep", "sleep_cpu",
                                                          "busy", "busy_cpu", "sleep_start",
-                                                         "busy_start")})
+                                                         "busy_start", "warm", "warm_start")})
             res["step"].append(hot(name, False))
             res["step_out"].append(hot(name, True))
             t, c = paced(name, a.duration, False, a.priority)
@@ -97,20 +100,25 @@ def main(argv=None) -> None:
             res["busy_cpu"].append(c)
             res["sleep_start"].append(paced(name, a.duration, False, a.priority, "start")[0])
             res["busy_start"].append(paced(name, a.duration, True, a.priority, "start")[0])
+            res["warm"].append(paced(name, a.duration, True, a.priority, "end", True)[0])
+            res["warm_start"].append(paced(name, a.duration, True, a.priority, "start", True)[0])
             print(f"round {r + 1} {name}: " + ", ".join(f"{k} {v[-1]:.1f}" for k, v in res.items()),
                   flush=True)
     print(f"load average after {os.getloadavg()[0]:.2f}")
     print("\n| model | hot step | hot step + outputs | paced (sleep): turnaround / step CPU | "
           "ratio to hot step | paced (busy-wait): turnaround / step CPU | ratio to hot step | "
-          "outputs at start, paced (sleep) · (busy-wait): turnaround | ratio to hot step |")
-    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+          "outputs at start, paced (sleep) · (busy-wait): turnaround | ratio to hot step | "
+          "busy-wait + prewarm, outputs at end · at start | ratio to hot step |")
+    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
     for name, res in rows.items():
         med = {k: float(np.median(v)) for k, v in res.items()}
         print(f"| {name} | {med['step']:.1f} | {med['step_out']:.1f} | {med['sleep']:.1f} / "
               f"{med['sleep_cpu']:.1f} | {med['sleep'] / med['step']:.2f} | {med['busy']:.1f} / "
               f"{med['busy_cpu']:.1f} | {med['busy'] / med['step']:.2f} | "
               f"{med['sleep_start']:.1f} · {med['busy_start']:.1f} | "
-              f"{med['sleep_start'] / med['step']:.2f} · {med['busy_start'] / med['step']:.2f} |")
+              f"{med['sleep_start'] / med['step']:.2f} · {med['busy_start'] / med['step']:.2f} | "
+              f"{med['warm']:.1f} · {med['warm_start']:.1f} | "
+              f"{med['warm'] / med['step']:.2f} · {med['warm_start'] / med['step']:.2f} |")
 
 
 if __name__ == "__main__":

@@ -342,3 +342,30 @@ def test_outputs_at_is_checked():
     with pytest.raises(SolverError, match=r"^outputs_at = 'middle': expected one of end, start$"):
         run_realtime(tm.MassSpringDamper(), tm.SOLVER_NAME, h=1e-3, duration=0.01,
                      outputs_at="middle")
+
+
+@pytest.mark.parametrize("model,outputs_at", [("peer-quarter-car", "end"),
+                                              ("multilink-ideal", "start")])
+def test_prewarm_takes_shadow_steps_and_leaves_the_run_as_simulate(model, outputs_at):
+    """``prewarm``: before every tick a second solver steps a copy of the state on a second data
+    object of the model; the real run is still ``simulate``'s bit for bit (the shadow writes
+    nothing the real step reads), and every tick either had its shadow step or counted it as
+    skipped."""
+    from rtmbs.models import load_model
+
+    rep = run_realtime(load_model(model), "li-euler", h=1e-3, duration=0.05, busy_wait=True,
+                       prewarm=True, outputs_at=outputs_at)
+    ref = simulate(load_model(model), "li-euler", t_end=0.05, h=1e-3)
+    assert rep.status == 1 and "prewarm" in rep.sched
+    assert rep.prewarm_steps + rep.prewarm_skipped == rep.steps == 50
+    assert rep.prewarm_steps >= 1  # (a tick's is skipped when the loop starts late: load)
+    np.testing.assert_array_equal(rep.result.q, ref.q)
+    np.testing.assert_array_equal(rep.result.qd, ref.qd)
+    for name in rep.result.outputs:
+        np.testing.assert_array_equal(rep.result.outputs[name], ref.outputs[name])
+
+
+def test_prewarm_needs_a_model_with_data_objects():
+    with pytest.raises(SolverError, match=r"^prewarm needs a model with its own data objects \(a "
+                       r"compiled Cartesian model\); '.*' has none$"):
+        run_realtime(tm.MassSpringDamper(), tm.SOLVER_NAME, h=1e-3, duration=0.01, prewarm=True)

@@ -54,6 +54,9 @@ POLICIES = ("warn", "catch-up", "degrade", "stop")
 
 #: Sleep with the OS until this long before a tick, then busy-wait (ns).
 SPIN_NS = 200_000
+#: ``prewarm``: the shadow step starts this long plus 1.5 times its usual duration before a
+#: tick (ns)
+PREWARM_MARGIN_NS = 20_000
 #: where the published outputs are taken (``run_realtime(outputs_at=...)``)
 OUTPUTS_AT = ("end", "start")
 #: A state with a coordinate or velocity beyond this is taken as diverged (as in ``simulate``).
@@ -108,6 +111,9 @@ class RealtimeReport:
     result: Result | None = None
     io_stats: dict = field(default_factory=dict)
     sched: str = "default"
+    #: ``prewarm``: shadow steps taken before ticks, and skipped for a late start
+    prewarm_steps: int = 0
+    prewarm_skipped: int = 0
     cpu_ns: np.ndarray | None = None
     #: where the published outputs were taken: "end" (t + h) or "start" (t) of each step
     outputs_at: str = "end"
@@ -130,7 +136,8 @@ class RealtimeReport:
                  degrade_mode=self.degrade_mode, stopped_early=self.stopped_early,
                  slip_us=self.slip_ns * 1e-3, wall_s=self.wall_ns * 1e-9,
                  realtime_factor=self.realtime_factor, status=self.status, message=self.message,
-                 sched=self.sched, outputs_at=self.outputs_at)
+                 sched=self.sched, outputs_at=self.outputs_at, prewarm_steps=self.prewarm_steps,
+                 prewarm_skipped=self.prewarm_skipped)
         split = self.overrun_split()
         s.update({k: split[k] for k in ("step_overruns", "os_overruns", "os_overruns_late_start",
                                         "os_overruns_preempted")})
@@ -160,6 +167,57 @@ class RealtimeReport:
         return paths
 
 
+class _Shadow:
+    """``prewarm``: a second data object of the model (``system.new_data()``) with a solver of
+    the same kind and options on it. Just before each tick it takes one step (with the outputs)
+    from a copy of the real state, so that the real step finds its code, its branch history and
+    the model's arrays in the core's caches, as a step called back to back does. The real data
+    are only read (the copy); the shadow's results are thrown away. The step is started
+    ``lead_ns`` before the tick: 1.5 times the smoothed duration of the shadow steps so far plus
+    ``PREWARM_MARGIN_NS``, at most half a period; when less than that is left (a late start) it
+    is skipped (``skipped``)."""
+
+    def __init__(self, system, slv, state, h, at_start):
+        if not hasattr(system, "new_data"):
+            raise SolverError(f"prewarm needs a model with its own data objects (a compiled "
+                              f"Cartesian model); '{system.name}' has none")
+        self.system = system.new_data()
+        self.solver = type(slv)(self.system, **slv.options)
+        self.state = state.copy()
+        self.solver.reset(self.state)
+        self.out = np.zeros(len(system.output_names))
+        self.h, self.at_start = h, at_start
+        self.h_ns = int(round(h * 1e9))
+        self.took_ns = 0.0
+        self.lead_ns = self.h_ns // 2
+        self.steps = self.skipped = 0
+        self._run(state)  # (compiles the shadow's step; its first duration sets the lead)
+
+    def warm(self, state, tick, perf) -> None:
+        """The shadow step ``lead_ns`` before ``tick`` (busy-waiting until then)."""
+        start = tick - self.lead_ns
+        if perf() > start:
+            self.skipped += 1
+            return
+        while perf() < start:
+            pass
+        self._run(state)
+        self.steps += 1
+
+    def _run(self, state) -> None:
+        c0 = time.perf_counter_ns()
+        st = self.state
+        st.q[:] = state.q
+        st.qd[:] = state.qd
+        st.t = state.t
+        if st.x is not None and st.x.size:
+            st.x[:] = state.x
+        self.solver.step_outputs(st, self.h, self.out, self.at_start)
+        took = time.perf_counter_ns() - c0
+        self.took_ns = took if self.took_ns == 0.0 else 0.9 * self.took_ns + 0.1 * took
+        self.lead_ns = min(int(1.5 * self.took_ns) + PREWARM_MARGIN_NS, self.h_ns // 2)
+
+
 def _make_solver(system, solver, options) -> Solver:
     if isinstance(solver, Solver):
         return solver
@@ -187,6 +245,7 @@ def run_realtime(
     out=None,
     busy_wait: bool = False,
     outputs_at: str = "end",
+    prewarm: bool = False,
     **options,
 ) -> RealtimeReport:
     """Run ``system`` paced on the wall clock for ``duration`` s of simulated time.
@@ -202,8 +261,12 @@ def run_realtime(
     ``SPIN_NS`` before the tick (module doc). ``outputs_at``: ``"end"`` publishes after each step
     the outputs at its end (t_k+1), ``"start"`` those at its start (t_k, with the inputs just
     read: one step older, as MuJoCo's ``sensordata`` after ``mj_step``, and free on the compiled
-    step, which gathers them from its own evaluation; ``Solver.step_outputs``). The trajectory is
-    the one ``simulate`` gives for the same inputs (same steps, same ``t_k = t_0 + k·h``).
+    step, which gathers them from its own evaluation; ``Solver.step_outputs``). ``prewarm``
+    takes, just before each tick, one step of a second solver on a second data object of the
+    model from a copy of the state (:class:`_Shadow`; results thrown away): the real step then
+    runs with warm caches, as back to back; it costs a second step of CPU per period, so it is
+    for a core of its own (with ``busy_wait``). The trajectory is the one ``simulate`` gives for
+    the same inputs (same steps, same ``t_k = t_0 + k·h``), with or without ``prewarm``.
     """
     if policy not in POLICIES:
         raise SolverError(f"unknown deadline policy '{policy}'" + did_you_mean(policy, POLICIES))
@@ -269,6 +332,7 @@ def run_realtime(
         if nout:
             system.outputs(w.t, w.q, w.qd, out_buf)
     slv.reset(state)
+    shadow = _Shadow(system, slv, state, h, at_start) if prewarm else None
     if io is not None:
         io.open(system)
     if nout:
@@ -317,6 +381,8 @@ def run_realtime(
             sched = f"default (SCHED_FIFO {priority} refused: {exc})"
     if busy_wait:
         sched += ", busy-wait"
+    if prewarm:
+        sched += ", prewarm"
 
     gc_was_enabled = gc.isenabled()
     gc.collect()
@@ -331,6 +397,8 @@ def run_realtime(
             rem = tick - perf()
             if rem > spin_ns:
                 sleep((rem - spin_ns) * 1e-9)
+            if shadow is not None:
+                shadow.warm(state, tick, perf)
             while perf() < tick:
                 pass
             start = perf()
@@ -471,6 +539,8 @@ def run_realtime(
         stopped_early=stopped, slip_ns=slip, wall_ns=wall, status=status, message=message,
         result=res, io_stats=io.stats() if io is not None else {}, sched=sched,
         outputs_at=outputs_at,
+        prewarm_steps=shadow.steps if shadow is not None else 0,
+        prewarm_skipped=shadow.skipped if shadow is not None else 0,
     )
     if out is not None:
         rep.save(out)

@@ -86,7 +86,7 @@ def summary_markdown(summary: dict, title: str = "Real-time run") -> str:
     for k in ("overruns", "step_overruns", "os_overruns", "os_overruns_late_start",
               "os_overruns_preempted", "catchup_steps", "degrade_entries", "degraded_steps",
               "stopped_early", "slip_us", "realtime_factor", "budget_used_p50", "status", "sched",
-              "outputs_at"):
+              "outputs_at", "prewarm_steps", "prewarm_skipped"):
         if k in summary:
             v = summary[k]
             lines.append(f"| {k} | {v:.4g} |" if isinstance(v, float) else f"| {k} | {v} |")
