@@ -319,6 +319,10 @@ class LIEuler(Solver):
         self._no_outputs = (np.zeros(0, np.int64), np.zeros(0))  # (no outputs at the start)
         self.kernel_args = sysm.kernel_buffers() + (self.pw0, self.pw1, self.skkt.lu.ib,
                                                     self.skkt.lu.fb, self.pidx, self.vec)
+        self._options_args = (self.jac_flag, self.implicit, self.stabilize == "projection",
+                              self.projection_solves)
+        self._m, self._lu, self._per_step = m, self.skkt.lu, self._counts_per_step()
+        self._extra_state = sysm.extra_state if sysm.nx else None
 
     # the dense workspaces, made at first use (the compiled step reads the packed ones)
     @property
@@ -459,28 +463,39 @@ class LIEuler(Solver):
         """One compiled step (``kernel``: :func:`li_euler_step` or its ``_outputs`` form with
         ``extra`` arguments) and its bookkeeping: factor statistics, counters, the time; the
         extra states (transient tyres) go in from ``state.x`` and come back advanced."""
-        nx = self.system.nx
-        if nx:
-            self.system.extra_state[:] = state.x
-        ratio, growth = kernel(*self.kernel_args, state.q, state.qd, self.system.m,
-                               float(state.t), float(h), self.jac_flag, self.implicit,
-                               self.stabilize == "projection", self.projection_solves, *extra)
-        if nx:
-            state.x[:] = self.system.extra_state
-        lu = self.skkt.lu
+        # (what does not change between steps is looked up once in _fused_reset: this glue is
+        # a few per cent of a small model's step)
+        x = self._extra_state
+        if x is not None:
+            x[:] = state.x
+        ratio, growth = kernel(*self.kernel_args, state.q, state.qd, self._m, float(state.t),
+                               float(h), *self._options_args, *extra)
+        if x is not None:
+            state.x[:] = x
+        lu = self._lu
         lu.ratio, lu.growth = ratio, growth
         self.ratio = ratio
-        self.count_steps(1)
+        ne, ns = self._per_step
+        self.nstep += 1
+        self.neval += ne
+        self.nfactor += 1
+        self.nsolve += ns
         state.t = state.t + h
         return ratio > 0.0
 
+    def _counts_per_step(self) -> tuple[int, int]:
+        """(evaluations, solves) of one compiled step (one factorisation)."""
+        proj = self.stabilize == "projection"
+        return (2 + proj * (self.projection_solves - 1 + self.implicit),
+                1 + proj * self.projection_solves)
+
     def count_steps(self, k: int) -> None:
         """Count ``k`` compiled steps (:meth:`_step_fused`, ``rtmbs.solvers.rollout``)."""
-        proj = self.stabilize == "projection"
+        ne, ns = self._counts_per_step()
         self.nstep += k
-        self.neval += k * (2 + proj * (self.projection_solves - 1 + self.implicit))
+        self.neval += k * ne
         self.nfactor += k
-        self.nsolve += k * (1 + proj * self.projection_solves)
+        self.nsolve += k * ns
 
     def _step_ggl(self, state: State, h: float):
         ws, ws1, n = self.ws, self.ws1, self.system.n
