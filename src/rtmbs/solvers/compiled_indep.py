@@ -257,10 +257,11 @@ def li_euler_indep_step_outputs(ibuf, ilay, fbuf, flay, sbuf, slay, w0, w1, fa, 
     left as it was when the step fails, and when it stops for a ``REBASE`` (q̇ is not final yet:
     the caller evaluates them after :meth:`LIEulerIndep._rebase_end`). With ``at_start`` the
     outputs are those at (t, q, q̇), gathered from the step's own evaluation there."""
+    k0 = oidx.shape[0] if at_start else 0  # (the outputs at the start: all, or none)
     code, ratio, lratio, growth, pratio, pgrowth = li_euler_indep_step(
         ibuf, ilay, fbuf, flay, sbuf, slay, w0, w1, fa, fb, pidx, cols, X, W, tmp, aidx, kib, kfb,
         kidx, vec, hpiv, q, qd, m, t, h, jac_what, implicit, multipliers, proj, gb, rebase_below,
-        oidx if at_start else oidx[:0], out if at_start else out[:0])
+        oidx[:k0], out[:k0])
     if (not at_start and oidx.shape[0] > 0 and (code & OK) != 0 and ratio > 0.0
             and (code & REBASE) == 0):
         step_outputs(t + h, q, qd, ibuf, ilay, fbuf, flay, sbuf, slay, w1, m, oidx, out)

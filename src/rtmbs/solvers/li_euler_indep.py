@@ -62,6 +62,7 @@ from .compiled_indep import (
 )
 from .factorisation import make_kkt
 from .li_euler import is_compiled_cartesian
+from .rollout import DIVERGENCE_LIMIT
 from .rollout_indep import run as run_rollout
 from .sparse import H_ANALYSIS, PackedKKTMap, choose_linear_solver
 from .stabilization import Projector, check_choice, check_positive, pop_options
@@ -363,8 +364,8 @@ class LIEulerIndep(Solver):
         self.nstep -= 1  # (Solver.step counts it)
         self._take_diagnostics(*res[1:])
         state.t = t + h
-        if code & REBASE:
-            self._rebase_end(state.t, state.q, state.qd, h)
+        if code & REBASE and not self._finish_rebase(state.t, state.q, state.qd, h):
+            return False
         ok = bool(code & OK) and self.ratio > 0.0
         if ok and code & REBASE and oidx is not None and not at_start:
             self.system.outputs(state.t, state.q, state.qd, out)
@@ -399,6 +400,16 @@ class LIEulerIndep(Solver):
         """The compiled rollout (:func:`rtmbs.solvers.rollout_indep.run`) on the compiled step;
         None otherwise (``rtmbs.solvers.rollout`` then loops over :meth:`step` in Python)."""
         return run_rollout if self.fused_step else None
+
+    def _finish_rebase(self, t1, q, qd, h) -> bool:
+        """:meth:`_rebase_end` after a ``REBASE``, unless the step has diverged (q or the
+        predicted q̇ not finite or at least ``DIVERGENCE_LIMIT``): then the step has failed (q̇
+        is left as it was; B chosen at such a configuration would be rank deficient)."""
+        if not (np.abs(q).max(initial=0.0) < DIVERGENCE_LIMIT
+                and np.abs(self.qd_pred).max(initial=0.0) < DIVERGENCE_LIMIT):
+            return False
+        self._rebase_end(t1, q, qd, h)
+        return True
 
     def _rebase_end(self, t1, q, qd, h) -> None:
         """The end of a step whose pivot check failed (``REBASE``): B chosen again at q (its Φq
@@ -493,6 +504,9 @@ class LIEulerIndep(Solver):
         self._toc("evaluation")
         self.ratio = self._factor_T()
         if self.ratio < self._rebase_below:  # (−inf without ``rebase``)
+            if not (np.abs(q).max(initial=0.0) < DIVERGENCE_LIMIT
+                    and np.abs(self.qd_pred).max(initial=0.0) < DIVERGENCE_LIMIT):
+                return False  # diverged: failed, not rebased (as :meth:`_finish_rebase`)
             self.nrebase += 1
             self._choose_B(t1)
             zd_of(self.basis.args, self.qd_pred, self.zd)

@@ -96,8 +96,8 @@ def run(solver, state, t_origin, i0, h, n_steps, every, chan, inputs, oidx, res)
         ok = False
         if code & REBASE:  # the end of step k: B chosen again, ż re-mapped, q̇ = S b + R ż
             t1 = t_origin + (i0 + k + 1) * h
-            solver._rebase_end(t1, state.q, state.qd, h)
-            ok = (bool(code & OK) and solver.ratio > 0.0
+            ok = (solver._finish_rebase(t1, state.q, state.qd, h)
+                  and bool(code & OK) and solver.ratio > 0.0
                   and np.abs(state.q).max(initial=0.0) < DIVERGENCE_LIMIT
                   and np.abs(state.qd).max(initial=0.0) < DIVERGENCE_LIMIT)
             if ok and (k + 1) % every == 0:
