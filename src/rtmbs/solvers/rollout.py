@@ -15,8 +15,10 @@ arrays (as ``mujoco.rollout``; issue 11).
 
 A solver with a compiled step (``solver.kernel_args``: ``li-euler`` with ``stabilize`` "none" or
 "projection" on the sparse path of a compiled Cartesian model, transient tyres included) runs the
-whole loop in :func:`_li_euler_rollout`; any other solver runs the same loop in Python (same
-results, Python's cost per step). The state is advanced in place; a failed or diverging step
+whole loop in :func:`_li_euler_rollout`; ``li-euler-indep`` with its compiled step (B =
+"partition" on packed storage) in ``rtmbs.solvers.rollout_indep`` (a step that chooses B again
+returns to Python for that, then the loop goes on); any other solver runs the same loop in
+Python (same results, Python's cost per step). :func:`compiled` tells which. The state is advanced in place; a failed or diverging step
 ends the rollout there with ``status = -1`` and the results up to the last good step.
 """
 from __future__ import annotations
@@ -203,7 +205,7 @@ def rollout(solver: Solver, state: State, n_steps: int, h: float, inputs: dict |
         raise SolverError(f"rollout: h = {h!r}, expected a finite step size > 0 s")
     system = solver.system
     names, rows, vals = _input_matrix(system, inputs, n_steps)
-    n, m = system.n, system.m
+    n = system.n
     t_origin, i0 = time_origin if time_origin is not None else (float(state.t), 0)
     out_names = list(system.output_names) if outputs else []
     nrow = n_steps // every
