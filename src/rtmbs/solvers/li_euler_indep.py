@@ -42,7 +42,11 @@ One compiled call per step (issue 11): on packed storage (B = "partition", the s
 compiled Cartesian model) the whole step is :func:`rtmbs.solvers.compiled_indep.li_euler_indep_step`
 (``fused_step``; the same kernels in the same order, the same numbers bit for bit) unless
 ``instrument`` asks for phase times, which runs the step kernel by kernel from Python. A rebase
-is finished in Python after that call (:meth:`LIEulerIndep._rebase_end`).
+is finished in Python after that call (:meth:`LIEulerIndep._rebase_end`). ``step_outputs`` adds
+the named outputs to that call (``li_euler_indep_step_outputs``) and ``rollout`` runs the steps
+in a compiled loop (:mod:`rtmbs.solvers.rollout_indep`, ``rollout_runner``). A step that has
+diverged (|q| or the predicted q̇ at least 1e8, or not finite) and fails the pivot check fails:
+B is not chosen again there.
 """
 from __future__ import annotations
 
@@ -97,7 +101,8 @@ class LIEulerIndep(Solver):
         the same numbers, bit for bit)
 
     With packed storage and ``instrument`` false the step is one compiled call (``fused_step``,
-    ``kernel_args``, :meth:`count_steps`: ``rtmbs.solvers.compiled_indep``).
+    ``kernel_args``, :meth:`count_steps`: ``rtmbs.solvers.compiled_indep``), with its outputs
+    (:meth:`step_outputs`), and ``rollout`` is compiled (``rollout_runner``).
     """
 
     def __init__(self, system, instrument: bool = False, **options):
@@ -360,8 +365,9 @@ class LIEulerIndep(Solver):
         code = res[0]
         if nx:
             state.x[:] = self.system.extra_state
-        self.count_steps(1, bool(code & CHANGED))  # (Φu factorised at q, ż re-mapped: as _step_impl)
-        self.nstep -= 1  # (Solver.step counts it)
+        # (CHANGED: Φu factorised at q, ż re-mapped, as in _step_impl; Solver.step counts nstep)
+        self.count_steps(1, bool(code & CHANGED))
+        self.nstep -= 1
         self._take_diagnostics(*res[1:])
         state.t = t + h
         if code & REBASE and not self._finish_rebase(state.t, state.q, state.qd, h):

@@ -18,8 +18,9 @@ A solver with a compiled step (``solver.kernel_args``: ``li-euler`` with ``stabi
 whole loop in :func:`_li_euler_rollout`; ``li-euler-indep`` with its compiled step (B =
 "partition" on packed storage) in ``rtmbs.solvers.rollout_indep`` (a step that chooses B again
 returns to Python for that, then the loop goes on); any other solver runs the same loop in
-Python (same results, Python's cost per step). :func:`compiled` tells which. The state is advanced in place; a failed or diverging step
-ends the rollout there with ``status = -1`` and the results up to the last good step.
+Python (same results, Python's cost per step). :func:`compiled` tells which. The state is
+advanced in place; a failed or diverging step ends the rollout there with ``status = -1`` and
+the results up to the last good step.
 """
 from __future__ import annotations
 
