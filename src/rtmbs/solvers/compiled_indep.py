@@ -19,6 +19,10 @@ Two rare events, both reported in the returned code:
   ż = B(q̇ + Δq̇) and computes q̇ = S b + R ż (:meth:`LIEulerIndep._rebase_end`). The seed's step
   is not redone: the rebase only changes how the end state is described.
 
+:func:`li_euler_indep_step_outputs` (the real-time loop's step, ``LIEulerIndep.step_outputs``)
+adds the named outputs at the new state (or at the step's start) in the same call;
+:mod:`rtmbs.solvers.rollout_indep` runs many steps in one call (``rtmbs.solvers.rollout``).
+
 ``vec`` holds the step's arrays (:func:`vector_size`, views by :func:`step_views`): R (n, f),
 A R (n, f), H (f, f), A on its entries (na), then the n-vectors S c, r, x, w, Δq̇, Δq, q_p,
 q̇_pred, q_last, q̇_last, the f-vectors Δż, ż, the m-vectors 0 and λ, and the projection's
@@ -31,10 +35,11 @@ from numba import njit
 
 from ..kernels.arena import borrowed, c_view
 from ..kernels.cartesian import _GAMMA, _M, _PACKED, _PHI, _PHIQ, _Q
-from ..kernels.evaluate import evaluate_cartesian, packed_views
+from ..kernels.evaluate import cartesian_outputs, evaluate_cartesian, packed_views
 from ..kernels.extra_states import advance_extra_states
 from ..kernels.layout_views import data_buffers, model_ints
 from .basis import b_factor, b_lambda, b_project_T, b_R_Sc, b_velocity, b_zd
+from .compiled_step import step_outputs
 from .factorisation import kkt_correction
 from .reduced import lambda_rhs, reduced
 from .sparse import kkt_values_packed
@@ -157,7 +162,7 @@ def step_views(vec, n, m, na):
 @njit(cache=True)
 def li_euler_indep_step(ibuf, ilay, fbuf, flay, sbuf, slay, w0, w1, fa, fb, pidx, cols, X, W, tmp,
                         aidx, kib, kfb, kidx, vec, hpiv, q, qd, m, t, h, jac_what, implicit,
-                        multipliers, proj, gb, rebase_below):
+                        multipliers, proj, gb, rebase_below, oidx0, out0):
     """One step of Algorithm 2 (seed 000 Table 2, eqs. 24-28, 18, 30) for B = "partition" on the
     packed workspaces ``w0``, ``w1`` of a compiled Cartesian model: q, q̇ (and ż, λ in ``vec``)
     updated in place. (fa, fb, pidx, cols, X, W, tmp): the basis (``PartitionBasis.args``);
@@ -167,7 +172,10 @@ def li_euler_indep_step(ibuf, ilay, fbuf, flay, sbuf, slay, w0, w1, fa, fb, pidx
     and its LU's pivot ratio and largest multiplier, the projection KKT's pivot ratio and largest
     multiplier). With REBASE set, q̇ is not yet updated (module docstring). Extra states
     (transient tyres) are read at the step's end (``xstate[0] = h``) and advanced with the inputs
-    of the evaluation at t, as in :func:`rtmbs.solvers.compiled_step.li_euler_step`."""
+    of the evaluation at t, as in :func:`rtmbs.solvers.compiled_step.li_euler_step`.
+    ``out0[k] = data[oidx0[k]]``: the named outputs at the step's start, gathered right after the
+    evaluation at t (with ``CHANGED``: evaluated at the (q, q̇) the caller gave, before ż is
+    re-mapped); ``oidx0`` empty: none."""
     ibuf = borrowed(ibuf); ilay = borrowed(ilay); fbuf = borrowed(fbuf); flay = borrowed(flay)
     sbuf = borrowed(sbuf); slay = borrowed(slay); w0 = borrowed(w0); w1 = borrowed(w1)
     fa = borrowed(fa); fb = borrowed(fb); pidx = borrowed(pidx); cols = borrowed(cols)
@@ -193,6 +201,8 @@ def li_euler_indep_step(ibuf, ilay, fbuf, flay, sbuf, slay, w0, w1, fa, fb, pidx
     bphi = phi if gb != 0.0 else zero_m
     code = 0
     if not _unchanged(q, qd, q_last, qd_last):  # the caller changed the state (rare)
+        if oidx0.shape[0]:  # the outputs at the state given, not at the re-mapped q̇
+            cartesian_outputs(t, q, qd, ibuf, ilay, fbuf, flay, sbuf, slay, w1, n, m, oidx0, out0)
         evaluate_cartesian(what_end, t, q, qd, ibuf, ilay, fbuf, flay, sbuf, slay, w0, n, m)
         b_factor(basis, pq)
         b_zd(basis, qd, zd)
@@ -201,6 +211,9 @@ def li_euler_indep_step(ibuf, ilay, fbuf, flay, sbuf, slay, w0, w1, fa, fb, pidx
     # evaluations at (t, q, q̇): M, Q, γ, then the Jacobians (which write Q again)
     evaluate_cartesian(_PACKED | _M | _Q | _GAMMA, t, q, qd, ibuf, ilay, fbuf, flay, sbuf, slay,
                        w0, n, m)
+    if (code & CHANGED) == 0:
+        for k in range(oidx0.shape[0]):
+            out0[k] = sbuf[oidx0[k]]
     evaluate_cartesian(_PACKED | jac_what, t, q, qd, ibuf, ilay, fbuf, flay, sbuf, slay, w0, n, m)
     # R, S c, eq. 28 and λ; Δq
     hr = _middle(basis, aidx, pq, w0, Q, gamma, qd, h, Rn, Sc, Aval, AR, H, hpiv, r, w, dzd, dqd,
@@ -230,4 +243,26 @@ def li_euler_indep_step(ibuf, ilay, fbuf, flay, sbuf, slay, w0, w1, fa, fb, pidx
         return code | REBASE, ratio, lratio, growth, pratio, pgrowth
     b_velocity(basis, pq, phit, bphi, gb, zd, qd)
     _keep(q, qd, q_last, qd_last)
+    return code, ratio, lratio, growth, pratio, pgrowth
+
+
+@njit(cache=True)
+def li_euler_indep_step_outputs(ibuf, ilay, fbuf, flay, sbuf, slay, w0, w1, fa, fb, pidx, cols, X,
+                                W, tmp, aidx, kib, kfb, kidx, vec, hpiv, q, qd, m, t, h, jac_what,
+                                implicit, multipliers, proj, gb, rebase_below, oidx, out,
+                                at_start):
+    """:func:`li_euler_indep_step`, then the named outputs at (t + h, q⁺, q̇⁺) into ``out``
+    (``oidx``: ``CartesianSystem.output_index``), evaluated in ``w1`` (the step has used its Φ,
+    Φq at q + Δq) as :func:`rtmbs.solvers.compiled_step.li_euler_step_outputs` does. ``out`` is
+    left as it was when the step fails, and when it stops for a ``REBASE`` (q̇ is not final yet:
+    the caller evaluates them after :meth:`LIEulerIndep._rebase_end`). With ``at_start`` the
+    outputs are those at (t, q, q̇), gathered from the step's own evaluation there."""
+    k0 = oidx.shape[0] if at_start else 0  # (the outputs at the start: all, or none)
+    code, ratio, lratio, growth, pratio, pgrowth = li_euler_indep_step(
+        ibuf, ilay, fbuf, flay, sbuf, slay, w0, w1, fa, fb, pidx, cols, X, W, tmp, aidx, kib, kfb,
+        kidx, vec, hpiv, q, qd, m, t, h, jac_what, implicit, multipliers, proj, gb, rebase_below,
+        oidx[:k0], out[:k0])
+    if (not at_start and oidx.shape[0] > 0 and (code & OK) != 0 and ratio > 0.0
+            and (code & REBASE) == 0):
+        step_outputs(t + h, q, qd, ibuf, ilay, fbuf, flay, sbuf, slay, w1, m, oidx, out)
     return code, ratio, lratio, growth, pratio, pgrowth

@@ -42,7 +42,11 @@ One compiled call per step (issue 11): on packed storage (B = "partition", the s
 compiled Cartesian model) the whole step is :func:`rtmbs.solvers.compiled_indep.li_euler_indep_step`
 (``fused_step``; the same kernels in the same order, the same numbers bit for bit) unless
 ``instrument`` asks for phase times, which runs the step kernel by kernel from Python. A rebase
-is finished in Python after that call (:meth:`LIEulerIndep._rebase_end`).
+is finished in Python after that call (:meth:`LIEulerIndep._rebase_end`). ``step_outputs`` adds
+the named outputs to that call (``li_euler_indep_step_outputs``) and ``rollout`` runs the steps
+in a compiled loop (:mod:`rtmbs.solvers.rollout_indep`, ``rollout_runner``). A step that has
+diverged (|q| or the predicted q̇ at least 1e8, or not finite) and fails the pivot check fails:
+B is not chosen again there.
 """
 from __future__ import annotations
 
@@ -57,10 +61,13 @@ from .base import Solver, register_solver
 from .basis import factor_T, make_basis, project_T, velocity, zd_of
 from .compiled_indep import (
     CHANGED, OK, PROJ_KKT, PROJ_NONE, PROJ_T, REBASE, VIEW_NAMES, _euler_update, _keep, _middle,
-    _position_increment, _project_kkt, _unchanged, li_euler_indep_step, step_views, vector_size,
+    _position_increment, _project_kkt, _unchanged, li_euler_indep_step,
+    li_euler_indep_step_outputs, step_views, vector_size,
 )
 from .factorisation import make_kkt
 from .li_euler import is_compiled_cartesian
+from .rollout import DIVERGENCE_LIMIT
+from .rollout_indep import run as run_rollout
 from .sparse import H_ANALYSIS, PackedKKTMap, choose_linear_solver
 from .stabilization import Projector, check_choice, check_positive, pop_options
 from .storage import StepStorage, entry_index
@@ -94,7 +101,8 @@ class LIEulerIndep(Solver):
         the same numbers, bit for bit)
 
     With packed storage and ``instrument`` false the step is one compiled call (``fused_step``,
-    ``kernel_args``, :meth:`count_steps`: ``rtmbs.solvers.compiled_indep``).
+    ``kernel_args``, :meth:`count_steps`: ``rtmbs.solvers.compiled_indep``), with its outputs
+    (:meth:`step_outputs`), and ``rollout`` is compiled (``rollout_runner``).
     """
 
     def __init__(self, system, instrument: bool = False, **options):
@@ -327,6 +335,7 @@ class LIEulerIndep(Solver):
         st = self.st
         self.kernel_args = (*self.system.kernel_buffers(), st.w0, st.w1, *self.basis.args,
                             self.aidx, *factors, self.vec, self.hpiv)
+        self._no_outputs = (np.zeros(0, np.int64), np.zeros(0))  # (no outputs at the start)
         if self.stabilize != "projection":
             self._proj_mode = PROJ_NONE
         else:
@@ -337,25 +346,40 @@ class LIEulerIndep(Solver):
         kkt = proj and self.projection_solve == "kkt"
         self._step_counts = (3 + proj, 2 + kkt, self.f + 1 + (2 if self._mult else 1) + proj + 1)
 
-    def _step_fused(self, state: State, h: float) -> bool:
-        """One compiled step; the bookkeeping of its factors and counters; a rebase finished."""
+    def _step_fused(self, state: State, h: float, oidx=None, out=None, at_start=False) -> bool:
+        """One compiled step (with ``oidx``, ``out``: and the named outputs,
+        :func:`li_euler_indep_step_outputs`); the bookkeeping of its factors and counters; a
+        rebase finished (then the outputs at the end are evaluated here, after q̇'s update)."""
         t = state.t
         self._h = h
         nx = self.system.nx
         if nx:
             self.system.extra_state[:] = state.x
-        code, ratio, lratio, growth, pratio, pgrowth = li_euler_indep_step(
-            *self.kernel_args, state.q, state.qd, self.system.m, float(t), float(h),
-            self.jac_flag, self.implicit, self._mult, self._proj_mode, self._gb(h),
-            self._rebase_below)
+        args = (*self.kernel_args, state.q, state.qd, self.system.m, float(t), float(h),
+                self.jac_flag, self.implicit, self._mult, self._proj_mode, self._gb(h),
+                self._rebase_below)
+        if oidx is None:
+            res = li_euler_indep_step(*args, *self._no_outputs)
+        else:
+            res = li_euler_indep_step_outputs(*args, oidx, out, at_start)
+        code = res[0]
         if nx:
             state.x[:] = self.system.extra_state
-        ne, nf, ns = self._step_counts
-        if code & CHANGED:  # Φu factorised at q, ż re-mapped (as in _step_impl)
-            ne, nf, ns = ne + 1, nf + 1, ns + 1
-        self.neval += ne  # (count_steps(1) but nstep: Solver.step counts it)
-        self.nfactor += nf
-        self.nsolve += ns
+        # (CHANGED: Φu factorised at q, ż re-mapped, as in _step_impl; Solver.step counts nstep)
+        self.count_steps(1, bool(code & CHANGED))
+        self.nstep -= 1
+        self._take_diagnostics(*res[1:])
+        state.t = t + h
+        if code & REBASE and not self._finish_rebase(state.t, state.q, state.qd, h):
+            return False
+        ok = bool(code & OK) and self.ratio > 0.0
+        if ok and code & REBASE and oidx is not None and not at_start:
+            self.system.outputs(state.t, state.q, state.qd, out)
+        return ok
+
+    def _take_diagnostics(self, ratio, lratio, growth, pratio, pgrowth) -> None:
+        """The pivot statistics of a compiled step: Φu's pivot ratio at the new positions, its
+        LU's pivot ratio and growth, the projection KKT's pivot ratio and growth."""
         lu = self.basis.lu
         lu.ratio, lu.growth = lratio, growth
         if self.proj_idx is not None:
@@ -363,10 +387,35 @@ class LIEulerIndep(Solver):
             k.lu.ratio, k.lu.growth = pratio, pgrowth
             k.ratio = self.proj.ratio = pratio
         self.ratio = ratio
-        state.t = t + h
-        if code & REBASE:
-            self._rebase_end(state.t, state.q, state.qd, h)
-        return bool(code & OK) and self.ratio > 0.0
+
+    def step_outputs(self, state: State, h: float, out, at_start: bool = False) -> bool:
+        """:meth:`Solver.step_outputs` as one compiled call
+        (:func:`rtmbs.solvers.compiled_indep.li_euler_indep_step_outputs`) on the compiled step;
+        a step that rebases evaluates the outputs at its end from Python (``system.outputs``,
+        after the rebase's velocity update). Otherwise the step, then ``system.outputs``."""
+        if not self.fused_step or len(out) != len(self.system.output_index):
+            return super().step_outputs(state, h, out, at_start)
+        ok = self._step_fused(state, h, self.system.output_index, out, bool(at_start))
+        self.nstep += 1
+        if not ok:
+            self.status = -1
+        return ok
+
+    @property
+    def rollout_runner(self):
+        """The compiled rollout (:func:`rtmbs.solvers.rollout_indep.run`) on the compiled step;
+        None otherwise (``rtmbs.solvers.rollout`` then loops over :meth:`step` in Python)."""
+        return run_rollout if self.fused_step else None
+
+    def _finish_rebase(self, t1, q, qd, h) -> bool:
+        """:meth:`_rebase_end` after a ``REBASE``, unless the step has diverged (q or the
+        predicted q̇ not finite or at least ``DIVERGENCE_LIMIT``): then the step has failed (q̇
+        is left as it was; B chosen at such a configuration would be rank deficient)."""
+        if not (np.abs(q).max(initial=0.0) < DIVERGENCE_LIMIT
+                and np.abs(self.qd_pred).max(initial=0.0) < DIVERGENCE_LIMIT):
+            return False
+        self._rebase_end(t1, q, qd, h)
+        return True
 
     def _rebase_end(self, t1, q, qd, h) -> None:
         """The end of a step whose pivot check failed (``REBASE``): B chosen again at q (its Φq
@@ -380,15 +429,16 @@ class LIEulerIndep(Solver):
         velocity(self.basis.args, self.pq, st.phit, st.phi if gb else self.zero_m, gb, self.zd, qd)
         _keep(q, qd, self.q_last, self.qd_last)
 
-    def count_steps(self, k: int) -> None:
+    def count_steps(self, k: int, changed: int = 0) -> None:
         """Count ``k`` steps of the fixed cost (module docstring; a compiled step, or a compiled
-        rollout of them). A rebase (``nrebase``, one more factorisation, counted by
-        ``_choose_B``) and a re-mapping after the caller changed the state are counted apart."""
+        rollout of them), ``changed`` of which re-mapped ż first (the caller changed the state:
+        one evaluation, factorisation and solve more). A rebase (``nrebase``, one more
+        factorisation) is counted by ``_choose_B``."""
         ne, nf, ns = self._step_counts
         self.nstep += k
-        self.neval += k * ne
-        self.nfactor += k * nf
-        self.nsolve += k * ns
+        self.neval += k * ne + changed
+        self.nfactor += k * nf + changed
+        self.nsolve += k * ns + changed
 
     # -- step ----------------------------------------------------------------------------
     def _step_impl(self, state: State, h: float):
@@ -460,6 +510,9 @@ class LIEulerIndep(Solver):
         self._toc("evaluation")
         self.ratio = self._factor_T()
         if self.ratio < self._rebase_below:  # (−inf without ``rebase``)
+            if not (np.abs(q).max(initial=0.0) < DIVERGENCE_LIMIT
+                    and np.abs(self.qd_pred).max(initial=0.0) < DIVERGENCE_LIMIT):
+                return False  # diverged: failed, not rebased (as :meth:`_finish_rebase`)
             self.nrebase += 1
             self._choose_B(t1)
             zd_of(self.basis.args, self.qd_pred, self.zd)

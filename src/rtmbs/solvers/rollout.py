@@ -15,9 +15,12 @@ arrays (as ``mujoco.rollout``; issue 11).
 
 A solver with a compiled step (``solver.kernel_args``: ``li-euler`` with ``stabilize`` "none" or
 "projection" on the sparse path of a compiled Cartesian model, transient tyres included) runs the
-whole loop in :func:`_li_euler_rollout`; any other solver runs the same loop in Python (same
-results, Python's cost per step). The state is advanced in place; a failed or diverging step
-ends the rollout there with ``status = -1`` and the results up to the last good step.
+whole loop in :func:`_li_euler_rollout`; ``li-euler-indep`` with its compiled step (B =
+"partition" on packed storage) in ``rtmbs.solvers.rollout_indep`` (a step that chooses B again
+returns to Python for that, then the loop goes on); any other solver runs the same loop in
+Python (same results, Python's cost per step). :func:`compiled` tells which. The state is
+advanced in place; a failed or diverging step ends the rollout there with ``status = -1`` and
+the results up to the last good step.
 """
 from __future__ import annotations
 
@@ -53,6 +56,41 @@ class Rollout:
     qd_prev: np.ndarray | None = None
 
 
+# -- the pieces every compiled rollout shares (rtmbs.solvers.rollout_indep uses them too) ---------
+@njit(cache=True)
+def load_inputs(fun_par, chan, inputs, k):
+    """The input channels ``chan`` (input-function rows) take their values of step k."""
+    for c in range(chan.shape[0]):
+        fun_par[chan[c], 0] = inputs[k, c]
+
+
+@njit(cache=True)
+def copy_state(q, qd, x, q_to, qd_to, x_to):
+    """(q, q̇, extra states) into (q_to, q̇_to, x_to): the last good step kept, or put back."""
+    q_to[:] = q
+    qd_to[:] = qd
+    x_to[:] = x
+
+
+@njit(cache=True)
+def diverged(q, qd):
+    """|q| or |q̇| at or above :data:`DIVERGENCE_LIMIT`, or not a number."""
+    for i in range(q.shape[0]):  # (a NaN fails both comparisons)
+        if not (abs(q[i]) < DIVERGENCE_LIMIT and abs(qd[i]) < DIVERGENCE_LIMIT):
+            return True
+    return False
+
+
+@njit(cache=True)
+def save_row(r, t, q, qd, lam, x, out_t, out_q, out_qd, out_lam, out_x):
+    """Row r of the results: t, q, q̇, λ and the extra states after a step."""
+    out_t[r] = t
+    out_q[r, :] = q
+    out_qd[r, :] = qd
+    out_lam[r, :] = lam
+    out_x[r, :] = x
+
+
 @njit(cache=True)
 def _li_euler_rollout(ibuf, ilay, fbuf, flay, sbuf, slay, w0, w1, kib, kfb, kidx, vec, q, qd, m,
                       t_origin, i0, h, jac_what, implicit, project, nproj, n_steps, every, chan,
@@ -65,42 +103,45 @@ def _li_euler_rollout(ibuf, ilay, fbuf, flay, sbuf, slay, w0, w1, kib, kfb, kidx
     workspace ``w1``, as :func:`rtmbs.solvers.compiled_step.li_euler_step_outputs`) and the extra
     states. A failed or diverging step puts q, q̇ and the extra states back to the last good step.
     Returns the number of good steps."""
-    n = q.shape[0]
     fun_par = data_buffers(sbuf, slay).fun_par
     x = data_buffers(sbuf, slay).xstate[1:]
     lam = vec[vec.shape[0] - m:]
     for k in range(n_steps):
-        for c in range(chan.shape[0]):
-            fun_par[chan[c], 0] = inputs[k, c]
+        load_inputs(fun_par, chan, inputs, k)
         save = (k + 1) % every == 0
         r = (k + 1) // every - 1
-        q_good[:] = q
-        qd_good[:] = qd
-        x_good[:] = x
+        copy_state(q, qd, x, q_good, qd_good, x_good)
         if save:
             out_qd_prev[r, :] = qd
         ratio, _ = li_euler_step(ibuf, ilay, fbuf, flay, sbuf, slay, w0, w1, kib, kfb, kidx, vec, q,
                                  qd, m, t_origin + (i0 + k) * h, h, jac_what, implicit, project,
                                  nproj, oidx[:0], out_t[:0])
         t = t_origin + (i0 + k + 1) * h
-        bad = ratio == 0.0
-        for i in range(n):  # (a NaN fails both comparisons)
-            if not (abs(q[i]) < DIVERGENCE_LIMIT and abs(qd[i]) < DIVERGENCE_LIMIT):
-                bad = True
-        if bad:
-            q[:] = q_good
-            qd[:] = qd_good
-            x[:] = x_good
+        if ratio == 0.0 or diverged(q, qd):
+            copy_state(q_good, qd_good, x_good, q, qd, x)
             return k
         if save:
-            out_t[r] = t
-            out_q[r, :] = q
-            out_qd[r, :] = qd
-            out_lam[r, :] = lam
-            out_x[r, :] = x
+            save_row(r, t, q, qd, lam, x, out_t, out_q, out_qd, out_lam, out_x)
             if oidx.shape[0]:
                 step_outputs(t, q, qd, ibuf, ilay, fbuf, flay, sbuf, slay, w1, m, oidx, out_y[r])
     return n_steps
+
+
+def _run_li_euler(solver, state, t_origin, i0, h, n_steps, every, chan, inputs, oidx, res):
+    """:func:`_li_euler_rollout` for a ``li-euler`` solver with a compiled step (``fused``); the
+    extra states in and out, the counters. Returns the number of good steps."""
+    system = solver.system
+    n, nx = system.n, system.nx
+    if nx:
+        system.extra_state[:] = state.x
+    done = _li_euler_rollout(*solver.kernel_args, state.q, state.qd, system.m, t_origin, i0, h,
+                             solver.jac_flag, solver.implicit, solver.stabilize == "projection",
+                             solver.projection_solves, n_steps, every, chan, inputs, oidx, *res,
+                             np.empty(n), np.empty(n), np.empty(nx))
+    if nx:
+        state.x[:] = system.extra_state
+    solver.count_steps(done + (done < n_steps))
+    return done
 
 
 def _input_matrix(system, inputs, n_steps):
@@ -132,9 +173,23 @@ def _input_matrix(system, inputs, n_steps):
     return names, rows, vals
 
 
+def _runner(solver: Solver):
+    """The function that runs ``solver``'s compiled rollout, or None (the Python loop): the
+    solver's own ``rollout_runner`` (``li-euler-indep``: ``rtmbs.solvers.rollout_indep.run``),
+    else :func:`_run_li_euler` for a ``li-euler`` with a compiled step (``fused``). A runner
+    takes (solver, state, t0, i0, h, n_steps, every, input rows, input values, output index,
+    result arrays t, q, q̇, q̇ before, λ, outputs, x), fills the rows, advances ``state`` (not
+    its t) and the counters, and returns the number of good steps."""
+    run = getattr(solver, "rollout_runner", None)
+    if run is not None:
+        return run
+    return _run_li_euler if getattr(solver, "fused", False) else None
+
+
 def compiled(solver: Solver) -> bool:
-    """True when ``solver`` runs :func:`rollout` as one compiled call."""
-    return bool(getattr(solver, "fused", False))
+    """True when ``solver`` runs :func:`rollout` as one compiled call (a few for
+    ``li-euler-indep`` when B is chosen again on the way)."""
+    return _runner(solver) is not None
 
 
 def rollout(solver: Solver, state: State, n_steps: int, h: float, inputs: dict | None = None,
@@ -151,7 +206,7 @@ def rollout(solver: Solver, state: State, n_steps: int, h: float, inputs: dict |
         raise SolverError(f"rollout: h = {h!r}, expected a finite step size > 0 s")
     system = solver.system
     names, rows, vals = _input_matrix(system, inputs, n_steps)
-    n, m = system.n, system.m
+    n = system.n
     t_origin, i0 = time_origin if time_origin is not None else (float(state.t), 0)
     out_names = list(system.output_names) if outputs else []
     nrow = n_steps // every
@@ -163,18 +218,11 @@ def rollout(solver: Solver, state: State, n_steps: int, h: float, inputs: dict |
     y = np.zeros((nrow, len(out_names)))
     nx = system.nx
     x = np.zeros((nrow, nx))
-    if compiled(solver):
+    run = _runner(solver)
+    if run is not None:
         oidx = system.output_index if outputs else np.zeros(0, np.int64)
-        if nx:
-            system.extra_state[:] = state.x
-        done = _li_euler_rollout(*solver.kernel_args, state.q, state.qd, m, float(t_origin), int(i0),
-                                 float(h), solver.jac_flag, solver.implicit,
-                                 solver.stabilize == "projection", solver.projection_solves, n_steps,
-                                 every, rows, vals, oidx, t, q, qd, qd_prev, lam, y, x,
-                                 np.empty(n), np.empty(n), np.empty(nx))
-        if nx:
-            state.x[:] = system.extra_state
-        solver.count_steps(done + (done < n_steps))
+        done = run(solver, state, float(t_origin), int(i0), float(h), n_steps, every, rows, vals,
+                   oidx, (t, q, qd, qd_prev, lam, y, x))
         state.t = t_origin + (i0 + done) * h
     else:
         done = 0
