@@ -1,7 +1,7 @@
 """The cases of tests/core/test_boundscheck.py (issue 11): the model evaluation, the outputs, 3 steps
-(the last with its outputs, ``step_outputs``) of every fixed-step solver configuration and a
-3-step ``rollout`` with outputs, run in a process with ``NUMBA_BOUNDSCHECK=1`` so that an offset
-or size mistake in a packed buffer (kernels/arena.py views, kernels/layouts.py,
+(the last with its outputs, ``step_outputs``) of every fixed-step solver configuration and
+3-step ``rollout``s with outputs (li-euler, li-euler-indep, generalized-α), run in a process
+with ``NUMBA_BOUNDSCHECK=1`` so that an offset or size mistake in a packed buffer (kernels/arena.py views, kernels/layouts.py,
 kernels/evaluate.py workspace_views and packed_views, solvers/sparse.py, the ``vec`` of
 solvers/compiled_step.py) raises IndexError instead of reading a neighbour's memory.
 
@@ -109,6 +109,7 @@ def cases():
                 out.append(f"step {model} {_label(name, opts)}")
         out.append(f"rollout {model} li-euler {'compiled' if spec['fused'] else 'python'}")
         if not spec["ode"]:
+            out.append(f"rollout {model} li-euler-indep {'compiled' if spec['fused'] else 'python'}")
             out.append(f"rollout {model} generalized-alpha python")
     return out
 
@@ -222,12 +223,12 @@ def _step(system, name, opts):
         raise RuntimeError("rebase_tol=1e9 did not re-choose B")
 
 
-def _rollout(system, name, compiled):
+def _rollout(system, name, compiled, **opts):
     from rtmbs.solvers.base import get_solver
     from rtmbs.solvers.rollout import compiled as compiled_rollout
     from rtmbs.solvers.rollout import rollout
 
-    slv = get_solver(name)(system)
+    slv = get_solver(name)(system, **opts)
     st = system.initial_state()
     slv.reset(st)
     is_compiled = compiled_rollout(slv) and getattr(slv, "kernel_args", None) is not None
@@ -263,6 +264,9 @@ def run(models=None, out=sys.stdout) -> None:
         print(f"rollout {model} li-euler {'compiled' if spec['fused'] else 'python'}", file=out,
               flush=True)
         if not spec["ode"]:
+            _rollout(system, "li-euler-indep", spec["fused"], B="partition")
+            print(f"rollout {model} li-euler-indep {'compiled' if spec['fused'] else 'python'}",
+                  file=out, flush=True)
             _rollout(system, "generalized-alpha", False)
             print(f"rollout {model} generalized-alpha python", file=out, flush=True)
 
