@@ -974,6 +974,22 @@ def _augmentation_at(idx, o):
     return gptr, pptr, eb, pa, pb1, pb2
 
 
+@njit(cache=True, error_model="numpy", inline="always")
+def _augment_group(g, sm, aug, bottom, ax, cval):
+    """The augmentation of the single-block rows of group ``g`` (:class:`KKTMap`): α = sm / Σ φ²
+    over its entries φ of the bottom Φq (sm: the sum of the mass diagonals of their columns),
+    α Φqᵀ Φq added to its A entries and the couplings α φ into ``cval``."""
+    gptr, pptr, eb, pa, pb1, pb2 = aug
+    sb = 0.0
+    for k in range(gptr[g], gptr[g + 1]):
+        sb += bottom[eb[k]] * bottom[eb[k]]
+    alpha = sm / sb if sb > 0.0 else 0.0
+    for k in range(gptr[g], gptr[g + 1]):
+        cval[k] = alpha * bottom[eb[k]]
+    for k in range(pptr[g], pptr[g + 1]):
+        ax[pa[k]] += alpha * bottom[pb1[k]] * bottom[pb2[k]]
+
+
 @njit(cache=True, error_model="numpy")
 def kkt_gather(idx, M, Jq, Jqd, c, cd, phiq_top, s, phiq_bottom, ax, cval):
     """ax = entries of [M − cd Jq̇ − c Jq, s Φq_topᵀ; Φq_bottom, 0] (c = cd = 0: M only), plus the
@@ -993,20 +1009,13 @@ def kkt_gather(idx, M, Jq, Jqd, c, cd, phiq_top, s, phiq_bottom, ax, cval):
     for e in range(nz):
         ax[na + e] = s * phiq_top[zr[e], zc[e]]
         ax[na + nz + e] = phiq_bottom[zr[e], zc[e]]
-    gptr, pptr, eb, pa, pb1, pb2 = _kkt_augmentation(idx)
-    bottom = ax[na + nz:na + 2 * nz]
+    aug = _kkt_augmentation(idx)
+    gptr, eb = aug[0], aug[2]
     for g in range(gptr.shape[0] - 1):
         sm = 0.0
-        sb = 0.0
         for k in range(gptr[g], gptr[g + 1]):
-            e = eb[k]
-            sm += M[zc[e], zc[e]]
-            sb += bottom[e] * bottom[e]
-        alpha = sm / sb if sb > 0.0 else 0.0
-        for k in range(gptr[g], gptr[g + 1]):
-            cval[k] = alpha * bottom[eb[k]]
-        for k in range(pptr[g], pptr[g + 1]):
-            ax[pa[k]] += alpha * bottom[pb1[k]] * bottom[pb2[k]]
+            sm += M[zc[eb[k]], zc[eb[k]]]
+        _augment_group(g, sm, aug, ax[na + nz:na + 2 * nz], ax, cval)
 
 
 @njit(cache=True, error_model="numpy")
@@ -1121,20 +1130,13 @@ def kkt_gather_packed(idx, w0, c, cd, s, w1, ax, cval):
     for e in range(nz):
         ax[na + e] = s * _phiq_value(w0, zptr, zidx, e)
         ax[na + nz + e] = _phiq_value(w1, zptr, zidx, e)
-    gptr, pptr, eb, pa, pb1, pb2 = _augmentation_at(idx, o)
-    bottom = ax[na + nz:na + 2 * nz]
+    aug = _augmentation_at(idx, o)
+    gptr, eb = aug[0], aug[2]
     for g in range(gptr.shape[0] - 1):
         sm = 0.0
-        sb = 0.0
         for k in range(gptr[g], gptr[g + 1]):
-            e = eb[k]
-            sm += w0[zmd[e]]
-            sb += bottom[e] * bottom[e]
-        alpha = sm / sb if sb > 0.0 else 0.0
-        for k in range(gptr[g], gptr[g + 1]):
-            cval[k] = alpha * bottom[eb[k]]
-        for k in range(pptr[g], pptr[g + 1]):
-            ax[pa[k]] += alpha * bottom[pb1[k]] * bottom[pb2[k]]
+            sm += w0[zmd[eb[k]]]
+        _augment_group(g, sm, aug, ax[na + nz:na + 2 * nz], ax, cval)
 
 
 @njit(cache=True, error_model="numpy")
