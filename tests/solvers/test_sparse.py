@@ -10,7 +10,7 @@ from rtmbs.solvers.base import get_solver
 from rtmbs.solvers.sparse import (
     _H_AMAP, _H_COL, _H_DIAG, _H_NNZ, _H_PTR, SparseKKT, SparseLU, column_runs, kkt_hubs,
     lu_refactor, _structure, lu_solve_multi_sp, lu_solve_sp, lu_solve_t_sp, min_degree_order,
-    substructure_order,
+    paired_rows, substructure_order,
 )
 from solvertest_models import slider_crank
 
@@ -107,9 +107,9 @@ def test_column_runs_cover_every_upper_entry_once(seed):
 
 
 def test_run_by_run_factors_equal_the_entrywise_elimination_bit_for_bit():
-    """lu_refactor updates a row run by run (vectorised): the same multiply-adds in the same
-    order as entry by entry, so the factors are identical, on a random matrix and on the KKT
-    matrix of eq. 22 of a vehicle model."""
+    """lu_refactor updates a row run by run (vectorised), up to four rows of a supernode in one
+    pass: the same multiply-adds in the same order as entry by entry, so the factors are
+    identical, on a random matrix and on the KKT matrix of eq. 22 of a vehicle model."""
     rng, r, c = _random_system(3, 60, 0.15)
     lu = SparseLU(60, r, c)
     lu.ax[:] = rng.standard_normal(r.size)
@@ -123,6 +123,29 @@ def test_run_by_run_factors_equal_the_entrywise_elimination_bit_for_bit():
     for f in (lu, slv.skkt.lu):
         assert f.refactor() > 0.0
         np.testing.assert_array_equal(f.fb[f.ne:f.ne + f.nnz], _entrywise_factors(f))
+    # the KKT matrix's rows are eliminated in groups of four, two and one rows of a supernode
+    assert _group_sizes(slv.skkt.lu) == {1, 2, 4}
+
+
+def _group_sizes(lu):
+    """The sizes of the groups in which lu_refactor takes the rows k of each row's L part: four
+    or two consecutive rows of a supernode (``paired_rows``) at once, else one."""
+    ptr, diag, col = _storage(lu)
+    paired = paired_rows(ptr, diag, col)
+    sizes = set()
+    for i in range(lu.N):
+        p, d = ptr[i], diag[i]
+        while p < d:
+            k = col[p]
+            if p + 3 < d and paired[k] and paired[k + 1] and paired[k + 2] and col[p + 3] == k + 3:
+                g = 4
+            elif p + 1 < d and paired[k] and col[p + 1] == k + 1:
+                g = 2
+            else:
+                g = 1
+            sizes.add(g)
+            p += g
+    return sizes
 
 
 def test_pivot_ratio_is_that_of_the_factors():

@@ -11,7 +11,10 @@ the coordinate partitioning) keep one sparsity pattern for the whole run. So:
   ``fb``.
 * :func:`lu_refactor` (every step; numba, allocates nothing): scatter the entry values ``ax``
   into the factor storage and eliminate row by row (IKJ order, dense accumulator of length N)
-  with the pivot sequence of the analysis: a fixed list of indexed multiply-adds.
+  with the pivot sequence of the analysis: a fixed list of indexed multiply-adds, each row's
+  updates over runs of contiguous columns, two or four consecutive rows of a supernode
+  (:func:`paired_rows`) in one pass over the runs, the multipliers formed with the reciprocal
+  pivots.
 * :func:`lu_solve_sp` / :func:`lu_solve_t_sp`: triangular solves with A and Aᵀ.
 
 Fixed cost, no re-analysis. After the analysis nothing is re-planned: a pivot whose magnitude
@@ -72,7 +75,7 @@ ORDERINGS = ("MMD_ATA", "COLAMD", "MMD_AT_PLUS_A")
 
 # layout of the header of ``ib`` (uint32)
 (_H_N, _H_NE, _H_NNZ, _H_PTR, _H_DIAG, _H_COL, _H_AMAP, _H_PROW, _H_PCOL, _H_ROWS, _H_COLS, _H_NC,
- _H_CDST, _H_CSRC, _H_NRUN, _H_URPTR, _H_RC0, _H_RLEN, _H_LEN) = range(19)
+ _H_CDST, _H_CSRC, _H_NRUN, _H_URPTR, _H_RC0, _H_RLEN, _H_PAIRED, _H_LEN) = range(20)
 # ``fb`` = [ax (ne) | lu (nnz) | w (N) | pivot references (N) | b0 (N) | r (N) | couplings (nc) |
 #           statistics (_S_LEN) | reciprocal pivots 1/u_kk (N)]
 _S_FLAG, _S_COUNT, _S_ROW, _S_GROWTH_LIMIT, _S_LEN = range(5)
@@ -139,6 +142,29 @@ def _runs(ib):
     return urptr, rc0, rlen
 
 
+@njit(cache=True, error_model="numpy")
+def _paired(ib):
+    """paired[k] = 1 when row k's U part is column k + 1 followed by row k + 1's U part
+    (:func:`paired_rows`)."""
+    N = np.intp(ib[_H_N])
+    return ib[ib[_H_PAIRED]:ib[_H_PAIRED] + N]
+
+
+def paired_rows(ptr, diag, col):
+    """For every row k of the row storage (ptr, diag, col): 1 when the U part of row k is
+    column k + 1 followed by the U part of row k + 1 (consecutive rows of a supernode: a body's
+    coordinates, a joint's multipliers), else 0. A row i whose L part holds k and k + 1 can then
+    take both eliminations in one pass over row k + 1's runs (:func:`lu_refactor`)."""
+    N = diag.size
+    ptr, diag, col = (np.asarray(a, np.int64) for a in (ptr, diag, col))
+    out = np.zeros(N, np.int64)
+    for k in range(N - 1):
+        uk = col[diag[k] + 1:ptr[k + 1]]
+        un = col[diag[k + 1] + 1:ptr[k + 2]]
+        out[k] = uk.size == un.size + 1 and uk[0] == k + 1 and np.array_equal(uk[1:], un)
+    return out
+
+
 def column_runs(ptr, diag, col):
     """(urptr, rc0, rlen) of :func:`_runs` for the row storage (ptr, diag, col)."""
     N = diag.size
@@ -174,15 +200,18 @@ def lu_refactor(ib, fb):
     nperturbed = 0
     bad = False
     urptr, rc0, rlen = _runs(ib)
+    paired = _paired(ib)
     uinv = _uinv(ib, fb)
     one = np.uint32(1)  # unsigned loop indices: numba drops the negative-index checks
+    two, three, four = np.uint32(2), np.uint32(3), np.uint32(4)
     for i in range(N):
         p0 = ptr[i]
         p1 = ptr[i + one]
         d = diag[i]
         for p in range(p0, p1):
             w[col[p]] = lu[p]
-        for p in range(p0, d):
+        p = p0
+        while p < d:
             k = col[p]
             dk = diag[k]
             lik = w[k] * uinv[k]
@@ -190,6 +219,69 @@ def lu_refactor(ib, fb):
             a = abs(lik)
             if a > lmax:
                 lmax = a
+            if (p + three < d and paired[k] != 0 and paired[k + one] != 0 and paired[k + two] != 0
+                    and col[p + three] == k + three):
+                # four rows of a supernode in one pass (as the pair below): the columns k + 1 ..
+                # k + 3 take the updates of the rows before them in turn, then every column of
+                # row k + 3's runs takes the four updates in the order of k
+                k1 = k + one
+                k2 = k + two
+                k3 = k + three
+                d1 = diag[k1]
+                d2 = diag[k2]
+                d3 = diag[k3]
+                w[k1] -= lik * lu[dk + one]
+                l1 = w[k1] * uinv[k1]
+                w[k1] = l1
+                w[k2] = (w[k2] - lik * lu[dk + two]) - l1 * lu[d1 + one]
+                l2 = w[k2] * uinv[k2]
+                w[k2] = l2
+                w[k3] = ((w[k3] - lik * lu[dk + three]) - l1 * lu[d1 + two]) - l2 * lu[d2 + one]
+                l3 = w[k3] * uinv[k3]
+                w[k3] = l3
+                a = max(abs(l1), abs(l2), abs(l3))
+                if a > lmax:
+                    lmax = a
+                r0 = dk + four
+                r1 = d1 + three
+                r2 = d2 + two
+                r3 = d3 + one
+                for r in range(urptr[k3], urptr[k3 + one]):
+                    c0 = rc0[r]
+                    ln = rlen[r]
+                    for j in range(ln):
+                        w[c0 + j] = (((w[c0 + j] - lik * lu[r0 + j]) - l1 * lu[r1 + j])
+                                     - l2 * lu[r2 + j]) - l3 * lu[r3 + j]
+                    r0 += ln
+                    r1 += ln
+                    r2 += ln
+                    r3 += ln
+                p += four
+                continue
+            if p + one < d and paired[k] != 0 and col[p + one] == k + one:
+                # rows k and k + 1 of a supernode in one pass: w_{k+1} takes row k's update,
+                # gives l_i,k+1, then every column of row k + 1's runs takes both updates in
+                # the order of k (the same operations in the same order as row by row, half the
+                # loads and stores of w and half the loop set-ups)
+                k1 = k + one
+                d1 = diag[k1]
+                w[k1] -= lik * lu[dk + one]
+                l1 = w[k1] * uinv[k1]
+                w[k1] = l1
+                a = abs(l1)
+                if a > lmax:
+                    lmax = a
+                rr = dk + one + one
+                r1 = d1 + one
+                for r in range(urptr[k1], urptr[k1 + one]):
+                    c0 = rc0[r]
+                    ln = rlen[r]
+                    for j in range(ln):
+                        w[c0 + j] = (w[c0 + j] - lik * lu[rr + j]) - l1 * lu[r1 + j]
+                    rr += ln
+                    r1 += ln
+                p += one + one
+                continue
             # row k's U part run by run: contiguous columns, no index loads, vectorised
             # (the same multiply-adds in the same order as entry by entry)
             rr = dk + one
@@ -199,6 +291,7 @@ def lu_refactor(ib, fb):
                 for j in range(ln):
                     w[c0 + j] -= lik * lu[rr + j]
                 rr += ln
+            p += one
         for p in range(p0, p1):
             lu[p] = w[col[p]]
         u = abs(lu[d])
@@ -756,13 +849,13 @@ class SparseLU:
         nnz = int(ptr[-1])
         urptr, rc0, rlen = column_runs(ptr, diag, col)
         parts = [ptr, diag, col, amap, prow, pcol, self.rows, self.cols, self.cdst, self.csrc,
-                 urptr, rc0, rlen]
+                 urptr, rc0, rlen, paired_rows(ptr, diag, col)]
         head = np.zeros(_H_LEN, np.int64)
         head[_H_N], head[_H_NE], head[_H_NNZ], head[_H_NC] = N, self.ne, nnz, self.cdst.size
         head[_H_NRUN] = rc0.size
         off = _H_LEN
         for slot, a in zip((_H_PTR, _H_DIAG, _H_COL, _H_AMAP, _H_PROW, _H_PCOL, _H_ROWS, _H_COLS,
-                            _H_CDST, _H_CSRC, _H_URPTR, _H_RC0, _H_RLEN), parts):
+                            _H_CDST, _H_CSRC, _H_URPTR, _H_RC0, _H_RLEN, _H_PAIRED), parts):
             head[slot] = off
             off += a.size
         ib = np.concatenate([head] + [np.asarray(a, np.int64) for a in parts])
