@@ -123,13 +123,13 @@ def test_run_by_run_factors_equal_the_entrywise_elimination_bit_for_bit():
     for f in (lu, slv.skkt.lu):
         assert f.refactor() > 0.0
         np.testing.assert_array_equal(f.fb[f.ne:f.ne + f.nnz], _entrywise_factors(f))
-    # the KKT matrix's rows are eliminated in groups of four, two and one rows of a supernode
-    assert _group_sizes(slv.skkt.lu) == {1, 2, 4}
+    # the KKT matrix's rows are eliminated in groups of four, three, two and one rows
+    assert _group_sizes(slv.skkt.lu) == {1, 2, 3, 4}
 
 
 def _group_sizes(lu):
-    """The sizes of the groups in which lu_refactor takes the rows k of each row's L part: four
-    or two consecutive rows of a supernode (``paired_rows``) at once, else one."""
+    """The sizes of the groups in which lu_refactor takes the rows k of each row's L part: four,
+    three or two consecutive rows of a supernode (``paired_rows``) at once, else one."""
     ptr, diag, col = _storage(lu)
     paired = paired_rows(ptr, diag, col)
     sizes = set()
@@ -139,6 +139,8 @@ def _group_sizes(lu):
             k = col[p]
             if p + 3 < d and paired[k] and paired[k + 1] and paired[k + 2] and col[p + 3] == k + 3:
                 g = 4
+            elif p + 2 < d and paired[k] and paired[k + 1] and col[p + 2] == k + 2:
+                g = 3
             elif p + 1 < d and paired[k] and col[p + 1] == k + 1:
                 g = 2
             else:

@@ -12,7 +12,7 @@ the coordinate partitioning) keep one sparsity pattern for the whole run. So:
 * :func:`lu_refactor` (every step; numba, allocates nothing): scatter the entry values ``ax``
   into the factor storage and eliminate row by row (IKJ order, dense accumulator of length N)
   with the pivot sequence of the analysis: a fixed list of indexed multiply-adds, each row's
-  updates over runs of contiguous columns, two or four consecutive rows of a supernode
+  updates over runs of contiguous columns, two to four consecutive rows of a supernode
   (:func:`paired_rows`) in one pass over the runs, the multipliers formed with the reciprocal
   pivots.
 * :func:`lu_solve_sp` / :func:`lu_solve_t_sp`: triangular solves with A and Aᵀ.
@@ -153,8 +153,9 @@ def _paired(ib):
 def paired_rows(ptr, diag, col):
     """For every row k of the row storage (ptr, diag, col): 1 when the U part of row k is
     column k + 1 followed by the U part of row k + 1 (consecutive rows of a supernode: a body's
-    coordinates, a joint's multipliers), else 0. A row i whose L part holds k and k + 1 can then
-    take both eliminations in one pass over row k + 1's runs (:func:`lu_refactor`)."""
+    coordinates, a joint's multipliers), else 0. A row i whose L part holds k .. k + g − 1 of
+    such rows (g = 2, 3, 4) takes those eliminations in one pass over the runs of row k + g − 1
+    (:func:`lu_refactor`)."""
     N = diag.size
     ptr, diag, col = (np.asarray(a, np.int64) for a in (ptr, diag, col))
     out = np.zeros(N, np.int64)
@@ -257,6 +258,35 @@ def lu_refactor(ib, fb):
                     r2 += ln
                     r3 += ln
                 p += four
+                continue
+            if (p + two < d and paired[k] != 0 and paired[k + one] != 0
+                    and col[p + two] == k + two):
+                # three rows (as four)
+                k1 = k + one
+                k2 = k + two
+                d1 = diag[k1]
+                d2 = diag[k2]
+                w[k1] -= lik * lu[dk + one]
+                l1 = w[k1] * uinv[k1]
+                w[k1] = l1
+                w[k2] = (w[k2] - lik * lu[dk + two]) - l1 * lu[d1 + one]
+                l2 = w[k2] * uinv[k2]
+                w[k2] = l2
+                a = max(abs(l1), abs(l2))
+                if a > lmax:
+                    lmax = a
+                r0 = dk + three
+                r1 = d1 + two
+                r2 = d2 + one
+                for r in range(urptr[k2], urptr[k2 + one]):
+                    c0 = rc0[r]
+                    ln = rlen[r]
+                    for j in range(ln):
+                        w[c0 + j] = ((w[c0 + j] - lik * lu[r0 + j]) - l1 * lu[r1 + j]) - l2 * lu[r2 + j]
+                    r0 += ln
+                    r1 += ln
+                    r2 += ln
+                p += three
                 continue
             if p + one < d and paired[k] != 0 and col[p + one] == k + one:
                 # rows k and k + 1 of a supernode in one pass: w_{k+1} takes row k's update,
