@@ -183,6 +183,24 @@ def column_runs(ptr, diag, col):
     return urptr, col[starts], ends - starts
 
 
+@njit(cache=True, error_model="numpy", inline="always")
+def _lead_pair(w, lu, uinv, lik, k, dk, d1):
+    """The multipliers l_i,k+1 and l_i,k+2 of a group of supernode rows k, k + 1, k + 2, ...
+    (:func:`lu_refactor`): columns k + 1 and k + 2 of the row take the updates of the group's
+    rows before them in turn (row k's U part starts at dk + 1 with column k + 1, row k + 1's at
+    d1 + 1 with column k + 2)."""
+    one = np.uint32(1)
+    k1 = k + one
+    k2 = k1 + one
+    w[k1] -= lik * lu[dk + one]
+    l1 = w[k1] * uinv[k1]
+    w[k1] = l1
+    w[k2] = (w[k2] - lik * lu[dk + one + one]) - l1 * lu[d1 + one]
+    l2 = w[k2] * uinv[k2]
+    w[k2] = l2
+    return l1, l2
+
+
 @njit(cache=True, error_model="numpy")
 def lu_refactor(ib, fb):
     """Numeric LU of the values ``ax`` (in ``fb``) with the fixed pattern and pivots of ``ib``;
@@ -225,18 +243,9 @@ def lu_refactor(ib, fb):
                 # four rows of a supernode in one pass (as the pair below): the columns k + 1 ..
                 # k + 3 take the updates of the rows before them in turn, then every column of
                 # row k + 3's runs takes the four updates in the order of k
-                k1 = k + one
-                k2 = k + two
                 k3 = k + three
-                d1 = diag[k1]
-                d2 = diag[k2]
-                d3 = diag[k3]
-                w[k1] -= lik * lu[dk + one]
-                l1 = w[k1] * uinv[k1]
-                w[k1] = l1
-                w[k2] = (w[k2] - lik * lu[dk + two]) - l1 * lu[d1 + one]
-                l2 = w[k2] * uinv[k2]
-                w[k2] = l2
+                d1, d2, d3 = diag[k + one], diag[k + two], diag[k3]
+                l1, l2 = _lead_pair(w, lu, uinv, lik, k, dk, d1)
                 w[k3] = ((w[k3] - lik * lu[dk + three]) - l1 * lu[d1 + two]) - l2 * lu[d2 + one]
                 l3 = w[k3] * uinv[k3]
                 w[k3] = l3
@@ -262,16 +271,9 @@ def lu_refactor(ib, fb):
             if (p + two < d and paired[k] != 0 and paired[k + one] != 0
                     and col[p + two] == k + two):
                 # three rows (as four)
-                k1 = k + one
                 k2 = k + two
-                d1 = diag[k1]
-                d2 = diag[k2]
-                w[k1] -= lik * lu[dk + one]
-                l1 = w[k1] * uinv[k1]
-                w[k1] = l1
-                w[k2] = (w[k2] - lik * lu[dk + two]) - l1 * lu[d1 + one]
-                l2 = w[k2] * uinv[k2]
-                w[k2] = l2
+                d1, d2 = diag[k + one], diag[k2]
+                l1, l2 = _lead_pair(w, lu, uinv, lik, k, dk, d1)
                 a = max(abs(l1), abs(l2))
                 if a > lmax:
                     lmax = a
