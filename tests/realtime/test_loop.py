@@ -365,6 +365,22 @@ def test_prewarm_takes_shadow_steps_and_leaves_the_run_as_simulate(model, output
         np.testing.assert_array_equal(rep.result.outputs[name], ref.outputs[name])
 
 
+def test_prewarm_wakes_the_sleeping_loop_early_enough_for_the_shadow_step(monkeypatch):
+    """Sleeping (no busy-wait), the loop wakes ``SPIN_NS`` before a tick, or earlier by the
+    shadow step's lead when that is longer (here a 0.3 ms margin, more than ``SPIN_NS``): the
+    shadow steps are taken, not skipped for a late start."""
+    import rtmbs.realtime.loop as loop
+    from rtmbs.models import load_model
+
+    monkeypatch.setattr(loop, "PREWARM_MARGIN_NS", 300_000)
+    assert loop.PREWARM_MARGIN_NS > loop.SPIN_NS
+    rep = run_realtime(load_model("peer-quarter-car"), "li-euler", h=1e-3, duration=0.05,
+                       prewarm=True, record=False)
+    assert rep.status == 1 and "busy-wait" not in rep.sched
+    assert rep.prewarm_steps + rep.prewarm_skipped == 50
+    assert rep.prewarm_steps > rep.prewarm_skipped
+
+
 def test_prewarm_needs_a_model_with_data_objects():
     with pytest.raises(SolverError, match=r"^prewarm needs a model with its own data objects \(a "
                        r"compiled Cartesian model\); '.*' has none$"):

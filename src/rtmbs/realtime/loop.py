@@ -174,8 +174,9 @@ class _Shadow:
     the model's arrays in the core's caches, as a step called back to back does. The real data
     are only read (the copy); the shadow's results are thrown away. The step is started
     ``lead_ns`` before the tick: 1.5 times the smoothed duration of the shadow steps so far plus
-    ``PREWARM_MARGIN_NS``, at most half a period; when less than that is left (a late start) it
-    is skipped (``skipped``)."""
+    ``PREWARM_MARGIN_NS``, at most half a period (a sleeping loop wakes that much before the
+    tick plus ``SPIN_NS``); when less than that is left (a late start) it is skipped
+    (``skipped``)."""
 
     def __init__(self, system, slv, state, h, at_start):
         if not hasattr(system, "new_data"):
@@ -395,8 +396,10 @@ def run_realtime(
         for k in range(nsteps):
             tick = anchor + (k - k_anchor) * h_ns
             rem = tick - perf()
-            if rem > spin_ns:
-                sleep((rem - spin_ns) * 1e-9)
+            # (with prewarm, wake early enough for the shadow step too)
+            wake = spin_ns if shadow is None else max(spin_ns, shadow.lead_ns + SPIN_NS)
+            if rem > wake:
+                sleep((rem - wake) * 1e-9)
             if shadow is not None:
                 shadow.warm(state, tick, perf)
             while perf() < tick:
