@@ -26,8 +26,7 @@ from ..kernels.evaluate import cartesian_outputs, evaluate_cartesian, packed_vie
 from ..kernels.extra_states import advance_extra_states
 from ..kernels.cartesian import _M, _PACKED, _PHI, _PHIQ, _Q
 from ..kernels.layout_views import data_buffers, model_ints
-from .sparse import (a_times, jq_times_packed, kkt_values, kkt_values_packed, lu_solve_sp,
-                     phiq_times, phiq_times_packed)
+from .sparse import a_times, kkt_values, kkt_values_products_packed, lu_solve_sp, phiq_times
 
 
 @njit(cache=True)
@@ -69,18 +68,24 @@ def _sp_factor_solve(ib, fb, idx, M, Q, Jq, Jqd, qd, phiq, phiq_1, phit_1, phi_1
 @njit(cache=True)
 def _sp_factor_solve_packed(ib, fb, idx, w0, Q, qd, w1, phit_1, phi_1, gb, cv, h, rhs, tmp):
     """:func:`_sp_factor_solve` (without the update) from the packed workspaces: M, Jq, Jq̇, Φq(q)
-    in ``w0``, Φq(q_p) in ``w1``; the same arithmetic in the same order."""
+    in ``w0``, Φq(q_p) in ``w1``; the same arithmetic in the same order, Jq q̇ and Φq q̇ taken
+    in the gather's passes (Φq q̇ only when ``cv`` ≠ 0: the implicit position update has cv = 0).
+    ``tmp``: n + m."""
     n = Q.shape[0]
     m = phit_1.shape[0]
-    ratio, growth = kkt_values_packed(ib, fb, idx, w0, h * h, h, h, w1)
+    jx = tmp[:n]
+    phix = tmp[n:n + m] if cv != 0.0 else tmp[:0]  # (cv = 0: Φq q̇ is not used)
+    ratio, growth = kkt_values_products_packed(ib, fb, idx, w0, h * h, h, h, w1, qd, jx, phix)
     if ratio == 0.0:
         return ratio, growth
-    jq_times_packed(idx, w0, qd, tmp)
     for i in range(n):
-        rhs[i] = h * Q[i] + h * h * tmp[i]
-    phiq_times_packed(idx, w1, qd, tmp[:m])
-    for i in range(m):
-        rhs[n + i] = -(cv * (tmp[i] + phit_1[i]) + gb * phi_1[i])
+        rhs[i] = h * Q[i] + h * h * jx[i]
+    if cv != 0.0:
+        for i in range(m):
+            rhs[n + i] = -(cv * (phix[i] + phit_1[i]) + gb * phi_1[i])
+    else:
+        for i in range(m):
+            rhs[n + i] = -(gb * phi_1[i])
     lu_solve_sp(ib, fb, rhs)
     return ratio, growth
 

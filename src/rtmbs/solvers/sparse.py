@@ -1241,20 +1241,42 @@ def _phiq_value(w, zptr, zidx, e):
 def kkt_gather_packed(idx, w0, c, cd, s, w1, ax, cval):
     """:func:`kkt_gather` from packed workspaces (:class:`PackedKKTMap`): M, Jq, Jq̇ and the top
     Φq from ``w0``, the bottom Φq from ``w1``; the same values in the same order."""
+    _gather_packed(idx, w0, c, cd, s, w1, ax, cval, ax[:0], ax[:0], ax[:0])
+
+
+@njit(cache=True, error_model="numpy", inline="always")
+def _gather_packed(idx, w0, c, cd, s, w1, ax, cval, x, jx, phix):
+    """:func:`kkt_gather_packed`; with ``jx`` not empty also jx = Jq x over the A entries and
+    with ``phix`` not empty phix = Φq(w1) x, in the same passes (each sum in the order of the
+    entries, as :func:`a_times` and :func:`phiq_times` on dense arrays)."""
     idx = borrowed(idx); w0 = borrowed(w0); w1 = borrowed(w1); ax = borrowed(ax); cval = borrowed(cval)
     dj, ai, aj, am, aq, zr, zc, zptr, zidx, zmd, o = _packed_parts(idx)
     na = ai.shape[0]
     nz = zr.shape[0]
-    if c == 0.0 and cd == 0.0:
-        for e in range(na):
+    plain = c == 0.0 and cd == 0.0
+    products = jx.shape[0] > 0
+    for i in range(jx.shape[0]):
+        jx[i] = 0.0
+    for e in range(na):
+        k = aq[e]
+        if plain:
             ax[e] = w0[am[e]]
-    else:
-        for e in range(na):
-            k = aq[e]
+        else:
             ax[e] = w0[am[e]] - cd * w0[k + dj] - c * w0[k]
-    for e in range(nz):
-        ax[na + e] = s * _phiq_value(w0, zptr, zidx, e)
-        ax[na + nz + e] = _phiq_value(w1, zptr, zidx, e)
+        if products:
+            jx[ai[e]] += w0[k] * x[aj[e]]
+    for i in range(phix.shape[0]):
+        phix[i] = 0.0
+    if phix.shape[0]:
+        for e in range(nz):
+            ax[na + e] = s * _phiq_value(w0, zptr, zidx, e)
+            v = _phiq_value(w1, zptr, zidx, e)
+            ax[na + nz + e] = v
+            phix[zr[e]] += v * x[zc[e]]
+    else:
+        for e in range(nz):
+            ax[na + e] = s * _phiq_value(w0, zptr, zidx, e)
+            ax[na + nz + e] = _phiq_value(w1, zptr, zidx, e)
     aug = _augmentation_at(idx, o)
     gptr, eb = aug[0], aug[2]
     for g in range(gptr.shape[0] - 1):
@@ -1265,28 +1287,6 @@ def kkt_gather_packed(idx, w0, c, cd, s, w1, ax, cval):
 
 
 @njit(cache=True, error_model="numpy")
-def phiq_times_packed(idx, w, x, y):
-    """y = Φq x from a packed workspace ``w`` (:class:`PackedKKTMap`)."""
-    idx = borrowed(idx)
-    dj, ai, aj, am, aq, zr, zc, zptr, zidx, zmd, o = _packed_parts(idx)
-    for i in range(y.shape[0]):
-        y[i] = 0.0
-    for e in range(zr.shape[0]):
-        y[zr[e]] += _phiq_value(w, zptr, zidx, e) * x[zc[e]]
-
-
-@njit(cache=True, error_model="numpy")
-def jq_times_packed(idx, w, x, y):
-    """y = Jq x over the A entries from a packed workspace ``w`` (Jq zero outside them)."""
-    idx = borrowed(idx)
-    dj, ai, aj, am, aq, zr, zc, zptr, zidx, zmd, o = _packed_parts(idx)
-    for i in range(y.shape[0]):
-        y[i] = 0.0
-    for e in range(ai.shape[0]):
-        y[ai[e]] += w[aq[e]] * x[aj[e]]
-
-
-@njit(cache=True, error_model="numpy")
 def kkt_values_packed(ib, fb, idx, w0, c, cd, s, w1):
     """:func:`kkt_gather_packed` into the entry values of the :class:`SparseLU` (ib, fb), then
     factor."""
@@ -1294,6 +1294,18 @@ def kkt_values_packed(ib, fb, idx, w0, c, cd, s, w1):
     ne = np.intp(ib[_H_NE])
     cval = _extras(ib, fb)[4]
     kkt_gather_packed(idx, w0, c, cd, s, w1, fb[:ne], cval)
+    return lu_refactor(ib, fb)
+
+
+@njit(cache=True, error_model="numpy")
+def kkt_values_products_packed(ib, fb, idx, w0, c, cd, s, w1, x, jx, phix):
+    """:func:`kkt_values_packed` with the products of eq. 22's right-hand side taken in the
+    gather's passes (:func:`_gather_packed`): jx = Jq x and, unless ``phix`` is empty,
+    phix = Φq(w1) x; then factor."""
+    ib = borrowed(ib); fb = borrowed(fb); idx = borrowed(idx)
+    ne = np.intp(ib[_H_NE])
+    cval = _extras(ib, fb)[4]
+    _gather_packed(idx, w0, c, cd, s, w1, fb[:ne], cval, x, jx, phix)
     return lu_refactor(ib, fb)
 
 
