@@ -321,6 +321,7 @@ class LIEuler(Solver):
                                                     self.skkt.lu.fb, self.pidx, self.vec)
         self._options_args = (self.jac_flag, self.implicit, self.stabilize == "projection",
                               self.projection_solves)
+        self._post = self._options_args + self._no_outputs
         self._m, self._lu, self._per_step = m, self.skkt.lu, self._counts_per_step()
         self._extra_state = sysm.extra_state if sysm.nx else None
 
@@ -442,8 +443,18 @@ class LIEuler(Solver):
         self._toc("other")
         return ok
 
+    def step(self, state: State, h: float) -> bool:
+        """:meth:`Solver.step`; the compiled step is called from here, without the generic
+        glue (a few per cent of a small model's step from Python)."""
+        if not self.fused:
+            return super().step(state, h)
+        if self._fused_call(self._kernel, state, h, self._post):
+            return True
+        self.status = -1
+        return False
+
     def _step_fused(self, state: State, h: float):
-        ok = self._fused_call(self._kernel, state, h, *self._no_outputs)
+        ok = self._fused_call(self._kernel, state, h, self._post)
         self.nstep -= 1  # (Solver.step counts it)
         return ok
 
@@ -453,15 +464,15 @@ class LIEuler(Solver):
         model; otherwise the step, then ``system.outputs``."""
         if not self.fused or len(out) != len(self.system.output_index):
             return super().step_outputs(state, h, out, at_start)
-        ok = self._fused_call(li_euler_step_outputs, state, h, self.system.output_index, out,
-                              bool(at_start))
+        ok = self._fused_call(li_euler_step_outputs, state, h,
+                              self._options_args + (self.system.output_index, out, bool(at_start)))
         if not ok:
             self.status = -1
         return ok
 
-    def _fused_call(self, kernel, state: State, h: float, *extra) -> bool:
-        """One compiled step (``kernel``: :func:`li_euler_step` or its ``_outputs`` form with
-        ``extra`` arguments) and its bookkeeping: factor statistics, counters, the time; the
+    def _fused_call(self, kernel, state: State, h: float, post: tuple) -> bool:
+        """One compiled step (``kernel``: :func:`li_euler_step` or its ``_outputs`` form; ``post``:
+        its arguments after h) and its bookkeeping: factor statistics, counters, the time; the
         extra states (transient tyres) go in from ``state.x`` and come back advanced."""
         # (what does not change between steps is looked up once in _fused_reset: this glue is
         # a few per cent of a small model's step)
@@ -469,7 +480,7 @@ class LIEuler(Solver):
         if x is not None:
             x[:] = state.x
         ratio, growth = kernel(*self.kernel_args, state.q, state.qd, self._m, float(state.t),
-                               float(h), *self._options_args, *extra)
+                               float(h), *post)
         if x is not None:
             state.x[:] = x
         lu = self._lu
