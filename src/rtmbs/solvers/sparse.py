@@ -1034,18 +1034,14 @@ class KKTMap:
         self.rows = np.concatenate([ai, zc, n + zr]).astype(np.uint32)
         self.cols = np.concatenate([aj, n + zr, zc]).astype(np.uint32)
         aent = {(int(i), int(j)): e for e, (i, j) in enumerate(zip(ai, aj))}
-        gptr, pptr, eb, pa, pb1, pb2 = [0], [0], [], [], [], []
+        gptr, pptr, eb, pa = [0], [0], [], []
         for r in range(m):
             es = np.nonzero(zr == r)[0]
             cs = zc[es]
             if not all((int(j), int(k)) in aent for j in cs for k in cs):
                 continue
             eb.extend(es.tolist())
-            for e1, j in zip(es, cs):
-                for e2, k in zip(es, cs):
-                    pa.append(aent[(int(j), int(k))])
-                    pb1.append(int(e1))
-                    pb2.append(int(e2))
+            pa.extend(aent[(int(j), int(k))] for j in cs for k in cs)  # (row-major pairs)
             gptr.append(len(eb))
             pptr.append(len(pa))
         self.naug = len(gptr) - 1
@@ -1053,7 +1049,7 @@ class KKTMap:
         self.couplings = (zc[eb] if eb.size else np.zeros(0, int),
                           n + zr[eb] if eb.size else np.zeros(0, int))
         self.idx = np.concatenate([[ai.size, zr.size], ai, aj, zr, zc,
-                                   [self.naug, eb.size, len(pa)], gptr, pptr, eb, pa, pb1, pb2]
+                                   [self.naug, eb.size, len(pa)], gptr, pptr, eb, pa]
                                   ).astype(np.uint32)
 
     def pattern(self) -> np.ndarray:
@@ -1094,9 +1090,7 @@ def _augmentation_at(idx, o):
     eb = idx[o:o + ne]
     o += ne
     pa = idx[o:o + npair]
-    pb1 = idx[o + npair:o + 2 * npair]
-    pb2 = idx[o + 2 * npair:o + 3 * npair]
-    return gptr, pptr, eb, pa, pb1, pb2
+    return gptr, pptr, eb, pa
 
 
 @njit(cache=True, error_model="numpy", inline="always")
@@ -1104,15 +1098,19 @@ def _augment_group(g, sm, aug, bottom, ax, cval):
     """The augmentation of the single-block rows of group ``g`` (:class:`KKTMap`): α = sm / Σ φ²
     over its entries φ of the bottom Φq (sm: the sum of the mass diagonals of their columns),
     α Φqᵀ Φq added to its A entries and the couplings α φ into ``cval``."""
-    gptr, pptr, eb, pa, pb1, pb2 = aug
+    gptr, pptr, eb, pa = aug
+    e0, e1 = gptr[g], gptr[g + 1]
     sb = 0.0
-    for k in range(gptr[g], gptr[g + 1]):
+    for k in range(e0, e1):
         sb += bottom[eb[k]] * bottom[eb[k]]
     alpha = sm / sb if sb > 0.0 else 0.0
-    for k in range(gptr[g], gptr[g + 1]):
-        cval[k] = alpha * bottom[eb[k]]
-    for k in range(pptr[g], pptr[g + 1]):
-        ax[pa[k]] += alpha * bottom[pb1[k]] * bottom[pb2[k]]
+    p = pptr[g]  # the pairs (k1, k2) of the row's entries, row-major
+    for k1 in range(e0, e1):
+        a1 = alpha * bottom[eb[k1]]
+        cval[k1] = a1
+        for k2 in range(e0, e1):
+            ax[pa[p]] += a1 * bottom[eb[k2]]
+            p += 1
 
 
 @njit(cache=True, error_model="numpy")
