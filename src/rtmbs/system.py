@@ -32,7 +32,7 @@ from .model.expression import compile_expression
 from .model.description import JOINT_EQUATIONS, Input, Model
 from .model.registry import joint_primitives
 from .model.rotation import quaternion_from_matrix, zxz_from_matrix
-from .protocol import EVAL_PHI, EVAL_Q, MechanicalSystem, State, Workspace
+from .protocol import EVAL_PHI, EVAL_PHIQ, EVAL_Q, MechanicalSystem, State, Workspace
 from .tolerances import MODEL_RANK_RTOL
 
 #: numeric code of each force element type: its index in the registry (rtmbs.model.registry)
@@ -752,7 +752,7 @@ class CartesianSystem(MechanicalSystem):
         With redundant constraints λ is the minimum-norm choice, so are the reactions.
         """
         ws = self.workspace()
-        self.evaluate(t, q, qd, ws, EVAL_PHI)
+        self.evaluate(t, q, qd, ws, EVAL_PHI | EVAL_PHIQ)  # (D of the rows comes with Φq)
         Dx = self.data.Dx
         kin_A = self.data.kin_A
         out = {}

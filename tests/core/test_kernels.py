@@ -200,6 +200,41 @@ def test_evaluate_writes_only_what_is_asked(system):
     np.testing.assert_array_equal(ws.buf, full)
 
 
+@pytest.mark.parametrize("flags", [EVAL_PHI, EVAL_PHIQ, EVAL_PHI | EVAL_PHIQ])
+def test_position_level_evaluations_equal_the_full_one(system, flags):
+    """Φ and Φq asked for alone (a step's predictor and projection evaluations: no velocities,
+    no bias, D only with Φq) are those of a full evaluation bit for bit, also when the data
+    still hold another state's velocities and biases."""
+    _assert_position_level_evaluation(system, flags, *_state(system, 5), _state(system, 6))
+
+
+def _assert_position_level_evaluation(system, flags, q, qd, t, other):
+    full = system.workspace()
+    system.evaluate(t, q, qd, full, EVAL_ALL)
+    q2, qd2, _ = other
+    system.evaluate(t + 0.1, q2, 3.0 * qd2, system.workspace(), EVAL_ALL)  # other data left behind
+    ws = system.workspace()
+    system.evaluate(t, q, qd, ws, flags)
+    if flags & EVAL_PHI:
+        np.testing.assert_array_equal(ws.phi, full.phi)
+    if flags & EVAL_PHIQ:
+        pat = system.phiq_pattern
+        np.testing.assert_array_equal(ws.phiq[pat], full.phiq[pat])
+
+
+def test_position_level_evaluations_of_couplers_equal_the_full_one():
+    """As above on the sedan: its steering coupler (rotation and translation terms)."""
+    from rtmbs.models import load_model
+
+    s = load_model("sedan")
+    rng = np.random.default_rng(2)
+    q0 = s.initial_state().q
+    q, q2 = (_normalise(s, q0 + 0.01 * rng.standard_normal(s.n)) for _ in range(2))
+    qd, qd2 = (_tangent(s, q, rng.standard_normal(s.n)) for _ in range(2))
+    for flags in (EVAL_PHI, EVAL_PHI | EVAL_PHIQ):
+        _assert_position_level_evaluation(s, flags, q, qd, 0.2, (q2, qd2, 0.0))
+
+
 def test_bushing_outputs_are_the_local_force_and_torque():
     from rtmbs.model import Model
 

@@ -224,8 +224,12 @@ def evaluate_cartesian(what, t, q, qd, ibuf, ilay, fbuf, flay, sbuf, slay, wbuf,
         M, Q, phi, phiq, phit, gamma, Jq, Jqd = packed_views(wbuf, n, m, nb, Dx.shape[0], blk_pair.shape[0])
     else:
         M, Q, phi, phiq, phit, gamma, Jq, Jqd = workspace_views(wbuf, n, m)
+    # Φ and Φq alone (the projection's and the predictor's evaluations) need no velocities; an
+    # evaluation of nothing fills the kinematics (callers read them from the data)
+    position_only = ((what & (_PHI | _PHIQ)) != 0
+                     and (what & (_M | _Q | _JAC | _JACS | _GAMMA)) == 0)
     body_kinematics(q, qd, body_qadr, body_rtype, kin_r, kin_rd, kin_A, kin_G, kin_dG, kin_W,
-                    kin_w, kin_alpha, kin_dadp, kin_dadpd, d2G)
+                    kin_w, kin_alpha, kin_dadp, kin_dadpd, d2G, not position_only)
     jac_all = (what & _JAC) != 0
     jac_any = jac_all or (what & _JACS) != 0
     do_q = (what & (_Q | _JAC | _JACS)) != 0  # Jacobians are computed with Q (and write it)
@@ -257,7 +261,8 @@ def evaluate_cartesian(what, t, q, qd, ibuf, ilay, fbuf, flay, sbuf, slay, wbuf,
     if what & (_PHI | _PHIQ | _GAMMA):
         constraint_rows(t, prim_type, prim_row, prim_body, prim_vec, prim_par, prim_fun,
                         fun_type, fun_par, fun_tab, tab_adr, tab_len, tab_x, tab_y,
-                        kin_r, kin_rd, kin_A, kin_w, phi, phit, Dx, beta, tmp, S)
+                        kin_r, kin_rd, kin_A, kin_w, phi, phit, Dx, beta, tmp, S,
+                        (what & (_PHIQ | _GAMMA)) != 0, (what & _GAMMA) != 0)
         scatter_constraints(what, prim_type, prim_row, prim_body, body_qadr, body_rtype, body_eprow,
                             q, qd, kin_G, kin_alpha, Dx, beta, phi, phiq, gamma)
 
