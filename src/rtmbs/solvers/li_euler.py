@@ -283,7 +283,7 @@ class LIEuler(Solver):
         ap = mp | np.asarray(sysm.jacobian_pattern(not self.jac_all), bool)
         pp = np.asarray(sysm.phiq_pattern, bool) if m else np.zeros((0, n), bool)
         hubs = kkt_hubs(sysm)  # (the ordering may condense onto the chassis: sparse.py)
-        self.skkt = SparseKKT(ap, pp, hubs=hubs)
+        self.skkt = SparseKKT(ap, pp, hubs=hubs, augment_pattern=mp)
         self.sproj = (SparseProjector(mp, pp, hubs) if self.stabilize == "projection"
                       and not self.project_with_step else None)
         self.sggl = SparseKKT(mp, pp, hubs=hubs) if self.stabilize == "ggl" else None

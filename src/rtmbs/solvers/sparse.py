@@ -1019,14 +1019,17 @@ class KKTMap:
 
     Entry order: A entries, then the s·Φqᵀ block, then the Φq block. ``idx`` packs
     [nA, nz, a_i, a_j, z_r, z_c, augmentation] (uint32) for :func:`kkt_gather`. The augmentation
-    (module docstring) takes the rows of Φq whose columns form a full block of ``a_pattern``
-    (Euler-parameter normalisation rows, locks of one body): A += α_r Φqᵣᵀ Φqᵣ with
+    (module docstring) takes the rows of Φq whose columns form a full block of
+    ``augment_pattern`` (default ``a_pattern``; ``li-euler`` gives the mass pattern, so only rows
+    on one body: Euler-parameter normalisation rows, locks of one body, not the joint rows
+    between two bodies that a force element also couples): A += α_r Φqᵣᵀ Φqᵣ with
     α_r = Σ M_jj / Σ Φq_rj² over the row's columns, and the couplings b[j] += α_r Φq_rj b[n + r]
     (``couplings``, for :class:`SparseLU`).
     """
 
-    def __init__(self, a_pattern: np.ndarray, phiq_pattern: np.ndarray):
+    def __init__(self, a_pattern: np.ndarray, phiq_pattern: np.ndarray, augment_pattern=None):
         n = a_pattern.shape[0]
+        aug_pat = a_pattern if augment_pattern is None else np.asarray(augment_pattern, bool)
         m = phiq_pattern.shape[0]
         ai, aj = np.nonzero(a_pattern)
         zr, zc = np.nonzero(phiq_pattern) if m else (np.zeros(0, int), np.zeros(0, int))
@@ -1038,7 +1041,7 @@ class KKTMap:
         for r in range(m):
             es = np.nonzero(zr == r)[0]
             cs = zc[es]
-            if not all((int(j), int(k)) in aent for j in cs for k in cs):
+            if not all(aug_pat[j, k] and (int(j), int(k)) in aent for j in cs for k in cs):
                 continue
             eb.extend(es.tolist())
             pa.extend(aent[(int(j), int(k))] for j in cs for k in cs)  # (row-major pairs)
@@ -1311,9 +1314,9 @@ def _pivot_ratio(pivots) -> float:
     return float(np.min(pivots) / np.max(pivots)) if len(pivots) else 1.0
 
 
-def make_kkt_lu(a_pattern, phiq_pattern, pivot_thresh=0.01):
+def make_kkt_lu(a_pattern, phiq_pattern, pivot_thresh=0.01, augment_pattern=None):
     """(KKTMap, SparseLU) of a KKT matrix; :meth:`SparseKKT.factor` analyses at its first call."""
-    km = KKTMap(a_pattern, phiq_pattern)
+    km = KKTMap(a_pattern, phiq_pattern, augment_pattern)
     return km, SparseLU(km.n + km.m, km.rows, km.cols, pivot_thresh=pivot_thresh,
                         couplings=km.couplings)
 
@@ -1324,8 +1327,8 @@ class SparseKKT:
     after the coordinates of its row, or condensed onto one of ``hubs``, no pivoting, module
     docstring), solve with ``lu_solve_sp``."""
 
-    def __init__(self, a_pattern, phiq_pattern, pivot_thresh=0.01, hubs=()):
-        self.map, self.lu = make_kkt_lu(a_pattern, phiq_pattern, pivot_thresh)
+    def __init__(self, a_pattern, phiq_pattern, pivot_thresh=0.01, hubs=(), augment_pattern=None):
+        self.map, self.lu = make_kkt_lu(a_pattern, phiq_pattern, pivot_thresh, augment_pattern)
         self.idx = self.map.idx
         self.hubs = [np.asarray(h, np.int64) for h in hubs]
         # no growth check: unpivoted KKT multipliers Φq_ij / a_jj are large by units alone (kg vs
