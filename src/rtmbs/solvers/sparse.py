@@ -156,31 +156,12 @@ def paired_rows(ptr, diag, col):
     coordinates, a joint's multipliers), else 0. A row i whose L part holds k .. k + g − 1 of
     such rows (g = 2, 3, 4) takes those eliminations in one pass over the runs of row k + g − 1
     (:func:`lu_refactor`)."""
-    N = diag.size
-    ptr, diag, col = (np.asarray(a, np.int64) for a in (ptr, diag, col))
-    out = np.zeros(N, np.int64)
-    for k in range(N - 1):
-        uk = col[diag[k] + 1:ptr[k + 1]]
-        un = col[diag[k + 1] + 1:ptr[k + 2]]
-        out[k] = uk.size == un.size + 1 and uk[0] == k + 1 and np.array_equal(uk[1:], un)
-    return out
+    return _paired_rows_nb(*(np.asarray(a, np.int64) for a in (ptr, diag, col)))
 
 
 def column_runs(ptr, diag, col):
     """(urptr, rc0, rlen) of :func:`_runs` for the row storage (ptr, diag, col)."""
-    N = diag.size
-    ptr, diag, col = (np.asarray(a, np.int64) for a in (ptr, diag, col))
-    row = np.repeat(np.arange(N), np.diff(ptr))
-    p = np.arange(col.size)
-    upper = p > diag[row]
-    start = upper & ((p == diag[row] + 1) | (col != np.concatenate([[-2], col[:-1]]) + 1))
-    starts = np.nonzero(start)[0]
-    ends = np.append(starts[1:], 0)
-    # a run ends at the next run's start or at the end of its row
-    row_end = ptr[row[starts] + 1]
-    ends = np.minimum(np.where(ends > starts, ends, row_end), row_end)
-    urptr = np.concatenate([[0], np.cumsum(np.bincount(row[starts], minlength=N))])
-    return urptr, col[starts], ends - starts
+    return _column_runs_nb(*(np.asarray(a, np.int64) for a in (ptr, diag, col)))
 
 
 @njit(cache=True, error_model="numpy", inline="always")
@@ -632,6 +613,7 @@ def threshold_rows(rows, cols, vals, pcol, thresh):
                 count[i] += 1
     used = np.zeros(N, np.bool_)
     prow = np.full(N, -1, np.int64)
+    jlist = np.empty(N, np.int64)
     for k in range(N):
         big = 0.0
         for i in range(N):
@@ -647,15 +629,20 @@ def threshold_rows(rows, cols, vals, pcol, thresh):
         used[best] = True
         prow[k] = best
         inv = 1.0 / A[best, k]
+        nj = 0
+        for j in range(k + 1, N):  # the pivot row's entries, in column order
+            if nz[best, j]:
+                jlist[nj] = j
+                nj += 1
         for i in range(N):
             if not used[i] and A[i, k] != 0.0:
                 lik = A[i, k] * inv
-                for j in range(k + 1, N):
-                    if nz[best, j]:
-                        A[i, j] -= lik * A[best, j]
-                        if not nz[i, j]:
-                            nz[i, j] = True
-                            count[i] += 1
+                for t in range(nj):
+                    j = jlist[t]
+                    A[i, j] -= lik * A[best, j]
+                    if not nz[i, j]:
+                        nz[i, j] = True
+                        count[i] += 1
     return prow
 
 
@@ -925,6 +912,11 @@ class SparseLU:
     def column_order(self) -> np.ndarray:
         """The column of the matrix at each position of the elimination."""
         return self.ib[self.ib[_H_PCOL]:self.ib[_H_PCOL] + self.N].astype(np.int64)
+
+    @property
+    def row_order(self) -> np.ndarray:
+        """The row of the matrix at each position of the elimination."""
+        return self.ib[self.ib[_H_PROW]:self.ib[_H_PROW] + self.N].astype(np.int64)
 
     @property
     def growth_limit(self) -> float:
@@ -1379,3 +1371,73 @@ class SparseKKT:
     @property
     def nfallback(self) -> int:
         return self.lu.nfallback
+
+
+# -- the analysis's bookkeeping and a re-reference (Algorithm 2's rebase, issue 11) ----------------
+@njit(cache=True)
+def _paired_rows_nb(ptr, diag, col):
+    """:func:`paired_rows` (one compiled loop: the analysis of a rebase is on the step's path)."""
+    N = diag.shape[0]
+    out = np.zeros(N, np.int64)
+    for k in range(N - 1):
+        a0, a1 = diag[k] + 1, ptr[k + 1]
+        b0, b1 = diag[k + 1] + 1, ptr[k + 2]
+        if a1 - a0 != b1 - b0 + 1 or col[a0] != k + 1:
+            continue
+        same = 1
+        for t in range(b1 - b0):
+            if col[a0 + 1 + t] != col[b0 + t]:
+                same = 0
+                break
+        out[k] = same
+    return out
+
+
+@njit(cache=True)
+def _column_runs_nb(ptr, diag, col):
+    """:func:`column_runs` (one compiled loop)."""
+    N = diag.shape[0]
+    urptr = np.zeros(N + 1, np.int64)
+    nrun = 0
+    for k in range(N):
+        for p in range(diag[k] + 1, ptr[k + 1]):
+            if p == diag[k] + 1 or col[p] != col[p - 1] + 1:
+                nrun += 1
+        urptr[k + 1] = nrun
+    rc0 = np.empty(nrun, np.int64)
+    rlen = np.zeros(nrun, np.int64)
+    r = -1
+    for k in range(N):
+        for p in range(diag[k] + 1, ptr[k + 1]):
+            if p == diag[k] + 1 or col[p] != col[p - 1] + 1:
+                r += 1
+                rc0[r] = col[p]
+            rlen[r] += 1
+    return urptr, rc0, rlen
+
+
+@njit(cache=True, error_model="numpy")
+def lu_rereference(ib, fb):
+    """The reference pivots of the static pivoting set to the pivots of the current values ``ax``
+    factorised without it, and the statistics cleared, as :meth:`SparseLU.analyse` ends: a new
+    analysis that keeps the ordering and the pivot sequence (Algorithm 2's rebase that re-chooses
+    the same partition). Returns False when a pivot is zero or not finite (the caller then
+    analyses afresh)."""
+    ib = borrowed(ib); fb = borrowed(fb)
+    N, ptr, diag, col, amap, prow, pcol, ax, lu, w = _views(ib, fb)
+    rows, cols, cdst, csrc, cval, pref, b0, r, stats = _extras(ib, fb)
+    limit = stats[_S_GROWTH_LIMIT]
+    for i in range(N):
+        pref[i] = 0.0
+    stats[_S_GROWTH_LIMIT] = np.inf
+    lu_refactor(ib, fb)
+    ok = True
+    for i in range(N):
+        u = abs(lu[diag[i]])
+        if not (u > 0.0 and u < np.inf):
+            ok = False
+        pref[i] = u
+    for s in range(_S_LEN):
+        stats[s] = 0.0
+    stats[_S_GROWTH_LIMIT] = limit
+    return ok
