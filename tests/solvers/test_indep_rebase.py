@@ -10,7 +10,7 @@ from rtmbs.models import load_model
 from rtmbs.solvers.base import get_solver
 from rtmbs.solvers.linalg import select_partition
 from rtmbs.solvers.sparse import (
-    SparseLU, _H_COL, _H_DIAG, _H_NNZ, _H_PTR, column_runs, lu_rereference, paired_rows, threshold_rows,
+    SparseLU, _H_COL, _H_DIAG, _H_NNZ, _H_PTR, _symbolic, column_runs, lu_rereference, paired_rows, threshold_rows,
 )
 
 H = 1e-3
@@ -227,3 +227,20 @@ def test_threshold_rows_and_the_analysis_bookkeeping_as_before(seed):
         runs = list(zip(rc0[urptr[k]:urptr[k + 1]], rlen[urptr[k]:urptr[k + 1]]))
         assert [c0 + j for c0, ln in runs for j in range(ln)] == upper[k].tolist()
         assert all(c0 + ln < c1 for (c0, ln), (c1, _) in zip(runs, runs[1:]))  # maximal runs
+
+
+@pytest.mark.parametrize("N, density", [(30, 0.08), (66, 0.05), (90, 0.03)])
+def test_symbolic_fill_row_by_row_is_the_column_elimination_fill(N, density):
+    """The fill computed row by row over the entries (issue 11) is that of eliminating column by
+    column without pivoting."""
+    rng = np.random.default_rng(N)
+    for _ in range(10):
+        pat = rng.random((N, N)) < density
+        np.fill_diagonal(pat, True)
+        ref = pat.copy()
+        for k in range(N):
+            rows = np.nonzero(ref[k + 1:, k])[0] + k + 1
+            ref[np.ix_(rows, np.nonzero(ref[k, k + 1:])[0] + k + 1)] = True
+        got = _symbolic(pat.copy())
+        np.testing.assert_array_equal(got, ref)
+        assert got.sum() > pat.sum()  # (there is fill)

@@ -505,14 +505,23 @@ def lu_matvec_sp(ib, fb, rows, cols, x, y):
 
 @njit(cache=True)
 def _symbolic(pat):
-    """Fill of the LU without pivoting of the square bool pattern ``pat`` (in place)."""
+    """Fill of the LU without pivoting of the square bool pattern ``pat`` (in place), row by row:
+    row i takes the U part of each row k < i of its pattern, k ascending (the fill of the
+    elimination column by column, over the entries only: ~2× faster at a rebase, issue 11)."""
     N = pat.shape[0]
-    for k in range(N):
-        for i in range(k + 1, N):
+    ucnt = np.zeros(N, np.int64)
+    ucol = np.empty((N, N), np.int64)
+    for i in range(N):
+        for k in range(i):
             if pat[i, k]:
-                for j in range(k + 1, N):
-                    if pat[k, j]:
-                        pat[i, j] = True
+                for t in range(ucnt[k]):
+                    pat[i, ucol[k, t]] = True
+        c = 0
+        for j in range(i + 1, N):
+            if pat[i, j]:
+                ucol[i, c] = j
+                c += 1
+        ucnt[i] = c
     return pat
 
 
