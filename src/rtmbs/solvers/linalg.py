@@ -191,8 +191,8 @@ def select_partition(phiq, w, cols):
     columns of the rows with a non-zero in the pivot column only; the largest |entry| of every
     remaining row (``rmax``, renewed for those rows) makes the whole-block search of a small rook
     pivot a search over m rows. The same operations on the remaining block as the elimination of
-    every column, and the same first largest entry: the same choice at ~30 % less cost (issue 11,
-    multilink ~58 → ~42 µs)."""
+    every column, and the same first largest entry: the same choice at ~40 % less cost (issue 11,
+    multilink ~57 → ~35 µs)."""
     m, n = phiq.shape
     for i in range(m):
         for j in range(n):
@@ -276,15 +276,19 @@ def select_partition(phiq, w, cols):
         if best < pmin:
             pmin = best
         inv = 1.0 / w[k, k] if best != 0.0 else 0.0
-        for i in range(k + 1, m):  # eliminate, and renew rmax of the rows that took part
-            if w[i, k] != 0.0:
-                lik = w[i, k] * inv
+        # eliminate, and renew rmax of the rows that took part (unsigned indices: numba drops
+        # the negative-index checks, ~20 % of the partitioning)
+        ku, nu, one = np.uint64(k), np.uint64(n), np.uint64(1)
+        for i in range(k + 1, m):
+            iu = np.uint64(i)
+            if w[iu, ku] != 0.0:
+                lik = w[iu, ku] * inv
                 if best != 0.0 and lik != 0.0:
-                    for j in range(k + 1, n):
-                        w[i, j] -= lik * w[k, j]
+                    for j in range(ku + one, nu):
+                        w[iu, j] -= lik * w[ku, j]
                 mx = 0.0
-                for j in range(k + 1, n):
-                    v = abs(w[i, j])
+                for j in range(ku + one, nu):
+                    v = abs(w[iu, j])
                     if v > mx:
                         mx = v
                 rmax[i] = mx

@@ -622,7 +622,7 @@ def threshold_rows(rows, cols, vals, pcol, thresh):
                 count[i] += 1
     used = np.zeros(N, np.bool_)
     prow = np.full(N, -1, np.int64)
-    jlist = np.empty(N, np.int64)
+    jlist = np.empty(N, np.uint64)
     for k in range(N):
         big = 0.0
         for i in range(N):
@@ -643,14 +643,16 @@ def threshold_rows(rows, cols, vals, pcol, thresh):
             if nz[best, j]:
                 jlist[nj] = j
                 nj += 1
+        bu = np.uint64(best)
         for i in range(N):
             if not used[i] and A[i, k] != 0.0:
                 lik = A[i, k] * inv
+                iu = np.uint64(i)  # (unsigned indices: no negative-index checks)
                 for t in range(nj):
                     j = jlist[t]
-                    A[i, j] -= lik * A[best, j]
-                    if not nz[i, j]:
-                        nz[i, j] = True
+                    A[iu, j] -= lik * A[bu, j]
+                    if not nz[iu, j]:
+                        nz[iu, j] = True
                         count[i] += 1
     return prow
 
