@@ -23,7 +23,8 @@ Ways:
   chosen by Gaussian elimination with rook pivoting of Φq (coordinate partitioning,
   ``linalg.select_partition``); then R = [−Φu⁻¹Φv; I], S = [Φu⁻¹; 0], and only Φu (m × m) is
   factorised, dense or on its fixed pattern (``factorisation.SquareFactorisation``; a rebase
-  re-analyses it, keeping the column order of the last analysis where the coordinates stay).
+  re-analyses it, keeping the column order of the last analysis where the coordinates stay, or
+  keeps the analysis when the partition and the threshold-pivoting rows are unchanged).
   Its kernels take Φq as ``(w, idx)``: a flat buffer (packed blocks or a dense workspace) and a
   ``PackedKKTMap`` index of the entries of its pattern (``rtmbs.solvers.storage``; ``reader``
   makes one for a dense array). ``choose``/``prepare`` take a dense Φq (at reset and rebase).
