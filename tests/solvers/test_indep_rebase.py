@@ -244,3 +244,28 @@ def test_symbolic_fill_row_by_row_is_the_column_elimination_fill(N, density):
         got = _symbolic(pat.copy())
         np.testing.assert_array_equal(got, ref)
         assert got.sum() > pat.sum()  # (there is fill)
+
+
+def test_the_compiled_index_of_a_rebase_analysis_is_the_python_packing():
+    """``SparseLU.analyse(columns=...)`` (a rebase) builds its index in one compiled call
+    (``_index_given_columns``): the same index and multiply-adds as the rows, storage, runs and
+    pairs packed in Python (``_candidates`` and ``_pack``, the other analyses' path); a zero
+    column is a LinAlgError."""
+    rng = np.random.default_rng(11)
+    N = 40
+    mask = rng.random((N, N)) < 0.1
+    np.fill_diagonal(mask, True)
+    r, c = np.nonzero(mask)
+    lu = SparseLU(N, r, c)
+    lu.ax[:] = rng.standard_normal(r.size)
+    vals = lu.ax.copy()
+    pcol = rng.permutation(N)
+    lu.analyse(columns=pcol)
+    fl, prow, pc, (ptr, col, diag, amap), spec = min(lu._candidates(vals, None, pcol),
+                                                      key=lambda x: x[0])
+    np.testing.assert_array_equal(lu.ib, lu._pack(ptr, diag, col, amap, prow, pc))
+    assert lu.flops == fl and lu.spec == spec == "given columns"
+    assert lu.refactor() > 0.0
+    lu.ax[c == 3] = 0.0
+    with pytest.raises(np.linalg.LinAlgError, match="zero column in the threshold elimination"):
+        lu.analyse(columns=pcol)

@@ -873,25 +873,25 @@ class SparseLU:
         cvals = self.cval.copy()
         if vals.shape != (self.ne,):
             raise ValueError(f"SparseLU.analyse: expected {self.ne} values, got {vals.shape}")
-        fl, prow, pcol, (ptr, col, diag, amap), spec = min(
-            self._candidates(vals, order, columns), key=lambda c: c[0])
-        self.flops, self.spec = int(fl), spec
-        nnz = int(ptr[-1])
-        urptr, rc0, rlen = column_runs(ptr, diag, col)
-        parts = [ptr, diag, col, amap, prow, pcol, self.rows, self.cols, self.cdst, self.csrc,
-                 urptr, rc0, rlen, paired_rows(ptr, diag, col)]
-        head = np.zeros(_H_LEN, np.int64)
-        head[_H_N], head[_H_NE], head[_H_NNZ], head[_H_NC] = N, self.ne, nnz, self.cdst.size
-        head[_H_NRUN] = rc0.size
-        off = _H_LEN
-        for slot, a in zip((_H_PTR, _H_DIAG, _H_COL, _H_AMAP, _H_PROW, _H_PCOL, _H_ROWS, _H_COLS,
-                            _H_CDST, _H_CSRC, _H_URPTR, _H_RC0, _H_RLEN, _H_PAIRED), parts):
-            head[slot] = off
-            off += a.size
-        ib = np.concatenate([head] + [np.asarray(a, np.int64) for a in parts])
-        if ib.size and ib.max() >= 2 ** 32:
+        if columns is not None and order is None:  # (a rebase's analysis: one compiled call)
+            ib, fl, prow = _index_given_columns(
+                N, self.rows.astype(np.int64), self.cols.astype(np.int64), vals,
+                np.asarray(columns, np.int64), self.pivot_thresh, self.rows, self.cols,
+                self.cdst, self.csrc)
+            if fl == -1:
+                raise np.linalg.LinAlgError("SparseLU.analyse: matrix is singular (zero column "
+                                            "in the threshold elimination)")
+            spec = "given columns"
+        else:
+            fl, prow, pcol, (ptr, col, diag, amap), spec = min(
+                self._candidates(vals, order, columns), key=lambda c: c[0])
+            ib = self._pack(ptr, diag, col, amap, prow, pcol)
+        if fl == -2:
             raise ValueError("SparseLU: pattern too large for uint32 indices")
-        self.ib = ib.astype(np.uint32)
+        self.ib = ib
+        self.flops, self.spec = int(fl), spec
+        nnz = int(ib[_H_NNZ])
+        diag = ib[ib[_H_DIAG]:ib[_H_DIAG] + N]
         nc = self.cdst.size
         fb = np.zeros(self.ne + nnz + 4 * N + nc + _S_LEN + N)
         fb[:self.ne] = vals
@@ -918,6 +918,26 @@ class SparseLU:
         self.stats[:] = 0.0
         self.stats[_S_GROWTH_LIMIT] = self.growth_limit
         self.nanalyse += 1
+
+    def _pack(self, ptr, diag, col, amap, prow, pcol) -> np.ndarray:
+        """The index ``ib`` (uint32: the header, then the parts) of the factors with the storage
+        (ptr, diag, col, amap) and the orders (prow, pcol)."""
+        N = self.N
+        urptr, rc0, rlen = column_runs(ptr, diag, col)
+        parts = [ptr, diag, col, amap, prow, pcol, self.rows, self.cols, self.cdst, self.csrc,
+                 urptr, rc0, rlen, paired_rows(ptr, diag, col)]
+        head = np.zeros(_H_LEN, np.int64)
+        head[_H_N], head[_H_NE], head[_H_NNZ], head[_H_NC] = N, self.ne, ptr[-1], self.cdst.size
+        head[_H_NRUN] = rc0.size
+        off = _H_LEN
+        for slot, a in zip((_H_PTR, _H_DIAG, _H_COL, _H_AMAP, _H_PROW, _H_PCOL, _H_ROWS, _H_COLS,
+                            _H_CDST, _H_CSRC, _H_URPTR, _H_RC0, _H_RLEN, _H_PAIRED), parts):
+            head[slot] = off
+            off += a.size
+        ib = np.concatenate([head] + [np.asarray(a, np.int64) for a in parts])
+        if ib.size and ib.max() >= 2 ** 32:
+            raise ValueError("SparseLU: pattern too large for uint32 indices")
+        return ib.astype(np.uint32)
 
     @property
     def column_order(self) -> np.ndarray:
@@ -1452,3 +1472,82 @@ def lu_rereference(ib, fb):
         stats[s] = 0.0
     stats[_S_GROWTH_LIMIT] = limit
     return ok
+
+
+@njit(cache=True)
+def _put(ib, o, a):
+    """Copy ``a`` into ``ib`` from ``o``; returns (the next offset, a value too large for
+    uint32)."""
+    big = False
+    for i in range(a.shape[0]):
+        v = np.int64(a[i])
+        if v >= 2 ** 32:
+            big = True
+        ib[o + i] = np.uint32(v)
+    return o + a.shape[0], big
+
+
+@njit(cache=True)
+def _index_given_columns(N, r64, c64, vals, pcol, thresh, rows, cols, cdst, csrc):
+    """:meth:`SparseLU.analyse` with ``columns`` (a rebase of Algorithm 2's Φu) up to its index,
+    in one compiled call: rows by :func:`threshold_rows`, the fill and storage
+    (:func:`_structure`), the runs and supernode rows, packed into ``ib`` as ``_pack`` does.
+    Returns (ib, multiply-adds or −1 for a zero column or −2 for an index beyond uint32,
+    prow)."""
+    prow = threshold_rows(r64, c64, vals, pcol, thresh)
+    for k in range(N):
+        if prow[k] < 0:
+            return np.zeros(0, np.uint32), -1, prow
+    ptr, col, diag, amap, fl = _structure(N, r64, c64, prow, pcol)
+    urptr, rc0, rlen = _column_runs_nb(ptr, diag, col)
+    paired = _paired_rows_nb(ptr, diag, col)
+    size = (ptr.size + diag.size + col.size + amap.size + prow.size + pcol.size + rows.size
+            + cols.size + cdst.size + csrc.size + urptr.size + rc0.size + rlen.size + paired.size)
+    ib = np.zeros(_H_LEN + size, np.uint32)
+    ib[_H_N] = N
+    ib[_H_NE] = rows.size
+    ib[_H_NNZ] = ptr[N]
+    ib[_H_NC] = cdst.size
+    ib[_H_NRUN] = rc0.size
+    o = _H_LEN
+    big = False
+    ib[_H_PTR] = o
+    o, b = _put(ib, o, ptr)
+    big |= b
+    ib[_H_DIAG] = o
+    o, b = _put(ib, o, diag)
+    big |= b
+    ib[_H_COL] = o
+    o, b = _put(ib, o, col)
+    big |= b
+    ib[_H_AMAP] = o
+    o, b = _put(ib, o, amap)
+    big |= b
+    ib[_H_PROW] = o
+    o, b = _put(ib, o, prow)
+    big |= b
+    ib[_H_PCOL] = o
+    o, b = _put(ib, o, pcol)
+    big |= b
+    ib[_H_ROWS] = o
+    o, b = _put(ib, o, rows)
+    ib[_H_COLS] = o
+    o, b = _put(ib, o, cols)
+    ib[_H_CDST] = o
+    o, b = _put(ib, o, cdst)
+    ib[_H_CSRC] = o
+    o, b = _put(ib, o, csrc)
+    ib[_H_URPTR] = o
+    o, b = _put(ib, o, urptr)
+    big |= b
+    ib[_H_RC0] = o
+    o, b = _put(ib, o, rc0)
+    big |= b
+    ib[_H_RLEN] = o
+    o, b = _put(ib, o, rlen)
+    big |= b
+    ib[_H_PAIRED] = o
+    o, b = _put(ib, o, paired)
+    if big or o >= 2 ** 32:
+        return ib, -2, prow
+    return ib, fl, prow
