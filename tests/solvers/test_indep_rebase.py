@@ -8,6 +8,7 @@ import pytest
 
 from rtmbs.models import load_model
 from rtmbs.solvers.base import get_solver
+from rtmbs.solvers.basis import _carry_column_order
 from rtmbs.solvers.linalg import select_partition
 from rtmbs.solvers.sparse import (
     SparseLU, _H_COL, _H_DIAG, _H_NNZ, _H_PTR, _symbolic, column_runs, lu_rereference, paired_rows, threshold_rows,
@@ -269,3 +270,23 @@ def test_the_compiled_index_of_a_rebase_analysis_is_the_python_packing():
     lu.ax[c == 3] = 0.0
     with pytest.raises(np.linalg.LinAlgError, match="zero column in the threshold elimination"):
         lu.analyse(columns=pcol)
+
+
+def test_carried_column_order_replaces_the_coordinates_that_left_in_place():
+    """The column order after a rebase (compiled, issue 11): the old elimination order of the
+    dependent coordinates, each one that left replaced in place by one that came in, in
+    ascending position; the definition written out in Python."""
+    rng = np.random.default_rng(5)
+    for _ in range(200):
+        n, m = 30, 20
+        old = np.sort(rng.choice(n, m, replace=False))
+        swap = int(rng.integers(0, 4))
+        keep = rng.choice(old, m - swap, replace=False)
+        new = np.sort(np.concatenate([keep, rng.choice(np.setdiff1d(np.arange(n), old), swap,
+                                                        replace=False)]))
+        pcol = rng.permutation(m)
+        local = {c: k for k, c in enumerate(new.tolist())}
+        incoming = [k for k, c in enumerate(new.tolist()) if c not in set(old.tolist())]
+        ref = [local[old[j]] if old[j] in local else incoming.pop(0) for j in pcol]
+        got = _carry_column_order(old.astype(np.int64), new.astype(np.int64), pcol)
+        assert got.tolist() == ref and sorted(ref) == list(range(m))

@@ -583,17 +583,32 @@ def _partition_index(r, c, cols, m, f):
     return pidx, ur, uc, uk
 
 
+@njit(cache=True)
 def _carry_column_order(old_dep, new_dep, pcol_old):
     """Column order for Φu after a rebase: the dependent coordinates in the order the last
     analysis eliminated them, each one that left the set replaced in place by one that came in
-    (a rebase swaps one or two)."""
-    n = max(int(old_dep.max(initial=-1)), int(new_dep.max(initial=-1))) + 1
+    (a rebase swaps one or two; those coming in taken in ascending position)."""
+    n = 0
+    for c in old_dep:
+        n = max(n, c + 1)
+    for c in new_dep:
+        n = max(n, c + 1)
     local = np.full(n, -1, np.int64)
-    local[new_dep] = np.arange(new_dep.size)
-    order = local[old_dep[pcol_old]]
-    before = np.zeros(n, bool)
-    before[old_dep] = True
-    order[order < 0] = np.nonzero(~before[new_dep])[0]
+    before = np.zeros(n, np.bool_)
+    for k in range(new_dep.shape[0]):
+        local[new_dep[k]] = k
+    for c in old_dep:
+        before[c] = True
+    order = np.empty(pcol_old.shape[0], np.int64)
+    nxt = 0  # the next coordinate that came in (position in new_dep)
+    for t in range(pcol_old.shape[0]):
+        k = local[old_dep[pcol_old[t]]]
+        if k < 0:
+            while before[new_dep[nxt]]:
+                nxt += 1
+            k = nxt
+            nxt += 1
+        order[t] = k
     return order
 
 
