@@ -39,7 +39,7 @@ from .factorisation import (
     f_pivot_range, f_refactor, f_set, f_solve, f_solve_cols, f_solve_t, make_square,
 )
 from .linalg import lu_factor, lu_solve, lu_solve_t, null_basis_qr, select_partition
-from .sparse import lu_rereference, threshold_rows
+from .sparse import _index_given_columns, lu_rereference, threshold_rows
 from .storage import phiq_at, phiq_index, phiq_reader
 
 _QR_ARGS = 4  # (K, piv, B, xn)
@@ -494,8 +494,13 @@ class PartitionBasis:
             fac = make_square(m, ur, uk, sparse=True)
             fac.analyse(phiq[ur, uc], columns)
             if old is None:  # load the rebase's compiled code now, not in the first rebase step
-                threshold_rows(ur, uk, fac.lu.ax, fac.lu.column_order, 0.01)
-                lu_rereference(fac.lu.ib, fac.lu.fb.copy())
+                lu = fac.lu
+                pcol = lu.column_order
+                threshold_rows(ur, uk, lu.ax, pcol, 0.01)
+                _index_given_columns(m, ur, uk, lu.ax.copy(), pcol, 0.01, lu.rows, lu.cols,
+                                     lu.cdst, lu.csrc)
+                _carry_column_order(self.cols[:m].copy(), self.cols[:m], pcol)
+                lu_rereference(lu.ib, lu.fb.copy())
             else:
                 fac.lu.nanalyse += old.lu.nanalyse
             self.fac = fac

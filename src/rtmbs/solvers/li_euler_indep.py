@@ -229,8 +229,7 @@ class LIEulerIndep(Solver):
         st.evaluate(self, 0, state.t, state.q, state.qd, self.what_end)
         self._choose_B(state.t, self.independent)
         self._map_velocity(state.qd, state.qd)
-        self.q_last[:] = state.q
-        self.qd_last[:] = state.qd
+        _keep(state.q, state.qd, self.q_last, self.qd_last)  # (loads it now, not at a rebase)
 
     # dense views of the step's buffers (tests, offline tools): with packed storage a scatter
     # of the blocks into a dense workspace made at first use
