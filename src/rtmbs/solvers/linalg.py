@@ -189,8 +189,8 @@ def select_partition(phiq, w, cols):
     ``cols[m:]`` the independent ones v. Returns the pivot ratio (0 when Φq is rank deficient).
     ``w`` keeps its columns in the order of ``cols`` and each elimination updates the remaining
     columns of the rows with a non-zero in the pivot column only; the largest |entry| of every
-    remaining row (``rmax``, renewed for those rows) makes the whole-block search of a small rook
-    pivot a search over m rows. The same operations on the remaining block as the elimination of
+    remaining row (``rmax``, renewed for those rows when next needed) makes the whole-block
+    search of a small rook pivot a search over m rows. The same operations on the remaining block as the elimination of
     every column, and the same first largest entry: the same choice at ~40 % less cost (issue 11,
     multilink ~57 → ~35 µs)."""
     m, n = phiq.shape
@@ -199,17 +199,11 @@ def select_partition(phiq, w, cols):
             w[i, j] = phiq[i, j]
     colmax = np.zeros(n)
     rmax = np.zeros(m)
+    dirty = np.ones(m, np.bool_)  # rmax[i] to be renewed before it is read
     for j in range(n):
         cols[j] = j
         for i in range(m):
             colmax[j] = max(colmax[j], abs(phiq[i, j]))
-    for i in range(m):
-        mx = 0.0
-        for j in range(n):
-            v = abs(w[i, j])
-            if v > mx:
-                mx = v
-        rmax[i] = mx
     pmax = 0.0
     pmin = np.inf
     for k in range(m):
@@ -245,6 +239,9 @@ def select_partition(phiq, w, cols):
             ri = -1
             mx = best
             for i in range(k, m):
+                if dirty[i]:
+                    _row_max(w, i, k, n, rmax)
+                    dirty[i] = False
                 if rmax[i] > mx:
                     mx = rmax[i]
                     ri = i
@@ -263,6 +260,9 @@ def select_partition(phiq, w, cols):
             tmp = rmax[k]
             rmax[k] = rmax[bi]
             rmax[bi] = tmp
+            flag = dirty[k]
+            dirty[k] = dirty[bi]
+            dirty[bi] = flag
         if bj != k:
             tmpc = cols[k]
             cols[k] = cols[bj]
@@ -276,8 +276,8 @@ def select_partition(phiq, w, cols):
         if best < pmin:
             pmin = best
         inv = 1.0 / w[k, k] if best != 0.0 else 0.0
-        # eliminate, and renew rmax of the rows that took part (unsigned indices: numba drops
-        # the negative-index checks, ~20 % of the partitioning)
+        # eliminate; the rows that took part renew rmax when it is next read (unsigned
+        # indices: numba drops the negative-index checks, ~20 % of the partitioning)
         ku, nu, one = np.uint64(k), np.uint64(n), np.uint64(1)
         for i in range(k + 1, m):
             iu = np.uint64(i)
@@ -286,12 +286,7 @@ def select_partition(phiq, w, cols):
                 if best != 0.0 and lik != 0.0:
                     for j in range(ku + one, nu):
                         w[iu, j] -= lik * w[ku, j]
-                mx = 0.0
-                for j in range(ku + one, nu):
-                    v = abs(w[iu, j])
-                    if v > mx:
-                        mx = v
-                rmax[i] = mx
+                dirty[i] = True
     # keep each group in ascending coordinate order (readable, same partition)
     _sort_range(cols, 0, m)
     _sort_range(cols, m, n)
@@ -300,6 +295,18 @@ def select_partition(phiq, w, cols):
     if pmax == 0.0:
         return 0.0
     return pmin / pmax
+
+
+@njit(cache=True)
+def _row_max(w, i, k, n, rmax):
+    """rmax[i] = max |w[i, k:n]| (:func:`select_partition`)."""
+    iu = np.uint64(i)
+    mx = 0.0
+    for j in range(np.uint64(k), np.uint64(n)):
+        v = abs(w[iu, j])
+        if v > mx:
+            mx = v
+    rmax[i] = mx
 
 
 @njit(cache=True)
