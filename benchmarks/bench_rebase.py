@@ -5,7 +5,8 @@ normal steps, counted in ``nrebase``).
 
 ``rebase_tol`` above 1 makes every step rebase; the same model without it gives the normal step.
 Both are timed in process CPU time over 50 steps after 5 warm-up steps, interleaved, 5 rounds;
-the medians and their ratio are printed.
+the medians and their ratio are printed, with the share of the timed rebases that kept the
+analysis of Φu (issue 11: the same partition and row pivots, ``nrebase_same``; "-" before it).
 """
 from __future__ import annotations
 
@@ -28,10 +29,13 @@ def _per_step_us(system, steps=50, **opts):
     slv.reset(st)
     for _ in range(5):
         slv.step(st, 1e-3)
+    n0, s0 = slv.nrebase, getattr(slv, "nrebase_same", None)
     t0 = time.process_time_ns()
     for _ in range(steps):
         slv.step(st, 1e-3)
-    return (time.process_time_ns() - t0) / steps / 1e3, getattr(slv, "nrebase", 0)
+    us = (time.process_time_ns() - t0) / steps / 1e3
+    kept = None if s0 is None else (slv.nrebase_same - s0, slv.nrebase - n0)
+    return us, slv.nrebase - n0, kept
 
 
 def main(argv=None):
@@ -39,18 +43,21 @@ def main(argv=None):
     ap.add_argument("--models", default="four-bar,multilink-ideal")
     ap.add_argument("--rounds", type=int, default=5)
     a = ap.parse_args(argv)
-    print("| model | step with a rebase (µs) | normal step (µs) | ratio |")
-    print("| --- | --- | --- | --- |")
+    print("| model | step with a rebase (µs) | normal step (µs) | ratio | analysis kept |")
+    print("| --- | --- | --- | --- | --- |")
     for name in a.models.split(","):
         system = load_model(name)
-        reb, norm = [], []
+        reb, norm, kept = [], [], [0, 0]
         for _ in range(a.rounds):
-            us, nreb = _per_step_us(system, rebase_tol=1e3)
+            us, nreb, k = _per_step_us(system, rebase_tol=1e3)
             assert nreb >= 50
             reb.append(us)
+            if k is not None:
+                kept = [kept[0] + k[0], kept[1] + k[1]]
             norm.append(_per_step_us(system)[0])
         r, n = float(np.median(reb)), float(np.median(norm))
-        print(f"| {name} | {r:.0f} | {n:.0f} | {r / n:.1f} |")
+        share = f"{kept[0]}/{kept[1]}" if kept[1] else "-"
+        print(f"| {name} | {r:.0f} | {n:.0f} | {r / n:.1f} | {share} |")
     return 0
 
 

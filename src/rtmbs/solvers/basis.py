@@ -23,7 +23,8 @@ Ways:
   chosen by Gaussian elimination with rook pivoting of Φq (coordinate partitioning,
   ``linalg.select_partition``); then R = [−Φu⁻¹Φv; I], S = [Φu⁻¹; 0], and only Φu (m × m) is
   factorised, dense or on its fixed pattern (``factorisation.SquareFactorisation``; a rebase
-  re-analyses it, keeping the column order of the last analysis where the coordinates stay).
+  re-analyses it, keeping the column order of the last analysis where the coordinates stay, or
+  keeps the analysis when the partition and the threshold-pivoting rows are unchanged).
   Its kernels take Φq as ``(w, idx)``: a flat buffer (packed blocks or a dense workspace) and a
   ``PackedKKTMap`` index of the entries of its pattern (``rtmbs.solvers.storage``; ``reader``
   makes one for a dense array). ``choose``/``prepare`` take a dense Φq (at reset and rebase).
@@ -38,7 +39,7 @@ from .factorisation import (
     f_pivot_range, f_refactor, f_set, f_solve, f_solve_cols, f_solve_t, make_square,
 )
 from .linalg import lu_factor, lu_solve, lu_solve_t, null_basis_qr, select_partition
-from .sparse import threshold_rows
+from .sparse import _index_given_columns, lu_rereference, threshold_rows
 from .storage import phiq_at, phiq_index, phiq_reader
 
 _QR_ARGS = 4  # (K, piv, B, xn)
@@ -443,6 +444,9 @@ class PartitionBasis:
         self.fac = None if self.sparse else make_square(m, None, None, sparse=False)
         self.nretired = 0
         self.args = None
+        self.keep_same = True  # (False: every rebase re-analyses Φu, as before issue 11's reuse)
+        self.nsame = 0
+        self.nrows = 0  # (rebases to the same partition whose row pivots changed: analysed)
 
     @property
     def pattern(self) -> np.ndarray:
@@ -468,8 +472,17 @@ class PartitionBasis:
 
     def prepare(self, phiq) -> None:
         """Index of Φu and Φv for ``cols`` (the kernels then read Φq as ``(w, idx)``, entries
-        in the order of the pattern); the sparse Φu analysed at the dense ``phiq`` (allocates)."""
+        in the order of the pattern); the sparse Φu analysed at the dense ``phiq`` (allocates).
+        At a rebase that re-chooses the dependent coordinates of the last analysis (unless
+        ``keep_same`` is False) with the same row pivots (:meth:`_rereference`) the analysis is
+        kept: its ordering and pivot sequence, the reference pivots reset at ``phiq``
+        (``sparse.lu_rereference``); counted in ``nsame``."""
         m, f = self.m, self.f
+        if self.args is not None and self.keep_same and np.array_equal(self.cols[:m],
+                                                                        self._cols_dep):
+            if not self.sparse or self._rereference(phiq):
+                self.nsame += 1
+                return
         r, c = self._nz
         pidx, ur, uc, uk = _partition_index(r, c, self.cols, m, f)
         if self.sparse:
@@ -478,15 +491,38 @@ class PartitionBasis:
             if old is not None:  # a rebase: keep the fill-reducing column order of the last one
                 self.nretired += old.lu.nfallback
                 columns = _carry_column_order(self._cols_dep, self.cols[:m], old.lu.column_order)
-            self._cols_dep = self.cols[:m].copy()
             fac = make_square(m, ur, uk, sparse=True)
             fac.analyse(phiq[ur, uc], columns)
             if old is None:  # load the rebase's compiled code now, not in the first rebase step
-                threshold_rows(ur, uk, fac.lu.ax, fac.lu.column_order, 0.01)
+                lu = fac.lu
+                pcol = lu.column_order
+                threshold_rows(ur, uk, lu.ax, pcol, 0.01)
+                _index_given_columns(m, ur, uk, lu.ax.copy(), pcol, 0.01, lu.rows, lu.cols,
+                                     lu.cdst, lu.csrc)
+                _carry_column_order(self.cols[:m].copy(), self.cols[:m], pcol)
+                lu_rereference(lu.ib, lu.fb.copy())
             else:
                 fac.lu.nanalyse += old.lu.nanalyse
             self.fac = fac
+            self._u = (ur, uc, uk)
+        self._cols_dep = self.cols[:m].copy()
         self.args = (*self.fac.args, pidx, self.cols, self.X, self.W, self.tmp)
+
+    def _rereference(self, phiq) -> bool:
+        """The sparse Φu at ``phiq`` with the last analysis kept (:meth:`prepare`) when the
+        threshold pivoting of a new analysis (``threshold_rows`` in the column order of the last
+        one, as :meth:`SparseLU.analyse` with ``columns``) picks the rows of the last one: the
+        factors are then those of a new analysis, bit for bit. False otherwise, or when a pivot
+        is zero (then Φu is analysed afresh)."""
+        lu = self.fac.lu
+        ur, uc, uk = self._u
+        lu.ax[:] = phiq[ur, uc]
+        prow = threshold_rows(ur, uk, lu.ax, lu.column_order, lu.pivot_thresh)
+        if not np.array_equal(prow, lu.row_order):
+            self.nrows += 1
+            return False
+        self.nretired += lu.nfallback  # (the statistics are cleared)
+        return lu_rereference(lu.ib, lu.fb)
 
     def factors(self) -> tuple:
         return self.fac.factors() if self.fac is not None else ()
@@ -552,19 +588,33 @@ def _partition_index(r, c, cols, m, f):
     return pidx, ur, uc, uk
 
 
+@njit(cache=True)
 def _carry_column_order(old_dep, new_dep, pcol_old):
     """Column order for Φu after a rebase: the dependent coordinates in the order the last
     analysis eliminated them, each one that left the set replaced in place by one that came in
-    (a rebase swaps one or two)."""
-    local = {c: k for k, c in enumerate(new_dep.tolist())}
-    before = set(old_dep.tolist())
-    incoming = [k for k, c in enumerate(new_dep.tolist()) if c not in before]
-    old_cols = old_dep.tolist()
-    order = []
-    for j in pcol_old.tolist():
-        k = local.get(old_cols[j])
-        order.append(incoming.pop(0) if k is None else k)
-    return np.array(order, np.int64)
+    (a rebase swaps one or two; those coming in taken in ascending position)."""
+    n = 0
+    for c in old_dep:
+        n = max(n, c + 1)
+    for c in new_dep:
+        n = max(n, c + 1)
+    local = np.full(n, -1, np.int64)
+    before = np.zeros(n, np.bool_)
+    for k in range(new_dep.shape[0]):
+        local[new_dep[k]] = k
+    for c in old_dep:
+        before[c] = True
+    order = np.empty(pcol_old.shape[0], np.int64)
+    nxt = 0  # the next coordinate that came in (position in new_dep)
+    for t in range(pcol_old.shape[0]):
+        k = local[old_dep[pcol_old[t]]]
+        if k < 0:
+            while before[new_dep[nxt]]:
+                nxt += 1
+            k = nxt
+            nxt += 1
+        order[t] = k
+    return order
 
 
 def make_basis(mode: str, n: int, m: int, phiq_pattern=None):

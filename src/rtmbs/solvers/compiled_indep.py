@@ -2,11 +2,13 @@
 
 :func:`li_euler_indep_step` runs the whole step of :mod:`rtmbs.solvers.li_euler_indep` for
 B = "partition" on the packed storage of a compiled Cartesian model (seed 000 eqs. 24-28, 18, 30,
-Table 2): the evaluations into the packed workspaces ``w0`` (at t, q) and ``w1`` (at q + Δq), R and
+Table 2): the evaluations into the packed workspaces ``w0`` (at t, q: M, Q, γ and the Jacobians
+in one call) and ``w1`` (at q + Δq), R and
 S c, eq. 28 and λ (:func:`_middle`), Δq, the projection (eq. 30 with its own KKT
 factors, or S(−Φ) with the factors of Φu), the Euler update of (q, ż), Φu at the new positions
 with its pivot check and q̇ = S b + R ż. The kernels are those the Python-driven step calls, in
-the same order on the same buffers, so the numbers are the same bit for bit.
+the same order on the same buffers (which evaluates M, Q, γ and then the Jacobians, Q again,
+in two calls), so the numbers are the same bit for bit.
 
 Two rare events, both reported in the returned code:
 
@@ -208,13 +210,13 @@ def li_euler_indep_step(ibuf, ilay, fbuf, flay, sbuf, slay, w0, w1, fa, fb, pidx
         b_zd(basis, qd, zd)
         b_velocity(basis, pq, phit, bphi, gb, zd, qd)
         code |= CHANGED
-    # evaluations at (t, q, q̇): M, Q, γ, then the Jacobians (which write Q again)
-    evaluate_cartesian(_PACKED | _M | _Q | _GAMMA, t, q, qd, ibuf, ilay, fbuf, flay, sbuf, slay,
-                       w0, n, m)
+    # one evaluation at (t, q, q̇): M, Q, γ and the Jacobians (the same numbers as M, Q, γ, then
+    # the Jacobians with Q written again, as the Python-driven step evaluates them)
+    evaluate_cartesian(_PACKED | _M | _Q | _GAMMA | jac_what, t, q, qd, ibuf, ilay, fbuf, flay,
+                       sbuf, slay, w0, n, m)
     if (code & CHANGED) == 0:
         for k in range(oidx0.shape[0]):
             out0[k] = sbuf[oidx0[k]]
-    evaluate_cartesian(_PACKED | jac_what, t, q, qd, ibuf, ilay, fbuf, flay, sbuf, slay, w0, n, m)
     # R, S c, eq. 28 and λ; Δq
     hr = _middle(basis, aidx, pq, w0, Q, gamma, qd, h, Rn, Sc, Aval, AR, H, hpiv, r, w, dzd, dqd,
                  x, lam, multipliers)

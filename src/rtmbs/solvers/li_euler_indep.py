@@ -20,7 +20,8 @@ conditioning estimate, checked every step. When it falls below ``rebase_tol`` ti
 the last choice of B, B is chosen again at the current configuration (QR or partitioning of the
 current Φq) and ż is re-mapped, ż = B q̇ with q̇ = q̇ᵢ + Δq̇. That event (counted in ``nrebase``)
 costs one QR or one full-pivot elimination and one more factorisation; steps without it have
-the fixed cost below.
+the fixed cost below. A sparse Φu is analysed again only when the partition changed; a rebase
+that re-chooses the same one keeps its ordering and pivot sequence (``nrebase_same``).
 
 Dense and sparse alike (``linear_solver``, sparse for B = "partition" on systems with fixed
 patterns): A = M − hJq̇ − h²Jq is formed on its entries (every entry when dense, the mass | force
@@ -213,6 +214,7 @@ class LIEulerIndep(Solver):
         self.ratio = 1.0
         self.ratio_ref = 1.0
         self._h = None
+        self._kernel_basis = None
         # projection (eq. 30): [M hΦqᵀ; Φq 0], sparse on the path of Φu, analysed here
         kkt = self.stabilize == "projection" and self.projection_solve == "kkt"
         self.proj = Projector(n, m, make_kkt(sysm, self.sparse)) if kkt else None
@@ -227,8 +229,7 @@ class LIEulerIndep(Solver):
         st.evaluate(self, 0, state.t, state.q, state.qd, self.what_end)
         self._choose_B(state.t, self.independent)
         self._map_velocity(state.qd, state.qd)
-        self.q_last[:] = state.q
-        self.qd_last[:] = state.qd
+        _keep(state.q, state.qd, self.q_last, self.qd_last)  # (loads it now, not at a rebase)
 
     # dense views of the step's buffers (tests, offline tools): with packed storage a scatter
     # of the blocks into a dense workspace made at first use
@@ -274,8 +275,8 @@ class LIEulerIndep(Solver):
                 f"dependent coordinates; expected full row rank m = {self.system.m}") from None
         self.ratio = self.ratio_ref = self._factor_T()
         self._rebase_below = self.rebase_tol * self.ratio_ref if self.rebase else -np.inf
-        if self.fused_step:  # the factors of Φu are new arrays after a choice of B
-            self._set_kernel_args()
+        if self.fused_step and self.basis.args is not self._kernel_basis:
+            self._set_kernel_args()  # the factors of Φu are new arrays after a new analysis
 
     def _factor_T(self) -> float:
         # sparse Φu: static pivots (never a re-analysis); a degraded Φu shows in the ratio: rebase
@@ -307,6 +308,12 @@ class LIEulerIndep(Solver):
         return (*self.basis.factors(), *kkt, _Retired(self.basis))
 
     @property
+    def nrebase_same(self) -> int:
+        """Rebases (of ``nrebase``) that re-chose the partition of the last analysis of Φu: its
+        analysis kept, refactorised, the reference pivots reset (``PartitionBasis.prepare``)."""
+        return getattr(self.__dict__.get("basis"), "nsame", 0)
+
+    @property
     def nanalyse(self) -> int:
         """Analyses of the sparse factors after ``reset``, not counting those of a rebase (the
         projection matrix's: none is ever repeated; 0 on the dense path)."""
@@ -333,6 +340,7 @@ class LIEulerIndep(Solver):
         else:
             factors = (np.zeros(0, np.uint32), np.zeros(0), np.zeros(0, np.uint32))
         st = self.st
+        self._kernel_basis = self.basis.args
         self.kernel_args = (*self.system.kernel_buffers(), st.w0, st.w1, *self.basis.args,
                             self.aidx, *factors, self.vec, self.hpiv)
         self._no_outputs = (np.zeros(0, np.int64), np.zeros(0))  # (no outputs at the start)

@@ -186,12 +186,20 @@ def null_basis_qr(phiq, w, v, beta, B):
 def select_partition(phiq, w, cols):
     """Coordinate partitioning: Gaussian elimination with rook pivoting of ``phiq (m, n)`` (copied
     into ``w``; each pivot the largest entry of its row and its column in the remaining block). On return ``cols[:m]`` are the dependent coordinates u (pivot columns) and
-    ``cols[m:]`` the independent ones v. Returns the pivot ratio (0 when Φq is rank deficient)."""
+    ``cols[m:]`` the independent ones v. Returns the pivot ratio (0 when Φq is rank deficient).
+    ``w`` keeps its columns in the order of ``cols`` and each elimination updates the remaining
+    columns of the rows with a non-zero in the pivot column only; the largest |entry| of every
+    remaining row (``rmax``, renewed for those rows when next needed) makes the whole-block
+    search of a small rook pivot a search over m rows. The same operations on the remaining block as the elimination of
+    every column, and the same first largest entry: the same choice at ~40 % less cost (issue 11,
+    multilink ~57 → ~35 µs)."""
     m, n = phiq.shape
     for i in range(m):
         for j in range(n):
             w[i, j] = phiq[i, j]
     colmax = np.zeros(n)
+    rmax = np.zeros(m)
+    dirty = np.ones(m, np.bool_)  # rmax[i] to be renewed before it is read
     for j in range(n):
         cols[j] = j
         for i in range(m):
@@ -208,7 +216,7 @@ def select_partition(phiq, w, cols):
         bi = k
         best = 0.0
         for i in range(k, m):
-            val = abs(w[i, cols[bj]])
+            val = abs(w[i, bj])
             if val > best:
                 best = val
                 bi = i
@@ -216,47 +224,69 @@ def select_partition(phiq, w, cols):
         while moved:
             moved = False
             for jj in range(k, n):  # the largest of row bi
-                val = abs(w[bi, cols[jj]])
+                val = abs(w[bi, jj])
                 if val > best:
                     best = val
                     bj = jj
                     moved = True
             for i in range(k, m):  # the largest of column bj
-                val = abs(w[i, cols[bj]])
+                val = abs(w[i, bj])
                 if val > best:
                     best = val
                     bi = i
                     moved = True
-        if best < 1e-2 * colmax[cols[bj]]:  # a small rook pivot: search the whole block
+        if best < 1e-2 * colmax[cols[bj]]:  # a small rook pivot: the block's first largest
+            ri = -1
+            mx = best
             for i in range(k, m):
+                if dirty[i]:
+                    _row_max(w, i, k, n, rmax)
+                    dirty[i] = False
+                if rmax[i] > mx:
+                    mx = rmax[i]
+                    ri = i
+            if ri >= 0:
                 for jj in range(k, n):
-                    val = abs(w[i, cols[jj]])
-                    if val > best:
-                        best = val
-                        bi = i
+                    if abs(w[ri, jj]) == mx:
+                        best = mx
+                        bi = ri
                         bj = jj
+                        break
         if bi != k:
-            for j in range(n):
+            for j in range(k, n):
                 tmp = w[k, j]
                 w[k, j] = w[bi, j]
                 w[bi, j] = tmp
+            tmp = rmax[k]
+            rmax[k] = rmax[bi]
+            rmax[bi] = tmp
+            flag = dirty[k]
+            dirty[k] = dirty[bi]
+            dirty[bi] = flag
         if bj != k:
             tmpc = cols[k]
             cols[k] = cols[bj]
             cols[bj] = tmpc
+            for i in range(k, m):
+                tmp = w[i, k]
+                w[i, k] = w[i, bj]
+                w[i, bj] = tmp
         if best > pmax:
             pmax = best
         if best < pmin:
             pmin = best
-        if best == 0.0:
-            continue
-        c = cols[k]
-        inv = 1.0 / w[k, c]
+        inv = 1.0 / w[k, k] if best != 0.0 else 0.0
+        # eliminate; the rows that took part renew rmax when it is next read (unsigned
+        # indices: numba drops the negative-index checks, ~20 % of the partitioning)
+        ku, nu, one = np.uint64(k), np.uint64(n), np.uint64(1)
         for i in range(k + 1, m):
-            lik = w[i, c] * inv
-            if lik != 0.0:
-                for j in range(n):
-                    w[i, j] -= lik * w[k, j]
+            iu = np.uint64(i)
+            if w[iu, ku] != 0.0:
+                lik = w[iu, ku] * inv
+                if best != 0.0 and lik != 0.0:
+                    for j in range(ku + one, nu):
+                        w[iu, j] -= lik * w[ku, j]
+                dirty[i] = True
     # keep each group in ascending coordinate order (readable, same partition)
     _sort_range(cols, 0, m)
     _sort_range(cols, m, n)
@@ -265,6 +295,18 @@ def select_partition(phiq, w, cols):
     if pmax == 0.0:
         return 0.0
     return pmin / pmax
+
+
+@njit(cache=True)
+def _row_max(w, i, k, n, rmax):
+    """rmax[i] = max |w[i, k:n]| (:func:`select_partition`)."""
+    iu = np.uint64(i)
+    mx = 0.0
+    for j in range(np.uint64(k), np.uint64(n)):
+        v = abs(w[iu, j])
+        if v > mx:
+            mx = v
+    rmax[i] = mx
 
 
 @njit(cache=True)
