@@ -6,7 +6,8 @@
 Models: the built-in rtmbs models peer-four-bar, peer-chain, peer-quarter-car; MuJoCo and Exudyn
 are built from the same numbers (mujoco_peers.py, exudyn_peers.py). Cases: MuJoCo `mj_step` in a
 Python loop and `mujoco.rollout`; Exudyn generalized-α (ρ∞ 0.9) in one `SolveDynamic`; rtmbs
-`li-euler` without projection and with its defaults (projection, implicit positions), plus every `--solver NAME[:option=value,...]`.
+`li-euler` without projection and with its defaults (projection, implicit positions), plus every `--solver NAME[:option=value,...]`;
+each of them but the first also as one `rollout` call per run (compiled where the solver has it).
 
 Timing: one untimed warm-up run of every case, then ``rounds`` rounds in which every case
 (mechanism × tool) runs once in turn (interleaved); each run is reset to t = 0 (untimed) and
@@ -227,7 +228,7 @@ def main(argv=None):
     for name, mech in mechs.items():
         cases += [(name, T(mech, h)) for T in tools]
         cases += [(name, RtmbsCase(mech, s, o, h)) for s, o in solvers]
-        cases += [(name, RtmbsRolloutCase(mech, "li-euler", {}, h))]
+        cases += [(name, RtmbsRolloutCase(mech, s, o, h)) for s, o in solvers[1:]]
     load0 = os.getloadavg()
     print("reference solutions ...", file=sys.stderr)
     refs = {name: reference(mech, h, steps) for name, mech in mechs.items()}
