@@ -1488,9 +1488,10 @@ def lu_rereference(ib, fb):
 
 
 @njit(cache=True)
-def _put(ib, o, a):
-    """Copy ``a`` into ``ib`` from ``o``; returns (the next offset, a value too large for
-    uint32)."""
+def _put(ib, slot, o, a):
+    """Copy ``a`` into ``ib`` from ``o`` and put ``o`` in the header ``slot``; returns (the next
+    offset, a value too large for uint32)."""
+    ib[slot] = o
     big = False
     for i in range(a.shape[0]):
         v = np.int64(a[i])
@@ -1523,44 +1524,21 @@ def _index_given_columns(N, r64, c64, vals, pcol, thresh, rows, cols, cdst, csrc
     ib[_H_NC] = cdst.size
     ib[_H_NRUN] = rc0.size
     o = _H_LEN
-    big = False
-    ib[_H_PTR] = o
-    o, b = _put(ib, o, ptr)
-    big |= b
-    ib[_H_DIAG] = o
-    o, b = _put(ib, o, diag)
-    big |= b
-    ib[_H_COL] = o
-    o, b = _put(ib, o, col)
-    big |= b
-    ib[_H_AMAP] = o
-    o, b = _put(ib, o, amap)
-    big |= b
-    ib[_H_PROW] = o
-    o, b = _put(ib, o, prow)
-    big |= b
-    ib[_H_PCOL] = o
-    o, b = _put(ib, o, pcol)
-    big |= b
-    ib[_H_ROWS] = o
-    o, b = _put(ib, o, rows)
-    ib[_H_COLS] = o
-    o, b = _put(ib, o, cols)
-    ib[_H_CDST] = o
-    o, b = _put(ib, o, cdst)
-    ib[_H_CSRC] = o
-    o, b = _put(ib, o, csrc)
-    ib[_H_URPTR] = o
-    o, b = _put(ib, o, urptr)
-    big |= b
-    ib[_H_RC0] = o
-    o, b = _put(ib, o, rc0)
-    big |= b
-    ib[_H_RLEN] = o
-    o, b = _put(ib, o, rlen)
-    big |= b
-    ib[_H_PAIRED] = o
-    o, b = _put(ib, o, paired)
+    o, b0 = _put(ib, _H_PTR, o, ptr)
+    o, b1 = _put(ib, _H_DIAG, o, diag)
+    o, b2 = _put(ib, _H_COL, o, col)
+    o, b3 = _put(ib, _H_AMAP, o, amap)
+    o, b4 = _put(ib, _H_PROW, o, prow)
+    o, b5 = _put(ib, _H_PCOL, o, pcol)
+    o, _ = _put(ib, _H_ROWS, o, rows)
+    o, _ = _put(ib, _H_COLS, o, cols)
+    o, _ = _put(ib, _H_CDST, o, cdst)
+    o, _ = _put(ib, _H_CSRC, o, csrc)
+    o, b6 = _put(ib, _H_URPTR, o, urptr)
+    o, b7 = _put(ib, _H_RC0, o, rc0)
+    o, b8 = _put(ib, _H_RLEN, o, rlen)
+    o, _ = _put(ib, _H_PAIRED, o, paired)
+    big = b0 or b1 or b2 or b3 or b4 or b5 or b6 or b7 or b8
     if big or o >= 2 ** 32:
         return ib, -2, prow
     return ib, fl, prow
