@@ -72,6 +72,20 @@ def copy_state(q, qd, x, q_to, qd_to, x_to):
     x_to[:] = x
 
 
+@njit(cache=True, inline="always")
+def before_step(k, every, fun_par, chan, inputs, q, qd, x, q_good, qd_good, x_good, out_qd_prev):
+    """What every compiled rollout does before step k: the inputs of step k, the last good
+    state kept, q̇ before the step into its row when the step's row is saved. Returns (the row
+    is saved, the row)."""
+    load_inputs(fun_par, chan, inputs, k)
+    save = (k + 1) % every == 0
+    r = (k + 1) // every - 1
+    copy_state(q, qd, x, q_good, qd_good, x_good)
+    if save:
+        out_qd_prev[r, :] = qd
+    return save, r
+
+
 @njit(cache=True)
 def diverged(q, qd):
     """|q| or |q̇| at or above :data:`DIVERGENCE_LIMIT`, or not a number."""
@@ -107,12 +121,8 @@ def _li_euler_rollout(ibuf, ilay, fbuf, flay, sbuf, slay, w0, w1, kib, kfb, kidx
     x = data_buffers(sbuf, slay).xstate[1:]
     lam = vec[vec.shape[0] - m:]
     for k in range(n_steps):
-        load_inputs(fun_par, chan, inputs, k)
-        save = (k + 1) % every == 0
-        r = (k + 1) // every - 1
-        copy_state(q, qd, x, q_good, qd_good, x_good)
-        if save:
-            out_qd_prev[r, :] = qd
+        save, r = before_step(k, every, fun_par, chan, inputs, q, qd, x, q_good, qd_good, x_good,
+                              out_qd_prev)
         ratio, _ = li_euler_step(ibuf, ilay, fbuf, flay, sbuf, slay, w0, w1, kib, kfb, kidx, vec, q,
                                  qd, m, t_origin + (i0 + k) * h, h, jac_what, implicit, project,
                                  nproj, oidx[:0], out_t[:0])

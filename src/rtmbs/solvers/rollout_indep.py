@@ -17,7 +17,7 @@ from numba import njit
 from ..kernels.layout_views import data_buffers
 from .compiled_indep import CHANGED, OK, REBASE, _views, li_euler_indep_step
 from .compiled_step import step_outputs
-from .rollout import DIVERGENCE_LIMIT, copy_state, diverged, load_inputs, save_row
+from .rollout import DIVERGENCE_LIMIT, before_step, copy_state, diverged, save_row
 
 
 @njit(cache=True)
@@ -41,12 +41,8 @@ def _li_euler_indep_rollout(ibuf, ilay, fbuf, flay, sbuf, slay, w0, w1, fa, fb, 
     no = oidx[:0]
     nchanged = 0
     for k in range(k0, n_steps):
-        load_inputs(fun_par, chan, inputs, k)
-        save = (k + 1) % every == 0
-        r = (k + 1) // every - 1
-        copy_state(q, qd, x, q_good, qd_good, x_good)
-        if save:
-            out_qd_prev[r, :] = qd
+        save, r = before_step(k, every, fun_par, chan, inputs, q, qd, x, q_good, qd_good, x_good,
+                              out_qd_prev)
         code, ratio, lratio, growth, pratio, pgrowth = li_euler_indep_step(
             ibuf, ilay, fbuf, flay, sbuf, slay, w0, w1, fa, fb, pidx, cols, X, W, tmp, aidx, kib,
             kfb, kidx, vec, hpiv, q, qd, m, t_origin + (i0 + k) * h, h, jac_what, implicit,

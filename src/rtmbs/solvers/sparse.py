@@ -1289,18 +1289,15 @@ def _gather_packed(idx, w0, c, cd, s, w1, ax, cval, x, jx, phix):
             ax[e] = w0[am[e]] - cd * w0[k + dj] - c * w0[k]
         if products:
             jx[ai[e]] += w0[k] * x[aj[e]]
+    with_phix = phix.shape[0] > 0
     for i in range(phix.shape[0]):
         phix[i] = 0.0
-    if phix.shape[0]:
-        for e in range(nz):
-            ax[na + e] = s * _phiq_value(w0, zptr, zidx, e)
-            v = _phiq_value(w1, zptr, zidx, e)
-            ax[na + nz + e] = v
+    for e in range(nz):
+        ax[na + e] = s * _phiq_value(w0, zptr, zidx, e)
+        v = _phiq_value(w1, zptr, zidx, e)
+        ax[na + nz + e] = v
+        if with_phix:
             phix[zr[e]] += v * x[zc[e]]
-    else:
-        for e in range(nz):
-            ax[na + e] = s * _phiq_value(w0, zptr, zidx, e)
-            ax[na + nz + e] = _phiq_value(w1, zptr, zidx, e)
     aug = _augmentation_at(idx, o)
     gptr, eb = aug[0], aug[2]
     for g in range(gptr.shape[0] - 1):
