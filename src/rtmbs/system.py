@@ -360,7 +360,7 @@ class CartesianSystem(MechanicalSystem):
         self.prim_row = np.array([p[1] for p in bld.prims], np.int64)
         self.prim_body = np.array([(p[2], p[3]) for p in bld.prims], np.int64).reshape(npr, 2)
         self.body_eprow = eprow
-        blk_pair, frc_blk = _virtual_blocks(nb, fbody, ftype)
+        blk_pair, frc_blk = _virtual_blocks(nb, fbody, ftype, fstiff)
         self.jacobian_blocks = blk_pair
         ints = dict(body_qadr=qadr, body_rtype=rtype, body_eprow=eprow, prim_type=self.prim_type,
                     prim_row=self.prim_row, prim_body=self.prim_body,
@@ -791,17 +791,18 @@ def _ep_E(p):
 _EP_DG = np.array([2.0 * _ep_E(np.eye(4)[k]) for k in range(4)])  # ∂(2E)/∂p_k
 
 
-def _virtual_blocks(nb, fbody, ftype):
+def _virtual_blocks(nb, fbody, ftype, fstiff):
     """The 6×6 blocks in which forces and inertia terms accumulate their Jacobians in virtual
     coordinates (δr, δπ) before one mapping to q per block (kernels.evaluate): one per body, then
     one per ordered pair of bodies coupled by a force element. Returns (body a, body b, 1 if an
-    element with a force writes the block else 0: rotation terms only) per block and, per element, the block of its (i,i), (i,j),
-    (j,i), (j,j) couplings (−1 with the ground)."""
+    element with a force writes the block else 0: rotation terms only, 1 if a stiff element
+    writes it else 0: zero in the stiff Jacobians) per block and, per element, the block of its
+    (i,i), (i,j), (j,i), (j,j) couplings (−1 with the ground)."""
     pairs = [(b, b) for b in range(nb)]
     index = {pr: k for k, pr in enumerate(pairs)}
     # blocks with translational terms: written by an element with a force (torque-only elements,
     # like the inertia terms, fill only the rotation rows and columns)
-    coupled = set()
+    coupled, stiff = set(), set()
     frc_blk = np.full((len(fbody), 4), -1, np.int64)
     for k, (bi, bj) in enumerate(fbody):
         for sa, a in enumerate((bi, bj)):
@@ -814,7 +815,10 @@ def _virtual_blocks(nb, fbody, ftype):
                 frc_blk[k, 2 * sa + sb] = index[(a, b)]
                 if not ELEMENTS[ftype[k]].torque_only:
                     coupled.add(index[(a, b)])
-    blocks = np.array([(a, b, int(k in coupled)) for k, (a, b) in enumerate(pairs)], np.int64).reshape(-1, 3)
+                if fstiff[k]:
+                    stiff.add(index[(a, b)])
+    blocks = np.array([(a, b, int(k in coupled), int(k in stiff)) for k, (a, b) in enumerate(pairs)],
+                      np.int64).reshape(-1, 4)
     return blocks, frc_blk
 
 
@@ -853,7 +857,7 @@ class PackedLayout:
 
         for b in range(nb):
             block("M", self.offsets["M"] + S * S * b, qadr[b], qadr[b], width[b], width[b])
-        for k, (ba, bb, _) in enumerate(system.jacobian_blocks):
+        for k, (ba, bb, *_) in enumerate(system.jacobian_blocks):
             for name in ("Jq", "Jqd"):
                 block(name, self.offsets[name] + S * S * k, qadr[ba], qadr[bb], width[ba], width[bb])
         o = self.offsets["phiq"]

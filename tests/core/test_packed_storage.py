@@ -51,6 +51,41 @@ def test_packed_values_scatter_to_the_dense_evaluation_exactly(name):
                 np.testing.assert_array_equal(getattr(view, f), getattr(ws, f), err_msg=f"{f} {what}")
 
 
+@pytest.mark.parametrize("name", ["peer-quarter-car", "multilink-bushings", "sla-car"])
+def test_stiff_jacobians_are_zero_outside_the_stiff_blocks_over_a_used_workspace(name):
+    """With the stiff terms' Jacobians only, a block no stiff element writes is zeroed without
+    its mapping: over workspaces that held every term's Jacobians before (packed and dense),
+    Jq and Jq̇ are those of a fresh workspace, zero outside ``jacobian_pattern(True)``, and
+    inside it those of the stiff elements (a body's inertia terms, in the full Jacobians, are
+    not in them)."""
+    s = load_model(name)
+    lay = s.packed_layout
+    rng = np.random.default_rng(3)
+    q = s._q0 + 0.05 * rng.standard_normal(s.n)
+    qd = rng.standard_normal(s.n)
+    stiff = EVAL_M | EVAL_Q | EVAL_PHIQ | EVAL_JAC_STIFF
+    fresh = np.zeros(lay.size)
+    s.evaluate_packed(0.2, q, qd, fresh, stiff)
+    used = np.zeros(lay.size)
+    s.evaluate_packed(0.2, q, qd, used, EVAL_ALL)
+    full = lay.dense(used, s.workspace())
+    full_jq, full_jqd = full.Jq.copy(), full.Jqd.copy()
+    s.evaluate_packed(0.2, q, qd, used, stiff)
+    ws = s.workspace()
+    s.evaluate(0.2, q, qd, ws, EVAL_ALL)
+    s.evaluate(0.2, q, qd, ws, stiff)
+    pat = s.jacobian_pattern(True)
+    blocks = s.jacobian_blocks
+    assert np.any(blocks[:, 3] == 0) and np.any(blocks[:, 3] == 1)  # both kinds occur
+    a, b = lay.dense(fresh, s.workspace()), lay.dense(used, s.workspace())
+    for f in ("Jq", "Jqd"):
+        np.testing.assert_array_equal(getattr(b, f), getattr(a, f), err_msg=f)
+        np.testing.assert_array_equal(getattr(ws, f), getattr(a, f), err_msg=f)
+        assert not np.any(getattr(a, f)[~pat])
+    # the full Jacobians differ from the stiff ones outside the stiff blocks (inertia terms)
+    assert np.any(full_jq[~pat] != 0.0) and np.any(full_jqd[~pat] != 0.0)
+
+
 def test_packed_storage_holds_every_pattern_entry_and_grows_with_the_non_zeros():
     s = load_model("multilink-ideal")
     lay = s.packed_layout

@@ -6,7 +6,8 @@ from numba import njit
 
 from .cartesian import (SEG, _JAC, _JACS, _M, _PACKED, _PHI, _PHIQ, _GAMMA, _Q, body_kinematics,
                         constraint_rows, scatter_constraints)
-from .forces import accumulate_element, element_forces, map_virtual_blocks, torque_only
+from .forces import (accumulate_element, element_forces, map_virtual_blocks, torque_only,
+                     virtual_blocks_to_clear)
 from .arena import borrowed, c_view
 from .layout_views import data_buffers, model_floats, model_ints
 from .rotations import NROT, ROT_EP
@@ -235,9 +236,9 @@ def evaluate_cartesian(what, t, q, qd, ibuf, ilay, fbuf, flay, sbuf, slay, wbuf,
     do_q = (what & (_Q | _JAC | _JACS)) != 0  # Jacobians are computed with Q (and write it)
     if do_q:
         vQ[:, :] = 0.0
+    stiff_only = jac_any and not jac_all
     if jac_any:
-        vK[:, :, :] = 0.0
-        vC[:, :, :] = 0.0
+        virtual_blocks_to_clear(blk_pair, stiff_only, vK, vC)
     if what & _M or do_q:
         for b in range(nb):
             qa = body_qadr[b]
@@ -256,8 +257,8 @@ def evaluate_cartesian(what, t, q, qd, ibuf, ilay, fbuf, flay, sbuf, slay, wbuf,
                 tyre_x, frc_out[k, 1:], mf)
             accumulate_element(k, frc_body[k, 0], frc_body[k, 1], wj, torque_only(frc_type[k]), f, tau,
                                dfdx, dfdv, dtdx, dtdv, arm_i, sgj, frc_blk, vQ, vK, vC)
-        map_virtual_blocks(jac_any, packed, blk_pair, body_qadr, body_rtype, kin_G, kin_dG, kin_W, vQ,
-                           vK, vC, vP, Q, Jq, Jqd, KL)
+        map_virtual_blocks(jac_any, stiff_only, packed, blk_pair, body_qadr, body_rtype, kin_G,
+                           kin_dG, kin_W, vQ, vK, vC, vP, Q, Jq, Jqd, KL)
     if what & (_PHI | _PHIQ | _GAMMA):
         constraint_rows(t, prim_type, prim_row, prim_body, prim_vec, prim_par, prim_fun,
                         fun_type, fun_par, fun_tab, tab_adr, tab_len, tab_x, tab_y,

@@ -233,14 +233,28 @@ def _map_rotation_block(K, C, Ga, Gb, Wb, qa, qb, nra, nrb, Jq, Jqd):
             Jqd[qa + 3 + kk, j] = Ga[0, kk] * c3 + Ga[1, kk] * c4 + Ga[2, kk] * c5
 
 
+@njit(cache=True, inline="always")
+def virtual_blocks_to_clear(blk_pair, stiff_only, vK, vC):
+    """Zero the virtual Jacobian blocks the elements (and, without ``stiff_only``, the inertia
+    terms) accumulate into; with ``stiff_only`` only those a stiff element writes."""
+    for blk in range(blk_pair.shape[0]):
+        if stiff_only and blk_pair[blk, 3] == 0:
+            continue
+        vK[blk, :, :] = 0.0
+        vC[blk, :, :] = 0.0
+
+
 @njit(cache=True, fastmath={"contract"}, inline="always")
-def map_virtual_blocks(what_jac, packed, blk_pair, body_qadr, body_rtype, kin_G, kin_dG, kin_W, vQ, vK,
-                       vC, vP, Q, Jq, Jqd, KL):
+def map_virtual_blocks(what_jac, stiff_only, packed, blk_pair, body_qadr, body_rtype, kin_G, kin_dG,
+                       kin_W, vQ, vK, vC, vP, Q, Jq, Jqd, KL):
     """Q_q = Lᵀ Q_x per body and, with ``what_jac``, Jq_ab = L_aᵀ (K_ab L_b + C_ab,ω W_b)
     + δ_ab [(∂Gᵀ/∂p) τ_b + direct p-terms], Jq̇_ab = L_aᵀ C_ab L_b for every block, with
     L = blockdiag(I, G) (seed 003 §4.2; seed 000 eqs. 1, 3). Every block is written (not added),
-    so Jq and Jq̇ need no clearing. ``packed``: block k at rows SEG·k, columns 0 of Jq, Jq̇
-    (:func:`rtmbs.kernels.evaluate.packed_views`), else at the bodies' coordinates."""
+    so Jq and Jq̇ need no clearing; with ``stiff_only`` (the stiff terms' Jacobians) a block no
+    stiff element writes (``blk_pair[k, 3]`` = 0) is written as zeros without the mapping (its
+    virtual blocks hold nothing: :func:`virtual_blocks_to_clear`). ``packed``: block k at rows
+    SEG·k, columns 0 of Jq, Jq̇ (:func:`rtmbs.kernels.evaluate.packed_views`), else at the
+    bodies' coordinates."""
     nb = body_qadr.shape[0] - 1
     for b in range(nb):
         a = body_qadr[b]
@@ -258,6 +272,16 @@ def map_virtual_blocks(what_jac, packed, blk_pair, body_qadr, body_rtype, kin_G,
         qb = 0 if packed else body_qadr[bb]
         nra = NROT[body_rtype[ba]]
         nrb = NROT[body_rtype[bb]]
+        if stiff_only and blk_pair[blk, 3] == 0:  # no stiff term: zero
+            if packed:  # (the whole SEG × SEG block, contiguous)
+                Jq[qa:qa + SEG, :] = 0.0
+                Jqd[qa:qa + SEG, :] = 0.0
+                continue
+            for r in range(3 + nra):
+                for col in range(3 + nrb):
+                    Jq[qa + r, qb + col] = 0.0
+                    Jqd[qa + r, qb + col] = 0.0
+            continue
         Ga = kin_G[ba]
         if blk_pair[blk, 2] == 0:  # rotation terms only
             if nra == 4 and nrb == 4:  # Euler parameters on both sides: constant trip counts

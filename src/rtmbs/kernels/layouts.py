@@ -71,7 +71,8 @@ MODEL_INTS = Layout("ModelInts", np.int64, (
     ("fun_tab", 1, "table of each input function (-1: none)"),
     ("tab_adr", 1, "first entry of each table in tab_x, tab_y"),
     ("tab_len", 1, "entries of each table"),
-    ("blk_pair", 2, "virtual Jacobian blocks: body a, body b, 1 if translational terms"),
+    ("blk_pair", 2, "virtual Jacobian blocks: body a, body b, 1 if translational terms, "
+                             "1 if a stiff element writes it"),
     ("frc_blk", 2, "block of the (i,i), (i,j), (j,i), (j,j) couplings of each element"),
 ))
 
