@@ -179,7 +179,9 @@ class LIEulerIndep(Solver):
         # A of eq. 28 on its pattern (mass | force Jacobian) when sparse, dense otherwise; the
         # kernels read M, Jq, Jq̇ (sparse) and Φq (partition) through ``idx`` from ``st.w0``
         if self.sparse:
-            ap = np.asarray(sysm.mass_pattern, bool) | np.asarray(
+            # (M's own structure where the system gives it: the entries between translations
+            # and rotations are zero, so A R and Rᵀ A R skip them)
+            ap = np.asarray(getattr(sysm, "mass_structure", sysm.mass_pattern), bool) | np.asarray(
                 sysm.jacobian_pattern(not self.jac_all), bool)
             self.idx = entry_index(ap, pp, st.layout)
             self.aidx, self.mats = self.idx, st.w0
