@@ -51,6 +51,25 @@ def test_packed_values_scatter_to_the_dense_evaluation_exactly(name):
                 np.testing.assert_array_equal(getattr(view, f), getattr(ws, f), err_msg=f"{f} {what}")
 
 
+@pytest.mark.parametrize("name", CARTESIAN)
+def test_mass_matrix_lies_in_its_structure(name):
+    """li-euler's and Algorithm 2's matrices are patterned on ``mass_structure`` (M's entries:
+    m I₃ and the rotation block of each body), so M must have no entry outside it, at any state;
+    and the structure is strictly smaller than the blocks (the translations are decoupled)."""
+    s = _system(name)
+    if not isinstance(s, CartesianSystem):
+        pytest.skip("not a compiled Cartesian model")
+    ms = s.mass_structure
+    assert np.all(s.mass_pattern[ms]) and ms.sum() < s.mass_pattern.sum()
+    rng = np.random.default_rng(11)
+    for k in range(3):
+        q = s._q0 + 0.3 * rng.standard_normal(s.n)
+        ws = s.workspace()
+        s.evaluate(0.0, q, rng.standard_normal(s.n), ws, EVAL_M)
+        assert not np.any(ws.M[~ms])
+        assert np.all(np.diag(ws.M)[np.diag(ms)] != 0.0)
+
+
 @pytest.mark.parametrize("name", ["peer-quarter-car", "multilink-bushings", "sla-car"])
 def test_stiff_jacobians_are_zero_outside_the_stiff_blocks_over_a_used_workspace(name):
     """With the stiff terms' Jacobians only, a block no stiff element writes is zeroed without
