@@ -306,12 +306,13 @@ class SparseKKTFactorisation(KKTFactorisation):
 
 def make_kkt(system, sparse: bool, a_pattern=None) -> KKTFactorisation:
     """The KKT factorisation of ``system`` (size n + m): dense, or sparse (``sparse``, from
-    :func:`~rtmbs.solvers.sparse.choose_linear_solver`) on ``a_pattern`` (default: the mass
-    pattern) and the system's Φq pattern."""
+    :func:`~rtmbs.solvers.sparse.choose_linear_solver`) on ``a_pattern`` (default: M's own
+    structure, ``mass_structure``, where the system gives it, else its mass pattern) and the
+    system's Φq pattern."""
     n, m = system.n, system.m
     if not sparse:
         return KKTFactorisation(n, m)
-    mp = np.asarray(system.mass_pattern, bool)
+    mp = np.asarray(getattr(system, "mass_structure", system.mass_pattern), bool)
     ap = mp if a_pattern is None else np.asarray(a_pattern, bool)
     pp = np.asarray(system.phiq_pattern, bool) if m else np.zeros((0, n), bool)
     return SparseKKTFactorisation(ap, pp, kkt_hubs(system))
