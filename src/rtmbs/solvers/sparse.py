@@ -1043,9 +1043,10 @@ class KKTMap:
     Entry order: A entries, then the s·Φqᵀ block, then the Φq block. ``idx`` packs
     [nA, nz, a_i, a_j, z_r, z_c, augmentation] (uint32) for :func:`kkt_gather`. The augmentation
     (module docstring) takes the rows of Φq whose columns form a full block of
-    ``augment_pattern`` (default ``a_pattern``; ``li-euler`` gives the mass pattern, so only rows
-    on one body: Euler-parameter normalisation rows, locks of one body, not the joint rows
-    between two bodies that a force element also couples): A += α_r Φqᵣᵀ Φqᵣ with
+    ``augment_pattern`` (default ``a_pattern``; ``li-euler`` gives M's structure,
+    ``mass_structure``, so only rows within one block of it: Euler-parameter normalisation rows,
+    a lock of one coordinate; not a ground joint's rows, which hold a body's translations and
+    rotation, nor the joint rows between two bodies): A += α_r Φqᵣᵀ Φqᵣ with
     α_r = Σ M_jj / Σ Φq_rj² over the row's columns, and the couplings b[j] += α_r Φq_rj b[n + r]
     (``couplings``, for :class:`SparseLU`).
     """
