@@ -207,3 +207,22 @@ def test_the_compiled_step_makes_no_python_level_kernel_call(monkeypatch, config
     expected = {"baumgarte": (2, 1, 1), "mass": (3, 2, 2), "ggl-3": (2 + k, 2, 1 + k)}[config]
     assert tuple((a - b) // 10 for a, b in
                  zip((slv.neval, slv.nfactor, slv.nsolve), before)) == expected
+
+
+@pytest.mark.parametrize("config", ["mass", "ggl"])
+def test_fallbacks_of_both_factorisations_are_counted_and_computed_alike(config):
+    """With the growth limit at 0 every factorisation of eq. 22 and of the second KKT is flagged
+    (refined solves): counted (one per factorisation) and computed alike on both paths."""
+    out = {}
+    for instrument in (False, True):
+        s = load_model("peer-quarter-car")
+        slv, st = _solver(s, CONFIGS[config], instrument)
+        slv.skkt.lu.growth_limit = 0.0
+        _second_lu(slv).growth_limit = 0.0
+        rows = []
+        for _ in range(30):
+            assert slv.step(st, H)
+            rows.append(np.concatenate([st.q, st.qd, slv.lam]))
+        out[instrument] = (slv.nfallback, _second_lu(slv).nfallback, np.array(rows))
+    assert out[False][0] == out[True][0] == 60 and out[False][1] == out[True][1] == 30
+    assert np.array_equal(out[False][2], out[True][2])

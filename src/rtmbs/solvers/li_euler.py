@@ -38,8 +38,9 @@ Stabilisation (``stabilize``):
 Linear algebra (``linear_solver``): dense LU (``linalg``) or, for systems with fixed sparsity
 patterns, the fixed-pattern sparse LU of ``sparse`` for the matrices of eqs. 22, 30 and GGL.
 
-Cost per step (fixed): evaluations 3 (+1 for implicit positions with projection; GGL: 3 + k),
-factorisations 1 (+1 projection="mass", +1 GGL), solves 1 (+1 projection, +k GGL).
+Cost per step (fixed): evaluations 2 (projection: + projection_solves − 1, +1 with implicit
+positions; GGL: 2 + k for k = ``ggl_iterations``), factorisations 1 (+1 projection="mass", +1
+GGL), solves 1 (+ projection_solves with projection, +k GGL); tests/solvers/test_fixed_cost.py.
 
 On the sparse path of a compiled Cartesian model every configuration runs the whole step as one
 compiled call (:func:`rtmbs.solvers.compiled_step.li_euler_step` for ``stabilize="none"`` and
