@@ -48,8 +48,7 @@ MODELS = {
 
 #: Solver configurations; "sparse" ones need a model with patterns, "ode" ones a model with m = 0.
 #: li-euler: every stabilisation, both position updates, both projections, dense and sparse (the
-#: sparse "none"/"projection"-"step" ones are the fused compiled step; instrument=True runs the
-#: same on the Python path).
+#: sparse ones are the fused compiled step; instrument=True runs the same on the Python path).
 _LI = [dict(stabilize="none", position_update="explicit"),
        dict(stabilize="none", position_update="implicit"),
        dict(stabilize="projection", position_update="implicit", projection="step"),
@@ -80,8 +79,10 @@ def solver_configs():
         for st in ("velocity", "projection", "none"):
             out.append(("generalized-alpha", dict(stabilize=st, linear_solver=ls), need))
         out.append(("generalized-alpha", dict(jacobian="stiff", linear_solver=ls), need))
-    out += [("li-euler", dict(stabilize=s, linear_solver="sparse", instrument=True), "sparse")
-            for s in ("none", "projection")]
+    out += [("li-euler", dict(o, linear_solver="sparse", instrument=True), "sparse")
+            for o in (dict(stabilize="none"), dict(stabilize="projection"),
+                      dict(stabilize="projection", projection="mass"),
+                      dict(stabilize="baumgarte"), dict(stabilize="ggl", ggl_iterations=2))]
     for o in _INDEP:
         out.append(("li-euler-indep", dict(o, B="qr"), ""))
     out.append(("li-euler-indep", dict(B="qr", rebase_tol=1e9), ""))

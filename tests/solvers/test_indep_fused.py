@@ -99,7 +99,7 @@ def test_a_step_without_rebase_makes_no_python_level_kernel_call(monkeypatch, co
 
     monkeypatch.setattr(StepStorage, "evaluate", refuse)
     monkeypatch.setattr(type(system), "evaluate_packed", refuse)
-    for name in ("_middle", "_project_kkt", "_position_increment", "_euler_update", "_keep",
+    for name in ("_middle", "project_kkt", "_position_increment", "_euler_update", "_keep",
                  "_unchanged", "factor_T", "velocity", "zd_of", "project_T"):
         monkeypatch.setattr(li_euler_indep, name, refuse)
     before = (slv.neval, slv.nfactor, slv.nsolve)

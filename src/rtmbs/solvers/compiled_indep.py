@@ -42,10 +42,8 @@ from ..kernels.extra_states import advance_extra_states
 from ..kernels.layout_views import data_buffers, model_ints
 from .basis import b_factor, b_lambda, b_project_T, b_R_Sc, b_velocity, b_zd
 from .compiled_step import step_outputs
-from .factorisation import kkt_correction
 from .reduced import lambda_rhs, reduced
-from .sparse import kkt_values_packed
-from .storage import copy_mass
+from .storage import project_kkt
 
 #: bits of the code :func:`li_euler_indep_step` returns
 OK, CHANGED, REBASE = 1, 2, 4
@@ -64,18 +62,6 @@ def _middle(basis, aidx, phiq, mats, Q, gamma, qd, h, Rn, Sc, Aval, AR, H, hpiv,
         lambda_rhs(aidx, Aval, r, dqd, x)
         b_lambda(basis, x, lam, h)
     return hr
-
-
-@njit(cache=True)
-def _project_kkt(ib, fb, pidx, w0, w1, phi1, h, rhs, dq):
-    """The projection (eq. 30) from the step's buffers: [M(q) hΦqᵀ; Φq 0] with Φq at q + Δq (in
-    ``w1``; M copied there from ``w0``), gathered through ``pidx``, factorised, and the correction
-    of [0; −Φ(q + Δq)] added to ``dq`` (``Projector.correct``'s arithmetic). Returns (pivot
-    ratio, largest multiplier)."""
-    copy_mass(pidx, w0, w1)
-    ratio, growth = kkt_values_packed(ib, fb, pidx, w1, 0.0, 0.0, h, w1)
-    kkt_correction(ib, fb, phi1, rhs, dq)
-    return ratio, growth
 
 
 @njit(cache=True)
@@ -231,7 +217,7 @@ def li_euler_indep_step(ibuf, ilay, fbuf, flay, sbuf, slay, w0, w1, fa, fb, pidx
         what1 = _PACKED | _PHI | (_PHIQ if proj == PROJ_KKT else 0)
         evaluate_cartesian(what1, t + h, qp, qd, ibuf, ilay, fbuf, flay, sbuf, slay, w1, n, m)
         if proj == PROJ_KKT:
-            pratio, pgrowth = _project_kkt(kib, kfb, kidx, w0, w1, phi1, h, prhs, dq)
+            pratio, pgrowth = project_kkt(kib, kfb, kidx, w0, w1, phi1, h, prhs, dq)
             ok &= pratio > 0.0
         else:
             b_project_T(basis, phi1, dq)

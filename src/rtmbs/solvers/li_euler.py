@@ -38,12 +38,15 @@ Stabilisation (``stabilize``):
 Linear algebra (``linear_solver``): dense LU (``linalg``) or, for systems with fixed sparsity
 patterns, the fixed-pattern sparse LU of ``sparse`` for the matrices of eqs. 22, 30 and GGL.
 
-Cost per step (fixed): evaluations 3 (+1 for implicit positions with projection; GGL: 3 + k),
-factorisations 1 (+1 projection="mass", +1 GGL), solves 1 (+1 projection, +k GGL).
+Cost per step (fixed): evaluations 2 (projection: + projection_solves − 1, +1 with implicit
+positions; GGL: 2 + k for k = ``ggl_iterations``), factorisations 1 (+1 projection="mass", +1
+GGL), solves 1 (+ projection_solves with projection, +k GGL); tests/solvers/test_fixed_cost.py.
 
-On the sparse path of a compiled Cartesian model, ``stabilize="none"`` and ``"projection"``
-(with ``projection="step"``) run the whole step as one compiled call
-(:func:`rtmbs.solvers.compiled_step.li_euler_step`) unless ``instrument`` asks for phase times.
+On the sparse path of a compiled Cartesian model every configuration runs the whole step as one
+compiled call (:func:`rtmbs.solvers.compiled_step.li_euler_step` for ``stabilize="none"`` and
+``"projection"`` with ``projection="step"``, :func:`rtmbs.solvers.compiled_step.li_euler_stab_step`
+for Baumgarte, GGL and ``projection="mass"``), the same arithmetic as the Python-driven sparse
+path, unless ``instrument`` asks for phase times (which runs that one).
 """
 from __future__ import annotations
 
@@ -53,12 +56,14 @@ from numba import njit
 from ..errors import SolverError
 from ..protocol import EVAL_JAC, EVAL_JAC_STIFF, EVAL_M, EVAL_PHI, EVAL_PHIQ, EVAL_Q, State
 from .base import Solver, register_solver
-from .compiled_step import (_sp_factor_solve, _update, li_euler_step, li_euler_step_outputs,
-                            vector_size)
+from .compiled_step import (
+    STAB_BAUMGARTE, STAB_GGL, STAB_MASS, STAB_NONE, STAB_PROJECT, _sp_factor_solve, _update,
+    ggl_correct, li_euler_stab_step, li_euler_stab_step_outputs, li_euler_step,
+    li_euler_step_outputs, vector_size,
+)
 from .linalg import lu_factor, lu_solve
 from .sparse import (
     H_ANALYSIS, PackedKKTMap, SparseKKT, a_times, choose_linear_solver, kkt_hubs, kkt_values,
-    lu_solve_sp,
     phiq_times,
 )
 from .stabilization import (
@@ -138,7 +143,6 @@ def _predict(q, qd, h, dq, qp):
 def _sp_ggl_newton(ib, fb, idx, M, phiq_i, h, qp, qk, eta, phi, rhs, tmp):
     """:func:`_ggl_newton` with the sparse factors and products on the fixed patterns."""
     n = M.shape[0]
-    m = phiq_i.shape[0]
     for i in range(n):
         tmp[i] = qk[i] - qp[i]
     a_times(idx, M, tmp, rhs[:n])
@@ -146,15 +150,7 @@ def _sp_ggl_newton(ib, fb, idx, M, phiq_i, h, qp, qk, eta, phi, rhs, tmp):
     for i in range(n):
         tmp[i] = 0.0
     _phiqt_times(idx, phiq_i, eta, tmp)
-    for i in range(n):
-        rhs[i] = -(rhs[i] + h * tmp[i])
-    for i in range(m):
-        rhs[n + i] = -phi[i]
-    lu_solve_sp(ib, fb, rhs)
-    for i in range(n):
-        qk[i] += rhs[i]
-    for i in range(m):
-        eta[i] += rhs[n + i]
+    ggl_correct(ib, fb, h, phi, rhs, tmp, qk, eta)
 
 
 @njit(cache=True)
@@ -245,9 +241,8 @@ class LIEuler(Solver):
                               "integer >= 1")
         self.projection_solves = int(k) if self.projection == "step" else 1
         self.project_with_step = self.stabilize == "projection" and self.projection == "step"
-        # the whole step in one compiled call (rtmbs.solvers.compiled_step)
-        self.fused = (self.sparse and not instrument and is_compiled_cartesian(self.system)
-                      and self.stabilize in ("none", "projection") and self.projection == "step")
+        # the whole step in one compiled call (rtmbs.solvers.compiled_step), every stabilisation
+        self.fused = self.sparse and not instrument and is_compiled_cartesian(self.system)
         self.extra_in_step = self.fused  # (the compiled step advances the transient tyres)
 
     def _reset(self, state: State) -> None:
@@ -314,18 +309,53 @@ class LIEuler(Solver):
         self._ws = None
         sysm.evaluate_packed(state.t, state.q, state.qd, self.pw0, self.what0 | self.jac_flag)
         self.skkt.factor_packed(self.pidx, self.pw0, h * h, h, h, self.pw0)
-        self._nan0 = self._nanalyse_total()
         self.vec = np.zeros(vector_size(n, m))
         self.lam = self.vec[vector_size(n, m) - m:]
-        self._kernel = li_euler_step
         self._no_outputs = (np.zeros(0, np.int64), np.zeros(0))  # (no outputs at the start)
         self.kernel_args = sysm.kernel_buffers() + (self.pw0, self.pw1, self.skkt.lu.ib,
                                                     self.skkt.lu.fb, self.pidx, self.vec)
-        self._options_args = (self.jac_flag, self.implicit, self.stabilize == "projection",
-                              self.projection_solves)
+        self.stab_args = self._second_kkt()
+        if self.stab_args[0] in (STAB_NONE, STAB_PROJECT):  # compiled_step.li_euler_step
+            self._kernel, self._kernel_outputs = li_euler_step, li_euler_step_outputs
+            self._options_args = (self.jac_flag, self.implicit, self.stabilize == "projection",
+                                  self.projection_solves)
+        else:  # Baumgarte, projection="mass", GGL: compiled_step.li_euler_stab_step
+            self._kernel, self._kernel_outputs = li_euler_stab_step, li_euler_stab_step_outputs
+            self._options_args = (self.jac_flag, self.implicit) + self.stab_args
         self._post = self._options_args + self._no_outputs
         self._m, self._lu, self._per_step = m, self.skkt.lu, self._counts_per_step()
         self._extra_state = sysm.extra_state if sysm.nx else None
+        self._nan0 = self._nanalyse_total()
+
+    def _second_kkt(self) -> tuple:
+        """(stab, niter, γ_B, the second KKT's ib, fb and packed index) of
+        :func:`rtmbs.solvers.compiled_step.li_euler_stab_step`. The second KKT (the projector's
+        for projection="mass", GGL's) is mapped onto the packed workspaces and analysed at q0
+        from ``pw0`` (evaluated there), as the Python-driven path analyses it from the dense
+        workspace; ``_lu2`` is its SparseLU (None without one: eq. 22's factors stand in,
+        unused)."""
+        stab, niter, gamma = STAB_NONE, self.projection_solves, 0.0
+        k = None
+        if self.stabilize == "projection":
+            stab = STAB_PROJECT
+        elif self.stabilize == "baumgarte":
+            stab = STAB_BAUMGARTE
+            gamma = -1.0 if self.baumgarte_gamma is None else float(self.baumgarte_gamma)
+        elif self.stabilize == "ggl":
+            stab, niter, k = STAB_GGL, self.ggl_iterations, self.sggl
+        if self.sproj is not None:
+            stab, k = STAB_MASS, self.sproj.kkt.kkt
+        self._lu2 = None
+        if k is None:
+            lu = self.skkt.lu
+            return (stab, niter, gamma, lu.ib, lu.fb, self.pidx)
+        pidx = PackedKKTMap(k.map, self.system.packed_layout).idx
+        ratio = k.factor_packed(pidx, self.pw0, 0.0, 0.0, H_ANALYSIS, self.pw0)
+        lu = self._lu2 = k.lu
+        if self.sproj is not None:  # (as SparseKKTFactorisation.factor's first call)
+            self.sproj.kkt.ratio = ratio
+            self.sproj.kkt.args = (lu.ib, lu.fb, k.idx)
+        return (stab, niter, gamma, lu.ib, lu.fb, pidx)
 
     # the dense workspaces, made at first use (the compiled step reads the packed ones)
     @property
@@ -385,10 +415,10 @@ class LIEuler(Solver):
         return ratio, update and ratio > 0.0
 
     def _step_impl(self, state: State, h: float):
-        if self.stabilize == "ggl":
-            return self._step_ggl(state, h)
         if self.fused:
             return self._step_fused(state, h)
+        if self.stabilize == "ggl":
+            return self._step_ggl(state, h)
         ws, ws1, m = self.ws, self.ws1, self.system.m
         q, qd, t = state.q, state.qd, state.t
         self._tic()
@@ -466,48 +496,61 @@ class LIEuler(Solver):
         model; otherwise the step, then ``system.outputs``."""
         if not self.fused or len(out) != len(self.system.output_index):
             return super().step_outputs(state, h, out, at_start)
-        ok = self._fused_call(li_euler_step_outputs, state, h,
+        ok = self._fused_call(self._kernel_outputs, state, h,
                               self._options_args + (self.system.output_index, out, bool(at_start)))
         if not ok:
             self.status = -1
         return ok
 
     def _fused_call(self, kernel, state: State, h: float, post: tuple) -> bool:
-        """One compiled step (``kernel``: :func:`li_euler_step` or its ``_outputs`` form; ``post``:
-        its arguments after h) and its bookkeeping: factor statistics, counters, the time; the
+        """One compiled step (``kernel``: :func:`li_euler_step`, :func:`li_euler_stab_step` or
+        their ``_outputs`` forms; ``post``: its arguments after h) and its bookkeeping: factor
+        statistics (of the second KKT too: the projector's or GGL's), counters, the time; the
         extra states (transient tyres) go in from ``state.x`` and come back advanced."""
         # (what does not change between steps is looked up once in _fused_reset: this glue is
         # a few per cent of a small model's step)
         x = self._extra_state
         if x is not None:
             x[:] = state.x
-        ratio, growth = kernel(*self.kernel_args, state.q, state.qd, self._m, float(state.t),
-                               float(h), *post)
+        r = kernel(*self.kernel_args, state.q, state.qd, self._m, float(state.t), float(h), *post)
         if x is not None:
             state.x[:] = x
+        ratio = r[0]
         lu = self._lu
-        lu.ratio, lu.growth = ratio, growth
+        lu.ratio, lu.growth = ratio, r[1]
         self.ratio = ratio
-        ne, ns = self._per_step
+        ne, nf, ns = self._per_step
         self.nstep += 1
         self.neval += ne
-        self.nfactor += 1
+        self.nfactor += nf
         self.nsolve += ns
         state.t = state.t + h
+        if self._lu2 is not None:  # the second KKT's statistics, as the Python-driven step reports them
+            return self._second_stats(r[2], r[3]) and ratio > 0.0
         return ratio > 0.0
 
-    def _counts_per_step(self) -> tuple[int, int]:
-        """(evaluations, solves) of one compiled step (one factorisation)."""
+    def _second_stats(self, ratio2: float, growth2: float) -> bool:
+        lu2 = self._lu2
+        lu2.ratio, lu2.growth = ratio2, growth2
+        if self.sproj is not None:  # (Projector.correct's bookkeeping)
+            self.sproj.kkt.ratio = self.sproj.ratio = ratio2
+        return ratio2 > 0.0
+
+    def _counts_per_step(self) -> tuple[int, int, int]:
+        """(evaluations, factorisations, solves) of one compiled step, those of the Python-driven
+        one (module docstring)."""
+        if self.stabilize == "ggl":
+            return 2 + self.ggl_iterations, 2, 1 + self.ggl_iterations
         proj = self.stabilize == "projection"
         return (2 + proj * (self.projection_solves - 1 + self.implicit),
-                1 + proj * self.projection_solves)
+                1 + (self.sproj is not None), 1 + proj * self.projection_solves)
 
     def count_steps(self, k: int) -> None:
         """Count ``k`` compiled steps (:meth:`_step_fused`, ``rtmbs.solvers.rollout``)."""
-        ne, ns = self._counts_per_step()
+        ne, nf, ns = self._counts_per_step()
         self.nstep += k
         self.neval += k * ne
-        self.nfactor += k
+        self.nfactor += k * nf
         self.nsolve += k * ns
 
     def _step_ggl(self, state: State, h: float):

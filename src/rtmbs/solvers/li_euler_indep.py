@@ -62,7 +62,7 @@ from .base import Solver, register_solver
 from .basis import factor_T, make_basis, project_T, velocity, zd_of
 from .compiled_indep import (
     CHANGED, OK, PROJ_KKT, PROJ_NONE, PROJ_T, REBASE, VIEW_NAMES, _euler_update, _keep, _middle,
-    _position_increment, _project_kkt, _unchanged, li_euler_indep_step,
+    _position_increment, _unchanged, li_euler_indep_step,
     li_euler_indep_step_outputs, step_views, vector_size,
 )
 from .factorisation import make_kkt
@@ -71,7 +71,7 @@ from .rollout import DIVERGENCE_LIMIT
 from .rollout_indep import run as run_rollout
 from .sparse import H_ANALYSIS, PackedKKTMap, choose_linear_solver
 from .stabilization import Projector, check_choice, check_positive, pop_options
-from .storage import StepStorage, entry_index
+from .storage import StepStorage, entry_index, project_kkt
 
 
 @register_solver("li-euler-indep")
@@ -507,7 +507,7 @@ class LIEulerIndep(Solver):
         if self.proj_idx is None:
             return proj.correct(st.ws0.M, st.ws1.phiq, st.ws1.phi, h, self.dq)
         k = proj.kkt
-        ratio, growth = _project_kkt(k.lu.ib, k.lu.fb, self.proj_idx, st.w0, st.w1, st.phi1, h,
+        ratio, growth = project_kkt(k.lu.ib, k.lu.fb, self.proj_idx, st.w0, st.w1, st.phi1, h,
                                      proj.rhs, self.dq)
         k.lu.ratio, k.lu.growth = ratio, growth
         k.ratio = proj.ratio = ratio

@@ -13,8 +13,8 @@ arrays (as ``mujoco.rollout``; issue 11).
                 inputs={"drive_torque": np.full(2000, 150.0)})
     r.t, r.q, r.outputs["wheel.z"]
 
-A solver with a compiled step (``solver.kernel_args``: ``li-euler`` with ``stabilize`` "none" or
-"projection" on the sparse path of a compiled Cartesian model, transient tyres included) runs the
+A solver with a compiled step (``solver.kernel_args``: ``li-euler`` with any ``stabilize`` on the
+sparse path of a compiled Cartesian model, transient tyres included) runs the
 whole loop in :func:`_li_euler_rollout`; ``li-euler-indep`` with its compiled step (B =
 "partition" on packed storage) in ``rtmbs.solvers.rollout_indep`` (a step that chooses B again
 returns to Python for that, then the loop goes on); any other solver runs the same loop in
@@ -33,7 +33,7 @@ from ..errors import SolverError
 from ..kernels.layout_views import data_buffers
 from ..protocol import State
 from .base import Solver
-from .compiled_step import li_euler_step, step_outputs
+from .compiled_step import li_euler_stab_step, step_outputs
 
 #: |q| or |q̇| above this counts as divergence (as ``simulate``)
 DIVERGENCE_LIMIT = 1e8
@@ -107,15 +107,18 @@ def save_row(r, t, q, qd, lam, x, out_t, out_q, out_qd, out_lam, out_x):
 
 @njit(cache=True)
 def _li_euler_rollout(ibuf, ilay, fbuf, flay, sbuf, slay, w0, w1, kib, kfb, kidx, vec, q, qd, m,
-                      t_origin, i0, h, jac_what, implicit, project, nproj, n_steps, every, chan,
-                      inputs, oidx, out_t, out_q, out_qd, out_qd_prev, out_lam, out_y, out_x,
-                      q_good, qd_good, x_good):
-    """``n_steps`` steps of :func:`rtmbs.solvers.compiled_step.li_euler_step` from step ``i0``
+                      t_origin, i0, h, jac_what, implicit, stab, niter, gamma, pib, pfb, pidx,
+                      n_steps, every, chan, inputs, oidx, out_t, out_q, out_qd, out_qd_prev,
+                      out_lam, out_y, out_x, q_good, qd_good, x_good):
+    """``n_steps`` steps of :func:`rtmbs.solvers.compiled_step.li_euler_stab_step` (every
+    stabilisation: ``stab``, ``niter``, ``gamma`` and the second KKT (pib, pfb, pidx) as there)
+    from step ``i0``
     (time t_origin + i h before step i). Before step k the input channels ``chan``
     (input-function rows) take ``inputs[k]``; after every ``every``-th step, row k // every
     takes t, q, q̇, q̇ before the step, λ and the outputs ``oidx`` (evaluated in the packed
     workspace ``w1``, as :func:`rtmbs.solvers.compiled_step.li_euler_step_outputs`) and the extra
-    states. A failed or diverging step puts q, q̇ and the extra states back to the last good step.
+    states. A failed (a factorisation's pivot ratio 0) or diverging step puts q, q̇ and the extra
+    states back to the last good step.
     Returns the number of good steps."""
     fun_par = data_buffers(sbuf, slay).fun_par
     x = data_buffers(sbuf, slay).xstate[1:]
@@ -123,11 +126,12 @@ def _li_euler_rollout(ibuf, ilay, fbuf, flay, sbuf, slay, w0, w1, kib, kfb, kidx
     for k in range(n_steps):
         save, r = before_step(k, every, fun_par, chan, inputs, q, qd, x, q_good, qd_good, x_good,
                               out_qd_prev)
-        ratio, _ = li_euler_step(ibuf, ilay, fbuf, flay, sbuf, slay, w0, w1, kib, kfb, kidx, vec, q,
-                                 qd, m, t_origin + (i0 + k) * h, h, jac_what, implicit, project,
-                                 nproj, oidx[:0], out_t[:0])
+        ratio, _, ratio2, _ = li_euler_stab_step(
+            ibuf, ilay, fbuf, flay, sbuf, slay, w0, w1, kib, kfb, kidx, vec, q, qd, m,
+            t_origin + (i0 + k) * h, h, jac_what, implicit, stab, niter, gamma, pib, pfb, pidx,
+            oidx[:0], out_t[:0])
         t = t_origin + (i0 + k + 1) * h
-        if ratio == 0.0 or diverged(q, qd):
+        if ratio == 0.0 or ratio2 == 0.0 or diverged(q, qd):
             copy_state(q_good, qd_good, x_good, q, qd, x)
             return k
         if save:
@@ -145,8 +149,8 @@ def _run_li_euler(solver, state, t_origin, i0, h, n_steps, every, chan, inputs, 
     if nx:
         system.extra_state[:] = state.x
     done = _li_euler_rollout(*solver.kernel_args, state.q, state.qd, system.m, t_origin, i0, h,
-                             solver.jac_flag, solver.implicit, solver.stabilize == "projection",
-                             solver.projection_solves, n_steps, every, chan, inputs, oidx, *res,
+                             solver.jac_flag, solver.implicit, *solver.stab_args, n_steps, every,
+                             chan, inputs, oidx, *res,
                              np.empty(n), np.empty(n), np.empty(nx))
     if nx:
         state.x[:] = system.extra_state

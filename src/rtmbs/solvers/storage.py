@@ -21,7 +21,9 @@ import numpy as np
 from numba import njit
 
 from ..protocol import Workspace
-from .sparse import KKTMap, PackedKKTMap, _packed_parts, _phiq_value, workspace_offsets
+from .factorisation import kkt_correction
+from .sparse import (KKTMap, PackedKKTMap, _packed_parts, _phiq_value, kkt_values_packed,
+                     workspace_offsets)
 
 
 class _FlatIndex:
@@ -103,6 +105,20 @@ def copy_mass(idx, w0, w1):
         w1[am[e]] = w0[am[e]]
     for e in range(zmd.shape[0]):
         w1[zmd[e]] = w0[zmd[e]]
+
+
+@njit(cache=True)
+def project_kkt(ib, fb, pidx, w0, w1, phi1, h, rhs, dq):
+    """The projection (seed 000 eq. 30) from a step's packed buffers: [M(q) hΦqᵀ; Φq 0] with Φq
+    at the projected positions (in ``w1``; M copied there from ``w0``), gathered through ``pidx``
+    (a :class:`PackedKKTMap` of the projector's KKT), factorised, and the correction of
+    [0; −Φ] added to ``dq`` (``Projector.correct``'s arithmetic). Algorithm 2's compiled step
+    and ``li-euler``'s with ``projection="mass"`` call it. Returns (pivot ratio, largest
+    multiplier)."""
+    copy_mass(pidx, w0, w1)
+    ratio, growth = kkt_values_packed(ib, fb, pidx, w1, 0.0, 0.0, h, w1)
+    kkt_correction(ib, fb, phi1, rhs, dq)
+    return ratio, growth
 
 
 class StepStorage:

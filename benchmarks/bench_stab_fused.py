@@ -1,0 +1,108 @@
+"""CPU time of a ``li-euler`` step with Baumgarte, GGL or ``projection="mass"`` as one compiled call
+(``rtmbs.solvers.compiled_step.li_euler_stab_step``) against the same step driven kernel by kernel
+from Python, and as the compiled rollout (issue 11).
+
+    OPENBLAS_NUM_THREADS=1 python benchmarks/bench_stab_fused.py [--models peer-quarter-car,...]
+        [--configs baumgarte,mass,ggl,ggl2] [--rounds 7] [--steps 2000]
+
+Paths, per model and configuration, interleaved in each round in a rotating order: the
+Python-driven sparse path (the solver with ``fused = False`` before ``reset``: what these
+configurations ran before, and what ``instrument=True`` runs, without its phase timers); ``step``
+(one compiled call) from Python; ``rollout`` of all the steps in one call, no outputs (its mean
+per step). Each run: ``--warmup`` steps from the initial state, then ``--steps`` steps, every
+step timed in process CPU time (``time.process_time_ns``, its ~0.3 µs call included alike).
+Printed: the median and p99.9 of the per-step times over all rounds, the smallest and the median
+of the per-round medians (rollout: the mean per step of each round), and the compiled paths'
+time against the Python-driven one as the median over rounds of their ratio in the round (the
+cases of one configuration run side by side, so this is the least disturbed by other load).
+"""
+from __future__ import annotations
+
+import os
+
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+os.environ.setdefault("OMP_NUM_THREADS", "1")
+os.environ.setdefault("NUMBA_NUM_THREADS", "1")
+
+import argparse  # noqa: E402
+import time  # noqa: E402
+
+import numpy as np  # noqa: E402
+
+from rtmbs.models import load_model  # noqa: E402
+from rtmbs.solvers.base import get_solver  # noqa: E402
+from rtmbs.solvers.rollout import rollout  # noqa: E402
+
+CONFIGS = {
+    "default": {},  # projection="step" (compiled before): for comparison
+    "baumgarte": {"stabilize": "baumgarte"},
+    "mass": {"stabilize": "projection", "projection": "mass"},
+    "ggl": {"stabilize": "ggl"},
+    "ggl2": {"stabilize": "ggl", "ggl_iterations": 2},
+}
+PATHS = ("Python-driven", "step", "rollout")
+
+
+def _run_us(system, opts, path, steps, warmup, h=1e-3):
+    slv = get_solver("li-euler")(system, linear_solver="sparse", **opts)
+    if path == "Python-driven":
+        slv.fused = slv.extra_in_step = False  # before reset: the kernel-by-kernel path
+    st = system.initial_state()
+    slv.reset(st)
+    for _ in range(warmup):
+        slv.step(st, h)
+    clock = time.process_time_ns
+    if path == "rollout":
+        t0 = clock()
+        r = rollout(slv, st, steps, h, outputs=False, every=steps)
+        assert r.status == 1, r.message
+        return np.array([(clock() - t0) / steps / 1e3])
+    out = np.empty(steps)
+    step = slv.step
+    for k in range(steps):
+        t0 = clock()
+        step(st, h)
+        out[k] = clock() - t0
+    assert slv.status == 0, "a step failed"
+    return out / 1e3
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--models", default="peer-quarter-car,multilink-ideal")
+    ap.add_argument("--configs", default="default,baumgarte,mass,ggl,ggl2")
+    ap.add_argument("--rounds", type=int, default=7)
+    ap.add_argument("--steps", type=int, default=2000)
+    ap.add_argument("--warmup", type=int, default=200)
+    a = ap.parse_args(argv)
+    configs = a.configs.split(",")
+    print("| model (n, m) | stabilize | path | median µs/step | p99.9 | quietest round | median "
+          "round |")
+    print("| --- | --- | --- | --- | --- | --- | --- |")
+    for name in a.models.split(","):
+        system = load_model(name)
+        cases = [(c, p) for c in configs for p in PATHS]
+        for c, p in cases:  # untimed: compiles what the cache lacks
+            _run_us(system, CONFIGS[c], p, 20, 0)
+        res = {k: [] for k in cases}
+        for r in range(a.rounds):
+            k0 = r % len(cases)
+            for c, p in cases[k0:] + cases[:k0]:
+                res[(c, p)].append(_run_us(system, CONFIGS[c], p, a.steps, a.warmup))
+        for c in configs:
+            rmeds = {}
+            for p in PATHS:
+                allt = np.concatenate(res[(c, p)])
+                rmeds[p] = np.array([float(np.median(t)) for t in res[(c, p)]])
+                p999 = f"{np.percentile(allt, 99.9):.1f}" if p != "rollout" else "-"
+                print(f"| {name} ({system.n}, {system.m}) | {c} | {p} | {np.median(allt):.1f} | "
+                      f"{p999} | {rmeds[p].min():.1f} | {np.median(rmeds[p]):.1f} |")
+            for p in ("step", "rollout"):  # (paired: the two paths of a round run side by side)
+                ratio = np.median(rmeds[p] / rmeds["Python-driven"])
+                print(f"|  |  | {p} / Python-driven, median of the rounds' ratios | "
+                      f"{ratio:.2f} |  |  |  |")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
