@@ -31,6 +31,7 @@ import time  # noqa: E402
 
 import numpy as np  # noqa: E402
 
+from rtmbs.bench import step_cpu_us  # noqa: E402
 from rtmbs.models import load_model  # noqa: E402
 from rtmbs.solvers.base import get_solver  # noqa: E402
 from rtmbs.solvers.rollout import rollout  # noqa: E402
@@ -44,15 +45,7 @@ def _times_us(system, fused: bool, steps: int, warmup: int, h: float = 1e-3):
     slv.reset(st)
     for _ in range(warmup):
         slv.step(st, h)
-    out = np.empty(steps)
-    clock = time.process_time_ns
-    step = slv.step
-    for k in range(steps):
-        t0 = clock()
-        step(st, h)
-        out[k] = clock() - t0
-    assert slv.status == 0, "a step failed"
-    return out / 1e3, slv.nrebase
+    return step_cpu_us(slv, st, h, steps), slv.nrebase
 
 
 def _solver(system, h, warmup):

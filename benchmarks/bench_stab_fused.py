@@ -29,6 +29,7 @@ import time  # noqa: E402
 
 import numpy as np  # noqa: E402
 
+from rtmbs.bench import step_cpu_us  # noqa: E402
 from rtmbs.models import load_model  # noqa: E402
 from rtmbs.solvers.base import get_solver  # noqa: E402
 from rtmbs.solvers.rollout import rollout  # noqa: E402
@@ -57,14 +58,7 @@ def _run_us(system, opts, path, steps, warmup, h=1e-3):
         r = rollout(slv, st, steps, h, outputs=False, every=steps)
         assert r.status == 1, r.message
         return np.array([(clock() - t0) / steps / 1e3])
-    out = np.empty(steps)
-    step = slv.step
-    for k in range(steps):
-        t0 = clock()
-        step(st, h)
-        out[k] = clock() - t0
-    assert slv.status == 0, "a step failed"
-    return out / 1e3
+    return step_cpu_us(slv, st, h, steps)
 
 
 def main(argv=None):

@@ -19,6 +19,23 @@ def factorisation_events(slv) -> dict:
     return {k: int(getattr(slv, k, 0)) for k in ("nanalyse", "nfallback", "nrebase")}
 
 
+def step_cpu_us(slv, state, h: float, steps: int) -> np.ndarray:
+    """Process CPU µs of each of ``steps`` calls of ``slv.step(state, h)`` (the benchmarks'
+    per-step times: CPU time leaves out the time a shared machine descheduled the process).
+    Raises ``SolverError`` if a step fails."""
+    out = np.empty(steps)
+    clock = time.process_time_ns
+    step = slv.step
+    for k in range(steps):
+        t0 = clock()
+        ok = step(state, h)
+        out[k] = clock() - t0
+        if not ok:
+            raise SolverError(f"{slv.name}: step {k + 1} of the timed steps failed at t = "
+                              f"{state.t:.6g} s")
+    return out / 1e3
+
+
 def bench_steps(system, solver_name: str, h: float, steps: int, warmup: int = 200,
                 options: dict | None = None, **more) -> dict:
     """Time ``steps`` steps of a solver after ``warmup`` steps (options: ``options`` and
