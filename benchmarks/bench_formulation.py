@@ -50,21 +50,6 @@ from rtmbs.protocol import EVAL_JAC_STIFF, EVAL_M, EVAL_PHI, EVAL_PHIQ, EVAL_Q  
 from rtmbs.solvers.sparse import SparseKKT, kkt_hubs, lu_refactor, lu_solve_sp  # noqa: E402
 
 
-def block_patterns(system):
-    """(mass pattern as compiled: each body's full 3 + nr block; the exact structure of M:
-    m I₃ on the translations and the rotation block, nothing between them (r is the centre of
-    mass: ``kernels.evaluate._inertia`` writes zeros there))."""
-    full = np.asarray(system.mass_pattern, bool)
-    exact = np.zeros_like(full)
-    for a, r in zip(np.asarray(system.body_qadr), np.asarray(system.body_rtype)):
-        if a < 0:
-            continue
-        a, nr = int(a), int(NROT[r])
-        exact[range(a, a + 3), range(a, a + 3)] = True
-        exact[a + 3:a + 3 + nr, a + 3:a + 3 + nr] = True
-    return full, exact
-
-
 def twist_map(system, q):
     """T (n × n') with Δq̇ = T Δν: identity on translations and non-Euler-parameter rotations,
     ½ Gᵀ(p) on each body's Euler parameters; its structure; each body's columns in ν (hubs)."""
@@ -113,7 +98,7 @@ def kkts(name, h=1e-3):
     ws, ws1 = s.workspace(), s.workspace()
     s.evaluate(st.t, st.q, st.qd, ws, EVAL_M | EVAL_Q | EVAL_PHIQ | EVAL_JAC_STIFF)
     s.evaluate(st.t, st.q + h * st.qd, st.qd, ws1, EVAL_PHIQ | EVAL_PHI)
-    full, exact = block_patterns(s)
+    full, exact = np.asarray(s.mass_pattern, bool), np.asarray(s.mass_structure, bool)
     jp = np.asarray(s.jacobian_pattern(True), bool)
     pp = np.asarray(s.phiq_pattern, bool)
     hubs = kkt_hubs(s)
