@@ -27,7 +27,7 @@ CONFIGS = {
     "ggl": {"stabilize": "ggl"},
     "ggl-3": {"stabilize": "ggl", "ggl_iterations": 3},
 }
-#: the four-bar (n = 21: "auto" would go dense), the quarter car, and the multilink with transient
+#: the four-bar, the quarter car, and the multilink with transient
 #: tyres (extra states) under a drive torque ramp
 MODELS = ["four-bar", "peer-quarter-car", "multilink-transient"]
 TORQUE = np.linspace(0.0, 400.0, N)

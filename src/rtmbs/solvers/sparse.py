@@ -1014,9 +1014,10 @@ def has_patterns(system) -> bool:
             and hasattr(system, "jacobian_pattern"))
 
 
-def choose_linear_solver(solver_name, system, choice: str) -> bool:
-    """True for the sparse path: ``"sparse"`` (needs the patterns), ``"auto"`` (patterns and
-    n >= ``AUTO_MIN_N``), ``"dense"``."""
+def choose_linear_solver(solver_name, system, choice: str, compiled: bool = False) -> bool:
+    """True for the sparse path: ``"sparse"`` (needs the patterns), ``"auto"`` (patterns, and
+    n >= ``AUTO_MIN_N`` or ``compiled``: the solver runs its sparse step as one compiled call on
+    this system, which beats the dense path driven from Python at every size), ``"dense"``."""
     from ..errors import SolverError
 
     if choice == "dense":
@@ -1029,10 +1030,11 @@ def choose_linear_solver(solver_name, system, choice: str) -> bool:
                 f"sparsity patterns (phiq_pattern, mass_pattern, jacobian_pattern); "
                 f"'{system.name}' has none (use 'dense' or 'auto')")
         return True
-    return ok and system.n >= AUTO_MIN_N
+    return ok and (compiled or system.n >= AUTO_MIN_N)
 
 
-#: ``linear_solver="auto"`` goes sparse from this many coordinates on (3 bodies).
+#: ``linear_solver="auto"`` goes sparse from this many coordinates on (3 bodies) where the sparse
+#: step is driven from Python (below it the dense LAPACK path costs less).
 AUTO_MIN_N = 18
 
 
