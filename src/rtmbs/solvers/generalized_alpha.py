@@ -33,6 +33,14 @@ Dopico & Trainelli 2008) so that its conditioning does not grow as h → 0:
 
 Cost per step: evaluations k (+1 "velocity": Φq only; +1 "projection"), factorisations 1
 (+1 "projection"), solves k (+2 with either stabilisation).
+
+On the sparse path of a compiled Cartesian model every option set runs the whole step as one
+compiled call (:func:`rtmbs.solvers.compiled_alpha.generalized_alpha_step`: evaluations, the
+factorisations, solves, stabilisation, commit and the extra states, over packed workspaces;
+``step_outputs`` adds the named outputs in the same call and ``rollout``/``simulate`` run many
+steps in one call, :func:`rtmbs.solvers.compiled_alpha.run`), bit for bit the results of the
+Python-driven sparse step, which runs kernel by kernel when ``instrument`` asks for phase times
+(and on the dense path, or for other systems). a, q̈ and λ live in the compiled step's buffer.
 """
 from __future__ import annotations
 
@@ -149,6 +157,8 @@ class GeneralizedAlpha(Solver):
     # -- set-up ----------------------------------------------------------------------------------
     def _reset(self, state: State) -> None:
         sysm, n, m = self.system, self.system.n, self.system.m
+        if self.ws is None:  # (dropped after a compiled step's reset)
+            self.ws = sysm.workspace()
         # the step's vectors and the solver's state (a, q̈, λ) in one buffer (compiled_alpha)
         self.vec = np.zeros(vector_size(n, m))
         (self.q1, self.v1, self.qdd1, self.a1, self.a, self.qdd, self.rhs, self.lam1,
@@ -212,6 +222,7 @@ class GeneralizedAlpha(Solver):
                              self.newton_iterations, stab)
         self._extra_state = sysm.extra_state if sysm.nx else None
         self._per_step = self._counts_per_step()
+        self.ws = None  # (the dense workspace served the start's index-1 solve only)
 
     def _analyse_packed(self, k, c: float, cd: float):
         """Map the KKT factorisation ``k`` onto the packed workspace and analyse and factor it
