@@ -253,3 +253,33 @@ def test_the_state_between_steps_lives_in_the_compiled_buffer():
     assert slv.rollout_runner is compiled_alpha.run
     assert get_solver(GA)(s, instrument=True).fused is False
     assert get_solver(GA)(s, linear_solver="dense").rollout_runner is None
+
+
+def test_without_constraints_the_compiled_step_is_the_python_driven_one():
+    """m = 0 (four bodies in zxz angles on springs to the ground): the iteration matrix is
+    M − sγ'Jq̇ − sJq alone, no stabilisation; the compiled step and rollout run it bit for bit."""
+    from rtmbs.model.files import model_from_dict
+    from rtmbs.system import compile_model
+
+    bodies, forces = [], []
+    for i in range(4):
+        bodies.append(dict(name=f"b{i}", mass=1.0, inertia=[0.1, 0.1, 0.1],
+                           position=[float(i), 0.0, 0.0], orientation={"z_axis": [0, 1, 0]},
+                           markers={"m": {"position": [0.0, 0.0, 0.0]}}))
+        forces.append(dict(name=f"s{i}", type="spring-damper", marker_i=f"b{i}.m",
+                           marker_j=f"ground.g{i}", stiffness=100.0, damping=1.0,
+                           free_length=0.5))
+    s = compile_model(model_from_dict(dict(
+        name="free", gravity=[0, 0, -9.81], orientation_coordinates="euler-angles-zxz",
+        bodies=bodies, forces=forces,
+        ground={"markers": {f"g{i}": {"position": [float(i), 0.0, 1.0]} for i in range(4)}})))
+    assert s.m == 0 and s.n == 24
+    (sa, ta), (sb, tb) = _solver(s.new_data(), {}), _solver(s.new_data(), {}, True)
+    assert sa.stabilize == "none"
+    _same_steps(sa, ta, sb, tb, 50)
+    r = rollout(sa, ta, 50, H)
+    for _ in range(50):
+        assert sb.step(tb, H)
+    assert r.status == 1 and r.lam.shape == (50, 0)
+    assert np.array_equal(ta.q, tb.q) and np.array_equal(ta.qd, tb.qd)
+    assert _counters(sa) == _counters(sb)
