@@ -111,7 +111,8 @@ def cases():
         out.append(f"rollout {model} li-euler {'compiled' if spec['fused'] else 'python'}")
         if not spec["ode"]:
             out.append(f"rollout {model} li-euler-indep {'compiled' if spec['fused'] else 'python'}")
-            out.append(f"rollout {model} generalized-alpha python")
+            out.append(f"rollout {model} generalized-alpha {'compiled' if spec['fused'] else 'python'}")
+        out += alpha_cases(model, spec)
     return out
 
 
@@ -242,6 +243,38 @@ def _rollout(system, name, compiled, **opts):
         raise RuntimeError("rollout: non-finite outputs")
 
 
+# -- generalized-alpha's compiled step (rtmbs.solvers.compiled_alpha): the outputs at the step's
+# start and a rollout saving every second step, on one model (its other cases are above)
+ALPHA_MODEL = "multilink-ideal-transient"
+
+
+def alpha_cases(model, spec):
+    """The expected lines of :func:`_run_alpha_cases`."""
+    return [f"alpha {model} step_outputs at_start, rollout every 2"] if model == ALPHA_MODEL else []
+
+
+def _run_alpha_cases(system, model, spec, out):
+    from rtmbs.solvers.base import get_solver
+    from rtmbs.solvers.rollout import rollout
+
+    if model != ALPHA_MODEL:
+        return
+    slv = get_solver("generalized-alpha")(system, stabilize="projection", newton_iterations=2)
+    if not slv.fused:
+        raise RuntimeError("generalized-alpha: expected the compiled step")
+    st = system.initial_state()
+    slv.reset(st)
+    y = np.zeros(len(system.output_names))
+    for k in range(NSTEPS):
+        if not slv.step_outputs(st, H, y, at_start=True):
+            raise RuntimeError(f"step {k + 1} failed")
+    r = rollout(slv, st, 2 * NSTEPS, H, inputs=_inputs(system, 2 * NSTEPS), every=2)
+    if r.status != 1 or not all(np.all(np.isfinite(v)) for v in r.outputs.values()):
+        raise RuntimeError(f"rollout: {r.message}")
+    for line in alpha_cases(model, spec):
+        print(line, file=out, flush=True)
+
+
 def run(models=None, out=sys.stdout) -> None:
     """The cases of ``models`` (names of MODELS; all by default), in the order of :func:`cases`."""
     for model, spec in MODELS.items():
@@ -268,8 +301,10 @@ def run(models=None, out=sys.stdout) -> None:
             _rollout(system, "li-euler-indep", spec["fused"], B="partition")
             print(f"rollout {model} li-euler-indep {'compiled' if spec['fused'] else 'python'}",
                   file=out, flush=True)
-            _rollout(system, "generalized-alpha", False)
-            print(f"rollout {model} generalized-alpha python", file=out, flush=True)
+            _rollout(system, "generalized-alpha", spec["fused"])
+            print(f"rollout {model} generalized-alpha {'compiled' if spec['fused'] else 'python'}",
+                  file=out, flush=True)
+        _run_alpha_cases(system, model, spec, out)
 
 
 def main(argv) -> int:

@@ -33,6 +33,14 @@ Dopico & Trainelli 2008) so that its conditioning does not grow as h → 0:
 
 Cost per step: evaluations k (+1 "velocity": Φq only; +1 "projection"), factorisations 1
 (+1 "projection"), solves k (+2 with either stabilisation).
+
+On the sparse path of a compiled Cartesian model every option set runs the whole step as one
+compiled call (:func:`rtmbs.solvers.compiled_alpha.generalized_alpha_step`: evaluations, the
+factorisations, solves, stabilisation, commit and the extra states, over packed workspaces;
+``step_outputs`` adds the named outputs in the same call and ``rollout``/``simulate`` run many
+steps in one call, :func:`rtmbs.solvers.compiled_alpha.run`), bit for bit the results of the
+Python-driven sparse step, which runs kernel by kernel when ``instrument`` asks for phase times
+(and on the dense path, or for other systems). a, q̈ and λ live in the compiled step's buffer.
 """
 from __future__ import annotations
 
@@ -44,15 +52,18 @@ from ..protocol import (
     EVAL_GAMMA, EVAL_JAC, EVAL_JAC_STIFF, EVAL_M, EVAL_PHI, EVAL_PHIQ, EVAL_Q, State,
 )
 from .base import Solver, register_solver
-from .factorisation import f_kkt_factor, f_solve, kkt_correction, make_kkt
+from .compiled_alpha import (
+    STAB_NONE, STAB_PROJECTION, STAB_VELOCITY, VELOCITY_PASSES, _finish, _predict, finite,
+    generalized_alpha_step, generalized_alpha_step_outputs, newton_end, vector_size, vector_views,
+    velocity_end, velocity_rhs,
+)
+from .compiled_alpha import run as run_rollout
+from .factorisation import f_kkt_factor, kkt_correction, make_kkt
+from .li_euler import is_compiled_cartesian
 from .products import entries, sub_mtv, sub_mv
-from .sparse import choose_linear_solver
+from .sparse import PackedKKTMap, choose_linear_solver
+from .storage import entry_index
 from .stabilization import check_choice, evaluate, pop_options
-
-
-#: Solves of the velocity correction with the step's factors (``stabilize="velocity"``): each
-#: pass shrinks Φq q̇ + Φt by about 1e-3 on the spatial chain's whip (their Φq is the predictor's).
-VELOCITY_PASSES = 2
 
 
 def coefficients(rho_inf: float):
@@ -65,88 +76,27 @@ def coefficients(rho_inf: float):
     return am, af, g, b
 
 
-# -- kernels ------------------------------------------------------------------------------------
-@njit(cache=True)
-def _predict(q, qd, a, qdd, am, af, g, b, h, q1, v1, qdd1, a1):
-    """Predictor q̈₁ = q̈: a₁, q̇₁, q₁ from the generalized-α relations."""
-    h2 = h * h
-    for i in range(q.shape[0]):
-        qdd1[i] = qdd[i]
-        a1[i] = (qdd[i] - am * a[i]) / (1.0 - am)
-        v1[i] = qd[i] + h * ((1.0 - g) * a[i] + g * a1[i])
-        q1[i] = q[i] + h * qd[i] + h2 * ((0.5 - b) * a[i] + b * a1[i])
-
-
-@njit(cache=True)
-def _correct(rhs, s, gp, bp, q1, v1, qdd1, lam1):
-    """q₁ += Δq, q̇₁ += γ'Δq, q̈₁ += β'Δq, λ₁ += (sΔλ)/s."""
-    n = q1.shape[0]
-    for i in range(n):
-        d = rhs[i]
-        q1[i] += d
-        v1[i] += gp * d
-        qdd1[i] += bp * d
-    for i in range(lam1.shape[0]):
-        lam1[i] += rhs[n + i] / s
-
-
-#: Values below this are set to 0 when a step is committed: the α_m recursion makes round-off
-#: in motion that is exactly zero (out-of-plane components of a planar motion) decay towards
-#: subnormal numbers, whose arithmetic is ~100× slower (a step went from 29 to 110 µs after
-#: 5000 steps of the double pendulum). Products of three such values stay normal.
-FLUSH = 1e-80
-
-
-@njit(cache=True, inline="always")
-def _flushed(x):
-    return 0.0 if abs(x) < FLUSH else x
-
-
-@njit(cache=True)
-def _finish(q, qd, a, qdd, lam, q1, v1, qdd1, lam1, am, af):
-    """a ← ((1 − α_f) q̈₁ + α_f q̈ − α_m a)/(1 − α_m), then commit q, q̇, q̈, λ (tiny values flushed
-    to zero, ``FLUSH``)."""
-    for i in range(q.shape[0]):
-        a[i] = _flushed(((1.0 - af) * qdd1[i] + af * qdd[i] - am * a[i]) / (1.0 - am))
-        q[i] = _flushed(q1[i])
-        qd[i] = _flushed(v1[i])
-        qdd[i] = _flushed(qdd1[i])
-    for i in range(lam.shape[0]):
-        lam[i] = _flushed(lam1[i])
-
-
-# -- kernels: products with M and Φq over their entries (``products``: dense loops, or the fixed
-# patterns ``em``, ``ez``), solves with the factors (fa, fb) of ``factorisation`` (dense or sparse)
+# -- kernels of the Python-driven step (the predictor, corrections and commit are those of the
+# compiled step, ``compiled_alpha``): products with M and Φq over their entries (``products``:
+# dense loops, or the fixed patterns ``em``, ``ez``), solves with the factors (fa, fb) of
+# ``factorisation`` (dense or sparse)
 @njit(cache=True)
 def _newton(fa, fb, em, ez, M, Q, phiq, phi, s, gp, bp, q1, v1, qdd1, lam1, rhs):
     """rhs = −[s(M q̈₁ − Q + Φqᵀλ₁); Φ], solved with the iteration matrix; then the correction."""
-    n = M.shape[0]
-    m = phi.shape[0]
-    for i in range(n):
+    for i in range(M.shape[0]):
         rhs[i] = Q[i]
     sub_mv(em, M, qdd1, rhs)
     sub_mtv(ez, phiq, lam1, rhs)
-    for i in range(n):
-        rhs[i] *= s
-    for i in range(m):
-        rhs[n + i] = -phi[i]
-    f_solve(fa, fb, rhs)
-    _correct(rhs, s, gp, bp, q1, v1, qdd1, lam1)
+    newton_end(fa, fb, phi, s, gp, bp, q1, v1, qdd1, lam1, rhs)
 
 
 @njit(cache=True)
 def _velocity(fa, fb, ez, phiq, phit, v1, rhs):
     """q̇₁ += the velocity part of K⁻¹[0; −(Φq q̇₁ + Φt)] with the factors (fa, fb) of K."""
     n = v1.shape[0]
-    m = phit.shape[0]
-    for i in range(n):
-        rhs[i] = 0.0
-    for i in range(m):
-        rhs[n + i] = -phit[i]
+    velocity_rhs(phit, rhs, n)
     sub_mv(ez, phiq, v1, rhs[n:])
-    f_solve(fa, fb, rhs)
-    for i in range(n):
-        v1[i] += rhs[i]
+    velocity_end(fa, fb, v1, rhs)
 
 
 @njit(cache=True)
@@ -157,14 +107,6 @@ def _project(fa, fb, idx, ez, M, phiq, phit, phi, rhs, q1, v1):
     kkt_correction(fa, fb, phi, rhs, q1)
     _velocity(fa, fb, ez, phiq, phit, v1, rhs)
     return ratio, growth
-
-
-@njit(cache=True)
-def _finite(x):
-    for i in range(x.shape[0]):
-        if not np.isfinite(x[i]):
-            return False
-    return True
 
 
 @register_solver("generalized-alpha")
@@ -207,13 +149,20 @@ class GeneralizedAlpha(Solver):
         self.jac_all = o["jacobian"] == "all"
         self.jac_flag = EVAL_JAC if self.jac_all else EVAL_JAC_STIFF
         self.stabilize = o["stabilize"] if system.m > 0 else "none"
+        # the whole step in one compiled call (rtmbs.solvers.compiled_alpha) on the sparse path
+        # of a compiled Cartesian model, unless instrumented (phase times: the Python-driven step)
+        self.fused = self.sparse and not instrument and is_compiled_cartesian(self.system)
+        self.extra_in_step = self.fused  # (the compiled step advances the transient tyres)
 
     # -- set-up ----------------------------------------------------------------------------------
     def _reset(self, state: State) -> None:
         sysm, n, m = self.system, self.system.n, self.system.m
-        self.q1, self.v1, self.qdd1, self.a1 = (np.zeros(n) for _ in range(4))
-        self.lam1 = np.zeros(m)
-        self.rhs = np.zeros(n + m)
+        if self.ws is None:  # (dropped after a compiled step's reset)
+            self.ws = sysm.workspace()
+        # the step's vectors and the solver's state (a, q̈, λ) in one buffer (compiled_alpha)
+        self.vec = np.zeros(vector_size(n, m))
+        (self.q1, self.v1, self.qdd1, self.a1, self.a, self.qdd, self.rhs, self.lam1,
+         self.lam) = vector_views(self.vec, n, m)
         self.what = EVAL_M | EVAL_Q | EVAL_PHI | (EVAL_PHIQ if m else 0)
         self.ratio = 1.0
         # consistent start: q̈₀, λ₀ of the index-1 equations (seed 000 eq. 12); a₀ = q̈₀
@@ -225,9 +174,9 @@ class GeneralizedAlpha(Solver):
         kkt[:n, n:] = ws.phiq.T
         kkt[n:, :n] = ws.phiq
         x = np.linalg.lstsq(kkt, np.concatenate([ws.Q, ws.gamma]), rcond=None)[0]
-        self.qdd = x[:n].copy()
-        self.a = x[:n].copy()
-        self.lam = x[n:].copy()
+        self.qdd[:] = x[:n]
+        self.a[:] = x[:n]
+        self.lam[:] = x[n:]
         # the iteration matrix (M | force Jacobian, Φq) and the projection matrix (M, Φq), dense
         # or on their fixed patterns (analysed here, at the initial state); the entries of M and
         # Φq for the products (None: dense loops)
@@ -239,13 +188,49 @@ class GeneralizedAlpha(Solver):
             self.ez = entries(np.asarray(sysm.phiq_pattern, bool) if m else np.zeros((0, n), bool))
         self.kkt = make_kkt(sysm, self.sparse, ap)
         self.pkkt = make_kkt(sysm, self.sparse) if self.stabilize == "projection" else None
-        if self.sparse:
+        if self.fused:
+            self._fused_reset(state, mp)
+        elif self.sparse:
             sysm.evaluate(state.t, state.q, state.qd, ws, self.what | self.jac_flag)
             c, cd, _, _, _ = self._scales(1e-3)
             self.kkt.factor(ws.M, ws.Jq, ws.Jqd, c, cd, ws.phiq, 1.0, ws.phiq)
             if self.pkkt is not None:
                 self.pkkt.factor(ws.M, ws.M, ws.M, 0.0, 0.0, ws.phiq, 1.0, ws.phiq)
         self._nan0 = self._nanalyse_total()
+
+    def _fused_reset(self, state: State, mass_pattern) -> None:
+        """The compiled step's buffers (rtmbs.solvers.compiled_alpha): two packed workspaces, the
+        maps of the iteration and projection matrices onto them and of M's and Φq's entries for
+        the products; the factors analysed at q0 from the packed values (the same values as the
+        dense ones the Python-driven path analyses), as that path does."""
+        sysm, m = self.system, self.system.m
+        lay = sysm.packed_layout
+        self.pw0, self.pw1 = np.zeros(lay.size), np.zeros(lay.size)
+        sysm.evaluate_packed(state.t, state.q, state.qd, self.pw0, self.what | self.jac_flag)
+        c, cd, _, _, _ = self._scales(1e-3)
+        kidx = self._analyse_packed(self.kkt, c, cd)
+        kk = self.kkt.lu
+        pk = self.pkkt.lu if self.pkkt is not None else kk
+        pidx = self._analyse_packed(self.pkkt, 0.0, 0.0) if self.pkkt is not None else kidx
+        pp = np.asarray(sysm.phiq_pattern, bool) if m else np.zeros((0, sysm.n), bool)
+        midx = entry_index(mass_pattern, pp, lay)
+        self.kernel_args = sysm.kernel_buffers() + (self.pw0, self.pw1, kk.ib, kk.fb, kidx, pk.ib,
+                                                    pk.fb, pidx, midx, self.vec)
+        stab = {"none": STAB_NONE, "velocity": STAB_VELOCITY,
+                "projection": STAB_PROJECTION}[self.stabilize]
+        self.options_args = (self.alpha_m, self.alpha_f, self.gamma, self.beta, self.jac_flag,
+                             self.newton_iterations, stab)
+        self._extra_state = sysm.extra_state if sysm.nx else None
+        self._per_step = self._counts_per_step()
+        self.ws = None  # (the dense workspace served the start's index-1 solve only)
+
+    def _analyse_packed(self, k, c: float, cd: float):
+        """Map the KKT factorisation ``k`` onto the packed workspace and analyse and factor it
+        from ``pw0`` (as its first ``factor`` does from a dense workspace). Returns the map."""
+        pidx = PackedKKTMap(k.kkt.map, self.system.packed_layout).idx
+        k.ratio = k.kkt.factor_packed(pidx, self.pw0, c, cd, 1.0, self.pw0)
+        k.args = (k.lu.ib, k.lu.fb, k.idx)
+        return pidx
 
     def _kkts(self):
         return tuple(k for k in (getattr(self, "kkt", None), getattr(self, "pkkt", None))
@@ -272,6 +257,10 @@ class GeneralizedAlpha(Solver):
 
     # -- one step ----------------------------------------------------------------------------------
     def _step_impl(self, state: State, h: float):
+        if self.fused:
+            ok = self._fused_call(generalized_alpha_step, state, h, ())
+            self.nstep -= 1  # (Solver.step counts it)
+            return ok
         ws = self.ws
         q1, v1, qdd1, lam1, rhs = self.q1, self.v1, self.qdd1, self.lam1, self.rhs
         am, af = self.alpha_m, self.alpha_f
@@ -319,4 +308,74 @@ class GeneralizedAlpha(Solver):
         state.t = t1
         self.ratio = ratio
         self._toc("other")
-        return bool(ok and _finite(state.q) and _finite(state.qd))
+        return bool(ok and finite(state.q) and finite(state.qd))
+
+    # -- the compiled step (rtmbs.solvers.compiled_alpha) ---------------------------------------
+    def step(self, state: State, h: float) -> bool:
+        """:meth:`Solver.step`; the compiled step is called from here, without the generic
+        glue."""
+        if not self.fused:
+            return super().step(state, h)
+        if self._fused_call(generalized_alpha_step, state, h, ()):
+            return True
+        self.status = -1
+        return False
+
+    def step_outputs(self, state: State, h: float, out, at_start: bool = False) -> bool:
+        """:meth:`Solver.step_outputs` as one compiled call
+        (:func:`rtmbs.solvers.compiled_alpha.generalized_alpha_step_outputs`) on the compiled
+        step; otherwise the step, then ``system.outputs``."""
+        if not self.fused or len(out) != len(self.system.output_index):
+            return super().step_outputs(state, h, out, at_start)
+        ok = self._fused_call(generalized_alpha_step_outputs, state, h,
+                              (self.system.output_index, out, bool(at_start)))
+        if not ok:
+            self.status = -1
+        return ok
+
+    def _fused_call(self, kernel, state: State, h: float, post: tuple) -> bool:
+        """One compiled step (``kernel``, ``post`` its arguments after the options) and its
+        bookkeeping: the extra states in from ``state.x`` and back advanced, factor
+        statistics, counters, the time."""
+        x = self._extra_state
+        if x is not None:
+            x[:] = state.x
+        r = kernel(*self.kernel_args, state.q, state.qd, self.system.m, float(state.t), float(h),
+                   *self.options_args, *post)
+        if x is not None:
+            state.x[:] = x
+        self.take_statistics(r[0], r[1], r[2], r[3])
+        self.count_steps(1)
+        state.t = state.t + h
+        return r[0] > 0.0 and r[2] > 0.0 and r[4]
+
+    def take_statistics(self, ratio, growth, ratio2, growth2) -> None:
+        """The factor statistics of a compiled step, as the Python-driven step reports them."""
+        k = self.kkt
+        k.lu.ratio, k.lu.growth = ratio, growth
+        k.ratio = self.ratio = ratio
+        if self.pkkt is not None:
+            self.pkkt.lu.ratio, self.pkkt.lu.growth = ratio2, growth2
+
+    def _counts_per_step(self) -> tuple[int, int, int]:
+        """(evaluations, factorisations, solves) of one step (module docstring)."""
+        k = self.newton_iterations
+        if self.stabilize == "velocity":
+            return k + 1, 1, k + VELOCITY_PASSES
+        if self.stabilize == "projection":
+            return k + 1, 2, k + 2
+        return k, 1, k
+
+    def count_steps(self, k: int) -> None:
+        """Count ``k`` compiled steps (one step, or a rollout's)."""
+        ne, nf, ns = self._per_step
+        self.nstep += k
+        self.neval += k * ne
+        self.nfactor += k * nf
+        self.nsolve += k * ns
+
+    @property
+    def rollout_runner(self):
+        """The compiled rollout (:func:`rtmbs.solvers.compiled_alpha.run`) on the compiled step;
+        None otherwise (``rtmbs.solvers.rollout`` then loops over :meth:`step` in Python)."""
+        return run_rollout if self.fused else None

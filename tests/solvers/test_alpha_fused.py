@@ -1,0 +1,285 @@
+"""``generalized-alpha`` as one compiled call per step (issue 11,
+``rtmbs.solvers.compiled_alpha.generalized_alpha_step``): the same trajectories, a, q̈, λ, extra
+states, counters and factor statistics **bit for bit** as the step driven kernel by kernel from
+Python (``instrument=True`` runs that one). Bit for bit holds because the compiled step runs the
+same kernels on the same values in the same order: the packed gathers read the values the dense
+ones read, and the products M q̈₁, Φqᵀλ₁ and Φq q̇₁ go over the entries of M's and Φq's patterns
+in the order of the dense kernels' ``entries``. ``step_outputs`` and the compiled ``rollout`` take
+exactly the steps of the compiled step (the rollout continues from the solver's a, q̈, λ as a
+loop of ``step`` does); ``simulate`` runs the compiled rollout and saves what it saved before."""
+import numpy as np
+import pytest
+
+from rtmbs.models import load_model
+from rtmbs.models.multilink import build
+from rtmbs.solvers import compiled_alpha
+from rtmbs.solvers.base import get_solver
+from rtmbs.solvers.rollout import compiled, rollout
+from rtmbs.solvers.simulate import simulate
+
+GA = "generalized-alpha"
+H = 1e-3
+N = 300
+CONFIGS = {
+    "velocity": {},
+    "projection": {"stabilize": "projection"},
+    "none-1": {"stabilize": "none", "newton_iterations": 1},
+}
+#: the four-bar (n = 21), the quarter car, and the multilink with transient tyres (extra states)
+#: under a drive torque ramp
+MODELS = ["peer-four-bar", "peer-quarter-car", "multilink-transient"]
+TORQUE = np.linspace(0.0, 400.0, N)
+
+_SYSTEMS = {}
+
+
+def _system(model):
+    if model not in _SYSTEMS:
+        _SYSTEMS[model] = (build("ideal", transient=True) if model == "multilink-transient"
+                           else load_model(model))
+    return _SYSTEMS[model].new_data()
+
+
+def _inputs(system, k):
+    if "drive_torque" in system.input_names:
+        system.set_input("drive_torque", TORQUE[k])
+
+
+def _solver(system, opts, instrument=False):
+    slv = get_solver(GA)(system, instrument=instrument, linear_solver="sparse", **opts)
+    st = system.initial_state()
+    slv.reset(st)
+    assert slv.fused != instrument
+    return slv, st
+
+
+def _counters(slv):
+    return (slv.nstep, slv.neval, slv.nfactor, slv.nsolve, slv.nfallback, slv.nanalyse)
+
+
+def _same_steps(sa, ta, sb, tb, n, inputs=()):
+    """``n`` steps of both (the inputs of each step on each system first): the states, the
+    solver states and the factor statistics equal after every step."""
+    for k in range(n):
+        for s in inputs:
+            _inputs(s, k)
+        assert sa.step(ta, H) and sb.step(tb, H)
+        for name, x, y in (("q", ta.q, tb.q), ("qd", ta.qd, tb.qd), ("lam", sa.lam, sb.lam),
+                           ("a", sa.a, sb.a), ("qdd", sa.qdd, sb.qdd), ("x", ta.x, tb.x)):
+            assert np.array_equal(x, y), f"{name} differs at step {k + 1}"
+        assert ta.t == tb.t
+        assert sa.ratio == sb.ratio and sa.kkt.lu.growth == sb.kkt.lu.growth
+        if sa.pkkt is not None:
+            assert (sa.pkkt.lu.ratio, sa.pkkt.lu.growth) == (sb.pkkt.lu.ratio, sb.pkkt.lu.growth)
+
+
+@pytest.mark.parametrize("config", list(CONFIGS))
+@pytest.mark.parametrize("model", MODELS)
+def test_compiled_step_is_bit_identical_to_the_python_driven_step(model, config):
+    a, b = _system(model), _system(model)
+    (sa, ta), (sb, tb) = _solver(a, CONFIGS[config]), _solver(b, CONFIGS[config], True)
+    q0 = ta.q.copy()
+    _same_steps(sa, ta, sb, tb, N, (a, b))
+    assert _counters(sa) == _counters(sb)
+    assert sa.nanalyse == 0 and sa.nstep == N
+    assert np.abs(ta.q - q0).max() > 1e-3  # (it moved)
+    if model == "multilink-transient":
+        assert abs(ta.x[0]) > 1e-5  # the deflections built up and were advanced alike
+
+
+@pytest.mark.parametrize("jacobian", ["all", "stiff"])
+def test_both_jacobian_options_are_bit_identical_on_the_bushings(jacobian):
+    """The 1e7 N/m bushings: with "stiff" the iteration matrix has the bushings' Jacobians only
+    (other blocks zeroed in the packed workspace, not mapped), with "all" every term's; each
+    compiled step equals its Python-driven one, and the two options do differ."""
+    s = load_model("multilink-bushings")
+    opts = {"jacobian": jacobian, "stabilize": "projection", "newton_iterations": 2}
+    (sa, ta), (sb, tb) = _solver(s.new_data(), opts), _solver(s.new_data(), opts, True)
+    _same_steps(sa, ta, sb, tb, 100)
+    assert _counters(sa) == _counters(sb)
+    other = dict(opts, jacobian="stiff" if jacobian == "all" else "all")
+    sc, tc = _solver(s.new_data(), other)
+    for _ in range(100):
+        assert sc.step(tc, H)
+    assert not np.array_equal(tc.q, ta.q)
+
+
+@pytest.mark.parametrize("config", ["velocity", "projection"])
+@pytest.mark.parametrize("model", ["peer-quarter-car", "multilink-transient"])
+def test_step_outputs_and_rollout_equal_the_compiled_step(model, config):
+    """``step_outputs`` (one compiled call) publishes what ``step`` then ``system.outputs`` gives
+    (at the step's end, or at its start as ``Solver.step_outputs`` does); the compiled rollout
+    takes the same steps with the same inputs and returns the same rows and counters, and a
+    second rollout goes on from the solver's state (a, q̈, λ) as the loop of steps does."""
+    a, b, c, d = (_system(model) for _ in range(4))
+    (sa, ta), (sb, tb), (sc, tc), (sd, td) = (_solver(s, CONFIGS[config]) for s in (a, b, c, d))
+    assert compiled(sc)
+    half = N // 2
+    inputs = ({"drive_torque": TORQUE[:half]}, {"drive_torque": TORQUE[half:]}) \
+        if "drive_torque" in c.input_names else (None, None)
+    r1 = rollout(sc, tc, half, H, inputs=inputs[0], every=3)
+    r2 = rollout(sc, tc, N - half, H, inputs=inputs[1], every=3, time_origin=(0.0, half))
+    ya, yb, yd, yd0 = (np.zeros(len(a.output_names)) for _ in range(4))
+    rows = []
+    for k in range(N):
+        for s in (a, b, d):
+            _inputs(s, k)
+        assert sa.step_outputs(ta, H, ya)
+        assert sb.step(tb, H)
+        b.outputs(tb.t, tb.q, tb.qd, yb)
+        assert np.array_equal(ya, yb), f"outputs differ at step {k + 1}"
+        d.outputs(td.t, td.q, td.qd, yd0, extra_step=H)  # (the base class's at_start outputs)
+        assert sd.step_outputs(td, H, yd, at_start=True)
+        assert np.array_equal(yd, yd0), f"outputs at the start differ at step {k + 1}"
+        if (k + 1) % 3 == 0:
+            rows.append((ta.q.copy(), ta.qd.copy(), sa.lam.copy(), ta.x.copy(), ya.copy()))
+    for x in (ta.q, tc.q, td.q):
+        assert np.array_equal(x, tb.q)
+    assert np.array_equal(ta.x, tb.x) and np.array_equal(sc.a, sb.a) and np.array_equal(sc.lam, sb.lam)
+    assert r1.status == r2.status == 1 and r1.nsteps + r2.nsteps == N
+    for j, name in enumerate(("q", "qd", "lam", "x")):
+        got = np.concatenate([getattr(r1, name), getattr(r2, name)])
+        assert np.array_equal(got, np.array([row[j] for row in rows])), name
+    y = np.array([row[4] for row in rows])
+    for j, name in enumerate(c.output_names):
+        assert np.array_equal(np.concatenate([r1.outputs[name], r2.outputs[name]]), y[:, j]), name
+    assert tc.t == pytest.approx(ta.t, rel=0, abs=1e-12)  # (t0 + k h against a sum of h)
+    assert _counters(sc) == _counters(sa) == _counters(sb) == _counters(sd)
+    assert sc.ratio == sb.ratio and sc.kkt.lu.growth == sb.kkt.lu.growth
+
+
+@pytest.mark.parametrize("config", ["velocity", "projection"])
+def test_rollout_stops_at_a_failing_step_and_keeps_the_last_good_state(config):
+    """A torque of 1e25 N m at step 21 throws the wheel off: the compiled rollout stops at the
+    first failed or diverging step with the state and the rows of the good steps before it, as
+    the Python loop of the Python-driven step (``instrument=True``) does."""
+    torque = np.zeros(50)
+    torque[20] = 1e25
+    out = []
+    for instrument in (False, True):
+        s = load_model("multilink-ideal").new_data()
+        slv, st = _solver(s, CONFIGS[config], instrument)
+        assert compiled(slv) != instrument
+        r = rollout(slv, st, 50, H, inputs={"drive_torque": torque})
+        k = r.nsteps  # (the implicit step may still be finite at step 21: its velocities are)
+        assert r.status == -1 and k in (20, 21) and len(r.t) == k
+        assert f"rollout stopped at step {k + 1} of 50" in r.message
+        assert np.array_equal(st.q, r.q[-1]) and np.array_equal(st.qd, r.qd[-1])
+        assert st.t == r.t[-1] and np.all(np.isfinite(st.q))
+        assert slv.status == -1 and slv.nstep == k + 1  # (the failed step is counted, as from Python)
+        out.append((r, _counters(slv)))
+    (rc, cc), (rp, cp) = out
+    assert cc == cp
+    for name in ("t", "q", "qd", "lam", "x", "qd_prev"):
+        assert np.array_equal(getattr(rc, name), getattr(rp, name)), name
+    for name in rc.outputs:
+        assert np.array_equal(rc.outputs[name], rp.outputs[name]), name
+
+
+def test_simulate_runs_the_compiled_rollout(monkeypatch):
+    """``simulate`` with generalized-alpha goes through the compiled rollout (a Python step would
+    raise) and saves what the Python-driven step gives (``instrument=True``: its own loop)."""
+    from rtmbs.solvers import generalized_alpha
+
+    ref = simulate(load_model("peer-quarter-car"), GA, t_end=0.2, h=H, save_every=2,
+                   instrument=True)
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("a Python step")
+
+    monkeypatch.setattr(generalized_alpha.GeneralizedAlpha, "step", refuse)
+    res = simulate(load_model("peer-quarter-car"), GA, t_end=0.2, h=H, save_every=2)
+    assert res.meta["status"] == 1 and len(res.t) == 101
+    for key in ("t", "q", "qd", "lam", "x"):
+        assert np.array_equal(getattr(res, key), getattr(ref, key)), key
+    assert res.outputs.keys() == ref.outputs.keys()
+    for nm in res.outputs:
+        assert np.array_equal(res.outputs[nm], ref.outputs[nm]), nm
+    assert res.meta["steps"] == ref.meta["steps"] == 200
+
+
+@pytest.mark.parametrize("config", ["velocity", "projection"])
+def test_the_compiled_step_makes_no_python_level_kernel_call(monkeypatch, config):
+    """The step is the one compiled call: the Python-driven step's evaluations and kernels are
+    replaced by functions that raise, and the steps still run, counted as that step counts."""
+    from rtmbs.solvers import generalized_alpha
+
+    system = load_model("peer-quarter-car")
+    slv, st = _solver(system, CONFIGS[config])
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("called from Python")
+
+    monkeypatch.setattr(type(system), "evaluate", refuse)
+    monkeypatch.setattr(type(system), "evaluate_packed", refuse)
+    monkeypatch.setattr(type(system), "advance_extra", refuse)
+    for name in ("evaluate", "_predict", "_newton", "_velocity", "_project", "_finish", "finite"):
+        monkeypatch.setattr(generalized_alpha, name, refuse)
+    before = (slv.neval, slv.nfactor, slv.nsolve)
+    for _ in range(10):
+        assert slv.step(st, H)
+    expected = {"velocity": (4, 1, 5), "projection": (4, 2, 5)}[config]
+    assert tuple((a - b) // 10 for a, b in
+                 zip((slv.neval, slv.nfactor, slv.nsolve), before)) == expected
+
+
+def test_fallbacks_of_both_factorisations_are_counted_and_computed_alike():
+    """With the growth limit at 0 every factorisation of the iteration matrix and of the
+    projection matrix is flagged (refined solves): counted (one per factorisation) and computed
+    alike on both paths."""
+    out = {}
+    for instrument in (False, True):
+        s = load_model("peer-quarter-car")
+        slv, st = _solver(s, CONFIGS["projection"], instrument)
+        slv.kkt.lu.growth_limit = 0.0
+        slv.pkkt.lu.growth_limit = 0.0
+        rows = []
+        for _ in range(30):
+            assert slv.step(st, H)
+            rows.append(np.concatenate([st.q, st.qd, slv.lam]))
+        out[instrument] = (slv.nfallback, slv.pkkt.lu.nfallback, np.array(rows))
+    assert out[False][0] == out[True][0] == 60 and out[False][1] == out[True][1] == 30
+    assert np.array_equal(out[False][2], out[True][2])
+
+
+def test_the_state_between_steps_lives_in_the_compiled_buffer():
+    """a, q̈ and λ are views of the buffer the compiled step updates (so a rollout continues
+    from them), and the kernel is the module's."""
+    s = _system("peer-quarter-car")
+    slv, st = _solver(s, {})
+    for v in (slv.a, slv.qdd, slv.lam):
+        assert np.shares_memory(v, slv.vec)
+    assert slv.kernel_args[-1] is slv.vec
+    assert slv.rollout_runner is compiled_alpha.run
+    assert get_solver(GA)(s, instrument=True).fused is False
+    assert get_solver(GA)(s, linear_solver="dense").rollout_runner is None
+
+
+def test_without_constraints_the_compiled_step_is_the_python_driven_one():
+    """m = 0 (four bodies in zxz angles on springs to the ground): the iteration matrix is
+    M − sγ'Jq̇ − sJq alone, no stabilisation; the compiled step and rollout run it bit for bit."""
+    from rtmbs.model.files import model_from_dict
+    from rtmbs.system import compile_model
+
+    bodies, forces = [], []
+    for i in range(4):
+        bodies.append(dict(name=f"b{i}", mass=1.0, inertia=[0.1, 0.1, 0.1],
+                           position=[float(i), 0.0, 0.0], orientation={"z_axis": [0, 1, 0]},
+                           markers={"m": {"position": [0.0, 0.0, 0.0]}}))
+        forces.append(dict(name=f"s{i}", type="spring-damper", marker_i=f"b{i}.m",
+                           marker_j=f"ground.g{i}", stiffness=100.0, damping=1.0,
+                           free_length=0.5))
+    s = compile_model(model_from_dict(dict(
+        name="free", gravity=[0, 0, -9.81], orientation_coordinates="euler-angles-zxz",
+        bodies=bodies, forces=forces,
+        ground={"markers": {f"g{i}": {"position": [float(i), 0.0, 1.0]} for i in range(4)}})))
+    assert s.m == 0 and s.n == 24
+    (sa, ta), (sb, tb) = _solver(s.new_data(), {}), _solver(s.new_data(), {}, True)
+    assert sa.stabilize == "none"
+    _same_steps(sa, ta, sb, tb, 50)
+    r = rollout(sa, ta, 50, H)
+    for _ in range(50):
+        assert sb.step(tb, H)
+    assert r.status == 1 and r.lam.shape == (50, 0)
+    assert np.array_equal(ta.q, tb.q) and np.array_equal(ta.qd, tb.qd)
+    assert _counters(sa) == _counters(sb)
