@@ -24,19 +24,26 @@ STABS = ["none", "baumgarte", "projection"]
 MODELS = ["peer-four-bar", "peer-quarter-car", "multilink-transient"]
 TORQUE = np.linspace(0.0, 400.0, N)
 
-_SYSTEMS = {}
 
 
-def _system(model):
-    if model not in _SYSTEMS:
-        _SYSTEMS[model] = (build("ideal", transient=True) if model == "multilink-transient"
-                           else load_model(model))
-    return _SYSTEMS[model].new_data()
+@pytest.fixture(scope="module")
+def data():
+    """``data(model)``: fresh data (``new_data``) of a model compiled once for the module."""
+    built = {}
+
+    def fresh(model):
+        if model not in built:
+            built[model] = (build("ideal", transient=True) if model == "multilink-transient"
+                            else load_model(model))
+        return built[model].new_data()
+    return fresh
 
 
-def _inputs(system, k):
-    if "drive_torque" in system.input_names:
-        system.set_input("drive_torque", TORQUE[k])
+def _drive(systems, k):
+    """The drive torque of step k, on the systems that have that input."""
+    for s in systems:
+        if "drive_torque" in s.input_names:
+            s.set_input("drive_torque", TORQUE[k])
 
 
 def _solver(system, stabilize, instrument=False):
@@ -54,13 +61,12 @@ def _counters(slv):
 
 @pytest.mark.parametrize("stabilize", STABS)
 @pytest.mark.parametrize("model", MODELS)
-def test_compiled_step_is_bit_identical_to_the_python_driven_step(model, stabilize):
-    a, b = _system(model), _system(model)
+def test_compiled_step_is_bit_identical_to_the_python_driven_step(data, model, stabilize):
+    a, b = data(model), data(model)
     (sa, ta), (sb, tb) = _solver(a, stabilize), _solver(b, stabilize, True)
     q0 = ta.q.copy()
     for k in range(N):
-        _inputs(a, k)
-        _inputs(b, k)
+        _drive((a, b), k)
         assert sa.step(ta, H) and sb.step(tb, H)
         for name, x, y in (("q", ta.q, tb.q), ("qd", ta.qd, tb.qd), ("lam", sa.lam, sb.lam),
                            ("x", ta.x, tb.x)):
@@ -79,14 +85,14 @@ def test_compiled_step_is_bit_identical_to_the_python_driven_step(model, stabili
         assert abs(ta.x[0]) > 1e-5  # the deflections built up and were advanced alike
 
 
-def test_the_stabilisations_act_on_the_compiled_path():
+def test_the_stabilisations_act_on_the_compiled_path(data):
     """Baumgarte and the projection change the step (the options reach the compiled call) and
     keep Φ below the unstabilised drift (four-bar, 300 steps)."""
     from rtmbs.protocol import EVAL_PHI
 
     phi = {}
     for stabilize in STABS:
-        s = _system("peer-four-bar")
+        s = data("peer-four-bar")
         slv, st = _solver(s, stabilize)
         for _ in range(N):
             assert slv.step(st, H)
@@ -100,11 +106,11 @@ def test_the_stabilisations_act_on_the_compiled_path():
 
 @pytest.mark.parametrize("stabilize", STABS)
 @pytest.mark.parametrize("model", MODELS)
-def test_step_outputs_and_rollout_equal_the_compiled_step(model, stabilize):
+def test_step_outputs_and_rollout_equal_the_compiled_step(data, model, stabilize):
     """``step_outputs`` (one compiled call) publishes what ``step`` then ``system.outputs`` gives;
     the compiled rollout (with the drive torque over time where the model has it) takes the same
     steps with the same inputs and returns the same rows, outputs and counters."""
-    a, b, c = _system(model), _system(model), _system(model)
+    a, b, c = data(model), data(model), data(model)
     (sa, ta), (sb, tb), (sc, tc) = (_solver(s, stabilize) for s in (a, b, c))
     assert compiled(sc) and sc.rollout_runner is compiled_explicit.run
     inputs = {"drive_torque": TORQUE} if "drive_torque" in c.input_names else None
@@ -112,8 +118,7 @@ def test_step_outputs_and_rollout_equal_the_compiled_step(model, stabilize):
     ya, yb = np.zeros(len(a.output_names)), np.zeros(len(b.output_names))
     rows = []
     for k in range(N):
-        _inputs(a, k)
-        _inputs(b, k)
+        _drive((a, b), k)
         prev = ta.qd.copy()
         assert sa.step_outputs(ta, H, ya)
         assert sb.step(tb, H)
@@ -136,15 +141,14 @@ def test_step_outputs_and_rollout_equal_the_compiled_step(model, stabilize):
 
 
 @pytest.mark.parametrize("model", ["peer-quarter-car", "multilink-transient"])
-def test_step_outputs_at_the_start_are_the_python_driven_ones(model):
+def test_step_outputs_at_the_start_are_the_python_driven_ones(data, model):
     """``at_start``: the outputs at the state the step starts from (with the forces it applies:
     transient deflections at the step's end), gathered from the step's own evaluation."""
-    a, b = _system(model), _system(model)
+    a, b = data(model), data(model)
     (sa, ta), (sb, tb) = _solver(a, "projection"), _solver(b, "projection", True)
     ya, yb = np.zeros(len(a.output_names)), np.zeros(len(b.output_names))
     for k in range(30):
-        _inputs(a, k)
-        _inputs(b, k)
+        _drive((a, b), k)
         assert sa.step_outputs(ta, H, ya, at_start=True)
         assert sb.step_outputs(tb, H, yb, at_start=True)
         assert np.array_equal(ya, yb), f"outputs differ at step {k + 1}"
@@ -169,8 +173,8 @@ def _python_loop(system, slv, st, torque):
 
 
 @pytest.mark.parametrize("stabilize", ["none", "projection"])
-def test_rollout_stops_at_a_diverging_step_and_keeps_the_last_good_state(stabilize):
-    a, b = load_model("multilink-ideal").new_data(), load_model("multilink-ideal").new_data()
+def test_rollout_stops_at_a_diverging_step_and_keeps_the_last_good_state(data, stabilize):
+    a, b = data("multilink-ideal"), data("multilink-ideal")
     (sa, ta), (sb, tb) = _solver(a, stabilize), _solver(b, stabilize, True)
     torque = np.zeros(50)
     torque[20] = 1e25  # throws the wheel off at step 21
@@ -209,10 +213,10 @@ def test_simulate_runs_the_compiled_rollout_and_gives_the_python_driven_result(m
 
 
 @pytest.mark.parametrize("stabilize", STABS)
-def test_the_compiled_step_makes_no_python_level_kernel_call(monkeypatch, stabilize):
+def test_the_compiled_step_makes_no_python_level_kernel_call(data, monkeypatch, stabilize):
     """The step is the one compiled call: the Python-driven step's evaluations and kernels are
     replaced by functions that raise, and the steps still run, counted as that step counts."""
-    system = _system("peer-quarter-car")
+    system = data("peer-quarter-car")
     slv, st = _solver(system, stabilize)
 
     def refuse(*args, **kwargs):
@@ -233,12 +237,12 @@ def test_the_compiled_step_makes_no_python_level_kernel_call(monkeypatch, stabil
                  zip((slv.neval, slv.nfactor, slv.nsolve), before)) == expected
 
 
-def test_fallbacks_are_counted_and_computed_alike():
+def test_fallbacks_are_counted_and_computed_alike(data):
     """With the growth limit at 0 every factorisation is flagged (refined solves): counted (one
     per step) and computed alike on both paths."""
     out = {}
     for instrument in (False, True):
-        s = _system("peer-quarter-car")
+        s = data("peer-quarter-car")
         slv, st = _solver(s, "projection", instrument)
         slv.kkt.lu.growth_limit = 0.0
         rows = []
@@ -250,10 +254,10 @@ def test_fallbacks_are_counted_and_computed_alike():
     assert np.array_equal(out[False][2], out[True][2])
 
 
-def test_the_default_is_the_compiled_step_where_it_applies():
+def test_the_default_is_the_compiled_step_where_it_applies(data):
     """Compiled on the sparse path of a compiled Cartesian model unless ``instrument``; the
     Python-driven step on the dense path (the double pendulum: n < 18, "auto" goes dense)."""
-    s = _system("peer-quarter-car")
+    s = data("peer-quarter-car")
     assert get_solver("explicit-euler")(s).fused
     assert not get_solver("explicit-euler")(s, instrument=True).fused
     assert not get_solver("explicit-euler")(s, linear_solver="dense").fused
