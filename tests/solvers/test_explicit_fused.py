@@ -255,14 +255,14 @@ def test_fallbacks_are_counted_and_computed_alike(data):
 
 
 def test_the_default_is_the_compiled_step_where_it_applies(data):
-    """Compiled on the sparse path of a compiled Cartesian model unless ``instrument``; the
-    Python-driven step on the dense path (the double pendulum: n < 18, "auto" goes dense)."""
+    """Compiled on the sparse path of a compiled Cartesian model unless ``instrument``, at every
+    size with "auto" (the double pendulum: n = 14); the Python-driven step on the dense path."""
     s = data("peer-quarter-car")
     assert get_solver("explicit-euler")(s).fused
     assert not get_solver("explicit-euler")(s, instrument=True).fused
-    assert not get_solver("explicit-euler")(s, linear_solver="dense").fused
     d = load_model("double-pendulum")
-    slv = get_solver("explicit-euler")(d)
+    assert d.n < 18 and get_solver("explicit-euler")(d).fused
+    slv = get_solver("explicit-euler")(d, linear_solver="dense")
     assert not slv.sparse and not slv.fused and slv.rollout_runner is None
     st = d.initial_state()
     slv.reset(st)

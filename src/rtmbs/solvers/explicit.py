@@ -41,7 +41,8 @@ class ExplicitEuler(Solver):
         ``alpha``, ``beta`` in 1/s); ignored when m = 0.
     alpha, beta : float, default 10.0
     linear_solver : "auto" | "dense" | "sparse", as for ``li-euler`` ([M Φqᵀ; Φq 0] on the fixed
-        patterns of M and Φq)
+        patterns of M and Φq; "auto" is sparse on a compiled Cartesian model at every size: the
+        compiled step)
     """
 
     def __init__(self, system, instrument: bool = False, **options):
@@ -49,7 +50,9 @@ class ExplicitEuler(Solver):
         o = pop_options(self.name, options, dict(stabilize="projection", alpha=10.0, beta=10.0,
                                                  linear_solver="auto"))
         check_choice(self.name, "linear_solver", o["linear_solver"], ("auto", "dense", "sparse"))
-        self.sparse = choose_linear_solver(self.name, system, o["linear_solver"])
+        # ("auto": sparse at every size where the step is the compiled call, as for li-euler)
+        self.sparse = choose_linear_solver(self.name, system, o["linear_solver"],
+                                           compiled=is_compiled_cartesian(self.system))
         check_choice(self.name, "stabilize", o["stabilize"], ("none", "baumgarte", "projection"))
         check_positive(self.name, "alpha", o["alpha"], allow_zero=True)
         check_positive(self.name, "beta", o["beta"], allow_zero=True)
