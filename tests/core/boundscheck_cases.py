@@ -113,7 +113,25 @@ def cases():
             out.append(f"rollout {model} li-euler-indep {'compiled' if spec['fused'] else 'python'}")
             out.append(f"rollout {model} generalized-alpha {'compiled' if spec['fused'] else 'python'}")
         out += alpha_cases(model, spec)
-    return out
+    return out + explicit_euler_cases()
+
+
+# -- explicit-euler's compiled rollout (compiled_explicit; its step is in the solver cases) --------
+#: one model, a few steps: the rollout kernel compiled with bounds checks (with the inputs, the
+#: outputs and the transient tyres' extra states)
+EXPLICIT_EULER_MODEL = "multilink-ideal-transient"
+
+
+def explicit_euler_cases():
+    return [f"rollout {EXPLICIT_EULER_MODEL} explicit-euler compiled"]
+
+
+def run_explicit_euler(models, out) -> None:
+    """The compiled rollout of ``explicit-euler`` (default options), after the other cases."""
+    if models and EXPLICIT_EULER_MODEL not in models:
+        return
+    _rollout(_load(EXPLICIT_EULER_MODEL), "explicit-euler", True)
+    print(explicit_euler_cases()[0], file=out, flush=True)
 
 
 # -- running ---------------------------------------------------------------------------------------
@@ -305,6 +323,7 @@ def run(models=None, out=sys.stdout) -> None:
             print(f"rollout {model} generalized-alpha {'compiled' if spec['fused'] else 'python'}",
                   file=out, flush=True)
         _run_alpha_cases(system, model, spec, out)
+    run_explicit_euler(models, out)
 
 
 def main(argv) -> int:

@@ -6,25 +6,28 @@
 Per step: 1 evaluation (M, Q, Φq, Φt, γ [, Φ]), 1 factorisation of size n + m, 1 solve; with
 ``stabilize="projection"`` one more evaluation of Φ(q + h q̇, t + h) and one more solve with the
 same factors (eq. 30 with λ-column scaled by h is the same matrix).
+
+On the sparse path of a compiled Cartesian model (``fused``) the whole step is one compiled call
+(:func:`rtmbs.solvers.compiled_explicit.explicit_euler_step`, every ``stabilize``): the same
+arithmetic as the Python-driven sparse step below, bit for bit, over packed workspaces (M and Φq
+in their blocks: memory O(non-zeros)); :meth:`ExplicitEuler.step_outputs` publishes the named
+outputs in the same call and ``rollout`` / ``simulate`` run many steps in one call
+(``rollout_runner``). ``instrument=True`` runs the Python-driven step (phase times).
 """
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
 from ..protocol import EVAL_GAMMA, EVAL_M, EVAL_PHI, EVAL_PHIQ, EVAL_Q, State
 from .base import Solver, register_solver
+from .compiled_explicit import (
+    STAB, explicit_euler_step, explicit_euler_step_outputs, run as run_rollout, update as _update,
+    vector_size,
+)
 from .factorisation import kkt_correction, kkt_rhs_solve, make_kkt
-from .sparse import choose_linear_solver
+from .li_euler import LIEuler, is_compiled_cartesian
+from .sparse import PackedKKTMap, choose_linear_solver
 from .stabilization import baumgarte_index1, check_choice, check_positive, evaluate, pop_options
-
-
-@njit(cache=True)
-def _update(q, qd, dq, rhs, h):
-    n = q.shape[0]
-    for i in range(n):
-        q[i] += dq[i]
-        qd[i] += h * rhs[i]
 
 
 @register_solver("explicit-euler")
@@ -38,7 +41,8 @@ class ExplicitEuler(Solver):
         ``alpha``, ``beta`` in 1/s); ignored when m = 0.
     alpha, beta : float, default 10.0
     linear_solver : "auto" | "dense" | "sparse", as for ``li-euler`` ([M Φqᵀ; Φq 0] on the fixed
-        patterns of M and Φq)
+        patterns of M and Φq; "auto" is sparse on a compiled Cartesian model at every size: the
+        compiled step)
     """
 
     def __init__(self, system, instrument: bool = False, **options):
@@ -46,15 +50,26 @@ class ExplicitEuler(Solver):
         o = pop_options(self.name, options, dict(stabilize="projection", alpha=10.0, beta=10.0,
                                                  linear_solver="auto"))
         check_choice(self.name, "linear_solver", o["linear_solver"], ("auto", "dense", "sparse"))
-        self.sparse = choose_linear_solver(self.name, system, o["linear_solver"])
+        # ("auto": sparse at every size where the step is the compiled call, as for li-euler)
+        self.sparse = choose_linear_solver(self.name, system, o["linear_solver"],
+                                           compiled=is_compiled_cartesian(self.system))
         check_choice(self.name, "stabilize", o["stabilize"], ("none", "baumgarte", "projection"))
         check_positive(self.name, "alpha", o["alpha"], allow_zero=True)
         check_positive(self.name, "beta", o["beta"], allow_zero=True)
         self.stabilize = o["stabilize"] if system.m > 0 else "none"
         self.alpha = float(o["alpha"])
         self.beta = float(o["beta"])
+        # the whole step in one compiled call (rtmbs.solvers.compiled_explicit), every stabilize
+        self.fused = self.sparse and not instrument and is_compiled_cartesian(self.system)
+        self.extra_in_step = self.fused  # (the compiled step advances the transient tyres)
+
+    # the dense workspaces, made at first use on the compiled step (it reads the packed ones)
+    ws = LIEuler.ws
 
     def _reset(self, state: State) -> None:
+        if self.fused:
+            self._fused_reset(state)
+            return
         n, m = self.system.n, self.system.m
         self.rhs = np.zeros(n + m)
         self.rhs2 = np.zeros(n + m)
@@ -77,6 +92,33 @@ class ExplicitEuler(Solver):
             self.kkt.factor(ws.M, ws.M, ws.M, 0.0, 0.0, ws.phiq, 1.0, ws.phiq)
         self._nan0 = self.kkt.nanalyse
 
+    def _fused_reset(self, state: State) -> None:
+        """The compiled step's buffers: two packed workspaces (``CartesianSystem.packed_layout``),
+        the KKT map reading them, its factors analysed from them at q0 (as the Python-driven
+        path analyses them from the dense workspace: the same values) and ``vec``. No dense
+        n × n array is kept."""
+        sysm, n, m = self.system, self.system.n, self.system.m
+        lay = sysm.packed_layout
+        self.pw0, self.pw1 = np.zeros(lay.size), np.zeros(lay.size)
+        self.what = EVAL_M | EVAL_Q | (EVAL_PHIQ | EVAL_GAMMA if m else 0)
+        self.kkt = k = make_kkt(sysm, True)
+        self.pidx = PackedKKTMap(k.kkt.map, lay).idx
+        self._ws = None
+        sysm.evaluate_packed(state.t, state.q, state.qd, self.pw0, self.what)
+        k.ratio = k.kkt.factor_packed(self.pidx, self.pw0, 0.0, 0.0, 1.0, self.pw0)
+        k.args = (k.lu.ib, k.lu.fb, k.idx)  # (as SparseKKTFactorisation.factor's first call)
+        self.vec = np.zeros(vector_size(n, m))
+        self.lam = self.vec[n:n + m]  # (λ = rhs[n:], written by the step)
+        self.kernel_args = sysm.kernel_buffers() + (self.pw0, self.pw1, k.lu.ib, k.lu.fb,
+                                                    self.pidx, self.vec)
+        self.step_options = (STAB[self.stabilize], self.alpha, self.beta)
+        self._post = self.step_options + (np.zeros(0, np.int64), np.zeros(0))  # (no outputs)
+        self._m, self._lu = m, k.lu
+        self._extra_state = sysm.extra_state if sysm.nx else None
+        self._per_step = (1 + (self.stabilize == "projection"), 1,
+                          1 + (self.stabilize == "projection"))
+        self._nan0 = k.nanalyse
+
     def _sparse_factors(self):
         return self.kkt.factors() if hasattr(self, "kkt") else ()
 
@@ -85,7 +127,68 @@ class ExplicitEuler(Solver):
         """Re-analyses of the sparse factors since ``reset`` (0 on the dense path)."""
         return self.kkt.nanalyse - self._nan0
 
+    # -- the step in one compiled call (rtmbs.solvers.compiled_explicit) ----------------------
+    def step(self, state: State, h: float) -> bool:
+        """:meth:`Solver.step`; the compiled step is called from here, without the generic
+        glue (a few per cent of a small model's step from Python)."""
+        if not self.fused:
+            return super().step(state, h)
+        self.nstep += 1
+        if self._call(explicit_euler_step, state, h, self._post):
+            return True
+        self.status = -1
+        return False
+
+    def step_outputs(self, state: State, h: float, out, at_start: bool = False) -> bool:
+        """:meth:`Solver.step_outputs` as one compiled call
+        (:func:`rtmbs.solvers.compiled_explicit.explicit_euler_step_outputs`) on the compiled
+        step; otherwise the step, then ``system.outputs``."""
+        if not self.fused or len(out) != len(self.system.output_index):
+            return super().step_outputs(state, h, out, at_start)
+        self.nstep += 1
+        if self._call(explicit_euler_step_outputs, state, h,
+                      self.step_options + (self.system.output_index, out, bool(at_start))):
+            return True
+        self.status = -1
+        return False
+
+    def _call(self, kernel, state: State, h: float, post: tuple) -> bool:
+        """One compiled step (``kernel``, ``post``: its arguments after h), its factor statistics
+        (as ``SparseKKTFactorisation.factor`` keeps them), counters (but ``nstep``) and time; the
+        extra states go in from ``state.x`` and come back advanced."""
+        x = self._extra_state
+        if x is not None:
+            x[:] = state.x
+        ratio, growth = kernel(*self.kernel_args, state.q, state.qd, self._m, float(state.t),
+                               float(h), *post)
+        if x is not None:
+            state.x[:] = x
+        self._lu.ratio, self._lu.growth = ratio, growth
+        self.kkt.ratio = ratio
+        ne, nf, ns = self._per_step
+        self.neval += ne
+        self.nfactor += nf
+        self.nsolve += ns
+        state.t = state.t + h
+        return ratio > 0.0
+
+    def count_steps(self, k: int) -> None:
+        """Count ``k`` compiled steps (``rtmbs.solvers.rollout``)."""
+        ne, nf, ns = self._per_step
+        self.nstep += k
+        self.neval += k * ne
+        self.nfactor += k * nf
+        self.nsolve += k * ns
+
+    @property
+    def rollout_runner(self):
+        """The compiled rollout (:func:`rtmbs.solvers.compiled_explicit.run`) on the compiled
+        step; None otherwise (``rtmbs.solvers.rollout`` then loops over :meth:`step`)."""
+        return run_rollout if self.fused else None
+
     def _step_impl(self, state: State, h: float):
+        if self.fused:  # (Solver.step's path to the compiled step)
+            return self._call(explicit_euler_step, state, h, self._post)
         ws = self.ws
         self._tic()
         evaluate(self, ws, state.t, state.q, state.qd, self.what)

@@ -143,7 +143,7 @@ class GeneralizedAlpha(Solver):
         check_choice(self.name, "stabilize", o["stabilize"], ("velocity", "projection", "none"))
         check_choice(self.name, "linear_solver", o["linear_solver"], ("auto", "dense", "sparse"))
         self.sparse = choose_linear_solver(self.name, system, o["linear_solver"],
-                                           compiled=is_compiled_cartesian(system))
+                                           compiled=is_compiled_cartesian(self.system))
         self.rho_inf = float(r)
         self.alpha_m, self.alpha_f, self.gamma, self.beta = coefficients(self.rho_inf)
         self.newton_iterations = int(k)

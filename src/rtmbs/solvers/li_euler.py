@@ -213,7 +213,7 @@ class LIEuler(Solver):
         check_choice(self.name, "linear_solver", o["linear_solver"], ("auto", "dense", "sparse"))
         check_choice(self.name, "projection", o["projection"], ("step", "mass"))
         self.sparse = choose_linear_solver(self.name, system, o["linear_solver"],
-                                           compiled=is_compiled_cartesian(system))
+                                           compiled=is_compiled_cartesian(self.system))
         self.jac_all = o["jacobian"] == "all"
         if o["baumgarte_gamma"] is not None:
             check_positive(self.name, "baumgarte_gamma", o["baumgarte_gamma"], allow_zero=True)

@@ -126,7 +126,7 @@ class LIEulerIndep(Solver):
                               f"B='partition' (B={o['B']!r} is dense only)")
         self.sparse = (o["B"] == "partition" and choose_linear_solver(
             self.name, system, o["linear_solver"],
-            compiled=o["storage"] != "dense" and is_compiled_cartesian(system)))
+            compiled=o["storage"] != "dense" and is_compiled_cartesian(self.system)))
         check_choice(self.name, "storage", o["storage"], ("auto", "packed", "dense"))
         can_pack = self.sparse and is_compiled_cartesian(self.system)  # (not a ReducedSystem)
         if o["storage"] == "packed" and not can_pack:

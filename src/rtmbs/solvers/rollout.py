@@ -15,7 +15,8 @@ arrays (as ``mujoco.rollout``; issue 11).
 
 A solver with a compiled step (``solver.kernel_args``: ``li-euler`` with any ``stabilize`` on the
 sparse path of a compiled Cartesian model, transient tyres included) runs the
-whole loop in :func:`_li_euler_rollout`; ``li-euler-indep`` with its compiled step (B =
+whole loop in :func:`_li_euler_rollout`; ``explicit-euler`` on that path in
+``rtmbs.solvers.compiled_explicit``; ``li-euler-indep`` with its compiled step (B =
 "partition" on packed storage) in ``rtmbs.solvers.rollout_indep`` (a step that chooses B again
 returns to Python for that, then the loop goes on); any other solver runs the same loop in
 Python (same results, Python's cost per step). :func:`compiled` tells which. The state is
@@ -105,6 +106,25 @@ def save_row(r, t, q, qd, lam, x, out_t, out_q, out_qd, out_lam, out_x):
     out_x[r, :] = x
 
 
+@njit(cache=True, inline="always")
+def end_step(ok, save, r, t, q, qd, lam, x, q_good, qd_good, x_good, bufs, rows):
+    """What every compiled rollout does after a step at time ``t``: a failed (not ``ok``) or
+    diverging step puts q, q̇ and the extra states back to the last good step and returns False;
+    otherwise a saved step takes its row (t, q, q̇, λ, extra states) and its outputs ``oidx``,
+    evaluated in the packed workspace ``w1`` (``bufs`` = (ibuf, ilay, fbuf, flay, sbuf, slay, w1,
+    m, oidx); ``rows`` = (out_t, out_q, out_qd, out_lam, out_x, out_y)). Returns True."""
+    if not ok or diverged(q, qd):
+        copy_state(q_good, qd_good, x_good, q, qd, x)
+        return False
+    if save:
+        out_t, out_q, out_qd, out_lam, out_x, out_y = rows
+        save_row(r, t, q, qd, lam, x, out_t, out_q, out_qd, out_lam, out_x)
+        ibuf, ilay, fbuf, flay, sbuf, slay, w1, m, oidx = bufs
+        if oidx.shape[0]:
+            step_outputs(t, q, qd, ibuf, ilay, fbuf, flay, sbuf, slay, w1, m, oidx, out_y[r])
+    return True
+
+
 @njit(cache=True)
 def _li_euler_rollout(ibuf, ilay, fbuf, flay, sbuf, slay, w0, w1, kib, kfb, kidx, vec, q, qd, m,
                       t_origin, i0, h, jac_what, implicit, stab, niter, gamma, pib, pfb, pidx,
@@ -123,6 +143,8 @@ def _li_euler_rollout(ibuf, ilay, fbuf, flay, sbuf, slay, w0, w1, kib, kfb, kidx
     fun_par = data_buffers(sbuf, slay).fun_par
     x = data_buffers(sbuf, slay).xstate[1:]
     lam = vec[vec.shape[0] - m:]
+    bufs = (ibuf, ilay, fbuf, flay, sbuf, slay, w1, m, oidx)
+    rows = (out_t, out_q, out_qd, out_lam, out_x, out_y)
     for k in range(n_steps):
         save, r = before_step(k, every, fun_par, chan, inputs, q, qd, x, q_good, qd_good, x_good,
                               out_qd_prev)
@@ -130,32 +152,34 @@ def _li_euler_rollout(ibuf, ilay, fbuf, flay, sbuf, slay, w0, w1, kib, kfb, kidx
             ibuf, ilay, fbuf, flay, sbuf, slay, w0, w1, kib, kfb, kidx, vec, q, qd, m,
             t_origin + (i0 + k) * h, h, jac_what, implicit, stab, niter, gamma, pib, pfb, pidx,
             oidx[:0], out_t[:0])
-        t = t_origin + (i0 + k + 1) * h
-        if ratio == 0.0 or ratio2 == 0.0 or diverged(q, qd):
-            copy_state(q_good, qd_good, x_good, q, qd, x)
+        if not end_step(ratio != 0.0 and ratio2 != 0.0, save, r, t_origin + (i0 + k + 1) * h, q,
+                        qd, lam, x, q_good, qd_good, x_good, bufs, rows):
             return k
-        if save:
-            save_row(r, t, q, qd, lam, x, out_t, out_q, out_qd, out_lam, out_x)
-            if oidx.shape[0]:
-                step_outputs(t, q, qd, ibuf, ilay, fbuf, flay, sbuf, slay, w1, m, oidx, out_y[r])
     return n_steps
 
 
-def _run_li_euler(solver, state, t_origin, i0, h, n_steps, every, chan, inputs, oidx, res):
-    """:func:`_li_euler_rollout` for a ``li-euler`` solver with a compiled step (``fused``); the
-    extra states in and out, the counters. Returns the number of good steps."""
+def run_rollout_kernel(kernel, options, solver, state, t_origin, i0, h, n_steps, every, chan,
+                       inputs, oidx, res):
+    """A compiled rollout ``kernel`` with the arguments of :func:`_li_euler_rollout` (``options``:
+    those of its step after h) for a solver with ``kernel_args`` and ``count_steps``; the extra
+    states in and out, the counters. Returns the number of good steps."""
     system = solver.system
     n, nx = system.n, system.nx
     if nx:
         system.extra_state[:] = state.x
-    done = _li_euler_rollout(*solver.kernel_args, state.q, state.qd, system.m, t_origin, i0, h,
-                             solver.jac_flag, solver.implicit, *solver.stab_args, n_steps, every,
-                             chan, inputs, oidx, *res,
-                             np.empty(n), np.empty(n), np.empty(nx))
+    done = kernel(*solver.kernel_args, state.q, state.qd, system.m, t_origin, i0, h, *options,
+                  n_steps, every, chan, inputs, oidx, *res, np.empty(n), np.empty(n), np.empty(nx))
     if nx:
         state.x[:] = system.extra_state
     solver.count_steps(done + (done < n_steps))
     return done
+
+
+def _run_li_euler(solver, state, *args):
+    """:func:`_li_euler_rollout` for a ``li-euler`` solver with a compiled step (``fused``)."""
+    return run_rollout_kernel(_li_euler_rollout,
+                              (solver.jac_flag, solver.implicit, *solver.stab_args), solver,
+                              state, *args)
 
 
 def _input_matrix(system, inputs, n_steps):
@@ -189,7 +213,8 @@ def _input_matrix(system, inputs, n_steps):
 
 def _runner(solver: Solver):
     """The function that runs ``solver``'s compiled rollout, or None (the Python loop): the
-    solver's own ``rollout_runner`` (``li-euler-indep``: ``rtmbs.solvers.rollout_indep.run``),
+    solver's own ``rollout_runner`` (``li-euler-indep``: ``rtmbs.solvers.rollout_indep.run``,
+    ``explicit-euler``: ``rtmbs.solvers.compiled_explicit.run``),
     else :func:`_run_li_euler` for a ``li-euler`` with a compiled step (``fused``). A runner
     takes (solver, state, t0, i0, h, n_steps, every, input rows, input values, output index,
     result arrays t, q, q̇, q̇ before, λ, outputs, x), fills the rows, advances ``state`` (not
