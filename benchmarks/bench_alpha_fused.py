@@ -24,14 +24,9 @@ os.environ.setdefault("OMP_NUM_THREADS", "1")
 os.environ.setdefault("NUMBA_NUM_THREADS", "1")
 
 import argparse  # noqa: E402
-import time  # noqa: E402
 
-import numpy as np  # noqa: E402
-
-from rtmbs.bench import step_cpu_us  # noqa: E402
+from rtmbs.bench import fused_path_table  # noqa: E402
 from rtmbs.models import load_model  # noqa: E402
-from rtmbs.solvers.base import get_solver  # noqa: E402
-from rtmbs.solvers.rollout import rollout  # noqa: E402
 
 CONFIGS = {
     "velocity": {},  # the default: 3 Newton corrections, velocity correction
@@ -39,38 +34,6 @@ CONFIGS = {
     "none": {"stabilize": "none"},
     "stiff": {"jacobian": "stiff"},
 }
-PATHS = ("Python-driven", "step", "rollout")
-
-
-def _run_us(system, opts, path, steps, warmup, h=1e-3):
-    slv = get_solver("generalized-alpha")(system, linear_solver="sparse", **opts)
-    if path == "Python-driven":
-        slv.fused = slv.extra_in_step = False  # before reset: the kernel-by-kernel path
-    st = system.initial_state()
-    slv.reset(st)
-    for _ in range(warmup):
-        slv.step(st, h)
-    if path != "rollout":
-        return step_cpu_us(slv, st, h, steps)
-    clock = time.process_time_ns
-    t0 = clock()
-    r = rollout(slv, st, steps, h, outputs=False, every=steps)
-    assert r.status == 1, r.message
-    return np.array([(clock() - t0) / steps / 1e3])
-
-
-def _rows(name, system, c, res):
-    """The table rows of configuration ``c``: per path, then the paired ratios."""
-    rmeds = {}
-    for p in PATHS:
-        allt = np.concatenate(res[(c, p)])
-        rmeds[p] = np.array([float(np.median(t)) for t in res[(c, p)]])
-        p999 = "-" if p == "rollout" else f"{np.percentile(allt, 99.9):.1f}"
-        yield (f"| {name} ({system.n}, {system.m}) | {c} | {p} | {np.median(allt):.1f} | {p999} "
-               f"| {rmeds[p].min():.1f} | {np.median(rmeds[p]):.1f} |")
-    for p in PATHS[1:]:
-        ratio = np.median(rmeds[p] / rmeds["Python-driven"])
-        yield f"|  |  | {p} / Python-driven, median of the rounds' ratios | {ratio:.2f} |  |  |  |"
 
 
 def main(argv=None):
@@ -80,24 +43,13 @@ def main(argv=None):
     ap.add_argument("--rounds", type=int, default=7)
     ap.add_argument("--steps", type=int, default=2000)
     ap.add_argument("--warmup", type=int, default=200)
+    ap.add_argument("--h", type=float, default=1e-3)
     a = ap.parse_args(argv)
-    configs = a.configs.split(",")
-    print("| model (n, m) | config | path | median µs/step | p99.9 | quietest round | median "
-          "round |")
-    print("| --- | --- | --- | --- | --- | --- | --- |")
-    for name in a.models.split(","):
-        system = load_model(name)
-        cases = [(c, p) for c in configs for p in PATHS]
-        for c, p in cases:  # untimed: compiles what the cache lacks
-            _run_us(system, CONFIGS[c], p, 20, 0)
-        res = {k: [] for k in cases}
-        for r in range(a.rounds):
-            k0 = r % len(cases)
-            for c, p in cases[k0:] + cases[:k0]:
-                res[(c, p)].append(_run_us(system, CONFIGS[c], p, a.steps, a.warmup))
-        for c in configs:
-            for row in _rows(name, system, c, res):
-                print(row, flush=True)
+    configs = {c: CONFIGS[c] for c in a.configs.split(",")}
+    systems = {name: load_model(name) for name in a.models.split(",")}
+    print(f"h = {a.h:g} s, {a.rounds} rounds of {a.steps} steps after {a.warmup}")
+    for row in fused_path_table("generalized-alpha", systems, configs, a.rounds, a.steps, a.warmup, a.h):
+        print(row, flush=True)
     return 0
 
 

@@ -80,3 +80,67 @@ def bench_steps(system, solver_name: str, h: float, steps: int, warmup: int = 20
             "us_per_step_p999": float(p999), "us_per_step_max": float(us.max()),
             "us_per_step_mean": wall / 1e3 / steps, "cpu_us_per_step": cpu / 1e3 / steps,
             **events, "options": options}
+
+
+#: The paths of a solver that has a compiled step (``benchmarks/bench_*_fused.py``): its step
+#: driven kernel by kernel from Python, the compiled step from Python, the compiled rollout.
+FUSED_PATHS = ("Python-driven", "step", "rollout")
+
+
+def fused_path_us(solver_name: str, system, options: dict, path: str, steps: int, warmup: int,
+                  h: float = 1e-3) -> np.ndarray:
+    """Process CPU µs per step of one run of ``solver_name`` on ``path`` (:data:`FUSED_PATHS`;
+    the sparse path; "Python-driven": the solver with ``fused = False`` before ``reset``, what
+    ``instrument=True`` runs without its phase timers): ``warmup`` steps from the initial state,
+    then ``steps`` steps, each timed (:func:`step_cpu_us`), or for "rollout" the mean per step of
+    one rollout of them (one value)."""
+    from .solvers.rollout import rollout
+
+    slv = get_solver(solver_name)(system, linear_solver="sparse", **options)
+    if path == "Python-driven":
+        slv.fused = slv.extra_in_step = False  # before reset: the kernel-by-kernel path
+    st = system.initial_state()
+    slv.reset(st)
+    for _ in range(warmup):
+        slv.step(st, h)
+    if path != "rollout":
+        return step_cpu_us(slv, st, h, steps)
+    t0 = time.process_time_ns()
+    r = rollout(slv, st, steps, h, outputs=False, every=steps)
+    if r.status != 1:
+        raise SolverError(f"{solver_name}: {r.message}")
+    return np.array([(time.process_time_ns() - t0) / steps / 1e3])
+
+
+def fused_path_table(solver_name: str, systems: dict, configs: dict, rounds: int, steps: int,
+                     warmup: int, h: float = 1e-3):
+    """Markdown rows comparing the :data:`FUSED_PATHS` of ``solver_name`` on each model
+    (``systems``: name -> system) and option set (``configs``: label -> options), the runs
+    interleaved in each round in a rotating order: per path the median and p99.9 of all per-step
+    times, the smallest and the median of the rounds' medians (rollout: its mean per step), then
+    each compiled path's time against the Python-driven one as the median over the rounds of
+    their ratio in the round (the paths of a round run side by side: the least disturbed by
+    other load)."""
+    yield "| model (n, m) | config | path | median µs/step | p99.9 | quietest round | median round |"
+    yield "| --- | --- | --- | --- | --- | --- | --- |"
+    for name, system in systems.items():
+        cases = [(c, p) for c in configs for p in FUSED_PATHS]
+        for c, p in cases:  # untimed: compiles what the cache lacks
+            fused_path_us(solver_name, system, configs[c], p, 20, 0, h)
+        res = {k: [] for k in cases}
+        for r in range(rounds):
+            k0 = r % len(cases)
+            for c, p in cases[k0:] + cases[:k0]:
+                res[(c, p)].append(fused_path_us(solver_name, system, configs[c], p, steps,
+                                                 warmup, h))
+        for c in configs:
+            rmeds = {p: np.array([float(np.median(t)) for t in res[(c, p)]]) for p in FUSED_PATHS}
+            for p in FUSED_PATHS:
+                allt = np.concatenate(res[(c, p)])
+                p999 = "-" if p == "rollout" else f"{np.percentile(allt, 99.9):.1f}"
+                yield (f"| {name} ({system.n}, {system.m}) | {c} | {p} | {np.median(allt):.1f} "
+                       f"| {p999} | {rmeds[p].min():.1f} | {np.median(rmeds[p]):.1f} |")
+            for p in FUSED_PATHS[1:]:
+                ratio = np.median(rmeds[p] / rmeds["Python-driven"])
+                yield (f"|  |  | {p} / Python-driven, median of the rounds' ratios | {ratio:.2f} "
+                       "|  |  |  |")

@@ -67,12 +67,13 @@ def _baumgarte_packed(idx, w, qd, gamma, phit, phi, alpha, beta, out):
 
 @njit(cache=True)
 def explicit_euler_step(ibuf, ilay, fbuf, flay, sbuf, slay, w0, w1, kib, kfb, kidx, vec, q, qd,
-                        m, t, h, stab, alpha, beta, oidx0, out0):
+                        m, t, h, stab, alpha, beta, semi, oidx0, out0):
     """One step of explicit Euler on the index-1 form (seed 000 eqs. 11-12, 14): q, q̇ updated in
     place, λ into ``vec`` (rhs[n:]); ``w0``, ``w1`` packed workspaces, (kib, kfb) the factors of
     [M Φqᵀ; Φq 0] and ``kidx`` its :class:`rtmbs.solvers.sparse.PackedKKTMap` index; ``stab``
     STAB_NONE, STAB_BAUMGARTE (``alpha``, ``beta``: eq. 4) or STAB_PROJECT (eq. 30 with the same
-    factors). Returns (pivot ratio, largest multiplier) of the factorisation; a ratio of 0 means
+    factors); ``semi``: the semi-implicit (symplectic) update q⁺ = q + h q̇⁺ instead of eq. 11's
+    q + h q̇. Returns (pivot ratio, largest multiplier) of the factorisation; a ratio of 0 means
     a singular step (q, q̇ are then not to be trusted: the step is finished as the Python-driven
     one finishes it). Extra states are read at the step's end (``xstate[0] = h``) and advanced
     after it; ``out0[k] = data[oidx0[k]]`` right after the evaluation at t (the named outputs at
@@ -107,22 +108,22 @@ def explicit_euler_step(ibuf, ilay, fbuf, flay, sbuf, slay, w0, w1, kib, kfb, ki
             rhs[n + i] = gamma[i]
     lu_solve_sp(kib, kfb, rhs)
     for i in range(n):
-        dq[i] = qd[i] * h
-    if stab == STAB_PROJECT and m > 0:  # eq. 30 at q + h q̇ with the same factors
+        dq[i] = (qd[i] + h * rhs[i]) * h if semi else qd[i] * h
+    if stab == STAB_PROJECT and m > 0:  # eq. 30 at q + Δq with the same factors
         for i in range(n):
             qp[i] = q[i] + dq[i]
         evaluate_cartesian(np.int64(_PACKED | _PHI), t + h, qp, qd, ibuf, ilay, fbuf, flay, sbuf,
                            slay, w1, n, m)
         kkt_correction(kib, kfb, phi1, prhs, dq)
     update(q, qd, dq, rhs, h)
-    if xstate.shape[0] > 1:  # (the evaluation of Φ at q + h q̇ writes no element outputs)
+    if xstate.shape[0] > 1:  # (the evaluation of Φ at q + Δq writes no element outputs)
         advance_extra_states(ibuf, ilay, fbuf, flay, sbuf, slay, h)
     return ratio, growth
 
 
 @njit(cache=True)
 def explicit_euler_step_outputs(ibuf, ilay, fbuf, flay, sbuf, slay, w0, w1, kib, kfb, kidx, vec,
-                                q, qd, m, t, h, stab, alpha, beta, oidx, out, at_start):
+                                q, qd, m, t, h, stab, alpha, beta, semi, oidx, out, at_start):
     """:func:`explicit_euler_step`, then the named outputs at (t + h, q⁺, q̇⁺) into ``out``
     (``oidx``: ``CartesianSystem.output_index``), evaluated in ``w1`` as
     :func:`rtmbs.solvers.compiled_step.li_euler_step_outputs` does; ``out`` is left as it was
@@ -130,7 +131,7 @@ def explicit_euler_step_outputs(ibuf, ilay, fbuf, flay, sbuf, slay, w0, w1, kib,
     own evaluation there."""
     k0 = oidx.shape[0] if at_start else 0  # (the outputs at the start: all, or none)
     ratio, growth = explicit_euler_step(ibuf, ilay, fbuf, flay, sbuf, slay, w0, w1, kib, kfb, kidx,
-                                        vec, q, qd, m, t, h, stab, alpha, beta, oidx[:k0],
+                                        vec, q, qd, m, t, h, stab, alpha, beta, semi, oidx[:k0],
                                         out[:k0])
     if ratio > 0.0 and oidx.shape[0] > k0:
         step_outputs(t + h, q, qd, ibuf, ilay, fbuf, flay, sbuf, slay, w1, m, oidx, out)
@@ -139,8 +140,8 @@ def explicit_euler_step_outputs(ibuf, ilay, fbuf, flay, sbuf, slay, w0, w1, kib,
 
 @njit(cache=True)
 def _explicit_euler_rollout(ibuf, ilay, fbuf, flay, sbuf, slay, w0, w1, kib, kfb, kidx, vec, q,
-                            qd, m, t_origin, i0, h, stab, alpha, beta, n_steps, every, chan, inputs,
-                            oidx, out_t, out_q, out_qd, out_qd_prev, out_lam, out_y, out_x, q_good,
+                            qd, m, t_origin, i0, h, stab, alpha, beta, semi, n_steps, every, chan,
+                            inputs, oidx, out_t, out_q, out_qd, out_qd_prev, out_lam, out_y, out_x, q_good,
                             qd_good, x_good):
     """``n_steps`` steps of :func:`explicit_euler_step` from step ``i0`` (time t_origin + i h
     before step i), with the inputs, rows, outputs and stop at a failed (pivot ratio 0) or
@@ -157,7 +158,7 @@ def _explicit_euler_rollout(ibuf, ilay, fbuf, flay, sbuf, slay, w0, w1, kib, kfb
                               out_qd_prev)
         ratio, _ = explicit_euler_step(ibuf, ilay, fbuf, flay, sbuf, slay, w0, w1, kib, kfb, kidx,
                                        vec, q, qd, m, t_origin + (i0 + k) * h, h, stab, alpha,
-                                       beta, oidx[:0], out_t[:0])
+                                       beta, semi, oidx[:0], out_t[:0])
         if not end_step(ratio > 0.0, save, r, t_origin + (i0 + k + 1) * h, q, qd, lam, x, q_good,
                         qd_good, x_good, bufs, rows):
             return k

@@ -3,6 +3,9 @@
     [M Φqᵀ; Φq 0][q̈; λ] = [Q; γ]               (eq. 12; γ ← γ − 2α(Φq q̇ + Φt) − β²Φ, eq. 4)
     q ← q + h q̇,   q̇ ← q̇ + h q̈                 (eq. 11, both from the values at step i)
 
+or, with ``position_update="semi-implicit"``, q ← q + h q̇⁺ with the new velocity (symplectic
+Euler, MuJoCo's "Euler" integrator: no energy growth on undamped motion; the same cost).
+
 Per step: 1 evaluation (M, Q, Φq, Φt, γ [, Φ]), 1 factorisation of size n + m, 1 solve; with
 ``stabilize="projection"`` one more evaluation of Φ(q + h q̇, t + h) and one more solve with the
 same factors (eq. 30 with λ-column scaled by h is the same matrix).
@@ -40,6 +43,8 @@ class ExplicitEuler(Solver):
         The non-iterative projection of the positions (eq. 30) or Baumgarte at index 1 (eq. 4,
         ``alpha``, ``beta`` in 1/s); ignored when m = 0.
     alpha, beta : float, default 10.0
+    position_update : "explicit" (default: eq. 11, q + h q̇) | "semi-implicit" (q + h q̇⁺, the
+        velocity of the step's end: symplectic Euler)
     linear_solver : "auto" | "dense" | "sparse", as for ``li-euler`` ([M Φqᵀ; Φq 0] on the fixed
         patterns of M and Φq; "auto" is sparse on a compiled Cartesian model at every size: the
         compiled step)
@@ -48,7 +53,10 @@ class ExplicitEuler(Solver):
     def __init__(self, system, instrument: bool = False, **options):
         super().__init__(system, instrument, **options)
         o = pop_options(self.name, options, dict(stabilize="projection", alpha=10.0, beta=10.0,
-                                                 linear_solver="auto"))
+                                                 linear_solver="auto", position_update="explicit"))
+        check_choice(self.name, "position_update", o["position_update"],
+                     ("explicit", "semi-implicit"))
+        self.semi_implicit = o["position_update"] == "semi-implicit"
         check_choice(self.name, "linear_solver", o["linear_solver"], ("auto", "dense", "sparse"))
         # ("auto": sparse at every size where the step is the compiled call, as for li-euler)
         self.sparse = choose_linear_solver(self.name, system, o["linear_solver"],
@@ -111,7 +119,7 @@ class ExplicitEuler(Solver):
         self.lam = self.vec[n:n + m]  # (λ = rhs[n:], written by the step)
         self.kernel_args = sysm.kernel_buffers() + (self.pw0, self.pw1, k.lu.ib, k.lu.fb,
                                                     self.pidx, self.vec)
-        self.step_options = (STAB[self.stabilize], self.alpha, self.beta)
+        self.step_options = (STAB[self.stabilize], self.alpha, self.beta, self.semi_implicit)
         self._post = self.step_options + (np.zeros(0, np.int64), np.zeros(0))  # (no outputs)
         self._m, self._lu = m, k.lu
         self._extra_state = sysm.extra_state if sysm.nx else None
@@ -205,7 +213,10 @@ class ExplicitEuler(Solver):
         fa, fb = self.kkt.args[:2]
         kkt_rhs_solve(fa, fb, ws.Q, c, self.rhs)
         self.nsolve += 1
-        np.multiply(state.qd, h, out=self.dq)
+        if self.semi_implicit:  # q̇⁺ = q̇ + h q̈ (as the compiled step: (q̇ + h q̈) h)
+            np.multiply(state.qd + h * self.rhs[:self.system.n], h, out=self.dq)
+        else:
+            np.multiply(state.qd, h, out=self.dq)
         self._toc("solve")
         if self.stabilize == "projection":
             np.add(state.q, self.dq, out=self.qp)
