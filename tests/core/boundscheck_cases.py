@@ -23,8 +23,8 @@ NSTEPS = 3
 
 #: name -> (sparse: the system has fixed sparsity patterns, ode: m = 0, fused: li-euler's
 #: defaults run the whole step as one compiled call and rollout's compiled loop). What the models
-#: cover: double-pendulum dense (n < 18); four-bar revolute/spherical/universal joints;
-#: multilink-bushings bushings (stiff Jacobians), MF 6.1 tyre, bump stops, drive and brake
+#: cover: double-pendulum the smallest compiled model (n = 14: "auto" takes the compiled step);
+#: four-bar revolute/spherical/universal joints; multilink-bushings bushings (stiff Jacobians), MF 6.1 tyre, bump stops, drive and brake
 #: torques, an input channel, sparse; multilink-ideal-transient the transient tyre (extra
 #: states); peer-quarter-car prismatic joint, spring-dampers; spatial-chain-10 many Euler-parameter
 #: bodies; mcpherson-simplified zxz Euler angles; mcpherson-overconstrained redundant rows (the
@@ -33,7 +33,7 @@ NSTEPS = 3
 #: tables, torsion spring, planar joint, motion drivers, a transient tyre, functions), mixed
 #: rotation coordinates: evaluation and outputs only (it does not assemble).
 MODELS = {
-    "double-pendulum": dict(sparse=True, ode=False, fused=False),
+    "double-pendulum": dict(sparse=True, ode=False, fused=True),
     "four-bar": dict(sparse=True, ode=False, fused=True),
     "multilink-bushings": dict(sparse=True, ode=False, fused=True),
     "multilink-ideal-transient": dict(sparse=True, ode=False, fused=True),

@@ -33,7 +33,7 @@ from ..kernels.extra_states import advance_extra_states
 from ..kernels.layout_views import data_buffers, model_ints
 from .compiled_step import step_outputs
 from .factorisation import f_solve, kkt_correction
-from .rollout import before_step, copy_state, diverged, save_row
+from .rollout import before_step, end_step
 from .sparse import _packed_parts, _phiq_value, kkt_values_packed
 
 #: Solves of the velocity correction with the step's factors (``stabilize="velocity"``): each
@@ -294,6 +294,8 @@ def _generalized_alpha_rollout(ibuf, ilay, fbuf, flay, sbuf, slay, w0, w1, kib, 
     fun_par = data_buffers(sbuf, slay).fun_par
     x = data_buffers(sbuf, slay).xstate[1:]
     lam = _vectors(vec, n, m)[8]
+    bufs = (ibuf, ilay, fbuf, flay, sbuf, slay, w1, m, oidx)
+    rows = (out_t, out_q, out_qd, out_lam, out_x, out_y)
     for k in range(n_steps):
         save, r = before_step(k, every, fun_par, chan, inputs, q, qd, x, q_good, qd_good, x_good,
                               out_qd_prev)
@@ -304,14 +306,10 @@ def _generalized_alpha_rollout(ibuf, ilay, fbuf, flay, sbuf, slay, w0, w1, kib, 
         diag[1] = growth
         diag[2] = ratio2
         diag[3] = growth2
-        t = t_origin + (i0 + k + 1) * h
-        if not (ratio > 0.0 and ratio2 > 0.0 and ok) or diverged(q, qd):
-            copy_state(q_good, qd_good, x_good, q, qd, x)
+        if not end_step(ratio > 0.0 and ratio2 > 0.0 and ok, save, r,
+                        t_origin + (i0 + k + 1) * h, q, qd, lam, x, q_good, qd_good, x_good, bufs,
+                        rows):
             return k
-        if save:
-            save_row(r, t, q, qd, lam, x, out_t, out_q, out_qd, out_lam, out_x)
-            if oidx.shape[0]:
-                step_outputs(t, q, qd, ibuf, ilay, fbuf, flay, sbuf, slay, w1, m, oidx, out_y[r])
     return n_steps
 
 

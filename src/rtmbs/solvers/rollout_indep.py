@@ -16,8 +16,7 @@ from numba import njit
 
 from ..kernels.layout_views import data_buffers
 from .compiled_indep import CHANGED, OK, REBASE, _views, li_euler_indep_step
-from .compiled_step import step_outputs
-from .rollout import DIVERGENCE_LIMIT, before_step, copy_state, diverged, save_row
+from .rollout import DIVERGENCE_LIMIT, before_step, end_step
 
 
 @njit(cache=True)
@@ -40,6 +39,8 @@ def _li_euler_indep_rollout(ibuf, ilay, fbuf, flay, sbuf, slay, w0, w1, fa, fb, 
     lam = _views(vec, n, m, np.intp(aidx[0]))[17]
     no = oidx[:0]
     nchanged = 0
+    bufs = (ibuf, ilay, fbuf, flay, sbuf, slay, w1, m, oidx)
+    rows = (out_t, out_q, out_qd, out_lam, out_x, out_y)
     for k in range(k0, n_steps):
         save, r = before_step(k, every, fun_par, chan, inputs, q, qd, x, q_good, qd_good, x_good,
                               out_qd_prev)
@@ -56,14 +57,9 @@ def _li_euler_indep_rollout(ibuf, ilay, fbuf, flay, sbuf, slay, w0, w1, fa, fb, 
             nchanged += 1
         if code & REBASE:
             return k, code, nchanged
-        t = t_origin + (i0 + k + 1) * h
-        if (code & OK) == 0 or not ratio > 0.0 or diverged(q, qd):
-            copy_state(q_good, qd_good, x_good, q, qd, x)
+        if not end_step((code & OK) != 0 and ratio > 0.0, save, r, t_origin + (i0 + k + 1) * h,
+                        q, qd, lam, x, q_good, qd_good, x_good, bufs, rows):
             return k, code, nchanged
-        if save:
-            save_row(r, t, q, qd, lam, x, out_t, out_q, out_qd, out_lam, out_x)
-            if oidx.shape[0]:
-                step_outputs(t, q, qd, ibuf, ilay, fbuf, flay, sbuf, slay, w1, m, oidx, out_y[r])
     return n_steps, OK, nchanged
 
 
