@@ -57,7 +57,7 @@ def model_floats(buf, lay):
     )
 
 
-DataBuffers = namedtuple("DataBuffers", ("fun_par", "xstate", "kin_r", "kin_rd", "kin_A", "kin_G", "kin_dG", "kin_W", "kin_w", "kin_alpha", "kin_dadp", "kin_dadpd", "d2G", "tmp", "S", "Dx", "beta", "f", "tau", "dfdx", "dfdv", "dtdx", "dtdv", "arm_i", "sgj", "Dd", "Ddd", "X", "frc_out", "mf", "vQ", "vK", "vC", "vP", "KL"))
+DataBuffers = namedtuple("DataBuffers", ("fun_par", "xstate", "kin_r", "kin_rd", "kin_A", "kin_G", "kin_dG", "kin_W", "kin_w", "kin_alpha", "kin_dadp", "kin_dadpd", "d2G", "tmp", "S", "Dx", "beta", "f", "tau", "dfdx", "dfdv", "dtdx", "dtdv", "arm_i", "sgj", "Dd", "Ddd", "X", "frc_out", "mf", "vQ", "vK", "vC", "vP", "KL", "warning", "counter"))
 
 
 @njit(cache=True, inline="always")
@@ -99,4 +99,6 @@ def data_buffers(buf, lay):
         view3(buf, lay, 32),  # vC
         view4(buf, lay, 33),  # vP
         view3(buf, lay, 34),  # KL
+        view2(buf, lay, 35),  # warning
+        view1(buf, lay, 36),  # counter
     )

@@ -1,0 +1,105 @@
+/* module.c -- the rtmbs.engine._engine extension module: argument helpers and the module itself.
+ *
+ * Each stage group of the binding keeps its own method table (py_model.c, py_eval.c, ...); the
+ * module joins them, so adding a binding is one file and one line in `parts` below.
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#define NPY_NO_DEPRECATED_API NPY_1_7_API_VERSION
+#define PY_ARRAY_UNIQUE_SYMBOL rtmbs_engine_ARRAY_API
+#include <numpy/arrayobject.h>
+
+#include "py_common.h"
+
+void* rtmbs_py_array(PyObject* obj, int type, int writable, const char* what, Py_ssize_t* len) {
+    PyArrayObject* a;
+    if (!PyArray_Check(obj)) {
+        PyErr_Format(PyExc_TypeError, "%s: expected a numpy array, got %s", what, Py_TYPE(obj)->tp_name);
+        return NULL;
+    }
+    a = (PyArrayObject*)obj;
+    if (PyArray_TYPE(a) != type || !PyArray_IS_C_CONTIGUOUS(a) || !PyArray_ISALIGNED(a)) {
+        PyErr_Format(PyExc_TypeError, "%s: expected a C-contiguous aligned array of %s", what,
+                     type == NPY_DOUBLE ? "float64" : "int64");
+        return NULL;
+    }
+    if (writable && !PyArray_ISWRITEABLE(a)) {
+        PyErr_Format(PyExc_ValueError, "%s: the array is read-only", what);
+        return NULL;
+    }
+    if (len) *len = PyArray_SIZE(a);
+    return PyArray_DATA(a);
+}
+
+int rtmbs_py_bind(PyObject* const* args, int64_t n, int64_t m, rtmbs_model* model, rtmbs_data* data) {
+    Py_ssize_t ni, nil, nf, nfl, ns, nsl;
+    const int64_t *ibuf, *ilay, *flay, *slay;
+    const double* fbuf;
+    double* sbuf;
+    int64_t nrow1, nx;
+    rtmbs_status s;
+    if (!(ibuf = rtmbs_py_array(args[0], NPY_INT64, 0, "ibuf", &ni))) return -1;
+    if (!(ilay = rtmbs_py_array(args[1], NPY_INT64, 0, "ilay", &nil))) return -1;
+    if (!(fbuf = rtmbs_py_array(args[2], NPY_DOUBLE, 0, "fbuf", &nf))) return -1;
+    if (!(flay = rtmbs_py_array(args[3], NPY_INT64, 0, "flay", &nfl))) return -1;
+    if (!(sbuf = rtmbs_py_array(args[4], NPY_DOUBLE, 1, "sbuf", &ns))) return -1;
+    if (!(slay = rtmbs_py_array(args[5], NPY_INT64, 0, "slay", &nsl))) return -1;
+    if (nil != 6 * RTMBS_NMODEL_INTS || nfl != 6 * RTMBS_NMODEL_FLOATS || nsl != 6 * RTMBS_NDATA) {
+        PyErr_SetString(PyExc_ValueError, "layout tables do not match the engine's field table "
+                                          "(rebuild the extension: pip install -e .)");
+        return -1;
+    }
+    /* the data's own sizes: rows of Dx (nrow1) and extra states (xstate holds h first) */
+    nrow1 = slay[6 * RTMBS_D_Dx + 2];
+    nx = slay[6 * RTMBS_D_xstate + 2] - 1;
+    s = rtmbs_bind_model(model, n, m, nrow1, nx, ibuf, ni, ilay, fbuf, nf, flay);
+    if (s != RTMBS_OK) {
+        rtmbs_py_status(s, "model buffers");
+        return -1;
+    }
+    s = rtmbs_bind_data(model, data, sbuf, ns, slay);
+    if (s != RTMBS_OK) {
+        rtmbs_py_status(s, "data buffer");
+        return -1;
+    }
+    return 0;
+}
+
+PyObject* rtmbs_py_status(rtmbs_status s, const char* where) {
+    static const char* names[] = {"ok", "layout mismatch", "buffer too short", "singular matrix",
+                                  "non-finite state", "unsupported element or option",
+                                  "out of memory", "argument out of range"};
+    const char* name = (int)s >= 0 && (int)s < (int)(sizeof(names) / sizeof(names[0]))
+                           ? names[s] : "unknown status";
+    PyErr_Format(PyExc_RuntimeError, "rtmbs engine: %s: %s (status %d)", where, name, (int)s);
+    return NULL;
+}
+
+int rtmbs_py_nargs(Py_ssize_t nargs, Py_ssize_t want, const char* name) {
+    if (nargs != want) {
+        PyErr_Format(PyExc_TypeError, "%s() takes %zd arguments (%zd given)", name, want, nargs);
+        return -1;
+    }
+    return 0;
+}
+
+static struct PyModuleDef engine_module = {
+    PyModuleDef_HEAD_INIT, "_engine",
+    "The rtmbs C engine (src/rtmbs/engine): model, data, stages and steps.", -1, NULL,
+    NULL, NULL, NULL, NULL};
+
+PyMODINIT_FUNC PyInit__engine(void) {
+    PyMethodDef* parts[] = {rtmbs_py_model_methods, rtmbs_py_eval_methods, NULL};
+    PyObject* mod;
+    int p;
+    import_array();
+    mod = PyModule_Create(&engine_module);
+    if (!mod) return NULL;
+    for (p = 0; parts[p]; p++)
+        if (PyModule_AddFunctions(mod, parts[p]) < 0) {
+            Py_DECREF(mod);
+            return NULL;
+        }
+    PyModule_AddIntConstant(mod, "ABI_VERSION", RTMBS_ABI_VERSION);
+    return mod;
+}
