@@ -310,3 +310,32 @@ def test_phiq_times_and_a_times_bit_for_bit(model):
         cf(idx, np.ascontiguousarray(A), x, y2)
         assert_same(y2, y1, cf.__name__)
         assert np.abs(y1).max() > 0.0
+
+
+def test_the_models_exercise_every_branch_of_the_refactor():
+    """The bit-for-bit tests above cover every path of lu_refactor: rows taken one at a time and
+    in groups of two, three and four supernode rows (sparse.py paired_rows), as the numba kernel
+    chooses them."""
+    sizes = set()
+    for model in MODELS:
+        ib = case(model).lu.ib
+        N = int(ib[sp._H_N])
+        part = lambda slot, n: ib[ib[slot]:ib[slot] + n].astype(np.int64)  # noqa: E731
+        ptr, diag = part(sp._H_PTR, N + 1), part(sp._H_DIAG, N)
+        col, paired = part(sp._H_COL, int(ib[sp._H_NNZ])), part(sp._H_PAIRED, N)
+        for i in range(N):
+            p, d = ptr[i], diag[i]
+            while p < d:
+                k = col[p]
+                if (p + 3 < d and paired[k] and paired[k + 1] and paired[k + 2]
+                        and col[p + 3] == k + 3):
+                    g = 4
+                elif p + 2 < d and paired[k] and paired[k + 1] and col[p + 2] == k + 2:
+                    g = 3
+                elif p + 1 < d and paired[k] and col[p + 1] == k + 1:
+                    g = 2
+                else:
+                    g = 1
+                sizes.add(g)
+                p += g
+    assert sizes == {1, 2, 3, 4}
