@@ -266,6 +266,13 @@ def test_tyre_force_on_the_models_tyres(model, tmp_path):
                                               f"tyre_force {model}")
                     contacts += out[-12 + te.TO_FZ] > 0.0
     assert contacts > 100  # most states load the tyre
+    # a vertical spin axis (no rolling contact defined) and a wheel in the air
+    rA, vA, w, s, sg = _wheel_state(rng, road, par[te.TP_RFREE], par[te.TP_VMIN])
+    for state in ((rA, vA, w, np.array([0.0, 1e-12, 1.0]), sg), (rA + [0, 0, 1.0], vA, w, s, sg)):
+        for with_jac in (False, True):
+            out = _compare_tyre_force(par, tyre_par, road_buf, tyre_x, with_jac, state,
+                                      f"tyre_force {model}")
+            assert not out[3:].any()
 
 
 def test_element_kernel_on_the_sedan():
