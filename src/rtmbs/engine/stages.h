@@ -42,4 +42,10 @@
 rtmbs_status rtmbs_evaluate(const rtmbs_model* m, rtmbs_data* d, int64_t what, double t,
                             const double* q, const double* qd, double* w, int64_t nw);
 
+/* -- extra states (extra_states.c) ----------------------------------------------------------- */
+
+/* Advance the transient tyres' deflections u, v over one step h (eq. 4.23, inputs of the last
+ * force evaluation held constant: the exact exponential step). */
+rtmbs_status rtmbs_advance_extra_states(const rtmbs_model* m, rtmbs_data* d, double h);
+
 #endif /* RTMBS_STAGES_H */

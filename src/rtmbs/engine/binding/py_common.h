@@ -34,5 +34,6 @@ int rtmbs_py_nargs(Py_ssize_t nargs, Py_ssize_t want, const char* name);
 extern PyMethodDef rtmbs_py_model_methods[];
 extern PyMethodDef rtmbs_py_eval_methods[];
 extern PyMethodDef rtmbs_py_lu_methods[];
+extern PyMethodDef rtmbs_py_tyre_methods[];
 
 #endif /* RTMBS_PY_COMMON_H */
