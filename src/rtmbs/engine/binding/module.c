@@ -89,7 +89,8 @@ static struct PyModuleDef engine_module = {
     NULL, NULL, NULL, NULL};
 
 PyMODINIT_FUNC PyInit__engine(void) {
-    PyMethodDef* parts[] = {rtmbs_py_model_methods, rtmbs_py_eval_methods, NULL};
+    PyMethodDef* parts[] = {rtmbs_py_model_methods, rtmbs_py_eval_methods,
+                           rtmbs_py_elements_methods, NULL};
     PyObject* mod;
     int p;
     import_array();

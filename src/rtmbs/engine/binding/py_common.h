@@ -33,5 +33,6 @@ int rtmbs_py_nargs(Py_ssize_t nargs, Py_ssize_t want, const char* name);
 /* The method tables of the binding's parts (one per stage group), joined by module.c. */
 extern PyMethodDef rtmbs_py_model_methods[];
 extern PyMethodDef rtmbs_py_eval_methods[];
+extern PyMethodDef rtmbs_py_elements_methods[];
 
 #endif /* RTMBS_PY_COMMON_H */
