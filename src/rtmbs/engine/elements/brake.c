@@ -20,7 +20,9 @@ RTMBS_ELEMENT_KERNEL(rtmbs_element_brake) {
     Om_rel = z[0] * w[0] + z[1] * w[1] + z[2] * w[2];
     th = tanh(Om_rel / eps);
     T = -fv * th;
-    Tp = -fv * (1.0 - th * th) / eps;
+    /* 1 - th^2 with one rounding (fma, as numba's contraction computes it): near saturation
+     * (|th| -> 1) the plain difference loses the digits of the slope */
+    Tp = -fv * fma(-th, th, 1.0) / eps;
     rtmbs_axial_torque(d, T, Tp, with_jac, z, w);
     return T;
 }
