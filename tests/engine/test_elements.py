@@ -38,8 +38,8 @@ ELEMENT_RTOL = 1e-12
 NAMES = ("spring-damper", "stop", "bushing", "force", "torque", "joint-torque", "brake", "tyre",
          "torsion-spring")
 #: built-in models with force elements (what each brings: see the module docstring of the test)
-BUILTIN_MODELS = ("slider-crank", "mcpherson-simplified", "peer-quarter-car", "sla-quarter-car",
-                  "sla-car", "multilink-bushings", "sedan-bushings", "sedan-rear-axle",
+BUILTIN_MODELS = ("slider-crank", "mcpherson-simplified", "peer-quarter-car", "sla-quarter-car", "sedan",
+                  "sla-car", "multilink-bushings", "multilink-ideal", "sedan-bushings", "sedan-rear-axle",
                   "concept-quarter-car", "concept-trailing-arm-car", "concept-ride-7dof")
 
 # every element type and option without a built-in model: tabulated spring-damper (preload with a
@@ -351,3 +351,18 @@ def test_table_eval_matches_numba():
             want = table_eval(float(x), tx, ty, adr, n)
             got = _engine.table_eval(float(x), tx, ty, adr, n)
             assert got == want, (adr, n, x, got, want)
+
+
+def test_element_table_matches_dispatch():
+    """The C element table has a kernel for every registry code and none outside, and the same
+    torque_only flags as rtmbs.kernels.elements.dispatch.torque_only."""
+    from rtmbs.kernels.elements import dispatch
+    from rtmbs.model.registry import FORCE_TYPES
+
+    codes = {name: getattr(dispatch, name) for name in dir(dispatch) if name.startswith("F_")}
+    assert tuple(FORCE_TYPES) == NAMES  # registry order = the codes of the C table
+    assert sorted(codes.values()) == list(range(len(NAMES)))
+    for code in range(-2, len(NAMES) + 3):
+        has, torque_only = _engine.element_type(code)
+        assert has == (0 <= code < len(NAMES)), code
+        assert torque_only == (bool(dispatch.torque_only(code)) if has else False), code

@@ -124,11 +124,26 @@ static PyObject* py_table_eval(PyObject* self, PyObject* const* args, Py_ssize_t
     return Py_BuildValue("(dd)", y, slope);
 }
 
+/* element_type(code) -> (has_kernel, torque_only): the element table's row of type `code`
+ * (elements/table.c) */
+static PyObject* py_element_type(PyObject* self, PyObject* const* args, Py_ssize_t nargs) {
+    int64_t code;
+    (void)self;
+    if (rtmbs_py_nargs(nargs, 1, "element_type") < 0) return NULL;
+    code = PyLong_AsLongLong(args[0]);
+    if (PyErr_Occurred()) return NULL;
+    return Py_BuildValue("(ii)", rtmbs_element_kernel_of(code) != NULL,
+                         rtmbs_element_torque_only(code));
+}
+
 PyMethodDef rtmbs_py_elements_methods[] = {
     {"element", (PyCFunction)(void (*)(void))py_element, METH_FASTCALL,
      "element(k, t, with_jac, ibuf, ilay, fbuf, flay, sbuf, slay, n, m): force element k on the "
      "kinematics in the data (rtmbs.kernels.forces.element_forces): returns its main output, "
      "leaves f, tau, dfdx, dfdv, dtdx, dtdv and frc_out[k, 1:] in the data."},
+    {"element_type", (PyCFunction)(void (*)(void))py_element_type, METH_FASTCALL,
+     "element_type(code) -> (has_kernel, torque_only) of force element type `code` "
+     "(rtmbs.kernels.elements.dispatch F_*, torque_only)."},
     {"fun_eval", (PyCFunction)(void (*)(void))py_fun_eval, METH_FASTCALL,
      "fun_eval(k, t, ibuf, ilay, fbuf, flay, sbuf, slay, n, m) -> (v, v1, v2): input function k "
      "and its first two time derivatives at t (rtmbs.kernels.functions.fun_eval)."},
