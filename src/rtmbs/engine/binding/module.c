@@ -94,6 +94,7 @@ PyMODINIT_FUNC PyInit__engine(void) {
         rtmbs_py_eval_methods,
         rtmbs_py_lu_methods,
         rtmbs_py_tyre_methods,
+        rtmbs_py_elements_methods,
         NULL};
     PyObject* mod;
     int p;

@@ -35,5 +35,6 @@ extern PyMethodDef rtmbs_py_model_methods[];
 extern PyMethodDef rtmbs_py_eval_methods[];
 extern PyMethodDef rtmbs_py_lu_methods[];
 extern PyMethodDef rtmbs_py_tyre_methods[];
+extern PyMethodDef rtmbs_py_elements_methods[];
 
 #endif /* RTMBS_PY_COMMON_H */
