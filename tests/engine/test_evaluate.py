@@ -60,7 +60,7 @@ NSTATES = 3
 WARN_UNSUPPORTED = 3
 CNT_EVAL, CNT_ELEMENT = 0, 1
 UNKNOWN_ELEMENT = 99  # a force element type code without a kernel on either side
-FUN_CONST = 0
+FUN_CONST, FUN_CHANNEL = 0, 6  # rtmbs.kernels.functions FUN_*
 
 #: models without force elements (gravity only)
 PLAIN = ("double-pendulum", "four-bar", "spatial-chain-10", "peer-four-bar", "peer-chain")
@@ -137,10 +137,15 @@ class Case:
         self.driven = bool((mi["prim_fun"] >= 0).any())
         self.has_functions = len(mi["fun_type"]) > 0
         dv = _views(self.sb, sl, layouts.DATA.names)
+        fp = dv["fun_par"].reshape(-1, 8)
+        rng = np.random.default_rng(13)
+        for k, ty in enumerate(mi["fun_type"]):  # constants and channels (value, rate,
+            if ty in (FUN_CONST, FUN_CHANNEL):      # acceleration, time): non-zero derivatives
+                fp[k, :4] = (rng.uniform(-0.2, 0.2), rng.uniform(-1, 1), rng.uniform(-1, 1), 0.1)
         if pinned:
             mi["fun_type"][:] = FUN_CONST
             mi["frc_type"][:] = UNKNOWN_ELEMENT
-            fp = dv["fun_par"].reshape(-1, 8)
+            fp[:, :] = 0.0
             fp[:, 0] = 1.0
             # a general (anisotropic) inertia tensor per body: every term of the inertia
             # Jacobian is non-zero (the built-in models' bodies are often isotropic)
