@@ -322,7 +322,7 @@ void rtmbs_constraint_rows(const rtmbs_model* m, rtmbs_data* d, double t, double
 
 /* Row r of Phi_q (row stride ld) on one body from column a: [D_r, D_pi G] (D from Dx row dr);
  * with add, added to what the row holds (coupler terms share a row of the dense Phi_q). */
-static void phiq_row(double* phiq, int64_t ld, int64_t r, int64_t a, const double* Dxr, int c0,
+static inline void phiq_row(double* phiq, int64_t ld, int64_t r, int64_t a, const double* Dxr, int c0,
                      double d0, double d1, double d2, const double* G, int nr, int add) {
     double* row = phiq + ld * r + a;
     int l;
@@ -341,7 +341,7 @@ static void phiq_row(double* phiq, int64_t ld, int64_t r, int64_t a, const doubl
 
 /* Phi_q row pr = D L of primitive k from Dx row dr, side by side (dense: at the body's columns;
  * packed: side s at column SEG s); returns its gamma = -(beta + D_pi alpha). */
-static double row_sides(const rtmbs_model* m, const rtmbs_data* d, int64_t k, int64_t pr,
+static inline double row_sides(const rtmbs_model* m, const rtmbs_data* d, int64_t k, int64_t pr,
                         int64_t dr, int add, int packed, int with_phiq, const double* q,
                         double* phiq, int64_t ld) {
     const double* Dxr = d->Dx + 12 * dr;
