@@ -42,6 +42,53 @@
 rtmbs_status rtmbs_evaluate(const rtmbs_model* m, rtmbs_data* d, int64_t what, double t,
                             const double* q, const double* qd, double* w, int64_t nw);
 
+/* Length of a dense workspace (3 n^2 + n + 3 m + m n) and of a packed one
+ * (rtmbs.kernels.evaluate.packed_size: m1 = nrow1 rows of Phi_q, nblk virtual blocks). */
+int64_t rtmbs_workspace_size(int64_t n, int64_t m);
+int64_t rtmbs_packed_size(int64_t n, int64_t m, int64_t nb, int64_t m1, int64_t nblk);
+
+/* The named outputs at (t, q, qdot) (rtmbs.kernels.evaluate.cartesian_outputs): one evaluation
+ * of Q into the packed workspace w (kinematics and element outputs into the data), then
+ * out[k] = d->buffer[oidx[k]] for k < nout. */
+rtmbs_status rtmbs_outputs(const rtmbs_model* m, rtmbs_data* d, double t, const double* q,
+                           const double* qd, double* w, int64_t nw, const int64_t* oidx,
+                           int64_t nout, double* out);
+
+/* -- rotations (rotations.c; A 3x3, G 3x4, dG 4x3x4, W 3x4, dadp 3x4, d2G 4x4x3x4) ----------- */
+void rtmbs_ep_to_matrix(const double* p, double* A);
+void rtmbs_ep_E(double e0, double e1, double e2, double e3, double* out, double scale);
+void rtmbs_zxz_to_matrix(const double* p, double* A);
+void rtmbs_rotation_matrix(int64_t rtype, const double* p, double* A);
+void rtmbs_rotation_data(int64_t rtype, const double* p, const double* pd, double* A, double* G,
+                         double* dG, double* W, double* alpha, double* dadp, double* dadpd,
+                         double* d2G);
+
+/* -- kinematics (kinematics.c) ---------------------------------------------------------------- */
+void rtmbs_body_kinematics(const rtmbs_model* m, rtmbs_data* d, const double* q, const double* qd,
+                           int velocities);
+void rtmbs_body_accelerations(const rtmbs_model* m, const double* q, const double* qd,
+                              const double* qdd, double* out);
+
+/* -- mass block and inertia terms (mass.c) ----------------------------------------------------- */
+void rtmbs_inertia(const rtmbs_model* m, rtmbs_data* d, int64_t b, int64_t mr, int64_t mc,
+                   int with_jac, int64_t what, double* M, int64_t ld);
+
+/* -- constraints (constraints.c) -------------------------------------------------------------- */
+void rtmbs_constraint_rows(const rtmbs_model* m, rtmbs_data* d, double t, double* phi,
+                           double* phit, int with_d, int with_bias);
+void rtmbs_scatter_constraints(const rtmbs_model* m, rtmbs_data* d, int64_t what, const double* q,
+                               const double* qd, double* phi, double* phiq, int64_t ld,
+                               double* gamma);
+
+/* -- forces (forces.c) ------------------------------------------------------------------------ */
+rtmbs_status rtmbs_element_forces(const rtmbs_model* m, rtmbs_data* d, int64_t k, double t,
+                                  int with_jac, double* value);
+void rtmbs_accumulate_element(const rtmbs_model* m, rtmbs_data* d, int64_t k, int64_t bi,
+                              int64_t bj, int with_jac, int torque_only);
+void rtmbs_virtual_blocks_to_clear(const rtmbs_model* m, rtmbs_data* d, int stiff_only);
+void rtmbs_map_virtual_blocks(const rtmbs_model* m, rtmbs_data* d, int what_jac, int stiff_only,
+                              int packed, double* Q, double* Jq, double* Jqd, int64_t ld);
+
 /* -- extra states (extra_states.c) ----------------------------------------------------------- */
 
 /* Advance the transient tyres' deflections u, v over one step h (eq. 4.23, inputs of the last
