@@ -18,7 +18,8 @@ from .kernels import functions as kf
 from .kernels.layouts import DATA, MODEL_FLOATS, MODEL_INTS
 
 RTMBS_WARNSLOTS, RTMBS_COUNTSLOTS = 8, 8  # rows of the data's warning table and counters (rtmbs_fields.h)
-from .kernels.evaluate import OUT_FORCE, OUT_R, OUT_RD, OUT_W, cartesian_outputs, evaluate_cartesian
+from .engine import _engine
+from .kernels.evaluate import OUT_FORCE, OUT_R, OUT_RD, OUT_W
 from .kernels.extra_states import advance_extra_states
 from .kernels.rotations import NROT, ROT_EP, ROTATION_NAMES
 from .kernels.tyre_element import TYRE_OUTPUTS, TYRE_TRANSIENT_COLUMNS
@@ -529,8 +530,8 @@ class CartesianSystem(MechanicalSystem):
         qd = np.ascontiguousarray(qd, dtype=np.float64)
         if self._input_functions:
             self.apply_input_functions(t)
-        evaluate_cartesian(int(what), float(t), q, qd, self._ibuf, self._ilay, self._fbuf, self._flay,
-                           self._sbuf, self._slay, ws.buf, self.n, self.m)
+        _engine.evaluate(int(what), float(t), q, qd, self._ibuf, self._ilay, self._fbuf, self._flay,
+                         self._sbuf, self._slay, ws.buf, self.n, self.m)
 
     @property
     def packed_layout(self) -> "PackedLayout":
@@ -545,8 +546,8 @@ class CartesianSystem(MechanicalSystem):
         qd = np.ascontiguousarray(qd, dtype=np.float64)
         if self._input_functions:
             self.apply_input_functions(t)
-        evaluate_cartesian(int(what) | kc._PACKED, float(t), q, qd, self._ibuf, self._ilay, self._fbuf,
-                           self._flay, self._sbuf, self._slay, buf, self.n, self.m)
+        _engine.evaluate(int(what) | kc._PACKED, float(t), q, qd, self._ibuf, self._ilay, self._fbuf,
+                         self._flay, self._sbuf, self._slay, buf, self.n, self.m)
 
     def kernel_buffers(self) -> tuple:
         """The packed buffers the compiled kernels take: (ints, int layout, floats, float layout,
@@ -636,14 +637,16 @@ class CartesianSystem(MechanicalSystem):
 
     def outputs(self, t, q, qd, out, extra_step: float = 0.0) -> None:
         """The named outputs (``output_names``) at (t, q, q̇), one compiled call
-        (:func:`rtmbs.kernels.evaluate.cartesian_outputs`); transient tyres at the state's
+        (the C engine's ``rtmbs_outputs``); transient tyres at the state's
         deflections, or with ``extra_step`` = h at those of the end of a step h
         (:meth:`set_extra_step`: the forces that step applies)."""
         if "_opw" not in self.__dict__:  # a packed workspace (Q only is evaluated)
             self._opw = np.zeros(self.packed_layout.size)
         h, self.data.xstate[0] = self.data.xstate[0], extra_step
-        cartesian_outputs(float(t), q, qd, *self.kernel_buffers(), self._opw, self.n, self.m,
-                          self.output_index, out)
+        q = np.ascontiguousarray(q, dtype=np.float64)
+        qd = np.ascontiguousarray(qd, dtype=np.float64)
+        _engine.outputs(float(t), q, qd, *self.kernel_buffers(), self._opw, self.n, self.m,
+                        self.output_index, out)
         self.data.xstate[0] = h
 
     def _output_map(self) -> np.ndarray:

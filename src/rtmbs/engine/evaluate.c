@@ -14,6 +14,19 @@ int64_t rtmbs_packed_size(int64_t n, int64_t m, int64_t nb, int64_t m1, int64_t 
     return RTMBS_SEG * RTMBS_SEG * (nb + 2 * nblk) + n + 3 * m + 2 * RTMBS_SEG * m1 + 1;
 }
 
+void rtmbs_packed_workspace(const rtmbs_sizes* s, rtmbs_packed_offsets* o) {
+    const int64_t B = RTMBS_SEG * RTMBS_SEG;
+    o->M = 0;
+    o->Q = o->M + s->nbody * B;
+    o->phi = o->Q + s->nq;
+    o->phiq = o->phi + s->nc;
+    o->phit = o->phiq + s->nrow1 * 2 * RTMBS_SEG;
+    o->gamma = o->phit + s->nc;
+    o->Jq = o->gamma + s->nc;
+    o->Jqd = o->Jq + s->nblk * B;
+    o->size = rtmbs_packed_size(s->nq, s->nc, s->nbody, s->nrow1, s->nblk);
+}
+
 /* The workspace's fields, in the order of rtmbs.protocol.WORKSPACE_FIELDS: dense (M n x n, Q,
  * Phi, Phi_q m x n, Phi_t, gamma, Jq n x n, Jqd n x n) or packed (M nbody blocks of SEG x SEG,
  * Q, Phi, Phi_q nrow1 rows of 2 SEG, Phi_t, gamma, Jq and Jqd one SEG x SEG block per virtual

@@ -208,6 +208,30 @@ double rtmbs_project_kkt(const uint32_t* ib, double* fb, const uint32_t* pidx, c
     return ratio;
 }
 
+void rtmbs_kkt_mass_times(const uint32_t* idx, const double* w0, const double* x, double* y,
+                          int64_t n) {
+    kkt_view v;
+    uint32_t e;
+    int64_t i;
+    kkt_views(idx, &v);
+    for (i = 0; i < n; i++) y[i] = 0.0;
+    for (e = 0; e < v.na; e++) y[v.ai[e]] += w0[v.am[e]] * x[v.aj[e]];
+}
+
+void rtmbs_kkt_phiq_transpose_times(const uint32_t* idx, const double* w0, const double* x,
+                                    double* y, int64_t n) {
+    kkt_view v;
+    uint32_t e, k;
+    int64_t i;
+    kkt_views(idx, &v);
+    for (i = 0; i < n; i++) y[i] = 0.0;
+    for (e = 0; e < v.nz; e++) { /* (sparse.py _phiq_value: the terms of a coupler row in order) */
+        double a = w0[v.zidx[v.zptr[e]]];
+        for (k = v.zptr[e] + 1; k < v.zptr[e + 1]; k++) a += w0[v.zidx[k]];
+        y[v.zc[e]] += a * x[v.zr[e]];
+    }
+}
+
 /* -- KKTMap on dense arrays (idx = [nA, nz, a_i, a_j, z_r, z_c, augmentation]) ---------------- */
 void rtmbs_phiq_times(const uint32_t* idx, const double* phiq, int64_t ncol, const double* x,
                       double* y, int64_t ny) {

@@ -106,6 +106,14 @@ double rtmbs_project_kkt(const uint32_t* ib, double* fb, const uint32_t* pidx, c
                          double* w1, const double* phi1, int64_t m, double h, double* rhs,
                          double* dq, int64_t n, double* growth);
 
+/* y = M x over the A entries of a PackedKKTMap (M's values in w0), and y = Phi_q(w0)^T x over its
+ * Phi_q entries: the products of a GGL correction (compiled_step._ggl_newton_packed), each sum in
+ * the order of the entries. y: length n. */
+void rtmbs_kkt_mass_times(const uint32_t* idx, const double* w0, const double* x, double* y,
+                          int64_t n);
+void rtmbs_kkt_phiq_transpose_times(const uint32_t* idx, const double* w0, const double* x,
+                                    double* y, int64_t n);
+
 /* -- KKT maps on dense arrays (sparse.py KKTMap: idx = [nA, nz, a_i, a_j, z_r, z_c, ...]) ------ */
 /* y = Phi_q x over the Phi_q entries (phiq: m x ncol row-major; y: length ny). */
 void rtmbs_phiq_times(const uint32_t* idx, const double* phiq, int64_t ncol, const double* x,

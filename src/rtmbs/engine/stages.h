@@ -47,6 +47,13 @@ rtmbs_status rtmbs_evaluate(const rtmbs_model* m, rtmbs_data* d, int64_t what, d
 int64_t rtmbs_workspace_size(int64_t n, int64_t m);
 int64_t rtmbs_packed_size(int64_t n, int64_t m, int64_t nb, int64_t m1, int64_t nblk);
 
+/* Where M, Q, Phi, Phi_q, Phi_t, gamma, Jq, Jqdot start in a packed workspace, and its length
+ * (rtmbs.kernels.evaluate.packed_views, packed_size). */
+typedef struct rtmbs_packed_offsets_ {
+    int64_t M, Q, phi, phiq, phit, gamma, Jq, Jqd, size;
+} rtmbs_packed_offsets;
+void rtmbs_packed_workspace(const rtmbs_sizes* s, rtmbs_packed_offsets* o);
+
 /* The named outputs at (t, q, qdot) (rtmbs.kernels.evaluate.cartesian_outputs): one evaluation
  * of Q into the packed workspace w (kinematics and element outputs into the data), then
  * out[k] = d->buffer[oidx[k]] for k < nout. */

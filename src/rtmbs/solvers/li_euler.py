@@ -43,10 +43,8 @@ positions; GGL: 2 + k for k = ``ggl_iterations``), factorisations 1 (+1 projecti
 GGL), solves 1 (+ projection_solves with projection, +k GGL); tests/solvers/test_fixed_cost.py.
 
 On the sparse path of a compiled Cartesian model every configuration runs the whole step as one
-compiled call (:func:`rtmbs.solvers.compiled_step.li_euler_step` for ``stabilize="none"`` and
-``"projection"`` with ``projection="step"``, :func:`rtmbs.solvers.compiled_step.li_euler_stab_step`
-for Baumgarte, GGL and ``projection="mass"``), the same arithmetic as the Python-driven sparse
-path, unless ``instrument`` asks for phase times (which runs that one).
+call of the C engine (``src/rtmbs/engine/li_euler.c``, docs/engine.md), the same arithmetic as
+the Python-driven sparse path, unless ``instrument`` asks for phase times (which runs that one).
 """
 from __future__ import annotations
 
@@ -56,10 +54,10 @@ from numba import njit
 from ..errors import SolverError
 from ..protocol import EVAL_JAC, EVAL_JAC_STIFF, EVAL_M, EVAL_PHI, EVAL_PHIQ, EVAL_Q, State
 from .base import Solver, register_solver
+from ..engine import _engine
 from .compiled_step import (
     STAB_BAUMGARTE, STAB_GGL, STAB_MASS, STAB_NONE, STAB_PROJECT, _sp_factor_solve, _update,
-    ggl_correct, li_euler_stab_step, li_euler_stab_step_outputs, li_euler_step,
-    li_euler_step_outputs, vector_size,
+    ggl_correct, vector_size,
 )
 from .linalg import lu_factor, lu_solve
 from .sparse import (
@@ -316,13 +314,9 @@ class LIEuler(Solver):
         self.kernel_args = sysm.kernel_buffers() + (self.pw0, self.pw1, self.skkt.lu.ib,
                                                     self.skkt.lu.fb, self.pidx, self.vec)
         self.stab_args = self._second_kkt()
-        if self.stab_args[0] in (STAB_NONE, STAB_PROJECT):  # compiled_step.li_euler_step
-            self._kernel, self._kernel_outputs = li_euler_step, li_euler_step_outputs
-            self._options_args = (self.jac_flag, self.implicit, self.stabilize == "projection",
-                                  self.projection_solves)
-        else:  # Baumgarte, projection="mass", GGL: compiled_step.li_euler_stab_step
-            self._kernel, self._kernel_outputs = li_euler_stab_step, li_euler_stab_step_outputs
-            self._options_args = (self.jac_flag, self.implicit) + self.stab_args
+        # the step in the C engine (src/rtmbs/engine/li_euler.c): every stabilisation
+        self._kernel, self._kernel_outputs = _engine.li_euler_stab_step, _engine.li_euler_stab_step_outputs
+        self._options_args = (self.jac_flag, self.implicit) + self.stab_args
         self._post = self._options_args + self._no_outputs
         self._m, self._lu, self._per_step = m, self.skkt.lu, self._counts_per_step()
         self._extra_state = sysm.extra_state if sysm.nx else None
@@ -493,7 +487,7 @@ class LIEuler(Solver):
 
     def step_outputs(self, state: State, h: float, out, at_start: bool = False) -> bool:
         """:meth:`Solver.step_outputs` as one compiled call
-        (:func:`rtmbs.solvers.compiled_step.li_euler_step_outputs`) on the compiled step of a
+        (the C engine's ``li_euler_stab_step_outputs``) on the compiled step of a
         model; otherwise the step, then ``system.outputs``."""
         if not self.fused or len(out) != len(self.system.output_index):
             return super().step_outputs(state, h, out, at_start)
@@ -504,7 +498,7 @@ class LIEuler(Solver):
         return ok
 
     def _fused_call(self, kernel, state: State, h: float, post: tuple) -> bool:
-        """One compiled step (``kernel``: :func:`li_euler_step`, :func:`li_euler_stab_step` or
+        """One compiled step (``kernel``: the C engine's ``li_euler_stab_step`` or
         their ``_outputs`` forms; ``post``: its arguments after h) and its bookkeeping: factor
         statistics (of the second KKT too: the projector's or GGL's), counters, the time; the
         extra states (transient tyres) go in from ``state.x`` and come back advanced."""

@@ -34,6 +34,7 @@ from ..errors import SolverError
 from ..kernels.layout_views import data_buffers
 from ..protocol import State
 from .base import Solver
+from ..engine import _engine
 from .compiled_step import li_euler_stab_step, step_outputs
 
 #: |q| or |q̇| above this counts as divergence (as ``simulate``)
@@ -176,8 +177,9 @@ def run_rollout_kernel(kernel, options, solver, state, t_origin, i0, h, n_steps,
 
 
 def _run_li_euler(solver, state, *args):
-    """:func:`_li_euler_rollout` for a ``li-euler`` solver with a compiled step (``fused``)."""
-    return run_rollout_kernel(_li_euler_rollout,
+    """The C engine's rollout (``rtmbs_li_euler_rollout``, the arguments of
+    :func:`_li_euler_rollout`) for a ``li-euler`` solver with a compiled step (``fused``)."""
+    return run_rollout_kernel(_engine.li_euler_rollout,
                               (solver.jac_flag, solver.implicit, *solver.stab_args), solver,
                               state, *args)
 

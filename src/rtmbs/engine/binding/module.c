@@ -95,6 +95,7 @@ PyMODINIT_FUNC PyInit__engine(void) {
         rtmbs_py_lu_methods,
         rtmbs_py_tyre_methods,
         rtmbs_py_elements_methods,
+        rtmbs_py_step_methods,
         NULL};
     PyObject* mod;
     int p;

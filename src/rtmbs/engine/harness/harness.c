@@ -1,0 +1,150 @@
+/* harness.c -- steps a li-euler plan without Python: the C test harness of the engine.
+ *
+ *   harness PLAN OUT [EVERY]
+ *
+ * Reads PLAN (rtmbs.engine.dump.write_plan), makes the data, runs the plan's steps and writes
+ * t, q, qdot of every EVERY-th step (default 10) to OUT as float64 rows. Prints one summary line:
+ * the steps, the heap allocations made while stepping (malloc, calloc, realloc are wrapped at link
+ * time: -Wl,--wrap=malloc,--wrap=calloc,--wrap=realloc) and the operation counters of a step,
+ * with whether they were the same in every step (fixed cost). Exit 0 when every step succeeded.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../li_euler.h"
+#include "plan.h"
+
+static long heap_calls = 0; /* the harness's own counter (the engine has no globals) */
+void* __real_malloc(size_t size);
+void* __real_calloc(size_t n, size_t size);
+void* __real_realloc(void* p, size_t size);
+void* __wrap_malloc(size_t size) { heap_calls++; return __real_malloc(size); }
+void* __wrap_calloc(size_t n, size_t size) { heap_calls++; return __real_calloc(n, size); }
+void* __wrap_realloc(void* p, size_t size) { heap_calls++; return __real_realloc(p, size); }
+
+#define NEED(ptr, what)                                                   \
+    if (!(ptr)) {                                                         \
+        fprintf(stderr, "harness: plan has no %s\n", what);               \
+        return 2;                                                         \
+    }
+
+int main(int argc, char** argv) {
+    rtmbs_plan plan;
+    rtmbs_model model;
+    rtmbs_data* data;
+    rtmbs_kkt kkt, kkt2;
+    rtmbs_li_euler_options opt;
+    char err[256];
+    int64_t ni, nil, nf, nfl, ns, nsl, nkfb, npfb, nq, nqd, nx0, steps_n, wsize_n, k, i;
+    int64_t *sizes, *ibuf, *ilay, *flay, *slay, *steps, *wsize;
+    double *fbuf, *sbuf, *kfb, *pfb, *options, *q0, *qd0, *x0, *t0;
+    double *w0, *w1, *vec, *q, *qd, *row;
+    double t, diag[4], count0[RTMBS_NCOUNTER], per_step[RTMBS_NCOUNTER];
+    int every = argc > 3 ? atoi(argv[3]) : 10, fixed = 1, failed = 0;
+    long heap_before;
+    FILE* out;
+    rtmbs_status s;
+
+    if (argc < 3 || every < 1) {
+        fprintf(stderr, "usage: harness PLAN OUT [EVERY]\n");
+        return 2;
+    }
+    if (rtmbs_plan_read(argv[1], &plan, err, sizeof err) != 0) {
+        fprintf(stderr, "harness: %s\n", err);
+        return 2;
+    }
+    NEED(sizes = rtmbs_plan_get(&plan, "sizes", 'i', NULL), "sizes");
+    NEED(ibuf = rtmbs_plan_get(&plan, "ibuf", 'i', &ni), "ibuf");
+    NEED(ilay = rtmbs_plan_get(&plan, "ilay", 'i', &nil), "ilay");
+    NEED(fbuf = rtmbs_plan_get(&plan, "fbuf", 'd', &nf), "fbuf");
+    NEED(flay = rtmbs_plan_get(&plan, "flay", 'i', &nfl), "flay");
+    NEED(sbuf = rtmbs_plan_get(&plan, "sbuf", 'd', &ns), "sbuf");
+    NEED(slay = rtmbs_plan_get(&plan, "slay", 'i', &nsl), "slay");
+    NEED(kkt.ib = rtmbs_plan_get(&plan, "kib", 'u', NULL), "kib");
+    NEED(kfb = rtmbs_plan_get(&plan, "kfb", 'd', &nkfb), "kfb");
+    NEED(kkt.idx = rtmbs_plan_get(&plan, "kidx", 'u', NULL), "kidx");
+    NEED(kkt2.ib = rtmbs_plan_get(&plan, "pib", 'u', NULL), "pib");
+    NEED(pfb = rtmbs_plan_get(&plan, "pfb", 'd', &npfb), "pfb");
+    NEED(kkt2.idx = rtmbs_plan_get(&plan, "pidx", 'u', NULL), "pidx");
+    NEED(options = rtmbs_plan_get(&plan, "options", 'd', NULL), "options");
+    NEED(steps = rtmbs_plan_get(&plan, "steps", 'i', &steps_n), "steps");
+    NEED(wsize = rtmbs_plan_get(&plan, "wsize", 'i', &wsize_n), "wsize");
+    NEED(q0 = rtmbs_plan_get(&plan, "q0", 'd', &nq), "q0");
+    NEED(qd0 = rtmbs_plan_get(&plan, "qd0", 'd', &nqd), "qd0");
+    NEED(x0 = rtmbs_plan_get(&plan, "x0", 'd', &nx0), "x0");
+    NEED(t0 = rtmbs_plan_get(&plan, "t0", 'd', NULL), "t0");
+    (void)nil; (void)nfl; (void)nsl;
+
+    s = rtmbs_bind_model(&model, sizes[0], sizes[1], sizes[2], sizes[3], ibuf, ni, ilay, fbuf, nf, flay);
+    if (s != RTMBS_OK) {
+        fprintf(stderr, "harness: model: status %d\n", (int)s);
+        return 2;
+    }
+    data = rtmbs_make_data(&model);
+    if (!data || data->nbuffer != ns) {
+        fprintf(stderr, "harness: data: %s\n", data ? "layout differs from the plan's" : "out of memory");
+        return 2;
+    }
+    memcpy(data->buffer, sbuf, (size_t)ns * sizeof(double)); /* channels at their initial values */
+    memcpy(data->xstate + 1, x0, (size_t)nx0 * sizeof(double));
+    kkt.fb = kfb;
+    kkt2.fb = pfb;
+    opt.h = options[0];
+    opt.jac_what = (int64_t)options[1];
+    opt.implicit = (int)options[2];
+    opt.stab = (int)options[3];
+    opt.niter = (int)options[4];
+    opt.gamma = options[5];
+    w0 = calloc((size_t)wsize[0], sizeof(double));
+    w1 = calloc((size_t)wsize[0], sizeof(double));
+    vec = calloc((size_t)RTMBS_LI_EULER_VEC(nq, sizes[1]), sizeof(double));
+    q = malloc((size_t)nq * sizeof(double));
+    qd = malloc((size_t)nq * sizeof(double));
+    row = malloc((size_t)(1 + 2 * nq) * sizeof(double));
+    out = fopen(argv[2], "wb");
+    if (!w0 || !w1 || !vec || !q || !qd || !row || !out) {
+        fprintf(stderr, "harness: out of memory or cannot write %s\n", argv[2]);
+        return 2;
+    }
+    memcpy(q, q0, (size_t)nq * sizeof(double));
+    memcpy(qd, qd0, (size_t)nq * sizeof(double));
+
+    heap_before = heap_calls;
+    t = t0[0];
+    for (k = 0; k < steps[0]; k++) {
+        for (i = 0; i < RTMBS_NCOUNTER; i++) count0[i] = data->counter[i];
+        s = rtmbs_li_euler_step(&model, data, w0, w1, &kkt, &kkt2, vec, q, qd, t, &opt, NULL, 0,
+                                NULL, diag);
+        if (s != RTMBS_OK || diag[0] == 0.0 || diag[2] == 0.0) {
+            fprintf(stderr, "harness: step %ld at t = %g s failed (status %d, pivot ratio %g)\n",
+                    (long)k + 1, t, (int)s, diag[0]);
+            failed = 1;
+            break;
+        }
+        t = t + opt.h; /* (accumulated, as the Python solvers advance state.t) */
+        for (i = 0; i < RTMBS_NCOUNTER; i++) {
+            double dc = data->counter[i] - count0[i];
+            if (k == 0) per_step[i] = dc;
+            else if (dc != per_step[i]) fixed = 0;
+        }
+        if ((k + 1) % every == 0) {
+            row[0] = t;
+            memcpy(row + 1, q, (size_t)nq * sizeof(double));
+            memcpy(row + 1 + nq, qd, (size_t)nq * sizeof(double));
+            fwrite(row, sizeof(double), (size_t)(1 + 2 * nq), out);
+        }
+    }
+    printf("steps %ld, heap allocations while stepping %ld, per step: evaluations %.0f, element "
+           "kernels %.0f, factorisations %.0f, solves %.0f, multiply-adds %.0f, steps %.0f; "
+           "identical in every step: %s; warnings %.0f\n",
+           (long)k, heap_calls - heap_before, per_step[RTMBS_CNT_EVAL], per_step[RTMBS_CNT_ELEMENT],
+           per_step[RTMBS_CNT_FACTOR], per_step[RTMBS_CNT_SOLVE], per_step[RTMBS_CNT_FLOP],
+           per_step[RTMBS_CNT_STEP], fixed ? "yes" : "no",
+           data->warning[0] + data->warning[3] + data->warning[6] + data->warning[9] + data->warning[12]);
+    fclose(out);
+    free(w0); free(w1); free(vec); free(q); free(qd); free(row);
+    rtmbs_free_data(data);
+    rtmbs_plan_free(&plan);
+    return failed;
+}

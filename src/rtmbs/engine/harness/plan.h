@@ -1,0 +1,27 @@
+/* plan.h -- read a li-euler step plan written by rtmbs.engine.dump.write_plan. */
+#ifndef RTMBS_PLAN_H
+#define RTMBS_PLAN_H
+
+#include <stdint.h>
+
+#define RTMBS_PLAN_MAXREC 32
+
+typedef struct rtmbs_plan_record_ {
+    char name[24];
+    char type;     /* 'i' int64, 'u' uint32, 'd' double */
+    int64_t count;
+    void* values;
+} rtmbs_plan_record;
+
+typedef struct rtmbs_plan_ {
+    int nrec;
+    rtmbs_plan_record rec[RTMBS_PLAN_MAXREC];
+} rtmbs_plan;
+
+/* Read the plan at path (allocates its arrays); 0 on success, else -1 with a message in err. */
+int rtmbs_plan_read(const char* path, rtmbs_plan* p, char* err, int nerr);
+/* The record `name` of type `type`, or NULL; *count gets its length. */
+void* rtmbs_plan_get(const rtmbs_plan* p, const char* name, char type, int64_t* count);
+void rtmbs_plan_free(rtmbs_plan* p);
+
+#endif /* RTMBS_PLAN_H */

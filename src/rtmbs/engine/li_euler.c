@@ -1,0 +1,220 @@
+/* li_euler.c -- the linearly implicit Euler step (Carpinelli 2016, Algorithm 1) on the sparse path.
+ *
+ * One step, as stages:
+ *   evaluate at (t, q, qdot): M, Q, Jq, Jqdot, Phi_q                       (evaluate.c)
+ *   predictor q_p = q + h qdot; Phi_q(q_p) (and Phi(q_p))                  (evaluate.c)
+ *   eq. 22: [M - h Jqdot - h^2 Jq, h Phi_q(q)^T; Phi_q(q_p), 0] [dqdot; lambda]
+ *          = [h Q + h^2 Jq qdot; -(cv (Phi_q(q_p) qdot + Phi_t) + gb Phi(q_p))]  (kkt.c, sparse_lu.c)
+ *   stabilisation: projection with the factors of eq. 22 (eq. 30, projection="step"), its own KKT
+ *   (projection="mass"), index-2 Baumgarte, or GGL positions (Gear 1985)
+ *   update q, qdot; extra states (transient tyres)                         (extra_states.c)
+ *
+ * The arithmetic of rtmbs.solvers.compiled_step.li_euler_stab_step, operation for operation.
+ * `vec` packs the step's vectors: rhs (n + m) | projection rhs (n + m) | tmp (n + m) | dq (n) |
+ * q_p (n) | GGL positions (n) | GGL eta (m) | lambda (m).
+ */
+#include "li_euler.h"
+
+static void update(double* q, double* qd, double* dq, const double* rhs, double h, int implicit,
+                   int64_t n) {
+    int64_t i;
+    for (i = 0; i < n; i++) {
+        if (implicit) dq[i] = h * (qd[i] + rhs[i]);
+        q[i] += dq[i];
+        qd[i] += rhs[i];
+    }
+}
+
+/* Count a refactorisation (factor) and `solves` solves of kkt: the multiply-adds from the
+ * factors' own plan (rtmbs_lu_flops_*), the same in every step of a fixed plan. */
+static void count_lu(rtmbs_data* d, const rtmbs_kkt* kkt, int factor, int solves) {
+    const uint32_t* ib = kkt->ib;
+    const double* flag = kkt->fb + (size_t)ib[RTMBS_LU_H_NE] + ib[RTMBS_LU_H_NNZ] +
+                         4 * (size_t)ib[RTMBS_LU_H_N] + ib[RTMBS_LU_H_NC] + RTMBS_LU_S_FLAG;
+    if (factor) {
+        rtmbs_count(d, RTMBS_CNT_FACTOR, 1);
+        rtmbs_count(d, RTMBS_CNT_FLOP, rtmbs_lu_flops_refactor(ib));
+    }
+    if (solves) {
+        rtmbs_count(d, RTMBS_CNT_SOLVE, solves);
+        rtmbs_count(d, RTMBS_CNT_FLOP, solves * rtmbs_lu_flops_solve(ib, *flag != 0.0));
+    }
+}
+
+/* eq. 22 from the packed workspaces: gather and factor, form the right-hand side, solve. */
+static double factor_solve(const rtmbs_model* mdl, rtmbs_data* d, rtmbs_kkt* kkt, const double* w0,
+                           const double* w1, const rtmbs_packed_offsets* o, const double* qd,
+                           double gb, double cv, double h, double* rhs, double* tmp,
+                           double* growth) {
+    const int64_t n = mdl->size.nq, m = mdl->size.nc;
+    const double* Q = w0 + o->Q;
+    const double* phit1 = w1 + o->phit;
+    const double* phi1 = w1 + o->phi;
+    double* jx = tmp;
+    double* phix = tmp + n;
+    double ratio;
+    int64_t i;
+    ratio = rtmbs_kkt_values_products_packed(kkt->ib, kkt->fb, kkt->idx, w0, h * h, h, h, w1, qd,
+                                             jx, n, phix, cv != 0.0 ? m : 0, growth);
+    count_lu(d, kkt, 1, 0);
+    if (ratio == 0.0) return ratio;
+    for (i = 0; i < n; i++) rhs[i] = h * Q[i] + h * h * jx[i];
+    if (cv != 0.0)
+        for (i = 0; i < m; i++) rhs[n + i] = -(cv * (phix[i] + phit1[i]) + gb * phi1[i]);
+    else
+        for (i = 0; i < m; i++) rhs[n + i] = -(gb * phi1[i]);
+    rtmbs_lu_solve(kkt->ib, kkt->fb, rhs);
+    count_lu(d, kkt, 0, 1);
+    return ratio;
+}
+
+/* GGL positions (Gear, Gupta and Leimkuhler 1985): a simplified Newton correction of qk with
+ * the factors of [M h Phi_q(q)^T; Phi_q(q_p) 0]: rhs = M (qk - q_p), tmp = Phi_q(q)^T eta. */
+static void ggl_newton(rtmbs_data* d, rtmbs_kkt* kkt, const double* w0, double h, const double* qp,
+                       double* qk, double* eta, const double* phi, double* rhs, double* tmp,
+                       int64_t n, int64_t m) {
+    int64_t i;
+    for (i = 0; i < n; i++) tmp[i] = qk[i] - qp[i];
+    rtmbs_kkt_mass_times(kkt->idx, w0, tmp, rhs, n);         /* rhs[:n] = M (qk - qp) */
+    rtmbs_kkt_phiq_transpose_times(kkt->idx, w0, eta, tmp, n); /* tmp[:n] = Phi_q^T eta */
+    for (i = 0; i < n; i++) rhs[i] = -(rhs[i] + h * tmp[i]);
+    for (i = 0; i < m; i++) rhs[n + i] = -phi[i];
+    rtmbs_lu_solve(kkt->ib, kkt->fb, rhs);
+    count_lu(d, kkt, 0, 1);
+    for (i = 0; i < n; i++) qk[i] += rhs[i];
+    for (i = 0; i < m; i++) eta[i] += rhs[n + i];
+}
+
+rtmbs_status rtmbs_li_euler_step(const rtmbs_model* mdl, rtmbs_data* d, double* w0, double* w1,
+                                 rtmbs_kkt* kkt, rtmbs_kkt* kkt2, double* vec, double* q,
+                                 double* qd, double t, const rtmbs_li_euler_options* opt,
+                                 const int64_t* oidx0, int64_t nout0, double* out0,
+                                 double diag[4]) {
+    const int64_t n = mdl->size.nq, m = mdl->size.nc, N = n + m;
+    const double h = opt->h;
+    const int stab = opt->stab;
+    double* rhs = vec;
+    double* prhs = vec + N;
+    double* tmp = vec + 2 * N;
+    double* dq = vec + 3 * N;
+    double* qp = vec + 3 * N + n;
+    double* qk = vec + 3 * N + 2 * n;
+    double* eta = vec + 3 * N + 3 * n;
+    double* lam = vec + 3 * N + 3 * n + m;
+    const double* phi1 = w1 + 0;
+    rtmbs_packed_offsets o;
+    int extra = mdl->size.nx > 0;
+    int project, ggl;
+    double gb = 0.0, cv = 1.0, ratio, growth = 0.0, ratio2 = 1.0, growth2 = 0.0;
+    int64_t i, k;
+    rtmbs_status s;
+
+    rtmbs_packed_workspace(&mdl->size, &o);
+    phi1 = w1 + o.phi;
+    if (extra) d->xstate[0] = h;
+    s = rtmbs_evaluate(mdl, d, RTMBS_EVAL_PACKED | RTMBS_EVAL_M | RTMBS_EVAL_Q | opt->jac_what |
+                                   (m ? RTMBS_EVAL_PHIQ : 0), t, q, qd, w0, o.size);
+    if (s != RTMBS_OK) return s;
+    for (k = 0; k < nout0; k++) out0[k] = d->buffer[oidx0[k]];
+    for (i = 0; i < n; i++) {
+        dq[i] = h * qd[i];
+        qp[i] = q[i] + dq[i];
+    }
+    project = (stab == RTMBS_STAB_PROJECT || stab == RTMBS_STAB_MASS) && m > 0;
+    ggl = stab == RTMBS_STAB_GGL && m > 0;
+    if (ggl) { /* GGL positions from the predictor q_p, then Phi_q at them */
+        for (i = 0; i < n; i++) qk[i] = qp[i];
+        for (i = 0; i < m; i++) eta[i] = 0.0;
+        s = rtmbs_evaluate(mdl, d, RTMBS_EVAL_PACKED | RTMBS_EVAL_PHI | RTMBS_EVAL_PHIQ, t + h, qp,
+                           qd, w1, o.size);
+        if (s != RTMBS_OK) return s;
+        ratio2 = rtmbs_kkt_values_packed(kkt2->ib, kkt2->fb, kkt2->idx, w0, 0.0, 0.0, h, w1,
+                                         &growth2);
+        count_lu(d, kkt2, 1, 0);
+        for (k = 0; k < opt->niter; k++) {
+            if (k > 0) {
+                s = rtmbs_evaluate(mdl, d, RTMBS_EVAL_PACKED | RTMBS_EVAL_PHI, t + h, qk, qd, w1,
+                                   o.size);
+                if (s != RTMBS_OK) return s;
+            }
+            ggl_newton(d, kkt2, w0, h, qp, qk, eta, phi1, prhs, tmp, n, m);
+        }
+        s = rtmbs_evaluate(mdl, d, RTMBS_EVAL_PACKED | RTMBS_EVAL_PHIQ, t + h, qk, qd, w1, o.size);
+        if (s != RTMBS_OK) return s;
+    } else if (m) {
+        int baumgarte = stab == RTMBS_STAB_BAUMGARTE;
+        s = rtmbs_evaluate(mdl, d, RTMBS_EVAL_PACKED | RTMBS_EVAL_PHIQ |
+                                       ((project || opt->implicit || baumgarte) ? RTMBS_EVAL_PHI : 0),
+                           t + h, qp, qd, w1, o.size);
+        if (s != RTMBS_OK) return s;
+        if (opt->implicit) {
+            gb = 1.0 / h;
+            cv = 0.0;
+        } else if (baumgarte) {
+            gb = opt->gamma < 0.0 ? 1.0 / h : opt->gamma;
+        }
+    }
+    ratio = factor_solve(mdl, d, kkt, w0, w1, &o, qd, gb, cv, h, rhs, tmp, &growth);
+    diag[0] = ratio;
+    diag[1] = growth;
+    diag[2] = ratio2;
+    diag[3] = growth2;
+    if (ratio == 0.0) return RTMBS_OK; /* the caller reads the ratio: a failed step */
+    if (project) {
+        if (opt->implicit) /* the new positions q + h (qdot + dqdot) */
+            for (i = 0; i < n; i++) dq[i] = h * (qd[i] + rhs[i]);
+        if (stab == RTMBS_STAB_MASS) { /* eq. 30 as written: its own KKT at the new positions */
+            if (opt->implicit) {
+                for (i = 0; i < n; i++) qp[i] = q[i] + dq[i];
+                s = rtmbs_evaluate(mdl, d, RTMBS_EVAL_PACKED | RTMBS_EVAL_PHI | RTMBS_EVAL_PHIQ,
+                                   t + h, qp, qd, w1, o.size);
+                if (s != RTMBS_OK) return s;
+            }
+            ratio2 = rtmbs_project_kkt(kkt2->ib, kkt2->fb, kkt2->idx, w0, w1, phi1, m, h, prhs,
+                                       dq, n, &growth2);
+            count_lu(d, kkt2, 1, 1);
+            diag[2] = ratio2;
+            diag[3] = growth2;
+        }
+        for (k = 0; k < (stab == RTMBS_STAB_PROJECT ? opt->niter : 0); k++) {
+            if (opt->implicit || k > 0) { /* Phi at the (corrected) new positions */
+                for (i = 0; i < n; i++) qp[i] = q[i] + dq[i];
+                s = rtmbs_evaluate(mdl, d, RTMBS_EVAL_PACKED | RTMBS_EVAL_PHI, t + h, qp, qd, w1,
+                                   o.size);
+                if (s != RTMBS_OK) return s;
+            }
+            for (i = 0; i < n; i++) prhs[i] = 0.0;
+            for (i = 0; i < m; i++) prhs[n + i] = -phi1[i];
+            rtmbs_lu_solve(kkt->ib, kkt->fb, prhs);
+            count_lu(d, kkt, 0, 1);
+            for (i = 0; i < n; i++) dq[i] += prhs[i];
+        }
+        update(q, qd, dq, rhs, h, 0, n);
+    } else if (ggl) { /* q+ = the corrected positions */
+        for (i = 0; i < n; i++) dq[i] = qk[i] - q[i];
+        update(q, qd, dq, rhs, h, 0, n);
+    } else {
+        update(q, qd, dq, rhs, h, opt->implicit, n);
+    }
+    for (i = 0; i < m; i++) lam[i] = rhs[n + i];
+    if (extra) { /* (the Phi evaluations at q_p write no element outputs: those at t are used) */
+        s = rtmbs_advance_extra_states(mdl, d, h);
+        if (s != RTMBS_OK) return s;
+    }
+    rtmbs_count(d, RTMBS_CNT_STEP, 1);
+    return RTMBS_OK;
+}
+
+rtmbs_status rtmbs_step_outputs(const rtmbs_model* mdl, rtmbs_data* d, double t, const double* q,
+                                const double* qd, double* w, const int64_t* oidx, int64_t nout,
+                                double* out) {
+    /* the outputs after a step at the deflections it advanced (xstate[0] = 0 while evaluated) */
+    double h = d->xstate[0];
+    rtmbs_status s;
+    rtmbs_packed_offsets o;
+    rtmbs_packed_workspace(&mdl->size, &o);
+    d->xstate[0] = 0.0;
+    s = rtmbs_outputs(mdl, d, t, q, qd, w, o.size, oidx, nout, out);
+    d->xstate[0] = h;
+    return s;
+}
