@@ -15,9 +15,7 @@ import numpy as np
 from .errors import ModelError, did_you_mean
 from .kernels import cartesian as kc
 from .kernels import functions as kf
-from .kernels.layouts import DATA, MODEL_FLOATS, MODEL_INTS
-
-RTMBS_WARNSLOTS, RTMBS_COUNTSLOTS = 8, 8  # rows of the data's warning table and counters (rtmbs_fields.h)
+from .kernels.layouts import DATA, FIELD_CONSTANTS, MODEL_FLOATS, MODEL_INTS
 from .engine import _engine
 from .kernels.evaluate import OUT_FORCE, OUT_R, OUT_RD, OUT_W
 from .kernels.extra_states import advance_extra_states
@@ -495,7 +493,8 @@ class CartesianSystem(MechanicalSystem):
             dfdx=z((3, 12)), dfdv=z((3, 12)), dtdx=z((3, 12)), dtdv=z((3, 12)), arm_i=z(3), sgj=z(3),
             Dd=z((3, 12)), Ddd=z((3, 12)), X=z((9, 12)), frc_out=z((nf, kc.NFOUT)), mf=z(16),
             vQ=z((nb + 1, 9)), vK=z((nblk, 6, 6)), vC=z((nblk, 6, 6)), vP=z((nb + 1, 2, 3, 4)),
-            KL=z((2, 6, 7)), warning=z((RTMBS_WARNSLOTS, 3)), counter=z(RTMBS_COUNTSLOTS))
+            KL=z((2, 6, 7)), warning=z((FIELD_CONSTANTS["RTMBS_WARNSLOTS"], 3)),
+            counter=z(FIELD_CONSTANTS["RTMBS_COUNTSLOTS"]))
         buf, lay, views = DATA.pack(arrays)
         for b in range(nb):  # ∂G/∂p of Euler parameters is constant (G = 2E(p) is linear in p)
             if self.body_rtype[b] == ROT_EP:

@@ -13,3 +13,19 @@ from . import _engine  # noqa: F401  (built by pip install -e .: setup.py)
 #: the folder of the C sources (rtmbs.h, rtmbs_fields.h, the stages)
 SOURCE_DIR = Path(__file__).parent
 FIELDS_HEADER = SOURCE_DIR / "rtmbs_fields.h"
+
+#: the data's operation counters (rtmbs.h: rtmbs_counter), in their order
+COUNTERS = ("evaluations", "element_kernels", "factorisations", "solves", "multiply_adds", "steps",
+            "cost_changes")
+#: the counts of one step (the RTMBS_CNT_LAST slots follow cost_changes)
+STEP_COUNTS = COUNTERS[:5]
+
+
+def counters(data) -> dict:
+    """The operation counts a compiled model's data holds (``system.data``): the totals by name
+    (``COUNTERS``; ``cost_changes`` counts the steps whose counts differed from the step
+    before: 0 for a fixed-cost solver) and ``last_step``, the counts of the last step."""
+    c = data.counter
+    out = {name: int(c[k]) for k, name in enumerate(COUNTERS)}
+    out["last_step"] = {name: int(c[len(COUNTERS) + k]) for k, name in enumerate(STEP_COUNTS)}
+    return out

@@ -103,12 +103,14 @@ rtmbs_status rtmbs_li_euler_step(const rtmbs_model* mdl, rtmbs_data* d, double* 
     double* lam = vec + 3 * N + 3 * n + m;
     const double* phi1 = w1 + 0;
     rtmbs_packed_offsets o;
+    double snap[RTMBS_CNT_STEP];
     int extra = mdl->size.nx > 0;
     int project, ggl;
     double gb = 0.0, cv = 1.0, ratio, growth = 0.0, ratio2 = 1.0, growth2 = 0.0;
     int64_t i, k;
     rtmbs_status s;
 
+    rtmbs_step_begin(d, snap);
     rtmbs_packed_workspace(&mdl->size, &o);
     phi1 = w1 + o.phi;
     if (extra) d->xstate[0] = h;
@@ -201,7 +203,7 @@ rtmbs_status rtmbs_li_euler_step(const rtmbs_model* mdl, rtmbs_data* d, double* 
         s = rtmbs_advance_extra_states(mdl, d, h);
         if (s != RTMBS_OK) return s;
     }
-    rtmbs_count(d, RTMBS_CNT_STEP, 1);
+    rtmbs_step_end(d, snap);
     return RTMBS_OK;
 }
 

@@ -175,3 +175,20 @@ void rtmbs_count(rtmbs_data* d, rtmbs_counter c, int64_t by) { d->counter[c] += 
 int64_t rtmbs_counter_value(const rtmbs_data* d, rtmbs_counter c) {
     return (int64_t)d->counter[c];
 }
+
+void rtmbs_step_begin(const rtmbs_data* d, double* snap) {
+    int c;
+    for (c = 0; c < RTMBS_CNT_STEP; c++) snap[c] = d->counter[c];
+}
+
+void rtmbs_step_end(rtmbs_data* d, const double* snap) {
+    double* last = d->counter + RTMBS_CNT_LAST;
+    int c, changed = 0;
+    for (c = 0; c < RTMBS_CNT_STEP; c++) {
+        double now = d->counter[c] - snap[c];
+        if (now != last[c]) changed = 1;
+        last[c] = now;
+    }
+    if (changed && d->counter[RTMBS_CNT_STEP] > 0.0) d->counter[RTMBS_CNT_COST_CHANGE] += 1.0;
+    d->counter[RTMBS_CNT_STEP] += 1.0;
+}

@@ -68,7 +68,9 @@ typedef enum rtmbs_counter_ {
     RTMBS_CNT_SOLVE,            /* LU solves (forward + back substitution) */
     RTMBS_CNT_FLOP,             /* multiply-adds of the LU refactorisations and solves */
     RTMBS_CNT_STEP,             /* steps taken */
-    RTMBS_NCOUNTER
+    RTMBS_CNT_COST_CHANGE,      /* steps whose counts (EVAL .. FLOP) differed from the step before */
+    RTMBS_CNT_LAST,             /* the counts EVAL .. FLOP of the last step (5 slots from here) */
+    RTMBS_NCOUNTER = RTMBS_CNT_LAST + RTMBS_CNT_STEP
 } rtmbs_counter;
 
 /* -- sizes ------------------------------------------------------------------------------------- */
@@ -153,6 +155,13 @@ void rtmbs_warn(rtmbs_data* d, rtmbs_warning w, int64_t index, double t);
 int64_t rtmbs_warning_count(const rtmbs_data* d, rtmbs_warning w);
 void rtmbs_count(rtmbs_data* d, rtmbs_counter c, int64_t by);
 int64_t rtmbs_counter_value(const rtmbs_data* d, rtmbs_counter c);
+
+/* A step's bookkeeping: rtmbs_step_begin keeps the counts EVAL .. FLOP in snap (RTMBS_CNT_STEP
+ * values); rtmbs_step_end counts the step, stores its counts in the RTMBS_CNT_LAST slots and
+ * counts RTMBS_CNT_COST_CHANGE when they differ from the step before's: a fixed-cost solver
+ * leaves it at zero, shown by the code's own counts rather than asserted. */
+void rtmbs_step_begin(const rtmbs_data* d, double* snap);
+void rtmbs_step_end(rtmbs_data* d, const double* snap);
 
 #ifdef __cplusplus
 }

@@ -18,7 +18,7 @@
 #define RTMBS_NFOUT 13    /* outputs of a force element (rtmbs.kernels.cartesian NFOUT) */
 #define RTMBS_NFPAR 32    /* parameters of a force element (rtmbs.kernels.cartesian NFPAR) */
 #define RTMBS_WARNSLOTS 8 /* rows of the warning table (rtmbs.h: rtmbs_warning) */
-#define RTMBS_COUNTSLOTS 8 /* counters (rtmbs.h: rtmbs_counter) */
+#define RTMBS_COUNTSLOTS 16 /* counters (rtmbs.h: rtmbs_counter) */
 
 /* ModelInts: int64_t, constant during a run.  FIELD(name, ndim, unit, meaning) */
 #define RTMBS_MODEL_INTS(FIELD) \

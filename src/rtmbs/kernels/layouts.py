@@ -85,6 +85,9 @@ def read_field_table(text: str) -> dict[str, tuple[tuple[str, int, str, str, tup
 
 
 FIELD_TABLE = read_field_table(FIELDS_HEADER.read_text())
+#: the header's numeric constants (RTMBS_NFOUT, RTMBS_WARNSLOTS, RTMBS_COUNTSLOTS, ...)
+FIELD_CONSTANTS = {k: int(v) for k, v in
+                   re.findall(r"^#define (RTMBS_\w+) (\d+)\b", FIELDS_HEADER.read_text(), re.M)}
 
 
 def _layout(name: str, dtype, block: str) -> Layout:
