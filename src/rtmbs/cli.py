@@ -8,6 +8,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import os
+import re
 import sys
 
 # Real-time loops and benchmarks run single-threaded (PERFORMANCE.md): before numpy loads.
@@ -31,8 +32,24 @@ class _Formatter(argparse.RawDescriptionHelpFormatter, argparse.ArgumentDefaults
     pass
 
 
+#: What argparse takes for a negative number rather than an option: its own pattern (``-1``,
+#: ``-.5``) misses exponents and ``inf``/``nan``, so ``--h -1e-3`` ended in "expected one
+#: argument" instead of the value check naming the number (issue 32).
+NEGATIVE_NUMBER = re.compile(r"^-(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$|^-(inf|infinity|nan)$",
+                             re.IGNORECASE)
+
+
+class _Parser(argparse.ArgumentParser):
+    """The parser of ``rtmbs`` and (through ``add_subparsers``) of every subcommand: takes
+    ``-1e-3`` and ``-inf`` for option values (no option name looks like a number)."""
+
+    def __init__(self, *args, **kw):
+        super().__init__(*args, **kw)
+        self._negative_number_matcher = NEGATIVE_NUMBER
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="rtmbs",
         description="Real-time multibody simulation of vehicles.",
         epilog="examples:\n  rtmbs demo\n  rtmbs models\n  rtmbs info slider-crank\n"
