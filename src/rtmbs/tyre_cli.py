@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import argparse
 import csv
+import math
 from pathlib import Path
 
 import numpy as np
@@ -84,6 +85,9 @@ def read_inputs(path) -> tuple[list[str], dict[str, np.ndarray]]:
             except (ValueError, IndexError):
                 cell = r[j] if j < len(r) else ""
                 raise ModelError(f"{path}:{i}", f"column '{name}': value {cell!r} is not a number")
+            if not math.isfinite(values[-1]):  # NaN in, NaN forces out with exit 0 (issue 32)
+                raise ModelError(f"{path}:{i}", f"column '{name}': value {r[j].strip()!r} is not "
+                                 "a finite number")
         cols[name] = np.array(values)
     return header, cols
 
