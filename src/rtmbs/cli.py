@@ -16,6 +16,8 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 os.environ.setdefault("MPLBACKEND", "Agg")
 
+from .cli_warnings import clear_warnings, show_warning  # noqa: E402
+
 _PLUGINS = (
     "rtmbs.commands",          # demo, info, models, run, bench, plot
     "rtmbs.tyre_cli",          # tyre eval, tyre curves
@@ -81,6 +83,15 @@ def _sigterm(signum, frame):
 
 
 def main(argv=None) -> int:
+    import warnings
+
+    with warnings.catch_warnings():  # restores the caller's showwarning and filters
+        warnings.showwarning = show_warning
+        clear_warnings()
+        return _main(argv)
+
+
+def _main(argv=None) -> int:
     import signal
 
     parser = build_parser()

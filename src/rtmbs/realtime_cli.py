@@ -123,7 +123,9 @@ def cmd_realtime(args) -> int:
                                          "timings.npz", "result.h5", "result.mf4")]
     s = rep.summary()
     if args.json:
-        print(json_line({k: s[k] for k in JSON_KEYS}))
+        from .cli_warnings import warnings_shown
+
+        print(json_line({**{k: s[k] for k in JSON_KEYS}, "warnings": warnings_shown()}))
     else:
         sys.stdout.write(rep.markdown())
         if args.out:

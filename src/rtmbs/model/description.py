@@ -169,6 +169,11 @@ class Shape(_Strict):
         return self
 
 
+#: The lightest body accepted [kg] (docs/model-format.md): a body of 1e-12 kg passed the
+#: schema and ended in a singular factorisation (issue 32).
+MIN_MASS = 1e-6
+
+
 class Body(_Strict):
     """A rigid body. ``inertia`` (required, no default) about the centre of mass in body axes:
     3 values (principal), 6 values (Ixx, Iyy, Izz, Ixy, Ixz, Iyz) or a 3×3 matrix [kg m²],
@@ -194,6 +199,10 @@ class Body(_Strict):
     def _mass(cls, v):
         if not (v > 0 and math.isfinite(v)):
             raise ValueError(f"mass must be positive and finite, got {v}")
+        if v < MIN_MASS:
+            raise ValueError(f"mass {v:g} kg is below {MIN_MASS:g} kg, the lightest body rtmbs "
+                             "accepts (the mass matrix would be numerically singular): give the "
+                             "body a plausible mass or merge it into the body it rides on")
         return v
 
     @field_validator("inertia", mode="before")
