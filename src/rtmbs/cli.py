@@ -82,6 +82,23 @@ def _sigterm(signum, frame):
     raise KeyboardInterrupt  # SIGTERM ends a run like Ctrl-C: the results so far are written
 
 
+def singular_error(exc: BaseException, model=None):
+    """A :class:`~rtmbs.errors.SolverError` for a ``LinAlgError`` that escaped a command (a
+    singular mass matrix or Jacobian: a model fault, not a bug; it ended in "internal error"
+    and exit 70, issue 32), naming the model and what to check; None for other exceptions."""
+    np = sys.modules.get("numpy")
+    if np is None or not isinstance(exc, np.linalg.LinAlgError):
+        return None
+    from .errors import SolverError
+
+    what = str(exc).splitlines()[0] if str(exc) else "singular matrix"
+    return SolverError(
+        f"{model or 'the model'}: the equations of motion could not be solved ({what}): check "
+        "the model's masses and inertias (none near zero or far apart), that no joint repeats "
+        "another or locks a body the solver must move, and that the initial positions satisfy "
+        "the joints")
+
+
 def main(argv=None) -> int:
     import warnings
 
@@ -121,6 +138,10 @@ def _main(argv=None) -> int:
     except Exception as exc:  # a bug: short message, the traceback with --debug
         if args.debug or os.environ.get("RTMBS_DEBUG"):
             raise
+        named = singular_error(exc, getattr(args, "model", None))
+        if named is not None:  # a singular system: the model's fault, named
+            print(f"rtmbs: error: {named}", file=sys.stderr)
+            return EXIT_ERROR
         first = str(exc).splitlines()[0] if str(exc) else ""
         print(f"rtmbs: internal error: {type(exc).__name__}{': ' + first if first else ''} "
               "(a bug in rtmbs: rerun with --debug for the traceback and report it)", file=sys.stderr)
