@@ -538,9 +538,12 @@ def from_csv(path, dx: float | None = None, track_width: float | None = None, rt
     path = Path(path)
     where = f"road file {path}"
     try:
-        lines = path.read_text().splitlines()
+        lines = path.read_text(encoding="utf-8-sig").splitlines()  # with or without a BOM
     except OSError as exc:
         raise ModelError(where, f"cannot read: {exc.strerror}") from None
+    except UnicodeDecodeError as exc:
+        raise ModelError(where, f"not UTF-8 text (byte 0x{exc.object[exc.start]:02x} at offset "
+                         f"{exc.start}); expected a CSV file") from None
     y_meta = None
     rows = []
     for line in lines:
