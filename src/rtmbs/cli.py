@@ -8,12 +8,15 @@ from __future__ import annotations
 import argparse
 import importlib
 import os
+import re
 import sys
 
 # Real-time loops and benchmarks run single-threaded (PERFORMANCE.md): before numpy loads.
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 os.environ.setdefault("MPLBACKEND", "Agg")
+
+from .cli_warnings import clear_warnings, show_warning  # noqa: E402
 
 _PLUGINS = (
     "rtmbs.commands",          # demo, info, models, run, bench, plot
@@ -31,8 +34,24 @@ class _Formatter(argparse.RawDescriptionHelpFormatter, argparse.ArgumentDefaults
     pass
 
 
+#: What argparse takes for a negative number rather than an option: its own pattern (``-1``,
+#: ``-.5``) misses exponents and ``inf``/``nan``, so ``--h -1e-3`` ended in "expected one
+#: argument" instead of the value check naming the number (issue 32).
+NEGATIVE_NUMBER = re.compile(r"^-(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$|^-(inf|infinity|nan)$",
+                             re.IGNORECASE)
+
+
+class _Parser(argparse.ArgumentParser):
+    """The parser of ``rtmbs`` and (through ``add_subparsers``) of every subcommand: takes
+    ``-1e-3`` and ``-inf`` for option values (no option name looks like a number)."""
+
+    def __init__(self, *args, **kw):
+        super().__init__(*args, **kw)
+        self._negative_number_matcher = NEGATIVE_NUMBER
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="rtmbs",
         description="Real-time multibody simulation of vehicles.",
         epilog="examples:\n  rtmbs demo\n  rtmbs models\n  rtmbs info slider-crank\n"
@@ -63,7 +82,33 @@ def _sigterm(signum, frame):
     raise KeyboardInterrupt  # SIGTERM ends a run like Ctrl-C: the results so far are written
 
 
+def singular_error(exc: BaseException, model=None):
+    """A :class:`~rtmbs.errors.SolverError` for a ``LinAlgError`` that escaped a command (a
+    singular mass matrix or Jacobian: a model fault, not a bug; it ended in "internal error"
+    and exit 70, issue 32), naming the model and what to check; None for other exceptions."""
+    np = sys.modules.get("numpy")
+    if np is None or not isinstance(exc, np.linalg.LinAlgError):
+        return None
+    from .errors import SolverError
+
+    what = str(exc).splitlines()[0] if str(exc) else "singular matrix"
+    return SolverError(
+        f"{model or 'the model'}: the equations of motion could not be solved ({what}): check "
+        "the model's masses and inertias (none near zero or far apart), that no joint repeats "
+        "another or locks a body the solver must move, and that the initial positions satisfy "
+        "the joints")
+
+
 def main(argv=None) -> int:
+    import warnings
+
+    with warnings.catch_warnings():  # restores the caller's showwarning and filters
+        warnings.showwarning = show_warning
+        clear_warnings()
+        return _main(argv)
+
+
+def _main(argv=None) -> int:
     import signal
 
     parser = build_parser()
@@ -93,6 +138,10 @@ def main(argv=None) -> int:
     except Exception as exc:  # a bug: short message, the traceback with --debug
         if args.debug or os.environ.get("RTMBS_DEBUG"):
             raise
+        named = singular_error(exc, getattr(args, "model", None))
+        if named is not None:  # a singular system: the model's fault, named
+            print(f"rtmbs: error: {named}", file=sys.stderr)
+            return EXIT_ERROR
         first = str(exc).splitlines()[0] if str(exc) else ""
         print(f"rtmbs: internal error: {type(exc).__name__}{': ' + first if first else ''} "
               "(a bug in rtmbs: rerun with --debug for the traceback and report it)", file=sys.stderr)

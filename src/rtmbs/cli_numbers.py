@@ -33,5 +33,22 @@ nonnegative_float = _number(float, 0.0, False, "a finite number >= 0")
 positive_int = _number(int, 1, False, "a whole number >= 1")
 #: An int ≥ 0.
 nonnegative_int = _number(int, 0, False, "a whole number >= 0")
+def int_range(low: int, high: int, what: str):
+    """An int in [low, high]: "expected WHAT, got '200'" otherwise."""
+    def parse(text: str):
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected {what}, got {text!r}") from None
+        if not low <= value <= high:
+            raise argparse.ArgumentTypeError(f"expected {what}, got {text!r}")
+        return value
+
+    parse.__name__ = what
+    return parse
+
+
+#: A SCHED_FIFO real-time priority (Linux: 1-99).
+fifo_priority = int_range(1, 99, "a SCHED_FIFO priority, a whole number from 1 to 99")
 #: Any finite float (positions, heights, slopes).
 finite_float = _number(float, None, False, "a finite number")

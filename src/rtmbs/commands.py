@@ -208,6 +208,9 @@ def cmd_run(args) -> int:
             warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
     wall = time.perf_counter() - t0
     s = res.summary(wall)
+    from .cli_warnings import warnings_shown
+
+    s["warnings"] = list(dict.fromkeys(warnings_shown() + s["warnings"]))  # e.g. redundant joints
     if args.out:
         s["files"] = _save_run(res, args, s, system)
     if failure:  # the results are kept: say where

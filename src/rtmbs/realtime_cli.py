@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import sys
 
-from .cli_numbers import json_line, nonnegative_float, positive_float, positive_int
+from .cli_numbers import fifo_priority, json_line, nonnegative_float, positive_float, positive_int
 from .solver_args import add_solver_arguments, solver_options
 
 #: Keys of the one-line ``--json`` summary, in order.
@@ -44,7 +44,7 @@ def register(subparsers, formatter_class) -> None:
                    help="what to do when a step misses its deadline")
     p.add_argument("--recover-after", type=positive_int, default=50,
                    help="degrade: consecutive steps within budget before leaving degraded mode")
-    p.add_argument("--priority", type=int, metavar="N",
+    p.add_argument("--priority", type=fifo_priority, metavar="N",
                    help="run under SCHED_FIFO priority N (1-99; Linux, root or CAP_SYS_NICE)")
     p.add_argument("--busy-wait", action="store_true",
                    help="spin through the whole period instead of sleeping until 200 µs before "
@@ -123,7 +123,9 @@ def cmd_realtime(args) -> int:
                                          "timings.npz", "result.h5", "result.mf4")]
     s = rep.summary()
     if args.json:
-        print(json_line({k: s[k] for k in JSON_KEYS}))
+        from .cli_warnings import warnings_shown
+
+        print(json_line({**{k: s[k] for k in JSON_KEYS}, "warnings": warnings_shown()}))
     else:
         sys.stdout.write(rep.markdown())
         if args.out:

@@ -161,6 +161,10 @@ class CartesianSystem(MechanicalSystem):
     # -- compile ------------------------------------------------------------------------------
     def _compile(self, model: Model):
         default_rot = ROTATION_NAMES[model.orientation_coordinates]
+        if not model.bodies:
+            from .model.files import NO_BODIES
+
+            raise ModelError("bodies", NO_BODIES)
         names = [b.name for b in model.bodies]
         seen = set()
         for b in model.bodies:

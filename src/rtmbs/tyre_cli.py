@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import argparse
 import csv
+import math
 from pathlib import Path
 
 import numpy as np
@@ -62,10 +63,13 @@ def read_inputs(path) -> tuple[list[str], dict[str, np.ndarray]]:
 
     path = Path(path)
     try:
-        with path.open(newline="") as fh:
+        with path.open(newline="", encoding="utf-8-sig") as fh:  # an editor's BOM is no column
             rows = list(csv.reader(fh))
     except OSError as exc:
         raise ModelError(str(path), f"cannot read inputs ({exc.strerror})") from None
+    except UnicodeDecodeError as exc:
+        raise ModelError(str(path), f"not UTF-8 text (byte 0x{exc.object[exc.start]:02x} at "
+                         f"offset {exc.start}); expected a CSV file") from None
     rows = [r for r in rows if r and any(c.strip() for c in r)]
     if not rows:
         raise ModelError(str(path), "empty file; expected a header with " + ", ".join(INPUT_COLUMNS))
@@ -84,6 +88,9 @@ def read_inputs(path) -> tuple[list[str], dict[str, np.ndarray]]:
             except (ValueError, IndexError):
                 cell = r[j] if j < len(r) else ""
                 raise ModelError(f"{path}:{i}", f"column '{name}': value {cell!r} is not a number")
+            if not math.isfinite(values[-1]):  # NaN in, NaN forces out with exit 0 (issue 32)
+                raise ModelError(f"{path}:{i}", f"column '{name}': value {r[j].strip()!r} is not "
+                                 "a finite number")
         cols[name] = np.array(values)
     return header, cols
 

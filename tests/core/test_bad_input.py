@@ -98,6 +98,33 @@ def make_files(tmp: Path) -> dict:
     f["mass_nan"] = _model(tmp, "mass_nan", lambda d: b(d, 0).update(mass=nan))
     f["damping_neg"] = _model(tmp, "damping_neg", lambda d: d["forces"][0].update(damping=-3.0))
     f["exponent_0"] = _model(tmp, "exponent_0", lambda d: d["forces"][1].update(exponent=0.0))
+    # -- issue 32 ----------------------------------------------------------------------------
+    f["no_bodies"] = _model(tmp, "no_bodies", lambda d: d.update(bodies=[], joints=[], forces=[]))
+    f["mass_true"] = _model(tmp, "mass_true", lambda d: b(d, 0).update(mass=True))
+    f["inertia_bool"] = _model(tmp, "inertia_bool", lambda d: b(d, 1).update(inertia=[1.0, False, 1.0]))
+    f["mass_tiny"] = _model(tmp, "mass_tiny", lambda d: b(d, 0).update(mass=1e-12))
+    f["free_length_neg"] = _model(tmp, "free_length_neg",
+                                  lambda d: d["forces"][0].update(free_length=-0.5))
+    dup = tmp / "dup_key.yaml"  # a second 'joints' list at the end: YAML kept only the last
+    text = Path(f["mass_true"]).read_text().replace("mass: true", "mass: 1.0")
+    dup.write_text(text + "joints: []\n")
+    f["dup_key"] = str(dup)
+    f["dup_first"] = text.splitlines().index("joints:") + 1
+    f["dup_second"] = len(text.splitlines()) + 1
+    lines = MF61.read_bytes().split(b"\n")
+    side = next(i for i, ln in enumerate(lines) if ln.startswith(b"TYRESIDE"))
+    (tmp / "quote.tir").write_bytes(b"\n".join(lines[:side] + [b"TYRESIDE = 'LEFT"]
+                                               + lines[side + 1:]))
+    f["quote_tir"], f["quote_line"] = str(tmp / "quote.tir"), side + 1
+    pcy = next(i for i, ln in enumerate(lines) if ln.startswith(b"PCY1"))
+    (tmp / "latin.tir").write_bytes(b"\n".join(lines[:pcy] + [b"PCY1 = 1.4 $ \xb0 latin-1"]
+                                               + lines[pcy + 1:]))
+    f["latin_tir"], f["latin_line"] = str(tmp / "latin.tir"), pcy + 1
+    nan_inputs = tmp / "nan_points.csv"
+    nan_inputs.write_text("Fz_N,kappa,alpha_rad,gamma_rad,Vx_mps\n4000,0,0,0,0\n4000,0,nan,0,10\n")
+    f["nan_inputs"] = str(nan_inputs)
+    (tmp / "fine_road.csv").write_text("x,z\n0,0\n1e-6,0\n1e6,0\n")
+    f["fine_road"] = str(tmp / "fine_road.csv")
     busy = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
     busy.bind(("127.0.0.1", 0))
     f["busy_socket"] = busy  # kept open by the caller while the cases run
@@ -122,6 +149,15 @@ CASES = [
     Case("run-h-0", "traceback", RUN + ["--h", "0"], _num("run", "--h", "0"), 2),
     Case("run-h-nan", "traceback", RUN + ["--h", "nan"], _num("run", "--h", "nan"), 2),
     Case("run-h-negative", "traceback", RUN + ["--h=-1e-3"], _num("run", "--h", "-1e-3"), 2),
+    Case("run-h-negative-no-equals", "misleading", RUN + ["--h", "-1e-3"],
+         _num("run", "--h", "-1e-3"), 2),
+    Case("run-h-minus-inf-no-equals", "new", RUN + ["--h", "-inf"], _num("run", "--h", "-inf"), 2),
+    Case("realtime-priority-200", "silent", ["realtime", DP, "--priority", "200"],
+         _num("realtime", "--priority", "200",
+              "expected a SCHED_FIFO priority, a whole number from 1 to 99"), 2),
+    Case("realtime-priority-0", "new", ["realtime", DP, "--priority", "0"],
+         _num("realtime", "--priority", "0",
+              "expected a SCHED_FIFO priority, a whole number from 1 to 99"), 2),
     Case("run-t-end-negative", "traceback", RUN + ["--t-end=-1"], _num("run", "--t-end", "-1"), 2),
     Case("run-t-end-1e12", "traceback", RUN + ["--t-end", "1e12"],
          r"re:rtmbs: error: simulate: 1000000000000000 steps keeping every 1 need [\d.e+]+ GiB for "
@@ -219,6 +255,46 @@ CASES = [
          "rtmbs: error: {damping_neg}: forces.spring: damping must be >= 0, got -3.0"),
     Case("stop-exponent-0", "new", ["run", "{exponent_0}", "--no-progress"],
          "rtmbs: error: {exponent_0}: forces.stop: exponent must be > 0, got 0.0"),
+    Case("model-without-bodies", "silent", ["run", "{no_bodies}", "--no-progress"],
+         "rtmbs: error: {no_bodies}: bodies: a model needs at least one body; none given "
+         "(nothing would move)"),
+    Case("mass-true", "silent", ["run", "{mass_true}", "--no-progress"],
+         "rtmbs: error: {mass_true}: bodies.link1.mass: expected a number, got true (a boolean)"),
+    Case("inertia-false", "new", ["info", "{inertia_bool}"],
+         "rtmbs: error: {inertia_bool}: bodies.link2.inertia: expected a number, got false (a "
+         "boolean)"),
+    Case("mass-1e-12", "traceback", ["run", "{mass_tiny}", "--no-progress"],
+         "rtmbs: error: {mass_tiny}: bodies.link1.mass: mass 1e-12 kg is below 1e-06 kg, the "
+         "lightest body rtmbs accepts (the mass matrix would be numerically singular): give the "
+         "body a plausible mass or merge it into the body it rides on"),
+    Case("free-length-negative", "silent", ["run", "{free_length_neg}", "--no-progress"],
+         "rtmbs: error: {free_length_neg}: forces.spring: free_length must be >= 0 (a distance "
+         "between the markers' origins), got -0.5"),
+    Case("duplicate-yaml-key", "silent", ["run", "{dup_key}", "--no-progress"],
+         "rtmbs: error: {dup_key}: duplicate key 'joints' at lines {dup_first} and {dup_second} "
+         "(a key may appear once in a mapping: YAML would keep only the last)"),
+    Case("tir-unterminated-quote", "silent", ["tyre", "eval", "{quote_tir}", "--inputs",
+                                              "{inputs}", "--out", "{tmp}/f.csv"],
+         "rtmbs: error: quote.tir:{quote_line} [MODEL] TYRESIDE: unterminated quote: \"'LEFT\" "
+         "has no closing '"),
+    Case("tir-not-utf8", "silent", ["tyre", "eval", "{latin_tir}", "--inputs", "{inputs}",
+                                    "--out", "{tmp}/f.csv"],
+         "rtmbs: error: latin.tir:{latin_line}: not UTF-8 text (byte 0xb0 at column 14); save "
+         "the file as UTF-8 or ASCII"),
+    Case("tyre-eval-inputs-nan", "silent", ["tyre", "eval", "{tir}", "--inputs", "{nan_inputs}",
+                                            "--out", "{tmp}/f.csv"],
+         "rtmbs: error: {nan_inputs}:3: column 'alpha_rad': value 'nan' is not a finite number"),
+    Case("road-1e9-m-at-1-mm", "traceback", ["road", "plot", "--type", "bump", "--height", "0.02",
+                                             "--length", "1e9", "--dx", "1e-3",
+                                             "--out", "{tmp}/road"],
+         "rtmbs: error: road.dx: length 1e+09 m at dx = 0.001 m needs 1e+12 samples per track, "
+         "more than the limit of 50,000,000 (rtmbs.vehicle.road.MAX_ROAD_POINTS, 0.8 GB): use a "
+         "larger dx or a shorter road"),
+    Case("road-csv-tiny-spacing", "traceback", ["road", "plot", "--type", "csv", "--file",
+                                                "{fine_road}", "--out", "{tmp}/road"],
+         "rtmbs: error: road file {fine_road}: length 1e+06 m at dx = 1e-06 m needs 1e+12 "
+         "samples per track, more than the limit of 50,000,000 "
+         "(rtmbs.vehicle.road.MAX_ROAD_POINTS, 0.8 GB): use a larger dx or a shorter road"),
     Case("tir-vxlow-0", "silent", ["tyre", "eval", "{vxlow0}", "--inputs", "{inputs}", "--out",
                                    "{tmp}/f.csv"],
          "rtmbs: error: vxlow0.tir:{vxlow_line} [MODEL] VXLOW: value 0 must be > 0 (the speed "
@@ -298,6 +374,97 @@ def test_bad_input_is_a_named_one_line_error(case, files):
         assert re.fullmatch(expect[3:], last), last
     else:
         assert last == expect
+
+
+# -- issue 32: cases that do not fit the table ------------------------------------------------------
+def test_the_redundant_joint_notice_is_one_warning_line_and_in_the_json_summary(tmp_path, capsys):
+    """It reached the user as a raw Python warning (file:line and a stray source line) and was
+    missing from the --json summary's warnings."""
+    def repeat_shoulder(d):
+        d["joints"].append(dict(d["joints"][0], name="shoulder_again"))
+        d["forces"] = []
+
+    path = _model(tmp_path, "redundant", repeat_shoulder)
+    capsys.readouterr()
+    assert main(["run", path, "--t-end", "0.01", "--json", "--no-progress"]) == 0
+    cap = capsys.readouterr()
+    notice = ("'double-pendulum': rank(Φq) = 12 < m = 17; redundant and left out of the solver's "
+              "equations: joint 'shoulder_again' equations 0, 1, 2, 3, 4 (dot-1, spherical-x, "
+              "spherical-y, spherical-z rows)")
+    assert cap.err.strip().splitlines() == [f"rtmbs: warning: {notice}"]
+    assert json.loads(cap.out)["warnings"] == [notice]
+
+
+def test_a_linalg_error_escaping_a_command_names_the_model(monkeypatch, capsys):
+    """A singular factorisation ended in "internal error: LinAlgError: ..." with exit 70."""
+    import numpy as np
+
+    import rtmbs.commands
+
+    def singular(args):
+        raise np.linalg.LinAlgError("SparseLU.analyse: zero or non-finite pivot in row 3")
+
+    monkeypatch.setattr(rtmbs.commands, "cmd_info", singular)
+    assert main(["info", "my-model.yaml"]) == 1
+    assert capsys.readouterr().err.strip() == (
+        "rtmbs: error: my-model.yaml: the equations of motion could not be solved "
+        "(SparseLU.analyse: zero or non-finite pivot in row 3): check the model's masses and "
+        "inertias (none near zero or far apart), that no joint repeats another or locks a body "
+        "the solver must move, and that the initial positions satisfy the joints")
+
+
+def test_duplicate_keys_are_refused_in_vehicle_and_subsystem_files(tmp_path, capsys):
+    import shutil
+
+    from rtmbs.vehicle.assembly.vehicle import SEDAN
+
+    car = tmp_path / "car"
+    shutil.copytree(SEDAN, car)
+    sub = car / "front_suspension.yaml"
+    text = sub.read_text()
+    first = text.splitlines().index("spring: {stiffness: 85000.0, preload: 6248.0}   # N/m; N of "
+                                    "compression at the design length (6238 before") + 1
+    sub.write_text(text + "spring: {stiffness: 1.0, preload: 0.0}\n")
+    second = len(text.splitlines()) + 1
+    assert main(["info", str(car)]) == 1
+    assert capsys.readouterr().err.strip() == (
+        f"rtmbs: error: {sub}: duplicate key 'spring' at lines {first} and {second} (a key may "
+        "appear once in a mapping: YAML would keep only the last)")
+
+
+def test_booleans_are_refused_in_vehicle_files():
+    from pydantic import ValidationError
+
+    from rtmbs.vehicle.assembly.schema import Chassis, Part
+
+    for bad in (dict(mass=True), dict(mass=1.0, inertia=[1.0, True, 1.0])):
+        with pytest.raises(ValidationError, match="expected a number, got true"):
+            Part(**bad)
+    with pytest.raises(ValidationError, match="expected a number, got false"):
+        Chassis(mass=1.0, inertia=[1.0, 1.0, False], centre_of_mass=[0, 0, 0])
+
+
+def test_the_strict_yaml_loader():
+    from rtmbs.strict_yaml import DuplicateKeyError, safe_load
+
+    assert safe_load("a: &m {p: 1}\nb: {<<: *m, p: 2}\n") == {"a": {"p": 1}, "b": {"p": 2}}
+    with pytest.raises(DuplicateKeyError, match=r"^duplicate key 'n' at lines 2 and 3 "):
+        safe_load("x:\n  - n: 1\n    n: 2\n")
+    with pytest.raises(yaml.YAMLError):  # callers catching yaml.YAMLError keep working
+        safe_load("a: 1\na: 2\n")
+
+
+def test_no_bodies_and_bad_priority_through_the_api():
+    from rtmbs.errors import ModelError, SolverError
+    from rtmbs.model import Model
+    from rtmbs.models import load_model
+    from rtmbs.realtime.loop import run_realtime
+    from rtmbs.system import compile_model
+
+    with pytest.raises(ModelError, match=r"^bodies: a model needs at least one body"):
+        compile_model(Model(name="empty"))
+    with pytest.raises(SolverError, match=r"^priority 200: expected a SCHED_FIFO priority"):
+        run_realtime(load_model(DP), "li-euler", h=1e-3, duration=0.0, priority=200)
 
 
 if __name__ == "__main__":

@@ -205,3 +205,43 @@ def test_params_array_holds_the_file_values():
     assert props.params[mfk.I_PKY1] == -28.3155 and props.params[mfk.I_FNOMIN] == 6752
     assert props.params[mfk.I_FAMILY] == mfk.FAMILY_MF61
     assert np.all(np.isfinite(props.params[[mfk.I_PCX1, mfk.I_QSX14, mfk.I_SSZ4]]))
+
+
+# -- encodings and quotes (issues 31 and 32) -------------------------------------------------------
+def test_a_utf8_byte_order_mark_is_read(tmp_path):
+    """An editor's BOM before [MDI_HEADER] made the first line "not 'KEY = value'" (issue 31)."""
+    bom = tmp_path / "bom.tir"
+    bom.write_bytes(b"\xef\xbb\xbf" + MF61.read_bytes())
+    a, b = load_tir(bom), load_tir(MF61)
+    np.testing.assert_array_equal(a.params, b.params)
+    assert a.family == b.family and a.tyreside == b.tyreside
+    assert load_text("\ufeff" + MF61.read_text()).family == b.family  # the text itself, too
+
+
+def test_bytes_that_are_not_utf8_are_refused_with_the_line_and_column(tmp_path):
+    lines = MF61.read_bytes().split(b"\n")
+    k = next(i for i, ln in enumerate(lines) if ln.startswith(b"PDY1"))
+    lines[k] = b"PDY1 = 0.8 $ 20 \xb0C"  # latin-1 degree sign in a comment
+    bad = tmp_path / "latin.tir"
+    bad.write_bytes(b"\n".join(lines))
+    with pytest.raises(ModelError, match=rf"^latin\.tir:{k + 1}: not UTF-8 text \(byte 0xb0 at "
+                       r"column 17\); save the file as UTF-8 or ASCII$"):
+        load_tir(bad)
+    bom = tmp_path / "bom_latin.tir"
+    bom.write_bytes(b"\xef\xbb\xbf\xe9" + MF61.read_bytes())
+    with pytest.raises(ModelError, match=r"^bom_latin\.tir:1: not UTF-8 text \(byte 0xe9 at "
+                       r"column 1\)"):
+        load_tir(bom)
+
+
+@pytest.mark.parametrize("line, shown", [("TYRESIDE = 'LEFT", "\"'LEFT\" has no closing '"),
+                                         ('FILE_TYPE = "tir $ note', "'\"tir $ note' has no "
+                                          "closing \"")])
+def test_an_unterminated_quote_is_refused_naming_the_key(line, shown):
+    key = line.split()[0]
+    text = re.sub(rf"(?m)^{key}\s*=.*$", line, MF61.read_text(), count=1)
+    lineno = text.splitlines().index(line) + 1
+    with pytest.raises(ModelError) as err:
+        load_text(text)
+    assert str(err.value).startswith(f"bad.tir:{lineno} [")
+    assert str(err.value).endswith(f"] {key}: unterminated quote: {shown}")

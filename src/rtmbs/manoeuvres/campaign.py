@@ -131,8 +131,7 @@ class Campaign:
 def vehicle_system(model, road: dict, speed: float = 0.0):
     """(compiled system, description) of ``model`` ("sedan", "sedan-bushings", a vehicle file or
     its folder) on ``road``."""
-    import yaml
-
+    from ..strict_yaml import safe_load
     from ..system import compile_model
     from ..vehicle.assembly.vehicle import SEDAN, vehicle_from_dict
 
@@ -145,7 +144,7 @@ def vehicle_system(model, road: dict, speed: float = 0.0):
         if not path.is_file():
             raise SolverError(f"campaign: model must be 'sedan', 'sedan-bushings' or a vehicle "
                               f"file, got {model!r}")
-    data = yaml.safe_load(path.read_text())
+    data = safe_load(path.read_text())
     data["road"], data["speed"] = road, float(speed)
     m = vehicle_from_dict(data, path.parent, str(path), joints)
     m.name = model if isinstance(model, str) and model.startswith("sedan") else path.parent.name

@@ -62,11 +62,10 @@ def lane_change_path(lanes: list[dict], lead: float = 50.0, ds: float = 0.1):
 
 def sedan_system(speed: float, joints: str = "ideal"):
     """The built-in sedan compiled rolling straight at ``speed`` m/s."""
-    import yaml
-
+    from ..strict_yaml import safe_load
     from ..vehicle.assembly.vehicle import SEDAN, vehicle_from_dict
 
-    data = yaml.safe_load((SEDAN / "vehicle.yaml").read_text())
+    data = safe_load((SEDAN / "vehicle.yaml").read_text())
     data["speed"] = float(speed)
     m = vehicle_from_dict(data, SEDAN, joints=joints)
     m.name = "sedan" if joints == "ideal" else f"sedan-{joints}"

@@ -7,15 +7,37 @@ angles in radians unless a key ends in ``_deg``.
 from __future__ import annotations
 
 import math
-from typing import Any, Literal, Union
+from typing import Annotated, Any, Literal, Union
 
 import numpy as np
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, field_validator, model_validator
 
 from .expression import compile_expression
 from .registry import FORCE_TYPES, JOINT_EQUATIONS, STIFF_BY_DEFAULT
 
-Vec3 = tuple[float, float, float]
+
+
+def not_a_boolean(v):
+    """Numbers of a model are numbers: ``mass: true`` was taken as 1.0 (pydantic's lax mode
+    reads booleans as 0/1); refused naming the key (issue 32)."""
+    if isinstance(v, (bool, np.bool_)):
+        raise ValueError(f"expected a number, got {str(bool(v)).lower()} (a boolean)")
+    return v
+
+
+def _no_booleans(v):
+    """A number or nested lists of numbers (inertia, stiffness, damping) without booleans."""
+    if isinstance(v, (list, tuple)):
+        for x in v:
+            _no_booleans(x)
+    else:
+        not_a_boolean(v)
+    return v
+
+
+#: A float of the model format: finite (``allow_inf_nan=False``), never a boolean.
+Float = Annotated[float, BeforeValidator(not_a_boolean)]
+Vec3 = tuple[Float, Float, Float]
 
 
 class _Strict(BaseModel):
@@ -29,7 +51,7 @@ class Orientation(_Strict):
     ``euler_zxz_deg``, ``matrix`` (3×3, columns are the frame's axes in the parent frame),
     ``z_axis`` (+ optional ``x_axis``): a frame whose z (and x) axis points along the vector."""
 
-    quaternion: tuple[float, float, float, float] | None = None
+    quaternion: tuple[Float, Float, Float, Float] | None = None
     euler_zxz: Vec3 | None = None
     euler_zxz_deg: Vec3 | None = None
     matrix: tuple[Vec3, Vec3, Vec3] | None = None
@@ -122,8 +144,8 @@ class Shape(_Strict):
 
     type: Literal["box", "cylinder"]
     size: Vec3 | None = None
-    radius: float | None = None
-    length: float | None = None
+    radius: Float | None = None
+    length: Float | None = None
     axis: Vec3 = (0.0, 0.0, 1.0)
     centre: Vec3 = (0.0, 0.0, 0.0)
 
@@ -147,6 +169,11 @@ class Shape(_Strict):
         return self
 
 
+#: The lightest body accepted [kg] (docs/model-format.md): a body of 1e-12 kg passed the
+#: schema and ended in a singular factorisation (issue 32).
+MIN_MASS = 1e-6
+
+
 class Body(_Strict):
     """A rigid body. ``inertia`` (required, no default) about the centre of mass in body axes:
     3 values (principal), 6 values (Ixx, Iyy, Izz, Ixy, Ixz, Iyz) or a 3×3 matrix [kg m²],
@@ -154,7 +181,7 @@ class Body(_Strict):
     ``angular_velocity`` are global."""
 
     name: str
-    mass: float
+    mass: Float
     inertia: Any
     position: Vec3 = (0.0, 0.0, 0.0)
     orientation: Orientation | None = None
@@ -172,11 +199,16 @@ class Body(_Strict):
     def _mass(cls, v):
         if not (v > 0 and math.isfinite(v)):
             raise ValueError(f"mass must be positive and finite, got {v}")
+        if v < MIN_MASS:
+            raise ValueError(f"mass {v:g} kg is below {MIN_MASS:g} kg, the lightest body rtmbs "
+                             "accepts (the mass matrix would be numerically singular): give the "
+                             "body a plausible mass or merge it into the body it rides on")
         return v
 
     @field_validator("inertia", mode="before")
     @classmethod
     def _inertia(cls, v):
+        _no_booleans(v)
         J = inertia_matrix(v)
         if not np.all(np.isfinite(J)):
             raise ValueError(f"inertia must be finite, got {np.asarray(v, float).tolist()}")
@@ -221,21 +253,21 @@ class Input(_Strict):
 
     name: str = ""
     type: Literal["constant", "step", "ramp", "trapezoid", "sine", "table", "expr", "channel"]
-    value: float = 0.0
-    t0: float = 0.0
-    t1: float = 1.0
-    from_: float = Field(0.0, alias="from")
-    to: float = 1.0
-    slope: float = 0.0
-    offset: float = 0.0
-    rise: float = 0.0
-    hold: float = 0.0
-    fall: float = 0.0
-    amplitude: float = 0.0
-    frequency_hz: float = 0.0
-    phase: float = 0.0
-    t: list[float] | None = None
-    values: list[float] | None = None
+    value: Float = 0.0
+    t0: Float = 0.0
+    t1: Float = 1.0
+    from_: Float = Field(0.0, alias="from")
+    to: Float = 1.0
+    slope: Float = 0.0
+    offset: Float = 0.0
+    rise: Float = 0.0
+    hold: Float = 0.0
+    fall: Float = 0.0
+    amplitude: Float = 0.0
+    frequency_hz: Float = 0.0
+    phase: Float = 0.0
+    t: list[Float] | None = None
+    values: list[Float] | None = None
     expr: str | None = None
     model_config = ConfigDict(extra="forbid", populate_by_name=True)
 
@@ -266,11 +298,12 @@ class Input(_Strict):
         return self
 
 
-FunctionSpec = Union[float, str, Input]
+FunctionSpec = Union[Float, str, Input]
 
 
 def _function(v):
     """A function slot accepts a number (constant), an input name, or an inline input mapping."""
+    not_a_boolean(v)
     if v is None or isinstance(v, (int, float, str, Input)):
         return v
     if isinstance(v, dict):
@@ -294,7 +327,7 @@ class Joint(_Strict):
     type: str
     marker_i: str
     marker_j: str
-    distance: float | None = None
+    distance: Float | None = None
     dof: Literal["rotation", "translation"] | None = None
     function: FunctionSpec | None = None
 
@@ -358,17 +391,17 @@ class Force(_Strict):
     marker_j: str | None = None
     stiffness: Any = None
     damping: Any = None
-    free_length: float | None = None
-    preload: float = 0.0
-    force_table: dict[str, list[float]] | None = None
-    damping_table: dict[str, list[float]] | None = None
-    force_tables: dict[str, dict[str, list[float]]] | None = None
-    damping_tables: dict[str, dict[str, list[float]]] | None = None
-    torque_tables: dict[str, dict[str, list[float]]] | None = None
-    rotational_damping_tables: dict[str, dict[str, list[float]]] | None = None
-    min_length: float | None = None
-    max_length: float | None = None
-    exponent: float = 1.0
+    free_length: Float | None = None
+    preload: Float = 0.0
+    force_table: dict[str, list[Float]] | None = None
+    damping_table: dict[str, list[Float]] | None = None
+    force_tables: dict[str, dict[str, list[Float]]] | None = None
+    damping_tables: dict[str, dict[str, list[Float]]] | None = None
+    torque_tables: dict[str, dict[str, list[Float]]] | None = None
+    rotational_damping_tables: dict[str, dict[str, list[Float]]] | None = None
+    min_length: Float | None = None
+    max_length: Float | None = None
+    exponent: Float = 1.0
     rotational_stiffness: Vec3 = (0.0, 0.0, 0.0)
     rotational_damping: Vec3 = (0.0, 0.0, 0.0)
     preload_force: Vec3 = (0.0, 0.0, 0.0)
@@ -376,14 +409,15 @@ class Force(_Strict):
     direction: Vec3 = (0.0, 0.0, 1.0)
     frame: Literal["global", "body"] = "global"
     function: FunctionSpec | None = None
-    omega_eps: float = 0.5
+    omega_eps: Float = 0.5
     tyre: str | None = None
     road: dict | None = None
     transient: bool = False
-    follower_half_length: float | None = None
+    follower_half_length: Float | None = None
     stiff: bool | None = None
 
     _v_fn = field_validator("function", mode="before")(lambda cls, v: _function(v))
+    _v_nb = field_validator("stiffness", "damping", mode="before")(lambda cls, v: _no_booleans(v))
 
     @field_validator("type")
     @classmethod
@@ -425,6 +459,11 @@ class Force(_Strict):
         for key in ("rotational_stiffness", "rotational_damping"):
             if min(getattr(self, key)) < 0:
                 raise ValueError(f"{key} must be >= 0, got {list(getattr(self, key))}")
+        for key in ("free_length", "min_length", "max_length"):  # lengths: distances, >= 0
+            value = getattr(self, key)
+            if value is not None and value < 0:
+                raise ValueError(f"{key} must be >= 0 (a distance between the markers' origins), "
+                                 f"got {value:g}")
         for key in ("exponent", "omega_eps", "follower_half_length"):
             value = getattr(self, key)
             if value is not None and not value > 0:
@@ -452,9 +491,9 @@ class Coupler(_Strict):
 
     name: str
     joints: list[str]
-    ratio: float | None = None
-    coefficients: list[float] | None = None
-    offset: float = 0.0
+    ratio: Float | None = None
+    coefficients: list[Float] | None = None
+    offset: Float = 0.0
 
     @model_validator(mode="after")
     def _check(self):

@@ -7,8 +7,11 @@ import yaml
 from pydantic import ValidationError
 
 from ..errors import ModelError
+from ..strict_yaml import safe_load, yaml_problem
 from .description import Model
 
+#: A model without bodies is refused (it "finished" with exit 0 before issue 32).
+NO_BODIES = "a model needs at least one body; none given (nothing would move)"
 _NAMED_LISTS = ("bodies", "joints", "couplers", "forces", "inputs", "markers")
 
 
@@ -67,12 +70,12 @@ def load_model_file(path) -> Model:
     except (OSError, UnicodeDecodeError) as exc:
         raise ModelError(str(path), f"cannot be read ({getattr(exc, 'strerror', None) or exc})") from None
     try:
-        data = yaml.safe_load(text)
+        data = safe_load(text)
     except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
-        raise ModelError(str(path), f"malformed YAML{where}: {getattr(exc, 'problem', exc)}") from None
+        raise ModelError(str(path), yaml_problem(exc)) from None
     model = model_from_dict(data, source=str(path))
+    if not model.bodies:
+        raise ModelError(f"{path}: bodies", NO_BODIES)
     if model.name == "model":
         model.name = path.stem
     resolve_file_references(model, path.parent)

@@ -286,6 +286,10 @@ def run_realtime(
     if nsteps * width > RESULT_MEMORY_SHARE * _memory_bytes():
         raise SolverError(f"{nsteps} steps need {nsteps * width / 2 ** 30:.3g} GiB of records, more "
                           "than half of this machine's memory: a shorter duration or a longer h")
+    if priority is not None and not (isinstance(priority, (int, np.integer))
+                                     and not isinstance(priority, bool) and 1 <= priority <= 99):
+        raise SolverError(f"priority {priority!r}: expected a SCHED_FIFO priority, a whole "
+                          "number from 1 to 99")
     slv = _make_solver(system, solver, options)
     state = (state or system.initial_state()).copy()
     h_ns = int(round(h * 1e9))

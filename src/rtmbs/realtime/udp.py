@@ -164,6 +164,8 @@ def load_udp_config(path) -> UdpConfig:
     """Read a UDP configuration from a YAML or JSON file."""
     import yaml
 
+    from ..strict_yaml import DuplicateKeyError, safe_load
+
     path = Path(path)
     try:
         text = path.read_text()
@@ -171,7 +173,9 @@ def load_udp_config(path) -> UdpConfig:
         raise ModelError(str(path), "cannot read the UDP configuration: "
                          f"{getattr(exc, 'strerror', None) or exc}") from None
     try:
-        data = json.loads(text) if path.suffix == ".json" else yaml.safe_load(text)
+        data = json.loads(text) if path.suffix == ".json" else safe_load(text)
+    except DuplicateKeyError as exc:
+        raise ModelError(str(path), str(exc)) from None
     except (ValueError, yaml.YAMLError) as exc:
         raise ModelError(str(path), f"malformed UDP configuration: {str(exc).splitlines()[0]}") from None
     return UdpConfig.from_dict(data, where=path.name)

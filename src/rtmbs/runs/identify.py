@@ -21,6 +21,7 @@ from pathlib import Path
 import numpy as np
 import yaml
 
+from ..strict_yaml import safe_load, yaml_problem
 from ..errors import ModelError
 from .engine import local_cluster, run_many
 from .manoeuvre import manoeuvre_inputs, named_manoeuvre, with_road
@@ -99,9 +100,9 @@ def load_config(config) -> tuple[dict, str, Path]:
     if not p.is_file():
         raise ModelError(str(p), "identification config not found")
     try:
-        data = yaml.safe_load(p.read_text())
+        data = safe_load(p.read_text())
     except yaml.YAMLError as exc:
-        raise ModelError(str(p), f"malformed YAML: {getattr(exc, 'problem', exc)}") from None
+        raise ModelError(str(p), yaml_problem(exc)) from None
     if not isinstance(data, dict):
         raise ModelError(str(p), "an identification config holds a mapping")
     return data, str(p), p.parent

@@ -19,6 +19,7 @@ import numpy as np
 import yaml
 from pydantic import ValidationError
 
+from ..strict_yaml import safe_load, yaml_problem
 from ..errors import ModelError, did_you_mean
 from ..model import Input, Model
 
@@ -35,9 +36,9 @@ def load_manoeuvre(path) -> list[Input]:
     if p.suffix.lower() == ".csv":
         return _csv_inputs(p)
     try:
-        data = yaml.safe_load(p.read_text())
+        data = safe_load(p.read_text())
     except yaml.YAMLError as exc:
-        raise ModelError(str(p), f"malformed YAML: {getattr(exc, 'problem', exc)}") from None
+        raise ModelError(str(p), yaml_problem(exc)) from None
     if not isinstance(data, dict) or not isinstance(data.get("inputs"), dict) or not data["inputs"]:
         raise ModelError(str(p), "a manoeuvre file holds 'inputs': a mapping of input name -> "
                          "input (as in a model file)")

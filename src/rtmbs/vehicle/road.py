@@ -40,6 +40,10 @@ ISO_WAVINESS = 2.0
 
 DEFAULT_TRACK_WIDTH = 1.6  # m: tracks at y = +-0.8 unless told otherwise
 DEFAULT_SHAPE_DX = 1e-3  # m: sampling of analytic shapes
+#: The most samples per track a road table may hold (two tracks of float64: 0.8 GB). A longer
+#: road at a finer spacing is refused before anything is allocated: a road of 1e9 m at 1 mm
+#: asked numpy for terabytes and ended in MemoryError (issue 32).
+MAX_ROAD_POINTS = 50_000_000
 
 
 # --------------------------------------------------------------------------------------------
@@ -263,6 +267,17 @@ def _positive(name: str, value) -> float:
     return v
 
 
+def _check_size(where: str, length: float, dx: float) -> None:
+    """Refuse a table of more than :data:`MAX_ROAD_POINTS` samples per track, naming the road
+    and its length and spacing, before allocating it."""
+    npts = length / dx
+    if npts > MAX_ROAD_POINTS:
+        raise ModelError(where, f"length {length:g} m at dx = {dx:g} m needs {npts:.3g} samples "
+                         f"per track, more than the limit of {MAX_ROAD_POINTS:,} "
+                         f"(rtmbs.vehicle.road.MAX_ROAD_POINTS, {16 * MAX_ROAD_POINTS / 1e9:.1f} "
+                         "GB): use a larger dx or a shorter road")
+
+
 def _tracks(track_width):
     w = _positive("road.track_width", track_width)
     return w / 2.0, -w / 2.0
@@ -300,6 +315,7 @@ def square_bump(height: float, length: float, start: float, dx: float = DEFAULT_
     start = _number("road.start", start)
     dx = _positive("road.dx", dx)
     yl, yr = _tracks(track_width)
+    _check_size("road.dx", length, dx)
     x0, h, n = _edge_aligned_grid(start, length, dx)
     x = x0 + h * np.arange(n)
     zt = np.where((x > start) & (x < start + length), height, 0.0)
@@ -318,6 +334,7 @@ def half_sine_bump(height: float, length: float, start: float, dx: float = DEFAU
     start = _number("road.start", start)
     dx = _positive("road.dx", dx)
     yl, yr = _tracks(track_width)
+    _check_size("road.dx", length, dx)
     m = max(2, int(round(length / dx)))
     h = length / m
     x = start + h * np.arange(-1, m + 2)
@@ -406,6 +423,7 @@ def iso8608(road_class="B", length: float = 200.0, dx: float = 0.05, seed: int =
     except (TypeError, ValueError):
         raise ModelError("road.seed", f"expected an integer, got {seed!r}") from None
     yl, yr = _tracks(track_width)
+    _check_size("road.dx", length, dx)
     npts = int(round(length / dx))
     if npts < 8:
         raise ModelError("road.dx", f"too coarse for length {length} m: {npts} samples, expected >= 8")
@@ -520,9 +538,12 @@ def from_csv(path, dx: float | None = None, track_width: float | None = None, rt
     path = Path(path)
     where = f"road file {path}"
     try:
-        lines = path.read_text().splitlines()
+        lines = path.read_text(encoding="utf-8-sig").splitlines()  # with or without a BOM
     except OSError as exc:
         raise ModelError(where, f"cannot read: {exc.strerror}") from None
+    except UnicodeDecodeError as exc:
+        raise ModelError(where, f"not UTF-8 text (byte 0x{exc.object[exc.start]:02x} at offset "
+                         f"{exc.start}); expected a CSV file") from None
     y_meta = None
     rows = []
     for line in lines:
@@ -584,6 +605,7 @@ def from_csv(path, dx: float | None = None, track_width: float | None = None, rt
     if dx is None and np.all(np.abs(steps - mean) <= rtol * mean):
         return Road(x[0], mean, np.vstack([zl, zr]), yl, yr, "csv", {"file": str(path)})
     h = _positive("road.dx", dx) if dx is not None else float(steps.min())
+    _check_size(where if dx is None else f"{where}: dx", float(x[-1] - x[0]), h)
     m = int(np.floor((x[-1] - x[0]) / h + 1e-9))
     xs = x[0] + h * np.arange(m + 1)
     z = np.vstack([np.interp(xs, x, zl), np.interp(xs, x, zr)])

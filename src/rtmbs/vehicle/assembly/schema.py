@@ -13,9 +13,9 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from ...errors import ModelError, did_you_mean
-from ...model.description import inertia_matrix
+from ...model.description import Float, _no_booleans, inertia_matrix
 
-Vec3 = tuple[float, float, float]
+Vec3 = tuple[Float, Float, Float]
 
 
 class _Strict(BaseModel):
@@ -40,10 +40,10 @@ class Part(_Strict):
     3×3 values, kg m²) and centre of mass (subsystem frame, left side). Links may give a
     ``radius`` instead of inertia and centre: a thin rod between their two hard points."""
 
-    mass: float
+    mass: Float
     inertia: Any = None
     centre: Vec3 | None = None
-    radius: float | None = None
+    radius: Float | None = None
 
     _m = field_validator("mass")(lambda cls, v: _positive(v, "mass"))
     _r = field_validator("radius")(lambda cls, v: _positive(v, "radius"))
@@ -52,6 +52,7 @@ class Part(_Strict):
     @classmethod
     def _inertia(cls, v):
         if v is not None:
+            _no_booleans(v)
             inertia_matrix(v)  # shape check; the model's Body checks definiteness
         return v
 
@@ -73,21 +74,21 @@ class Spring(_Strict):
     """Linear coil spring: ``stiffness`` (N/m), ``preload`` (compression force at the design
     length, N: sets the free length)."""
 
-    stiffness: float
-    preload: float = 0.0
+    stiffness: Float
+    preload: Float = 0.0
     _k = field_validator("stiffness")(lambda cls, v: _positive(v, "stiffness"))
 
 
 class Damper(_Strict):
-    damping: float
+    damping: Float
     _c = field_validator("damping")(lambda cls, v: _non_negative(v))
 
 
 class Alignment(_Strict):
     """Static camber (negative: top inboard) and toe-in (degrees) of the left wheel."""
 
-    camber_deg: float = 0.0
-    toe_in_deg: float = 0.0
+    camber_deg: Float = 0.0
+    toe_in_deg: Float = 0.0
 
 
 def _points(v):
@@ -96,7 +97,8 @@ def _points(v):
         raise ValueError("expected a mapping of hard-point names to [x, y, z] (m)")
     for k, p in v.items():
         try:
-            ok = len(p) == 3 and all(math.isfinite(float(x)) for x in p)
+            ok = len(p) == 3 and all(not isinstance(x, bool) and math.isfinite(float(x))
+                                     for x in p)
         except (TypeError, ValueError):
             ok = False
         if not ok:
@@ -123,9 +125,9 @@ class Wheels(_Strict):
 
     description: str = ""
     tyre: str
-    mass: float
-    spin_inertia: float
-    diametral_inertia: float
+    mass: Float
+    spin_inertia: Float
+    diametral_inertia: Float
     transient: bool = False
     _m = field_validator("mass", "spin_inertia", "diametral_inertia")(lambda cls, v: _positive(v))
 
@@ -144,7 +146,7 @@ class Steering(_Strict):
     rack: Part
     pinion: Part | None = None
     drive: Literal["rack-travel", "pinion-angle"] = "rack-travel"
-    ratio: float | None = None
+    ratio: Float | None = None
     input: str | None = None  # default rack_travel (m) or handwheel_angle (rad)
     _p = field_validator("hard_points", mode="before")(lambda cls, v: _points(v))
 
@@ -161,8 +163,8 @@ class AntiRollBar(_Strict):
     hard_points: dict[str, Vec3]
     attach: str = "lower_arm"
     half: Part
-    stiffness: float
-    damping: float = 0.0
+    stiffness: Float
+    damping: Float = 0.0
     _k = field_validator("stiffness", "damping")(lambda cls, v: _non_negative(v))
     _p = field_validator("hard_points", mode="before")(lambda cls, v: _points(v))
 
@@ -177,7 +179,7 @@ class Driveline(_Strict):
     axle: Literal["front", "rear"] = "rear"
     position: Vec3 = (0.0, 0.0, 0.0)
     hard_points: dict[str, Vec3]
-    outer_joint_offset: float
+    outer_joint_offset: Float
     bodies: dict[str, Part]
     input: str = "drive_torque"
     _p = field_validator("hard_points", mode="before")(lambda cls, v: _points(v))
@@ -185,7 +187,7 @@ class Driveline(_Strict):
 
 class Brake(_Strict):
     input: str
-    omega_eps: float = 0.5
+    omega_eps: Float = 0.5
     _e = field_validator("omega_eps")(lambda cls, v: _positive(v, "omega_eps"))
 
 
@@ -199,10 +201,11 @@ class Brakes(_Strict):
 
 
 class Chassis(_Strict):
-    mass: float
+    mass: Float
     inertia: Any
     centre_of_mass: Vec3
     _m = field_validator("mass")(lambda cls, v: _positive(v, "mass"))
+    _nb = field_validator("inertia", mode="before")(lambda cls, v: _no_booleans(v))
 
 
 #: subsystem role -> schema
@@ -219,7 +222,7 @@ class Vehicle(_Strict):
     description: str = ""
     gravity: Vec3 = (0.0, 0.0, -9.81)
     joints: Literal["ideal", "bushings"] = "ideal"
-    speed: float = 0.0
+    speed: Float = 0.0
     road: dict = Field(default_factory=lambda: {"type": "flat"})
     chassis: Chassis
     subsystems: dict[str, dict]

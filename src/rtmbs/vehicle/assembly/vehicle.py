@@ -12,6 +12,7 @@ from pathlib import Path
 import yaml
 from pydantic import ValidationError
 
+from ...strict_yaml import safe_load, yaml_problem
 from ...errors import ModelError, did_you_mean
 from ...model.description import Model
 from ...model.files import _is_file_name, _path
@@ -27,11 +28,9 @@ def _read_yaml(path: Path, source: str) -> dict:
     if not path.exists():
         raise ModelError(source, f"file not found: {path}")
     try:
-        data = yaml.safe_load(path.read_text())
+        data = safe_load(path.read_text())
     except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
-        raise ModelError(str(path), f"malformed YAML{where}: {getattr(exc, 'problem', exc)}") from None
+        raise ModelError(str(path), yaml_problem(exc)) from None
     if not isinstance(data, dict):
         raise ModelError(str(path), f"must hold a mapping at the top level, got {type(data).__name__}")
     return data
@@ -189,7 +188,7 @@ def is_vehicle_file(path) -> bool:
     if path.is_dir():
         return (path / "vehicle.yaml").is_file()
     try:
-        data = yaml.safe_load(path.read_text())
+        data = safe_load(path.read_text())
     except (OSError, UnicodeDecodeError, yaml.YAMLError):
         return False  # the model-file reader reports what is wrong with it
     return isinstance(data, dict) and "subsystems" in data

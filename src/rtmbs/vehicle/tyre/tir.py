@@ -126,17 +126,38 @@ class TirFile:
         return None
 
 
-def _strip_comment(line: str) -> str:
-    quote = None
+def _strip_comment(line: str, where: str = "") -> str:
+    """``line`` without its comment (``$`` or ``!`` outside quotes); a quote left open is an
+    error naming ``where`` (the file and line): the rest of the line, comment included, would
+    silently become the value (issue 32)."""
+    quote, start = None, 0
     for i, ch in enumerate(line):
         if quote:
             if ch == quote:
                 quote = None
         elif ch in "'\"":
-            quote = ch
+            quote, start = ch, i
         elif ch in "$!":
             return line[:i]
+    if quote:
+        raise ModelError(where or "tyre property file",
+                         f"unterminated quote: {line[start:].strip()!r} has no closing {quote}")
     return line
+
+
+def _decode(data: bytes, name: str) -> str:
+    """The text of a .tir file: UTF-8 (ASCII included), with or without a byte-order mark (an
+    editor's BOM made the first line unreadable, issue 31); other bytes are refused naming the
+    line and column (latin-1 used to be assumed, so a damaged file passed silently)."""
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        bom = 3 if data.startswith(b"\xef\xbb\xbf") else 0  # offsets count from after it
+        pos = exc.start + bom
+        line = data.count(b"\n", 0, pos) + 1
+        col = pos - (data.rfind(b"\n", 0, pos) + 1) + 1 - (bom if line == 1 else 0)
+        raise ModelError(f"{name}:{line}", f"not UTF-8 text (byte 0x{data[pos]:02x} at "
+                         f"column {col}); save the file as UTF-8 or ASCII") from None
 
 
 def parse_number(text: str) -> float | None:
@@ -152,16 +173,20 @@ def parse_tir(source, name: str | None = None) -> TirFile:
     if name is None:
         path = Path(source)
         try:
-            text = path.read_text(encoding="latin-1")
+            data = path.read_bytes()
         except OSError as exc:
             raise ModelError(str(path), f"cannot read tyre property file ({exc.strerror})") from None
         name = path.name
+        text = _decode(data, name)
     else:
-        text = str(source)
+        text = str(source).removeprefix("\ufeff")
     tir = TirFile(name=name)
     section = ""
     for lineno, line in enumerate(text.splitlines(), start=1):
-        body = _strip_comment(line).strip()
+        where = f"{name}:{lineno}" + (f" [{section}]" if section else "")
+        if "=" in line:
+            where += " " + line.partition("=")[0].strip().upper()
+        body = _strip_comment(line, where).strip()
         if not body:
             continue
         if body.startswith("["):
