@@ -37,6 +37,8 @@ def test_no_module_imports_itself_through_others():
     cycles = []
     for a in sorted(graph.modules):
         for b in sorted(graph.find_modules_directly_imported_by(a)):
+            if b == a:  # (a package importing its compiled extension: grimp sees the package)
+                continue
             if graph.chain_exists(importer=b, imported=a):
                 back = graph.find_shortest_chain(importer=b, imported=a)
                 cycles.append(" -> ".join((a,) + tuple(back)))
