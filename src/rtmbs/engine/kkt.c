@@ -232,6 +232,36 @@ void rtmbs_kkt_phiq_transpose_times(const uint32_t* idx, const double* w0, const
     }
 }
 
+/* Phi_q entry e of w: its terms summed in order (sparse.py _phiq_value) */
+static double phiq_value(const kkt_view* v, const double* w, uint32_t e) {
+    uint32_t k;
+    double a = w[v->zidx[v->zptr[e]]];
+    for (k = v->zptr[e] + 1; k < v->zptr[e + 1]; k++) a += w[v->zidx[k]];
+    return a;
+}
+
+void rtmbs_kkt_sub_mass_times(const uint32_t* idx, const double* w, const double* x, double* y) {
+    kkt_view v;
+    uint32_t e;
+    kkt_views(idx, &v);
+    for (e = 0; e < v.na; e++) y[v.ai[e]] -= w[v.am[e]] * x[v.aj[e]];
+}
+
+void rtmbs_kkt_sub_phiq_transpose_times(const uint32_t* idx, const double* w, const double* x,
+                                        double* y) {
+    kkt_view v;
+    uint32_t e;
+    kkt_views(idx, &v);
+    for (e = 0; e < v.nz; e++) y[v.zc[e]] -= phiq_value(&v, w, e) * x[v.zr[e]];
+}
+
+void rtmbs_kkt_sub_phiq_times(const uint32_t* idx, const double* w, const double* x, double* y) {
+    kkt_view v;
+    uint32_t e;
+    kkt_views(idx, &v);
+    for (e = 0; e < v.nz; e++) y[v.zr[e]] -= phiq_value(&v, w, e) * x[v.zc[e]];
+}
+
 /* -- KKTMap on dense arrays (idx = [nA, nz, a_i, a_j, z_r, z_c, augmentation]) ---------------- */
 void rtmbs_phiq_times(const uint32_t* idx, const double* phiq, int64_t ncol, const double* x,
                       double* y, int64_t ny) {

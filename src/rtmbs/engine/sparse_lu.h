@@ -114,6 +114,15 @@ void rtmbs_kkt_mass_times(const uint32_t* idx, const double* w0, const double* x
 void rtmbs_kkt_phiq_transpose_times(const uint32_t* idx, const double* w0, const double* x,
                                     double* y, int64_t n);
 
+/* y -= M x, y -= Phi_q(w)^T x and y -= Phi_q(w) x over the entries of a PackedKKTMap (M's and
+ * Phi_q's patterns: rtmbs.solvers.storage.entry_index), one entry at a time in their order (the
+ * products of a generalized-alpha step: compiled_alpha._sub_m_times, _sub_phiqt_times,
+ * _sub_phiq_times; products.sub_mv, sub_mtv on dense arrays). */
+void rtmbs_kkt_sub_mass_times(const uint32_t* idx, const double* w, const double* x, double* y);
+void rtmbs_kkt_sub_phiq_transpose_times(const uint32_t* idx, const double* w, const double* x,
+                                        double* y);
+void rtmbs_kkt_sub_phiq_times(const uint32_t* idx, const double* w, const double* x, double* y);
+
 /* -- KKT maps on dense arrays (sparse.py KKTMap: idx = [nA, nz, a_i, a_j, z_r, z_c, ...]) ------ */
 /* y = Phi_q x over the Phi_q entries (phiq: m x ncol row-major; y: length ny). */
 void rtmbs_phiq_times(const uint32_t* idx, const double* phiq, int64_t ncol, const double* x,

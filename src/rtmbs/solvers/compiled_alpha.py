@@ -26,6 +26,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from ..engine import _engine
 from ..kernels.arena import borrowed
 from ..kernels.cartesian import _M, _PACKED, _PHI, _PHIQ, _Q
 from ..kernels.evaluate import cartesian_outputs, evaluate_cartesian, packed_views
@@ -314,17 +315,26 @@ def _generalized_alpha_rollout(ibuf, ilay, fbuf, flay, sbuf, slay, w0, w1, kib, 
 
 
 def run(solver, state, t_origin, i0, h, n_steps, every, chan, inputs, oidx, res):
-    """:func:`_generalized_alpha_rollout` for a ``generalized-alpha`` solver with a compiled step
+    """The C engine's rollout (``_engine.generalized_alpha_rollout``,
+    src/rtmbs/engine/generalized_alpha.c, the arguments of :func:`_generalized_alpha_rollout`)
+    for a ``generalized-alpha`` solver with a compiled step
     (``fused``; ``rtmbs.solvers.rollout._runner`` describes the arguments): the extra states in
     and out, the counters and factor statistics. Returns the number of good steps."""
+    return run_kernel(_engine.generalized_alpha_rollout, solver, state, t_origin, i0, h, n_steps,
+                      every, chan, inputs, oidx, res)
+
+
+def run_kernel(kernel, solver, state, t_origin, i0, h, n_steps, every, chan, inputs, oidx, res):
+    """:func:`run` with the rollout ``kernel``: the C engine's, or
+    :func:`_generalized_alpha_rollout` (the same arguments)."""
     system = solver.system
     n, nx = system.n, system.nx
     if nx:
         system.extra_state[:] = state.x
     diag = np.array([solver.ratio, 0.0, 1.0, 0.0])
-    done = _generalized_alpha_rollout(*solver.kernel_args, state.q, state.qd, system.m, t_origin,
-                                      i0, h, *solver.options_args, n_steps, every, chan, inputs,
-                                      oidx, *res, np.empty(n), np.empty(n), np.empty(nx), diag)
+    done = kernel(*solver.kernel_args, state.q, state.qd, system.m, t_origin, i0, h,
+                  *solver.options_args, n_steps, every, chan, inputs, oidx, *res, np.empty(n),
+                  np.empty(n), np.empty(nx), diag)
     if nx:
         state.x[:] = system.extra_state
     k = done + (done < n_steps)

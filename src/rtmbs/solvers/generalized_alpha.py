@@ -35,8 +35,9 @@ Cost per step: evaluations k (+1 "velocity": Φq only; +1 "projection"), factori
 (+1 "projection"), solves k (+2 with either stabilisation).
 
 On the sparse path of a compiled Cartesian model every option set runs the whole step as one
-compiled call (:func:`rtmbs.solvers.compiled_alpha.generalized_alpha_step`: evaluations, the
-factorisations, solves, stabilisation, commit and the extra states, over packed workspaces;
+call of the C engine (``_engine.generalized_alpha_step``, src/rtmbs/engine/generalized_alpha.c,
+with the arguments of :func:`rtmbs.solvers.compiled_alpha.generalized_alpha_step`: evaluations,
+the factorisations, solves, stabilisation, commit and the extra states, over packed workspaces;
 ``step_outputs`` adds the named outputs in the same call and ``rollout``/``simulate`` run many
 steps in one call, :func:`rtmbs.solvers.compiled_alpha.run`), bit for bit the results of the
 Python-driven sparse step, which runs kernel by kernel when ``instrument`` asks for phase times
@@ -47,6 +48,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from ..engine import _engine
 from ..errors import SolverError
 from ..protocol import (
     EVAL_GAMMA, EVAL_JAC, EVAL_JAC_STIFF, EVAL_M, EVAL_PHI, EVAL_PHIQ, EVAL_Q, State,
@@ -54,8 +56,7 @@ from ..protocol import (
 from .base import Solver, register_solver
 from .compiled_alpha import (
     STAB_NONE, STAB_PROJECTION, STAB_VELOCITY, VELOCITY_PASSES, _finish, _predict, finite,
-    generalized_alpha_step, generalized_alpha_step_outputs, newton_end, vector_size, vector_views,
-    velocity_end, velocity_rhs,
+    newton_end, vector_size, vector_views, velocity_end, velocity_rhs,
 )
 from .compiled_alpha import run as run_rollout
 from .factorisation import f_kkt_factor, kkt_correction, make_kkt
@@ -223,6 +224,9 @@ class GeneralizedAlpha(Solver):
                              self.newton_iterations, stab)
         self._extra_state = sysm.extra_state if sysm.nx else None
         self._per_step = self._counts_per_step()
+        # the step in the C engine (src/rtmbs/engine/generalized_alpha.c): every option set
+        self._kernel = _engine.generalized_alpha_step
+        self._kernel_outputs = _engine.generalized_alpha_step_outputs
         self.ws = None  # (the dense workspace served the start's index-1 solve only)
 
     def _analyse_packed(self, k, c: float, cd: float):
@@ -259,7 +263,7 @@ class GeneralizedAlpha(Solver):
     # -- one step ----------------------------------------------------------------------------------
     def _step_impl(self, state: State, h: float):
         if self.fused:
-            ok = self._fused_call(generalized_alpha_step, state, h, ())
+            ok = self._fused_call(self._kernel, state, h, ())
             self.nstep -= 1  # (Solver.step counts it)
             return ok
         ws = self.ws
@@ -317,25 +321,27 @@ class GeneralizedAlpha(Solver):
         glue."""
         if not self.fused:
             return super().step(state, h)
-        if self._fused_call(generalized_alpha_step, state, h, ()):
+        if self._fused_call(self._kernel, state, h, ()):
             return True
         self.status = -1
         return False
 
     def step_outputs(self, state: State, h: float, out, at_start: bool = False) -> bool:
-        """:meth:`Solver.step_outputs` as one compiled call
-        (:func:`rtmbs.solvers.compiled_alpha.generalized_alpha_step_outputs`) on the compiled
+        """:meth:`Solver.step_outputs` as one compiled call (the C engine's
+        ``generalized_alpha_step_outputs``, the arguments of
+        :func:`rtmbs.solvers.compiled_alpha.generalized_alpha_step_outputs`) on the compiled
         step; otherwise the step, then ``system.outputs``."""
         if not self.fused or len(out) != len(self.system.output_index):
             return super().step_outputs(state, h, out, at_start)
-        ok = self._fused_call(generalized_alpha_step_outputs, state, h,
+        ok = self._fused_call(self._kernel_outputs, state, h,
                               (self.system.output_index, out, bool(at_start)))
         if not ok:
             self.status = -1
         return ok
 
     def _fused_call(self, kernel, state: State, h: float, post: tuple) -> bool:
-        """One compiled step (``kernel``, ``post`` its arguments after the options) and its
+        """One compiled step (``kernel``: the C engine's ``generalized_alpha_step`` or its
+        ``_outputs`` form; ``post`` its arguments after the options) and its
         bookkeeping: the extra states in from ``state.x`` and back advanced, factor
         statistics, counters, the time."""
         x = self._extra_state

@@ -1,0 +1,70 @@
+/* generalized_alpha.h -- the generalized-alpha step and its rollout (generalized_alpha.c). */
+#ifndef RTMBS_GENERALIZED_ALPHA_H
+#define RTMBS_GENERALIZED_ALPHA_H
+
+#include "li_euler.h"
+
+/* stabilisations (rtmbs.solvers.compiled_alpha STAB_*) */
+#define RTMBS_ALPHA_STAB_NONE 0
+#define RTMBS_ALPHA_STAB_VELOCITY 1   /* velocity correction with the step's factors */
+#define RTMBS_ALPHA_STAB_PROJECTION 2 /* [M Phi_q^T; Phi_q 0] at q1: positions, then velocities */
+
+/* solves of the velocity correction with the step's factors (compiled_alpha.VELOCITY_PASSES) */
+#define RTMBS_ALPHA_VELOCITY_PASSES 2
+/* values below this are set to 0 when a step is committed (compiled_alpha.FLUSH: the alpha_m
+ * recursion would otherwise drift into subnormal numbers, ~100x slower arithmetic) */
+#define RTMBS_ALPHA_FLUSH 1e-80
+
+typedef struct rtmbs_alpha_options_ {
+    double h;                /* step, s */
+    double am, af, g, b;     /* alpha_m, alpha_f, gamma, beta (Chung & Hulbert 1993) */
+    int64_t jac_what;        /* RTMBS_EVAL_JAC or RTMBS_EVAL_JACS: Jacobians of the iteration matrix */
+    int64_t niter;           /* simplified Newton corrections (>= 1) */
+    int stab;                /* RTMBS_ALPHA_STAB_* */
+} rtmbs_alpha_options;
+
+/* Length of the step's vector buffer `vec`: q1 (n) | qdot1 (n) | qddot1 (n) | a1 (n) | a (n) |
+ * qddot (n) | rhs (n + m) | lambda1 (m) | lambda (m). a, qddot and lambda are the solver's state
+ * between steps. */
+#define RTMBS_ALPHA_VEC(n, m) (7 * (n) + 3 * (m))
+
+/* One generalized-alpha step (Arnold & Bruls 2007; rtmbs.solvers.compiled_alpha
+ * .generalized_alpha_step): predictor, opt->niter simplified Newton corrections with the
+ * iteration matrix [M - s gamma' Jqdot - s Jq, Phi_q^T; Phi_q, 0] factored at the first, the
+ * stabilisation, the commit of q, qd, a, qddot, lambda, the extra states. Every evaluation goes
+ * into the packed workspace w0. kkt: the iteration matrix's plan and storage; pkkt the
+ * projection matrix's (STAB_PROJECTION; else any); midx a PackedKKTMap of M's and Phi_q's
+ * patterns (the products). diag = (pivot ratio, largest multiplier of the iteration matrix, the
+ * same of the projection matrix (1, 0 without it)); *finite = q and qd finite. The step failed
+ * if a ratio is 0 or the state is not finite (q, qd then not to be trusted). */
+rtmbs_status rtmbs_alpha_step(const rtmbs_model* mdl, rtmbs_data* d, double* w0, rtmbs_kkt* kkt,
+                              rtmbs_kkt* pkkt, const uint32_t* midx, double* vec, double* q,
+                              double* qd, double t, const rtmbs_alpha_options* opt,
+                              double diag[4], int* finite);
+
+/* rtmbs_alpha_step, then the named outputs (oidx, nout) into out, evaluated in w1: at
+ * (t + h, q+, qdot+) after a good step (left as they were after a failed one), or with at_start
+ * at (t, q, qdot) before the step with the deflections of the step's end (Solver.step_outputs).
+ * (compiled_alpha.generalized_alpha_step_outputs) */
+rtmbs_status rtmbs_alpha_step_outputs(const rtmbs_model* mdl, rtmbs_data* d, double* w0,
+                                      double* w1, rtmbs_kkt* kkt, rtmbs_kkt* pkkt,
+                                      const uint32_t* midx, double* vec, double* q, double* qd,
+                                      double t, const rtmbs_alpha_options* opt,
+                                      const int64_t* oidx, int64_t nout, double* out,
+                                      int at_start, double diag[4], int* finite);
+
+/* n_steps steps from step i0 with the inputs, rows, outputs and divergence check of
+ * rtmbs_li_euler_rollout (compiled_alpha._generalized_alpha_rollout); diag takes the last
+ * step's factor statistics. A failed or diverging step puts q, qd and the extra states back to
+ * the last good step (a, qddot, lambda are left as that step made them, as after a failed step).
+ * *done gets the number of good steps. */
+rtmbs_status rtmbs_alpha_rollout(const rtmbs_model* mdl, rtmbs_data* d, double* w0, double* w1,
+                                 rtmbs_kkt* kkt, rtmbs_kkt* pkkt, const uint32_t* midx,
+                                 double* vec, double* q, double* qd, double t_origin, int64_t i0,
+                                 const rtmbs_alpha_options* opt, int64_t n_steps, int64_t every,
+                                 const int64_t* chan, int64_t nchan, const double* inputs,
+                                 const int64_t* oidx, int64_t nout, rtmbs_rollout_rows* rows,
+                                 double* q_good, double* qd_good, double* x_good, double diag[4],
+                                 int64_t* done);
+
+#endif /* RTMBS_GENERALIZED_ALPHA_H */
