@@ -77,7 +77,7 @@ def run(solver, state, t_origin, i0, h, n_steps, every, chan, inputs, oidx, res)
         system.extra_state[:] = state.x
     k0, done = 0, n_steps
     while k0 < n_steps:
-        k, code, nchanged = _li_euler_indep_rollout(
+        k, code, nchanged = solver.kernels[2](
             *solver.kernel_args, state.q, state.qd, system.m, t_origin, i0, h, solver.jac_flag,
             solver.implicit, solver._mult, solver._proj_mode, gb, solver._rebase_below, k0,
             n_steps, every, chan, inputs, oidx, *res, q_good, qd_good, x_good, diag)
