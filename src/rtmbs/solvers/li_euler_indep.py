@@ -40,7 +40,9 @@ Cost per step: evaluations 3 (+1 projection), factorisations 2 (+1 projection="k
 solves f + 4 (+1 projection, −1 without multipliers).
 
 One compiled call per step (issue 11): on packed storage (B = "partition", the sparse path of a
-compiled Cartesian model) the whole step is :func:`rtmbs.solvers.compiled_indep.li_euler_indep_step`
+compiled Cartesian model) the whole step is one call of the C engine
+(``src/rtmbs/engine/li_euler_indep.c``, partition.c: the arithmetic of the numba kernel
+:func:`rtmbs.solvers.compiled_indep.li_euler_indep_step`, whose arguments it takes; ``kernels``)
 (``fused_step``; the same kernels in the same order, the same numbers bit for bit) unless
 ``instrument`` asks for phase times, which runs the step kernel by kernel from Python. A rebase
 is finished in Python after that call (:meth:`LIEulerIndep._rebase_end`). ``step_outputs`` adds

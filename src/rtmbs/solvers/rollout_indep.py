@@ -65,7 +65,8 @@ def _li_euler_indep_rollout(ibuf, ilay, fbuf, flay, sbuf, slay, w0, w1, fa, fb, 
 
 def run(solver, state, t_origin, i0, h, n_steps, every, chan, inputs, oidx, res):
     """A rollout of ``solver`` (``li-euler-indep`` with ``fused_step``): compiled calls of
-    :func:`_li_euler_indep_rollout`, each rebase finished in Python between two of them
+    ``solver.kernels[2]`` (the C engine's ``li_euler_indep_rollout``, rollout_indep.c, with the
+    arguments of :func:`_li_euler_indep_rollout`; or that numba kernel itself), each rebase finished in Python between two of them
     (``rtmbs.solvers.rollout._runner`` describes the arguments). Returns the good steps."""
     system = solver.system
     n, nx = system.n, system.nx
