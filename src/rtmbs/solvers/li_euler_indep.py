@@ -40,7 +40,9 @@ Cost per step: evaluations 3 (+1 projection), factorisations 2 (+1 projection="k
 solves f + 4 (+1 projection, −1 without multipliers).
 
 One compiled call per step (issue 11): on packed storage (B = "partition", the sparse path of a
-compiled Cartesian model) the whole step is :func:`rtmbs.solvers.compiled_indep.li_euler_indep_step`
+compiled Cartesian model) the whole step is one call of the C engine
+(``src/rtmbs/engine/li_euler_indep.c``, partition.c: the arithmetic of the numba kernel
+:func:`rtmbs.solvers.compiled_indep.li_euler_indep_step`, whose arguments it takes; ``kernels``)
 (``fused_step``; the same kernels in the same order, the same numbers bit for bit) unless
 ``instrument`` asks for phase times, which runs the step kernel by kernel from Python. A rebase
 is finished in Python after that call (:meth:`LIEulerIndep._rebase_end`). ``step_outputs`` adds
@@ -53,6 +55,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..engine import _engine
 from ..errors import RedundantConstraintError, SolverError
 from ..protocol import (
     EVAL_GAMMA, EVAL_JAC, EVAL_JAC_STIFF, EVAL_M, EVAL_PHI, EVAL_PHIQ, EVAL_Q, State,
@@ -68,10 +71,17 @@ from .compiled_indep import (
 from .factorisation import make_kkt
 from .li_euler import is_compiled_cartesian
 from .rollout import DIVERGENCE_LIMIT
-from .rollout_indep import run as run_rollout
+from .rollout_indep import _li_euler_indep_rollout, run as run_rollout
 from .sparse import H_ANALYSIS, PackedKKTMap, choose_linear_solver
 from .stabilization import Projector, check_choice, check_positive, pop_options
 from .storage import StepStorage, entry_index, project_kkt
+
+#: the compiled step, its outputs form and the rollout: the C engine's (li_euler_indep.c,
+#: rollout_indep.c), with the arguments of the numba kernels they replace (NUMBA_KERNELS, kept
+#: for the tests that compare the two)
+C_KERNELS = (_engine.li_euler_indep_step, _engine.li_euler_indep_step_outputs,
+             _engine.li_euler_indep_rollout)
+NUMBA_KERNELS = (li_euler_indep_step, li_euler_indep_step_outputs, _li_euler_indep_rollout)
 
 
 @register_solver("li-euler-indep")
@@ -161,6 +171,7 @@ class LIEulerIndep(Solver):
         # the whole step in one compiled call (rtmbs.solvers.compiled_indep). (Not ``fused``:
         # rollout.compiled() takes a solver with ``fused`` for li-euler's kernel.)
         self.fused_step = self.packed and not instrument
+        self.kernels = C_KERNELS  # (NUMBA_KERNELS: the numba step, for comparisons)
         self.extra_in_step = self.fused_step  # (the compiled step advances the transient tyres)
 
     # -- setup ---------------------------------------------------------------------------
@@ -383,10 +394,10 @@ class LIEulerIndep(Solver):
         args = (*self.kernel_args, state.q, state.qd, self._m, float(t), float(h), *self._options,
                 self._gb(h), self._rebase_below)
         if oidx is None:
-            code, ratio, lratio, growth, pratio, pgrowth = li_euler_indep_step(
+            code, ratio, lratio, growth, pratio, pgrowth = self.kernels[0](
                 *args, *self._no_outputs)
         else:
-            code, ratio, lratio, growth, pratio, pgrowth = li_euler_indep_step_outputs(
+            code, ratio, lratio, growth, pratio, pgrowth = self.kernels[1](
                 *args, oidx, out, at_start)
         if x is not None:
             state.x[:] = x

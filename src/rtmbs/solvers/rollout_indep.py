@@ -65,7 +65,8 @@ def _li_euler_indep_rollout(ibuf, ilay, fbuf, flay, sbuf, slay, w0, w1, fa, fb, 
 
 def run(solver, state, t_origin, i0, h, n_steps, every, chan, inputs, oidx, res):
     """A rollout of ``solver`` (``li-euler-indep`` with ``fused_step``): compiled calls of
-    :func:`_li_euler_indep_rollout`, each rebase finished in Python between two of them
+    ``solver.kernels[2]`` (the C engine's ``li_euler_indep_rollout``, rollout_indep.c, with the
+    arguments of :func:`_li_euler_indep_rollout`; or that numba kernel itself), each rebase finished in Python between two of them
     (``rtmbs.solvers.rollout._runner`` describes the arguments). Returns the good steps."""
     system = solver.system
     n, nx = system.n, system.nx
@@ -77,7 +78,7 @@ def run(solver, state, t_origin, i0, h, n_steps, every, chan, inputs, oidx, res)
         system.extra_state[:] = state.x
     k0, done = 0, n_steps
     while k0 < n_steps:
-        k, code, nchanged = _li_euler_indep_rollout(
+        k, code, nchanged = solver.kernels[2](
             *solver.kernel_args, state.q, state.qd, system.m, t_origin, i0, h, solver.jac_flag,
             solver.implicit, solver._mult, solver._proj_mode, gb, solver._rebase_below, k0,
             n_steps, every, chan, inputs, oidx, *res, q_good, qd_good, x_good, diag)

@@ -38,5 +38,6 @@ extern PyMethodDef rtmbs_py_tyre_methods[];
 extern PyMethodDef rtmbs_py_elements_methods[];
 extern PyMethodDef rtmbs_py_step_methods[];
 extern PyMethodDef rtmbs_py_alpha_methods[];
+extern PyMethodDef rtmbs_py_indep_methods[];
 
 #endif /* RTMBS_PY_COMMON_H */

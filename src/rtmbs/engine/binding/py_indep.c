@@ -1,0 +1,238 @@
+/* py_indep.c -- binding: Algorithm 2's step and rollout (li-euler-indep, B = partition), with the
+ * arguments of the numba kernels they replace (rtmbs.solvers.compiled_indep.li_euler_indep_step,
+ * li_euler_indep_step_outputs, rtmbs.solvers.rollout_indep._li_euler_indep_rollout). */
+#include "py_common.h"
+#include "../li_euler_indep.h"
+
+/* The arguments the step and the rollout share: (ibuf .. slay, w0, w1, fa, fb, pidx, cols, X, W,
+ * tmp, aidx, kib, kfb, kidx, vec, hpiv, q, qd, m) at args[0..23]. */
+typedef struct {
+    rtmbs_model model;
+    rtmbs_data data;
+    rtmbs_partition basis;
+    rtmbs_kkt kkt;
+    const uint32_t* aidx;
+    double *w0, *w1, *vec, *q, *qd;
+    int64_t* hpiv;
+    Py_ssize_t nkib;
+} indep_args;
+
+static int fail(const char* msg) {
+    PyErr_SetString(PyExc_ValueError, msg);
+    return -1;
+}
+
+static int common_args(PyObject* const* args, indep_args* a) {
+    Py_ssize_t n, nqd, nw0, nw1, nvec, nib, nfb, npidx, ncols, nX, nW, ntmp, naidx, nhpiv;
+    int64_t m, f, nu, nv;
+    rtmbs_packed_offsets o;
+    rtmbs_status s;
+    if (!(a->q = rtmbs_py_array(args[21], NPY_DOUBLE, 1, "q", &n))) return -1;
+    if (!(a->qd = rtmbs_py_array(args[22], NPY_DOUBLE, 1, "qd", &nqd))) return -1;
+    m = PyLong_AsLongLong(args[23]);
+    if (PyErr_Occurred()) return -1;
+    if (nqd != n) return fail("q and qd differ in length");
+    if (m < 0 || m > n) return fail("li-euler-indep: m out of range");
+    f = n - m;
+    if (rtmbs_py_bind(args, n, m, &a->model, &a->data) < 0) return -1;
+    if (!(a->w0 = rtmbs_py_array(args[6], NPY_DOUBLE, 1, "w0", &nw0))) return -1;
+    if (!(a->w1 = rtmbs_py_array(args[7], NPY_DOUBLE, 1, "w1", &nw1))) return -1;
+    if (!(a->basis.ib = rtmbs_py_array(args[8], NPY_UINT32, 0, "fa (the ib of Phi_u's sparse LU)",
+                                       &nib)))
+        return -1;
+    if (!(a->basis.fb = rtmbs_py_array(args[9], NPY_DOUBLE, 1, "fb", &nfb))) return -1;
+    if (!(a->basis.pidx = rtmbs_py_array(args[10], NPY_UINT32, 0, "pidx", &npidx))) return -1;
+    if (!(a->basis.cols = rtmbs_py_array(args[11], NPY_INT64, 0, "cols", &ncols))) return -1;
+    if (!(a->basis.X = rtmbs_py_array(args[12], NPY_DOUBLE, 1, "X", &nX))) return -1;
+    if (!(a->basis.W = rtmbs_py_array(args[13], NPY_DOUBLE, 1, "W", &nW))) return -1;
+    if (!(a->basis.tmp = rtmbs_py_array(args[14], NPY_DOUBLE, 1, "tmp", &ntmp))) return -1;
+    if (!(a->aidx = rtmbs_py_array(args[15], NPY_UINT32, 0, "aidx", &naidx))) return -1;
+    if (!(a->kkt.ib = rtmbs_py_array(args[16], NPY_UINT32, 0, "kib", &a->nkib))) return -1;
+    if (!(a->kkt.fb = rtmbs_py_array(args[17], NPY_DOUBLE, 1, "kfb", NULL))) return -1;
+    if (!(a->kkt.idx = rtmbs_py_array(args[18], NPY_UINT32, 0, "kidx", NULL))) return -1;
+    if (!(a->vec = rtmbs_py_array(args[19], NPY_DOUBLE, 1, "vec", &nvec))) return -1;
+    if (!(a->hpiv = rtmbs_py_array(args[20], NPY_INT64, 1, "hpiv", &nhpiv))) return -1;
+    /* sizes (O(1): the plans are checked where they are made, in Python) */
+    rtmbs_packed_workspace(&a->model.size, &o);
+    if (nw0 < o.size || nw1 < o.size) return fail("li-euler-indep: w0 or w1 too short");
+    if (naidx < 4 || nvec < RTMBS_INDEP_VEC(n, m, (int64_t)a->aidx[0]))
+        return fail("li-euler-indep: aidx or vec too short");
+    if (npidx < 3) return fail("li-euler-indep: pidx too short");
+    nu = a->basis.pidx[0];
+    nv = a->basis.pidx[1];
+    if ((int64_t)a->basis.pidx[2] != f || npidx != 3 + 3 * nu + 3 * nv + f + 1)
+        return fail("li-euler-indep: pidx does not match the sizes");
+    if (ncols < n || nX < m * (f + 1) || nW < m * (f + 1) || ntmp < m || nhpiv < f)
+        return fail("li-euler-indep: cols, X, W, tmp or hpiv too short");
+    s = rtmbs_lu_check(a->basis.ib, nib, nfb, 0);
+    if (s != RTMBS_OK || (int64_t)a->basis.ib[RTMBS_LU_H_N] != m ||
+        (int64_t)a->basis.ib[RTMBS_LU_H_NE] < nu)
+        return fail("li-euler-indep: Phi_u's factors (fa, fb) do not match m or pidx");
+    return 0;
+}
+
+static int options_args(PyObject* const* args, rtmbs_indep_options* o) {
+    /* h, jac_what, implicit, multipliers, proj, gb, rebase_below */
+    o->h = PyFloat_AsDouble(args[0]);
+    o->jac_what = PyLong_AsLongLong(args[1]);
+    o->implicit = PyObject_IsTrue(args[2]);
+    o->multipliers = PyObject_IsTrue(args[3]);
+    o->proj = (int)PyLong_AsLong(args[4]);
+    o->gb = PyFloat_AsDouble(args[5]);
+    o->rebase_below = PyFloat_AsDouble(args[6]);
+    if (PyErr_Occurred()) return -1;
+    if (o->proj < RTMBS_INDEP_PROJ_NONE || o->proj > RTMBS_INDEP_PROJ_T)
+        return fail("li-euler-indep: proj out of range");
+    return 0;
+}
+
+static int check_kkt(const indep_args* a, const rtmbs_indep_options* o) {
+    if (o->proj == RTMBS_INDEP_PROJ_KKT && a->model.size.nc > 0 &&
+        (a->nkib < RTMBS_LU_H_LEN ||
+         (int64_t)a->kkt.ib[RTMBS_LU_H_N] != a->model.size.nq + a->model.size.nc))
+        return fail("li-euler-indep: proj=KKT without the projection's factors (kib)");
+    return 0;
+}
+
+static PyObject* result(int code, const double* diag) {
+    return Py_BuildValue("(iddddd)", code, diag[0], diag[1], diag[2], diag[3], diag[4]);
+}
+
+/* li_euler_indep_step(ibuf, ilay, fbuf, flay, sbuf, slay, w0, w1, fa, fb, pidx, cols, X, W, tmp,
+ *     aidx, kib, kfb, kidx, vec, hpiv, q, qd, m, t, h, jac_what, implicit, multipliers, proj, gb,
+ *     rebase_below, oidx0, out0) -> (code, ratio, lratio, growth, pratio, pgrowth) */
+static PyObject* py_li_euler_indep_step(PyObject* self, PyObject* const* args, Py_ssize_t nargs) {
+    indep_args a;
+    rtmbs_indep_options opt;
+    const int64_t* oidx0;
+    double *out0, t, diag[5];
+    Py_ssize_t nout, nout_buf;
+    int code = 0;
+    rtmbs_status s;
+    (void)self;
+    if (rtmbs_py_nargs(nargs, 34, "li_euler_indep_step") < 0) return NULL;
+    if (common_args(args, &a) < 0) return NULL;
+    t = PyFloat_AsDouble(args[24]);
+    if (PyErr_Occurred() || options_args(args + 25, &opt) < 0 || check_kkt(&a, &opt) < 0)
+        return NULL;
+    if (!(oidx0 = rtmbs_py_array(args[32], NPY_INT64, 0, "oidx0", &nout))) return NULL;
+    if (!(out0 = rtmbs_py_array(args[33], NPY_DOUBLE, 1, "out0", &nout_buf))) return NULL;
+    if (nout_buf < nout) {
+        fail("out0 shorter than oidx0");
+        return NULL;
+    }
+    s = rtmbs_li_euler_indep_step(&a.model, &a.data, a.w0, a.w1, &a.basis, a.aidx, &a.kkt, a.vec,
+                                  a.hpiv, a.q, a.qd, t, &opt, oidx0, nout, out0, &code, diag);
+    if (s != RTMBS_OK) return rtmbs_py_status(s, "li_euler_indep_step");
+    return result(code, diag);
+}
+
+/* li_euler_indep_step_outputs(..., rebase_below, oidx, out, at_start): the step, then the named
+ * outputs at (t + h, q+, qdot+) into out (not when the step failed or stopped for a rebase); with
+ * at_start those at (t, q, qdot) from the step's own evaluation there. */
+static PyObject* py_li_euler_indep_step_outputs(PyObject* self, PyObject* const* args,
+                                                Py_ssize_t nargs) {
+    indep_args a;
+    rtmbs_indep_options opt;
+    const int64_t* oidx;
+    double *out, t, diag[5];
+    Py_ssize_t nout, nout_buf;
+    int code = 0, at_start;
+    rtmbs_status s;
+    (void)self;
+    if (rtmbs_py_nargs(nargs, 35, "li_euler_indep_step_outputs") < 0) return NULL;
+    if (common_args(args, &a) < 0) return NULL;
+    t = PyFloat_AsDouble(args[24]);
+    if (PyErr_Occurred() || options_args(args + 25, &opt) < 0 || check_kkt(&a, &opt) < 0)
+        return NULL;
+    if (!(oidx = rtmbs_py_array(args[32], NPY_INT64, 0, "oidx", &nout))) return NULL;
+    if (!(out = rtmbs_py_array(args[33], NPY_DOUBLE, 1, "out", &nout_buf))) return NULL;
+    if ((at_start = PyObject_IsTrue(args[34])) < 0) return NULL;
+    if (nout_buf < nout) {
+        fail("out shorter than oidx");
+        return NULL;
+    }
+    s = rtmbs_li_euler_indep_step(&a.model, &a.data, a.w0, a.w1, &a.basis, a.aidx, &a.kkt, a.vec,
+                                  a.hpiv, a.q, a.qd, t, &opt, oidx, at_start ? nout : 0, out, &code,
+                                  diag);
+    if (s == RTMBS_OK && !at_start && nout > 0 && (code & RTMBS_INDEP_OK) && diag[0] > 0.0 &&
+        !(code & RTMBS_INDEP_REBASE))
+        s = rtmbs_step_outputs(&a.model, &a.data, t + opt.h, a.q, a.qd, a.w1, oidx, nout, out);
+    if (s != RTMBS_OK) return rtmbs_py_status(s, "li_euler_indep_step_outputs");
+    return result(code, diag);
+}
+
+/* li_euler_indep_rollout(ibuf .. m, t_origin, i0, h, jac_what, implicit, multipliers, proj, gb,
+ *     rebase_below, k0, n_steps, every, chan, inputs, oidx, out_t, out_q, out_qd, out_qd_prev,
+ *     out_lam, out_y, out_x, q_good, qd_good, x_good, diag) -> (k, code, nchanged) */
+static PyObject* py_li_euler_indep_rollout(PyObject* self, PyObject* const* args,
+                                           Py_ssize_t nargs) {
+    indep_args a;
+    rtmbs_indep_options opt;
+    rtmbs_rollout_rows rows;
+    const int64_t *chan, *oidx;
+    const double* inputs;
+    double *q_good, *qd_good, *x_good, *diag;
+    Py_ssize_t nchan, ninputs, nout, nrowt, nq, nqd, nqp, nlam, ny, nx, ng, ngd, nxg, ndiag;
+    int64_t i0, k0, n_steps, every, k_end = 0, nchanged = 0, n, m, nxs, nrows;
+    double t_origin;
+    int code = 0;
+    rtmbs_status s;
+    (void)self;
+    if (rtmbs_py_nargs(nargs, 50, "li_euler_indep_rollout") < 0) return NULL;
+    if (common_args(args, &a) < 0) return NULL;
+    t_origin = PyFloat_AsDouble(args[24]);
+    i0 = PyLong_AsLongLong(args[25]);
+    if (PyErr_Occurred() || options_args(args + 26, &opt) < 0 || check_kkt(&a, &opt) < 0)
+        return NULL;
+    k0 = PyLong_AsLongLong(args[33]);
+    n_steps = PyLong_AsLongLong(args[34]);
+    every = PyLong_AsLongLong(args[35]);
+    if (PyErr_Occurred()) return NULL;
+    if (every < 1 || n_steps < 0 || k0 < 0) {
+        fail("li_euler_indep_rollout: n_steps >= 0, k0 >= 0 and every >= 1");
+        return NULL;
+    }
+    if (!(chan = rtmbs_py_array(args[36], NPY_INT64, 0, "chan", &nchan))) return NULL;
+    if (!(inputs = rtmbs_py_array(args[37], NPY_DOUBLE, 0, "inputs", &ninputs))) return NULL;
+    if (!(oidx = rtmbs_py_array(args[38], NPY_INT64, 0, "oidx", &nout))) return NULL;
+    if (!(rows.t = rtmbs_py_array(args[39], NPY_DOUBLE, 1, "out_t", &nrowt))) return NULL;
+    if (!(rows.q = rtmbs_py_array(args[40], NPY_DOUBLE, 1, "out_q", &nq))) return NULL;
+    if (!(rows.qd = rtmbs_py_array(args[41], NPY_DOUBLE, 1, "out_qd", &nqd))) return NULL;
+    if (!(rows.qd_prev = rtmbs_py_array(args[42], NPY_DOUBLE, 1, "out_qd_prev", &nqp))) return NULL;
+    if (!(rows.lam = rtmbs_py_array(args[43], NPY_DOUBLE, 1, "out_lam", &nlam))) return NULL;
+    if (!(rows.y = rtmbs_py_array(args[44], NPY_DOUBLE, 1, "out_y", &ny))) return NULL;
+    if (!(rows.x = rtmbs_py_array(args[45], NPY_DOUBLE, 1, "out_x", &nx))) return NULL;
+    if (!(q_good = rtmbs_py_array(args[46], NPY_DOUBLE, 1, "q_good", &ng))) return NULL;
+    if (!(qd_good = rtmbs_py_array(args[47], NPY_DOUBLE, 1, "qd_good", &ngd))) return NULL;
+    if (!(x_good = rtmbs_py_array(args[48], NPY_DOUBLE, 1, "x_good", &nxg))) return NULL;
+    if (!(diag = rtmbs_py_array(args[49], NPY_DOUBLE, 1, "diag", &ndiag))) return NULL;
+    n = a.model.size.nq;
+    m = a.model.size.nc;
+    nxs = a.model.size.nx;
+    nrows = n_steps / every;
+    if (nrowt < nrows || nq < nrows * n || nqd < nrows * n || nqp < nrows * n ||
+        nlam < nrows * m || ny < nrows * nout || nx < nrows * nxs || ng < n || ngd < n ||
+        nxg < nxs || ndiag < 5 || ninputs < n_steps * nchan) {
+        fail("li_euler_indep_rollout: result rows, inputs, the good state or diag too short");
+        return NULL;
+    }
+    Py_BEGIN_ALLOW_THREADS
+    s = rtmbs_li_euler_indep_rollout(&a.model, &a.data, a.w0, a.w1, &a.basis, a.aidx, &a.kkt,
+                                     a.vec, a.hpiv, a.q, a.qd, t_origin, i0, &opt, k0, n_steps,
+                                     every, chan, nchan, inputs, oidx, nout, &rows, q_good,
+                                     qd_good, x_good, diag, &k_end, &code, &nchanged);
+    Py_END_ALLOW_THREADS
+    if (s != RTMBS_OK) return rtmbs_py_status(s, "li_euler_indep_rollout");
+    return Py_BuildValue("(LiL)", (long long)k_end, code, (long long)nchanged);
+}
+
+PyMethodDef rtmbs_py_indep_methods[] = {
+    {"li_euler_indep_step", (PyCFunction)(void (*)(void))py_li_euler_indep_step, METH_FASTCALL,
+     "One li-euler-indep step (rtmbs.solvers.compiled_indep.li_euler_indep_step's arguments)."},
+    {"li_euler_indep_step_outputs", (PyCFunction)(void (*)(void))py_li_euler_indep_step_outputs,
+     METH_FASTCALL, "One li-euler-indep step and the named outputs (li_euler_indep_step_outputs's "
+     "arguments)."},
+    {"li_euler_indep_rollout", (PyCFunction)(void (*)(void))py_li_euler_indep_rollout,
+     METH_FASTCALL, "Many li-euler-indep steps (rollout_indep._li_euler_indep_rollout's arguments)."},
+    {NULL, NULL, 0, NULL}};

@@ -1,0 +1,87 @@
+/* rollout_indep.c -- many steps of Algorithm 2 in one call (rtmbs.solvers.rollout_indep
+ * ._li_euler_indep_rollout): inputs per step, results every `every` steps, a failed or diverging
+ * step undone; a step whose pivot check of Phi_u fails (REBASE) ends the call, for the caller to
+ * choose the partition again. */
+#include <string.h>
+
+#include "li_euler_indep.h"
+
+/* |q| or |qdot| at or above this counts as divergence (rtmbs.solvers.rollout.DIVERGENCE_LIMIT) */
+#define DIVERGENCE_LIMIT 1e8
+
+static int diverged(const double* q, const double* qd, int64_t n) {
+    int64_t i;
+    for (i = 0; i < n; i++) /* (a NaN fails both comparisons) */
+        if (!(q[i] < DIVERGENCE_LIMIT && q[i] > -DIVERGENCE_LIMIT && qd[i] < DIVERGENCE_LIMIT &&
+              qd[i] > -DIVERGENCE_LIMIT))
+            return 1;
+    return 0;
+}
+
+static void copy_state(const double* q, const double* qd, const double* x, double* q_to,
+                       double* qd_to, double* x_to, int64_t n, int64_t nx) {
+    memcpy(q_to, q, (size_t)n * sizeof(double));
+    memcpy(qd_to, qd, (size_t)n * sizeof(double));
+    if (nx) memcpy(x_to, x, (size_t)nx * sizeof(double));
+}
+
+rtmbs_status rtmbs_li_euler_indep_rollout(const rtmbs_model* mdl, rtmbs_data* d, double* w0,
+                                          double* w1, const rtmbs_partition* basis,
+                                          const uint32_t* aidx, const rtmbs_kkt* proj_kkt,
+                                          double* vec, int64_t* hpiv, double* q, double* qd,
+                                          double t_origin, int64_t i0,
+                                          const rtmbs_indep_options* opt, int64_t k0,
+                                          int64_t n_steps, int64_t every, const int64_t* chan,
+                                          int64_t nchan, const double* inputs,
+                                          const int64_t* oidx, int64_t nout,
+                                          rtmbs_rollout_rows* rows, double* q_good,
+                                          double* qd_good, double* x_good, double diag[5],
+                                          int64_t* k_end, int* code, int64_t* nchanged) {
+    const int64_t n = mdl->size.nq, m = mdl->size.nc, nx = mdl->size.nx, f = n - m;
+    const double h = opt->h;
+    const int64_t na = aidx[0];
+    /* lambda: the view of vec after Rn, AR, H, Aval, 10 n-vectors, dzd, zd, zero_m */
+    const double* lam = vec + 2 * n * f + f * f + na + 10 * n + 2 * f + m;
+    double* x = d->xstate + 1;
+    int64_t k, c, r;
+    int save;
+    rtmbs_status s;
+    *nchanged = 0;
+    *code = RTMBS_INDEP_OK;
+    for (k = k0; k < n_steps; k++) {
+        double t = t_origin + (double)(i0 + k) * h;
+        save = (k + 1) % every == 0;
+        r = (k + 1) / every - 1;
+        for (c = 0; c < nchan; c++) d->fun_par[RTMBS_NFUNPAR * chan[c]] = inputs[k * nchan + c];
+        copy_state(q, qd, x, q_good, qd_good, x_good, n, nx);
+        if (save) memcpy(rows->qd_prev + r * n, qd, (size_t)n * sizeof(double));
+        s = rtmbs_li_euler_indep_step(mdl, d, w0, w1, basis, aidx, proj_kkt, vec, hpiv, q, qd, t,
+                                      opt, NULL, 0, NULL, code, diag);
+        if (s != RTMBS_OK) return s;
+        if (*code & RTMBS_INDEP_CHANGED) *nchanged += 1;
+        if (*code & RTMBS_INDEP_REBASE) {
+            *k_end = k;
+            return RTMBS_OK;
+        }
+        if (!((*code & RTMBS_INDEP_OK) && diag[0] > 0.0) || diverged(q, qd, n)) {
+            copy_state(q_good, qd_good, x_good, q, qd, x, n, nx);
+            *k_end = k;
+            return RTMBS_OK;
+        }
+        if (save) {
+            t = t_origin + (double)(i0 + k + 1) * h;
+            rows->t[r] = t;
+            memcpy(rows->q + r * n, q, (size_t)n * sizeof(double));
+            memcpy(rows->qd + r * n, qd, (size_t)n * sizeof(double));
+            if (m) memcpy(rows->lam + r * m, lam, (size_t)m * sizeof(double));
+            if (nx) memcpy(rows->x + r * nx, x, (size_t)nx * sizeof(double));
+            if (nout) {
+                s = rtmbs_step_outputs(mdl, d, t, q, qd, w1, oidx, nout, rows->y + r * nout);
+                if (s != RTMBS_OK) return s;
+            }
+        }
+    }
+    *k_end = n_steps;
+    *code = RTMBS_INDEP_OK;
+    return RTMBS_OK;
+}
