@@ -18,7 +18,7 @@ setup(
         include_dirs=[str(ENGINE), numpy.get_include()],
         # -ffp-contract=off: no fused multiply-add, so x86-64, ARM and the FMU give the same bits
         # (no -fno-math-errno either: with it gcc rewrites cos(atan(x)) as 1/sqrt(1 + x^2))
-        extra_compile_args=["-std=c99", "-O2", "-ffp-contract=off", "-Wall", "-Wextra"],
+        extra_compile_args=["-std=c99", "-O3", "-ffp-contract=off", "-Wall", "-Wextra"],
         libraries=["m"],
     )],
 )
