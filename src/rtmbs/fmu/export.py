@@ -167,7 +167,8 @@ def model_data_source(plan: dict, title: str) -> str:
         f"    \"{plan['token']}\",",
         f"    {nq}, {nc}, {nrow1}, {nx},",
         f"    ibuf, {n['ibuf']}, ilay, fbuf, {n['fbuf']}, flay, sbuf, {n['sbuf']}, slay,",
-        f"    kib, kfb, {n['kfb']}, kidx, {pib}, pfb, {n['pfb']}, {pidx}, {int(plan['kkt2_shared'])},",
+        f"    kib, kfb, {n['kfb']}, kidx, {pib}, pfb, {n['pfb']}, {pidx}, "
+        f"{int(plan['kkt2_shared'])},",
         f"    {plan['wsize']},",
         f"    {{{_c_double(h)}, {int(jac)}, {int(implicit)}, {int(stab)}, {int(niter)}, "
         f"{_c_double(gamma)}}},",
@@ -328,14 +329,30 @@ def compile_binary(sources_dir: Path, c_files: list[str], out: Path, cc: str | N
         if r.returncode != 0:
             raise RtmbsError(f"FMU export: the compiler failed:\n{' '.join(cmd)}\n{r.stderr}")
 
+    # the object of a source depends on its text, the headers beside it, the compiler and the
+    # flags: the engine's objects are compiled once per process and reused by later exports
+    headers = hashlib.sha1(b"".join(p.read_bytes() for p in sorted(sources_dir.rglob("*.h"))))
+    stamp = repr((cc, CFLAGS, inc[1:], headers.hexdigest())).encode()
     with tempfile.TemporaryDirectory(prefix="rtmbs_fmu_obj_") as tmp:
         objs = [Path(tmp) / f"{i}.o" for i in range(len(c_files))]
-        cmds = [[cc, *CFLAGS, *inc, "-c", str(sources_dir / f), "-o",
-                 str(o)] for f, o in zip(c_files, objs)]
+        keys = [hashlib.sha1(stamp + (sources_dir / f).read_bytes()).hexdigest() for f in c_files]
+
+        def compile_one(i):
+            if keys[i] in _OBJECTS:
+                objs[i].write_bytes(_OBJECTS[keys[i]])
+                return
+            run([cc, *CFLAGS, *inc, "-c", str(sources_dir / c_files[i]), "-o", str(objs[i])])
+            if c_files[i] != "model_data.c":
+                _OBJECTS[keys[i]] = objs[i].read_bytes()
+
         # (one compiler per core: the sources compile independently)
         with ThreadPoolExecutor(max_workers=max(1, os.cpu_count() or 1)) as pool:
-            list(pool.map(run, cmds))
+            list(pool.map(compile_one, range(len(c_files))))
         run([cc, *map(str, objs), "-o", str(out), *LDFLAGS])
+
+
+#: compiled objects of the engine's sources in this process, by source, headers, compiler, flags
+_OBJECTS: dict[str, bytes] = {}
 
 
 def export_fmu(model, path, fmi: int = 2, h: float = 1e-3, solver: str = "li-euler",
@@ -362,11 +379,11 @@ def export_fmu(model, path, fmi: int = 2, h: float = 1e-3, solver: str = "li-eul
     if cls.name not in SOLVERS:
         raise SolverError(f"FMU export: solver '{cls.name}' has no step in the C engine; an FMU "
                           f"carries one of: {', '.join(SOLVERS)}")
+    options = dict(solver_options or {})
+    slv = cls(system, **options)  # (the options are checked first)
     if not is_compiled_cartesian(system):
         raise RtmbsError(f"FMU export: model '{spec}' is not a compiled body model "
                          "(CartesianSystem): its evaluation is not in the C engine")
-    options = dict(solver_options or {})
-    slv = cls(system, **options)
     if not slv.fused:
         raise SolverError(f"FMU export: li-euler with options {options} does not take the "
                           "compiled step (the sparse path of a compiled model); drop "

@@ -27,7 +27,7 @@ static void log_msg(component* c, fmi2Status status, const char* category, const
     va_start(ap, fmt);
     vsnprintf(buf, sizeof buf, fmt, ap);
     va_end(ap);
-    c->logger(c->env, c->name, status, category, "%s", buf);
+    c->logger(c->env, c->name, status, category, buf); /* (the messages hold no '%') */
 }
 
 const char* fmi2GetTypesPlatform(void) { return fmi2TypesPlatform; }
