@@ -97,12 +97,12 @@ def _simulate_fmu(path, system):
                              input=_input_table(names), output=_fmi_names(system) + names)
 
 
-def _reference(system, inputs: dict):
+def _reference(system, inputs: dict, options: dict | None = None):
     """rtmbs's own run: li-euler at H with the default options, the compiled rollout, the
     inputs of each step given; rows at t0 .. T of every named output."""
     system = system.new_data()
     state = system.initial_state()
-    slv = get_solver("li-euler")(system)
+    slv = get_solver("li-euler")(system, **(options or {}))
     slv.reset(state)
     y0 = np.zeros(len(system.output_names))
     system.outputs(state.t, state.q, state.qd, y0)
@@ -124,7 +124,7 @@ def _worst(res, system, ref) -> float:
     return worst
 
 
-def _compare(res, system) -> float:
+def _compare(res, system, options: dict | None = None) -> float:
     names = list(system.input_names)
     # step k ran with the inputs recorded at row k + 1 (sampled after the step, before the next
     # inputs are set): rollout gets exactly those values
@@ -133,7 +133,7 @@ def _compare(res, system) -> float:
     for nm in names:  # (and they are the table's, to round-off)
         tk = np.arange(len(res) - 1) * H
         assert np.allclose(inputs[nm], np.interp(tk, table["time"], table[nm]), atol=1e-12)
-    t, ref = _reference(system, inputs)
+    t, ref = _reference(system, inputs, options)
     assert len(res) == len(t)
     np.testing.assert_allclose(res["time"], t, rtol=0, atol=1e-12)
     return _worst(res, system, ref)
@@ -156,6 +156,28 @@ def test_fmu_validates_and_equals_rtmbs(fmus, name, fmi):
     res = _simulate_fmu(path, system)
     worst = _compare(res, system)
     print(f"{name} FMI {fmi}: largest relative difference {worst:.3g}")
+    assert worst <= RTOL
+
+
+@pytest.mark.parametrize("options", [
+    {"stabilize": "ggl", "ggl_iterations": 2},  # (a second KKT: GGL's)
+    {"projection": "mass"},                     # (a second KKT: the projector's)
+    {"stabilize": "baumgarte", "baumgarte_gamma": 50.0},
+    {"stabilize": "none", "position_update": "explicit", "jacobian": "all"},
+])
+def test_solver_options_are_compiled_in(options, tmp_path):
+    """The options given at export (through the command line) are the FMU's: its run equals
+    rtmbs's run with the same options to RTOL, also with a second KKT of its own."""
+    args = []
+    for key, value in options.items():
+        args += ["--option", f"{key}={value}"]
+    path = tmp_path / "dp.fmu"
+    assert cli_main(["export-fmu", "double-pendulum", "--fmi", "2", "--h", str(H), "-o", str(path),
+                     *args]) == 0
+    assert validate_fmu(str(path)) == []
+    system = _system("double-pendulum")
+    worst = _compare(_simulate_fmu(path, system), system, options)
+    print(f"double pendulum {options}: largest relative difference {worst:.3g}")
     assert worst <= RTOL
 
 

@@ -295,6 +295,17 @@ def build_description(ident: str, sources: list[str]) -> str:
 
 
 # -- the export -----------------------------------------------------------------------------------
+def _version() -> str:
+    """rtmbs's version (from the installed distribution: not through the package, which
+    would make an import cycle)."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("rtmbs")
+    except PackageNotFoundError:
+        return "unknown"
+
+
 def _identifier(text: str) -> str:
     s = re.sub(r"\W", "_", text)
     return s if s[:1].isalpha() else f"m_{s}"
@@ -359,7 +370,6 @@ def export_fmu(model, path, fmi: int = 2, h: float = 1e-3, solver: str = "li-eul
                solver_options: dict | None = None, cc: str | None = None) -> Path:
     """Build the FMU ``path`` of ``model`` (a spec as ``rtmbs run`` takes, or a compiled
     ``CartesianSystem``) stepped by ``solver`` (li-euler) at ``h`` with ``solver_options``."""
-    from .. import __version__
     from ..io.meta import system_units
     from ..solvers.base import get_solver
     from ..solvers.li_euler import is_compiled_cartesian
@@ -405,7 +415,7 @@ def export_fmu(model, path, fmi: int = 2, h: float = 1e-3, solver: str = "li-eul
         outs.append(dict(name=f"{nm}_out" if nm in system.input_names else nm, unit=unit,
                          description=_output_description(nm, unit, etypes)))
     opts = ", ".join(f"{k}={v}" for k, v in sorted(options.items())) or "default options"
-    info = dict(model=system.name, h=float(h), inputs=ins, outputs=outs, version=__version__,
+    info = dict(model=system.name, h=float(h), inputs=ins, outputs=outs, version=_version(),
                 date=datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
                 description=f"rtmbs model {system.name} ({spec}): solver {cls.name} ({opts}), "
                 f"h = {h:g} s fixed; communication steps are multiples of h")
