@@ -9,7 +9,7 @@ import numpy
 from setuptools import Extension, setup
 
 ENGINE = Path("src/rtmbs/engine")
-SOURCES = sorted(str(p) for p in ENGINE.rglob("*.c") if "harness" not in p.parts)
+SOURCES = sorted(str(p) for p in ENGINE.rglob("*.c") if "harness" not in p.parts and "fmu" not in p.parts)
 
 setup(
     ext_modules=[Extension(

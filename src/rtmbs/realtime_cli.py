@@ -67,20 +67,25 @@ def register(subparsers, formatter_class) -> None:
 
     e = subparsers.add_parser(
         "export-fmu", formatter_class=formatter_class,
-        help="export a model + fixed-step solver as an FMI 2.0 co-simulation FMU",
-        description="Build an FMI 2.0 co-simulation FMU (pythonfmu) whose inputs and outputs are "
-        "the model's external inputs and named outputs, stepping with SOLVER at H. The FMU "
-        "stores the model spec, solver, its options and h and rebuilds the model with rtmbs "
-        "when loaded: it steps exactly as 'rtmbs run' with the same options.",
+        help="export a model + the li-euler step as a native FMI 2.0/3.0 co-simulation FMU",
+        description="Build a native co-simulation FMU (FMI 2.0 or 3.0) of MODEL stepped by the "
+        "li-euler solver at H: the C engine with the model's data compiled in (no Python, no "
+        "file at run time; the binary needs libc and libm only), its sources in sources/ to "
+        "rebuild it on a target. Inputs are the model's input channels, outputs its named "
+        "outputs with their units. doStep takes communication steps that are multiples of H, "
+        "as 'rtmbs run' with the same options. Needs a C compiler (cc) and the FMI headers "
+        "(pip install fmpy, or RTMBS_FMI_HEADERS=DIR).",
         epilog="examples:\n"
-        "  rtmbs export-fmu truck-ode --solver li-euler --h 1e-3 -o truck.fmu\n"
-        "  rtmbs export-fmu truck-dae --solver li-euler --stabilize ggl --ggl-iterations 2 -o truck-dae.fmu\n"
-        "  rtmbs export-fmu my_model.py:build --solver explicit-euler --h 5e-4 -o model.fmu",
+        "  rtmbs export-fmu sedan -o sedan.fmu\n"
+        "  rtmbs export-fmu sedan --fmi 3 --h 5e-4 -o sedan3.fmu\n"
+        "  rtmbs export-fmu truck-dae --stabilize ggl --ggl-iterations 2 -o truck-dae.fmu",
     )
     e.add_argument("model", metavar="MODEL", help=_MODEL_HELP)
-    e.add_argument("--solver", default="li-euler", help="fixed-step solver name")
-    e.add_argument("--h", type=positive_float, default=1e-3, help="solver step [s]; communication "
-                   "steps must be multiples of it")
+    e.add_argument("--fmi", type=int, choices=(2, 3), default=2, help="FMI version (default 2)")
+    e.add_argument("--solver", default="li-euler", choices=("li-euler",),
+                   help="the fixed-step solver (its step is in the C engine)")
+    e.add_argument("--h", type=positive_float, default=1e-3, help="solver step [s], fixed in "
+                   "the FMU; communication steps must be multiples of it")
     e.add_argument("-o", "--output", required=True, metavar="FILE", help="FMU file to write")
     add_solver_arguments(e)
     e.set_defaults(func=cmd_export_fmu)
@@ -145,10 +150,10 @@ def cmd_realtime(args) -> int:
 
 def cmd_export_fmu(args) -> int:
     from .io.files import writable_file
-    from .io.fmu import export_fmu
+    from .fmu import export_fmu
 
     writable_file(args.output)  # before the model is built and the FMU packed
-    path = export_fmu(args.model, args.solver, args.h, args.output,
+    path = export_fmu(args.model, args.output, fmi=args.fmi, h=args.h, solver=args.solver,
                       solver_options=solver_options(args))
     print(f"wrote {path}")
     return 0

@@ -21,7 +21,7 @@ from rtmbs.models.multilink import build as build_multilink
 from rtmbs.solvers.base import get_solver
 
 STRICT = ["-std=c99", "-Wall", "-Wextra", "-Wpedantic", "-Werror"]
-ENGINE_SOURCES = sorted(p for p in SOURCE_DIR.rglob("*.c") if "binding" not in p.parts
+ENGINE_SOURCES = sorted(p for p in SOURCE_DIR.rglob("*.c") if "binding" not in p.parts and "fmu" not in p.parts
                         and "harness" not in p.parts)
 HARNESS_SOURCES = ENGINE_SOURCES + sorted((SOURCE_DIR / "harness").glob("*.c"))
 WRAP = "-Wl,--wrap=malloc,--wrap=calloc,--wrap=realloc"
