@@ -39,21 +39,6 @@ static void vectors(double* vec, int64_t n, int64_t m, alpha_vectors* v) {
     v->lam = vec + 6 * n + N + m;
 }
 
-/* Count a refactorisation (factor) and `solves` solves of kkt (as li_euler.c's count_lu). */
-static void count_lu(rtmbs_data* d, const rtmbs_kkt* kkt, int factor, int solves) {
-    const uint32_t* ib = kkt->ib;
-    const double* flag = kkt->fb + (size_t)ib[RTMBS_LU_H_NE] + ib[RTMBS_LU_H_NNZ] +
-                         4 * (size_t)ib[RTMBS_LU_H_N] + ib[RTMBS_LU_H_NC] + RTMBS_LU_S_FLAG;
-    if (factor) {
-        rtmbs_count(d, RTMBS_CNT_FACTOR, 1);
-        rtmbs_count(d, RTMBS_CNT_FLOP, rtmbs_lu_flops_refactor(ib));
-    }
-    if (solves) {
-        rtmbs_count(d, RTMBS_CNT_SOLVE, solves);
-        rtmbs_count(d, RTMBS_CNT_FLOP, solves * rtmbs_lu_flops_solve(ib, *flag != 0.0));
-    }
-}
-
 /* Predictor qdd1 = qdd: a1, qd1, q1 from the generalized-alpha relations (_predict). */
 static void predict(const double* q, const double* qd, const rtmbs_alpha_options* o,
                     alpha_vectors* v, int64_t n) {
@@ -77,7 +62,7 @@ static void newton_end(rtmbs_data* d, rtmbs_kkt* kkt, const double* phi, double 
     for (i = 0; i < n; i++) rhs[i] *= s;
     for (i = 0; i < m; i++) rhs[n + i] = -phi[i];
     rtmbs_lu_solve(kkt->ib, kkt->fb, rhs);
-    count_lu(d, kkt, 0, 1);
+    rtmbs_count_lu(d, kkt->ib, kkt->fb, 0, 1);
     for (i = 0; i < n; i++) {
         const double dq = rhs[i];
         v->q1[i] += dq;
@@ -96,7 +81,7 @@ static void velocity(rtmbs_data* d, rtmbs_kkt* kkt, const uint32_t* midx, const 
     for (i = 0; i < m; i++) rhs[n + i] = -phit[i];
     rtmbs_kkt_sub_phiq_times(midx, w, v1, rhs + n);
     rtmbs_lu_solve(kkt->ib, kkt->fb, rhs);
-    count_lu(d, kkt, 0, 1);
+    rtmbs_count_lu(d, kkt->ib, kkt->fb, 0, 1);
     for (i = 0; i < n; i++) v1[i] += rhs[i];
 }
 
@@ -158,7 +143,7 @@ rtmbs_status rtmbs_alpha_step(const rtmbs_model* mdl, rtmbs_data* d, double* w0,
         if (k == 0) {
             ratio = rtmbs_kkt_values_packed(kkt->ib, kkt->fb, kkt->idx, w0, s, s * gp, 1.0, w0,
                                             &growth);
-            count_lu(d, kkt, 1, 0);
+            rtmbs_count_lu(d, kkt->ib, kkt->fb, 1, 0);
         }
         for (i = 0; i < n; i++) v.rhs[i] = Q[i];
         rtmbs_kkt_sub_mass_times(midx, w0, v.qdd1, v.rhs);
@@ -177,12 +162,12 @@ rtmbs_status rtmbs_alpha_step(const rtmbs_model* mdl, rtmbs_data* d, double* w0,
         if (st != RTMBS_OK) return st;
         ratio2 = rtmbs_kkt_values_packed(pkkt->ib, pkkt->fb, pkkt->idx, w0, 0.0, 0.0, 1.0, w0,
                                          &growth2);
-        count_lu(d, pkkt, 1, 0);
+        rtmbs_count_lu(d, pkkt->ib, pkkt->fb, 1, 0);
         /* positions: K [x; mu] = [0; -Phi], q1 += x (factorisation.py kkt_correction) */
         for (i = 0; i < n; i++) v.rhs[i] = 0.0;
         for (i = 0; i < m; i++) v.rhs[n + i] = -phi[i];
         rtmbs_lu_solve(pkkt->ib, pkkt->fb, v.rhs);
-        count_lu(d, pkkt, 0, 1);
+        rtmbs_count_lu(d, pkkt->ib, pkkt->fb, 0, 1);
         for (i = 0; i < n; i++) v.q1[i] += v.rhs[i];
         velocity(d, pkkt, midx, w0, phit, v.v1, v.rhs, n, m);
     }
@@ -225,25 +210,6 @@ rtmbs_status rtmbs_alpha_step_outputs(const rtmbs_model* mdl, rtmbs_data* d, dou
 
 /* -- the rollout (compiled_alpha._generalized_alpha_rollout; the loop of rollout.c) ---------- */
 
-/* |q| or |qdot| at or above this counts as divergence (rtmbs.solvers.rollout.DIVERGENCE_LIMIT) */
-#define RTMBS_DIVERGENCE_LIMIT 1e8
-
-static int diverged(const double* q, const double* qd, int64_t n) {
-    int64_t i;
-    for (i = 0; i < n; i++) /* (a NaN fails both comparisons) */
-        if (!(q[i] < RTMBS_DIVERGENCE_LIMIT && q[i] > -RTMBS_DIVERGENCE_LIMIT &&
-              qd[i] < RTMBS_DIVERGENCE_LIMIT && qd[i] > -RTMBS_DIVERGENCE_LIMIT))
-            return 1;
-    return 0;
-}
-
-static void copy_state(const double* q, const double* qd, const double* x, double* q_to,
-                       double* qd_to, double* x_to, int64_t n, int64_t nx) {
-    memcpy(q_to, q, (size_t)n * sizeof(double));
-    memcpy(qd_to, qd, (size_t)n * sizeof(double));
-    if (nx) memcpy(x_to, x, (size_t)nx * sizeof(double));
-}
-
 rtmbs_status rtmbs_alpha_rollout(const rtmbs_model* mdl, rtmbs_data* d, double* w0, double* w1,
                                  rtmbs_kkt* kkt, rtmbs_kkt* pkkt, const uint32_t* midx,
                                  double* vec, double* q, double* qd, double t_origin, int64_t i0,
@@ -265,12 +231,12 @@ rtmbs_status rtmbs_alpha_rollout(const rtmbs_model* mdl, rtmbs_data* d, double* 
         double t = t_origin + (double)(i0 + k) * h;
         r = (k + 1) / every - 1;
         for (c = 0; c < nchan; c++) d->fun_par[RTMBS_NFUNPAR * chan[c]] = inputs[k * nchan + c];
-        copy_state(q, qd, x, q_good, qd_good, x_good, n, nx);
+        rtmbs_copy_state(q, qd, x, q_good, qd_good, x_good, n, nx);
         if (save && rows->qd_prev) memcpy(rows->qd_prev + r * n, qd, (size_t)n * sizeof(double));
         s = rtmbs_alpha_step(mdl, d, w0, kkt, pkkt, midx, vec, q, qd, t, opt, diag, &finite);
         if (s != RTMBS_OK) return s;
-        if (!(diag[0] > 0.0 && diag[2] > 0.0 && finite) || diverged(q, qd, n)) {
-            copy_state(q_good, qd_good, x_good, q, qd, x, n, nx);
+        if (!(diag[0] > 0.0 && diag[2] > 0.0 && finite) || rtmbs_diverged(q, qd, n)) {
+            rtmbs_copy_state(q_good, qd_good, x_good, q, qd, x, n, nx);
             return RTMBS_OK;
         }
         t = t_origin + (double)(i0 + k + 1) * h;

@@ -25,22 +25,6 @@ static void update(double* q, double* qd, double* dq, const double* rhs, double 
     }
 }
 
-/* Count a refactorisation (factor) and `solves` solves of kkt: the multiply-adds from the
- * factors' own plan (rtmbs_lu_flops_*), the same in every step of a fixed plan. */
-static void count_lu(rtmbs_data* d, const rtmbs_kkt* kkt, int factor, int solves) {
-    const uint32_t* ib = kkt->ib;
-    const double* flag = kkt->fb + (size_t)ib[RTMBS_LU_H_NE] + ib[RTMBS_LU_H_NNZ] +
-                         4 * (size_t)ib[RTMBS_LU_H_N] + ib[RTMBS_LU_H_NC] + RTMBS_LU_S_FLAG;
-    if (factor) {
-        rtmbs_count(d, RTMBS_CNT_FACTOR, 1);
-        rtmbs_count(d, RTMBS_CNT_FLOP, rtmbs_lu_flops_refactor(ib));
-    }
-    if (solves) {
-        rtmbs_count(d, RTMBS_CNT_SOLVE, solves);
-        rtmbs_count(d, RTMBS_CNT_FLOP, solves * rtmbs_lu_flops_solve(ib, *flag != 0.0));
-    }
-}
-
 /* eq. 22 from the packed workspaces: gather and factor, form the right-hand side, solve. */
 static double factor_solve(const rtmbs_model* mdl, rtmbs_data* d, rtmbs_kkt* kkt, const double* w0,
                            const double* w1, const rtmbs_packed_offsets* o, const double* qd,
@@ -56,7 +40,7 @@ static double factor_solve(const rtmbs_model* mdl, rtmbs_data* d, rtmbs_kkt* kkt
     int64_t i;
     ratio = rtmbs_kkt_values_products_packed(kkt->ib, kkt->fb, kkt->idx, w0, h * h, h, h, w1, qd,
                                              jx, n, phix, cv != 0.0 ? m : 0, growth);
-    count_lu(d, kkt, 1, 0);
+    rtmbs_count_lu(d, kkt->ib, kkt->fb, 1, 0);
     if (ratio == 0.0) return ratio;
     for (i = 0; i < n; i++) rhs[i] = h * Q[i] + h * h * jx[i];
     if (cv != 0.0)
@@ -64,7 +48,7 @@ static double factor_solve(const rtmbs_model* mdl, rtmbs_data* d, rtmbs_kkt* kkt
     else
         for (i = 0; i < m; i++) rhs[n + i] = -(gb * phi1[i]);
     rtmbs_lu_solve(kkt->ib, kkt->fb, rhs);
-    count_lu(d, kkt, 0, 1);
+    rtmbs_count_lu(d, kkt->ib, kkt->fb, 0, 1);
     return ratio;
 }
 
@@ -80,7 +64,7 @@ static void ggl_newton(rtmbs_data* d, rtmbs_kkt* kkt, const double* w0, double h
     for (i = 0; i < n; i++) rhs[i] = -(rhs[i] + h * tmp[i]);
     for (i = 0; i < m; i++) rhs[n + i] = -phi[i];
     rtmbs_lu_solve(kkt->ib, kkt->fb, rhs);
-    count_lu(d, kkt, 0, 1);
+    rtmbs_count_lu(d, kkt->ib, kkt->fb, 0, 1);
     for (i = 0; i < n; i++) qk[i] += rhs[i];
     for (i = 0; i < m; i++) eta[i] += rhs[n + i];
 }
@@ -132,7 +116,7 @@ rtmbs_status rtmbs_li_euler_step(const rtmbs_model* mdl, rtmbs_data* d, double* 
         if (s != RTMBS_OK) return s;
         ratio2 = rtmbs_kkt_values_packed(kkt2->ib, kkt2->fb, kkt2->idx, w0, 0.0, 0.0, h, w1,
                                          &growth2);
-        count_lu(d, kkt2, 1, 0);
+        rtmbs_count_lu(d, kkt2->ib, kkt2->fb, 1, 0);
         for (k = 0; k < opt->niter; k++) {
             if (k > 0) {
                 s = rtmbs_evaluate(mdl, d, RTMBS_EVAL_PACKED | RTMBS_EVAL_PHI, t + h, qk, qd, w1,
@@ -174,7 +158,7 @@ rtmbs_status rtmbs_li_euler_step(const rtmbs_model* mdl, rtmbs_data* d, double* 
             }
             ratio2 = rtmbs_project_kkt(kkt2->ib, kkt2->fb, kkt2->idx, w0, w1, phi1, m, h, prhs,
                                        dq, n, &growth2);
-            count_lu(d, kkt2, 1, 1);
+            rtmbs_count_lu(d, kkt2->ib, kkt2->fb, 1, 1);
             diag[2] = ratio2;
             diag[3] = growth2;
         }
@@ -188,7 +172,7 @@ rtmbs_status rtmbs_li_euler_step(const rtmbs_model* mdl, rtmbs_data* d, double* 
             for (i = 0; i < n; i++) prhs[i] = 0.0;
             for (i = 0; i < m; i++) prhs[n + i] = -phi1[i];
             rtmbs_lu_solve(kkt->ib, kkt->fb, prhs);
-            count_lu(d, kkt, 0, 1);
+            rtmbs_count_lu(d, kkt->ib, kkt->fb, 0, 1);
             for (i = 0; i < n; i++) dq[i] += prhs[i];
         }
         update(q, qd, dq, rhs, h, 0, n);

@@ -46,22 +46,6 @@ static void pidx_parts(const uint32_t* pidx, pidx_view* p) {
     p->vptr = p->ve + p->nv;
 }
 
-/* Count a refactorisation (factor) and `solves` solves of Phi_u's LU (multiply-adds from its
- * plan: the same in every step of a fixed plan, li_euler.c count_lu). */
-static void count_lu(rtmbs_data* d, const uint32_t* ib, const double* fb, int factor,
-                     int64_t solves) {
-    const double* flag = fb + (size_t)ib[RTMBS_LU_H_NE] + ib[RTMBS_LU_H_NNZ] +
-                         4 * (size_t)ib[RTMBS_LU_H_N] + ib[RTMBS_LU_H_NC] + RTMBS_LU_S_FLAG;
-    if (factor) {
-        rtmbs_count(d, RTMBS_CNT_FACTOR, 1);
-        rtmbs_count(d, RTMBS_CNT_FLOP, rtmbs_lu_flops_refactor(ib));
-    }
-    if (solves) {
-        rtmbs_count(d, RTMBS_CNT_SOLVE, solves);
-        rtmbs_count(d, RTMBS_CNT_FLOP, solves * rtmbs_lu_flops_solve(ib, *flag != 0.0));
-    }
-}
-
 void rtmbs_partition_factor(rtmbs_data* d, const rtmbs_partition* b, const rtmbs_phiq_reader* pq,
                             int64_t m, double out[3]) {
     pidx_view p;
@@ -78,7 +62,7 @@ void rtmbs_partition_factor(rtmbs_data* d, const rtmbs_partition* b, const rtmbs
         if (v > big) big = v;
     }
     ratio = rtmbs_lu_refactor(b->ib, b->fb, &growth);
-    count_lu(d, b->ib, b->fb, 1, 0);
+    rtmbs_count_lu(d, b->ib, b->fb, 1, 0);
     /* (basis._p_ratio: measured against the whole Phi_q, so that a singular Phi_u of size 1
      * shows too) */
     out[1] = ratio;
@@ -107,7 +91,7 @@ void rtmbs_partition_R_Sc(rtmbs_data* d, const rtmbs_partition* b, const rtmbs_p
     }
     for (e = 0; e < p.nv; e++) X[(int64_t)p.vr[e] * k1 + p.vj[e]] = phiq_at(pq, p.ve[e]);
     rtmbs_lu_solve_multi(b->ib, b->fb, X, b->W, k1);
-    count_lu(d, b->ib, b->fb, 0, k1);
+    rtmbs_count_lu(d, b->ib, b->fb, 0, k1);
     for (k = 0; k < m; k++) {
         ck = b->cols[k];
         for (j = 0; j < f; j++) Rn[ck * f + j] = -X[k * k1 + j];
@@ -132,7 +116,7 @@ void rtmbs_partition_velocity(rtmbs_data* d, const rtmbs_partition* b,
     for (i = 0; i < m; i++) tmp[i] = -phit[i] - gb * phi[i];
     for (e = 0; e < p.nv; e++) tmp[p.vr[e]] -= phiq_at(pq, p.ve[e]) * zd[p.vj[e]];
     rtmbs_lu_solve(b->ib, b->fb, tmp);
-    count_lu(d, b->ib, b->fb, 0, 1);
+    rtmbs_count_lu(d, b->ib, b->fb, 0, 1);
     for (k = 0; k < m; k++) qd[b->cols[k]] = tmp[k];
     for (k = 0; k < f; k++) qd[b->cols[m + k]] = zd[k];
 }
@@ -149,7 +133,7 @@ void rtmbs_partition_lambda(rtmbs_data* d, const rtmbs_partition* b, const doubl
     double* tmp = b->tmp;
     for (k = 0; k < m; k++) tmp[k] = x[b->cols[k]];
     rtmbs_lu_solve_t(b->ib, b->fb, tmp);
-    count_lu(d, b->ib, b->fb, 0, 1);
+    rtmbs_count_lu(d, b->ib, b->fb, 0, 1);
     for (k = 0; k < m; k++) lam[k] = tmp[k] / h;
 }
 
@@ -159,7 +143,7 @@ void rtmbs_partition_project_T(rtmbs_data* d, const rtmbs_partition* b, const do
     double* tmp = b->tmp;
     for (k = 0; k < m; k++) tmp[k] = -phi[k];
     rtmbs_lu_solve(b->ib, b->fb, tmp);
-    count_lu(d, b->ib, b->fb, 0, 1);
+    rtmbs_count_lu(d, b->ib, b->fb, 0, 1);
     for (k = 0; k < m; k++) dq[b->cols[k]] += tmp[k];
 }
 

@@ -6,25 +6,6 @@
 
 #include "li_euler_indep.h"
 
-/* |q| or |qdot| at or above this counts as divergence (rtmbs.solvers.rollout.DIVERGENCE_LIMIT) */
-#define DIVERGENCE_LIMIT 1e8
-
-static int diverged(const double* q, const double* qd, int64_t n) {
-    int64_t i;
-    for (i = 0; i < n; i++) /* (a NaN fails both comparisons) */
-        if (!(q[i] < DIVERGENCE_LIMIT && q[i] > -DIVERGENCE_LIMIT && qd[i] < DIVERGENCE_LIMIT &&
-              qd[i] > -DIVERGENCE_LIMIT))
-            return 1;
-    return 0;
-}
-
-static void copy_state(const double* q, const double* qd, const double* x, double* q_to,
-                       double* qd_to, double* x_to, int64_t n, int64_t nx) {
-    memcpy(q_to, q, (size_t)n * sizeof(double));
-    memcpy(qd_to, qd, (size_t)n * sizeof(double));
-    if (nx) memcpy(x_to, x, (size_t)nx * sizeof(double));
-}
-
 rtmbs_status rtmbs_li_euler_indep_rollout(const rtmbs_model* mdl, rtmbs_data* d, double* w0,
                                           double* w1, const rtmbs_partition* basis,
                                           const uint32_t* aidx, const rtmbs_kkt* proj_kkt,
@@ -53,7 +34,7 @@ rtmbs_status rtmbs_li_euler_indep_rollout(const rtmbs_model* mdl, rtmbs_data* d,
         save = (k + 1) % every == 0;
         r = (k + 1) / every - 1;
         for (c = 0; c < nchan; c++) d->fun_par[RTMBS_NFUNPAR * chan[c]] = inputs[k * nchan + c];
-        copy_state(q, qd, x, q_good, qd_good, x_good, n, nx);
+        rtmbs_copy_state(q, qd, x, q_good, qd_good, x_good, n, nx);
         if (save) memcpy(rows->qd_prev + r * n, qd, (size_t)n * sizeof(double));
         s = rtmbs_li_euler_indep_step(mdl, d, w0, w1, basis, aidx, proj_kkt, vec, hpiv, q, qd, t,
                                       opt, NULL, 0, NULL, code, diag);
@@ -63,8 +44,8 @@ rtmbs_status rtmbs_li_euler_indep_rollout(const rtmbs_model* mdl, rtmbs_data* d,
             *k_end = k;
             return RTMBS_OK;
         }
-        if (!((*code & RTMBS_INDEP_OK) && diag[0] > 0.0) || diverged(q, qd, n)) {
-            copy_state(q_good, qd_good, x_good, q, qd, x, n, nx);
+        if (!((*code & RTMBS_INDEP_OK) && diag[0] > 0.0) || rtmbs_diverged(q, qd, n)) {
+            rtmbs_copy_state(q_good, qd_good, x_good, q, qd, x, n, nx);
             *k_end = k;
             return RTMBS_OK;
         }

@@ -102,4 +102,21 @@ void rtmbs_map_virtual_blocks(const rtmbs_model* m, rtmbs_data* d, int what_jac,
  * force evaluation held constant: the exact exponential step). */
 rtmbs_status rtmbs_advance_extra_states(const rtmbs_model* m, rtmbs_data* d, double h);
 
+/* -- what every step and rollout shares (step_common.c) --------------------------------------- */
+
+/* |q| or |qdot| at or above this counts as divergence (rtmbs.solvers.rollout.DIVERGENCE_LIMIT) */
+#define RTMBS_DIVERGENCE_LIMIT 1e8
+
+/* 1 if a coordinate or velocity is at or above RTMBS_DIVERGENCE_LIMIT or not a number. */
+int rtmbs_diverged(const double* q, const double* qd, int64_t n);
+
+/* (q, qdot, x) into (q_to, qdot_to, x_to): the last good step kept, or put back. */
+void rtmbs_copy_state(const double* q, const double* qd, const double* x, double* q_to,
+                      double* qd_to, double* x_to, int64_t n, int64_t nx);
+
+/* Count a refactorisation (factor) and `solves` solves of the LU (ib, fb) in the data: the
+ * multiply-adds from the factors' own plan, the same in every step of a fixed plan. */
+void rtmbs_count_lu(rtmbs_data* d, const uint32_t* ib, const double* fb, int factor,
+                    int64_t solves);
+
 #endif /* RTMBS_STAGES_H */

@@ -9,18 +9,6 @@
 
 #include "instance.h"
 
-/* |q| or |qdot| at or above this counts as divergence (rtmbs.solvers.simulate.DIVERGENCE_LIMIT) */
-#define RTMBS_FMU_DIVERGENCE 1e8
-
-static int diverged(const double* q, const double* qd, int64_t n) {
-    int64_t i;
-    for (i = 0; i < n; i++) /* (a NaN fails both comparisons) */
-        if (!(q[i] < RTMBS_FMU_DIVERGENCE && q[i] > -RTMBS_FMU_DIVERGENCE &&
-              qd[i] < RTMBS_FMU_DIVERGENCE && qd[i] > -RTMBS_FMU_DIVERGENCE))
-            return 1;
-    return 0;
-}
-
 rtmbs_fmu* rtmbs_fmu_new(const rtmbs_fmu_plan* p, rtmbs_status* status) {
     rtmbs_fmu* f;
     int64_t n = p->nq, nvec, off;
@@ -176,7 +164,7 @@ int rtmbs_fmu_do_step(rtmbs_fmu* f, double t, double dt, char* msg, size_t len) 
         tk = mem[RTMBS_FMU_TSTART] + (double)k * h;
         s = rtmbs_li_euler_step(&f->model, &f->data, f->w0, f->w1, &f->kkt, &f->kkt2, f->vec,
                                 f->q, f->qd, tk, &p->opt, NULL, 0, NULL, diag);
-        if (s != RTMBS_OK || diag[0] == 0.0 || diag[2] == 0.0 || diverged(f->q, f->qd, p->nq)) {
+        if (s != RTMBS_OK || diag[0] == 0.0 || diag[2] == 0.0 || rtmbs_diverged(f->q, f->qd, p->nq)) {
             mem[RTMBS_FMU_FAILED] = 1.0;
             mem[RTMBS_FMU_DIRTY] = 1.0;
             if (s != RTMBS_OK)
@@ -185,7 +173,7 @@ int rtmbs_fmu_do_step(rtmbs_fmu* f, double t, double dt, char* msg, size_t len) 
                 snprintf(msg, len, "the step from t = %.9g s failed: singular iteration matrix", tk);
             else
                 snprintf(msg, len, "the step from t = %.9g s diverged (|q| or |qdot| >= %g or not "
-                         "finite)", tk, RTMBS_FMU_DIVERGENCE);
+                         "finite)", tk, RTMBS_DIVERGENCE_LIMIT);
             return -1;
         }
         k++;

@@ -1,0 +1,36 @@
+/* step_common.c -- what every step and rollout shares: the divergence test, keeping and putting
+ * back the last good state, counting the LU work. */
+#include <string.h>
+
+#include "sparse_lu.h"
+#include "stages.h"
+
+int rtmbs_diverged(const double* q, const double* qd, int64_t n) {
+    int64_t i;
+    for (i = 0; i < n; i++) /* (a NaN fails both comparisons) */
+        if (!(q[i] < RTMBS_DIVERGENCE_LIMIT && q[i] > -RTMBS_DIVERGENCE_LIMIT &&
+              qd[i] < RTMBS_DIVERGENCE_LIMIT && qd[i] > -RTMBS_DIVERGENCE_LIMIT))
+            return 1;
+    return 0;
+}
+
+void rtmbs_copy_state(const double* q, const double* qd, const double* x, double* q_to,
+                      double* qd_to, double* x_to, int64_t n, int64_t nx) {
+    memcpy(q_to, q, (size_t)n * sizeof(double));
+    memcpy(qd_to, qd, (size_t)n * sizeof(double));
+    if (nx) memcpy(x_to, x, (size_t)nx * sizeof(double));
+}
+
+void rtmbs_count_lu(rtmbs_data* d, const uint32_t* ib, const double* fb, int factor,
+                    int64_t solves) {
+    const double* flag = fb + (size_t)ib[RTMBS_LU_H_NE] + ib[RTMBS_LU_H_NNZ] +
+                         4 * (size_t)ib[RTMBS_LU_H_N] + ib[RTMBS_LU_H_NC] + RTMBS_LU_S_FLAG;
+    if (factor) {
+        rtmbs_count(d, RTMBS_CNT_FACTOR, 1);
+        rtmbs_count(d, RTMBS_CNT_FLOP, rtmbs_lu_flops_refactor(ib));
+    }
+    if (solves) {
+        rtmbs_count(d, RTMBS_CNT_SOLVE, solves);
+        rtmbs_count(d, RTMBS_CNT_FLOP, solves * rtmbs_lu_flops_solve(ib, *flag != 0.0));
+    }
+}
