@@ -37,5 +37,6 @@ extern PyMethodDef rtmbs_py_lu_methods[];
 extern PyMethodDef rtmbs_py_tyre_methods[];
 extern PyMethodDef rtmbs_py_elements_methods[];
 extern PyMethodDef rtmbs_py_step_methods[];
+extern PyMethodDef rtmbs_py_explicit_methods[];
 
 #endif /* RTMBS_PY_COMMON_H */
