@@ -97,6 +97,7 @@ PyMODINIT_FUNC PyInit__engine(void) {
         rtmbs_py_elements_methods,
         rtmbs_py_step_methods,
         rtmbs_py_explicit_methods,
+        rtmbs_py_ode_methods,
         NULL};
     PyObject* mod;
     int p;

@@ -38,5 +38,6 @@ extern PyMethodDef rtmbs_py_tyre_methods[];
 extern PyMethodDef rtmbs_py_elements_methods[];
 extern PyMethodDef rtmbs_py_step_methods[];
 extern PyMethodDef rtmbs_py_explicit_methods[];
+extern PyMethodDef rtmbs_py_ode_methods[];
 
 #endif /* RTMBS_PY_COMMON_H */
