@@ -15,6 +15,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from ..engine import _engine
 from ..errors import SolverError
 from ..protocol import EVAL_M, EVAL_Q
 from .base import Solver, register_solver
@@ -58,6 +59,11 @@ def _rk4_point(c, q, v, Kq, Kv, qs, vs):
         vs[j] = v[j] + c * Kv[j]
 
 
+# the kernels in the C engine (src/rtmbs/engine/adams.c: the arguments and the arithmetic of the
+# numba kernels above, bit for bit; tests/engine/test_ode_kernels.py)
+_c_accel, _c_update, _c_rk4_point = _engine.ab3_accel, _engine.ab3_update, _engine.rk4_point
+
+
 @register_solver("ab3")
 class AB3(Solver):
     """Adams-Bashforth 3 with an RK4 start (two steps), fixed step, ODE models only."""
@@ -86,7 +92,7 @@ class AB3(Solver):
         self.k = 0
         if self.constant_mass:
             self._evaluate(state.t, state.q, state.qd, EVAL_M)
-            if not _accel(self.ws.M, self.LU, self.piv, True, self.ws.Q, self.vs):
+            if not _c_accel(self.ws.M, self.LU, self.piv, True, self.ws.Q, self.vs):
                 raise SolverError(f"ab3: mass matrix of '{self.system.name}' is singular")
             self.nfactor += 1
 
@@ -95,7 +101,7 @@ class AB3(Solver):
         what = EVAL_Q if self.constant_mass else EVAL_Q | EVAL_M
         self._evaluate(t, q, v, what)
         self._toc("evaluation")
-        ok = _accel(self.ws.M, self.LU, self.piv, not self.constant_mass, self.ws.Q, outv)
+        ok = _c_accel(self.ws.M, self.LU, self.piv, not self.constant_mass, self.ws.Q, outv)
         if not self.constant_mass:
             self.nfactor += 1
         self.nsolve += 1
@@ -111,7 +117,7 @@ class AB3(Solver):
         if self.k < 2:
             ok = self._rk4(t, h, q, v) and ok
         else:
-            _ab3_update(h, self.F, self.k, q, v)
+            _c_update(h, self.F, self.k, q, v)
             self._toc("other")
         self.k += 1
         state.t = t + h
@@ -123,7 +129,7 @@ class AB3(Solver):
         K[0] = self.F[self.k % 3]
         ok = True
         for i, c in ((1, 0.5), (2, 0.5), (3, 1.0)):
-            _rk4_point(c * h, q, v, K[i - 1, 0], K[i - 1, 1], qs, vs)
+            _c_rk4_point(c * h, q, v, K[i - 1, 0], K[i - 1, 1], qs, vs)
             ok = self._f(t + c * h, qs, vs, K[i, 0], K[i, 1]) and ok
         q += h / 6.0 * (K[0, 0] + 2 * K[1, 0] + 2 * K[2, 0] + K[3, 0])
         v += h / 6.0 * (K[0, 1] + 2 * K[1, 1] + 2 * K[2, 1] + K[3, 1])

@@ -25,6 +25,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from ..engine import _engine
 from ..errors import SolverError
 from ..protocol import EVAL_JAC, EVAL_JAC_STIFF, EVAL_M, EVAL_Q
 from .base import Solver, register_solver
@@ -140,6 +141,11 @@ def _mass_scale(Mn, Ms, LUm, pivm, Qs, tmp):
     return ok
 
 
+# the stages in the C engine (src/rtmbs/engine/rosenbrock.c: the arguments and the arithmetic of
+# the numba kernels above, bit for bit; tests/engine/test_ode_kernels.py)
+_c_factor, _c_stage, _c_mass_scale = _engine.grk_factor, _engine.grk_stage, _engine.grk_mass_scale
+
+
 @register_solver("rosenbrock-grk4t")
 class GRK4T(Solver):
     """GRK4T (Kaps-Rentrop) with fixed step for ODE models (seed 001 §3.1, eqs. 3-4)."""
@@ -192,7 +198,7 @@ class GRK4T(Solver):
         self.system.evaluate(t, q, v, self.ws_s, what)
         self.neval += 1
         if not self.constant_mass:
-            _mass_scale(self.Mn, self.ws_s.M, self.LUm, self.pivm, self.ws_s.Q, self.tmp)
+            _c_mass_scale(self.Mn, self.ws_s.M, self.LUm, self.pivm, self.ws_s.Q, self.tmp)
             self.nfactor += 1
             self.nsolve += 1
         return self.ws_s.Q
@@ -218,7 +224,7 @@ class GRK4T(Solver):
             np.subtract(self.ws_t.Q, ws.Q, out=self.Qt)
             self.Qt *= 1.0 / dt
         self._toc("evaluation")
-        ok = _grk_factor(h, self.Mn, self.Jq, ws.Jqd, self.LU, self.piv)
+        ok = _c_factor(h, self.Mn, self.Jq, ws.Jqd, self.LU, self.piv)
         self.nfactor += 1
         self._toc("factorisation")
         if not ok:
@@ -227,16 +233,16 @@ class GRK4T(Solver):
         args = (self.Mn, self.LU, self.piv, self.Jq)
         bufs = (self.rq, self.rv)
         U, Qt, qs, vs = self.U, self.Qt, self.qs, self.vs
-        _grk_stage(0, h, *args, Q0, Qt, U, q, v, v, qs, vs, *bufs)
+        _c_stage(0, h, *args, Q0, Qt, U, q, v, v, qs, vs, *bufs)
         self._toc("solve")
         Qs = self._stage_forces(t + C2 * h, qs, vs)
         self._toc("evaluation")
-        _grk_stage(1, h, *args, Qs, Qt, U, q, v, vs, qs, vs, *bufs)
+        _c_stage(1, h, *args, Qs, Qt, U, q, v, vs, qs, vs, *bufs)
         self._toc("solve")
         Qs = self._stage_forces(t + C3 * h, qs, vs)
         self._toc("evaluation")
-        _grk_stage(2, h, *args, Qs, Qt, U, q, v, vs, qs, vs, *bufs)
-        _grk_stage(3, h, *args, Qs, Qt, U, q, v, vs, qs, vs, *bufs)
+        _c_stage(2, h, *args, Qs, Qt, U, q, v, vs, qs, vs, *bufs)
+        _c_stage(3, h, *args, Qs, Qt, U, q, v, vs, qs, vs, *bufs)
         self.nsolve += 4
         state.t = t + h
         self._toc("solve")
