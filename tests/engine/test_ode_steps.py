@@ -10,6 +10,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from rtmbs.engine import _engine
 from rtmbs.model.description import Model
 from rtmbs.solvers import adams, linalg, rosenbrock
 from rtmbs.solvers.base import get_solver
@@ -87,3 +88,44 @@ def test_the_c_kernels_give_the_numba_trajectory_and_numba_is_not_called(system,
     assert counts == ref_counts
     assert np.array_equal(got, ref), f"max difference {np.abs(got - ref).max():.2e}"
     assert np.abs(got[-1] - got[0]).max() > 1e-3 and np.all(np.isfinite(got))
+
+
+CNT_EVAL, CNT_FACTOR, CNT_SOLVE, CNT_STEP = 0, 2, 3, 5
+
+
+@pytest.mark.parametrize("options", [o for n, o in OPTIONS if n == "rosenbrock-grk4t"])
+def test_the_c_grk4t_step_is_the_python_driven_step(system, options):
+    """``_engine.grk4t_step`` (the whole GRK4T step in one call, rosenbrock.c) from the solver's
+    own buffers gives the Python-driven step's trajectory bit for bit, and counts the
+    evaluations, factorisations and solves the solver counts, the same every step."""
+    from rtmbs.kernels.layout_views import data_buffers
+    from rtmbs.protocol import EVAL_JAC, EVAL_JAC_STIFF
+
+    runs = []
+    for fused in (False, True):
+        s = system.new_data()
+        slv = get_solver("rosenbrock-grk4t")(s, **options)
+        st = s.initial_state()
+        st.qd[:] = np.linspace(-0.5, 0.5, s.n)
+        slv.reset(st)
+        counter = data_buffers(*s.kernel_buffers()[4:6]).counter
+        jac = EVAL_JAC if slv.jacobian == "all" else EVAL_JAC_STIFF
+        rows, per_step = [], set()
+        for k in range(N):
+            if fused:
+                c0 = counter.copy()
+                assert _engine.grk4t_step(
+                    *s.kernel_buffers(), slv.ws.buf, slv.ws_t.buf, slv.ws_s.buf, slv.Mn, slv.Jq,
+                    slv.LU, slv.piv, slv.LUm, slv.pivm, slv.U, slv.Qt, slv.qs, slv.vs, slv.rq,
+                    slv.rv, slv.tmp, st.q, st.qd, float(st.t), H, jac, slv.freeze_jq,
+                    slv.time_derivative, slv.constant_mass)
+                st.t += H
+                per_step.add(tuple(counter[[CNT_EVAL, CNT_FACTOR, CNT_SOLVE, CNT_STEP]] -
+                                   c0[[CNT_EVAL, CNT_FACTOR, CNT_SOLVE, CNT_STEP]]))
+            else:
+                assert slv.step(st, H)
+            rows.append(np.concatenate([st.q, st.qd]))
+        runs.append((np.array(rows), slv, per_step))
+    (ref, slv, _), (got, _, per_step) = runs
+    assert np.array_equal(got, ref), f"max difference {np.abs(got - ref).max():.2e}"
+    assert per_step == {(slv.neval // N, slv.nfactor // N, slv.nsolve // N, 1)}

@@ -6,8 +6,11 @@
  *   r_q = v_s + sum c_ij/h u_q,j,   u_q = h gamma (r_q + u_v),   y+ = y + sum b_i u_i.
  *
  * The operations of rtmbs.solvers.rosenbrock (_grk_factor, _grk_stage, _mass_scale) in order. */
+#include <math.h>
+
 #include "dense_lu.h"
 #include "rosenbrock.h"
+#include "stages.h"
 
 /* GRK4T (rosenbrock.py A*, C*, B*, D*) */
 #define A21 2.0
@@ -27,6 +30,8 @@
 #define D2 -0.03962966775244303
 #define D3 0.5507789395789127
 #define D4 -0.05535098457052764
+#define C2 0.462
+#define C3 0.8802083333333334
 
 int rtmbs_grk_factor(double h, const double* M, const double* Jq, const double* Jqd, double* LU,
                      int64_t* piv, int64_t n) {
@@ -106,4 +111,74 @@ int rtmbs_grk_mass_scale(const double* Mn, const double* Ms, double* LUm, int64_
     }
     for (i = 0; i < n; i++) Qs[i] = tmp[i];
     return ok;
+}
+
+/* Q at a stage argument into ws_s (scaled by M_n M_s^-1 when M depends on q):
+ * GRK4T._stage_forces */
+static rtmbs_status stage_forces(const rtmbs_model* mdl, rtmbs_data* d, rtmbs_grk4t_work* w,
+                                 double t, const rtmbs_grk4t_options* opt, int64_t n,
+                                 int64_t nw, double** Qs) {
+    rtmbs_status s = rtmbs_evaluate(mdl, d, RTMBS_EVAL_Q | (opt->constant_mass ? 0 : RTMBS_EVAL_M),
+                                    t, w->qs, w->vs, w->ws_s, nw);
+    if (s != RTMBS_OK) return s;
+    *Qs = w->ws_s + n * n;
+    if (!opt->constant_mass) {
+        rtmbs_grk_mass_scale(w->Mn, w->ws_s, w->LUm, w->pivm, *Qs, w->tmp, n);
+        rtmbs_count(d, RTMBS_CNT_FACTOR, 1);
+        rtmbs_count(d, RTMBS_CNT_SOLVE, 1);
+    }
+    return RTMBS_OK;
+}
+
+rtmbs_status rtmbs_grk4t_step(const rtmbs_model* mdl, rtmbs_data* d, rtmbs_grk4t_work* w,
+                              double* q, double* v, double t, const rtmbs_grk4t_options* opt,
+                              int* ok) {
+    const int64_t n = mdl->size.nq, m = mdl->size.nc;
+    const int64_t nw = rtmbs_workspace_size(n, m);
+    const double h = opt->h;
+    const double* M = w->ws;          /* dense workspace: M (n x n), Q, ..., Jq, Jqd */
+    const double* Q0 = w->ws + n * n;
+    const double* Jq = w->ws + n * n + n; /* (m = 0: Phi, Phi_q, Phi_t, gamma are empty) */
+    const double* Jqd = Jq + n * n;
+    double* Qs;
+    double dt, inv;
+    int64_t i;
+    rtmbs_status s;
+    *ok = 0;
+    if (m != 0) return RTMBS_ERR_ARGUMENT; /* (an ODE method) */
+    s = rtmbs_evaluate(mdl, d, RTMBS_EVAL_Q | opt->jac_what | (opt->constant_mass ? 0 : RTMBS_EVAL_M),
+                       t, q, v, w->ws, nw);
+    if (s != RTMBS_OK) return s;
+    if (!opt->constant_mass)
+        for (i = 0; i < n * n; i++) w->Mn[i] = M[i];
+    if (!opt->freeze_jq)
+        for (i = 0; i < n * n; i++) w->Jq[i] = Jq[i];
+    if (opt->time_derivative) { /* dQ/dt by a forward difference */
+        dt = 1e-7 * (fabs(t) > 1.0 ? fabs(t) : 1.0);
+        s = rtmbs_evaluate(mdl, d, RTMBS_EVAL_Q, t + dt, q, v, w->ws_t, nw);
+        if (s != RTMBS_OK) return s;
+        inv = 1.0 / dt;
+        for (i = 0; i < n; i++) w->Qt[i] = (w->ws_t[n * n + i] - Q0[i]) * inv;
+    }
+    rtmbs_count(d, RTMBS_CNT_FACTOR, 1);
+    if (!rtmbs_grk_factor(h, w->Mn, w->Jq, Jqd, w->LU, w->piv, n)) {
+        rtmbs_count(d, RTMBS_CNT_STEP, 1);
+        return RTMBS_OK;
+    }
+    rtmbs_grk_stage(0, h, w->Mn, w->LU, w->piv, w->Jq, Q0, w->Qt, w->U, q, v, v, w->qs, w->vs,
+                    w->rq, w->rv, n);
+    s = stage_forces(mdl, d, w, t + C2 * h, opt, n, nw, &Qs);
+    if (s != RTMBS_OK) return s;
+    rtmbs_grk_stage(1, h, w->Mn, w->LU, w->piv, w->Jq, Qs, w->Qt, w->U, q, v, w->vs, w->qs,
+                    w->vs, w->rq, w->rv, n);
+    s = stage_forces(mdl, d, w, t + C3 * h, opt, n, nw, &Qs);
+    if (s != RTMBS_OK) return s;
+    rtmbs_grk_stage(2, h, w->Mn, w->LU, w->piv, w->Jq, Qs, w->Qt, w->U, q, v, w->vs, w->qs,
+                    w->vs, w->rq, w->rv, n);
+    rtmbs_grk_stage(3, h, w->Mn, w->LU, w->piv, w->Jq, Qs, w->Qt, w->U, q, v, w->vs, w->qs,
+                    w->vs, w->rq, w->rv, n);
+    rtmbs_count(d, RTMBS_CNT_SOLVE, 4);
+    rtmbs_count(d, RTMBS_CNT_STEP, 1);
+    *ok = 1;
+    return RTMBS_OK;
 }

@@ -27,4 +27,30 @@ void rtmbs_grk_stage(int64_t i, double h, const double* M, const double* LU, con
 int rtmbs_grk_mass_scale(const double* Mn, const double* Ms, double* LUm, int64_t* pivm,
                          double* Qs, double* tmp, int64_t n);
 
+/* -- the whole step on a compiled Cartesian model (m = 0) ----------------------------------- */
+#include "rtmbs.h"
+
+typedef struct rtmbs_grk4t_options_ {
+    double h;            /* step, s */
+    int64_t jac_what;    /* RTMBS_EVAL_JAC or RTMBS_EVAL_JACS: which force Jacobians enter J */
+    int freeze_jq;       /* 1: dQ/dq kept from the reset (Jq not updated) */
+    int time_derivative; /* 1: dQ/dt by a forward difference (one more evaluation) */
+    int constant_mass;   /* 1: M(q_n) kept from the reset, no mass scaling at the stages */
+} rtmbs_grk4t_options;
+
+/* Scratch and history of the step (rtmbs.solvers.rosenbrock.GRK4T's arrays): ws, ws_t, ws_s dense
+ * workspaces (rtmbs_workspace_size), Mn, Jq, LU, LUm (n x n), piv, pivm (n), U (4 x 2 x n), Qt,
+ * qs, vs, rq, rv, tmp (n). */
+typedef struct rtmbs_grk4t_work_ {
+    double *ws, *ws_t, *ws_s, *Mn, *Jq, *LU, *LUm, *U, *Qt, *qs, *vs, *rq, *rv, *tmp;
+    int64_t *piv, *pivm;
+} rtmbs_grk4t_work;
+
+/* One GRK4T step from (t, q, v) (GRK4T._step_impl): q, v updated in place; *ok = 0 when A is
+ * singular (q, v then unchanged). Evaluations counted by rtmbs_evaluate; factorisations and
+ * solves counted here (RTMBS_CNT_FACTOR, RTMBS_CNT_SOLVE), and the step. */
+rtmbs_status rtmbs_grk4t_step(const rtmbs_model* mdl, rtmbs_data* d, rtmbs_grk4t_work* w,
+                              double* q, double* v, double t, const rtmbs_grk4t_options* opt,
+                              int* ok);
+
 #endif /* RTMBS_ROSENBROCK_H */

@@ -6,6 +6,7 @@
 #include "../adams.h"
 #include "../dense_lu.h"
 #include "../rosenbrock.h"
+#include "../stages.h"
 
 /* an array of dtype `type` holding at least `want` entries (want < 0: any); NULL with an
  * exception otherwise */
@@ -192,6 +193,55 @@ static PyObject* py_rk4_point(PyObject* self, PyObject* const* args, Py_ssize_t 
     Py_RETURN_NONE;
 }
 
+/* grk4t_step(ibuf, ilay, fbuf, flay, sbuf, slay, ws, ws_t, ws_s, Mn, Jq, LU, piv, LUm, pivm, U,
+ *            Qt, qs, vs, rq, rv, tmp, q, v, t, h, jac_what, freeze_jq, time_derivative,
+ *            constant_mass) -> True, or False when A is singular: one GRK4T step on a compiled
+ * Cartesian model with m = 0 (rosenbrock.GRK4T._step_impl; ws, ws_t, ws_s the flat buffers of
+ * dense workspaces) */
+static PyObject* py_grk4t_step(PyObject* self, PyObject* const* args, Py_ssize_t nargs) {
+    rtmbs_model model;
+    rtmbs_data data;
+    rtmbs_grk4t_work w;
+    rtmbs_grk4t_options opt;
+    double *q, *v, t;
+    Py_ssize_t n, nw;
+    int ok = 0;
+    rtmbs_status s;
+    (void)self;
+    if (rtmbs_py_nargs(nargs, 30, "grk4t_step") < 0) return NULL;
+    if (!(q = arr(args[22], NPY_DOUBLE, 1, "q", -1, &n))) return NULL;
+    if (!(v = arr(args[23], NPY_DOUBLE, 1, "v", n, NULL))) return NULL;
+    if (rtmbs_py_bind(args, n, 0, &model, &data) < 0) return NULL;
+    nw = (Py_ssize_t)rtmbs_workspace_size(n, 0);
+    if (!(w.ws = arr(args[6], NPY_DOUBLE, 1, "ws", nw, NULL))) return NULL;
+    if (!(w.ws_t = arr(args[7], NPY_DOUBLE, 1, "ws_t", nw, NULL))) return NULL;
+    if (!(w.ws_s = arr(args[8], NPY_DOUBLE, 1, "ws_s", nw, NULL))) return NULL;
+    if (!(w.Mn = arr(args[9], NPY_DOUBLE, 1, "Mn", n * n, NULL))) return NULL;
+    if (!(w.Jq = arr(args[10], NPY_DOUBLE, 1, "Jq", n * n, NULL))) return NULL;
+    if (!(w.LU = arr(args[11], NPY_DOUBLE, 1, "LU", n * n, NULL))) return NULL;
+    if (!(w.piv = arr(args[12], NPY_INT64, 1, "piv", n, NULL))) return NULL;
+    if (!(w.LUm = arr(args[13], NPY_DOUBLE, 1, "LUm", n * n, NULL))) return NULL;
+    if (!(w.pivm = arr(args[14], NPY_INT64, 1, "pivm", n, NULL))) return NULL;
+    if (!(w.U = arr(args[15], NPY_DOUBLE, 1, "U", 8 * n, NULL))) return NULL;
+    if (!(w.Qt = arr(args[16], NPY_DOUBLE, 1, "Qt", n, NULL))) return NULL;
+    if (!(w.qs = arr(args[17], NPY_DOUBLE, 1, "qs", n, NULL))) return NULL;
+    if (!(w.vs = arr(args[18], NPY_DOUBLE, 1, "vs", n, NULL))) return NULL;
+    if (!(w.rq = arr(args[19], NPY_DOUBLE, 1, "rq", n, NULL))) return NULL;
+    if (!(w.rv = arr(args[20], NPY_DOUBLE, 1, "rv", n, NULL))) return NULL;
+    if (!(w.tmp = arr(args[21], NPY_DOUBLE, 1, "tmp", n, NULL))) return NULL;
+    t = PyFloat_AsDouble(args[24]);
+    opt.h = PyFloat_AsDouble(args[25]);
+    opt.jac_what = PyLong_AsLongLong(args[26]);
+    opt.freeze_jq = PyObject_IsTrue(args[27]);
+    opt.time_derivative = PyObject_IsTrue(args[28]);
+    opt.constant_mass = PyObject_IsTrue(args[29]);
+    if (PyErr_Occurred() || opt.freeze_jq < 0 || opt.time_derivative < 0 || opt.constant_mass < 0)
+        return NULL;
+    s = rtmbs_grk4t_step(&model, &data, &w, q, v, t, &opt, &ok);
+    if (s != RTMBS_OK) return rtmbs_py_status(s, "grk4t_step");
+    return PyBool_FromLong(ok);
+}
+
 #define FASTCALL(name, doc) {#name, (PyCFunction)(void (*)(void))py_##name, METH_FASTCALL, doc}
 
 PyMethodDef rtmbs_py_ode_methods[] = {
@@ -200,6 +250,7 @@ PyMethodDef rtmbs_py_ode_methods[] = {
     FASTCALL(grk_factor, "GRK4T's A factored (rtmbs.solvers.rosenbrock._grk_factor's arguments)."),
     FASTCALL(grk_stage, "One GRK4T stage (rosenbrock._grk_stage's arguments)."),
     FASTCALL(grk_mass_scale, "Qs <- M(q_n) M(q_s)^-1 Qs (rosenbrock._mass_scale's arguments)."),
+    FASTCALL(grk4t_step, "One GRK4T step on a compiled Cartesian model with m = 0."),
     FASTCALL(ab3_accel, "M^-1 Q (rtmbs.solvers.adams._accel's arguments)."),
     FASTCALL(ab3_update, "The AB3 update (adams._ab3_update's arguments)."),
     FASTCALL(rk4_point, "An RK4 stage argument (adams._rk4_point's arguments)."),
