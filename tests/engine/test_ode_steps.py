@@ -54,9 +54,10 @@ def system():
     return s
 
 
-def _run(system, name, options):
+def _run(system, name, options, instrument=True):
+    """N steps; ``instrument``: the Python-driven step (kernel by kernel)."""
     s = system.new_data()
-    slv = get_solver(name)(s, **options)
+    slv = get_solver(name)(s, instrument=instrument, **options)
     st = s.initial_state()
     st.qd[:] = np.linspace(-0.5, 0.5, s.n)  # (a motion with every coordinate)
     slv.reset(st)
@@ -104,7 +105,7 @@ def test_the_c_grk4t_step_is_the_python_driven_step(system, options):
     runs = []
     for fused in (False, True):
         s = system.new_data()
-        slv = get_solver("rosenbrock-grk4t")(s, **options)
+        slv = get_solver("rosenbrock-grk4t")(s, instrument=True, **options)
         st = s.initial_state()
         st.qd[:] = np.linspace(-0.5, 0.5, s.n)
         slv.reset(st)
@@ -129,3 +130,10 @@ def test_the_c_grk4t_step_is_the_python_driven_step(system, options):
     (ref, slv, _), (got, _, per_step) = runs
     assert np.array_equal(got, ref), f"max difference {np.abs(got - ref).max():.2e}"
     assert per_step == {(slv.neval // N, slv.nfactor // N, slv.nsolve // N, 1)}
+    # the solver runs that step by default (one call per step), with the same counters
+    default, counts = _run(system, "rosenbrock-grk4t", options, instrument=False)
+    assert np.array_equal(default, ref)
+    assert counts == (slv.nstep, slv.neval, slv.nfactor, slv.nsolve)
+    s = system.new_data()
+    assert get_solver("rosenbrock-grk4t")(s, **options).fused
+    assert not get_solver("rosenbrock-grk4t")(s, instrument=True, **options).fused

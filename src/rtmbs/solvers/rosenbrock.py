@@ -182,6 +182,17 @@ class GRK4T(Solver):
         self.rv = np.zeros(n)
         self.tmp = np.zeros(n)
         self._jac_flag = EVAL_JAC if jacobian == "all" else EVAL_JAC_STIFF
+        # the whole step in one call of the C engine (rosenbrock.c, rtmbs_grk4t_step) on a
+        # compiled Cartesian model without extra states, unless ``instrument`` asks for phases
+        from .li_euler import is_compiled_cartesian
+        self.fused = (not instrument and is_compiled_cartesian(system) and system.m == 0
+                      and not system.nx)
+        if self.fused:
+            self._fused_args = system.kernel_buffers() + (
+                self.ws.buf, self.ws_t.buf, self.ws_s.buf, self.Mn, self.Jq, self.LU, self.piv,
+                self.LUm, self.pivm, self.U, self.Qt, self.qs, self.vs, self.rq, self.rv, self.tmp)
+            self._fused_opts = (self._jac_flag, self.freeze_jq, self.time_derivative,
+                                self.constant_mass)
 
     def _reset(self, state):
         n = self.system.n
@@ -205,6 +216,15 @@ class GRK4T(Solver):
 
     def _step_impl(self, state, h):
         t, q, v = state.t, state.q, state.qd
+        if self.fused and not self.system._input_functions:  # (Python input functions: below)
+            ok = _engine.grk4t_step(*self._fused_args, q, v, float(t), float(h), *self._fused_opts)
+            scale = 0 if self.constant_mass else 2  # (the stages' mass scalings)
+            self.neval += 1 + self.time_derivative + (2 if ok else 0)
+            self.nfactor += 1 + (scale if ok else 0)
+            self.nsolve += (4 + scale) if ok else 0
+            if ok:
+                state.t = t + h
+            return ok
         ws = self.ws
         self._tic()
         # evaluation with Jacobians at (t_n, q_n, v_n)
