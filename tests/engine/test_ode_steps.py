@@ -54,13 +54,18 @@ def system():
     return s
 
 
-def _run(system, name, options, instrument=True):
-    """N steps; ``instrument``: the Python-driven step (kernel by kernel)."""
+def _run(system, name, options, instrument=True, constant_mass=False, after_reset=None):
+    """N steps; ``instrument``: the Python-driven step (kernel by kernel); ``constant_mass``:
+    the system declares M constant (the solvers then keep M of the reset: both paths alike)."""
     s = system.new_data()
+    if constant_mass:
+        s.constant_mass = True
     slv = get_solver(name)(s, instrument=instrument, **options)
     st = s.initial_state()
     st.qd[:] = np.linspace(-0.5, 0.5, s.n)  # (a motion with every coordinate)
     slv.reset(st)
+    if after_reset is not None:  # (the reset evaluates from Python: not a step)
+        after_reset()
     rows = []
     for _ in range(N):
         assert slv.step(st, H)
@@ -137,3 +142,30 @@ def test_the_c_grk4t_step_is_the_python_driven_step(system, options):
     s = system.new_data()
     assert get_solver("rosenbrock-grk4t")(s, **options).fused
     assert not get_solver("rosenbrock-grk4t")(s, instrument=True, **options).fused
+
+
+@pytest.mark.parametrize("constant_mass", [False, True])
+@pytest.mark.parametrize("name,options", OPTIONS)
+def test_the_default_step_is_one_c_call_and_gives_the_python_driven_trajectory(
+        system, monkeypatch, name, options, constant_mass):
+    """rosenbrock-grk4t (``_engine.grk4t_step``) and ab3 (``_engine.ab3_step``: RK4 for the
+    first two steps) run their whole step in one C call by default on this model: bit for bit
+    the Python-driven step (``instrument=True``), the same counters; no Python-level kernel or
+    evaluation is called."""
+    ref, ref_counts = _run(system, name, options, True, constant_mass)
+    s = system.new_data()
+    assert get_solver(name)(s, **options).fused
+    assert not get_solver(name)(s, instrument=True, **options).fused
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("called from Python")
+
+    def no_python():
+        module, pairs = KERNELS[name]
+        for c_name in pairs:
+            monkeypatch.setattr(module, c_name, refuse)
+        monkeypatch.setattr(type(system), "evaluate", refuse)
+
+    got, counts = _run(system, name, options, False, constant_mass, no_python)
+    assert counts == ref_counts
+    assert np.array_equal(got, ref), f"max difference {np.abs(got - ref).max():.2e}"

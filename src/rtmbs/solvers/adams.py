@@ -83,6 +83,14 @@ class AB3(Solver):
         self.qs = np.zeros(n)
         self.vs = np.zeros(n)
         self.k = 0                         # steps taken since reset
+        # the whole step in one call of the C engine (adams.c, rtmbs_ab3_step) on a compiled
+        # Cartesian model without extra states, unless ``instrument`` asks for phases
+        from .li_euler import is_compiled_cartesian
+        self.fused = (not instrument and is_compiled_cartesian(system) and system.m == 0
+                      and not system.nx)
+        if self.fused:
+            self._fused_args = system.kernel_buffers() + (self.ws.buf, self.LU, self.piv, self.F,
+                                                          self.K, self.qs, self.vs)
 
     def _reset(self, state):
         n = self.system.n
@@ -111,6 +119,17 @@ class AB3(Solver):
 
     def _step_impl(self, state, h):
         t, q, v = state.t, state.q, state.qd
+        if self.fused and not self.system._input_functions:  # (Python input functions: below)
+            ok = _engine.ab3_step(*self._fused_args, q, v, float(t), float(h), self.k,
+                                  self.constant_mass)
+            nf = 1 if self.k >= 2 else 4  # (evaluations and solves: RK4 for the first two)
+            self.neval += nf
+            self.nsolve += nf
+            if not self.constant_mass:
+                self.nfactor += nf
+            self.k += 1
+            state.t = t + h
+            return ok
         self._tic()
         slot = self.k % 3
         ok = self._f(t, q, v, self.F[slot, 0], self.F[slot, 1])

@@ -242,6 +242,40 @@ static PyObject* py_grk4t_step(PyObject* self, PyObject* const* args, Py_ssize_t
     return PyBool_FromLong(ok);
 }
 
+/* ab3_step(ibuf, ilay, fbuf, flay, sbuf, slay, ws, LU, piv, F, K, qs, vs, q, v, t, h, k,
+ *          constant_mass) -> True, or False when a factorisation of M failed: step k of AB3
+ * (RK4 for k < 2) on a compiled Cartesian model with m = 0 (adams.AB3._step_impl) */
+static PyObject* py_ab3_step(PyObject* self, PyObject* const* args, Py_ssize_t nargs) {
+    rtmbs_model model;
+    rtmbs_data data;
+    rtmbs_ab3_work w;
+    double *q, *v, t, h;
+    Py_ssize_t n;
+    int64_t k;
+    int ok = 0, constant_mass;
+    rtmbs_status s;
+    (void)self;
+    if (rtmbs_py_nargs(nargs, 19, "ab3_step") < 0) return NULL;
+    if (!(q = arr(args[13], NPY_DOUBLE, 1, "q", -1, &n))) return NULL;
+    if (!(v = arr(args[14], NPY_DOUBLE, 1, "v", n, NULL))) return NULL;
+    if (rtmbs_py_bind(args, n, 0, &model, &data) < 0) return NULL;
+    if (!(w.ws = arr(args[6], NPY_DOUBLE, 1, "ws", (Py_ssize_t)rtmbs_workspace_size(n, 0), NULL)))
+        return NULL;
+    if (!(w.LU = arr(args[7], NPY_DOUBLE, 1, "LU", n * n, NULL))) return NULL;
+    if (!(w.piv = arr(args[8], NPY_INT64, 1, "piv", n, NULL))) return NULL;
+    if (!(w.F = arr(args[9], NPY_DOUBLE, 1, "F", 6 * n, NULL))) return NULL;
+    if (!(w.K = arr(args[10], NPY_DOUBLE, 1, "K", 8 * n, NULL))) return NULL;
+    if (!(w.qs = arr(args[11], NPY_DOUBLE, 1, "qs", n, NULL))) return NULL;
+    if (!(w.vs = arr(args[12], NPY_DOUBLE, 1, "vs", n, NULL))) return NULL;
+    t = PyFloat_AsDouble(args[15]);
+    h = PyFloat_AsDouble(args[16]);
+    k = PyLong_AsLongLong(args[17]);
+    if (PyErr_Occurred() || (constant_mass = PyObject_IsTrue(args[18])) < 0) return NULL;
+    s = rtmbs_ab3_step(&model, &data, &w, q, v, t, h, k, constant_mass, &ok);
+    if (s != RTMBS_OK) return rtmbs_py_status(s, "ab3_step");
+    return PyBool_FromLong(ok);
+}
+
 #define FASTCALL(name, doc) {#name, (PyCFunction)(void (*)(void))py_##name, METH_FASTCALL, doc}
 
 PyMethodDef rtmbs_py_ode_methods[] = {
@@ -251,6 +285,7 @@ PyMethodDef rtmbs_py_ode_methods[] = {
     FASTCALL(grk_stage, "One GRK4T stage (rosenbrock._grk_stage's arguments)."),
     FASTCALL(grk_mass_scale, "Qs <- M(q_n) M(q_s)^-1 Qs (rosenbrock._mass_scale's arguments)."),
     FASTCALL(grk4t_step, "One GRK4T step on a compiled Cartesian model with m = 0."),
+    FASTCALL(ab3_step, "One AB3 step (RK4 for the first two) on a compiled Cartesian model, m = 0."),
     FASTCALL(ab3_accel, "M^-1 Q (rtmbs.solvers.adams._accel's arguments)."),
     FASTCALL(ab3_update, "The AB3 update (adams._ab3_update's arguments)."),
     FASTCALL(rk4_point, "An RK4 stage argument (adams._rk4_point's arguments)."),
