@@ -15,6 +15,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from ..engine import _engine
 from ..errors import SolverError
 from ..protocol import EVAL_M, EVAL_Q
 from .base import Solver, register_solver
@@ -58,6 +59,11 @@ def _rk4_point(c, q, v, Kq, Kv, qs, vs):
         vs[j] = v[j] + c * Kv[j]
 
 
+# the kernels in the C engine (src/rtmbs/engine/adams.c: the arguments and the arithmetic of the
+# numba kernels above, bit for bit; tests/engine/test_ode_kernels.py)
+_c_accel, _c_update, _c_rk4_point = _engine.ab3_accel, _engine.ab3_update, _engine.rk4_point
+
+
 @register_solver("ab3")
 class AB3(Solver):
     """Adams-Bashforth 3 with an RK4 start (two steps), fixed step, ODE models only."""
@@ -77,6 +83,14 @@ class AB3(Solver):
         self.qs = np.zeros(n)
         self.vs = np.zeros(n)
         self.k = 0                         # steps taken since reset
+        # the whole step in one call of the C engine (adams.c, rtmbs_ab3_step) on a compiled
+        # Cartesian model without extra states, unless ``instrument`` asks for phases
+        from .li_euler import is_compiled_cartesian
+        self.fused = (not instrument and is_compiled_cartesian(system) and system.m == 0
+                      and not system.nx)
+        if self.fused:
+            self._fused_args = system.kernel_buffers() + (self.ws.buf, self.LU, self.piv, self.F,
+                                                          self.K, self.qs, self.vs)
 
     def _reset(self, state):
         n = self.system.n
@@ -86,7 +100,7 @@ class AB3(Solver):
         self.k = 0
         if self.constant_mass:
             self._evaluate(state.t, state.q, state.qd, EVAL_M)
-            if not _accel(self.ws.M, self.LU, self.piv, True, self.ws.Q, self.vs):
+            if not _c_accel(self.ws.M, self.LU, self.piv, True, self.ws.Q, self.vs):
                 raise SolverError(f"ab3: mass matrix of '{self.system.name}' is singular")
             self.nfactor += 1
 
@@ -95,7 +109,7 @@ class AB3(Solver):
         what = EVAL_Q if self.constant_mass else EVAL_Q | EVAL_M
         self._evaluate(t, q, v, what)
         self._toc("evaluation")
-        ok = _accel(self.ws.M, self.LU, self.piv, not self.constant_mass, self.ws.Q, outv)
+        ok = _c_accel(self.ws.M, self.LU, self.piv, not self.constant_mass, self.ws.Q, outv)
         if not self.constant_mass:
             self.nfactor += 1
         self.nsolve += 1
@@ -105,13 +119,24 @@ class AB3(Solver):
 
     def _step_impl(self, state, h):
         t, q, v = state.t, state.q, state.qd
+        if self.fused and not self.system._input_functions:  # (Python input functions: below)
+            ok = _engine.ab3_step(*self._fused_args, q, v, float(t), float(h), self.k,
+                                  self.constant_mass)
+            nf = 1 if self.k >= 2 else 4  # (evaluations and solves: RK4 for the first two)
+            self.neval += nf
+            self.nsolve += nf
+            if not self.constant_mass:
+                self.nfactor += nf
+            self.k += 1
+            state.t = t + h
+            return ok
         self._tic()
         slot = self.k % 3
         ok = self._f(t, q, v, self.F[slot, 0], self.F[slot, 1])
         if self.k < 2:
             ok = self._rk4(t, h, q, v) and ok
         else:
-            _ab3_update(h, self.F, self.k, q, v)
+            _c_update(h, self.F, self.k, q, v)
             self._toc("other")
         self.k += 1
         state.t = t + h
@@ -123,7 +148,7 @@ class AB3(Solver):
         K[0] = self.F[self.k % 3]
         ok = True
         for i, c in ((1, 0.5), (2, 0.5), (3, 1.0)):
-            _rk4_point(c * h, q, v, K[i - 1, 0], K[i - 1, 1], qs, vs)
+            _c_rk4_point(c * h, q, v, K[i - 1, 0], K[i - 1, 1], qs, vs)
             ok = self._f(t + c * h, qs, vs, K[i, 0], K[i, 1]) and ok
         q += h / 6.0 * (K[0, 0] + 2 * K[1, 0] + 2 * K[2, 0] + K[3, 0])
         v += h / 6.0 * (K[0, 1] + 2 * K[1, 1] + 2 * K[2, 1] + K[3, 1])

@@ -21,6 +21,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from ..engine import _engine
 from ..kernels.arena import borrowed
 from ..kernels.cartesian import _GAMMA, _M, _PACKED, _PHI, _PHIQ, _Q
 from ..kernels.evaluate import evaluate_cartesian, packed_views
@@ -166,8 +167,9 @@ def _explicit_euler_rollout(ibuf, ilay, fbuf, flay, sbuf, slay, w0, w1, kib, kfb
 
 
 def run(solver, state, t_origin, i0, h, n_steps, every, chan, inputs, oidx, res):
-    """A rollout of an ``explicit-euler`` solver with its compiled step (``fused``):
-    :func:`_explicit_euler_rollout` through :func:`rtmbs.solvers.rollout.run_rollout_kernel`
+    """A rollout of an ``explicit-euler`` solver with its compiled step (``fused``): the C
+    engine's ``explicit_euler_rollout`` (src/rtmbs/engine/explicit_euler.c, the arguments of
+    :func:`_explicit_euler_rollout`) through :func:`rtmbs.solvers.rollout.run_rollout_kernel`
     (``rtmbs.solvers.rollout._runner`` describes the arguments). Returns the good steps."""
-    return run_rollout_kernel(_explicit_euler_rollout, solver.step_options, solver, state,
+    return run_rollout_kernel(_engine.explicit_euler_rollout, solver.step_options, solver, state,
                               t_origin, i0, h, n_steps, every, chan, inputs, oidx, res)

@@ -10,9 +10,10 @@ Per step: 1 evaluation (M, Q, Φq, Φt, γ [, Φ]), 1 factorisation of size n + 
 ``stabilize="projection"`` one more evaluation of Φ(q + h q̇, t + h) and one more solve with the
 same factors (eq. 30 with λ-column scaled by h is the same matrix).
 
-On the sparse path of a compiled Cartesian model (``fused``) the whole step is one compiled call
-(:func:`rtmbs.solvers.compiled_explicit.explicit_euler_step`, every ``stabilize``): the same
-arithmetic as the Python-driven sparse step below, bit for bit, over packed workspaces (M and Φq
+On the sparse path of a compiled Cartesian model (``fused``) the whole step is one call of the C
+engine (``src/rtmbs/engine/explicit_euler.c``, the arguments of
+:func:`rtmbs.solvers.compiled_explicit.explicit_euler_step`, every ``stabilize``): the same
+arithmetic as the Python-driven sparse step below, over packed workspaces (M and Φq
 in their blocks: memory O(non-zeros)); :meth:`ExplicitEuler.step_outputs` publishes the named
 outputs in the same call and ``rollout`` / ``simulate`` run many steps in one call
 (``rollout_runner``). ``instrument=True`` runs the Python-driven step (phase times).
@@ -23,14 +24,17 @@ import numpy as np
 
 from ..protocol import EVAL_GAMMA, EVAL_M, EVAL_PHI, EVAL_PHIQ, EVAL_Q, State
 from .base import Solver, register_solver
-from .compiled_explicit import (
-    STAB, explicit_euler_step, explicit_euler_step_outputs, run as run_rollout, update as _update,
-    vector_size,
-)
+from ..engine import _engine
+from .compiled_explicit import STAB, run as run_rollout, update as _update, vector_size
 from .factorisation import kkt_correction, kkt_rhs_solve, make_kkt
 from .li_euler import LIEuler, is_compiled_cartesian
 from .sparse import PackedKKTMap, choose_linear_solver
 from .stabilization import baumgarte_index1, check_choice, check_positive, evaluate, pop_options
+
+#: the step in the C engine (src/rtmbs/engine/explicit_euler.c), with the arguments of the numba
+#: kernels rtmbs.solvers.compiled_explicit.explicit_euler_step / explicit_euler_step_outputs
+explicit_euler_step = _engine.explicit_euler_step
+explicit_euler_step_outputs = _engine.explicit_euler_step_outputs
 
 
 @register_solver("explicit-euler")

@@ -25,6 +25,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from ..engine import _engine
 from ..errors import SolverError
 from ..protocol import EVAL_JAC, EVAL_JAC_STIFF, EVAL_M, EVAL_Q
 from .base import Solver, register_solver
@@ -140,6 +141,11 @@ def _mass_scale(Mn, Ms, LUm, pivm, Qs, tmp):
     return ok
 
 
+# the stages in the C engine (src/rtmbs/engine/rosenbrock.c: the arguments and the arithmetic of
+# the numba kernels above, bit for bit; tests/engine/test_ode_kernels.py)
+_c_factor, _c_stage, _c_mass_scale = _engine.grk_factor, _engine.grk_stage, _engine.grk_mass_scale
+
+
 @register_solver("rosenbrock-grk4t")
 class GRK4T(Solver):
     """GRK4T (Kaps-Rentrop) with fixed step for ODE models (seed 001 §3.1, eqs. 3-4)."""
@@ -176,6 +182,17 @@ class GRK4T(Solver):
         self.rv = np.zeros(n)
         self.tmp = np.zeros(n)
         self._jac_flag = EVAL_JAC if jacobian == "all" else EVAL_JAC_STIFF
+        # the whole step in one call of the C engine (rosenbrock.c, rtmbs_grk4t_step) on a
+        # compiled Cartesian model without extra states, unless ``instrument`` asks for phases
+        from .li_euler import is_compiled_cartesian
+        self.fused = (not instrument and is_compiled_cartesian(system) and system.m == 0
+                      and not system.nx)
+        if self.fused:
+            self._fused_args = system.kernel_buffers() + (
+                self.ws.buf, self.ws_t.buf, self.ws_s.buf, self.Mn, self.Jq, self.LU, self.piv,
+                self.LUm, self.pivm, self.U, self.Qt, self.qs, self.vs, self.rq, self.rv, self.tmp)
+            self._fused_opts = (self._jac_flag, self.freeze_jq, self.time_derivative,
+                                self.constant_mass)
 
     def _reset(self, state):
         n = self.system.n
@@ -192,13 +209,22 @@ class GRK4T(Solver):
         self.system.evaluate(t, q, v, self.ws_s, what)
         self.neval += 1
         if not self.constant_mass:
-            _mass_scale(self.Mn, self.ws_s.M, self.LUm, self.pivm, self.ws_s.Q, self.tmp)
+            _c_mass_scale(self.Mn, self.ws_s.M, self.LUm, self.pivm, self.ws_s.Q, self.tmp)
             self.nfactor += 1
             self.nsolve += 1
         return self.ws_s.Q
 
     def _step_impl(self, state, h):
         t, q, v = state.t, state.q, state.qd
+        if self.fused and not self.system._input_functions:  # (Python input functions: below)
+            ok = _engine.grk4t_step(*self._fused_args, q, v, float(t), float(h), *self._fused_opts)
+            scale = 0 if self.constant_mass else 2  # (the stages' mass scalings)
+            self.neval += 1 + self.time_derivative + (2 if ok else 0)
+            self.nfactor += 1 + (scale if ok else 0)
+            self.nsolve += (4 + scale) if ok else 0
+            if ok:
+                state.t = t + h
+            return ok
         ws = self.ws
         self._tic()
         # evaluation with Jacobians at (t_n, q_n, v_n)
@@ -218,7 +244,7 @@ class GRK4T(Solver):
             np.subtract(self.ws_t.Q, ws.Q, out=self.Qt)
             self.Qt *= 1.0 / dt
         self._toc("evaluation")
-        ok = _grk_factor(h, self.Mn, self.Jq, ws.Jqd, self.LU, self.piv)
+        ok = _c_factor(h, self.Mn, self.Jq, ws.Jqd, self.LU, self.piv)
         self.nfactor += 1
         self._toc("factorisation")
         if not ok:
@@ -227,16 +253,16 @@ class GRK4T(Solver):
         args = (self.Mn, self.LU, self.piv, self.Jq)
         bufs = (self.rq, self.rv)
         U, Qt, qs, vs = self.U, self.Qt, self.qs, self.vs
-        _grk_stage(0, h, *args, Q0, Qt, U, q, v, v, qs, vs, *bufs)
+        _c_stage(0, h, *args, Q0, Qt, U, q, v, v, qs, vs, *bufs)
         self._toc("solve")
         Qs = self._stage_forces(t + C2 * h, qs, vs)
         self._toc("evaluation")
-        _grk_stage(1, h, *args, Qs, Qt, U, q, v, vs, qs, vs, *bufs)
+        _c_stage(1, h, *args, Qs, Qt, U, q, v, vs, qs, vs, *bufs)
         self._toc("solve")
         Qs = self._stage_forces(t + C3 * h, qs, vs)
         self._toc("evaluation")
-        _grk_stage(2, h, *args, Qs, Qt, U, q, v, vs, qs, vs, *bufs)
-        _grk_stage(3, h, *args, Qs, Qt, U, q, v, vs, qs, vs, *bufs)
+        _c_stage(2, h, *args, Qs, Qt, U, q, v, vs, qs, vs, *bufs)
+        _c_stage(3, h, *args, Qs, Qt, U, q, v, vs, qs, vs, *bufs)
         self.nsolve += 4
         state.t = t + h
         self._toc("solve")

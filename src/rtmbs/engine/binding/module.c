@@ -98,6 +98,8 @@ PyMODINIT_FUNC PyInit__engine(void) {
         rtmbs_py_step_methods,
         rtmbs_py_alpha_methods,
         rtmbs_py_indep_methods,
+        rtmbs_py_explicit_methods,
+        rtmbs_py_ode_methods,
         NULL};
     PyObject* mod;
     int p;

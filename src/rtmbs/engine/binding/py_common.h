@@ -39,5 +39,7 @@ extern PyMethodDef rtmbs_py_elements_methods[];
 extern PyMethodDef rtmbs_py_step_methods[];
 extern PyMethodDef rtmbs_py_alpha_methods[];
 extern PyMethodDef rtmbs_py_indep_methods[];
+extern PyMethodDef rtmbs_py_explicit_methods[];
+extern PyMethodDef rtmbs_py_ode_methods[];
 
 #endif /* RTMBS_PY_COMMON_H */

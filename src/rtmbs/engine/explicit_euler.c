@@ -1,0 +1,141 @@
+/* explicit_euler.c -- explicit Euler on the index-1 form (seed 000 eqs. 11-12, 14), the non-stiff
+ * baseline, on the sparse path (rtmbs.solvers.compiled_explicit):
+ *
+ *   evaluate at (t, q, qdot): M, Q, Phi_q, Phi_t, gamma [, Phi]             (evaluate.c)
+ *   eq. 12: [M Phi_q^T; Phi_q 0][qdd; lambda] = [Q; gamma]                   (kkt.c, sparse_lu.c)
+ *           (Baumgarte, eq. 4: gamma - 2 alpha (Phi_q qdot + Phi_t) - beta^2 Phi)
+ *   dq = h qdot (eq. 11), or h (qdot + h qdd) (semi-implicit)
+ *   projection (eq. 30) with the same factors: Phi at (t + h, q + dq)
+ *   q += dq, qdot += h qdd; extra states (transient tyres)                  (extra_states.c)
+ *
+ * The arithmetic of compiled_explicit.explicit_euler_step, operation for operation.
+ */
+#include "explicit_euler.h"
+
+/* out = gamma - 2 alpha (Phi_q qdot + Phi_t) - beta^2 Phi (eq. 4), Phi_q read from the packed
+ * workspace w through the PackedKKTMap index idx ([na, nz, nzi, dj, ai, aj, am, aq, zr, zc, zptr,
+ * zidx, ...]: sparse.py _packed_parts); each row's sum from Phi_t over its columns ascending
+ * (compiled_explicit._baumgarte_packed). */
+static void baumgarte_packed(const uint32_t* idx, const double* w, const double* qd,
+                             const double* gamma, const double* phit, const double* phi,
+                             double alpha, double beta, double* out, int64_t m) {
+    const size_t na = idx[0], nz = idx[1];
+    const uint32_t* zr = idx + 4 + 4 * na;
+    const uint32_t* zc = zr + nz;
+    const uint32_t* zptr = zc + nz;
+    const uint32_t* zidx = zptr + nz + 1;
+    const double b2 = beta * beta;
+    size_t e, k;
+    int64_t i;
+    for (i = 0; i < m; i++) out[i] = phit[i];
+    for (e = 0; e < nz; e++) { /* (sparse.py _phiq_value: the terms of a coupler row in order) */
+        double v = w[zidx[zptr[e]]];
+        for (k = zptr[e] + 1; k < zptr[e + 1]; k++) v += w[zidx[k]];
+        out[zr[e]] += v * qd[zc[e]];
+    }
+    for (i = 0; i < m; i++) out[i] = gamma[i] - 2.0 * alpha * out[i] - b2 * phi[i];
+}
+
+rtmbs_status rtmbs_explicit_euler_step(const rtmbs_model* mdl, rtmbs_data* d, double* w0,
+                                       double* w1, rtmbs_kkt* kkt, double* vec, double* q,
+                                       double* qd, double t, const rtmbs_explicit_options* opt,
+                                       const int64_t* oidx0, int64_t nout0, double* out0,
+                                       double diag[2]) {
+    const int64_t n = mdl->size.nq, m = mdl->size.nc, N = n + m;
+    const double h = opt->h;
+    double* rhs = vec;
+    double* prhs = vec + N;
+    double* dq = vec + 2 * N;
+    double* qp = vec + 2 * N + n;
+    const int extra = mdl->size.nx > 0;
+    const int baumgarte = opt->stab == RTMBS_STAB_BAUMGARTE && m > 0;
+    rtmbs_packed_offsets o;
+    double growth = 0.0;
+    int64_t i, k;
+    rtmbs_status s;
+
+    rtmbs_packed_workspace(&mdl->size, &o);
+    if (extra) d->xstate[0] = h; /* (transient tyres: their deflections at the step's end) */
+    s = rtmbs_evaluate(mdl, d, RTMBS_EVAL_PACKED | RTMBS_EVAL_M | RTMBS_EVAL_Q |
+                                   (m ? RTMBS_EVAL_PHIQ | RTMBS_EVAL_GAMMA : 0) |
+                                   (baumgarte ? RTMBS_EVAL_PHI : 0), t, q, qd, w0, o.size);
+    if (s != RTMBS_OK) return s;
+    for (k = 0; k < nout0; k++) out0[k] = d->buffer[oidx0[k]];
+    /* [M Phi_q^T; Phi_q 0][qdd; lambda] = [Q; gamma] (eq. 12) */
+    diag[0] = rtmbs_kkt_values_packed(kkt->ib, kkt->fb, kkt->idx, w0, 0.0, 0.0, 1.0, w0, &growth);
+    diag[1] = growth;
+    rtmbs_count_lu(d, kkt->ib, kkt->fb, 1, 0);
+    for (i = 0; i < n; i++) rhs[i] = w0[o.Q + i];
+    if (baumgarte)
+        baumgarte_packed(kkt->idx, w0, qd, w0 + o.gamma, w0 + o.phit, w0 + o.phi, opt->alpha,
+                         opt->beta, rhs + n, m);
+    else
+        for (i = 0; i < m; i++) rhs[n + i] = w0[o.gamma + i];
+    rtmbs_lu_solve(kkt->ib, kkt->fb, rhs);
+    rtmbs_count_lu(d, kkt->ib, kkt->fb, 0, 1);
+    if (opt->semi)
+        for (i = 0; i < n; i++) dq[i] = (qd[i] + h * rhs[i]) * h;
+    else
+        for (i = 0; i < n; i++) dq[i] = qd[i] * h;
+    if (opt->stab == RTMBS_STAB_PROJECT && m > 0) { /* eq. 30 at q + dq with the same factors */
+        for (i = 0; i < n; i++) qp[i] = q[i] + dq[i];
+        s = rtmbs_evaluate(mdl, d, RTMBS_EVAL_PACKED | RTMBS_EVAL_PHI, t + h, qp, qd, w1, o.size);
+        if (s != RTMBS_OK) return s;
+        for (i = 0; i < n; i++) prhs[i] = 0.0;
+        for (i = 0; i < m; i++) prhs[n + i] = -w1[o.phi + i];
+        rtmbs_lu_solve(kkt->ib, kkt->fb, prhs);
+        rtmbs_count_lu(d, kkt->ib, kkt->fb, 0, 1);
+        for (i = 0; i < n; i++) dq[i] += prhs[i];
+    }
+    for (i = 0; i < n; i++) { /* eq. 11 */
+        q[i] += dq[i];
+        qd[i] += h * rhs[i];
+    }
+    if (extra) { /* (the evaluation of Phi at q + dq writes no element outputs) */
+        s = rtmbs_advance_extra_states(mdl, d, h);
+        if (s != RTMBS_OK) return s;
+    }
+    rtmbs_count(d, RTMBS_CNT_STEP, 1);
+    return RTMBS_OK;
+}
+
+/* the step as rtmbs_fixed_rollout calls it */
+typedef struct explicit_ctx_ {
+    const rtmbs_model* mdl;
+    rtmbs_data* d;
+    double *w0, *w1, *vec, *q, *qd;
+    rtmbs_kkt* kkt;
+    const rtmbs_explicit_options* opt;
+} explicit_ctx;
+
+static rtmbs_status explicit_step(void* ctx, double t, int* ok) {
+    explicit_ctx* c = (explicit_ctx*)ctx;
+    double diag[2];
+    rtmbs_status s = rtmbs_explicit_euler_step(c->mdl, c->d, c->w0, c->w1, c->kkt, c->vec, c->q,
+                                               c->qd, t, c->opt, NULL, 0, NULL, diag);
+    *ok = diag[0] > 0.0;
+    return s;
+}
+
+rtmbs_status rtmbs_explicit_euler_rollout(const rtmbs_model* mdl, rtmbs_data* d, double* w0,
+                                          double* w1, rtmbs_kkt* kkt, double* vec, double* q,
+                                          double* qd, double t_origin, int64_t i0,
+                                          const rtmbs_explicit_options* opt, int64_t n_steps,
+                                          int64_t every, const int64_t* chan, int64_t nchan,
+                                          const double* inputs, const int64_t* oidx, int64_t nout,
+                                          rtmbs_rollout_rows* rows, double* q_good,
+                                          double* qd_good, double* x_good, int64_t* done) {
+    explicit_ctx c;
+    c.mdl = mdl;
+    c.d = d;
+    c.w0 = w0;
+    c.w1 = w1;
+    c.vec = vec;
+    c.q = q;
+    c.qd = qd;
+    c.kkt = kkt;
+    c.opt = opt;
+    return rtmbs_fixed_rollout(mdl, d, explicit_step, &c, q, qd, vec + mdl->size.nq, w1, t_origin,
+                               i0, opt->h, n_steps, every, chan, nchan, inputs, oidx, nout, rows,
+                               q_good, qd_good, x_good, done);
+}

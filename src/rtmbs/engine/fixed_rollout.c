@@ -1,0 +1,68 @@
+/* fixed_rollout.c -- the rollout loop of rtmbs.solvers.rollout (before_step, end_step) around any
+ * fixed-step integrator's step: inputs per step, results every `every` steps, a failed or
+ * diverging step undone. */
+#include <string.h>
+
+#include "fixed_rollout.h"
+
+/* |q| or |qdot| at or above this counts as divergence (rtmbs.solvers.rollout.DIVERGENCE_LIMIT) */
+#define RTMBS_DIVERGENCE_LIMIT 1e8
+
+static int diverged(const double* q, const double* qd, int64_t n) {
+    int64_t i;
+    for (i = 0; i < n; i++) /* (a NaN fails both comparisons) */
+        if (!(q[i] < RTMBS_DIVERGENCE_LIMIT && q[i] > -RTMBS_DIVERGENCE_LIMIT &&
+              qd[i] < RTMBS_DIVERGENCE_LIMIT && qd[i] > -RTMBS_DIVERGENCE_LIMIT))
+            return 1;
+    return 0;
+}
+
+static void copy_state(const double* q, const double* qd, const double* x, double* q_to,
+                       double* qd_to, double* x_to, int64_t n, int64_t nx) {
+    memcpy(q_to, q, (size_t)n * sizeof(double));
+    memcpy(qd_to, qd, (size_t)n * sizeof(double));
+    if (nx) memcpy(x_to, x, (size_t)nx * sizeof(double));
+}
+
+rtmbs_status rtmbs_fixed_rollout(const rtmbs_model* mdl, rtmbs_data* d, rtmbs_step_fn step,
+                                 void* ctx, double* q, double* qd, const double* lam, double* w,
+                                 double t_origin, int64_t i0, double h, int64_t n_steps,
+                                 int64_t every, const int64_t* chan, int64_t nchan,
+                                 const double* inputs, const int64_t* oidx, int64_t nout,
+                                 rtmbs_rollout_rows* rows, double* q_good, double* qd_good,
+                                 double* x_good, int64_t* done) {
+    const int64_t n = mdl->size.nq, m = mdl->size.nc, nx = mdl->size.nx;
+    double* x = d->xstate + 1;
+    int64_t k, c, r;
+    int ok;
+    rtmbs_status s;
+    *done = 0;
+    for (k = 0; k < n_steps; k++) {
+        int save = (k + 1) % every == 0;
+        double t = t_origin + (double)(i0 + k) * h;
+        r = (k + 1) / every - 1;
+        for (c = 0; c < nchan; c++) d->fun_par[RTMBS_NFUNPAR * chan[c]] = inputs[k * nchan + c];
+        copy_state(q, qd, x, q_good, qd_good, x_good, n, nx);
+        if (save && rows->qd_prev) memcpy(rows->qd_prev + r * n, qd, (size_t)n * sizeof(double));
+        s = step(ctx, t, &ok);
+        if (s != RTMBS_OK) return s;
+        if (!ok || diverged(q, qd, n)) {
+            copy_state(q_good, qd_good, x_good, q, qd, x, n, nx);
+            return RTMBS_OK;
+        }
+        t = t_origin + (double)(i0 + k + 1) * h;
+        if (save) {
+            if (rows->t) rows->t[r] = t;
+            if (rows->q) memcpy(rows->q + r * n, q, (size_t)n * sizeof(double));
+            if (rows->qd) memcpy(rows->qd + r * n, qd, (size_t)n * sizeof(double));
+            if (rows->lam && m) memcpy(rows->lam + r * m, lam, (size_t)m * sizeof(double));
+            if (rows->x && nx) memcpy(rows->x + r * nx, x, (size_t)nx * sizeof(double));
+            if (nout && rows->y) {
+                s = rtmbs_step_outputs(mdl, d, t, q, qd, w, oidx, nout, rows->y + r * nout);
+                if (s != RTMBS_OK) return s;
+            }
+        }
+        *done = k + 1;
+    }
+    return RTMBS_OK;
+}
