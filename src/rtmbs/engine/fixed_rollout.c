@@ -5,25 +5,6 @@
 
 #include "fixed_rollout.h"
 
-/* |q| or |qdot| at or above this counts as divergence (rtmbs.solvers.rollout.DIVERGENCE_LIMIT) */
-#define RTMBS_DIVERGENCE_LIMIT 1e8
-
-static int diverged(const double* q, const double* qd, int64_t n) {
-    int64_t i;
-    for (i = 0; i < n; i++) /* (a NaN fails both comparisons) */
-        if (!(q[i] < RTMBS_DIVERGENCE_LIMIT && q[i] > -RTMBS_DIVERGENCE_LIMIT &&
-              qd[i] < RTMBS_DIVERGENCE_LIMIT && qd[i] > -RTMBS_DIVERGENCE_LIMIT))
-            return 1;
-    return 0;
-}
-
-static void copy_state(const double* q, const double* qd, const double* x, double* q_to,
-                       double* qd_to, double* x_to, int64_t n, int64_t nx) {
-    memcpy(q_to, q, (size_t)n * sizeof(double));
-    memcpy(qd_to, qd, (size_t)n * sizeof(double));
-    if (nx) memcpy(x_to, x, (size_t)nx * sizeof(double));
-}
-
 rtmbs_status rtmbs_fixed_rollout(const rtmbs_model* mdl, rtmbs_data* d, rtmbs_step_fn step,
                                  void* ctx, double* q, double* qd, const double* lam, double* w,
                                  double t_origin, int64_t i0, double h, int64_t n_steps,
@@ -42,12 +23,12 @@ rtmbs_status rtmbs_fixed_rollout(const rtmbs_model* mdl, rtmbs_data* d, rtmbs_st
         double t = t_origin + (double)(i0 + k) * h;
         r = (k + 1) / every - 1;
         for (c = 0; c < nchan; c++) d->fun_par[RTMBS_NFUNPAR * chan[c]] = inputs[k * nchan + c];
-        copy_state(q, qd, x, q_good, qd_good, x_good, n, nx);
+        rtmbs_copy_state(q, qd, x, q_good, qd_good, x_good, n, nx);
         if (save && rows->qd_prev) memcpy(rows->qd_prev + r * n, qd, (size_t)n * sizeof(double));
         s = step(ctx, t, &ok);
         if (s != RTMBS_OK) return s;
-        if (!ok || diverged(q, qd, n)) {
-            copy_state(q_good, qd_good, x_good, q, qd, x, n, nx);
+        if (!ok || rtmbs_diverged(q, qd, n)) {
+            rtmbs_copy_state(q_good, qd_good, x_good, q, qd, x, n, nx);
             return RTMBS_OK;
         }
         t = t_origin + (double)(i0 + k + 1) * h;

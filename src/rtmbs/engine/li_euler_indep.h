@@ -6,6 +6,7 @@
 #ifndef RTMBS_LI_EULER_INDEP_H
 #define RTMBS_LI_EULER_INDEP_H
 
+#include "dense_lu.h"
 #include "li_euler.h"
 
 /* The partition basis (rtmbs.solvers.basis.PartitionBasis.args): Phi_u's fixed-pattern LU (ib,
@@ -61,8 +62,6 @@ void rtmbs_partition_project_T(rtmbs_data* d, const rtmbs_partition* b, const do
 /* Dense LU with partial pivoting of the k x k matrix a in place, piv[i] the row swapped with row
  * i; returns min|u_kk| / max|u_kk| (0.0 with a zero pivot) (rtmbs.solvers.linalg.lu_factor), and
  * its solve in place (lu_solve). */
-double rtmbs_dense_lu_factor(double* a, int64_t* piv, int64_t k);
-void rtmbs_dense_lu_solve(const double* lu, const int64_t* piv, double* b, int64_t k);
 
 /* -- the step (li_euler_indep.c; rtmbs.solvers.compiled_indep) --------------------------------- */
 
