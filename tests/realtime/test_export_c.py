@@ -6,7 +6,7 @@ run of 1 s gives, in its result.csv read by rtmbs's own reader, the states, extr
 outputs of rtmbs's compiled rollout (same h and options, no inputs) to 1e-12 relative per column,
 and constraint norms equal to rtmbs's evaluation of them; a paced run of 0.2 s at 1 kHz prints
 the summary of ``rtmbs realtime`` (Markdown and --json) with numbers that parse and agree;
-``rtmbs plot`` reads the output folder; cross-compiled for aarch64 and armhf and run under qemu
+``rtmbs plot`` and ``rtmbs view`` read the output folder; cross-compiled for aarch64 and armhf and run under qemu
 for 1 s the program gives the x86-64 numbers to 1e-9 relative per column (columns below 1e-3
 in magnitude: 1e-12 absolute; aarch64 is bit-identical, armhf's libm differs in last bits);
 skipped, with the reason, only when the cross compiler or qemu is absent.
@@ -213,12 +213,14 @@ def test_policies_and_options(program, tmp_path):
     assert "double-pendulum" in help_text and "--priority" in help_text
 
 
-def test_plot_reads_the_output_folder(program, tmp_path):
+def test_plot_and_view_read_the_output_folder(program, tmp_path):
     out, _ = program("double-pendulum")
     res_dir = tmp_path / "out"
     _run(out / "rtmbs-rt", "--unpaced", "--duration", 0.1, "--out", res_dir)
     assert cli_main(["plot", str(res_dir), "link2.z", "q:link1.x"]) == 0
     assert (res_dir / "plot.png").stat().st_size > 0
+    assert cli_main(["view", str(res_dir), "--model", "double-pendulum"]) == 0
+    assert (res_dir / "view.html").stat().st_size > 0
 
 
 @pytest.mark.parametrize("arch", sorted(CROSS))
