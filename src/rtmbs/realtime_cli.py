@@ -113,6 +113,9 @@ def register(subparsers, formatter_class) -> None:
                    "[s], fixed in the program")
     c.add_argument("-o", "--output", required=True, metavar="DIR", help="folder to write")
     c.add_argument("--make", action="store_true", help="run make there afterwards")
+    c.add_argument("--udp", metavar="CONFIG", help="UDP I/O configuration (YAML/JSON, as "
+                   "'rtmbs realtime --udp'), compiled in; rtmbs-rt --listen/--send-to override "
+                   "its addresses")
     add_solver_arguments(c)
     c.set_defaults(func=cmd_export_c)
 
@@ -192,8 +195,13 @@ def cmd_export_c(args) -> int:
     from .io.files import writable_dir
 
     writable_dir(args.output)  # before the model is built
+    udp = None
+    if args.udp:
+        from .realtime.udp import load_udp_config
+
+        udp = load_udp_config(args.udp)  # (checked before the model is built)
     out = export_c(args.model, args.output, h=args.h, solver=args.solver,
-                   solver_options=solver_options(args))
+                   solver_options=solver_options(args), udp=udp)
     print(f"wrote {out} (make -C {out} builds {out}/rtmbs-rt)")
     if args.make:
         r = subprocess.run(["make", "-C", str(out)], capture_output=True, text=True)

@@ -257,3 +257,97 @@ def test_cross_compiled_under_qemu(program, name, arch, tmp_path):
     worst["phi_norm"] = float(np.abs(a.phi_norm - b.phi_norm).max())
     print(f"{name} on {arch} under {qemu}: largest relative difference to x86-64: {worst}")
     assert max(worst.values()) <= 1e-9, worst
+
+
+def _free_port() -> int:
+    import socket
+
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def test_udp_io(tmp_path):
+    """The UDP protocol of `rtmbs realtime` (rtmbs.realtime.udp), compiled in: a peer sends
+    input packets (x = 20 -> drive torque 2 x + 10 = 50, the configured initial too) among bad
+    ones, which are counted and not applied: the trajectory is rollout's with 50 N m at every
+    step (and not the one without); every output packet carries the outputs of result.csv at
+    its time."""
+    import socket
+    import time
+
+    from rtmbs.realtime.udp import MAGIC_IN, MAGIC_OUT, pack_packet, unpack_packet
+
+    system = load_model("concept-quarter-car")
+    outs = list(system.output_names)[:3]
+    p_in, p_out = _free_port(), _free_port()
+    cfg = {"listen": f"127.0.0.1:{p_in}", "send_to": f"127.0.0.1:{p_out}",
+           "inputs": [{"name": "drive_torque", "scale": 2.0, "offset": 10.0, "initial": 20.0}],
+           "outputs": outs}
+    out = tmp_path / "prog"
+    export_c(system, out, h=H, udp=cfg)
+    r = subprocess.run(["make", "-C", str(out)], capture_output=True, text=True)
+    assert r.returncode == 0 and "warning" not in (r.stdout + r.stderr).lower(), r.stderr
+    peer = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    peer.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 1 << 20)
+    peer.bind(("127.0.0.1", p_out))
+    peer.settimeout(10.0)
+    res_dir = tmp_path / "out"
+    proc = subprocess.Popen([str(out / "rtmbs-rt"), "--duration", "0.3", "--json", "--no-mlock",
+                             "--out", str(res_dir)], stdout=subprocess.PIPE, text=True)
+    got = [peer.recv(65536)]  # (the program is up: its first output packet)
+    dest = ("127.0.0.1", p_in)
+    bad = [b"RTMI", pack_packet(b"XXXX", 1, 0.0, [20.0]), pack_packet(MAGIC_IN, 2, 0.0, [1e3, 1e3]),
+           pack_packet(MAGIC_IN, 3, 0.0, [float("nan")])]
+    for b in bad:
+        peer.sendto(b, dest)
+    seq = 100
+    peer.sendto(pack_packet(MAGIC_IN, seq, 0.0, [20.0]), dest)
+    time.sleep(0.005)
+    peer.sendto(pack_packet(MAGIC_IN, 50, 0.0, [500.0]), dest)  # out of order: not applied
+    peer.setblocking(False)
+
+    def drain():
+        while True:
+            try:
+                got.append(peer.recv(65536))
+            except BlockingIOError:
+                return
+
+    while proc.poll() is None:
+        seq += 1
+        peer.sendto(pack_packet(MAGIC_IN, seq, 0.0, [20.0]), dest)
+        drain()
+        time.sleep(0.001)
+    stdout, _ = proc.communicate()
+    assert proc.returncode == 0, stdout
+    drain()
+    peer.close()
+    s = json.loads(stdout)
+    io = s["io"]
+    print(f"UDP counters: {io}")
+    assert s["status"] == 1 and s["steps"] == 300
+    assert io["rx_malformed"] == 3 + 1 and io["rx_out_of_order"] == 1 and io["rx_accepted"] >= 1
+    assert io["tx_packets"] == 300 and io["tx_errors"] == 0 and len(got) == 300
+    assert io["last_rx_seq"] >= 100
+    res = Result.load(res_dir)
+    # the trajectory: rollout with the input at 50 N m every step
+    sysd = system.new_data()
+    state = sysd.initial_state()
+    slv = get_solver("li-euler")(sysd)
+    slv.reset(state)
+    ro = rollout(slv, state, 300, H, inputs={"drive_torque": np.full(300, 50.0)})
+    assert _rel(res.q[1:], ro.q) <= RTOL and _rel(res.qd[1:], ro.qd) <= RTOL
+    sys0 = system.new_data()
+    st0 = sys0.initial_state()
+    s0 = get_solver("li-euler")(sys0)
+    s0.reset(st0)
+    r0 = rollout(s0, st0, 300, H)
+    assert _rel(res.qd[1:], r0.qd) > 1e-6  # (the input mattered)
+    # every output packet: the outputs of its row, bit for bit
+    rows = {float(t): i for i, t in enumerate(res.t)}
+    for k, pkt in enumerate(got):
+        sq, t, vals = unpack_packet(pkt, MAGIC_OUT)
+        assert sq == k + 1
+        i = rows[t]
+        assert list(vals) == [res.outputs[nm][i] for nm in outs]

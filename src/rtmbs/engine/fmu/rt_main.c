@@ -11,20 +11,28 @@
  * outputs are not published while degraded) and stop; the same summary (Markdown, --json line,
  * summary.json) and a result.csv as rtmbs.result.Result.save_csv writes it.
  *
+ * UDP I/O as rtmbs.realtime.udp.UdpIO (the configuration compiled in at export): every step the
+ * socket is drained without blocking (at most MAX_DRAIN packets) and the newest valid input
+ * packet applied; the outputs go out after the step (every `decimation` steps).
+ *
  * POSIX (Linux): _GNU_SOURCE for sched_setaffinity. Nothing is allocated, printed or written
  * inside the loop; the records are kept in memory allocated (and locked) before it.
  */
 #define _GNU_SOURCE
+#include <arpa/inet.h>
 #include <errno.h>
 #include <math.h>
+#include <netinet/in.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "instance.h"
 #include "rt_info.h"
@@ -56,13 +64,15 @@ typedef struct {
     int unpaced, busy_wait, priority, cpu, mlock, json, policy, every, recover_after, csv;
     int64_t spin_ns;
     const char* out;
+    const char* listen; /* host:port overriding the configuration's (NULL: keep) */
+    const char* send_to;
 } options;
 
 static void usage(FILE* f, const char* argv0) {
     fprintf(f,
             "usage: %s [--duration S] [--unpaced] [--priority N] [--cpu N] [--no-mlock]\n"
             "          [--busy-wait] [--spin US] [--policy warn|catch-up|degrade|stop] [--recover-after N]\n"
-            "          [--out DIR] [--every N] [--no-csv] [--json]\n"
+            "          [--out DIR] [--every N] [--no-csv] [--json] [--listen H:P] [--send-to H:P]\n"
             "Runs model %s (solver %s, h = %g s, %s) paced on CLOCK_MONOTONIC, one step per tick.\n"
             "  --duration S       simulated (= wall) time, s (default 1)\n"
             "  --unpaced          no pacing: steps back to back (tests, qemu)\n"
@@ -77,7 +87,9 @@ static void usage(FILE* f, const char* argv0) {
             "  --out DIR          folder of result.csv, summary.json, summary.md (default out)\n"
             "  --every N          keep every N-th step in result.csv (default 1)\n"
             "  --no-csv           write no result.csv\n"
-            "  --json             print one line of JSON instead of the Markdown summary\n",
+            "  --json             print one line of JSON instead of the Markdown summary\n"
+            "  --listen H:P       UDP: receive the input packets there (exported with --udp)\n"
+            "  --send-to H:P      UDP: send the output packets there\n",
             argv0, rtmbs_rt_the_info.model, rtmbs_rt_the_info.solver, rtmbs_fmu_the_plan.opt.h,
             rtmbs_rt_the_info.options);
 }
@@ -97,6 +109,7 @@ static int parse_args(int argc, char** argv, options* o) {
     o->csv = 1;
     o->out = "out";
     o->spin_ns = 200000;
+    o->listen = o->send_to = NULL;
     for (i = 1; i < argc; i++) {
         const char* a = argv[i];
         const char* v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -150,6 +163,12 @@ static int parse_args(int argc, char** argv, options* o) {
         } else if (v && !strcmp(a, "--out")) {
             o->out = v;
             i++;
+        } else if (v && !strcmp(a, "--listen")) {
+            o->listen = v;
+            i++;
+        } else if (v && !strcmp(a, "--send-to")) {
+            o->send_to = v;
+            i++;
         } else {
             fprintf(stderr, "rtmbs-rt: unknown option or missing value: %s\n", a);
             usage(stderr, argv[0]);
@@ -161,6 +180,193 @@ static int parse_args(int argc, char** argv, options* o) {
         return -1;
     }
     return 0;
+}
+
+/* -- UDP I/O (rtmbs.realtime.udp) --------------------------------------------------------------
+ * packet (little-endian): char[4] magic, uint32 seq, float64 t, uint16 N, N float64 */
+#define MAX_DRAIN 16
+#define HEADER_SIZE 18
+#define MAX_DATAGRAM 65536
+
+typedef struct {
+    int sock, has_dest;
+    struct sockaddr_in dest;
+    unsigned char* rx; /* MAX_DATAGRAM */
+    unsigned char* tx;
+    double* latest;
+    int64_t last_seq, nstep;
+    uint32_t tx_seq;
+    int64_t rx_packets, rx_accepted, rx_superseded, rx_malformed, rx_out_of_order, rx_late,
+        rx_errors, rx_drain_limited, tx_packets, tx_errors;
+} udp_io;
+
+static uint32_t get_u32(const unsigned char* b) {
+    return (uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 | (uint32_t)b[3] << 24;
+}
+
+static double get_f64(const unsigned char* b) {
+    uint64_t u = 0;
+    double d;
+    int i;
+    for (i = 7; i >= 0; i--) u = u << 8 | b[i];
+    memcpy(&d, &u, sizeof d);
+    return d;
+}
+
+static void put_f64(unsigned char* b, double d) {
+    uint64_t u;
+    int i;
+    memcpy(&u, &d, sizeof u);
+    for (i = 0; i < 8; i++) b[i] = (unsigned char)(u >> (8 * i));
+}
+
+static int parse_address(const char* text, const char* host, int port, struct sockaddr_in* a) {
+    char buf[256];
+    const char* colon;
+    if (text) { /* host:port */
+        colon = strrchr(text, ':');
+        if (!colon || (size_t)(colon - text) >= sizeof buf) return -1;
+        memcpy(buf, text, (size_t)(colon - text));
+        buf[colon - text] = 0;
+        port = atoi(colon + 1);
+        host = buf;
+    }
+    if (port < 0 || port > 65535) return -1;
+    memset(a, 0, sizeof *a);
+    a->sin_family = AF_INET;
+    a->sin_port = htons((uint16_t)port);
+    if (!strcmp(host, "localhost")) host = "127.0.0.1";
+    return inet_pton(AF_INET, host, &a->sin_addr) == 1 ? 0 : -1;
+}
+
+static int udp_open(udp_io* u, const options* o) {
+    const rtmbs_rt_info* in = &rtmbs_rt_the_info;
+    struct sockaddr_in a;
+    int size = 1 << 20;
+    memset(u, 0, sizeof *u);
+    u->last_seq = -1;
+    u->rx = (unsigned char*)calloc(MAX_DATAGRAM, 1);
+    u->tx = (unsigned char*)calloc((size_t)(HEADER_SIZE + 8 * in->udp_nout), 1);
+    u->latest = (double*)calloc((size_t)in->udp_nin + 1, sizeof(double));
+    if (!u->rx || !u->tx || !u->latest) return -1;
+    if (parse_address(o->listen, in->listen_host, in->listen_port, &a)) {
+        fprintf(stderr, "rtmbs-rt: bad listen address %s\n", o->listen ? o->listen : in->listen_host);
+        return -1;
+    }
+    u->sock = socket(AF_INET, SOCK_DGRAM, 0);
+    if (u->sock < 0) return -1;
+    setsockopt(u->sock, SOL_SOCKET, SO_RCVBUF, &size, sizeof size);
+    if (bind(u->sock, (struct sockaddr*)&a, sizeof a) != 0) {
+        fprintf(stderr, "rtmbs-rt: cannot listen on %s:%d (%s)\n", inet_ntoa(a.sin_addr),
+                (int)ntohs(a.sin_port), strerror(errno));
+        return -1;
+    }
+    if (o->send_to || in->send_port >= 0) {
+        if (parse_address(o->send_to, in->send_host, in->send_port, &u->dest)) {
+            fprintf(stderr, "rtmbs-rt: bad send-to address\n");
+            return -1;
+        }
+        u->has_dest = 1;
+    }
+    return 0;
+}
+
+/* the initial values of the channels that have one */
+static void udp_initial(rtmbs_fmu* f) {
+    const rtmbs_rt_info* in = &rtmbs_rt_the_info;
+    int64_t i;
+    for (i = 0; i < in->udp_nin; i++)
+        if (!isnan(in->udp_initial[i]))
+            rtmbs_fmu_set(f, in->udp_in_vr[i], in->udp_scale[i] * in->udp_initial[i] +
+                                                   in->udp_offset[i]);
+}
+
+/* UdpIO.read_inputs: drain at most MAX_DRAIN packets, apply the newest valid one */
+static void udp_read(udp_io* u, rtmbs_fmu* f, double t) {
+    const rtmbs_rt_info* in = &rtmbs_rt_the_info;
+    const int64_t nin = in->udp_nin;
+    const size_t rx_len = (size_t)(HEADER_SIZE + 8 * nin);
+    int64_t ref = u->last_seq, i;
+    int have = 0, k;
+    for (k = 0; k < MAX_DRAIN; k++) {
+        ssize_t nb = recv(u->sock, u->rx, MAX_DATAGRAM, MSG_DONTWAIT);
+        uint32_t seq;
+        double tp, sum;
+        if (nb < 0) {
+            if (errno != EAGAIN && errno != EWOULDBLOCK) u->rx_errors++;
+            break;
+        }
+        u->rx_packets++;
+        if ((size_t)nb != rx_len) {
+            u->rx_malformed++;
+            continue;
+        }
+        seq = get_u32(u->rx + 4);
+        tp = get_f64(u->rx + 8);
+        sum = tp;
+        for (i = 0; i < nin; i++) sum += get_f64(u->rx + HEADER_SIZE + 8 * i);
+        if (memcmp(u->rx, "RTMI", 4) || (int64_t)(u->rx[16] | u->rx[17] << 8) != nin ||
+            !isfinite(sum)) {
+            u->rx_malformed++;
+            continue;
+        }
+        if (ref >= 0 && !((uint32_t)(seq - (uint32_t)ref) > 0 &&
+                          (uint32_t)(seq - (uint32_t)ref) < 0x80000000u)) {
+            u->rx_out_of_order++;
+            continue;
+        }
+        if (!isnan(in->max_age) && tp < t - in->max_age) {
+            u->rx_late++;
+            continue;
+        }
+        if (have) u->rx_superseded++;
+        for (i = 0; i < nin; i++) u->latest[i] = get_f64(u->rx + HEADER_SIZE + 8 * i);
+        ref = (int64_t)seq;
+        have = 1;
+    }
+    if (k == MAX_DRAIN) u->rx_drain_limited++;
+    if (have) {
+        u->last_seq = ref;
+        u->rx_accepted++;
+        for (i = 0; i < nin; i++)
+            rtmbs_fmu_set(f, in->udp_in_vr[i], in->udp_scale[i] * u->latest[i] + in->udp_offset[i]);
+    }
+}
+
+/* UdpIO.write_outputs */
+static void udp_write(udp_io* u, double t, const double* y) {
+    const rtmbs_rt_info* in = &rtmbs_rt_the_info;
+    const int64_t nout = in->udp_nout;
+    int64_t j;
+    if (!u->has_dest) return;
+    u->nstep++;
+    if (u->nstep % in->decimation) return;
+    u->tx_seq++;
+    memcpy(u->tx, "RTMO", 4);
+    for (j = 0; j < 4; j++) u->tx[4 + j] = (unsigned char)(u->tx_seq >> (8 * j));
+    put_f64(u->tx + 8, t);
+    u->tx[16] = (unsigned char)(nout & 0xff);
+    u->tx[17] = (unsigned char)(nout >> 8);
+    for (j = 0; j < nout; j++) put_f64(u->tx + HEADER_SIZE + 8 * j, y[in->udp_out[j]]);
+    if (sendto(u->sock, u->tx, (size_t)(HEADER_SIZE + 8 * nout), 0, (struct sockaddr*)&u->dest,
+               sizeof u->dest) >= 0)
+        u->tx_packets++;
+    else
+        u->tx_errors++;
+}
+
+static void udp_counters(FILE* f, const udp_io* u, const char* eq, const char* sep) {
+    const char* names[] = {"rx_packets", "rx_accepted", "rx_superseded", "rx_malformed",
+                           "rx_out_of_order", "rx_late", "rx_errors", "rx_drain_limited",
+                           "tx_packets", "tx_errors", "last_rx_seq"};
+    int64_t v[11];
+    int i;
+    v[0] = u->rx_packets; v[1] = u->rx_accepted; v[2] = u->rx_superseded; v[3] = u->rx_malformed;
+    v[4] = u->rx_out_of_order; v[5] = u->rx_late; v[6] = u->rx_errors; v[7] = u->rx_drain_limited;
+    v[8] = u->tx_packets; v[9] = u->tx_errors; v[10] = u->last_seq;
+    for (i = 0; i < 11; i++)
+        fprintf(f, "%s%s%s%s%lld", i ? sep : "", eq[0] == ':' ? "\"" : "", names[i],
+                eq[0] == ':' ? "\": " : " = ", (long long)v[i]);
 }
 
 /* -- statistics (rtmbs.realtime.stats) --------------------------------------------------------- */
@@ -254,6 +460,7 @@ typedef struct {
     char message[512];
     char sched[256];
     timing turn, cpu, late;
+    const udp_io* udp; /* NULL: no UDP I/O */
 } summary;
 
 #define US "\xc2\xb5s" /* (UTF-8 micro sign: the C file stays ASCII) */
@@ -287,6 +494,11 @@ static void write_markdown(FILE* f, const summary* s) {
     fprintf(f, "| budget_used_p50 | %.4g |\n| status | %d |\n| sched | %s |\n",
             s->budget_used_p50, s->status, s->sched);
     fprintf(f, "| outputs_at | end |\n| prewarm_steps | 0 |\n| prewarm_skipped | 0 |\n");
+    if (s->udp) {
+        fputs("\nI/O counters: ", f);
+        udp_counters(f, s->udp, " = ", ", ");
+        fputs("\n", f);
+    }
     if (s->message[0]) fprintf(f, "\n%s\n", s->message);
 }
 
@@ -324,8 +536,9 @@ static void write_json(FILE* f, const summary* s) {
     fputs(", \"wall_s\": ", f); json_number(f, s->wall_s);
     fprintf(f, ", \"status\": %d, \"message\": ", s->status); json_string(f, s->message);
     fputs(", \"sched\": ", f); json_string(f, s->sched);
-    fputs(", \"outputs_at\": \"end\", \"prewarm_steps\": 0, \"prewarm_skipped\": 0, "
-          "\"io\": {}, \"warnings\": []}\n", f);
+    fputs(", \"outputs_at\": \"end\", \"prewarm_steps\": 0, \"prewarm_skipped\": 0, \"io\": {", f);
+    if (s->udp) udp_counters(f, s->udp, ":", ", ");
+    fputs("}, \"warnings\": []}\n", f);
 }
 
 /* -- result.csv (rtmbs.result.Result.save_csv) ------------------------------------------------- */
@@ -430,6 +643,7 @@ int main(int argc, char** argv) {
     int degraded = 0, good = 0, publish = 1, rc;
     char msg[256], path[4096];
     struct sigaction sa;
+    udp_io udp;
 
     if (parse_args(argc, argv, &o)) return 2;
     memset(&s, 0, sizeof s);
@@ -481,6 +695,12 @@ int main(int argc, char** argv) {
     if (outputs(f, y)) {
         fprintf(stderr, "rtmbs-rt: the outputs at the start failed\n");
         return 3;
+    }
+    if (rtmbs_rt_the_info.udp) { /* (the port is checked before the run) */
+        if (udp_open(&udp, &o)) return 2;
+        udp_initial(f);
+        s.udp = &udp;
+        if (outputs(f, y)) return 3;
     }
     if (o.csv) record(rows, f, y);
 
@@ -542,8 +762,10 @@ int main(int argc, char** argv) {
         if (o.unpaced) tick = start;
         behind = o.policy == POLICY_CATCHUP && start - tick >= h_ns;
         published = p->nout && !behind && publish;
+        if (s.udp) udp_read(&udp, f, rtmbs_fmu_time(f));
         rc = rtmbs_fmu_do_step(f, rtmbs_fmu_time(f), o.h, msg, sizeof msg);
         if (rc == 0 && published) rc = outputs(f, y);
+        if (rc == 0 && s.udp && !behind && publish) udp_write(&udp, rtmbs_fmu_time(f), y);
         c1 = now_ns(CLOCK_THREAD_CPUTIME_ID);
         end = now_ns(CLOCK_MONOTONIC);
         /* -- bookkeeping (not part of the turnaround) -- */
@@ -630,6 +852,20 @@ int main(int argc, char** argv) {
     s.cpu = timing_summary(cpu, n_done, tmp);
     s.late = timing_summary(late, n_done, tmp);
     s.budget_used_p50 = s.turn.p50 * 1e-6 / o.h;
+    if (s.udp && s.status == 1 && udp.rx_packets && !udp.rx_accepted &&
+        rtmbs_rt_the_info.udp_nin) { /* (UdpIO.problem) */
+        size_t l;
+        snprintf(s.message, sizeof s.message, "finished with a warning: all %lld input packets "
+                 "were refused (%lld late, %lld malformed, %lld out of order); inputs kept their "
+                 "initial values", (long long)udp.rx_packets, (long long)udp.rx_late,
+                 (long long)udp.rx_malformed, (long long)udp.rx_out_of_order);
+        l = strlen(s.message);
+        if (udp.rx_late)
+            snprintf(s.message + l, sizeof s.message - l, "; late means stamped before t - "
+                     "max_age (max_age = %g s): stamp packets with the simulated time, not the "
+                     "sender's clock", rtmbs_rt_the_info.max_age);
+        s.status = 0;
+    }
     if (o.json) write_json(stdout, &s);
     else write_markdown(stdout, &s);
     if (o.csv) {
@@ -646,9 +882,14 @@ int main(int argc, char** argv) {
         }
         if (!o.json) printf("\nwritten to %s\n", o.out);
     }
+    if (s.status == 0) fprintf(stderr, "rtmbs-rt: warning: %s\n", s.message);
     if (s.status == 2) fprintf(stderr, "rtmbs-rt: %s; results kept up to there\n", s.message);
     if (s.status < 0) fprintf(stderr, "rtmbs-rt: error: %s; results kept up to there\n", s.message);
     free(turn); free(late); free(cpu); free(tmp); free(flags); free(rows); free(y); free(scratch);
     rtmbs_fmu_free(f);
-    return s.status == 2 ? 130 : s.status < 0 ? 3 : 0;
+    if (s.udp) {
+        close(udp.sock);
+        free(udp.rx); free(udp.tx); free(udp.latest);
+    }
+    return s.status == 2 ? 130 : s.status < 0 ? 3 : s.status == 0 ? 1 : 0;
 }
