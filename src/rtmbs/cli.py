@@ -23,7 +23,7 @@ _PLUGINS = (
     "rtmbs.tyre_cli",          # tyre eval, tyre curves
     "rtmbs.road_cli",          # road
     "rtmbs.studies_cli",       # study ...
-    "rtmbs.realtime_cli",      # realtime, export-fmu
+    "rtmbs.realtime_cli",      # realtime, export-fmu, export-c
     "rtmbs.view_cli",          # view
     "rtmbs.sweep_cli",         # sweep, identify
     "rtmbs.kc_cli",            # kc

@@ -253,7 +253,7 @@ def cmd_bench(args) -> int:
 
 def load_result(path):
     """The :class:`~rtmbs.result.Result` in ``path`` (a folder written by ``rtmbs run`` or its
-    ``.h5`` file), or an :class:`~rtmbs.errors.OutputError` naming the file and the cause."""
+    ``.h5`` file; a folder with only a ``result.csv``, as ``rtmbs export-c``'s program writes), or an :class:`~rtmbs.errors.OutputError` naming the file and the cause."""
     from .errors import OutputError
     from .result import Result
 
@@ -262,6 +262,8 @@ def load_result(path):
         raise OutputError(f"result '{src}': not found (expected a folder written by 'rtmbs run' "
                           "or its result.h5)")
     h5 = src / "result.h5" if src.is_dir() else src
+    if src.is_dir() and not h5.is_file() and (src / "result.csv").is_file():
+        h5 = src / "result.csv"  # (rtmbs export-c's program writes the CSV only)
     if not h5.is_file():
         raise OutputError(f"result '{src}': no result.h5 in that folder (written by 'rtmbs run "
                           "--out')")

@@ -1,4 +1,5 @@
-"""``rtmbs realtime`` (paced run with turnaround statistics) and ``rtmbs export-fmu``."""
+"""``rtmbs realtime`` (paced run with turnaround statistics), ``rtmbs export-fmu`` and
+``rtmbs export-c``."""
 from __future__ import annotations
 
 import sys
@@ -90,6 +91,34 @@ def register(subparsers, formatter_class) -> None:
     add_solver_arguments(e)
     e.set_defaults(func=cmd_export_fmu)
 
+    c = subparsers.add_parser(
+        "export-c", formatter_class=formatter_class,
+        help="export a model + the li-euler step as a standalone real-time C program",
+        description="Write DIR with the C engine, the model's data compiled in (model_data.c), "
+        "the FMU instance code, a main program and a Makefile: `make` there builds DIR/rtmbs-rt "
+        "(C99, libm only; `make CC=aarch64-linux-gnu-gcc` cross-compiles). rtmbs-rt runs the "
+        "model paced on CLOCK_MONOTONIC without Python (clock_nanosleep TIMER_ABSTIME, "
+        "--priority for SCHED_FIFO, mlockall, --cpu, --policy, --unpaced), prints the summary "
+        "of 'rtmbs realtime' and writes out/result.csv (read by 'rtmbs plot out ...'). "
+        "Options of a run: DIR/rtmbs-rt --help.",
+        epilog="examples:\n"
+        "  rtmbs export-c sedan -o rt-sedan && make -C rt-sedan && rt-sedan/rtmbs-rt --duration 60\n"
+        "  rtmbs export-c double-pendulum --h 5e-4 -o rt-dp --make\n"
+        "  make -C rt-dp CC=aarch64-linux-gnu-gcc",
+    )
+    c.add_argument("model", metavar="MODEL", help=_MODEL_HELP)
+    c.add_argument("--solver", default="li-euler", choices=("li-euler",),
+                   help="the fixed-step solver (its step is in the C engine)")
+    c.add_argument("--h", type=positive_float, default=1e-3, help="solver step = tick period "
+                   "[s], fixed in the program")
+    c.add_argument("-o", "--output", required=True, metavar="DIR", help="folder to write")
+    c.add_argument("--make", action="store_true", help="run make there afterwards")
+    c.add_argument("--udp", metavar="CONFIG", help="UDP I/O configuration (YAML/JSON, as "
+                   "'rtmbs realtime --udp'), compiled in; rtmbs-rt --listen/--send-to override "
+                   "its addresses")
+    add_solver_arguments(c)
+    c.set_defaults(func=cmd_export_c)
+
 
 def cmd_realtime(args) -> int:
     from pathlib import Path
@@ -156,4 +185,28 @@ def cmd_export_fmu(args) -> int:
     path = export_fmu(args.model, args.output, fmi=args.fmi, h=args.h, solver=args.solver,
                       solver_options=solver_options(args))
     print(f"wrote {path}")
+    return 0
+
+
+def cmd_export_c(args) -> int:
+    import subprocess
+
+    from .fmu.export_c import export_c
+    from .io.files import writable_dir
+
+    writable_dir(args.output)  # before the model is built
+    udp = None
+    if args.udp:
+        from .realtime.udp import load_udp_config
+
+        udp = load_udp_config(args.udp)  # (checked before the model is built)
+    out = export_c(args.model, args.output, h=args.h, solver=args.solver,
+                   solver_options=solver_options(args), udp=udp)
+    print(f"wrote {out} (make -C {out} builds {out}/rtmbs-rt)")
+    if args.make:
+        r = subprocess.run(["make", "-C", str(out)], capture_output=True, text=True)
+        if r.returncode != 0:
+            print(f"rtmbs: error: make failed:\n{r.stdout}{r.stderr}", file=sys.stderr)
+            return 1
+        print(f"built {out}/rtmbs-rt")
     return 0

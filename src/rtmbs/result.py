@@ -175,10 +175,12 @@ class Result:
 
     @classmethod
     def load(cls, path) -> "Result":
-        """A result folder (its ``result.h5``), an HDF5 file or a result CSV."""
+        """A result folder (its ``result.h5``, else its ``result.csv``: ``rtmbs export-c``'s
+        program writes only that), an HDF5 file or a result CSV."""
         path = Path(path)
         if path.is_dir():
-            path = path / "result.h5"
+            path = path / "result.h5" if (path / "result.h5").exists() or not (
+                path / "result.csv").exists() else path / "result.csv"
         if path.suffix.lower() == ".csv":
             return cls.load_csv(path)
         return cls.load_hdf5(path)

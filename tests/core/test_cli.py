@@ -185,7 +185,7 @@ def test_unknown_model_is_a_clear_error(capsys):
 
 
 def test_every_command_has_help_with_an_example(capsys):
-    for cmd in ("demo", "models", "info", "run", "bench", "plot", "study", "tyre", "road", "realtime", "export-fmu"):
+    for cmd in ("demo", "models", "info", "run", "bench", "plot", "study", "tyre", "road", "realtime", "export-fmu", "export-c"):
         with pytest.raises(SystemExit):
             main([cmd, "--help"])
         assert "example" in capsys.readouterr().out, cmd

@@ -311,8 +311,10 @@ def _identifier(text: str) -> str:
     return s if s[:1].isalpha() else f"m_{s}"
 
 
-def _engine_sources(fmi: int) -> list[tuple[Path, str]]:
-    """(file, name under sources/) of every engine C source and header the FMU needs."""
+def _engine_sources(fmi: int | None) -> list[tuple[Path, str]]:
+    """(file, name under sources/) of every engine C source and header the FMU needs; with
+    ``fmi=None`` those of the standalone program (``rtmbs export-c``: no FMI layer, its own
+    ``fmu/rt_*`` files)."""
     from ..engine import SOURCE_DIR
 
     files = []
@@ -321,6 +323,8 @@ def _engine_sources(fmi: int) -> list[tuple[Path, str]]:
         if p.suffix not in (".c", ".h") or rel.parts[0] in ("binding", "harness"):
             continue
         if rel.parts[0] == "fmu" and p.name in ("fmi2.c", "fmi3.c") and p.name != f"fmi{fmi}.c":
+            continue
+        if rel.parts[0] == "fmu" and p.name.startswith("rt_") and fmi is not None:
             continue
         files.append((p, rel.as_posix()))
     return files
@@ -366,18 +370,14 @@ def compile_binary(sources_dir: Path, c_files: list[str], out: Path, cc: str | N
 _OBJECTS: dict[str, bytes] = {}
 
 
-def export_fmu(model, path, fmi: int = 2, h: float = 1e-3, solver: str = "li-euler",
-               solver_options: dict | None = None, cc: str | None = None) -> Path:
-    """Build the FMU ``path`` of ``model`` (a spec as ``rtmbs run`` takes, or a compiled
-    ``CartesianSystem``) stepped by ``solver`` (li-euler) at ``h`` with ``solver_options``."""
-    from ..io.meta import system_units
+def prepare(model, h: float, solver: str, solver_options: dict | None, what: str):
+    """The model (a spec as ``rtmbs run`` takes, or a compiled ``CartesianSystem``) on a fresh
+    data object, its solver class and options, its initial state after the solver's reset, and
+    the li-euler plan (:func:`_plan`) that ``model_data.c`` compiles in; ``what`` names the
+    export in the errors."""
     from ..solvers.base import get_solver
     from ..solvers.li_euler import is_compiled_cartesian
 
-    if fmi not in (2, 3):
-        raise RtmbsError(f"FMU export: --fmi {fmi!r}, expected 2 or 3")
-    if not (isinstance(h, (int, float)) and math.isfinite(h) and h > 0):
-        raise SolverError(f"step size h must be > 0 s, got {h!r}")
     if isinstance(model, (str, os.PathLike)):
         from ..realtime.modelspec import resolve_model
 
@@ -387,15 +387,15 @@ def export_fmu(model, path, fmi: int = 2, h: float = 1e-3, solver: str = "li-eul
         spec = getattr(system, "name", "model")
     cls = get_solver(solver)
     if cls.name not in SOLVERS:
-        raise SolverError(f"FMU export: solver '{cls.name}' has no step in the C engine; an FMU "
+        raise SolverError(f"{what}: solver '{cls.name}' has no step in the C engine; an export "
                           f"carries one of: {', '.join(SOLVERS)}")
     options = dict(solver_options or {})
     slv = cls(system, **options)  # (the options are checked first)
     if not is_compiled_cartesian(system):
-        raise RtmbsError(f"FMU export: model '{spec}' is not a compiled body model "
+        raise RtmbsError(f"{what}: model '{spec}' is not a compiled body model "
                          "(CartesianSystem): its evaluation is not in the C engine")
     if not slv.fused:
-        raise SolverError(f"FMU export: li-euler with options {options} does not take the "
+        raise SolverError(f"{what}: li-euler with options {options} does not take the "
                           "compiled step (the sparse path of a compiled model); drop "
                           "linear_solver='dense'")
     system = system.new_data()  # (a fresh data: channels at their initial values)
@@ -403,6 +403,21 @@ def export_fmu(model, path, fmi: int = 2, h: float = 1e-3, solver: str = "li-eul
     state = system.initial_state()
     slv.reset(state)
     plan = _plan(system, slv, state, float(h))
+    return spec, system, cls, options, state, plan
+
+
+def export_fmu(model, path, fmi: int = 2, h: float = 1e-3, solver: str = "li-euler",
+               solver_options: dict | None = None, cc: str | None = None) -> Path:
+    """Build the FMU ``path`` of ``model`` (a spec as ``rtmbs run`` takes, or a compiled
+    ``CartesianSystem``) stepped by ``solver`` (li-euler) at ``h`` with ``solver_options``."""
+    from ..io.meta import system_units
+
+    if fmi not in (2, 3):
+        raise RtmbsError(f"FMU export: --fmi {fmi!r}, expected 2 or 3")
+    if not (isinstance(h, (int, float)) and math.isfinite(h) and h > 0):
+        raise SolverError(f"step size h must be > 0 s, got {h!r}")
+    spec, system, cls, options, state, plan = prepare(model, h, solver, solver_options,
+                                                      "FMU export")
 
     units = system_units(system)
     model_obj = getattr(system, "model", None)
