@@ -17,8 +17,8 @@
  * entries of midx (a PackedKKTMap of M's and Phi_q's patterns) in their order.
  */
 #include <math.h>
-#include <string.h>
 
+#include "fixed_rollout.h"
 #include "generalized_alpha.h"
 
 /* the vectors of `vec` (RTMBS_ALPHA_VEC) */
@@ -208,7 +208,26 @@ rtmbs_status rtmbs_alpha_step_outputs(const rtmbs_model* mdl, rtmbs_data* d, dou
     return st;
 }
 
-/* -- the rollout (compiled_alpha._generalized_alpha_rollout; the loop of rollout.c) ---------- */
+/* -- the rollout (compiled_alpha._generalized_alpha_rollout): the step bound to the loop every
+ * fixed-step rollout shares (fixed_rollout.c) ------------------------------------------------ */
+
+typedef struct alpha_ctx_ {
+    const rtmbs_model* mdl;
+    rtmbs_data* d;
+    double *w0, *vec, *q, *qd, *diag;
+    rtmbs_kkt *kkt, *pkkt;
+    const uint32_t* midx;
+    const rtmbs_alpha_options* opt;
+} alpha_ctx;
+
+static rtmbs_status alpha_step(void* ctx, double t, int* ok) {
+    alpha_ctx* c = (alpha_ctx*)ctx;
+    int finite;
+    rtmbs_status s = rtmbs_alpha_step(c->mdl, c->d, c->w0, c->kkt, c->pkkt, c->midx, c->vec, c->q,
+                                      c->qd, t, c->opt, c->diag, &finite);
+    *ok = c->diag[0] > 0.0 && c->diag[2] > 0.0 && finite;
+    return s;
+}
 
 rtmbs_status rtmbs_alpha_rollout(const rtmbs_model* mdl, rtmbs_data* d, double* w0, double* w1,
                                  rtmbs_kkt* kkt, rtmbs_kkt* pkkt, const uint32_t* midx,
@@ -218,40 +237,20 @@ rtmbs_status rtmbs_alpha_rollout(const rtmbs_model* mdl, rtmbs_data* d, double* 
                                  const int64_t* oidx, int64_t nout, rtmbs_rollout_rows* rows,
                                  double* q_good, double* qd_good, double* x_good, double diag[4],
                                  int64_t* done) {
-    const int64_t n = mdl->size.nq, m = mdl->size.nc, nx = mdl->size.nx;
-    const double h = opt->h;
-    double* x = d->xstate + 1;
-    const double* lam = vec + RTMBS_ALPHA_VEC(n, m) - m;
-    int64_t k, c, r;
-    int finite;
-    rtmbs_status s;
-    *done = 0;
-    for (k = 0; k < n_steps; k++) {
-        int save = (k + 1) % every == 0;
-        double t = t_origin + (double)(i0 + k) * h;
-        r = (k + 1) / every - 1;
-        for (c = 0; c < nchan; c++) d->fun_par[RTMBS_NFUNPAR * chan[c]] = inputs[k * nchan + c];
-        rtmbs_copy_state(q, qd, x, q_good, qd_good, x_good, n, nx);
-        if (save && rows->qd_prev) memcpy(rows->qd_prev + r * n, qd, (size_t)n * sizeof(double));
-        s = rtmbs_alpha_step(mdl, d, w0, kkt, pkkt, midx, vec, q, qd, t, opt, diag, &finite);
-        if (s != RTMBS_OK) return s;
-        if (!(diag[0] > 0.0 && diag[2] > 0.0 && finite) || rtmbs_diverged(q, qd, n)) {
-            rtmbs_copy_state(q_good, qd_good, x_good, q, qd, x, n, nx);
-            return RTMBS_OK;
-        }
-        t = t_origin + (double)(i0 + k + 1) * h;
-        if (save) {
-            if (rows->t) rows->t[r] = t;
-            if (rows->q) memcpy(rows->q + r * n, q, (size_t)n * sizeof(double));
-            if (rows->qd) memcpy(rows->qd + r * n, qd, (size_t)n * sizeof(double));
-            if (rows->lam && m) memcpy(rows->lam + r * m, lam, (size_t)m * sizeof(double));
-            if (rows->x && nx) memcpy(rows->x + r * nx, x, (size_t)nx * sizeof(double));
-            if (nout && rows->y) {
-                s = rtmbs_step_outputs(mdl, d, t, q, qd, w1, oidx, nout, rows->y + r * nout);
-                if (s != RTMBS_OK) return s;
-            }
-        }
-        *done = k + 1;
-    }
-    return RTMBS_OK;
+    const int64_t n = mdl->size.nq, m = mdl->size.nc;
+    alpha_ctx c;
+    c.mdl = mdl;
+    c.d = d;
+    c.w0 = w0;
+    c.vec = vec;
+    c.q = q;
+    c.qd = qd;
+    c.diag = diag;
+    c.kkt = kkt;
+    c.pkkt = pkkt;
+    c.midx = midx;
+    c.opt = opt;
+    return rtmbs_fixed_rollout(mdl, d, alpha_step, &c, q, qd, vec + RTMBS_ALPHA_VEC(n, m) - m, w1,
+                               t_origin, i0, opt->h, n_steps, every, chan, nchan, inputs, oidx,
+                               nout, rows, q_good, qd_good, x_good, done);
 }

@@ -1,8 +1,23 @@
-/* rollout.c -- many steps in one call (rtmbs.solvers.rollout._li_euler_rollout): inputs per step,
- * results every `every` steps, a failed or diverging step undone. */
-#include <string.h>
+/* rollout.c -- li-euler's many steps in one call (rtmbs.solvers.rollout._li_euler_rollout): its
+ * step bound to the loop every fixed-step rollout shares (fixed_rollout.c). */
+#include "fixed_rollout.h"
 
-#include "li_euler.h"
+typedef struct li_euler_ctx_ {
+    const rtmbs_model* mdl;
+    rtmbs_data* d;
+    double *w0, *w1, *vec, *q, *qd;
+    rtmbs_kkt *kkt, *kkt2;
+    const rtmbs_li_euler_options* opt;
+} li_euler_ctx;
+
+static rtmbs_status li_euler_step(void* ctx, double t, int* ok) {
+    li_euler_ctx* c = (li_euler_ctx*)ctx;
+    double diag[4];
+    rtmbs_status s = rtmbs_li_euler_step(c->mdl, c->d, c->w0, c->w1, c->kkt, c->kkt2, c->vec, c->q,
+                                         c->qd, t, c->opt, NULL, 0, NULL, diag);
+    *ok = diag[0] != 0.0 && diag[2] != 0.0;
+    return s;
+}
 
 rtmbs_status rtmbs_li_euler_rollout(const rtmbs_model* mdl, rtmbs_data* d, double* w0, double* w1,
                                     rtmbs_kkt* kkt, rtmbs_kkt* kkt2, double* vec, double* q,
@@ -12,40 +27,19 @@ rtmbs_status rtmbs_li_euler_rollout(const rtmbs_model* mdl, rtmbs_data* d, doubl
                                     const double* inputs, const int64_t* oidx, int64_t nout,
                                     rtmbs_rollout_rows* rows, double* q_good, double* qd_good,
                                     double* x_good, int64_t* done) {
-    const int64_t n = mdl->size.nq, m = mdl->size.nc, nx = mdl->size.nx;
-    const double h = opt->h;
-    double* x = d->xstate + 1;
-    const double* lam = vec + RTMBS_LI_EULER_VEC(n, m) - m;
-    double diag[4];
-    int64_t k, c, r;
-    rtmbs_status s;
-    *done = 0;
-    for (k = 0; k < n_steps; k++) {
-        int save = (k + 1) % every == 0;
-        double t = t_origin + (double)(i0 + k) * h;
-        r = (k + 1) / every - 1;
-        for (c = 0; c < nchan; c++) d->fun_par[RTMBS_NFUNPAR * chan[c]] = inputs[k * nchan + c];
-        rtmbs_copy_state(q, qd, x, q_good, qd_good, x_good, n, nx);
-        if (save && rows->qd_prev) memcpy(rows->qd_prev + r * n, qd, (size_t)n * sizeof(double));
-        s = rtmbs_li_euler_step(mdl, d, w0, w1, kkt, kkt2, vec, q, qd, t, opt, NULL, 0, NULL, diag);
-        if (s != RTMBS_OK) return s;
-        if (diag[0] == 0.0 || diag[2] == 0.0 || rtmbs_diverged(q, qd, n)) {
-            rtmbs_copy_state(q_good, qd_good, x_good, q, qd, x, n, nx);
-            return RTMBS_OK;
-        }
-        t = t_origin + (double)(i0 + k + 1) * h;
-        if (save) {
-            if (rows->t) rows->t[r] = t;
-            if (rows->q) memcpy(rows->q + r * n, q, (size_t)n * sizeof(double));
-            if (rows->qd) memcpy(rows->qd + r * n, qd, (size_t)n * sizeof(double));
-            if (rows->lam && m) memcpy(rows->lam + r * m, lam, (size_t)m * sizeof(double));
-            if (rows->x && nx) memcpy(rows->x + r * nx, x, (size_t)nx * sizeof(double));
-            if (nout && rows->y) {
-                s = rtmbs_step_outputs(mdl, d, t, q, qd, w1, oidx, nout, rows->y + r * nout);
-                if (s != RTMBS_OK) return s;
-            }
-        }
-        *done = k + 1;
-    }
-    return RTMBS_OK;
+    const int64_t n = mdl->size.nq, m = mdl->size.nc;
+    li_euler_ctx c;
+    c.mdl = mdl;
+    c.d = d;
+    c.w0 = w0;
+    c.w1 = w1;
+    c.vec = vec;
+    c.q = q;
+    c.qd = qd;
+    c.kkt = kkt;
+    c.kkt2 = kkt2;
+    c.opt = opt;
+    return rtmbs_fixed_rollout(mdl, d, li_euler_step, &c, q, qd, vec + RTMBS_LI_EULER_VEC(n, m) - m,
+                               w1, t_origin, i0, opt->h, n_steps, every, chan, nchan, inputs, oidx,
+                               nout, rows, q_good, qd_good, x_good, done);
 }
