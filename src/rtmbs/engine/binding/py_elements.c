@@ -1,6 +1,9 @@
 /* py_elements.c -- binding: force elements, input functions and tables, one call each (test
  * entry points for rtmbs.kernels.forces.element_forces, rtmbs.kernels.functions.fun_eval and
  * table_eval). */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+
 #include "py_common.h"
 #include "../functions.h"
 #include "../elements/elements.h"

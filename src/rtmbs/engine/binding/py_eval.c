@@ -1,4 +1,7 @@
 /* py_eval.c -- binding: the evaluation of a Cartesian model (rtmbs.kernels.evaluate). */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+
 #include "py_common.h"
 #include "../stages.h"
 

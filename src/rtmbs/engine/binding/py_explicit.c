@@ -1,6 +1,9 @@
 /* py_explicit.c -- binding: explicit Euler's step and rollout, with the arguments of the numba
  * kernels they replace (rtmbs.solvers.compiled_explicit.explicit_euler_step,
  * explicit_euler_step_outputs, _explicit_euler_rollout). */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+
 #include "py_common.h"
 #include "../explicit_euler.h"
 

@@ -1,6 +1,9 @@
 /* py_indep.c -- binding: Algorithm 2's step and rollout (li-euler-indep, B = partition), with the
  * arguments of the numba kernels they replace (rtmbs.solvers.compiled_indep.li_euler_indep_step,
  * li_euler_indep_step_outputs, rtmbs.solvers.rollout_indep._li_euler_indep_rollout). */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+
 #include "py_common.h"
 #include "../li_euler_indep.h"
 

@@ -6,6 +6,9 @@
  * PackedKKTMap made, checked in full by lu_check / kkt_check (O(size), once when the factors are
  * bound).
  */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+
 #include "py_common.h"
 #include "../sparse_lu.h"
 

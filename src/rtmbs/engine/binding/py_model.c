@@ -1,4 +1,7 @@
 /* py_model.c -- binding: the field table, the data layout and the bound sizes. */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+
 #include "py_common.h"
 
 /* field_table() -> (model_ints, model_floats, data): tuples of (name, ndim, unit, meaning) */

@@ -2,6 +2,9 @@
  * the numba kernels they replace: rtmbs.solvers.rosenbrock (_grk_factor, _grk_stage,
  * _mass_scale), rtmbs.solvers.adams (_accel, _ab3_update, _rk4_point) and their dense LU
  * (rtmbs.solvers.linalg lu_factor, lu_solve). */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+
 #include "py_common.h"
 #include "../adams.h"
 #include "../dense_lu.h"

@@ -3,6 +3,9 @@
  *
  * Test entry points with the arguments of the numba functions they replace; scalar results
  * come back as tuples where the numba function returns tuples. */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+
 #include "py_common.h"
 #include "../stages.h"
 #include "../road.h"
