@@ -79,7 +79,7 @@ def register(subparsers, formatter_class) -> None:
         epilog="examples:\n"
         "  rtmbs export-fmu sedan -o sedan.fmu\n"
         "  rtmbs export-fmu sedan --fmi 3 --h 5e-4 -o sedan3.fmu\n"
-        "  rtmbs export-fmu truck-dae --stabilize ggl --ggl-iterations 2 -o truck-dae.fmu",
+        "  rtmbs export-fmu multilink-ideal --stabilize ggl --ggl-iterations 2 -o multilink.fmu",
     )
     e.add_argument("model", metavar="MODEL", help=_MODEL_HELP)
     e.add_argument("--fmi", type=int, choices=(2, 3), default=2, help="FMI version (default 2)")
