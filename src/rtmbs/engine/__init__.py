@@ -29,3 +29,16 @@ def counters(data) -> dict:
     out = {name: int(c[k]) for k, name in enumerate(COUNTERS)}
     out["last_step"] = {name: int(c[len(COUNTERS) + k]) for k, name in enumerate(STEP_COUNTS)}
     return out
+
+#: the data's warnings (rtmbs.h: rtmbs_warning), in their order
+WARNINGS = ("singular", "growth", "nonfinite", "unsupported", "table")
+
+
+def warnings(data) -> dict:
+    """The numerical trouble the engine counted in a compiled model's data (``system.data``):
+    {kind: (count, the offending index of the last one, its time in s)}; kinds ``WARNINGS``:
+    a zero or non-finite pivot (index -1), factors flagged for refinement (the pivot's row), a
+    diverging step undone by a rollout (the first coordinate past 1e8 or not finite; the step's
+    start), an element without a C kernel (the element), a table look-up out of range."""
+    w = data.warning
+    return {name: (int(w[k, 0]), int(w[k, 1]), float(w[k, 2])) for k, name in enumerate(WARNINGS)}

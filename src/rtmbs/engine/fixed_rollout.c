@@ -28,6 +28,7 @@ rtmbs_status rtmbs_fixed_rollout(const rtmbs_model* mdl, rtmbs_data* d, rtmbs_st
         s = step(ctx, t, &ok);
         if (s != RTMBS_OK) return s;
         if (!ok || rtmbs_diverged(q, qd, n)) {
+            if (ok) rtmbs_warn(d, RTMBS_WARN_NONFINITE, rtmbs_first_diverged(q, qd, n), t);
             rtmbs_copy_state(q_good, qd_good, x_good, q, qd, x, n, nx);
             return RTMBS_OK;
         }

@@ -28,7 +28,7 @@ static void update(double* q, double* qd, double* dq, const double* rhs, double 
 /* eq. 22 from the packed workspaces: gather and factor, form the right-hand side, solve. */
 static double factor_solve(const rtmbs_model* mdl, rtmbs_data* d, rtmbs_kkt* kkt, const double* w0,
                            const double* w1, const rtmbs_packed_offsets* o, const double* qd,
-                           double gb, double cv, double h, double* rhs, double* tmp,
+                           double gb, double cv, double h, double t, double* rhs, double* tmp,
                            double* growth) {
     const int64_t n = mdl->size.nq, m = mdl->size.nc;
     const double* Q = w0 + o->Q;
@@ -41,6 +41,7 @@ static double factor_solve(const rtmbs_model* mdl, rtmbs_data* d, rtmbs_kkt* kkt
     ratio = rtmbs_kkt_values_products_packed(kkt->ib, kkt->fb, kkt->idx, w0, h * h, h, h, w1, qd,
                                              jx, n, phix, cv != 0.0 ? m : 0, growth);
     rtmbs_count_lu(d, kkt->ib, kkt->fb, 1, 0);
+    rtmbs_check_factors(d, kkt->ib, kkt->fb, ratio, t);
     if (ratio == 0.0) return ratio;
     for (i = 0; i < n; i++) rhs[i] = h * Q[i] + h * h * jx[i];
     if (cv != 0.0)
@@ -117,6 +118,7 @@ rtmbs_status rtmbs_li_euler_step(const rtmbs_model* mdl, rtmbs_data* d, double* 
         ratio2 = rtmbs_kkt_values_packed(kkt2->ib, kkt2->fb, kkt2->idx, w0, 0.0, 0.0, h, w1,
                                          &growth2);
         rtmbs_count_lu(d, kkt2->ib, kkt2->fb, 1, 0);
+        rtmbs_check_factors(d, kkt2->ib, kkt2->fb, ratio2, t);
         for (k = 0; k < opt->niter; k++) {
             if (k > 0) {
                 s = rtmbs_evaluate(mdl, d, RTMBS_EVAL_PACKED | RTMBS_EVAL_PHI, t + h, qk, qd, w1,
@@ -140,7 +142,7 @@ rtmbs_status rtmbs_li_euler_step(const rtmbs_model* mdl, rtmbs_data* d, double* 
             gb = opt->gamma < 0.0 ? 1.0 / h : opt->gamma;
         }
     }
-    ratio = factor_solve(mdl, d, kkt, w0, w1, &o, qd, gb, cv, h, rhs, tmp, &growth);
+    ratio = factor_solve(mdl, d, kkt, w0, w1, &o, qd, gb, cv, h, t, rhs, tmp, &growth);
     diag[0] = ratio;
     diag[1] = growth;
     diag[2] = ratio2;
@@ -159,6 +161,7 @@ rtmbs_status rtmbs_li_euler_step(const rtmbs_model* mdl, rtmbs_data* d, double* 
             ratio2 = rtmbs_project_kkt(kkt2->ib, kkt2->fb, kkt2->idx, w0, w1, phi1, m, h, prhs,
                                        dq, n, &growth2);
             rtmbs_count_lu(d, kkt2->ib, kkt2->fb, 1, 1);
+            rtmbs_check_factors(d, kkt2->ib, kkt2->fb, ratio2, t);
             diag[2] = ratio2;
             diag[3] = growth2;
         }
@@ -181,6 +184,12 @@ rtmbs_status rtmbs_li_euler_step(const rtmbs_model* mdl, rtmbs_data* d, double* 
         update(q, qd, dq, rhs, h, 0, n);
     } else {
         update(q, qd, dq, rhs, h, opt->implicit, n);
+    }
+    k = rtmbs_first_nonfinite(q, qd, n); /* a finite matrix may still give a non-finite state */
+    if (k >= 0) {
+        rtmbs_warn(d, RTMBS_WARN_NONFINITE, k, t);
+        diag[0] = 0.0; /* a failed step */
+        return RTMBS_OK;
     }
     for (i = 0; i < m; i++) lam[i] = rhs[n + i];
     if (extra) { /* (the Phi evaluations at q_p write no element outputs: those at t are used) */

@@ -107,8 +107,18 @@ rtmbs_status rtmbs_advance_extra_states(const rtmbs_model* m, rtmbs_data* d, dou
 /* |q| or |qdot| at or above this counts as divergence (rtmbs.solvers.rollout.DIVERGENCE_LIMIT) */
 #define RTMBS_DIVERGENCE_LIMIT 1e8
 
-/* 1 if a coordinate or velocity is at or above RTMBS_DIVERGENCE_LIMIT or not a number. */
+/* 1 if a coordinate or velocity is at or above RTMBS_DIVERGENCE_LIMIT or not a number;
+ * rtmbs_first_diverged: the first such coordinate, -1 for none. */
 int rtmbs_diverged(const double* q, const double* qd, int64_t n);
+int64_t rtmbs_first_diverged(const double* q, const double* qd, int64_t n);
+/* The first coordinate whose position or velocity is not finite, -1 for none. */
+int64_t rtmbs_first_nonfinite(const double* q, const double* qd, int64_t n);
+
+/* After a refactorisation of the LU (ib, fb) at time t: a zero or non-finite pivot (ratio 0)
+ * counts RTMBS_WARN_SINGULAR, factors flagged for refinement (a raised pivot or a large
+ * multiplier) RTMBS_WARN_GROWTH with the original row of the raised pivot. */
+void rtmbs_check_factors(rtmbs_data* d, const uint32_t* ib, const double* fb, double ratio,
+                         double t);
 
 /* (q, qdot, x) into (q_to, qdot_to, x_to): the last good step kept, or put back. */
 void rtmbs_copy_state(const double* q, const double* qd, const double* x, double* q_to,

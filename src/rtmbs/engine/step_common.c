@@ -1,17 +1,39 @@
 /* step_common.c -- what every step and rollout shares: the divergence test, keeping and putting
  * back the last good state, counting the LU work. */
+#include <math.h>
 #include <string.h>
 
 #include "sparse_lu.h"
 #include "stages.h"
 
-int rtmbs_diverged(const double* q, const double* qd, int64_t n) {
+int64_t rtmbs_first_diverged(const double* q, const double* qd, int64_t n) {
     int64_t i;
     for (i = 0; i < n; i++) /* (a NaN fails both comparisons) */
         if (!(q[i] < RTMBS_DIVERGENCE_LIMIT && q[i] > -RTMBS_DIVERGENCE_LIMIT &&
               qd[i] < RTMBS_DIVERGENCE_LIMIT && qd[i] > -RTMBS_DIVERGENCE_LIMIT))
-            return 1;
-    return 0;
+            return i;
+    return -1;
+}
+
+int64_t rtmbs_first_nonfinite(const double* q, const double* qd, int64_t n) {
+    int64_t i;
+    for (i = 0; i < n; i++)
+        if (!isfinite(q[i]) || !isfinite(qd[i])) return i;
+    return -1;
+}
+
+int rtmbs_diverged(const double* q, const double* qd, int64_t n) {
+    return rtmbs_first_diverged(q, qd, n) >= 0;
+}
+
+void rtmbs_check_factors(rtmbs_data* d, const uint32_t* ib, const double* fb, double ratio,
+                         double t) {
+    const double* stats = fb + (size_t)ib[RTMBS_LU_H_NE] + ib[RTMBS_LU_H_NNZ] +
+                          4 * (size_t)ib[RTMBS_LU_H_N] + ib[RTMBS_LU_H_NC];
+    if (ratio == 0.0)
+        rtmbs_warn(d, RTMBS_WARN_SINGULAR, -1, t);
+    else if (stats[RTMBS_LU_S_FLAG] != 0.0)
+        rtmbs_warn(d, RTMBS_WARN_GROWTH, (int64_t)stats[RTMBS_LU_S_ROW], t);
 }
 
 void rtmbs_copy_state(const double* q, const double* qd, const double* x, double* q_to,
