@@ -75,6 +75,49 @@ PyObject* rtmbs_py_status(rtmbs_status s, const char* where) {
     return NULL;
 }
 
+int rtmbs_py_rollout_args(PyObject* const* args, const rtmbs_model* m, const char* name,
+                          rtmbs_py_rollout* r) {
+    const int64_t n = m->size.nq, c = m->size.nc, nx = m->size.nx;
+    Py_ssize_t len[13];
+    double** out[10];
+    static const char* names[10] = {"out_t", "out_q", "out_qd", "out_qd_prev", "out_lam",
+                                    "out_y", "out_x", "q_good", "qd_good", "x_good"};
+    int64_t need[10], nrows;
+    int k;
+    r->n_steps = PyLong_AsLongLong(args[0]);
+    r->every = PyLong_AsLongLong(args[1]);
+    if (PyErr_Occurred()) return -1;
+    if (r->every < 1 || r->n_steps < 0) {
+        PyErr_Format(PyExc_ValueError, "%s: n_steps >= 0 and every >= 1", name);
+        return -1;
+    }
+    if (!(r->chan = rtmbs_py_array(args[2], NPY_INT64, 0, "chan", &len[0]))) return -1;
+    if (!(r->inputs = rtmbs_py_array(args[3], NPY_DOUBLE, 0, "inputs", &len[1]))) return -1;
+    if (!(r->oidx = rtmbs_py_array(args[4], NPY_INT64, 0, "oidx", &len[2]))) return -1;
+    r->nchan = len[0];
+    r->nout = len[2];
+    nrows = r->n_steps / r->every;
+    out[0] = &r->rows.t; out[1] = &r->rows.q; out[2] = &r->rows.qd; out[3] = &r->rows.qd_prev;
+    out[4] = &r->rows.lam; out[5] = &r->rows.y; out[6] = &r->rows.x;
+    out[7] = &r->q_good; out[8] = &r->qd_good; out[9] = &r->x_good;
+    need[0] = nrows; need[1] = need[2] = need[3] = nrows * n; need[4] = nrows * c;
+    need[5] = nrows * r->nout; need[6] = nrows * nx; need[7] = need[8] = n; need[9] = nx;
+    for (k = 0; k < 10; k++) {
+        if (!(*out[k] = rtmbs_py_array(args[5 + k], NPY_DOUBLE, 1, names[k], &len[3 + k]))) return -1;
+        if (len[3 + k] < need[k]) {
+            PyErr_Format(PyExc_ValueError, "%s: %s has %zd values, %lld needed", name, names[k],
+                         len[3 + k], (long long)need[k]);
+            return -1;
+        }
+    }
+    if (len[1] < r->n_steps * r->nchan) {
+        PyErr_Format(PyExc_ValueError, "%s: inputs has %zd values, %lld needed", name, len[1],
+                     (long long)(r->n_steps * r->nchan));
+        return -1;
+    }
+    return 0;
+}
+
 int rtmbs_py_nargs(Py_ssize_t nargs, Py_ssize_t want, const char* name) {
     if (nargs != want) {
         PyErr_Format(PyExc_TypeError, "%s() takes %zd arguments (%zd given)", name, want, nargs);

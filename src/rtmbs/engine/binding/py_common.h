@@ -14,6 +14,7 @@
 #define PY_ARRAY_UNIQUE_SYMBOL rtmbs_engine_ARRAY_API
 #include <numpy/arrayobject.h>
 
+#include "../li_euler.h"
 #include "../rtmbs.h"
 
 /* A C-contiguous array of dtype `type` (NPY_DOUBLE, NPY_INT64); `writable` for outputs.
@@ -26,6 +27,21 @@ int rtmbs_py_bind(PyObject* const* args, int64_t n, int64_t m, rtmbs_model* mode
 
 /* A status as a Python exception (RuntimeError naming the status); returns NULL. */
 PyObject* rtmbs_py_status(rtmbs_status s, const char* where);
+
+/* The arguments every rollout binding shares, in this order from args[0]: n_steps, every, chan,
+ * inputs, oidx, out_t, out_q, out_qd, out_qd_prev, out_lam, out_y, out_x, q_good, qd_good,
+ * x_good (rtmbs.solvers.rollout.run_rollout_kernel). Every array is checked for its type and
+ * for a length that fits the model m's sizes and the rows to save. Returns 0, or -1 with an
+ * exception naming `name`. */
+typedef struct rtmbs_py_rollout_ {
+    int64_t n_steps, every, nchan, nout;
+    const int64_t *chan, *oidx;
+    const double* inputs;
+    rtmbs_rollout_rows rows;
+    double *q_good, *qd_good, *x_good;
+} rtmbs_py_rollout;
+int rtmbs_py_rollout_args(PyObject* const* args, const rtmbs_model* m, const char* name,
+                          rtmbs_py_rollout* r);
 
 /* Check the number of positional arguments of a METH_FASTCALL function. */
 int rtmbs_py_nargs(Py_ssize_t nargs, Py_ssize_t want, const char* name);

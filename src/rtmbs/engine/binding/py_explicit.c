@@ -130,12 +130,8 @@ static PyObject* py_explicit_euler_rollout(PyObject* self, PyObject* const* args
                                            Py_ssize_t nargs) {
     explicit_args a;
     rtmbs_explicit_options opt;
-    rtmbs_rollout_rows rows;
-    const int64_t *chan, *oidx;
-    const double* inputs;
-    double *q_good, *qd_good, *x_good;
-    Py_ssize_t nchan, ninputs, nout, nrowt;
-    int64_t i0, n_steps, every, done = 0;
+    rtmbs_py_rollout r;
+    int64_t i0, done = 0;
     double t_origin;
     rtmbs_status s;
     (void)self;
@@ -144,34 +140,12 @@ static PyObject* py_explicit_euler_rollout(PyObject* self, PyObject* const* args
     t_origin = PyFloat_AsDouble(args[15]);
     i0 = PyLong_AsLongLong(args[16]);
     if (PyErr_Occurred() || options_args(args + 17, &opt) < 0) return NULL;
-    n_steps = PyLong_AsLongLong(args[22]);
-    every = PyLong_AsLongLong(args[23]);
-    if (PyErr_Occurred()) return NULL;
-    if (every < 1 || n_steps < 0) {
-        PyErr_SetString(PyExc_ValueError, "explicit_euler_rollout: n_steps >= 0 and every >= 1");
-        return NULL;
-    }
-    if (!(chan = rtmbs_py_array(args[24], NPY_INT64, 0, "chan", &nchan))) return NULL;
-    if (!(inputs = rtmbs_py_array(args[25], NPY_DOUBLE, 0, "inputs", &ninputs))) return NULL;
-    if (!(oidx = rtmbs_py_array(args[26], NPY_INT64, 0, "oidx", &nout))) return NULL;
-    if (!(rows.t = rtmbs_py_array(args[27], NPY_DOUBLE, 1, "out_t", &nrowt))) return NULL;
-    if (!(rows.q = rtmbs_py_array(args[28], NPY_DOUBLE, 1, "out_q", NULL))) return NULL;
-    if (!(rows.qd = rtmbs_py_array(args[29], NPY_DOUBLE, 1, "out_qd", NULL))) return NULL;
-    if (!(rows.qd_prev = rtmbs_py_array(args[30], NPY_DOUBLE, 1, "out_qd_prev", NULL))) return NULL;
-    if (!(rows.lam = rtmbs_py_array(args[31], NPY_DOUBLE, 1, "out_lam", NULL))) return NULL;
-    if (!(rows.y = rtmbs_py_array(args[32], NPY_DOUBLE, 1, "out_y", NULL))) return NULL;
-    if (!(rows.x = rtmbs_py_array(args[33], NPY_DOUBLE, 1, "out_x", NULL))) return NULL;
-    if (!(q_good = rtmbs_py_array(args[34], NPY_DOUBLE, 1, "q_good", NULL))) return NULL;
-    if (!(qd_good = rtmbs_py_array(args[35], NPY_DOUBLE, 1, "qd_good", NULL))) return NULL;
-    if (!(x_good = rtmbs_py_array(args[36], NPY_DOUBLE, 1, "x_good", NULL))) return NULL;
-    if (nrowt < n_steps / every || ninputs < n_steps * nchan) {
-        PyErr_SetString(PyExc_ValueError, "explicit_euler_rollout: result rows or inputs too short");
-        return NULL;
-    }
+    if (rtmbs_py_rollout_args(args + 22, &a.model, "explicit_euler_rollout", &r) < 0) return NULL;
     Py_BEGIN_ALLOW_THREADS
     s = rtmbs_explicit_euler_rollout(&a.model, &a.data, a.w0, a.w1, &a.kkt, a.vec, a.q, a.qd,
-                                     t_origin, i0, &opt, n_steps, every, chan, nchan, inputs, oidx,
-                                     nout, &rows, q_good, qd_good, x_good, &done);
+                                     t_origin, i0, &opt, r.n_steps, r.every, r.chan, r.nchan,
+                                     r.inputs, r.oidx, r.nout, &r.rows, r.q_good, r.qd_good,
+                                     r.x_good, &done);
     Py_END_ALLOW_THREADS
     if (s != RTMBS_OK) return rtmbs_py_status(s, "explicit_euler_rollout");
     return PyLong_FromLongLong(done);

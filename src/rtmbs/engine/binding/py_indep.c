@@ -172,12 +172,10 @@ static PyObject* py_li_euler_indep_rollout(PyObject* self, PyObject* const* args
                                            Py_ssize_t nargs) {
     indep_args a;
     rtmbs_indep_options opt;
-    rtmbs_rollout_rows rows;
-    const int64_t *chan, *oidx;
-    const double* inputs;
-    double *q_good, *qd_good, *x_good, *diag;
-    Py_ssize_t nchan, ninputs, nout, nrowt, nq, nqd, nqp, nlam, ny, nx, ng, ngd, nxg, ndiag;
-    int64_t i0, k0, n_steps, every, k_end = 0, nchanged = 0, n, m, nxs, nrows;
+    rtmbs_py_rollout r;
+    double* diag;
+    Py_ssize_t ndiag;
+    int64_t i0, k0, k_end = 0, nchanged = 0;
     double t_origin;
     int code = 0;
     rtmbs_status s;
@@ -189,42 +187,23 @@ static PyObject* py_li_euler_indep_rollout(PyObject* self, PyObject* const* args
     if (PyErr_Occurred() || options_args(args + 26, &opt) < 0 || check_kkt(&a, &opt) < 0)
         return NULL;
     k0 = PyLong_AsLongLong(args[33]);
-    n_steps = PyLong_AsLongLong(args[34]);
-    every = PyLong_AsLongLong(args[35]);
     if (PyErr_Occurred()) return NULL;
-    if (every < 1 || n_steps < 0 || k0 < 0) {
-        fail("li_euler_indep_rollout: n_steps >= 0, k0 >= 0 and every >= 1");
+    if (k0 < 0) {
+        fail("li_euler_indep_rollout: k0 >= 0");
         return NULL;
     }
-    if (!(chan = rtmbs_py_array(args[36], NPY_INT64, 0, "chan", &nchan))) return NULL;
-    if (!(inputs = rtmbs_py_array(args[37], NPY_DOUBLE, 0, "inputs", &ninputs))) return NULL;
-    if (!(oidx = rtmbs_py_array(args[38], NPY_INT64, 0, "oidx", &nout))) return NULL;
-    if (!(rows.t = rtmbs_py_array(args[39], NPY_DOUBLE, 1, "out_t", &nrowt))) return NULL;
-    if (!(rows.q = rtmbs_py_array(args[40], NPY_DOUBLE, 1, "out_q", &nq))) return NULL;
-    if (!(rows.qd = rtmbs_py_array(args[41], NPY_DOUBLE, 1, "out_qd", &nqd))) return NULL;
-    if (!(rows.qd_prev = rtmbs_py_array(args[42], NPY_DOUBLE, 1, "out_qd_prev", &nqp))) return NULL;
-    if (!(rows.lam = rtmbs_py_array(args[43], NPY_DOUBLE, 1, "out_lam", &nlam))) return NULL;
-    if (!(rows.y = rtmbs_py_array(args[44], NPY_DOUBLE, 1, "out_y", &ny))) return NULL;
-    if (!(rows.x = rtmbs_py_array(args[45], NPY_DOUBLE, 1, "out_x", &nx))) return NULL;
-    if (!(q_good = rtmbs_py_array(args[46], NPY_DOUBLE, 1, "q_good", &ng))) return NULL;
-    if (!(qd_good = rtmbs_py_array(args[47], NPY_DOUBLE, 1, "qd_good", &ngd))) return NULL;
-    if (!(x_good = rtmbs_py_array(args[48], NPY_DOUBLE, 1, "x_good", &nxg))) return NULL;
+    if (rtmbs_py_rollout_args(args + 34, &a.model, "li_euler_indep_rollout", &r) < 0) return NULL;
     if (!(diag = rtmbs_py_array(args[49], NPY_DOUBLE, 1, "diag", &ndiag))) return NULL;
-    n = a.model.size.nq;
-    m = a.model.size.nc;
-    nxs = a.model.size.nx;
-    nrows = n_steps / every;
-    if (nrowt < nrows || nq < nrows * n || nqd < nrows * n || nqp < nrows * n ||
-        nlam < nrows * m || ny < nrows * nout || nx < nrows * nxs || ng < n || ngd < n ||
-        nxg < nxs || ndiag < 5 || ninputs < n_steps * nchan) {
-        fail("li_euler_indep_rollout: result rows, inputs, the good state or diag too short");
+    if (ndiag < 5) {
+        fail("li_euler_indep_rollout: diag too short");
         return NULL;
     }
     Py_BEGIN_ALLOW_THREADS
     s = rtmbs_li_euler_indep_rollout(&a.model, &a.data, a.w0, a.w1, &a.basis, a.aidx, &a.kkt,
-                                     a.vec, a.hpiv, a.q, a.qd, t_origin, i0, &opt, k0, n_steps,
-                                     every, chan, nchan, inputs, oidx, nout, &rows, q_good,
-                                     qd_good, x_good, diag, &k_end, &code, &nchanged);
+                                     a.vec, a.hpiv, a.q, a.qd, t_origin, i0, &opt, k0, r.n_steps,
+                                     r.every, r.chan, r.nchan, r.inputs, r.oidx, r.nout, &r.rows,
+                                     r.q_good, r.qd_good, r.x_good, diag, &k_end, &code,
+                                     &nchanged);
     Py_END_ALLOW_THREADS
     if (s != RTMBS_OK) return rtmbs_py_status(s, "li_euler_indep_rollout");
     return Py_BuildValue("(LiL)", (long long)k_end, code, (long long)nchanged);
