@@ -86,16 +86,18 @@ def bounds_reached(names, x, lower, upper, active_mask=None, share: float = AT_B
     return out
 
 
-def stop_summary(status: int, message: str, iterations: int, cap: int, at_bounds: dict) -> str:
-    """"converged (status 2: `ftol` ...) after 12 of at most 40 iterations; at a bound: d_r
-    (upper)" or "NOT converged ..."."""
+def stop_summary(status: int, message: str, count: int, cap: int, at_bounds: dict,
+                 unit: str = "iterations") -> str:
+    """One line: "converged: scipy least_squares status 2, "...", after 12 of at most 40
+    iterations; parameters at a bound: d_r (upper)" or "NOT converged: ... stopped by the
+    evaluation cap; ..."."""
     head = "converged" if converged(status) else "NOT converged"
     cap_txt = f" of at most {cap}" if cap else ""
     hit = ", stopped by the evaluation cap" if int(status) == 0 else ""
     bnd = (", ".join(f"{k} ({v})" for k, v in at_bounds.items()) if at_bounds
            else "none")
-    return (f"{head}: scipy least_squares status {status}, \"{message}\", after {iterations}"
-            f"{cap_txt} iterations{hit}; parameters at a bound: {bnd}")
+    return (f"{head}: scipy least_squares status {status}, \"{message}\", after {count}"
+            f"{cap_txt} {unit}{hit}; parameters at a bound: {bnd}")
 
 
 def check_problem(names: Sequence[str], x0, bounds, known: Sequence[str] | None = None):
