@@ -1,6 +1,5 @@
 """Kim & Wang (2003) findings of the subsystem study: each verdict flips when its numbers cross
 its criterion (numbers made up on both sides; no study run)."""
-import math
 
 from rtmbs.studies import subsystem as S
 from rtmbs.studies.verdicts import FAILS, HOLDS, NOT_COMPARABLE, Finding, findings_table
