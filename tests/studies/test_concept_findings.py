@@ -29,13 +29,16 @@ def test_anti_lift_reproduced_to_63_percent_does_not_hold():
     assert C.finding_anti("anti-squat", 0.1, 0.0).verdict == NOT_COMPARABLE
 
 
-def test_validations_within_one_and_a_half_times_the_test_error():
-    after = {"z": 0.02, "vz": 0.04, "az": 0.2}
-    val = {"V1": {"z": 0.03, "vz": 0.04, "az": 0.2}, "V2": {"z": 0.02, "vz": 0.06, "az": 0.1}}
-    assert C.finding_validations(after, val).verdict == HOLDS
-    val["V2"]["vz"] = 0.0601
-    f = C.finding_validations(after, val)
-    assert f.verdict == FAILS and "V2 vz 1.50" in f.numbers
+def test_validations_within_half_the_target_spread():
+    std = {"V1": {"z": 0.01, "vz": 0.1, "az": 1.0}, "V2": {"z": 0.02, "vz": 0.2, "az": 2.0}}
+    val = {"V1": {"z": 0.005, "vz": 0.01, "az": 0.1}, "V2": {"z": 0.002, "vz": 0.02, "az": 1.0}}
+    assert C.finding_validations(val, std).verdict == HOLDS
+    val["V2"]["az"] = 1.01
+    f = C.finding_validations(val, std)
+    assert f.verdict == FAILS and "V2 az 0.51" in f.numbers
+    nc = C.finding_validations(val, None)
+    assert nc.verdict == NOT_COMPARABLE and nc.numbers.endswith("(the targets' spread was not "
+                                                                "recorded)")
 
 
 def test_explicit_euler_diverging_at_1_ms_does_not_hold():
@@ -73,9 +76,12 @@ def test_seed_findings_from_a_result_dict():
                            "0.0005": {"status": 1, "diverged_at_s": None},
                            "0.001 transient": {"status": -1, "diverged_at_s": 2.0},
                            "0.0005 transient": {"status": -1, "diverged_at_s": 9.0}},
-        "cost": _cost(0.62)}
+        "cost": _cost(0.62),
+        "target_std": {v: {"z": 0.1, "vz": 0.1, "az": 1.0} for v in ("test", "V1", "V2")}}
     fs = C.seed_findings(res)
     assert [f.verdict for f in fs] == [FAILS, HOLDS, HOLDS, FAILS, HOLDS, FAILS, FAILS, FAILS]
+    del res["target_std"]
+    assert C.seed_findings(res)[4].verdict == NOT_COMPARABLE
 
 
 # -- the full car (Table 5.3) and the optimiser's report -------------------------------------------
