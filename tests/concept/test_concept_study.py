@@ -121,4 +121,4 @@ def test_report_lists_every_finding_with_a_computed_verdict(study):
     assert st["stop"].startswith("converged" if st["status"] > 0 else "NOT converged")
     assert f"Optimiser (stacked): {st['stop']}" in text
     car = res["table_5_3"]["identification"]["reconstructed"]
-    assert f"of at most {car['max_iterations']} iterations" in car["stop"]
+    assert f"of at most {car['max_iterations'] + 1} evaluations (" in car["stop"]

@@ -109,15 +109,16 @@ def test_bounds_reached_and_stop_summary():
     assert at == {"d_f": "upper"}
     assert bounds_reached(names, [-4.996, -1.0, 4e4], lo, hi, active_mask=[0, 0, 1]) == \
         {"d_f": "lower", "K": "upper"}
-    s = stop_summary(0, "The maximum number of function evaluations is exceeded.", 25, 25,
-                     {"d_f": "upper", "d_r": "upper"})
+    s = stop_summary(0, "The maximum number of function evaluations is exceeded.", 26, 26,
+                     {"d_f": "upper", "d_r": "upper"}, note=" (25 Jacobians)")
     assert s == ("NOT converged: scipy least_squares status 0, \"The maximum number of function "
-                 "evaluations is exceeded.\", after 25 of at most 25 iterations, stopped by the "
-                 "evaluation cap; parameters at a bound: d_f (upper), d_r (upper)")
-    assert stop_summary(2, "`ftol` ...", 12, 40, {}).startswith("converged: scipy least_squares "
+                 "evaluations is exceeded.\", after 26 of at most 26 evaluations (25 Jacobians), "
+                 "stopped by the evaluation cap; parameters at a bound: d_f (upper), d_r (upper)")
+    assert stop_summary(2, "`ftol` ...", 12, 41, {}).startswith("converged: scipy least_squares "
                                                                "status 2")
-    assert stop_summary(2, "`ftol` ...", 12, 40, {}).endswith("after 12 of at most 40 iterations; "
-                                                              "parameters at a bound: none")
+    assert stop_summary(2, "`ftol` ...", 12, 41, {}).endswith("after 12 of at most 41 "
+                                                              "evaluations; parameters at a "
+                                                              "bound: none")
 
 
 def test_identify_reports_the_cap_and_the_bound_it_hit():
@@ -138,4 +139,6 @@ def test_identify_reports_the_cap_and_the_bound_it_hit():
     assert abs(r.params["a"] - 2.0) < 2e-3
     r1 = identify(sim, target, ("a",), [0.5], ([0.0], [2.0]), signals=("z",), max_iterations=1)
     assert r1.status == 0 and not r1.converged
-    assert "NOT converged" in r1.stop_summary() and "of at most 1 iterations" in r1.stop_summary()
+    assert r1.stop_summary().startswith("NOT converged")
+    assert f"after {r1.nfev} of at most 2 evaluations ({r1.iterations} Jacobians), stopped by" \
+        in r1.stop_summary() and r1.nfev == 2

@@ -55,10 +55,10 @@ class Identification:
         return converged(self.status)
 
     def stop_summary(self) -> str:
-        """One line: converged or not, scipy's status and message, iterations against the cap,
-        the parameters at a bound."""
-        return stop_summary(self.status, self.message, self.iterations, self.max_iterations,
-                            self.at_bounds)
+        """One line: converged or not, scipy's status and message, residual evaluations against
+        least_squares' cap (``max_iterations`` + 1), the Jacobians, the parameters at a bound."""
+        return stop_summary(self.status, self.message, self.nfev, self.max_iterations + 1,
+                            self.at_bounds, note=f" ({self.iterations} Jacobians)")
 
 
 #: a parameter within this share of its bounds' span of a bound counts as at the bound
@@ -87,17 +87,18 @@ def bounds_reached(names, x, lower, upper, active_mask=None, share: float = AT_B
 
 
 def stop_summary(status: int, message: str, count: int, cap: int, at_bounds: dict,
-                 unit: str = "iterations") -> str:
-    """One line: "converged: scipy least_squares status 2, "...", after 12 of at most 40
-    iterations; parameters at a bound: d_r (upper)" or "NOT converged: ... stopped by the
-    evaluation cap; ..."."""
+                 unit: str = "evaluations", note: str = "") -> str:
+    """One line: "converged: scipy least_squares status 2, "...", after 12 of at most 41
+    evaluations; parameters at a bound: d_r (upper)" or "NOT converged: ... stopped by the
+    evaluation cap; ..." (``count``, ``cap``: residual evaluations and least_squares'
+    ``max_nfev``; ``note`` follows the unit)."""
     head = "converged" if converged(status) else "NOT converged"
     cap_txt = f" of at most {cap}" if cap else ""
     hit = ", stopped by the evaluation cap" if int(status) == 0 else ""
     bnd = (", ".join(f"{k} ({v})" for k, v in at_bounds.items()) if at_bounds
            else "none")
     return (f"{head}: scipy least_squares status {status}, \"{message}\", after {count}"
-            f"{cap_txt} {unit}{hit}; parameters at a bound: {bnd}")
+            f"{cap_txt} {unit}{note}{hit}; parameters at a bound: {bnd}")
 
 
 def check_problem(names: Sequence[str], x0, bounds, known: Sequence[str] | None = None):
