@@ -59,7 +59,8 @@ def test_findings_are_computed_from_the_numbers(study):
     fs = info["findings"]
     assert len(fs) == 6 and "qualitatively" not in rep
     for k, f in enumerate(fs, 1):
-        assert f"| {k} | {f['claim']} | {f['seed']} | {f['criterion']} |" in rep
+        cells = (str(k), f["claim"], f["seed"], f["criterion"], f["numbers"], f"**{f['verdict']}**")
+        assert "| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |" in rep
     assert [f["verdict"] for f in fs][1] == "does not hold"
     assert fs[4]["verdict"] == "does not hold" and fs[5]["verdict"] == "not comparable"
     t1 = info["table1"]
