@@ -59,3 +59,12 @@ def test_projection_options_are_what_the_solver_runs():
     with pytest.raises(SolverError, match="multilink study: projection 'eq. 30': expected one of "
                                           "step, eq30"):
         M.solver_options("li-euler", "eq. 30")
+
+
+def test_projection_option_is_for_the_multilink_study_only(tmp_path, capsys):
+    from rtmbs.cli import main
+
+    assert main(["study", "truck", "--out", str(tmp_path), "--projection", "eq30"]) == 1
+    assert capsys.readouterr().err == ("rtmbs: error: --projection: only for study 'multilink', "
+                                       "not 'truck'\n")
+    assert not any(tmp_path.iterdir())
