@@ -26,7 +26,8 @@ def register(sub, fmt):
                        formatter_class=fmt,
                        description="Run a study and write report.md with PNG plots into --out.\n\nstudies:\n" + listing,
                        epilog="examples:\n  rtmbs study truck --out out/truck --quick\n"
-                       "  rtmbs study redundant --out out/redundant")
+                       "  rtmbs study redundant --out out/redundant\n"
+                       "  rtmbs study multilink --out out/ml --quick --projection eq30")
     p.add_argument("name", choices=list(STUDIES), help="which study")
     p.add_argument("--out", required=True, help="output directory for report.md and plots")
     p.add_argument("--quick", action="store_true", help="a short version (minutes instead of hours)")
@@ -35,6 +36,10 @@ def register(sub, fmt):
                    "'local' (a Dask LocalCluster of --workers processes) or an address tcp://host:8786")
     p.add_argument("--workers", type=positive_int, default=None,
                    help="with --scheduler local: worker processes (default: the cores)")
+    p.add_argument("--projection", choices=("step", "eq30"), default=None,
+                   help="multilink study only: the position projection of its projection runs: "
+                   "'step' (li-euler's default: eq. 30's system with the factors of eq. 22, two "
+                   "corrections) or 'eq30' (Carpinelli et al. 2016 eq. 30 as written)")
     p.set_defaults(func=cmd_study)
 
 
@@ -71,6 +76,12 @@ def cmd_study(args) -> int:
         if exc.name == mod_name:
             raise RtmbsError(f"study '{args.name}' is not available in this version") from None
         raise
+    if getattr(args, "projection", None) is not None:
+        if args.name != "multilink":
+            from .errors import SolverError
+
+            raise SolverError(f"--projection: only for study 'multilink', not '{args.name}'")
+        parallel["projection"] = args.projection
     out = writable_dir(args.out)  # before the work
     before = {p: p.stat().st_mtime_ns for p in out.rglob("*") if p.is_file()}
     try:

@@ -140,5 +140,6 @@ def cmd_identify(args) -> int:
         for p, v in res.values.items():
             print(f"{p} = {v:.6g} {res.units[p]} (start {res.start[p]:.6g})")
         print(f"cost {res.cost:.4g}, RMS residual {res.rms:.4g}; {res.nfev} evaluations, "
-              f"{res.njev} Jacobians, {res.runs} runs in {res.wall_s:.3g} s: {res.message}")
+              f"{res.njev} Jacobians, {res.runs} runs in {res.wall_s:.3g} s")
+        print(res.stop_summary())
     return 0 if res.status > 0 else 1

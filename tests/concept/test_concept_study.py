@@ -97,3 +97,28 @@ def test_table_53_validations_run_and_the_identified_car_is_closer(study):
     assert val["III"]["top_speed_kmh"] < val["I"]["top_speed_kmh"]
     for s in ("cg_z", "pitch"):
         assert val["I"]["identified"]["rms"][s] < val["I"]["start"]["rms"][s], s
+
+
+def test_report_lists_every_finding_with_a_computed_verdict(study):
+    """The report's findings section: every Carpinelli 2016 §5.1.3-5.1.4 finding with its
+    criterion and verdict; the explicit-Euler finding follows the measured divergence at 1 ms,
+    the cost finding is judged on explicit Euler's ratio, and the optimiser line says whether
+    least_squares converged and which parameters ended at a bound."""
+    out, res, _ = study
+    text = (out / "report.md").read_text()
+    assert "## Findings of Carpinelli 2016 §5.1.3-5.1.4, as measured here" in text
+    assert "## Findings of Carpinelli 2016 §5.2.4, as measured here" in text
+    fs = {f["claim"]: f for f in res["findings"]}
+    assert len(fs) == 8
+    steady = next(f for c, f in fs.items() if "steady-state tyre" in c)
+    assert steady["verdict"] == "does not hold"        # ee["0.001"] diverged (test above)
+    assert "h = 0.001 s: diverged at" in steady["numbers"]
+    cost = next(f for c, f in fs.items() if "30 %" in c)
+    ratio = res["cost"]["concept explicit-euler 0.5 ms"]["ratio_to_detailed"]
+    assert cost["verdict"] == ("holds" if ratio <= 0.40 else "does not hold")
+    assert f"explicit Euler (0.5 ms) {ratio:.2f}" in cost["numbers"]
+    st = res["identification"]["stacked"]
+    assert st["stop"].startswith("converged" if st["status"] > 0 else "NOT converged")
+    assert f"Optimiser (stacked): {st['stop']}" in text
+    car = res["table_5_3"]["identification"]["reconstructed"]
+    assert f"of at most {car['max_iterations'] + 1} evaluations (" in car["stop"]

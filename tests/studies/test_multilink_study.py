@@ -150,18 +150,32 @@ def test_phase_times_and_findings(study):
 
 
 def test_every_seed_finding_has_a_verdict(study):
-    """Each finding of seed 000 §6.2 is listed with holds / does not hold and its numbers, and
-    the like-for-like (dense against dense) verdict agrees with the bench."""
+    """Each finding of Carpinelli et al. 2016 §6.2 is listed with its criterion, the numbers and
+    holds / does not hold / not comparable, and the like-for-like (dense against dense) verdict
+    agrees with the bench."""
     out, res, _ = study
     rep = (out / "report.md").read_text()
     rows = res["seed_findings"]
     assert len(rows) == 15
     for k, x in enumerate(rows, 1):
         assert x["verdict"] in ("holds", "does not hold", "not comparable")
-        assert f"| {k} | {x['finding']} | **{x['verdict']}** |" in rep
+        cells = [str(k), x["claim"], x["seed"], x["criterion"], x["numbers"], f"**{x['verdict']}**"]
+        assert "| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |" in rep
     b = res["bench"]
-    like = next(x for x in rows if "like for like" in x["finding"])
+    like = next(x for x in rows if "like for like" in x["claim"])
     ri = b["ideal/li-euler-indep/none/default"] / b["ideal/li-euler/none/dense"]
     rb = b["bushings/li-euler-indep/none/default"] / b["bushings/li-euler/none/dense"]
     assert (like["verdict"] == "holds") is (ri < 1.0 < rb)
     assert f"{ri:.2f} ideal, {rb:.2f} bushings" in like["numbers"]
+
+
+def test_report_names_the_projection_it_used(study):
+    """The projection runs use li-euler's default projection (eq. 30's system with the factors
+    of eq. 22, two corrections), and the report names that, not "eq. 30" alone."""
+    out, res, _ = study
+    assert res["projection"] == "step"
+    assert res["solver_options"]["li-euler"] == {"projection": "step", "projection_solves": 2}
+    rep = (out / "report.md").read_text()
+    assert ("Algorithm 1 eq. 30's system with the factors of eq. 22 (metric M − hJq̇ − h²Jq, "
+            "Φq at q), two corrections") in rep
+    assert "| projection: eq. 30's system with the factors of eq. 22" in rep

@@ -47,6 +47,7 @@ def test_report_table_and_figures(study):
     for k, e in enumerate(sf.values(), 1):
         row = next(ln for ln in sec.splitlines() if ln.startswith(f"| {k} | "))
         assert row.endswith("| **holds** |" if e["holds"] else "| **does not hold** |")
+        assert f"| {e['criterion'].replace('|', chr(92) + '|')} |" in row
     assert f"{sum(e['holds'] for e in sf.values())} of {len(sf)} hold." in sec
     assert "Model note" not in rep
 

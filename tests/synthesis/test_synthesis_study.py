@@ -48,3 +48,26 @@ def test_operation_counts_favour_relative_joint(study):
         a = sum(v[0] + v[1] for v in counts.values())
         b = sum(v[0] + v[1] for v in info["table1"]["relative-joint"][it].values())
         assert a > 1.5 * b
+
+
+def test_findings_are_computed_from_the_numbers(study):
+    """Every Kim & Wang finding with its criterion and a verdict that follows the run's numbers:
+    AB3 diverges at 8.3 ms here, so findings 2 (the bump at 8.3 ms) and 5 (real time at 8.3 ms)
+    do not hold; the quick run has no full car (finding 6 not comparable)."""
+    out, info = study
+    rep = (out / "report.md").read_text()
+    fs = info["findings"]
+    assert len(fs) == 6 and "qualitatively" not in rep
+    for k, f in enumerate(fs, 1):
+        cells = (str(k), f["claim"], f["seed"], f["criterion"], f["numbers"], f"**{f['verdict']}**")
+        assert "| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |" in rep
+    assert [f["verdict"] for f in fs][1] == "does not hold"
+    assert fs[4]["verdict"] == "does not hold" and fs[5]["verdict"] == "not comparable"
+    t1 = info["table1"]
+    ops = [sum(v[0] + v[1] for v in t1[f]["4"].values()) for f in ("relative-cartesian",
+                                                                     "relative-joint")]
+    assert fs[2]["verdict"] == ("holds" if ops[0] > ops[1] else "does not hold")
+    assert f"A {ops[0]}, B {ops[1]} M·D + A·S" in fs[2]["numbers"]
+    t2 = info["table2"]
+    a, b = (t2[f"{f} compiled"]["cpu_us_per_step"] for f in ("relative-cartesian", "relative-joint"))
+    assert fs[3]["verdict"] == ("holds" if a > b else "does not hold")

@@ -35,7 +35,9 @@ def test_quick_study_report_and_findings(tmp_path):
         verdict = "**holds**" if e["holds"] else "**does not hold**"
         row = next(ln for ln in findings.splitlines() if ln.startswith(f"| {k} | "))
         assert row.endswith(f"| {verdict} |") and e["seed"].replace("|", "\\|") in row
-    assert len(F) == 17 and f"{sum(e['holds'] for e in F.values())} of 17 hold." in findings
+        assert f"| {e['criterion'].replace('|', chr(92) + '|')} |" in row
+    n = sum(e["holds"] for e in F.values())
+    assert len(F) == 17 and f"{n} hold, {17 - n} do not hold, 0 not comparable (of 17)." in findings
     # the frozen-Jacobian GRK4T (seed 001 §3.3) is less accurate than the exact one, not diverged
     assert t2["ODE rosenbrock-grk4t"]["err"] < t2[FROZEN]["err"] < t2["ODE li-euler"]["err"]
     assert "ODE ab3" in t2 and not t2["ODE ab3"]["ok"]      # explicit AB3 fails at 1 ms
@@ -85,7 +87,7 @@ def test_seed001_findings_all_hold_on_seed_like_numbers():
     assert list(F) == list(SEED001_CLAIMS)
     assert {k for k, e in F.items() if not e["holds"]} == set()
     for k, e in F.items():
-        assert e["claim"] == SEED001_CLAIMS[k][0] and e["seed"] == SEED001_CLAIMS[k][1]
+        assert (e["claim"], e["criterion"], e["seed"]) == SEED001_CLAIMS[k]
         assert isinstance(e["measured"], str) and e["measured"]
     assert F["grk4t_cost_close_to_li_euler"]["value"] == pytest.approx(108 / 90)
     assert F["ggl_far_below_baumgarte"]["value"] == pytest.approx(1.8e-8 / 1.5e-15)

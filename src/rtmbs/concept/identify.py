@@ -33,7 +33,8 @@ class Identification:
     """Result: ``params`` (name -> identified value), ``x`` (same, as an array), ``cost`` (½‖r‖²
     at the end), ``history`` (cost at the start and after each iteration), ``iterations``
     (Jacobian evaluations), ``nfev`` (simulations for residuals; the Jacobians take
-    len(names) more each), ``status``/``message`` of least_squares."""
+    len(names) more each), ``status``/``message`` of least_squares, ``max_iterations`` (the
+    cap), ``at_bounds`` (name -> "lower"/"upper" for the parameters that end at a bound)."""
 
     names: tuple
     x: np.ndarray
@@ -45,6 +46,59 @@ class Identification:
     status: int
     message: str
     x0: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    max_iterations: int = 0
+    at_bounds: dict = field(default_factory=dict)
+
+    @property
+    def converged(self) -> bool:
+        """least_squares stopped on a tolerance (status > 0), not at the iteration cap."""
+        return converged(self.status)
+
+    def stop_summary(self) -> str:
+        """One line: converged or not, scipy's status and message, residual evaluations against
+        least_squares' cap (``max_iterations`` + 1), the Jacobians, the parameters at a bound."""
+        return stop_summary(self.status, self.message, self.nfev, self.max_iterations + 1,
+                            self.at_bounds, note=f" ({self.iterations} Jacobians)")
+
+
+#: a parameter within this share of its bounds' span of a bound counts as at the bound
+AT_BOUND_SHARE = 1e-3
+
+
+def converged(status: int) -> bool:
+    """scipy least_squares' ``status``: > 0 a tolerance was met; 0 the evaluation cap; −1 the
+    algorithm could not progress."""
+    return int(status) > 0
+
+
+def bounds_reached(names, x, lower, upper, active_mask=None, share: float = AT_BOUND_SHARE) -> dict:
+    """name -> "lower" / "upper" for each parameter within ``share`` of the span of a bound
+    (or marked active by least_squares' ``active_mask``: −1 lower, 1 upper)."""
+    x, lo, hi = (np.asarray(a, float) for a in (x, lower, upper))
+    span = np.where(np.isfinite(hi - lo), hi - lo, np.inf)
+    act = np.zeros(len(x), int) if active_mask is None else np.asarray(active_mask, int)
+    out = {}
+    for k, nm in enumerate(names):
+        if act[k] < 0 or (np.isfinite(lo[k]) and x[k] - lo[k] <= share * span[k]):
+            out[nm] = "lower"
+        elif act[k] > 0 or (np.isfinite(hi[k]) and hi[k] - x[k] <= share * span[k]):
+            out[nm] = "upper"
+    return out
+
+
+def stop_summary(status: int, message: str, count: int, cap: int, at_bounds: dict,
+                 unit: str = "evaluations", note: str = "") -> str:
+    """One line: "converged: scipy least_squares status 2, "...", after 12 of at most 41
+    evaluations; parameters at a bound: d_r (upper)" or "NOT converged: ... stopped by the
+    evaluation cap; ..." (``count``, ``cap``: residual evaluations and least_squares'
+    ``max_nfev``; ``note`` follows the unit)."""
+    head = "converged" if converged(status) else "NOT converged"
+    cap_txt = f" of at most {cap}" if cap else ""
+    hit = ", stopped by the evaluation cap" if int(status) == 0 else ""
+    bnd = (", ".join(f"{k} ({v})" for k, v in at_bounds.items()) if at_bounds
+           else "none")
+    return (f"{head}: scipy least_squares status {status}, \"{message}\", after {count}"
+            f"{cap_txt} {unit}{note}{hit}; parameters at a bound: {bnd}")
 
 
 def check_problem(names: Sequence[str], x0, bounds, known: Sequence[str] | None = None):
@@ -188,7 +242,9 @@ def identify(simulate: Callable[[dict], dict], target: dict, names: Sequence[str
     return Identification(names=names, x=x, params=dict(zip(names, x.tolist())),
                           cost=float(sol.cost), history=history, iterations=int(sol.njev),
                           nfev=int(sol.nfev), status=int(sol.status), message=str(sol.message),
-                          x0=x0)
+                          x0=x0, max_iterations=int(max_iterations),
+                          at_bounds=bounds_reached(names, sol.x, np.zeros(len(x)), np.ones(len(x)),
+                                                   getattr(sol, "active_mask", None)))
 
 
 @dataclass(frozen=True)

@@ -21,6 +21,7 @@ from pathlib import Path
 import numpy as np
 import yaml
 
+from ..concept.identify import bounds_reached, converged, stop_summary
 from ..strict_yaml import safe_load, yaml_problem
 from ..errors import ModelError
 from .engine import local_cluster, run_many
@@ -61,7 +62,8 @@ class Problem:
 class Identification:
     """The identified ``values`` {path: value}, with the start, the final cost (½ Σ r²), the
     RMS residual, scipy's status and message, the numbers of residual and Jacobian evaluations
-    and of runs, and the wall time."""
+    and of runs, the wall time, the evaluation cap ``max_nfev`` and ``at_bounds`` (path ->
+    "lower"/"upper" for the values that end at a bound)."""
 
     values: dict
     start: dict
@@ -75,10 +77,27 @@ class Identification:
     runs: int
     wall_s: float
     history: list = field(default_factory=list)
+    max_nfev: int = 0
+    at_bounds: dict = field(default_factory=dict)
+
+    @property
+    def converged(self) -> bool:
+        """least_squares stopped on a tolerance (status > 0), not on the evaluation cap."""
+        return converged(self.status)
+
+    def stop_summary(self) -> str:
+        """Converged or not, scipy's status and message, evaluations against the cap, the
+        parameters at a bound."""
+        return stop_summary(self.status, self.message, self.nfev, self.max_nfev, self.at_bounds,
+                            unit="evaluations")
 
     def as_dict(self) -> dict:
-        return {k: getattr(self, k) for k in ("values", "start", "units", "cost", "rms", "status",
-                                              "message", "nfev", "njev", "runs", "wall_s")}
+        d = {k: getattr(self, k) for k in ("values", "start", "units", "cost", "rms", "status",
+                                           "message", "nfev", "njev", "runs", "wall_s",
+                                           "max_nfev", "at_bounds")}
+        d["converged"] = self.converged
+        d["stop"] = self.stop_summary()
+        return d
 
 
 def _err(source, key, problem):
@@ -369,4 +388,7 @@ def identify(config, scheduler=None, progress=True, n_workers=None, log=None) ->
         units={p: unit_of_parameter(p, prob.spec.model.description) for p in prob.paths},
         cost=float(0.5 * r @ r), rms=float(np.sqrt(np.mean(r ** 2))) if len(r) else 0.0,
         status=int(sol.status), message=str(sol.message), nfev=int(sol.nfev),
-        njev=int(sol.njev or 0), runs=counts["runs"], wall_s=time.perf_counter() - t0, history=history)
+        njev=int(sol.njev or 0), runs=counts["runs"], wall_s=time.perf_counter() - t0, history=history,
+        max_nfev=int(prob.max_nfev),
+        at_bounds=bounds_reached(prob.paths, sol.x, prob.lower, prob.upper,
+                                 getattr(sol, "active_mask", None)))

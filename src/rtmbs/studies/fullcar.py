@@ -21,6 +21,7 @@ a few hundred steps: the numbers are not the study's.
 """
 from __future__ import annotations
 
+import math
 import os
 import platform
 import time
@@ -33,6 +34,8 @@ from ..concept import sensors as cs
 from ..manoeuvres.campaign import CORNERS, PHASES, QUICK_SCALE, run_campaign, vehicle_system
 from .. import strict_json
 from .figures import figure
+from .verdicts import (Finding, above, all_of, at_most, below, finding, findings_section, is_true,
+                       ordering_holds, ratio_within, within)
 
 H = 1e-3
 MODEL = "sedan"
@@ -167,101 +170,198 @@ def _numbers(c, rec) -> dict:
     return n
 
 
-def _holds(ok) -> str:
-    return "holds" if ok else "does not hold"
+# -- Carpinelli 2016 §5.2.3 (and Carpinelli et al. 2016 on the full car): one pure function each --
+#: criteria thresholds (ours): the speed reached within this fraction of the target; the neutral
+#: deceleration in this band [g]; the step-1 error at least this many times step 2's; the
+#: wheel-centre RMS error at most this share of the signal's RMS
+SPEED_TOL, DECEL_BAND, STEP1_OVER_STEP2, WC_SHARE = 0.03, (0.005, 0.02), 2.0, 0.2
+
+
+def finding_road_class(classes, gd_n0, waviness) -> Finding:
+    """Fig. 5.17: both tracks are ISO 8608 class B by their PSD."""
+    return finding("Fig. 5.17: the left and right tracks are ISO 8608 class B by their PSD",
+                   is_true(all(k == "B" for k in classes), "both tracks classified B (ISO 8608 "
+                                                           "Gd(n0) 32-128·10⁻⁶ m³)"),
+                   f"classified {classes[0]} / {classes[1]}, Gd(n0) {gd_n0[0] * 1e6:.1f} / "
+                   f"{gd_n0[1] * 1e6:.1f} ·10⁻⁶ m³, waviness {waviness[0]:.2f} / {waviness[1]:.2f}",
+                   "class B")
+
+
+def finding_top_speed(v_kmh: float, target_kmh: float, accel_s: float, torque: float) -> Finding:
+    """Fig. 5.18: the car reaches about the target speed in the acceleration phase."""
+    return finding(f"Fig. 5.18: the car reaches about {target_kmh:g} km/h in the {accel_s:g} s of "
+                   "acceleration", ratio_within(v_kmh, target_kmh, SPEED_TOL, "speed reached",
+                                                "target"),
+                   f"{v_kmh:.2f} km/h at the end of the phase (drive torque up to {torque:.0f} N m "
+                   "per half shaft)", f"about {SEED_TARGET_KMH:g} km/h in 5 s")
+
+
+def finding_neutral_decel(decel_g: float) -> Finding:
+    """§5.2.3: in neutral the car decelerates at about 0.01 g (rolling resistance)."""
+    return finding("§5.2.3: in neutral the car decelerates at about 0.01 g from rolling resistance",
+                   within(decel_g, *DECEL_BAND, "deceleration [g]"),
+                   f"{decel_g:.4f} g (slope of the speed over the neutral phase after its first "
+                   "second)", f"about {SEED_NEUTRAL_DECEL_G:g} g")
+
+
+def finding_accel_strokes(front_mm: float, rear_mm: float, front_neutral: float,
+                          rear_neutral: float) -> Finding:
+    """Fig. 5.19: the front extends and the rear compresses while accelerating."""
+    return finding("Fig. 5.19: the front suspension extends and the rear compresses while "
+                   "accelerating (load transfer)",
+                   all_of(above(front_mm, 0.0, "front stroke [mm, + extension]"),
+                          below(rear_mm, 0.0, "rear stroke [mm]")),
+                   f"mean stroke (low-passed 25 Hz) in the last half of the phase: FL "
+                   f"{front_mm:+.1f} mm, RL {rear_mm:+.1f} mm (neutral: {front_neutral:+.1f} / "
+                   f"{rear_neutral:+.1f} mm)", "front up, rear down")
+
+
+def finding_brake_strokes(front_mm: float, rear_mm: float, front_neutral: float,
+                          rear_neutral: float) -> Finding:
+    """Fig. 5.19: the front compresses (dive) and the rear extends while braking."""
+    return finding("Fig. 5.19: the front compresses (brake dive) and the rear extends while "
+                   "braking",
+                   all_of(below(front_mm - front_neutral, 0.0, "FL brake − neutral stroke"),
+                          above(rear_mm - rear_neutral, 0.0, "RL brake − neutral stroke")),
+                   f"FL {front_mm:+.1f} mm, RL {rear_mm:+.1f} mm (neutral {front_neutral:+.1f} / "
+                   f"{rear_neutral:+.1f} mm)", "front down, rear up")
+
+
+def finding_step1_loses_slow_motion(s1: float, s2: float, biases: str) -> Finding:
+    """Fig. 5.21: double integration of the high-passed accelerations loses the slow motion."""
+    return finding("Fig. 5.21: double integration of the high-passed accelerations loses the "
+                   "slow corner motion of acceleration and braking",
+                   above(s1 / s2 if s2 else math.nan, STEP1_OVER_STEP2,
+                         "step-1 RMS error / step-2's"),
+                   f"step 1 RMS error {s1:.2f} mm, step 2 {s2:.2f} mm (mean of the 4 corners); "
+                   f"{biases}", "slow motion lost (figure)")
+
+
+def finding_step2_recovers(s1: float, s2: float) -> Finding:
+    """Fig. 5.22: adding the < 0.5 Hz strokes recovers the slow motion."""
+    return finding("Fig. 5.22: adding the < 0.5 Hz strokes recovers it",
+                   ordering_holds({"step 2 error": s2, "step 1 error": s1},
+                                  ["step 2 error", "step 1 error"], unit="mm"),
+                   f"step 2 RMS error {s2:.2f} mm against {s1:.2f} mm", "recovered (figure)")
+
+
+def finding_step2_bias(fa: float, fb: float, ra: float, rb: float) -> Finding:
+    """Fig. 5.22: without the tyre deflection FL is underestimated while accelerating and
+    overestimated while braking, RL the opposite (step-2 biases [mm])."""
+    return finding("Fig. 5.22: without the tyre deflection the FL corner is underestimated while "
+                   "accelerating and overestimated while braking, the RL the opposite",
+                   all_of(below(fa, 0.0, "FL accel bias"), above(fb, 0.0, "FL brake bias"),
+                          above(ra, 0.0, "RL accel bias"), below(rb, 0.0, "RL brake bias")),
+                   f"step 2 bias accel / brake: FL {fa:+.2f} / {fb:+.2f} mm, RL {ra:+.2f} / "
+                   f"{rb:+.2f} mm", "signs as stated (figure)")
+
+
+def finding_tyre_radius(acc_mm: float, brake_mm: float, eq511: str) -> Finding:
+    """Figs 5.24, 5.26: the front tyre's radius grows while accelerating and shrinks while
+    braking (+ = compression)."""
+    return finding("Figs 5.24, 5.26: the front tyre's radius grows while accelerating and "
+                   "shrinks while braking",
+                   all_of(below(acc_mm, 0.0, "FL tyre compression accelerating [mm]"),
+                          above(brake_mm, 0.0, "braking")),
+                   f"true FL tyre compression (< 0.5 Hz) {acc_mm:+.2f} / {brake_mm:+.2f} mm; "
+                   f"{eq511}", "grows / shrinks (figure)")
+
+
+def finding_eq511_improves(b2: float, b3: float, s2: float, s3: float) -> Finding:
+    """Fig. 5.25: the eq. 5.11 tyre correction improves the corners (mean |bias|)."""
+    return finding("Fig. 5.25: the eq. 5.11 tyre correction improves the corners in acceleration "
+                   "and braking",
+                   ordering_holds({"|bias| with eq. 5.11": b3, "without": b2},
+                                  ["|bias| with eq. 5.11", "without"], unit="mm"),
+                   f"mean |bias| over the 4 corners and both phases {b2:.2f} → {b3:.2f} mm; RMS "
+                   f"error {s2:.2f} → {s3:.2f} mm", "improves (figure)")
+
+
+def finding_wheel_centres(shares: dict, detail: str, against: str) -> Finding:
+    """Fig. 5.26: the estimated wheel-centre displacements match the true ones (``shares``:
+    corner -> RMS error / RMS of the signal)."""
+    return finding(f"Fig. 5.26: the estimated wheel-centre displacements match {against}",
+                   at_most(max(shares.values()), WC_SHARE, "RMS error / signal RMS, worst "
+                                                           "corner"),
+                   detail, "match (figure)")
+
+
+def finding_alg2_faster(a2_us: float, a1_us: float, label: str, detail: str) -> Finding:
+    """Carpinelli et al. 2016 §6.2: Algorithm 2 is faster than Algorithm 1 on a highly
+    constrained model (median µs per step)."""
+    return finding("Carpinelli et al. 2016: Algorithm 2 is faster than Algorithm 1 on a highly "
+                   f"constrained model (here the full car, m/n = 0.94), {label}",
+                   ordering_holds({"Alg. 2": a2_us, "Alg. 1": a1_us}, ["Alg. 2", "Alg. 1"],
+                                  unit="median µs per step"), detail,
+                   "faster on the ideal-joints multilink (f = 11)")
+
+
+def finding_fixed_cost(rebases: int, fallbacks: int, detail: str) -> Finding:
+    """Real time: Algorithm 2 keeps a fixed cost on the full car (no rebase, no fallback)."""
+    return finding("Real time: Algorithm 2 keeps a fixed cost on the full car as Algorithm 1 does",
+                   is_true(rebases + fallbacks == 0, "no rebase or fallback in the timed steps"),
+                   detail, "fixed number of operations per step")
 
 
 def seed_findings(res) -> list[dict]:
-    """Every statement of seed 003 §5.2.3 (and seed 000's Alg. 1 vs Alg. 2 finding on the full
-    car), judged on this run: ``{"finding", "verdict", "numbers"}``."""
+    """Every statement of Carpinelli 2016 §5.2.3 (and Carpinelli et al. 2016's Alg. 1 vs Alg. 2
+    finding on the full car), judged on this run, as Finding dicts."""
     n, out = res["numbers"], []
-
-    def add(finding, ok, numbers):
-        out.append({"finding": finding, "verdict": _holds(ok), "numbers": numbers})
-
     r = n["road"]
-    add("Fig. 5.17: the left and right tracks are ISO 8608 class B by their PSD",
-        all(k == "B" for k in r["class"]),
-        f"classified {r['class'][0]} / {r['class'][1]}, Gd(n0) {r['gd_n0'][0] * 1e6:.1f} / "
-        f"{r['gd_n0'][1] * 1e6:.1f} ·10⁻⁶ m³ (class B: 32-128, mean 64), waviness "
-        f"{r['waviness'][0]:.2f} / {r['waviness'][1]:.2f} (ISO: 2)")
-    v, vt = n["speed_end_accel_kmh"], n["target_kmh"]
-    add(f"Fig. 5.18: the car reaches about {vt:g} km/h in the {res['accel_s']:g} s of "
-        "acceleration (criterion: within 3 %)", abs(v / vt - 1) < 0.03,
-        f"{v:.2f} km/h at the end of the phase "
-        f"(drive torque up to {n['drive_torque_max']:.0f} N m per half shaft)")
-    d = n["neutral_decel_g"]
-    add("§5.2.3: in neutral the car decelerates at about 0.01 g from rolling resistance "
-        "(criterion: 0.005-0.02 g)", 0.005 <= d <= 0.02,
-        f"{d:.4f} g (slope of the speed over the neutral phase after its first second)")
+    out.append(finding_road_class(r["class"], r["gd_n0"], r["waviness"]))
+    out.append(finding_top_speed(n["speed_end_accel_kmh"], n["target_kmh"], res["accel_s"],
+                                 n["drive_torque_max"]))
+    out.append(finding_neutral_decel(n["neutral_decel_g"]))
     f, rr = n["fl"], n["rl"]
-    ok = f["stroke_accelerate_mm"] > 0 > rr["stroke_accelerate_mm"]
-    add("Fig. 5.19: the front suspension extends and the rear compresses while accelerating "
-        "(load transfer)", ok, f"mean stroke (low-passed 25 Hz, + extension) in the last half of "
-        f"the phase: FL {f['stroke_accelerate_mm']:+.1f} mm, RL {rr['stroke_accelerate_mm']:+.1f} mm "
-        f"(neutral: {f['stroke_neutral_mm']:+.1f} / {rr['stroke_neutral_mm']:+.1f} mm)")
-    ok = f["stroke_brake_mm"] < f["stroke_neutral_mm"] and rr["stroke_brake_mm"] > rr["stroke_neutral_mm"]
-    add("Fig. 5.19: the front compresses (brake dive) and the rear extends while braking", ok,
-        f"FL {f['stroke_brake_mm']:+.1f} mm, RL {rr['stroke_brake_mm']:+.1f} mm")
-    s1, s2, s3 = (np.mean([n[k][f"rms_{st}_ref_mm"] for k in CORNERS])
+    out.append(finding_accel_strokes(f["stroke_accelerate_mm"], rr["stroke_accelerate_mm"],
+                                     f["stroke_neutral_mm"], rr["stroke_neutral_mm"]))
+    out.append(finding_brake_strokes(f["stroke_brake_mm"], rr["stroke_brake_mm"],
+                                     f["stroke_neutral_mm"], rr["stroke_neutral_mm"]))
+    s1, s2, s3 = (float(np.mean([n[k][f"rms_{st}_ref_mm"] for k in CORNERS]))
                   for st in ("step1", "step2", "step3"))
-    add("Fig. 5.21: double integration of the high-passed accelerations loses the slow corner "
-        "motion of acceleration and braking (criterion: its RMS error > 2 × step 2's)", s1 > 2 * s2,
-        f"step 1 RMS error {s1:.2f} mm (mean of the 4 corners); bias in the steady accel / brake "
-        f"phases against the true corner FL {f['bias_step1_accelerate_mm']:+.1f} / "
-        f"{f['bias_step1_brake_mm']:+.1f} mm, RL {rr['bias_step1_accelerate_mm']:+.1f} / "
-        f"{rr['bias_step1_brake_mm']:+.1f} mm")
-    add("Fig. 5.22: adding the < 0.5 Hz strokes recovers it", s2 < s1,
-        f"step 2 RMS error {s2:.2f} mm against {s1:.2f} mm")
-    ok = (f["bias_step2_accelerate_mm"] < 0 < f["bias_step2_brake_mm"]
-          and rr["bias_step2_accelerate_mm"] > 0 > rr["bias_step2_brake_mm"])
-    add("Fig. 5.22: without the tyre deflection the FL corner is underestimated while "
-        "accelerating and overestimated while braking, the RL the opposite", ok,
-        f"step 2 bias accel / brake: FL {f['bias_step2_accelerate_mm']:+.2f} / "
-        f"{f['bias_step2_brake_mm']:+.2f} mm, RL {rr['bias_step2_accelerate_mm']:+.2f} / "
-        f"{rr['bias_step2_brake_mm']:+.2f} mm")
-    ok = f["tyre_true_accelerate_mm"] < 0 < f["tyre_true_brake_mm"]
-    add("Figs 5.24, 5.26: the front tyre's radius grows while accelerating and shrinks while "
-        "braking (+ = compression)", ok,
-        f"true FL tyre compression (< 0.5 Hz) {f['tyre_true_accelerate_mm']:+.2f} / "
-        f"{f['tyre_true_brake_mm']:+.2f} mm; eq. 5.11 {f['tyre_eq511_accelerate_mm']:+.2f} / "
-        f"{f['tyre_eq511_brake_mm']:+.2f} mm")
-    b2 = np.mean([abs(n[k][f"bias_step2_{p}_mm"]) for k in CORNERS for p in ("accelerate", "brake")])
-    b3 = np.mean([abs(n[k][f"bias_step3_{p}_mm"]) for k in CORNERS for p in ("accelerate", "brake")])
-    add("Fig. 5.25: the eq. 5.11 tyre correction improves the corners in acceleration and "
-        "braking", b3 < b2, f"mean |bias| over the 4 corners and both phases {b2:.2f} → "
-        f"{b3:.2f} mm; RMS error {s2:.2f} → {s3:.2f} mm")
+    out.append(finding_step1_loses_slow_motion(
+        s1, s2, f"bias in the steady accel / brake phases against the true corner FL "
+        f"{f['bias_step1_accelerate_mm']:+.1f} / {f['bias_step1_brake_mm']:+.1f} mm, RL "
+        f"{rr['bias_step1_accelerate_mm']:+.1f} / {rr['bias_step1_brake_mm']:+.1f} mm"))
+    out.append(finding_step2_recovers(s1, s2))
+    out.append(finding_step2_bias(f["bias_step2_accelerate_mm"], f["bias_step2_brake_mm"],
+                                  rr["bias_step2_accelerate_mm"], rr["bias_step2_brake_mm"]))
+    out.append(finding_tyre_radius(f["tyre_true_accelerate_mm"], f["tyre_true_brake_mm"],
+                                   f"eq. 5.11 {f['tyre_eq511_accelerate_mm']:+.2f} / "
+                                   f"{f['tyre_eq511_brake_mm']:+.2f} mm"))
+    b2, b3 = (float(np.mean([abs(n[k][f"bias_{st}_{p}_mm"]) for k in CORNERS
+                             for p in ("accelerate", "brake")])) for st in ("step2", "step3"))
+    out.append(finding_eq511_improves(b2, b3, s2, s3))
     w3 = {k: n[k]["rms_wc_step3_ref_mm"] / n[k]["rms_wc_ref_mm"] for k in CORNERS}
-    add("Fig. 5.26: the estimated wheel-centre displacements match the true ones less the "
-        "road's < 0.5 Hz part (criterion: RMS error < 20 % of that signal's RMS at every "
-        "corner)", max(w3.values()) < 0.2,
-        ", ".join(f"{k.upper()} {n[k]['rms_wc_step3_ref_mm']:.2f} mm of {n[k]['rms_wc_ref_mm']:.2f} "
-                  f"({100 * w3[k]:.0f} %)" for k in CORNERS))
+    out.append(finding_wheel_centres(
+        w3, ", ".join(f"{k.upper()} {n[k]['rms_wc_step3_ref_mm']:.2f} mm of "
+                      f"{n[k]['rms_wc_ref_mm']:.2f} ({100 * w3[k]:.0f} %)" for k in CORNERS),
+        "the true ones less the road's < 0.5 Hz part"))
     wt = {k: n[k]["rms_wc_step3_mm"] / n[k]["rms_wc_true_mm"] for k in CORNERS}
-    add("Fig. 5.26, against the whole true wheel-centre motion (same criterion)",
-        max(wt.values()) < 0.2,
-        ", ".join(f"{k.upper()} {n[k]['rms_wc_step3_mm']:.2f} mm of {n[k]['rms_wc_true_mm']:.2f} "
-                  f"({100 * wt[k]:.0f} %)" for k in CORNERS)
+    out.append(finding_wheel_centres(
+        wt, ", ".join(f"{k.upper()} {n[k]['rms_wc_step3_mm']:.2f} mm of "
+                      f"{n[k]['rms_wc_true_mm']:.2f} ({100 * wt[k]:.0f} %)" for k in CORNERS)
         + "; the road's undulation slower than 0.5 Hz at the wheels (RMS "
         + ", ".join(f"{n[k]['rms_slow_road_mm']:.1f}" for k in CORNERS)
-        + " mm) moves the whole corner: neither strokes nor accelerometers see it")
+        + " mm) moves the whole corner: neither strokes nor accelerometers see it",
+        "the whole true wheel-centre motion"))
     b = res["bench"]
     a1, a2p, a2q = (b[label] for label, _, _ in BENCH_CASES)
-    add("seed 000: Algorithm 2 is faster than Algorithm 1 on a highly constrained model "
-        "(here the full car, m/n = 0.94), B = partition, median", a2p["median_us"] < a1["median_us"],
+    out.append(finding_alg2_faster(
+        a2p["median_us"], a1["median_us"], "B = partition",
         f"{a2p['median_us']:.0f} vs {a1['median_us']:.0f} µs per step (wall median); p99.9 "
         f"{a2p['p999_us']:.0f} vs {a1['p999_us']:.0f} µs; rebases {a2p['nrebase']}, fallbacks "
-        f"{a2p['nfallback']} in {a2p['steps']} steps")
-    add("seed 000: the same with the seed's B from QR", a2q["median_us"] < a1["median_us"],
-        f"{a2q['median_us']:.0f} vs {a1['median_us']:.0f} µs per step")
-    add("real time: Algorithm 2 keeps a fixed cost on the full car as Algorithm 1 does (no "
-        "rebase or fallback in the timed steps)", a2p["nrebase"] + a2p["nfallback"] == 0,
+        f"{a2p['nfallback']} in {a2p['steps']} steps"))
+    out.append(finding_alg2_faster(a2q["median_us"], a1["median_us"], "the seed's B from QR",
+                                   f"{a2q['median_us']:.0f} vs {a1['median_us']:.0f} µs per step"))
+    out.append(finding_fixed_cost(
+        a2p["nrebase"], a2p["nfallback"],
         f"B = partition: {a2p['nrebase']} rebases and {a2p['nfallback']} fallbacks in "
         f"{a2p['steps']} steps (Alg. 1: {a1['nrebase']} / {a1['nfallback']}); mean CPU per step "
-        f"{a2p['cpu_us']:.0f} vs {a1['cpu_us']:.0f} µs; "
-        f"p99.9 {a2p['p999_us']:.0f} vs {a1['p999_us']:.0f} µs (wall, load average "
-        f"{res['machine']['loadavg'][0]:.1f} on {res['machine']['cpus']} CPUs)")
-    return out
+        f"{a2p['cpu_us']:.0f} vs {a1['cpu_us']:.0f} µs; p99.9 {a2p['p999_us']:.0f} vs "
+        f"{a1['p999_us']:.0f} µs (wall, load average {res['machine']['loadavg'][0]:.1f} on "
+        f"{res['machine']['cpus']} CPUs)"))
+    return [x.as_dict() for x in out]
 
 
 def run_fullcar_study(out_dir, quick: bool = False, log=print) -> dict:
@@ -522,10 +622,10 @@ def _report(res, c) -> str:
         L.append(f"| {label} | {r['median_us']:.0f} | {r['p999_us']:.0f} | {r['max_us']:.0f} | "
                  f"{r['cpu_us']:.0f} | {r['nanalyse']} / {r['nfallback']} / {r['nrebase']} | "
                  f"{', '.join(sorted(set(r['status'])))} |")
-    L += ["", "## Findings (seed values for comparison only)", "", "| finding | verdict | numbers |",
-          "|---|---|---|"]
-    for f in res["findings"]:
-        L.append(f"| {f['finding']} | **{f['verdict']}** | {f['numbers']} |")
+    L += [""] + findings_section([Finding(**f) for f in res["findings"]],
+                                 "Findings (seed values for comparison only)",
+                                 "Each verdict is computed from the numbers above by the stated "
+                                 "criterion (thresholds ours).")
     L += ["", f"Study wall time {res['wall_s']:.0f} s on {res['machine']['cpus']} CPUs "
           f"({res['machine']['platform']}).", ""]
     return "\n".join(L)

@@ -43,6 +43,7 @@ from ..protocol import EVAL_GAMMA, EVAL_M, EVAL_PHI, EVAL_PHIQ, EVAL_Q
 from ..solvers.formulations import get_formulation
 from ..solvers.index1 import integrate_index1
 from ..solvers.partitioning import NEWTON_TOL_FACTOR, choose_coordinates
+from .verdicts import FAILS, HOLDS, Finding, findings_table
 
 #: Formulations in the order of the report (the paper's five, plus the KKT pseudoinverse of
 #: eq. 11, which is the paper's "direct" column for the overconstrained strut).
@@ -515,23 +516,41 @@ SEED002_CLAIMS = {
     "pseudoinverse form, eq. 11; our `pseudoinverse`) is the least efficient (§4.2, §5)",
     "uk_ls1_fastest_overconstrained": "on the overconstrained strut Udwadia-Kalaba and "
     "least-squares 1 are the two fastest (§4.2, §5)",
-    "uk_ls_similar": "Udwadia-Kalaba and both least-squares methods have similar cost (§5; "
-    "criterion: largest / smallest total ≤ 1.25 on each strut)",
+    "uk_ls_similar": "Udwadia-Kalaba and both least-squares methods have similar cost (§5)",
     "up_weak_both": "Udwadia-Phohomsiri is slower than Udwadia-Kalaba and both least-squares "
     "methods on both struts (§5; least-squares 2 faster than it, as in Mariti et al.)",
     "none_cheapest": "simulations without stabilisation are faster than with either "
     "stabilisation (§4.2, §5; total time per stabilisation over the paper's five columns)",
     "partitioning_faster_than_baumgarte": "coordinate partitioning (chosen once) is faster than "
-    "Baumgarte, about twice (§4.2, §5; criterion: faster on both struts)",
+    "Baumgarte, about twice (§4.2, §5)",
     "nfev_same": "the number of RHS evaluations is the same for all formulations in each case, "
     "with one exception: overconstrained strut, Baumgarte, tol 1e-3 (§4.2)",
-    "none_drifts": "without stabilisation the constraint norms degrade over time (Fig. 9; "
-    "criterion: max ‖Φ‖ over the last quarter > 2 × over the first, LS2, simplified strut, "
-    "tightest tolerance)",
+    "none_drifts": "without stabilisation the constraint norms degrade over time (Fig. 9)",
     "stabilized_no_drift": "with Baumgarte or partitioning the norms show no drift-off "
-    "(Figs 10-11; criterion: last quarter ≤ 2 × first quarter for both, same runs)",
-    "newton_3_to_4": "partitioning's Newton-Raphson needs typically 3 or 4 iterations (§4.2; "
-    "criterion: mean iterations per call in [2.5, 4.5] in every partitioning run)",
+    "(Figs 10-11)",
+    "newton_3_to_4": "partitioning's Newton-Raphson needs typically 3 or 4 iterations (§4.2)",
+}
+#: The criterion of each finding, in words (thresholds ours); "total" is the sum of the mean
+#: times over all stabilisations and tolerances of a strut.
+SEED002_CRITERIA = {
+    "direct_fastest_simplified": "direct has the smallest total on the simplified strut",
+    "uk_ls1_next_simplified": "UK and LS1 are second and third by total on the simplified strut",
+    "ls2_behind_uk_ls1_simplified": "total LS2 > max(UK, LS1) on the simplified strut",
+    "up_slowest_simplified": "UP has the largest total on the simplified strut (all five ran)",
+    "pinv_slowest_overconstrained": "pseudoinverse has the largest total on the overconstrained "
+    "strut (all five ran)",
+    "uk_ls1_fastest_overconstrained": "UK and LS1 are first and second by total on the "
+    "overconstrained strut",
+    "uk_ls_similar": "largest / smallest total of UK, LS1, LS2 ≤ 1.25 on each strut",
+    "up_weak_both": "total UP > each of UK, LS1, LS2 on both struts",
+    "none_cheapest": "total without stabilisation < Baumgarte's and partitioning's on both struts",
+    "partitioning_faster_than_baumgarte": "total Baumgarte / partitioning > 1 on both struts",
+    "nfev_same": "RHS evaluations equal across formulations in every case but overconstrained / "
+    "Baumgarte / 1e-3",
+    "none_drifts": "max ‖Φ‖ last quarter / first quarter > 2 (LS2, simplified, tightest tol)",
+    "stabilized_no_drift": "max ‖Φ‖ last quarter / first quarter ≤ 2 for Baumgarte and "
+    "partitioning (same runs)",
+    "newton_3_to_4": "mean Newton iterations per call in [2.5, 4.5] in every partitioning run",
 }
 #: The seed's statements for the findings not read from its Table 1.
 SEED002_FIXED = {
@@ -627,8 +646,8 @@ def seed002_findings(runs, tols) -> dict:
     F = {}
 
     def put(key, holds, value, measured, seed):
-        F[key] = dict(claim=SEED002_CLAIMS[key], seed=seed, holds=bool(holds), value=value,
-                      measured=measured)
+        F[key] = dict(claim=SEED002_CLAIMS[key], criterion=SEED002_CRITERIA[key], seed=seed,
+                      holds=bool(holds), value=value, measured=measured)
 
     for key in SEED002_CLAIMS:
         if key in ours:
@@ -771,13 +790,11 @@ def _report(info: dict) -> str:
       "times over all stabilisations and tolerances of this run, and by the same rule on the "
       "paper's Appendix Table 1 (seed column). Criteria for 'similar' and the like are ours and "
       "stated.\n")
-    w("| # | seed 002 finding | seed | here | verdict |")
-    w("| --- | --- | --- | --- | --- |")
     sf = F["seed002"]
-    for k, e in enumerate(sf.values(), 1):
-        cells = (e["claim"], e["seed"], e["measured"])
-        w(f"| {k} | " + " | ".join(c.replace("|", "\\|") for c in cells) + " | "
-          + ("**holds**" if e["holds"] else "**does not hold**") + " |")
+    w("\n".join(findings_table(
+        Finding(claim=e["claim"], verdict=HOLDS if e["holds"] else FAILS,
+                criterion=e["criterion"], numbers=e["measured"], seed=e["seed"])
+        for e in sf.values())))
     w(f"\n{sum(e['holds'] for e in sf.values())} of {len(sf)} hold. Not measured here: that "
       "Udwadia-Kalaba and least-squares 1 cannot be applied with a singular M (§5; M is regular "
       "on both struts, `rtmbs.solvers.formulations` refuses them on a singular M), and the "

@@ -40,6 +40,7 @@ from ..errors import RtmbsError
 from ..models.truck import TruckParams, truck
 from ..solvers.base import get_solver
 from ..solvers.simulate import simulate
+from .verdicts import FAILS, HOLDS, Finding, findings_table
 
 #: µs per step of seed 001 Table 2 on the DS1006 (3 GHz), for comparison in the report.
 SEED_TABLE2 = {
@@ -266,70 +267,86 @@ def drift_profile(t, gabs, bump_times, window=1.5) -> dict:
 
 
 #: Every finding of seed 001 that this study measures: key -> (the seed's statement, the
-#: seed's numbers). :func:`seed001_findings` returns one holds/does-not-hold entry per key.
+#: criterion it is judged by (thresholds ours), the seed's numbers). :func:`seed001_findings`
+#: returns one holds/does-not-hold entry per key.
 SEED001_CLAIMS = {
-    "linear_step_cheaper": (
-        "one step of the linearised model is much cheaper than one of the non-linear model "
-        "(§4.1: 'about 10 times'; criterion here: ≥ 2× for both solvers, h = 1 ms)",
-        "t_step ratio 13.6 (li-euler), 4.7 (GRK4T), Table 1"),
-    "linear_more_accurate_own_ref": (
-        "at the real-time steps the linearised model is more accurate than the non-linear one "
-        "(§4.1; each model against its own reference; criterion: ratio > 1 for both solvers)",
+    'linear_step_cheaper': (
+        'one step of the linearised model is much cheaper than one of the non-linear model '
+        "(§4.1: 'about 10 times')",
+        'µs/step non-linear / linearised ≥ 2 for li-euler and GRK4T (h = 1 ms)',
+        't_step ratio 13.6 (li-euler), 4.7 (GRK4T), Table 1'),
+    'linear_more_accurate_own_ref': (
+        'at the real-time steps the linearised model is more accurate than the non-linear one '
+        '(§4.1; each model against its own reference)',
+        'error non-linear / linearised > 1 for both solvers, each model against its own '
+        "reference, at the seed's steps",
         "err ratio 2.9 (li-euler), 1.4 (GRK4T), Table 1; text: 'about ten times'"),
-    "linear_more_accurate_vs_nonlinear_ref": (
-        "the same, with the linearised runs measured against the non-linear reference "
-        "(linearisation error included)",
-        "as above (the seed does not say which reference)"),
-    "lin_li_euler_2ms_beats_lin_grk4t_8ms": (
-        "linearised: li-euler at h = 2 ms is more accurate than GRK4T at h = 8 ms (§4.1)",
-        "3.62e-3 vs 5.64e-3 m (ratio 0.64)"),
-    "grk4t_cost_close_to_li_euler": (
-        "a GRK4T step costs not much more than a li-euler step (§4.2.1, ODE, h = 1 ms; "
-        "criterion: ratio ≤ 1.5)",
-        "GRK4T/li-euler t_step 1.20 (DS1006), 1.22 (MABX), 1.14 (SIMPACK, Table 3)"),
-    "grk4t_more_accurate_1ms": (
-        "li-euler's residual is several times GRK4T's (§4.2.1, ODE, h = 1 ms; criterion: > 1)",
+    'linear_more_accurate_vs_nonlinear_ref': (
+        'the same, with the linearised runs measured against the non-linear reference '
+        '(linearisation error included)',
+        'error non-linear / linearised > 1 for both solvers, the linearised runs against the '
+        'non-linear reference',
+        'as above (the seed does not say which reference)'),
+    'lin_li_euler_2ms_beats_lin_grk4t_8ms': (
+        'linearised: li-euler at h = 2 ms is more accurate than GRK4T at h = 8 ms (§4.1)',
+        'error li-euler (2 ms) / GRK4T (8 ms) < 1, linearised model',
+        '3.62e-3 vs 5.64e-3 m (ratio 0.64)'),
+    'grk4t_cost_close_to_li_euler': (
+        'a GRK4T step costs not much more than a li-euler step (§4.2.1, ODE, h = 1 ms)',
+        'µs/step GRK4T / li-euler ≤ 1.5 (ODE, h = 1 ms)',
+        'GRK4T/li-euler t_step 1.20 (DS1006), 1.22 (MABX), 1.14 (SIMPACK, Table 3)'),
+    'grk4t_more_accurate_1ms': (
+        "li-euler's residual is several times GRK4T's (§4.2.1, ODE, h = 1 ms)",
+        'error li-euler / GRK4T > 1 (ODE, h = 1 ms)',
         "li-euler/GRK4T err 2.3 (text: 'about four times'); 10.5 in Table 3"),
-    "grk4t_more_accurate_every_h": (
-        "the higher-order GRK4T is more accurate than li-euler at the same step (§5), at "
-        "every h of Table 1 and both models",
-        "Tables 2 and 3 (h = 1 ms)"),
-    "grk4t_frozen_more_accurate": (
+    'grk4t_more_accurate_every_h': (
+        'the higher-order GRK4T is more accurate than li-euler at the same step (§5), at every '
+        'h of Table 1 and both models',
+        'error li-euler / GRK4T > 1 at every (model, h) of Table 1',
+        'Tables 2 and 3 (h = 1 ms)'),
+    'grk4t_frozen_more_accurate': (
         "GRK4T with ∂f/∂q frozen at the initial state (the seed's §3.3 Jacobian) is still more "
-        "accurate than li-euler (ODE, h = 1 ms)",
-        "1.80e-5 vs 4.22e-5 m (Table 2, frozen ∂f/∂q)"),
-    "dae_not_costlier_than_ode": (
-        "a li-euler step of the DAE truck costs no more than one of the ODE truck (Table 2; "
-        "criterion: every DAE variant ≤ 1.1 × ODE, timing noise)",
-        "DAE/ODE t_step 0.83 (DS1006), 0.85 (MABX)"),
-    "baumgarte_cost_close_to_unstabilised": (
-        "Baumgarte costs about as much as the unstabilised DAE step (criterion: ≤ 1.2)",
-        "1.00 (DS1006), 1.00 (MABX), 1.12 (SIMPACK, Table 4)"),
-    "ggl_cost_close_to_baumgarte": (
-        "GGL (one Newton step) costs about as much as Baumgarte on the truck (criterion: ≤ 1.2)",
-        "GGL/Baumgarte t_step 1.01 (DS1006), 1.00 (MABX), 1.00 (SIMPACK, Table 4)"),
-    "dae_same_accuracy": (
-        "the stabilisation does not change the DAE's residual (criterion: max/min of the three "
-        "≤ 1.1)",
-        "1.65e-3 m for unstabilised, Baumgarte and GGL (Table 2)"),
-    "unstabilised_linear_drift": (
-        "unstabilised, the constraint violation grows linearly with time (drift-off, Fig. 3a; "
-        "criterion: the share of the growth of max|g| outside the bump passages is at least "
-        "half the share of time outside them, as a drift linear in time would give)",
-        "linear growth (Fig. 3a)"),
-    "unstabilised_worst": (
-        "unstabilised has the largest violation (criterion: > 10 × Baumgarte)",
-        "6.95e-5 vs 1.80e-8 m (Table 2)"),
-    "ggl_far_below_baumgarte": (
-        "GGL's violation is orders of magnitude below Baumgarte's (criterion: ≥ 1e3×)",
-        "about 1e7× (1.80e-8 vs 1.50e-15 m, Table 2; 2e4× in Table 4)"),
-    "ggl_at_roundoff": (
-        "GGL keeps the constraint at round-off (criterion: max|g| < 1e-12 m)",
-        "1.5e-15 m (Table 2), 1.7e-11 (Table 4)"),
-    "explicit_fails_at_1ms": (
-        "explicit methods do not suit the stiff truck (§1, §3.1): explicit Euler and AB3 "
-        "diverge at h = 1 ms",
-        "stated, not measured in the seed"),
+        'accurate than li-euler (ODE, h = 1 ms)',
+        'error li-euler / frozen-∂f/∂q GRK4T > 1 (ODE, h = 1 ms)',
+        '1.80e-5 vs 4.22e-5 m (Table 2, frozen ∂f/∂q)'),
+    'dae_not_costlier_than_ode': (
+        'a li-euler step of the DAE truck costs no more than one of the ODE truck (Table 2)',
+        'µs/step DAE / ODE ≤ 1.1 for every stabilisation (timing noise)',
+        'DAE/ODE t_step 0.83 (DS1006), 0.85 (MABX)'),
+    'baumgarte_cost_close_to_unstabilised': (
+        'Baumgarte costs about as much as the unstabilised DAE step',
+        'µs/step Baumgarte / unstabilised ≤ 1.2',
+        '1.00 (DS1006), 1.00 (MABX), 1.12 (SIMPACK, Table 4)'),
+    'ggl_cost_close_to_baumgarte': (
+        'GGL (one Newton step) costs about as much as Baumgarte on the truck',
+        'µs/step GGL / Baumgarte ≤ 1.2',
+        'GGL/Baumgarte t_step 1.01 (DS1006), 1.00 (MABX), 1.00 (SIMPACK, Table 4)'),
+    'dae_same_accuracy': (
+        "the stabilisation does not change the DAE's residual",
+        'max / min error of the three stabilisations ≤ 1.1',
+        '1.65e-3 m for unstabilised, Baumgarte and GGL (Table 2)'),
+    'unstabilised_linear_drift': (
+        'unstabilised, the constraint violation grows linearly with time (drift-off, Fig. 3a)',
+        "share of max|g|'s growth outside the bump passages ≥ 0.5 × the share of time outside "
+        'them (1 for a drift linear in time)',
+        'linear growth (Fig. 3a)'),
+    'unstabilised_worst': (
+        'unstabilised has the largest violation',
+        'max|g| unstabilised / Baumgarte > 10',
+        '6.95e-5 vs 1.80e-8 m (Table 2)'),
+    'ggl_far_below_baumgarte': (
+        "GGL's violation is orders of magnitude below Baumgarte's",
+        'max|g| Baumgarte / GGL ≥ 1e3',
+        'about 1e7× (1.80e-8 vs 1.50e-15 m, Table 2; 2e4× in Table 4)'),
+    'ggl_at_roundoff': (
+        'GGL keeps the constraint at round-off',
+        'max|g| GGL < 1e-12 m',
+        '1.5e-15 m (Table 2), 1.7e-11 (Table 4)'),
+    'explicit_fails_at_1ms': (
+        'explicit methods do not suit the stiff truck (§1, §3.1): explicit Euler and AB3 '
+        'diverge at h = 1 ms',
+        'explicit Euler and AB3 both diverge at h = 1 ms (ODE)',
+        'stated, not measured in the seed'),
 }
 
 
@@ -353,8 +370,9 @@ def seed001_findings(table1, table2, drift, h0=1e-3) -> dict:
     F = {}
 
     def put(key, holds, value, measured):
-        claim, seed = SEED001_CLAIMS[key]
-        F[key] = dict(claim=claim, seed=seed, holds=bool(holds), value=value, measured=measured)
+        claim, criterion, seed = SEED001_CLAIMS[key]
+        F[key] = dict(claim=claim, criterion=criterion, seed=seed, holds=bool(holds), value=value,
+                      measured=measured)
 
     solvers = ("li-euler", "rosenbrock-grk4t")
     r = [_ratio(t1[("non-linear", s, h0)]["us"], t1[("linearised", s, h0)]["us"]) for s in solvers]
@@ -426,6 +444,14 @@ def seed001_findings(table1, table2, drift, h0=1e-3) -> dict:
         ", ".join(f"{k[4:]}: {'diverged' if not v['ok'] else 'ran, err ' + _fmt(v['err'])}"
                   for k, v in ex.items()))
     return F
+
+
+def as_findings(F: dict) -> list[Finding]:
+    """The entries of :func:`seed001_findings` as :class:`~rtmbs.studies.verdicts.Finding`s (a
+    comparison with a diverged run is NaN and does not hold: the divergence is the measurement)."""
+    return [Finding(claim=e["claim"], verdict=HOLDS if e["holds"] else FAILS,
+                    criterion=e["criterion"], numbers=e["measured"], seed=e["seed"])
+            for e in F.values()]
 
 
 def _plots(out, t, q_ode, q_dae, runs, T):
@@ -540,15 +566,7 @@ def _report(out, s, cfg):
     L.append("Every finding of the seed that this study can measure, with its verdict computed "
              "from the numbers above (`seed001_findings`); the seed's numbers are for comparison, "
              "not targets. Criteria for 'about equal' or 'much cheaper' are ours and stated.\n")
-    L.append("| # | seed 001 finding | seed | here | verdict |")
-    L.append("| --- | --- | --- | --- | --- |")
-    for k, (key, e) in enumerate(f.items(), 1):
-        verdict = "**holds**" if e["holds"] else "**does not hold**"
-        cells = (e["claim"], e["seed"], e["measured"])
-        L.append(f"| {k} | " + " | ".join(c.replace("|", "\\|") for c in cells)
-                 + f" | {verdict} |")
-    n_hold = sum(e["holds"] for e in f.values())
-    L.append(f"\n{n_hold} of {len(f)} hold.\n")
+    L += findings_table(as_findings(f)) + [""]
     L.append("Not measured here: seed Tables 3-4 (SIMPACK-generated models: no SIMPACK) and the "
              "SimMechanics Heun runs of §4.2.3; the platform comparison (TriCore, MicroAutoBox, "
              "DS1006; §4.1-4.2, §5) - our timings are a Python loop over compiled kernels on one "
