@@ -293,3 +293,71 @@ def sine_with_dwell(speed_kmh: float = 80.0, scale: float = 5.0, amplitude_deg: 
                         and (scale < 5.0 or crit["lateral_1.07"] >= SINE_DWELL_LIMITS["lateral_1.07"]))
     res.meta.update(event="FMVSS 126 sine with dwell", speed_kmh=speed_kmh, criteria=crit)
     return res
+
+
+class _BrakeInTurnDriver(Driver):
+    """Pure pursuit on the circle at constant speed until ``t_brake``; from then the handwheel
+    is held at its last value, the drive torque is 0 and the brake torques rise linearly to
+    ``torque_front``/``torque_rear`` (N m per wheel) over ``ramp`` s (ISO 7975 open loop)."""
+
+    def __init__(self, system, speed, path, t_brake, torque_front, torque_rear, ramp):
+        super().__init__(system, speed, path)
+        self.t_brake, self.tf, self.tr, self.ramp = t_brake, torque_front, torque_rear, ramp
+        self.signals.update({"driver.brake_torque_front": 0.0, "driver.brake_torque_rear": 0.0})
+
+    def update(self, t, q, qd, h):
+        if t < self.t_brake:
+            return super().update(t, q, qd, h)
+        if self.path is not None:  # the start of braking: hold the handwheel, release the speed
+            self._set(self.path.channel, self.handwheel, 0.0, t)
+            self.path = self.speed = None
+            self._set("drive_torque", 0.0, 0.0, t)
+        super().update(t, q, qd, h)  # the chassis signals
+        w = min((t - self.t_brake) / self.ramp, 1.0)
+        rate = 1.0 / self.ramp if w < 1.0 else 0.0
+        self._set("brake_torque_front", w * self.tf, rate * self.tf, t)
+        self._set("brake_torque_rear", w * self.tr, rate * self.tr, t)
+        self.signals["driver.brake_torque_front"] = w * self.tf
+        self.signals["driver.brake_torque_rear"] = w * self.tr
+
+
+def brake_in_turn(speed_kmh: float = 80.0, radius: float = 100.0, decel: float = 4.0,
+                  t_brake: float = 4.0, after: float = 1.5, front_share: float = 0.6,
+                  ramp: float = 0.2, steering_ratio: float = 18.1, h: float = 1e-3,
+                  solver: str = "li-euler", save_every: int = 10, system=None, model=None,
+                  **options):
+    """ISO 7975 braking in a turn, open loop: the car (the sedan unless given) enters a left
+    circle of ``radius`` m at ``speed_kmh`` and is held on it by pure pursuit at constant speed
+    until ``t_brake`` s (steady state); then the handwheel is held and the brakes apply the
+    torques of a deceleration ``decel`` m/s² (m·decel·r in total, ``front_share`` on the front
+    axle, halved per wheel) ramped over ``ramp`` s; the run ends ``after`` s later. meta:
+    radius, circle centre, t_brake, the torques."""
+    v = _check_speed(speed_kmh)
+    for k, x, lo in (("radius", radius, 10.0), ("decel", decel, 0.0), ("t_brake", t_brake, 1.0),
+                     ("after", after, 1.0), ("ramp", ramp, 0.0)):
+        if not (isinstance(x, (int, float)) and math.isfinite(x) and x >= lo and x > 0):
+            raise SolverError(f"brake_in_turn: {k} must be a finite number >= {lo:g} and > 0, "
+                              f"got {x!r}")
+    if not 0.0 <= front_share <= 1.0:
+        raise SolverError(f"brake_in_turn: front_share must be in [0, 1], got {front_share!r}")
+    if system is None:
+        system, model = sedan_system(v)
+    mass, radius_w, L, rear = _car(model)
+    x0 = model.body("chassis").position[0]
+    laps = (v * (t_brake + after)) / (2 * math.pi * radius) + 0.5
+    th = np.arange(0.0, 2 * math.pi * laps, 0.1 / radius)
+    lead = np.arange(-20.0, 0.0, 0.1)
+    px = np.concatenate([x0 + lead, x0 + radius * np.sin(th)])
+    py = np.concatenate([np.zeros_like(lead), radius * (1.0 - np.cos(th))])
+    pp = PurePursuit(px, py, wheelbase=L, rear_offset=rear, ratio=steering_ratio,
+                     preview_time=0.6, min_lookahead=5.0)
+    pp.start(x0 - rear, 0.0, within=60.0)
+    total = mass * decel * radius_w
+    drv = _BrakeInTurnDriver(system, SpeedControl(v, mass, radius_w), pp, t_brake,
+                             front_share * total / 2.0, (1.0 - front_share) * total / 2.0, ramp)
+    res = drive(system, drv, t_brake + after, h, solver, save_every, **options)
+    res.meta.update(event="ISO 7975 braking in a turn", speed_kmh=speed_kmh, radius=radius,
+                    centre=(x0, radius), t_brake=t_brake, decel_demand=decel,
+                    brake_torque_front=drv.tf, brake_torque_rear=drv.tr,
+                    steering_ratio=steering_ratio)
+    return res
