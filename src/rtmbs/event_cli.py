@@ -27,6 +27,8 @@ EVENTS = {
 #: default initial speed per event, km/h
 SPEED = {"step-steer": 80.0, "constant-radius": 30.0, "lane-change": 80.0, "sine-dwell": 80.0,
          "brake-in-turn": 80.0}
+#: constant-radius: seconds at the start speed before it rises (the entry transient dies out)
+SETTLE = 3.0
 #: ISO 7401 lateral acceleration of the default step (m/s²)
 STEP_AY = 4.0
 
@@ -91,8 +93,7 @@ def _check(args) -> None:
     from .errors import ModelError, did_you_mean
 
     if args.event not in EVENTS:
-        raise ModelError("EVENT", f"unknown event '{args.event}'" + did_you_mean(args.event, EVENTS)
-                         + f" (known: {', '.join(EVENTS)})")
+        raise ModelError("EVENT", f"unknown event '{args.event}'" + did_you_mean(args.event, EVENTS))
     checks = [("--speed", args.speed, 1.0, 250.0), ("--handwheel", args.handwheel, -720.0, 720.0),
               ("--t-end", args.t_end, 1.5, 60.0), ("--radius", args.radius, 10.0, 1000.0),
               ("--speed-end", args.speed_end, 1.0, 250.0), ("--accel", args.accel, 0.01, 5.0),
@@ -213,16 +214,16 @@ def _constant_radius(args, car, kmh, ratio, settings, run):
 
     R = args.radius or 40.0
     settings.update(radius_m=R, speed_end_kmh=args.speed_end, accel_m_s2=args.accel)
-    res = steady_state_circular(R, kmh, args.speed_end, accel=args.accel, settle=2.0,
+    res = steady_state_circular(R, kmh, args.speed_end, accel=args.accel, settle=SETTLE,
                                 steering_ratio=ratio, save_every=5, **run)
     return res, circle_metrics(res, _ay_range(kmh, args.speed_end, R)), {}
 
 
 def _ay_range(kmh0, kmh1, R):
     """The a_y range of the understeer fit: ISO 4138's linear range up to 4 m/s², from 1 m/s²
-    or the circle's start (whichever is higher) to the end's a_y if that is lower."""
+    or 0.5 m/s² above the circle's start (whichever is higher) to 0.2 m/s² below the end's."""
     a0, a1 = (kmh0 / 3.6) ** 2 / R, (kmh1 / 3.6) ** 2 / R
-    lo = max(1.0, a0 + 0.2)
+    lo = max(1.0, a0 + 0.5)
     hi = min(4.0, a1 - 0.2)
     from .errors import ModelError
 

@@ -61,15 +61,12 @@ def lane_change_path(lanes: list[dict], lead: float = 50.0, ds: float = 0.1):
 
 
 def sedan_system(speed: float, joints: str = "ideal"):
-    """The built-in sedan compiled rolling straight at ``speed`` m/s."""
-    from ..strict_yaml import safe_load
-    from ..vehicle.assembly.vehicle import SEDAN, vehicle_from_dict
+    """The built-in sedan compiled rolling straight at ``speed`` m/s (:func:`.car.load_car`:
+    the wheels and half shafts spinning at free rolling)."""
+    from .car import load_car
 
-    data = safe_load((SEDAN / "vehicle.yaml").read_text())
-    data["speed"] = float(speed)
-    m = vehicle_from_dict(data, SEDAN, joints=joints)
-    m.name = "sedan" if joints == "ideal" else f"sedan-{joints}"
-    return compile_model(m), m
+    car = load_car("sedan" if joints == "ideal" else f"sedan-{joints}", speed)
+    return car.system, car.model
 
 
 def _car(model):
