@@ -108,6 +108,7 @@ def _check(args) -> None:
         if args.speed_end < start:
             raise ModelError("--speed-end", f"{args.speed_end:g} km/h is below the start speed "
                              f"{start:g} km/h")
+        _ay_range(start, args.speed_end, args.radius or 40.0)  # before the car is built
 
 
 class _Progress:
@@ -262,7 +263,8 @@ def _sine_dwell(args, car, kmh, ratio, settings, run):
          "lateral_displacement_at_bos_plus_1.07s_m": c["lateral_1.07"],
          "limit_ratio_1.0s": SINE_DWELL_LIMITS["ratio_1.0"],
          "limit_ratio_1.75s": SINE_DWELL_LIMITS["ratio_1.75"],
-         "limit_lateral_displacement_m": SINE_DWELL_LIMITS["lateral_1.07"], "pass": c["pass"]}
+         "limit_lateral_displacement_m": SINE_DWELL_LIMITS["lateral_1.07"], "spin": c["spin"],
+         "pass": c["pass"]}
     return res, m, {}
 
 
@@ -308,7 +310,7 @@ _UNITS = (("_deg_s_per_deg", "(deg/s)/deg"), ("_m_s2_per_deg", "(m/s²)/deg"),
 
 def unit(key: str) -> str:
     """The unit of a metric or setting by its name's suffix ('-': dimensionless)."""
-    if key.endswith(("_ratio", "ratio", "pass", "_points", "scale")):
+    if key.endswith(("_ratio", "ratio", "pass", "spin", "_points", "scale")):
         return "-"
     return next((u for suffix, u in _UNITS if key.endswith(suffix)), "-")
 

@@ -18,7 +18,7 @@ def run(capsys, *argv):
 
 @pytest.mark.parametrize("argv, message", [
     (("step-stear", "sedan"), "rtmbs: error: EVENT: unknown event 'step-stear' (did you mean "
-     "'step-steer'? known: step-steer, constant-radius, lane-change, sine-dwell, brake-in-turn)"),
+     "'step-steer'? known: brake-in-turn, constant-radius, lane-change, sine-dwell, step-steer)"),
     (("step-steer", "sedan", "--speed", "-5"), "rtmbs: error: --speed: -5 is outside [1, 250]"),
     (("step-steer", "sedan", "--speed", "nan"), "rtmbs: error: --speed: nan is outside [1, 250]"),
     (("constant-radius", "sedan", "--speed", "60", "--speed-end", "40"),
@@ -70,3 +70,60 @@ def test_brake_in_turn_decelerates_as_demanded(capsys, tmp_path):
     assert m["deceleration_mean_m_s2"] == pytest.approx(3.0, rel=0.2)
     assert abs(m["path_deviation_m"]) < 1.0
     assert math.isfinite(m["yaw_rate_ratio"]) and math.isfinite(m["sideslip_change_deg"])
+
+
+def _pinion_angle(path):
+    """Rotation (rad) of the pinion relative to the chassis at t = 0, from their Euler
+    parameters: q_rel = conj(q_chassis) q_pinion, angle 2 atan2(|v|, w), signed by v_x (the
+    column axis is −x: a left turn is a negative rotation about +x)."""
+    import csv
+
+    import numpy as np
+
+    rows = list(csv.reader(open(path / "result.csv")))
+    head, first = rows[0], [float(x) for x in rows[2]]
+
+    def quat(body):
+        return np.array([first[head.index(f"q:{body}.e{i}")] for i in range(4)])
+
+    (a0, *av), (b0, *bv) = quat("chassis"), quat("pinion")
+    av, bv = np.array(av), np.array(bv)
+    w = a0 * b0 + av @ bv
+    v = a0 * bv - b0 * av - np.cross(av, bv)
+    return -np.sign(v[0]) * 2.0 * np.arctan2(np.linalg.norm(v), w)
+
+
+def test_run_drives_a_vehicle_input_channel_from_the_command_line(capsys, tmp_path):
+    """``rtmbs run sedan --input handwheel_angle=0.2``: the car is assembled with the handwheel
+    at 0.2 rad (the pinion turned 0.2 rad in the chassis: the driver holds it exactly); a CSV of
+    t and the channel drives it the same way; without --input the pinion stays at 0."""
+    code = main(["run", "sedan", "--t-end", "0.002", "--input", "handwheel_angle=0.2",
+                 "--out", str(tmp_path / "a"), "--no-progress"])
+    assert code == 0
+    (tmp_path / "hw.csv").write_text("t,handwheel_angle\n0,0.2\n1,0.2\n")
+    code = main(["run", "sedan", "--t-end", "0.002", "--input",
+                 f"handwheel_angle={tmp_path / 'hw.csv'}", "--out", str(tmp_path / "b"),
+                 "--no-progress"])
+    assert code == 0
+    code = main(["run", "sedan", "--t-end", "0.002", "--out", str(tmp_path / "c"),
+                 "--no-progress"])
+    assert code == 0
+    capsys.readouterr()
+    assert _pinion_angle(tmp_path / "a") == pytest.approx(0.2, abs=1e-6)
+    assert _pinion_angle(tmp_path / "b") == pytest.approx(0.2, abs=1e-6)
+    assert _pinion_angle(tmp_path / "c") == pytest.approx(0.0, abs=1e-9)
+
+
+@pytest.mark.parametrize("spec, message", [
+    ("handwheel=0.1", "rtmbs: error: --input handwheel=0.1: 'handwheel' is not an input channel "
+     "of the model (did you mean 'handwheel_angle'? known: brake_torque_front, "
+     "brake_torque_rear, drive_torque, handwheel_angle)"),
+    ("handwheel_angle", "rtmbs: error: --input handwheel_angle: expected NAME=VALUE or "
+     "NAME=FILE.csv (e.g. handwheel_angle=0.1)"),
+    ("drive_torque=nope.csv", "rtmbs: error: --input drive_torque=nope.csv: 'nope.csv' is "
+     "neither a number nor a CSV file (looked for "),
+])
+def test_run_input_errors_name_the_option(capsys, spec, message):
+    code = main(["run", "sedan", "--t-end", "0.002", "--input", spec, "--no-progress"])
+    err = capsys.readouterr().err.splitlines()[-1]
+    assert code == 1 and err.startswith(message), err

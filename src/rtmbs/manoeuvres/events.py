@@ -253,7 +253,9 @@ def sine_with_dwell(speed_kmh: float = 80.0, scale: float = 5.0, amplitude_deg: 
     yaw rate after the handwheel changes sign (rad/s) and its time, the yaw rate at COS + 1.0 and
     + 1.75 s and their ratios to the peak (limits 0.35, 0.20), the lateral displacement of the
     chassis point at BOS + 1.07 s (m, in the first steer's direction, limit 1.83 m); the values
-    at those times are linear interpolations of the recorded signal."""
+    at those times are linear interpolations of the recorded signal. A car whose yaw rate
+    never turns back after the reversal (it spins) has ``spin`` True and the largest yaw rate
+    after the reversal as its peak."""
     v = _check_speed(speed_kmh)
     if direction not in (1, -1):
         raise SolverError(f"direction: expected 1 (left first) or -1, got {direction!r}")
@@ -275,9 +277,9 @@ def sine_with_dwell(speed_kmh: float = 80.0, scale: float = 5.0, amplitude_deg: 
     k = np.nonzero(t >= t_start + 0.5 / freq)[0]
     peak = next((i for i in k[1:-1] if x[i] > 0 and x[i] >= x[i - 1] and x[i] > x[i + 1]), None)
     crit = {"bos": t_start, "cos": t_start + cos_, "amplitude_deg": math.degrees(abs(A)),
-            "A_deg": float(amplitude_deg)}
-    if peak is None:
-        raise SolverError("sine_with_dwell: no yaw-rate peak after the steering reversal")
+            "A_deg": float(amplitude_deg), "spin": peak is None}
+    if peak is None:  # the yaw rate never turns back: the car spins; its largest yaw rate
+        peak = int(k[np.argmax(x[k])])  # makes the ratios near 1 (a fail)
     rp = float(r[peak])
     for dt in (1.0, 1.75):
         ri = float(np.interp(t_start + cos_ + dt, t, r))
