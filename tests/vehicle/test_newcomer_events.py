@@ -142,3 +142,26 @@ def test_the_car_starts_at_the_events_speed_from_its_own_file(car, step):
     before = sig["t"] < 0.5
     assert np.abs(sig["speed"][before] - 80.0).max() < 0.25   # rolling resistance, PI lag
     assert yaml.safe_load((car / "vehicle.yaml").read_text())["speed"] == 0.0
+
+
+def test_axle_loads_of_the_report_balance_the_weight_about_the_axles(car, step):
+    """Static axle loads by hand: the weight of every body (vehicle files, as built) taken
+    about the rear and front wheel centres, F_front = g Σ m_i (x_i − x_rear) / L; the report's
+    loads come from the static equilibrium on four tyres (the car settles and pitches a
+    little, the contact points sit under the wheel centres within a few mm): within 0.5 %."""
+    import warnings
+
+    from rtmbs.vehicle.assembly.vehicle import load_vehicle_file
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        model = load_vehicle_file(car)
+    x_r = model.body("rl_wheel").position[0]
+    L = model.body("fl_wheel").position[0] - x_r
+    g = 9.81
+    W = g * sum(b.mass for b in model.bodies)
+    front = g * sum(b.mass * (b.position[0] - x_r) for b in model.bodies) / L
+    m = step[0]["metrics"]
+    assert m["front_axle_load_N"] == pytest.approx(front, rel=5e-3)
+    assert m["rear_axle_load_N"] == pytest.approx(W - front, rel=5e-3)
+    assert m["front_axle_load_N"] / W > 0.53   # the nose-heavy car of the fixture

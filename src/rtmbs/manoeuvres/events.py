@@ -77,14 +77,35 @@ def _car(model):
     return mass, 0.5 * (fl[2] + rl[2]), fl[0] - rl[0], ch[0] - rl[0]
 
 
+def _ratio(model, given):
+    """The steering ratio ``given``, else the car's own on centre (the K&C rig,
+    :func:`rtmbs.analysis_kc.steering_ratio_on_centre`; the sedan: 18.02)."""
+    if given is not None:
+        return float(given)
+    from ..analysis_kc import steering_ratio_on_centre
+
+    return steering_ratio_on_centre(model)
+
+
+def _width(model, given):
+    """The vehicle width ``given``, else the car's track + tyre width (:func:`.car.overall_width`;
+    the sedan: 1.845 m)."""
+    if given is not None:
+        return float(given)
+    from .car import overall_width
+
+    return overall_width(model)[0]
+
+
 def _check_speed(kmh: float) -> float:
     if not (isinstance(kmh, (int, float)) and math.isfinite(kmh) and 0 < kmh <= 250):
         raise SolverError(f"speed_kmh: expected 0 < speed <= 250 km/h, got {kmh!r}")
     return kmh / 3.6
 
 
-def double_lane_change(speed_kmh: float = 70.0, steering_ratio: float = 18.1, h: float = 1e-3,
-                       solver: str = "li-euler", save_every: int = 10, width: float = SEDAN_WIDTH,
+def double_lane_change(speed_kmh: float = 70.0, steering_ratio: float | None = None,
+                       h: float = 1e-3, solver: str = "li-euler", save_every: int = 10,
+                       width: float | None = None,
                        run_out: float = 10.0, preview_time: float = 0.6, min_lookahead: float = 5.0,
                        understeer: float = 0.006,
                        system=None, model=None, **options):
@@ -96,6 +117,7 @@ def double_lane_change(speed_kmh: float = 70.0, steering_ratio: float = 18.1, h:
     if system is None:
         system, model = sedan_system(v)
     mass, radius, L, rear = _car(model)
+    steering_ratio, width = _ratio(model, steering_ratio), _width(model, width)
     x0 = model.body("chassis").position[0]
     lanes = iso3888_lanes(width, start=x0)
     px, py = lane_change_path(lanes)
@@ -150,7 +172,8 @@ def step_steer(speed_kmh: float = 80.0, handwheel_deg: float = 40.0, t_step: flo
 
 
 def steady_state_circular(radius: float = 40.0, kmh_start: float = 30.0, kmh_end: float = 60.0,
-                          accel: float = 0.5, settle: float = 2.0, steering_ratio: float = 18.1,
+                          accel: float = 0.5, settle: float = 2.0,
+                          steering_ratio: float | None = None,
                           h: float = 1e-3, solver: str = "li-euler", save_every: int = 10,
                           system=None, model=None, **options):
     """ISO 4138 steady-state circular driving, constant radius with the speed raised slowly: the
@@ -165,6 +188,7 @@ def steady_state_circular(radius: float = 40.0, kmh_start: float = 30.0, kmh_end
     if system is None:
         system, model = sedan_system(v0)
     mass, radius_w, L, rear = _car(model)
+    steering_ratio = _ratio(model, steering_ratio)
     x0 = model.body("chassis").position[0]
     t_end = settle + (v1 - v0) / accel
     laps = (v1 * t_end) / (2 * math.pi * radius) + 1.0
@@ -322,7 +346,7 @@ class _BrakeInTurnDriver(Driver):
 
 def brake_in_turn(speed_kmh: float = 80.0, radius: float = 100.0, decel: float = 4.0,
                   t_brake: float = 4.0, after: float = 1.5, front_share: float = 0.6,
-                  ramp: float = 0.2, steering_ratio: float = 18.1, h: float = 1e-3,
+                  ramp: float = 0.2, steering_ratio: float | None = None, h: float = 1e-3,
                   solver: str = "li-euler", save_every: int = 10, system=None, model=None,
                   **options):
     """ISO 7975 braking in a turn, open loop: the car (the sedan unless given) enters a left
@@ -342,6 +366,7 @@ def brake_in_turn(speed_kmh: float = 80.0, radius: float = 100.0, decel: float =
     if system is None:
         system, model = sedan_system(v)
     mass, radius_w, L, rear = _car(model)
+    steering_ratio = _ratio(model, steering_ratio)
     x0 = model.body("chassis").position[0]
     laps = (v * (t_brake + after)) / (2 * math.pi * radius) + 0.5
     th = np.arange(0.0, 2 * math.pi * laps, 0.1 / radius)
