@@ -60,11 +60,15 @@ def test_brake_in_turn_decelerates_as_demanded(capsys, tmp_path):
     """ISO 7975 on a 100 m circle at 80 km/h (a_y ≈ v²/R = 4.9 m/s²): brake torques of m·a·r
     for 3 m/s² give a mean deceleration within 20 % of it over the first second (rolling
     resistance adds, load transfer and the brake ramp of 0.2 s take away); braking in the
-    turn makes the car turn in or run wide by less than a metre in that second."""
-    code, out, _ = run(capsys, "brake-in-turn", "sedan", "--speed", "80", "--decel", "3",
-                       "--h", "2e-3", "--out", str(tmp_path), "--json")
+    turn makes the car turn in or run wide by less than a metre in that second. Without
+    --no-progress a bar of simulated seconds shows on stderr."""
+    code = main(["event", "brake-in-turn", "sedan", "--speed", "80", "--decel", "3", "--h",
+                 "2e-3", "--out", str(tmp_path)])
+    out, err = capsys.readouterr()
     assert code == 0
-    m = json.loads(out)["metrics"]
+    assert "brake-in-turn sedan: 0.0/5.5 s simulated" in err     # the progress bar
+    assert out.startswith("ISO 7975 braking in a turn, sedan at 80 km/h: deceleration mean ")
+    m = json.loads((tmp_path / "summary.json").read_text())["metrics"]
     assert m["speed_at_brake_kmh"] == pytest.approx(80.0, abs=1.0)
     assert m["ay_at_brake_m_s2"] == pytest.approx((80 / 3.6) ** 2 / 100.0, rel=0.05)
     assert m["deceleration_mean_m_s2"] == pytest.approx(3.0, rel=0.2)

@@ -270,3 +270,18 @@ def test_defaulted_combined_slip_stays_within_the_friction_ellipse():
     mu, peak = _ellipse_ratio(pac)
     assert mu <= 1.05 and peak <= 1.03
     assert _ellipse_ratio(off)[1] > 1.3
+
+
+def test_the_c_engine_reads_the_filled_coefficients_too():
+    """The C Magic Formula (engine/tyre/magic_formula.c) takes the same parameter array: the
+    defaults filled by the reader reach it, and it gives MFeval's 1286 N at the issue's point."""
+    import warnings
+
+    from rtmbs.engine import _engine as E
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        pac = load_tir(PAC02)
+    out = np.zeros(mfk.N_OUT)
+    E.mf_steady_state(pac.params, 4850.0, 0.05, 0.2, 0.0, pac["LONGVL"], out, True)
+    assert out[mfk.OUTPUT_NAMES.index("Fx")] == pytest.approx(1286.0, abs=1.0)
