@@ -11,7 +11,12 @@ events").
   ``rise`` seconds (the standard: 0.15 s or less); the speed controller holds the speed (the
   standard holds the throttle; a small difference at these speeds).
 * :func:`sine_with_dwell`: FMVSS 126 / ECE R13-H sine with dwell, open loop, coasting; its
-  yaw-rate ratios and lateral displacement in meta["criteria"]."""
+  yaw-rate ratios and lateral displacement in meta["criteria"].
+* :func:`brake_in_turn`: ISO 7975 braking in a turn, open loop from a steady circle.
+
+Any car: pass ``system, model`` from :func:`.car.load_car` (built rolling at the event's
+speed); the steering ratio and the width default to the car's own (:func:`_ratio`,
+:func:`_width`). Metrics: :mod:`.metrics`; the command ``rtmbs event``."""
 from __future__ import annotations
 
 import math
