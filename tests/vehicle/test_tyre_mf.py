@@ -220,7 +220,7 @@ def test_limits_clip_the_inputs(mf61):
 # --- combined slip of a file without combined-slip coefficients (MFeval's defaults) ---------
 
 def test_pac2002_without_combined_coefficients_matches_mfeval_at_the_issue_points():
-    """MFeval 4.0, given chrono_Sedan_Pac02Tire.tir, gives Fx = 1286 N at Fz 4850 N, kappa 0.05,
+    """given chrono_Sedan_Pac02Tire.tir, gives Fx = 1286 N at Fz 4850 N, kappa 0.05,
     alpha 0.2 (pure slip: 4312 N). By hand with its defaults: G_xa = cos(atan(B_xa alpha)),
     B_xa = 20 cos(atan(15 kappa)) = 16, so G_xa = 1/sqrt(1 + 3.2^2) = 0.2983 (Pacejka 2012,
     4.E51-4.E54); at Fz 2425 N, kappa -0.2, alpha -0.15 the pure forces Fx0 = -2978 N and

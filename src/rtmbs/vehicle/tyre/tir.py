@@ -80,8 +80,10 @@ DEFAULTS.update(PKY4=2.0, BREFF=8.4, DREFF=0.27, FREFF=0.07, Q_RE0=1.0, VXLOW=1.
 #: lacks them, and so does this reader: 0 for RBX1, RBY1 or RCX1, RCY1 would switch the
 #: combined-slip weighting off (G = 1) and give a resultant far outside the friction ellipse
 #: (1.68 Fz for the Chrono sedan's PAC2002 file at kappa -0.2, alpha -0.15). The values are
-#: MFeval's defaults (Furlan, MFeval 4.0, ``+mfeval/readTIR.m``; also the MF-Tyre 6.1 default
-#: property file), as reproduced in MFeval.jl ``src/types/TireParams.jl``: the weighting
+#: MFeval's defaults (M. Furlan, MFeval, ``readTIR.m``), as reproduced in MFeval.jl
+#: (github.com/matheusft/MFeval_julia, ``src/types/TireParams.jl``, "defaults matching
+#: readTIR.m"); with them the sedan's file gives MFeval's Fx = 1286 N at Fz 4850 N, kappa
+#: 0.05, alpha 0.2 (tests/vehicle/test_tyre_mf.py). The weighting
 #: G_xa = cos(atan(B_xa alpha)) with B_xa = 20 cos(atan(15 kappa)) and G_yk = cos(atan(B_yk
 #: kappa)) with B_yk = 10 cos(atan(10 alpha)); the kappa-induced side force S_Vyk has
 #: D_Vyk = 0 (RVY1-3 = 0), so RVY4-6 only matter once RVY1-3 are given.
