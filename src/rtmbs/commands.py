@@ -39,6 +39,8 @@ def register(sub, fmt):
                        "  rtmbs run truck-dae --solver li-euler --stabilize ggl --t-end 5 --out out/truck --json\n"
                        "  rtmbs run slider-crank --solver li-euler-indep --B qr --option rebase_tol=0.05\n"
                        "  rtmbs run multilink-ideal --t-end 1.5 --output-rate 100 --out out/ml   # results at 100 Hz\n"
+                       "  rtmbs run my_car/ --t-end 3 --input handwheel_angle=0.05 --input drive_torque=throttle.csv"
+                       "   # a vehicle folder (docs/tutorial-car.md); inputs: a number or a CSV of t and the channel\n"
                        "The solvers li-euler, li-euler-indep and explicit-euler project onto the constraints "
                        "by default (--stabilize projection); a run with --stabilize none warns when ‖Φ‖ "
                        f"exceeds {DRIFT_WARNING:g}.")
@@ -53,6 +55,10 @@ def register(sub, fmt):
     p.add_argument("--mdf", action="store_true", help="also write result.mf4 (ASAM MDF4)")
     p.add_argument("--json", action="store_true", help="print a one-line JSON summary")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.add_argument("--input", action="append", default=[], metavar="NAME=VALUE|FILE.csv",
+                   help="drive an input channel: a number held, or a CSV of t and NAME "
+                   "(a vehicle's handwheel_angle rad, drive_torque N m per half shaft, "
+                   "brake_torque_front/_rear N m per wheel); repeatable")
     p.set_defaults(func=cmd_run)
 
     p = sub.add_parser("bench", help="time the steps of a solver on a model", formatter_class=fmt,
@@ -78,7 +84,8 @@ def register(sub, fmt):
 
 
 def _run_args(p):
-    p.add_argument("model", help="built-in name (rtmbs models) or YAML file")
+    p.add_argument("model", help="built-in name (rtmbs models), YAML model file, or a vehicle "
+                   "file or the folder holding its vehicle.yaml (docs/vehicle.md)")
     p.add_argument("--solver", default="li-euler", help="solver name (li-euler, li-euler-indep, "
                    "explicit-euler, rosenbrock-grk4t, ab3, reference, ...)")
     p.add_argument("--h", type=positive_float, default=1e-3, help="step size [s]")
@@ -189,6 +196,9 @@ def cmd_run(args) -> int:
     if args.out:
         writable_dir(args.out)  # before the run, not after it
     system = load_model(args.model)
+    from .runs.manoeuvre import input_functions
+
+    inputs = input_functions(args.input, system)
     slv = get_solver(args.solver)(system, **solver_options(args))  # its own option errors
     t0 = time.perf_counter()
     code, failure = 0, None
@@ -196,7 +206,7 @@ def cmd_run(args) -> int:
         warnings.simplefilter("always", ConstraintDriftWarning)
         try:
             res = simulate(system, slv, t_end=args.t_end, h=args.h, save_every=every,
-                           progress=not args.no_progress and not args.json)
+                           progress=not args.no_progress and not args.json, inputs=inputs)
         except SimulationDiverged as exc:
             res, code, failure = exc.result, 3, f"rtmbs: error: {exc}"
         except SimulationInterrupted as exc:

@@ -164,7 +164,8 @@ def test_constant_radius_understeer_gradient_matches_the_step_steer(step_steers)
     o = res.outputs
     v, r = o["chassis.speed"], o["chassis.yaw_rate"]
     m = (res.t > 1.5) & (v * r >= 1.0) & (v * r <= 3.5)
-    y = o["driver.handwheel"][m] / 18.1 - 2.776 * r[m] / v[m]
+    # the car's own steering ratio (the K&C rig's 18.02, in the run's meta), as the fit used
+    y = o["driver.handwheel"][m] / res.meta["steering_ratio"] - 2.776 * r[m] / v[m]
     resid = y - (ug["K_rad_per_m_s2"] * v[m] * r[m] + ug["offset_rad"])
     assert np.sqrt(np.mean(resid ** 2)) < 1e-4, (np.sqrt(np.mean(resid ** 2)), np.ptp(y))
 

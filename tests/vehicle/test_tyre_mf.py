@@ -215,3 +215,73 @@ def test_limits_clip_the_inputs(mf61):
     b = evaluate(mf61, Fz, mf61["KPUMAX"] + 0.5, 0.05, mf61["CAMMAX"] + 0.1)
     for name in ("Fx", "Fy", "Mz"):
         assert float(a[name]) == float(b[name])
+
+
+# --- combined slip of a file without combined-slip coefficients (MFeval's defaults) ---------
+
+def test_pac2002_without_combined_coefficients_matches_mfeval_at_the_issue_points():
+    """given chrono_Sedan_Pac02Tire.tir, gives Fx = 1286 N at Fz 4850 N, kappa 0.05,
+    alpha 0.2 (pure slip: 4312 N). By hand with its defaults: G_xa = cos(atan(B_xa alpha)),
+    B_xa = 20 cos(atan(15 kappa)) = 16, so G_xa = 1/sqrt(1 + 3.2^2) = 0.2983 (Pacejka 2012,
+    4.E51-4.E54); at Fz 2425 N, kappa -0.2, alpha -0.15 the pure forces Fx0 = -2978 N and
+    Fy0 = 2797 N take G_xa = 1/sqrt(1.9) and G_yk = 1/sqrt(1 + (10 kappa / sqrt(3.25))^2)."""
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        pac = load_tir(PAC02)
+    out = evaluate(pac, 4850.0, 0.05, 0.2)
+    assert out["Fx"] == pytest.approx(1286.0, abs=1.0)
+    assert evaluate(pac, 4850.0, 0.05, 0.0)["Fx"] == pytest.approx(4312.0, abs=1.0)
+    out = evaluate(pac, 2425.0, -0.2, -0.15)
+    assert out["Fx"] == pytest.approx(-2978.0 / np.sqrt(1.9), abs=2.0)
+    assert out["Fy"] == pytest.approx(2797.0 / np.sqrt(1.0 + (2.0 / np.sqrt(3.25)) ** 2), abs=2.0)
+
+
+def _ellipse_ratio(props):
+    """max over a grid of sqrt((Fx/mux Fz)^2 + (Fy/muy Fz)^2), and of the same with the
+    pure-slip peaks (each sign) as the semi-axes."""
+    Fz = np.array([1000.0, 2425.0, 4850.0, 7000.0])[:, None, None]
+    kappa = np.linspace(-1.0, 1.0, 101)[None, :, None]
+    alpha = np.linspace(-0.6, 0.6, 101)[None, None, :]
+    out = evaluate(props, Fz, kappa, alpha)
+    Fx, Fy = out["Fx"], out["Fy"]
+    mu = np.sqrt((Fx / (out["mux"] * Fz)) ** 2 + (Fy / (out["muy"] * Fz)) ** 2).max()
+    px, py = evaluate(props, Fz, kappa, 0.0)["Fx"], evaluate(props, Fz, 0.0, alpha)["Fy"]
+    ax = np.where(Fx > 0, px.max(axis=(1, 2), keepdims=True), -px.min(axis=(1, 2), keepdims=True))
+    ay = np.where(Fy > 0, py.max(axis=(1, 2), keepdims=True), -py.min(axis=(1, 2), keepdims=True))
+    return mu, np.sqrt((Fx / ax) ** 2 + (Fy / ay) ** 2).max()
+
+
+def test_defaulted_combined_slip_stays_within_the_friction_ellipse():
+    """The sedan's PAC2002 file over Fz 1-7 kN, |kappa| <= 1, |alpha| <= 0.6 rad: within the
+    ellipse of semi-axes mux Fz, muy Fz up to 5 % (the vertical shift S_Vy puts the pure-slip
+    peak itself up to 3.8 % beyond muy Fz at 1 kN), and within 3 % of the ellipse of the
+    pure-slip peaks (the Magic Formula weighting is not an exact ellipse). Without the
+    combined-slip terms (all zero: G = 1, as before) the resultant is 1.5 times outside."""
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        pac = load_tir(PAC02)
+        text = PAC02.read_text() + "\n[LONGITUDINAL_COEFFICIENTS]\nRBX1 = 0\nRCX1 = 0\n" \
+            "[LATERAL_COEFFICIENTS]\nRBY1 = 0\nRCY1 = 0\n"
+        off = properties_from_tir(parse_tir(text, name="off.tir"))
+    mu, peak = _ellipse_ratio(pac)
+    assert mu <= 1.05 and peak <= 1.03
+    assert _ellipse_ratio(off)[1] > 1.3
+
+
+def test_the_c_engine_reads_the_filled_coefficients_too():
+    """The C Magic Formula (engine/tyre/magic_formula.c) takes the same parameter array: the
+    defaults filled by the reader reach it, and it gives MFeval's 1286 N at the issue's point."""
+    import warnings
+
+    from rtmbs.engine import _engine as E
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        pac = load_tir(PAC02)
+    out = np.zeros(mfk.N_OUT)
+    E.mf_steady_state(pac.params, 4850.0, 0.05, 0.2, 0.0, pac["LONGVL"], out, True)
+    assert out[mfk.OUTPUT_NAMES.index("Fx")] == pytest.approx(1286.0, abs=1.0)

@@ -83,18 +83,17 @@ def test_partials_match_central_differences_and_values_match_mf_evaluate(fname):
 @pytest.mark.parametrize("fname", FILES)
 def test_slopes_are_not_trivially_zero(fname):
     """At a generic point the partials of Fx, Fy are non-zero (a test of the differences alone
-    would pass for a function returning zeros where the differences are zero too). The PAC2002
-    file has no combined-slip coefficients (RB*, RC* default to 0): there dFx/dalpha and
-    dFy/dkappa vanish exactly."""
+    would pass for a function returning zeros where the differences are zero too), the cross
+    partials dFx/dalpha and dFy/dkappa too: the PAC2002 file has no combined-slip coefficients
+    and takes MFeval's (RBX1 = 20, RBY1 = 10; with the former zeros they vanished exactly)."""
     props = load_tir(data_path(fname))
     out = np.empty(mfk.N_PARTIALS)
     mfk.mf_force_partials(props.params, 0.8 * props["FNOMIN"], 0.03, 0.04, 0.02, 20.0, out)
     cross = [mfk.D_FX_A, mfk.D_FY_K]
     pure = [mfk.D_FX_FZ, mfk.D_FX_K, mfk.D_FY_FZ, mfk.D_FY_A, mfk.D_MZ_FZ, mfk.D_MZ_K, mfk.D_MZ_A]
     assert np.all(out[pure] != 0.0)
-    combined = props["RBX1"] != 0.0
-    assert combined == ("RBX1" not in props.defaulted)
-    assert np.all((out[cross] != 0.0) == combined)
+    assert props["RBX1"] != 0.0 and props["RBY1"] != 0.0
+    assert np.all(out[cross] != 0.0)
     # Kxk, Kya are the slopes near zero slip: same sign and order as the partials there
     r = np.empty(mfk.N_OUT)
     mfk.mf_force_partials(props.params, props["FNOMIN"], 0.0, 0.0, 0.0, 20.0, out)

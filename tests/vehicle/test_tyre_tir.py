@@ -245,3 +245,46 @@ def test_an_unterminated_quote_is_refused_naming_the_key(line, shown):
         load_text(text)
     assert str(err.value).startswith(f"bad.tir:{lineno} [")
     assert str(err.value).endswith(f"] {key}: unterminated quote: {shown}")
+
+
+COMBINED = ("RBX1 RBX2 RBX3 RCX1 REX1 REX2 RHX1 RBY1 RBY2 RBY3 RBY4 RCY1 REY1 REY2 RHY1 RHY2 "
+            "RVY1 RVY2 RVY3 RVY4 RVY5 RVY6").split()
+
+
+def test_missing_combined_slip_coefficients_take_mfeval_defaults_with_one_warning():
+    """MFeval's readTIR.m defaults (MF-Tyre 6.1 default file): RBX1 20, RBX2 15, RCX1 1,
+    RBY1 10, RBY2 10, RCY1 1, RVY4 20, RVY5 2, RVY6 10, the others 0."""
+    import warnings
+
+    from rtmbs.vehicle.tyre.tir import TyreDefaultsWarning
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("default")
+        props = load_tir(PAC02)
+        load_tir(PAC02)  # a car loads one file per wheel: still one line
+    assert [str(w.message) for w in caught] == [
+        "chrono_Sedan_Pac02Tire.tir: no combined-slip coefficients RBX1-3, RCX1, REX1-2, RHX1, "
+        "RBY1-4, RCY1, REY1-2, RHY1-2, RVY1-6; filled with MFeval's defaults (RBX1 = 20, "
+        "RBX2 = 15, RCX1 = 1, RBY1 = 10, RBY2 = 10, RCY1 = 1, RVY4 = 20, RVY5 = 2, RVY6 = 10, "
+        "others 0)"]
+    assert caught[0].category is TyreDefaultsWarning
+    expected = dict(RBX1=20, RBX2=15, RCX1=1, RBY1=10, RBY2=10, RCY1=1, RVY4=20, RVY5=2, RVY6=10)
+    assert {k: props[k] for k in COMBINED} == {k: float(expected.get(k, 0)) for k in COMBINED}
+    assert set(COMBINED) <= set(props.defaulted)
+
+
+def test_a_file_with_combined_slip_coefficients_keeps_them_and_is_not_warned_about():
+    import warnings
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("default")
+        props = load_tir(MF61)
+    assert caught == []
+    text = MF61.read_text()
+    for key in ("RBX1", "RBY1", "RVY4"):
+        assert props[key] == parse_number(re.search(rf"(?m)^{key}\s*=\s*(\S+)", text)[1])
+    with warnings.catch_warnings(record=True) as caught:  # one missing: named alone
+        warnings.simplefilter("default")
+        load_text(drop_line(text, "RCY1"), "one.tir")
+    assert [str(w.message).split(";")[0] for w in caught] == [
+        "one.tir: no combined-slip coefficients RCY1"]

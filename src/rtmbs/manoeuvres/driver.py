@@ -199,11 +199,12 @@ class Driver:
 
 
 def drive(system, driver: Driver, t_end: float, h: float = 1e-3, solver: str = "li-euler",
-          save_every: int = 10, **options) -> Result:
+          save_every: int = 10, progress=None, **options) -> Result:
     """Runs ``system`` from its initial state to ``t_end`` with fixed steps, the driver setting
     the channels before each step; a Result with the system's outputs plus the driver's
     signals (``driver.*``, ``chassis.yaw``/``speed``/``yaw_rate``/``ay``). SolverError on a
-    diverged step (naming the time)."""
+    diverged step (naming the time). ``progress(t, t_end)``, if given, is called about every
+    0.1 s of simulated time and at the end."""
     if not (h > 0 and math.isfinite(h) and t_end > 0 and math.isfinite(t_end)):
         raise SolverError(f"drive: need finite h > 0 and t_end > 0, got h={h!r}, t_end={t_end!r}")
     if int(save_every) < 1:
@@ -232,7 +233,10 @@ def drive(system, driver: Driver, t_end: float, h: float = 1e-3, solver: str = "
     try:
         slv.reset(state)
         ks, t_start = 0, state.t
+        every = max(1, int(round(0.1 / h)))
         for i in range(nsteps + 1):
+            if progress is not None and (i % every == 0 or i == nsteps):
+                progress(state.t, t_end)
             driver.update(state.t, state.q, state.qd, h)
             if i % save_every == 0:
                 record(ks)

@@ -11,7 +11,12 @@ events").
   ``rise`` seconds (the standard: 0.15 s or less); the speed controller holds the speed (the
   standard holds the throttle; a small difference at these speeds).
 * :func:`sine_with_dwell`: FMVSS 126 / ECE R13-H sine with dwell, open loop, coasting; its
-  yaw-rate ratios and lateral displacement in meta["criteria"]."""
+  yaw-rate ratios and lateral displacement in meta["criteria"].
+* :func:`brake_in_turn`: ISO 7975 braking in a turn, open loop from a steady circle.
+
+Any car: pass ``system, model`` from :func:`.car.load_car` (built rolling at the event's
+speed); the steering ratio and the width default to the car's own (:func:`_ratio`,
+:func:`_width`). Metrics: :mod:`.metrics`; the command ``rtmbs event``."""
 from __future__ import annotations
 
 import math
@@ -61,15 +66,12 @@ def lane_change_path(lanes: list[dict], lead: float = 50.0, ds: float = 0.1):
 
 
 def sedan_system(speed: float, joints: str = "ideal"):
-    """The built-in sedan compiled rolling straight at ``speed`` m/s."""
-    from ..strict_yaml import safe_load
-    from ..vehicle.assembly.vehicle import SEDAN, vehicle_from_dict
+    """The built-in sedan compiled rolling straight at ``speed`` m/s (:func:`.car.load_car`:
+    the wheels and half shafts spinning at free rolling)."""
+    from .car import load_car
 
-    data = safe_load((SEDAN / "vehicle.yaml").read_text())
-    data["speed"] = float(speed)
-    m = vehicle_from_dict(data, SEDAN, joints=joints)
-    m.name = "sedan" if joints == "ideal" else f"sedan-{joints}"
-    return compile_model(m), m
+    car = load_car("sedan" if joints == "ideal" else f"sedan-{joints}", speed)
+    return car.system, car.model
 
 
 def _car(model):
@@ -80,14 +82,35 @@ def _car(model):
     return mass, 0.5 * (fl[2] + rl[2]), fl[0] - rl[0], ch[0] - rl[0]
 
 
+def _ratio(model, given):
+    """The steering ratio ``given``, else the car's own on centre (the K&C rig,
+    :func:`rtmbs.analysis_kc.steering_ratio_on_centre`; the sedan: 18.02)."""
+    if given is not None:
+        return float(given)
+    from ..analysis_kc import steering_ratio_on_centre
+
+    return steering_ratio_on_centre(model)
+
+
+def _width(model, given):
+    """The vehicle width ``given``, else the car's track + tyre width (:func:`.car.overall_width`;
+    the sedan: 1.845 m)."""
+    if given is not None:
+        return float(given)
+    from .car import overall_width
+
+    return overall_width(model)[0]
+
+
 def _check_speed(kmh: float) -> float:
     if not (isinstance(kmh, (int, float)) and math.isfinite(kmh) and 0 < kmh <= 250):
         raise SolverError(f"speed_kmh: expected 0 < speed <= 250 km/h, got {kmh!r}")
     return kmh / 3.6
 
 
-def double_lane_change(speed_kmh: float = 70.0, steering_ratio: float = 18.1, h: float = 1e-3,
-                       solver: str = "li-euler", save_every: int = 10, width: float = SEDAN_WIDTH,
+def double_lane_change(speed_kmh: float = 70.0, steering_ratio: float | None = None,
+                       h: float = 1e-3, solver: str = "li-euler", save_every: int = 10,
+                       width: float | None = None,
                        run_out: float = 10.0, preview_time: float = 0.6, min_lookahead: float = 5.0,
                        understeer: float = 0.006,
                        system=None, model=None, **options):
@@ -99,6 +122,7 @@ def double_lane_change(speed_kmh: float = 70.0, steering_ratio: float = 18.1, h:
     if system is None:
         system, model = sedan_system(v)
     mass, radius, L, rear = _car(model)
+    steering_ratio, width = _ratio(model, steering_ratio), _width(model, width)
     x0 = model.body("chassis").position[0]
     lanes = iso3888_lanes(width, start=x0)
     px, py = lane_change_path(lanes)
@@ -153,7 +177,8 @@ def step_steer(speed_kmh: float = 80.0, handwheel_deg: float = 40.0, t_step: flo
 
 
 def steady_state_circular(radius: float = 40.0, kmh_start: float = 30.0, kmh_end: float = 60.0,
-                          accel: float = 0.5, settle: float = 2.0, steering_ratio: float = 18.1,
+                          accel: float = 0.5, settle: float = 2.0,
+                          steering_ratio: float | None = None,
                           h: float = 1e-3, solver: str = "li-euler", save_every: int = 10,
                           system=None, model=None, **options):
     """ISO 4138 steady-state circular driving, constant radius with the speed raised slowly: the
@@ -168,6 +193,7 @@ def steady_state_circular(radius: float = 40.0, kmh_start: float = 30.0, kmh_end
     if system is None:
         system, model = sedan_system(v0)
     mass, radius_w, L, rear = _car(model)
+    steering_ratio = _ratio(model, steering_ratio)
     x0 = model.body("chassis").position[0]
     t_end = settle + (v1 - v0) / accel
     laps = (v1 * t_end) / (2 * math.pi * radius) + 1.0
@@ -256,7 +282,9 @@ def sine_with_dwell(speed_kmh: float = 80.0, scale: float = 5.0, amplitude_deg: 
     yaw rate after the handwheel changes sign (rad/s) and its time, the yaw rate at COS + 1.0 and
     + 1.75 s and their ratios to the peak (limits 0.35, 0.20), the lateral displacement of the
     chassis point at BOS + 1.07 s (m, in the first steer's direction, limit 1.83 m); the values
-    at those times are linear interpolations of the recorded signal."""
+    at those times are linear interpolations of the recorded signal. A car whose yaw rate
+    never turns back after the reversal (it spins) has ``spin`` True and the largest yaw rate
+    after the reversal as its peak."""
     v = _check_speed(speed_kmh)
     if direction not in (1, -1):
         raise SolverError(f"direction: expected 1 (left first) or -1, got {direction!r}")
@@ -278,9 +306,9 @@ def sine_with_dwell(speed_kmh: float = 80.0, scale: float = 5.0, amplitude_deg: 
     k = np.nonzero(t >= t_start + 0.5 / freq)[0]
     peak = next((i for i in k[1:-1] if x[i] > 0 and x[i] >= x[i - 1] and x[i] > x[i + 1]), None)
     crit = {"bos": t_start, "cos": t_start + cos_, "amplitude_deg": math.degrees(abs(A)),
-            "A_deg": float(amplitude_deg)}
-    if peak is None:
-        raise SolverError("sine_with_dwell: no yaw-rate peak after the steering reversal")
+            "A_deg": float(amplitude_deg), "spin": peak is None}
+    if peak is None:  # the yaw rate never turns back: the car spins; its largest yaw rate
+        peak = int(k[np.argmax(x[k])])  # makes the ratios near 1 (a fail)
     rp = float(r[peak])
     for dt in (1.0, 1.75):
         ri = float(np.interp(t_start + cos_ + dt, t, r))
@@ -292,4 +320,73 @@ def sine_with_dwell(speed_kmh: float = 80.0, scale: float = 5.0, amplitude_deg: 
                         and crit["ratio_1.75"] <= SINE_DWELL_LIMITS["ratio_1.75"]
                         and (scale < 5.0 or crit["lateral_1.07"] >= SINE_DWELL_LIMITS["lateral_1.07"]))
     res.meta.update(event="FMVSS 126 sine with dwell", speed_kmh=speed_kmh, criteria=crit)
+    return res
+
+
+class _BrakeInTurnDriver(Driver):
+    """Pure pursuit on the circle at constant speed until ``t_brake``; from then the handwheel
+    is held at its last value, the drive torque is 0 and the brake torques rise linearly to
+    ``torque_front``/``torque_rear`` (N m per wheel) over ``ramp`` s (ISO 7975 open loop)."""
+
+    def __init__(self, system, speed, path, t_brake, torque_front, torque_rear, ramp):
+        super().__init__(system, speed, path)
+        self.t_brake, self.tf, self.tr, self.ramp = t_brake, torque_front, torque_rear, ramp
+        self.signals.update({"driver.brake_torque_front": 0.0, "driver.brake_torque_rear": 0.0})
+
+    def update(self, t, q, qd, h):
+        if t < self.t_brake:
+            return super().update(t, q, qd, h)
+        if self.path is not None:  # the start of braking: hold the handwheel, release the speed
+            self._set(self.path.channel, self.handwheel, 0.0, t)
+            self.path = self.speed = None
+            self._set("drive_torque", 0.0, 0.0, t)
+        super().update(t, q, qd, h)  # the chassis signals
+        w = min((t - self.t_brake) / self.ramp, 1.0)
+        rate = 1.0 / self.ramp if w < 1.0 else 0.0
+        self._set("brake_torque_front", w * self.tf, rate * self.tf, t)
+        self._set("brake_torque_rear", w * self.tr, rate * self.tr, t)
+        self.signals["driver.brake_torque_front"] = w * self.tf
+        self.signals["driver.brake_torque_rear"] = w * self.tr
+
+
+def brake_in_turn(speed_kmh: float = 80.0, radius: float = 100.0, decel: float = 4.0,
+                  t_brake: float = 4.0, after: float = 1.5, front_share: float = 0.6,
+                  ramp: float = 0.2, steering_ratio: float | None = None, h: float = 1e-3,
+                  solver: str = "li-euler", save_every: int = 10, system=None, model=None,
+                  **options):
+    """ISO 7975 braking in a turn, open loop: the car (the sedan unless given) enters a left
+    circle of ``radius`` m at ``speed_kmh`` and is held on it by pure pursuit at constant speed
+    until ``t_brake`` s (steady state); then the handwheel is held and the brakes apply the
+    torques of a deceleration ``decel`` m/s² (m·decel·r in total, ``front_share`` on the front
+    axle, halved per wheel) ramped over ``ramp`` s; the run ends ``after`` s later. meta:
+    radius, circle centre, t_brake, the torques."""
+    v = _check_speed(speed_kmh)
+    for k, x, lo in (("radius", radius, 10.0), ("decel", decel, 0.0), ("t_brake", t_brake, 1.0),
+                     ("after", after, 1.0), ("ramp", ramp, 0.0)):
+        if not (isinstance(x, (int, float)) and math.isfinite(x) and x >= lo and x > 0):
+            raise SolverError(f"brake_in_turn: {k} must be a finite number >= {lo:g} and > 0, "
+                              f"got {x!r}")
+    if not 0.0 <= front_share <= 1.0:
+        raise SolverError(f"brake_in_turn: front_share must be in [0, 1], got {front_share!r}")
+    if system is None:
+        system, model = sedan_system(v)
+    mass, radius_w, L, rear = _car(model)
+    steering_ratio = _ratio(model, steering_ratio)
+    x0 = model.body("chassis").position[0]
+    laps = (v * (t_brake + after)) / (2 * math.pi * radius) + 0.5
+    th = np.arange(0.0, 2 * math.pi * laps, 0.1 / radius)
+    lead = np.arange(-20.0, 0.0, 0.1)
+    px = np.concatenate([x0 + lead, x0 + radius * np.sin(th)])
+    py = np.concatenate([np.zeros_like(lead), radius * (1.0 - np.cos(th))])
+    pp = PurePursuit(px, py, wheelbase=L, rear_offset=rear, ratio=steering_ratio,
+                     preview_time=0.6, min_lookahead=5.0)
+    pp.start(x0 - rear, 0.0, within=60.0)
+    total = mass * decel * radius_w
+    drv = _BrakeInTurnDriver(system, SpeedControl(v, mass, radius_w), pp, t_brake,
+                             front_share * total / 2.0, (1.0 - front_share) * total / 2.0, ramp)
+    res = drive(system, drv, t_brake + after, h, solver, save_every, **options)
+    res.meta.update(event="ISO 7975 braking in a turn", speed_kmh=speed_kmh, radius=radius,
+                    centre=(x0, radius), t_brake=t_brake, decel_demand=decel,
+                    brake_torque_front=drv.tf, brake_torque_rear=drv.tr,
+                    steering_ratio=steering_ratio)
     return res

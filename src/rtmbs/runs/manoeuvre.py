@@ -160,3 +160,56 @@ def with_road(model: Model, road: dict, model_name: str, manoeuvre: str) -> Mode
         if f.type == "tyre":
             f.road = dict(road)
     return out
+
+
+# -- inputs of a compiled system from the command line (``rtmbs run --input NAME=SPEC``) --------
+
+def input_functions(specs, system) -> dict:
+    """``{channel: f(t)}`` for :func:`rtmbs.solvers.simulate.simulate` from ``NAME=SPEC``
+    strings: SPEC a number (held), or a CSV file with a column ``t`` and a column NAME (or one
+    other column): linear between its rows, held at the ends. NAME must be an input channel of
+    ``system`` (a vehicle's ``handwheel_angle`` rad, ``drive_torque`` N m per half shaft,
+    ``brake_torque_front``/``brake_torque_rear`` N m per wheel). ModelError names the option."""
+    out = {}
+    names = tuple(getattr(system, "input_names", ()))
+    for spec in specs or ():
+        name, eq, value = str(spec).partition("=")
+        name, value = name.strip(), value.strip()
+        where = f"--input {spec}"
+        if not eq or not name or not value:
+            raise ModelError(where, "expected NAME=VALUE or NAME=FILE.csv (e.g. "
+                             "handwheel_angle=0.1)")
+        if name not in names:
+            raise ModelError(where, f"'{name}' is not an input channel of the model"
+                             + (did_you_mean(name, names) if names else " (it has none)"))
+        if name in out:
+            raise ModelError(where, f"'{name}' is given twice")
+        number = _finite(value)
+        if number is not None:
+            out[name] = (lambda c: (lambda t: c))(number)
+            continue
+        out[name] = _csv_channel(Path(value), name, where)
+    return out
+
+
+def _finite(text: str) -> float | None:
+    """The number ``text`` if it is one and finite, else None."""
+    try:
+        x = float(text)
+    except ValueError:
+        return None
+    return x if np.isfinite(x) else None
+
+
+def _csv_channel(path: Path, name: str, where: str):
+    if not path.is_file():
+        raise ModelError(where, f"'{path}' is neither a number nor a CSV file (looked for "
+                         f"{path.resolve()})")
+    cols = _csv_inputs(path)
+    named = [i for i in cols if i.name == name]
+    if not named and len(cols) != 1:
+        raise ModelError(str(path), f"no column '{name}' (columns: "
+                         f"{', '.join(i.name for i in cols)}); expected t and {name}")
+    inp = (named or cols)[0]
+    t, v = np.asarray(inp.t, float), np.asarray(inp.values, float)
+    return lambda x: float(np.interp(x, t, v))

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 import re
+import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -67,16 +68,38 @@ MUST_BE_POSITIVE = {
 #: fixed value of MF 5.2, which has no PKY4; BREFF, DREFF, FREFF, Q_RE0 and VXLOW are the
 #: MF-Tyre defaults; range limits default to "no limit"; every other coefficient (shifts,
 #: camber, pressure, combined-slip, overturning, rolling, MF 6.1-only terms) defaults to 0,
-#: which switches its effect off. INFLPRES/NOMPRES: see :func:`load_tir`.
+#: which switches its effect off, except the combined-slip coefficients
+#: (:data:`COMBINED_SLIP_DEFAULTS`). INFLPRES/NOMPRES: see :func:`load_tir`.
 DEFAULTS: dict[str, float] = {n: 0.0 for n in mfk.PARAM_NAMES}
 DEFAULTS.update({n: 1.0 for n in mfk.PARAM_NAMES if SECTION_OF.get(n) == "SCALING_COEFFICIENTS"})
 DEFAULTS.update(PKY4=2.0, BREFF=8.4, DREFF=0.27, FREFF=0.07, Q_RE0=1.0, VXLOW=1.0,
                 FZMAX=math.inf, KPUMIN=-math.inf, KPUMAX=math.inf, ALPMIN=-math.inf,
                 ALPMAX=math.inf, CAMMIN=-math.inf, CAMMAX=math.inf, PRESMIN=-math.inf,
                 PRESMAX=math.inf)
+#: Combined-slip coefficients (Pacejka 2012, eqs. 4.E50-4.E67) that MFeval fills when a file
+#: lacks them, and so does this reader: 0 for RBX1, RBY1 or RCX1, RCY1 would switch the
+#: combined-slip weighting off (G = 1) and give a resultant far outside the friction ellipse
+#: (1.68 Fz for the Chrono sedan's PAC2002 file at kappa -0.2, alpha -0.15). The values are
+#: MFeval's defaults (M. Furlan, MFeval, ``readTIR.m``), as reproduced in MFeval.jl
+#: (github.com/matheusft/MFeval_julia, ``src/types/TireParams.jl``, "defaults matching
+#: readTIR.m"); with them the sedan's file gives MFeval's Fx = 1286 N at Fz 4850 N, kappa
+#: 0.05, alpha 0.2 (tests/vehicle/test_tyre_mf.py). The weighting
+#: G_xa = cos(atan(B_xa alpha)) with B_xa = 20 cos(atan(15 kappa)) and G_yk = cos(atan(B_yk
+#: kappa)) with B_yk = 10 cos(atan(10 alpha)); the kappa-induced side force S_Vyk has
+#: D_Vyk = 0 (RVY1-3 = 0), so RVY4-6 only matter once RVY1-3 are given.
+COMBINED_SLIP_DEFAULTS: dict[str, float] = dict(
+    RBX1=20.0, RBX2=15.0, RBX3=0.0, RCX1=1.0, REX1=0.0, REX2=0.0, RHX1=0.0,
+    RBY1=10.0, RBY2=10.0, RBY3=0.0, RBY4=0.0, RCY1=1.0, REY1=0.0, REY2=0.0, RHY1=0.0, RHY2=0.0,
+    RVY1=0.0, RVY2=0.0, RVY3=0.0, RVY4=20.0, RVY5=2.0, RVY6=10.0)
+DEFAULTS.update(COMBINED_SLIP_DEFAULTS)
 for _n in REQUIRED:
     DEFAULTS.pop(_n)
 DEFAULTS.pop("FAMILY")
+
+
+class TyreDefaultsWarning(UserWarning):
+    """A .tir file lacks coefficients that change its forces and they were filled with defaults
+    (:data:`COMBINED_SLIP_DEFAULTS`)."""
 
 #: FITTYP values understood, and the equation family used for each.
 FITTYP_FAMILY = {6: "MF52", 21: "MF52", 61: "MF61", 62: "MF61"}
@@ -334,11 +357,34 @@ def properties_from_tir(tir: TirFile) -> TyreProperties:
                              f"value {e.raw} is not supported; expected 1 (MF 5.2 camber "
                              "scaling is not modelled)")
 
+    filled = [k for k in COMBINED_SLIP_DEFAULTS if k in defaulted]
+    if filled:
+        # one line per file and process (the default filter shows a text once per location)
+        warnings.warn(f"{name}: no combined-slip coefficients {_ranges(filled)}; filled with "
+                      "MFeval's defaults (RBX1 = 20, RBX2 = 15, RCX1 = 1, RBY1 = 10, RBY2 = 10, "
+                      "RCY1 = 1, RVY4 = 20, RVY5 = 2, RVY6 = 10, others 0)",
+                      TyreDefaultsWarning, stacklevel=1)
     e_side = tir.find("TYRESIDE", "MODEL")
     return TyreProperties(
         name=name, family=family, fittyp=fittyp, property_file_format=fmt,
         tyreside=str(e_side.value).upper() if e_side is not None else "LEFT",
         params=p, defaulted=tuple(defaulted), tir=tir)
+
+
+def _ranges(keys: list[str]) -> str:
+    """``RBX1-3, RCX1`` for ``[RBX1, RBX2, RBX3, RCX1]``: runs of one stem's numbers joined."""
+    parts: list[str] = []
+    for key in keys:
+        stem, num = key.rstrip("0123456789"), key[len(key.rstrip("0123456789")):]
+        prev = parts[-1] if parts else ""
+        pstem = prev.rstrip("0123456789-")
+        last = prev[len(prev.rstrip("0123456789")):]
+        if prev and pstem == stem and last and int(num) == int(last) + 1:
+            head = prev.rsplit("-", 1)[0] if "-" in prev[len(stem):] else prev
+            parts[-1] = f"{head}-{num}"
+        else:
+            parts.append(key)
+    return ", ".join(parts)
 
 
 def data_path(filename: str) -> Path:
