@@ -18,6 +18,7 @@ from ...model.description import Model
 from ...model.files import _is_file_name, _path
 from . import schema
 from .corner import Side, tup
+from .outputs import add_vehicle_outputs
 from .templates import SUSPENSIONS, antiroll, brakes, driveline, steering
 from .templates.common import Context
 
@@ -145,6 +146,7 @@ def vehicle_from_dict(data: dict, folder: Path = Path("."), source: str = "",
         brakes.build(model, subs["brakes"][0], corners)
     if spec.speed:
         _rolling(model, spec.speed, corners)
+    add_vehicle_outputs(model, corners, subs["steering"][0] if "steering" in subs else None)
     return model
 
 
