@@ -27,6 +27,7 @@ _PLUGINS = (
     "rtmbs.view_cli",          # view
     "rtmbs.sweep_cli",         # sweep, identify
     "rtmbs.kc_cli",            # kc
+    "rtmbs.statics_cli",       # statics
 )
 
 
