@@ -178,3 +178,55 @@ def preloads_for_ride_height(model: Model, target: dict, tol: float = 1e-4,
                   "free_length_m": float(forces[f"{AXLE_CORNERS[a][0]}_spring"].free_length),
                   "ride_height_m": goal[a]} for a, P in zip(axles, p)}
     return result, st
+
+
+#: bodies of a corner counted in full in its unsprung mass; every other body of the corner
+#: (arms, links, struts, bar halves, shafts: one end on the chassis) counts half
+UNSPRUNG_FULL = ("wheel", "upright", "knuckle")
+
+
+def unsprung_masses(model: Model) -> dict:
+    """Unsprung mass per corner (kg): the wheel and upright (knuckle) in full, the other bodies
+    of the corner (named ``<corner>_...``) half (Milliken & Milliken 1995, ch. 16)."""
+    out = {}
+    for c in _corners(model):
+        roles = {b.name[3:]: b.mass for b in model.bodies if b.name.startswith(f"{c}_")}
+        out[c] = float(sum(m if r in UNSPRUNG_FULL else 0.5 * m for r, m in roles.items()))
+    return out
+
+
+def vehicle_info(model: Model, statics: dict | None = None) -> dict:
+    """The car's mass, centre of mass, wheelbase, tracks, axle loads, unsprung masses, wheel
+    rates and ride frequencies f = √(k_w / m_s) / 2π (k_w: the ``rtmbs kc`` wheel rate at design,
+    both wheels of the axle together; m_s: the corner's static load / g less its unsprung mass),
+    and the steering ratio on centre (K&C rig). SI units, keys ending in their unit."""
+    from .analysis_kc import kc_sweep
+
+    corners = _corners(model)
+    st = statics or vehicle_statics(model)
+    mass = np.array([b.mass for b in model.bodies])
+    pos = np.array([b.position for b in model.bodies], float)
+    g = float(np.linalg.norm(model.gravity))
+    cm = mass @ pos / mass.sum()
+    info = {"mass_kg": float(mass.sum()), "centre_of_mass_m": [float(v) for v in cm],
+            "unsprung_mass_kg": unsprung_masses(model), "axles": {}}
+    wc = {c: np.asarray(model.body(cn["wheel"]).position, float) for c, cn in corners.items()}
+    if "fl" in wc and "rl" in wc:
+        info["wheelbase_m"] = float(wc["fl"][0] - wc["rl"][0])
+    names = {"fl": "front-left", "rl": "rear-left"}
+    for axle, (left, right) in AXLE_CORNERS.items():
+        if left not in corners or right not in corners:
+            continue
+        a = st["axles"][axle]
+        kc = kc_sweep(model, names[left], travel=np.array([-0.005, 0.0, 0.005]),
+                      rack=np.array([-2e-4, 0.0, 2e-4]), mode="parallel").summary
+        kw = float(kc["wheel_rate_N_per_m"])
+        ms = st["corners"][left]["Fz_N"] / g - info["unsprung_mass_kg"][left]
+        row = {"track_m": float(abs(wc[left][1] - wc[right][1])), "load_N": a["load_N"],
+               "load_share": a["load_share"], "wheel_rate_N_per_m": kw,
+               "corner_sprung_mass_kg": float(ms),
+               "ride_frequency_Hz": math.sqrt(kw / ms) / (2 * math.pi) if kw > 0 and ms > 0 else math.nan}
+        if "steering_ratio" in kc:
+            info["steering_ratio"] = float(kc["steering_ratio"])
+        info["axles"][axle] = row
+    return info
