@@ -42,14 +42,48 @@ def _validate(cls, data: dict, source: str, prefix: str = ""):
     try:
         return cls.model_validate(data)
     except ValidationError as exc:
-        err = exc.errors()[0]
+        errs = exc.errors()
+        # a misspelled key shows as a missing key and an unknown one: name the unknown one
+        err = next((e for e in errs if e["type"] == "extra_forbidden"), errs[0])
         path = ".".join(p for p in (prefix, _path(err["loc"], data)) if p)
         msg = err["msg"].removeprefix("Value error, ")
         if err["type"] == "extra_forbidden":
-            msg = f"unknown key '{err['loc'][-1]}'"
+            known = _known_keys(cls, err["loc"][:-1])
+            msg = f"unknown key '{err['loc'][-1]}'" + (did_you_mean(str(err["loc"][-1]), known)
+                                                       if known else "")
         elif err["type"] == "missing":
             msg = "required key is missing"
         raise ModelError(f"{source}: {path}" if source else path, msg) from None
+
+
+def _known_keys(cls, loc) -> list[str]:
+    """The keys of the pydantic model reached from ``cls`` along ``loc`` (field names; a dict
+    or list level is skipped), [] when the path leaves the models."""
+    for part in loc:
+        if isinstance(part, int) or cls is None:
+            continue
+        field = getattr(cls, "model_fields", {}).get(part)
+        if field is None:
+            continue  # a dict key (a subsystem role, a hard-point name)
+        ann = field.annotation
+        cls = next((a for a in (ann, *getattr(ann, "__args__", ())) if hasattr(a, "model_fields")), None)
+    return [f.alias or n for n, f in cls.model_fields.items()] if cls is not None and hasattr(cls, "model_fields") else []
+
+
+#: a hard point farther than this from the vehicle's origin (m) is taken for millimetres
+MAX_COORDINATE_M = 10.0
+
+
+def check_units(points: dict, where: str, position=None) -> None:
+    """Hard points (and a subsystem's position) are metres: a coordinate beyond
+    MAX_COORDINATE_M looks like millimetres."""
+    items = list(points.items()) + ([("position", position)] if position is not None else [])
+    for name, p in items:
+        if any(abs(float(v)) > MAX_COORDINATE_M for v in p):
+            key = f"{where}.{'hard_points.' if name != 'position' else ''}{name}"
+            key = key.replace(".hard_points.position", ".position")
+            raise ModelError(key, f"{list(p)} is more than {MAX_COORDINATE_M:g} m from the "
+                             "origin: looks like millimetres (hard points are in metres)")
 
 
 def _subsystem(role: str, entry, folder: Path, source: str):
@@ -83,6 +117,20 @@ def _load_subsystems(spec: schema.Vehicle, folder: Path, source: str) -> dict:
     return {role: _subsystem(role, e, folder, source) for role, e in spec.subsystems.items()}
 
 
+def _road_paths(road: dict, folder: Path, where: str) -> dict:
+    """A road file (``file``/``path``) relative to the vehicle file's folder, as model files
+    and .tir paths are; a missing file names where it was looked for."""
+    road = dict(road)
+    for key in ("file", "path"):
+        if isinstance(road.get(key), str):
+            p = Path(road[key]).expanduser()
+            p = p if p.is_absolute() else (folder / p).resolve()
+            if not p.is_file():
+                raise ModelError(f"{where}.{key}", f"road file not found: looked for {p}")
+            road[key] = str(p)
+    return road
+
+
 def _tyre_path(wheels, folder: Path) -> str:
     """A shipped tyre name as is; a .tir path relative to the wheels file's folder."""
     tyre = wheels.tyre
@@ -98,6 +146,7 @@ def vehicle_from_dict(data: dict, folder: Path = Path("."), source: str = "",
     if not isinstance(data, dict):
         raise ModelError(source, f"must hold a mapping at the top level, got {type(data).__name__}")
     spec = _validate(schema.Vehicle, data, source)
+    spec.road = _road_paths(spec.road, folder, f"{source}: road" if source else "road")
     if joints is not None:
         if joints not in ("ideal", "bushings"):
             raise ModelError("joints", f"unknown variant '{joints}'" + did_you_mean(joints, ("ideal", "bushings")))
@@ -121,6 +170,7 @@ def vehicle_from_dict(data: dict, folder: Path = Path("."), source: str = "",
         sp, _, where = subs[f"{axle}_suspension"]
         tpl = SUSPENSIONS[sp.template]
         schema.check_names(sp.hard_points, tpl.HARD_POINTS, f"{where}.hard_points", "hard point")
+        check_units(sp.hard_points, where, sp.position)
         schema.check_names(sp.bodies, tpl.BODIES, f"{where}.bodies", "body")
         if spec.joints == "bushings":
             schema.check_names(sp.bushings, tpl.BUSHINGS, f"{where}.bushings", "bushing")

@@ -1,0 +1,80 @@
+"""Design checks when a vehicle file is loaded: each bad input gives one ModelError naming the
+file, the key and the cause (the exact messages)."""
+import shutil
+
+import pytest
+
+from rtmbs.errors import ModelError
+from rtmbs.vehicle.assembly import load_vehicle_file
+from rtmbs.vehicle.assembly.vehicle import SEDAN
+
+
+@pytest.fixture()
+def car(tmp_path):
+    d = tmp_path / "car"
+    shutil.copytree(SEDAN, d)
+    return d
+
+
+def _edit(path, old, new):
+    text = path.read_text()
+    assert old in text
+    path.write_text(text.replace(old, new))
+
+
+def _error(car) -> str:
+    with pytest.raises(ModelError) as exc:
+        load_vehicle_file(car)
+    return str(exc.value)
+
+
+def test_hard_points_in_millimetres(car):
+    f = car / "front_suspension.yaml"
+    _edit(f, "wheel_centre: [0.000, 0.7979, -0.1199]", "wheel_centre: [0.000, 797.9, -119.9]")
+    assert _error(car) == (f"{f}: front_suspension.hard_points.wheel_centre: [0.0, 797.9, -119.9] "
+                           "is more than 10 m from the origin: looks like millimetres (hard "
+                           "points are in metres)")
+
+
+def test_subsystem_position_in_millimetres(car):
+    f = car / "vehicle.yaml"
+    _edit(f, "front_suspension: {file: front_suspension.yaml, position: [2.776, 0.0, 0.4519]}",
+          "front_suspension: {file: front_suspension.yaml, position: [2776, 0.0, 451.9]}")
+    assert _error(car) == (f"{car / 'front_suspension.yaml'}: front_suspension.position: "
+                           "[2776.0, 0.0, 451.9] is more than 10 m from the origin: looks like "
+                           "millimetres (hard points are in metres)")
+
+
+def test_identical_hard_points_name_the_axis(car):
+    f = car / "front_suspension.yaml"
+    _edit(f, "lower_arm_back: [-0.200, 0.470, -0.265]", "lower_arm_back: [0.200, 0.420, -0.270]")
+    assert _error(car) == (f"{f}: front_suspension.hard_points: the points that set the z axis "
+                           "of chassis.fl_lower_arm_pivot coincide (a body or joint needs two "
+                           "distinct points)")
+
+
+def test_misspelled_key_gets_did_you_mean(car):
+    f = car / "vehicle.yaml"
+    _edit(f, "speed: 0.0", "sped: 0.0")
+    assert _error(car) == (f"{f}: sped: unknown key 'sped' (did you mean 'speed'? known: chassis, "
+                           "description, gravity, joints, name, road, speed, subsystems)")
+
+
+def test_misspelled_nested_key_gets_did_you_mean(car):
+    f = car / "front_suspension.yaml"
+    _edit(f, "spring: {stiffness: 85000.0, preload: 6248.0}", "spring: {stifness: 85000.0, preload: 6248.0}")
+    msg = _error(car)
+    assert msg.startswith(f"{f}: front_suspension.spring.stifness: unknown key 'stifness' (did you "
+                          "mean 'stiffness'?")
+
+
+def test_road_file_resolves_against_the_vehicle_folder(car, tmp_path, monkeypatch):
+    f = car / "vehicle.yaml"
+    _edit(f, "road: {type: flat}", "road: {type: csv, file: road.csv}")
+    monkeypatch.chdir(tmp_path)  # not the vehicle's folder
+    assert _error(car) == f"{f}: road.file: road file not found: looked for {car / 'road.csv'}"
+    (car / "road.csv").write_text("x,z\n0,0\n100,0\n")
+    try:
+        load_vehicle_file(car)
+    except ModelError as exc:  # the csv reader may want more columns: not a path error any more
+        assert "not found" not in str(exc)
