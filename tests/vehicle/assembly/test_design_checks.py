@@ -78,3 +78,34 @@ def test_road_file_resolves_against_the_vehicle_folder(car, tmp_path, monkeypatc
         load_vehicle_file(car)
     except ModelError as exc:  # the csv reader may want more columns: not a path error any more
         assert "not found" not in str(exc)
+
+
+def _warnings(car) -> list[str]:
+    import warnings
+
+    with warnings.catch_warnings(record=True) as rec:
+        warnings.simplefilter("always")
+        load_vehicle_file(car)
+    return [str(w.message) for w in rec]
+
+
+def test_sedan_loads_without_design_warnings():
+    assert _warnings(SEDAN) == []
+
+
+def test_rack_off_the_tie_rod_line_is_warned(car):
+    f = car / "steering.yaml"
+    _edit(f, "rack_centre: [-0.200, 0.000, -0.097]", "rack_centre: [-0.200, 0.000, -0.047]")
+    assert _warnings(car) == [f"{car / 'front_suspension.yaml'}: front_suspension.hard_points."
+                              "tie_rod_inner: 50 mm off the rack's axis ("
+                              f"{f}: steering.hard_points.rack_centre, along y)"]
+
+
+def test_implausible_kingpin_inclination_is_warned(car):
+    f = car / "front_suspension.yaml"
+    # a digit typo: the upper ball joint 0.495 m from the centre line instead of 0.695 m:
+    # atan(0.275 / 0.425) = 32.9 deg (the sedan: atan(0.075 / 0.425) = 10.0 deg)
+    _edit(f, "upper_arm_upright: [-0.040, 0.695, 0.105]", "upper_arm_upright: [-0.040, 0.495, 0.105]")
+    assert _warnings(car) == [f"{f}: front_suspension.hard_points.upper_arm_upright: kingpin "
+                              "inclination 32.9 deg from lower_arm_upright to upper_arm_upright "
+                              "(plausible 0-20 deg, top inboard)"]

@@ -7,8 +7,11 @@ no other subsystem may refer to the missing axle.
 """
 from __future__ import annotations
 
+import math
+import warnings
 from pathlib import Path
 
+import numpy as np
 import yaml
 from pydantic import ValidationError
 
@@ -84,6 +87,54 @@ def check_units(points: dict, where: str, position=None) -> None:
             key = key.replace(".hard_points.position", ".position")
             raise ModelError(key, f"{list(p)} is more than {MAX_COORDINATE_M:g} m from the "
                              "origin: looks like millimetres (hard points are in metres)")
+
+
+#: kingpin inclination above this (deg) is implausible for a road car (typically 5-15 deg)
+MAX_KINGPIN_DEG = 20.0
+#: a tie rod's inner point farther than this (m) from the rack's axis is off the rack
+RACK_TOLERANCE_M = 0.005
+
+
+class DesignWarning(UserWarning):
+    """An implausible but buildable vehicle design (rtmbs: warning: one line)."""
+
+
+#: (lower, upper) points of the kingpin (steering) axis of each template
+KINGPIN = {"double-wishbone": ("lower_arm_upright", "upper_arm_upright"),
+           "mcpherson": ("lower_arm_upright", "strut_top")}
+
+
+def check_kingpin(sp, where: str) -> None:
+    """Warns when the kingpin axis leans more than MAX_KINGPIN_DEG in the y-z plane or leans
+    outboard at the top (an arm pointing the wrong way)."""
+    pts = KINGPIN.get(sp.template)
+    if pts is None or not all(p in sp.hard_points for p in pts):
+        return
+    lo, up = (np.asarray(sp.hard_points[p], float) for p in pts)
+    d = up - lo
+    if d[2] <= 0:
+        warnings.warn(f"{where}.hard_points.{pts[1]}: {list(up)} is not above {pts[0]} "
+                      f"{list(lo)}: the kingpin axis points down", DesignWarning, stacklevel=2)
+        return
+    kpi = math.degrees(math.atan2(-d[1], d[2]))  # left side: + top inboard
+    if not -5.0 <= kpi <= MAX_KINGPIN_DEG:
+        warnings.warn(f"{where}.hard_points.{pts[1]}: kingpin inclination {kpi:.1f} deg from "
+                      f"{pts[0]} to {pts[1]} (plausible 0-{MAX_KINGPIN_DEG:g} deg, top inboard)",
+                      DesignWarning, stacklevel=2)
+
+
+def check_rack(steer, steer_where: str, sp, sp_where: str) -> None:
+    """Warns when the steered axle's inner tie-rod point is off the rack's axis (the line
+    through rack_centre along y): the rack would bind or steer with wheel travel."""
+    if "tie_rod_inner" not in sp.hard_points:
+        return
+    rack = np.asarray(steer.position, float) + np.asarray(steer.hard_points["rack_centre"], float)
+    inner = np.asarray(sp.position, float) + np.asarray(sp.hard_points["tie_rod_inner"], float)
+    off = math.hypot(inner[0] - rack[0], inner[2] - rack[2])
+    if off > RACK_TOLERANCE_M:
+        warnings.warn(f"{sp_where}.hard_points.tie_rod_inner: {1e3 * off:.0f} mm off the rack's "
+                      f"axis ({steer_where}.hard_points.rack_centre, along y)", DesignWarning,
+                      stacklevel=2)
 
 
 def _subsystem(role: str, entry, folder: Path, source: str):
@@ -171,6 +222,9 @@ def vehicle_from_dict(data: dict, folder: Path = Path("."), source: str = "",
         tpl = SUSPENSIONS[sp.template]
         schema.check_names(sp.hard_points, tpl.HARD_POINTS, f"{where}.hard_points", "hard point")
         check_units(sp.hard_points, where, sp.position)
+        check_kingpin(sp, where)
+        if rack and rack[0] == axle:
+            check_rack(subs["steering"][0], subs["steering"][2], sp, where)
         schema.check_names(sp.bodies, tpl.BODIES, f"{where}.bodies", "body")
         if spec.joints == "bushings":
             schema.check_names(sp.bushings, tpl.BUSHINGS, f"{where}.bushings", "bushing")
