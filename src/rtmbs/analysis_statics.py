@@ -199,7 +199,8 @@ def vehicle_info(model: Model, statics: dict | None = None) -> dict:
     """The car's mass, centre of mass, wheelbase, tracks, axle loads, unsprung masses, wheel
     rates and ride frequencies f = √(k_w / m_s) / 2π (k_w: the ``rtmbs kc`` wheel rate at design,
     both wheels of the axle together; m_s: the corner's static load / g less its unsprung mass),
-    and the steering ratio on centre (K&C rig). SI units, keys ending in their unit."""
+    kinematic roll-centre heights (at design, above the road) and the steering ratio on centre
+    (K&C rig). SI units, keys ending in their unit."""
     from .analysis_kc import kc_sweep
 
     corners = _corners(model)
@@ -218,13 +219,20 @@ def vehicle_info(model: Model, statics: dict | None = None) -> dict:
         if left not in corners or right not in corners:
             continue
         a = st["axles"][axle]
-        kc = kc_sweep(model, names[left], travel=np.array([-0.005, 0.0, 0.005]),
-                      rack=np.array([-2e-4, 0.0, 2e-4]), mode="parallel").summary
+        sweep = kc_sweep(model, names[left], travel=np.array([-0.005, 0.0, 0.005]),
+                         rack=np.array([-2e-4, 0.0, 2e-4]), mode="parallel")
+        kc, tab = sweep.summary, sweep.travel
         kw = float(kc["wheel_rate_N_per_m"])
+        # kinematic roll centre: the contact point moves out by s per unit bump, so the wheel's
+        # instant centre lies on the line rising at slope s from the contact point inboard;
+        # it crosses the centre line at (t/2) s (Milliken & Milliken 1995, ch. 17)
+        slope = float((tab["track_change_contact"][2] - tab["track_change_contact"][0])
+                      / (tab["travel"][2] - tab["travel"][0]))
         ms = st["corners"][left]["Fz_N"] / g - info["unsprung_mass_kg"][left]
         row = {"track_m": float(abs(wc[left][1] - wc[right][1])), "load_N": a["load_N"],
                "load_share": a["load_share"], "wheel_rate_N_per_m": kw,
                "corner_sprung_mass_kg": float(ms),
+               "roll_centre_height_m": 0.5 * float(abs(wc[left][1] - wc[right][1])) * slope,
                "ride_frequency_Hz": math.sqrt(kw / ms) / (2 * math.pi) if kw > 0 and ms > 0 else math.nan}
         if "steering_ratio" in kc:
             info["steering_ratio"] = float(kc["steering_ratio"])

@@ -165,11 +165,12 @@ def vehicle_markdown(v: dict) -> str:
     lines.append("| unsprung mass per corner | " + ", ".join(
         f"{c} {m:.1f}" for c, m in v["unsprung_mass_kg"].items()) + " kg |")
     lines += ["", "| axle | track [m] | load [N] | share [%] | wheel rate [N/m] | "
-              "corner sprung mass [kg] | ride frequency [Hz] |", "|---|---|---|---|---|---|---|"]
+              "corner sprung mass [kg] | ride frequency [Hz] | roll centre [mm] |",
+              "|---|---|---|---|---|---|---|---|"]
     for a, r in v["axles"].items():
         lines.append(f"| {a} | {r['track_m']:.3f} | {r['load_N']:.0f} | {100 * r['load_share']:.1f} | "
                      f"{r['wheel_rate_N_per_m']:.0f} | {r['corner_sprung_mass_kg']:.1f} | "
-                     f"{r['ride_frequency_Hz']:.2f} |")
+                     f"{r['ride_frequency_Hz']:.2f} | {1e3 * r['roll_centre_height_m']:.0f} |")
     return "\n".join(lines) + "\n"
 
 

@@ -64,3 +64,27 @@ def test_info_cli_has_a_vehicle_section_with_units():
                        capture_output=True, text=True)
     v = json.loads(r.stdout)["vehicle"]
     assert v["steering_ratio"] == pytest.approx(18.0, abs=0.5)  # docs/models/sedan.md: 18.0
+
+
+def test_front_roll_centre_by_the_instant_centre_construction(info):
+    """Front view at x = 0 (front_suspension frame; road at z = -0.4519): the upper arm's pivot
+    axis crosses it at (0.4433, 0.1017), its ball joint at (0.695, 0.105); the lower arm's at
+    (0.445, -0.2675) and (0.770, -0.320). The two arm lines meet at the instant centre
+    (-1.667, 0.0737); the line from the contact point (0.7979, -0.4519) through it crosses the
+    centre line 0.170 m above the road."""
+    def at_x0(a, b):
+        a, b = np.asarray(a), np.asarray(b)
+        lam = -a[0] / (b[0] - a[0])
+        return (a + lam * (b - a))[1:]
+
+    up_in = at_x0([-0.100, 0.470, 0.105], [-0.250, 0.510, 0.110])
+    lo_in = at_x0([0.200, 0.420, -0.270], [-0.200, 0.470, -0.265])
+    up_out, lo_out = np.array([0.695, 0.105]), np.array([0.770, -0.320])
+    # intersection of the two arm lines (y, z)
+    A = np.column_stack([up_out - up_in, -(lo_out - lo_in)])
+    u = np.linalg.solve(A, lo_in - up_in)[0]
+    ic = up_in + u * (up_out - up_in)
+    contact = np.array([0.7979, -0.4519])
+    rch = contact[1] + (ic[1] - contact[1]) / (ic[0] - contact[0]) * (0.0 - contact[0]) + 0.4519
+    assert rch == pytest.approx(0.170, abs=1e-3)
+    assert info["axles"]["front"]["roll_centre_height_m"] == pytest.approx(rch, rel=0.02)
