@@ -19,6 +19,7 @@ Definitions (ISO 8855: x forward, y left, z up; SI units):
 from __future__ import annotations
 
 import math
+import warnings
 
 import numpy as np
 
@@ -26,9 +27,11 @@ from .assembly import static_equilibrium
 from .errors import ModelError
 from .model.description import Model
 from .system import compile_model
-from .vehicle.assembly.vehicle import held_for_statics
+from .vehicle.assembly.vehicle import DesignWarning, held_for_statics
 
 CORNERS = ("fl", "fr", "rl", "rr")
+#: an axle farther than this from its design ride height at rest is warned about (m)
+MAX_SAG_M = 0.03
 AXLE_CORNERS = {"front": ("fl", "fr"), "rear": ("rl", "rr")}
 
 
@@ -123,6 +126,13 @@ def vehicle_statics(model: Model) -> dict:
                               "ride_height_m": h, "design_ride_height_m": float(hub[2]),
                               "sag_m": float(hub[2]) - h,
                               "track_m": abs(wcs[0][1] - wcs[1][1]), "x_m": float(hub[0])}
+        sag = float(hub[2]) - h
+        if abs(sag) > MAX_SAG_M:
+            warnings.warn(f"{model.name}: the {axle} axle {'sags' if sag > 0 else 'rises'} "
+                          f"{1e3 * abs(sag):.0f} mm from its design ride height at rest (more "
+                          f"than {1e3 * MAX_SAG_M:.0f} mm): spring preload missing or wrong? "
+                          f"(rtmbs statics --ride-height {axle}=design gives it)", DesignWarning,
+                          stacklevel=2)
     return res
 
 

@@ -111,7 +111,9 @@ def cmd_statics(args) -> int:
     if target:
         pre, adjusted = preloads_for_ride_height(model, target)
         st["with_preloads"] = adjusted
-    doc = {**st, "preloads": pre,
+    from .cli_warnings import warnings_shown
+
+    doc = {**st, "preloads": pre, "warnings": warnings_shown(),
            "units": "SI: every key ends in its unit (_N, _m, _kg, _deg; load_share 1)"}
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)

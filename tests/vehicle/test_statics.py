@@ -87,3 +87,29 @@ def test_vehicle_acceleration_vanishes_at_the_equilibrium():
     # sum of tyre forces + weight = 0: the centre of mass does not accelerate (against 9.81 m/s^2
     # at the design position, where the tyres carry less than the weight)
     assert abs(o["vehicle.az"]) < 1e-6 and abs(o["vehicle.ax"]) < 1e-6 and abs(o["vehicle.ay"]) < 1e-6
+
+
+def test_missing_rear_preload_sags_and_is_warned(tmp_path):
+    """Without its 4005 N preload the rear axle sinks until the springs carry the load again:
+    about 4005 N / (k_s · MR) with MR = √(k_w / k_s) = √(30414 / 55000) (wheel rate from rtmbs
+    info): 98 mm of wheel travel, within the geometry's non-linearity."""
+    import shutil
+    import warnings
+
+    from rtmbs.vehicle.assembly import load_vehicle_file
+    from rtmbs.vehicle.assembly.vehicle import SEDAN
+
+    car = tmp_path / "car"
+    shutil.copytree(SEDAN, car)
+    f = car / "rear_suspension.yaml"
+    f.write_text(f.read_text().replace("preload: 4005.0", "preload: 0.0"))
+    with warnings.catch_warnings(record=True) as rec:
+        warnings.simplefilter("always")
+        st = vehicle_statics(load_vehicle_file(car))
+    sag = st["axles"]["rear"]["sag_m"]
+    mr = (30414.0 / 55000.0) ** 0.5
+    assert sag == pytest.approx(4005.0 / (55000.0 * mr), rel=0.1)
+    msgs = [str(w.message) for w in rec if "ride height at rest" in str(w.message)]
+    assert msgs == [f"sedan: the rear axle sags {1e3 * sag:.0f} mm from its design ride height at "
+                    "rest (more than 30 mm): spring preload missing or wrong? (rtmbs statics "
+                    "--ride-height rear=design gives it)"]

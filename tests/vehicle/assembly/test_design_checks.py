@@ -109,3 +109,33 @@ def test_implausible_kingpin_inclination_is_warned(car):
     assert _warnings(car) == [f"{f}: front_suspension.hard_points.upper_arm_upright: kingpin "
                               "inclination 32.9 deg from lower_arm_upright to upper_arm_upright "
                               "(plausible 0-20 deg, top inboard)"]
+
+
+def test_tyre_above_the_road_at_design_is_warned(car):
+    f = car / "vehicle.yaml"
+    # the front suspension 0.1 m higher: wheel centre 0.432 m, PAC2002 unloaded radius 0.344 m
+    _edit(f, "front_suspension: {file: front_suspension.yaml, position: [2.776, 0.0, 0.4519]}",
+          "front_suspension: {file: front_suspension.yaml, position: [2.776, 0.0, 0.5519]}")
+    w = [m for m in _warnings(car) if "tyre (unloaded" in m]
+    assert w == [f"{car / 'front_suspension.yaml'}: front_suspension.hard_points.wheel_centre: "
+                 "the fl tyre (unloaded radius 0.344 m) is 88 mm above the road at design "
+                 "(wheel centre 0.432 m above it)"]
+
+
+def test_subsystem_of_an_axle_elsewhere_is_warned(car):
+    f = car / "vehicle.yaml"
+    _edit(f, "front_antiroll: {file: front_antiroll.yaml, position: [2.776, 0.0, 0.4519]}",
+          "front_antiroll: {file: front_antiroll.yaml, position: [2.776, 0.0, 0.4619]}")
+    w = [m for m in _warnings(car) if "differs from" in m]
+    assert w == [f"{car / 'front_antiroll.yaml'}: front_antiroll.position: [2.776, 0.0, 0.4619] "
+                 f"differs from {car / 'front_suspension.yaml'}: front_suspension.position "
+                 "[2.776, 0.0, 0.4519] (subsystems of one axle are placed at its suspension's "
+                 "position)"]
+
+
+def test_missing_preload_is_warned(car):
+    f = car / "rear_suspension.yaml"
+    _edit(f, "spring: {stiffness: 55000.0, preload: 4005.0}", "spring: {stiffness: 55000.0}")
+    assert _warnings(car) == [f"{f}: rear_suspension.spring.preload: 0 N: the car will sag "
+                              "under its weight from the design position (rtmbs statics CAR "
+                              "--ride-height front=design,rear=design gives the preloads)"]

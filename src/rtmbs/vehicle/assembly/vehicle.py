@@ -137,6 +137,67 @@ def check_rack(steer, steer_where: str, sp, sp_where: str) -> None:
                       stacklevel=2)
 
 
+#: a tyre farther than this (m) above or into a flat road at design is misplaced
+TYRE_GAP_M = 0.05
+
+
+def check_tyre_on_road(corner, tag: str, tyre: str, road: dict, where: str) -> None:
+    """Warns when a tyre's unloaded radius leaves it more than TYRE_GAP_M above a flat road
+    (z = 0) or into it at the design position (the car would fall or jump at the start)."""
+    if road.get("type", "flat") != "flat":
+        return
+    radius = _unloaded_radius(tyre)
+    if radius is None:
+        return
+    gap = float(corner.wheel_centre[2]) - radius
+    if abs(gap) > TYRE_GAP_M:
+        warnings.warn(f"{where}.hard_points.wheel_centre: the {tag} tyre (unloaded radius "
+                      f"{radius:.3f} m) is {1e3 * abs(gap):.0f} mm {'above' if gap > 0 else 'into'} "
+                      f"the road at design (wheel centre {float(corner.wheel_centre[2]):.3f} m "
+                      "above it)", DesignWarning, stacklevel=2)
+
+
+def _unloaded_radius(tyre: str) -> float | None:
+    from ...kernels.elements.tyre import TYRE_FILES
+    from ..tyre.tir import parse_tir
+
+    path = Path(tyre)
+    if tyre in TYRE_FILES:
+        path = Path(__file__).resolve().parents[2] / "data" / "tyre" / TYRE_FILES[tyre]
+    try:
+        tir = parse_tir(path)
+    except (ModelError, OSError):
+        return None  # the tyre element reports a bad file when the model is compiled
+    entry = tir.find("UNLOADED_RADIUS", "DIMENSION")
+    return float(entry.value) if entry is not None and isinstance(entry.value, float) else None
+
+
+def check_positions(subs: dict, axles: dict) -> None:
+    """Warns when a subsystem of an axle (steering, anti-roll bar, driveline) is placed at
+    another position than the axle's suspension: their hard points are then given in
+    different frames, which is rarely meant."""
+    for role, (spec, _, where) in subs.items():
+        axle = getattr(spec, "axle", None) if role in ("steering", "driveline") else \
+            role.removesuffix("_antiroll") if role.endswith("_antiroll") else None
+        if axle not in axles or not hasattr(spec, "position"):
+            continue
+        sp, _, swhere = subs[f"{axle}_suspension"]
+        if np.abs(np.subtract(spec.position, sp.position)).max() > 1e-3:
+            warnings.warn(f"{where}.position: {list(spec.position)} differs from "
+                          f"{swhere}.position {list(sp.position)} (subsystems of one axle are "
+                          "placed at its suspension's position)", DesignWarning, stacklevel=2)
+
+
+def check_preload(sp, where: str) -> None:
+    """Warns about a spring without preload: the car sags under its weight from the design
+    position (``rtmbs statics`` gives the preloads for a ride height)."""
+    spring = getattr(sp, "spring", None)
+    if spring is not None and spring.preload == 0.0 and spring.stiffness > 0:
+        warnings.warn(f"{where}.spring.preload: 0 N: the car will sag under its weight from "
+                      "the design position (rtmbs statics CAR --ride-height front=design,"
+                      "rear=design gives the preloads)", DesignWarning, stacklevel=2)
+
+
 def _subsystem(role: str, entry, folder: Path, source: str):
     """(validated spec, folder of its file, key path for errors) of one subsystem entry: a
     mapping with ``file`` (and optionally ``position``) or the subsystem inline."""
@@ -223,6 +284,7 @@ def vehicle_from_dict(data: dict, folder: Path = Path("."), source: str = "",
         schema.check_names(sp.hard_points, tpl.HARD_POINTS, f"{where}.hard_points", "hard point")
         check_units(sp.hard_points, where, sp.position)
         check_kingpin(sp, where)
+        check_preload(sp, where)
         if rack and rack[0] == axle:
             check_rack(subs["steering"][0], subs["steering"][2], sp, where)
         schema.check_names(sp.bodies, tpl.BODIES, f"{where}.bodies", "body")
@@ -232,6 +294,8 @@ def vehicle_from_dict(data: dict, folder: Path = Path("."), source: str = "",
                       rack[1] if rack and rack[0] == axle else "chassis")
         corners[axle] = {sd: tpl.build(Side(model, prefix, sd, sp.position, where), sp, ctx)
                          for sd in ("left", "right")}
+        check_tyre_on_road(corners[axle]["left"], f"{prefix}l", tyre, spec.road, where)
+    check_positions(subs, axles)
     for axle, prefix in axles.items():
         role = f"{axle}_antiroll"
         if role in subs:
