@@ -45,12 +45,36 @@ def test_subsystem_position_in_millimetres(car):
                            "millimetres (hard points are in metres)")
 
 
-def test_identical_hard_points_name_the_axis(car):
+def test_identical_hard_points_are_named(car):
     f = car / "front_suspension.yaml"
     _edit(f, "lower_arm_back: [-0.200, 0.470, -0.265]", "lower_arm_back: [0.200, 0.420, -0.270]")
-    assert _error(car) == (f"{f}: front_suspension.hard_points: the points that set the z axis "
-                           "of chassis.fl_lower_arm_pivot coincide (a body or joint needs two "
-                           "distinct points)")
+    assert _error(car) == (f"{f}: front_suspension.hard_points.lower_arm_back: [0.2, 0.42, -0.27] "
+                           "coincides with lower_arm_front: a body or joint between two points "
+                           "needs them apart")
+
+
+def test_arm_on_its_pivot_axis_is_named(car):
+    f = car / "front_suspension.yaml"
+    # the ball joint half way between the two pivots: on the arm's axis
+    _edit(f, "upper_arm_upright: [-0.040, 0.695, 0.105]", "upper_arm_upright: [-0.175, 0.490, 0.1075]")
+    assert _error(car) == (f"{f}: front_suspension.hard_points.upper_arm_upright: [-0.175, 0.49, "
+                           "0.1075] is 0.0 mm from the pivot axis upper_arm_front-upper_arm_back: "
+                           "the three points of an arm must not lie on one line")
+
+
+def test_coinciding_marker_axis_points_are_named(car):
+    """Points that are apart but set one marker axis through the same two points (the
+    template's axes) still give a named error, not a ValidationError."""
+    from rtmbs.model.description import Model
+    from rtmbs.vehicle.assembly.corner import Side
+
+    side = Side(Model(), "f", "left", (0.0, 0.0, 0.0), "front_suspension.yaml: front_suspension")
+    side.model.add_body("chassis", 1.0, inertia=[1.0, 1.0, 1.0])
+    with pytest.raises(ModelError) as exc:
+        side.marker("chassis", "pivot", (0.0, 0.5, 0.0), z=(0.0, 0.0, 0.0))
+    assert str(exc.value) == ("front_suspension.yaml: front_suspension.hard_points: the points "
+                              "that set the z axis of chassis.pivot coincide (a body or joint "
+                              "needs two distinct points)")
 
 
 def test_misspelled_key_gets_did_you_mean(car):
@@ -106,7 +130,7 @@ def test_implausible_kingpin_inclination_is_warned(car):
     # a digit typo: the upper ball joint 0.495 m from the centre line instead of 0.695 m:
     # atan(0.275 / 0.425) = 32.9 deg (the sedan: atan(0.075 / 0.425) = 10.0 deg)
     _edit(f, "upper_arm_upright: [-0.040, 0.695, 0.105]", "upper_arm_upright: [-0.040, 0.495, 0.105]")
-    assert _warnings(car) == [f"{f}: front_suspension.hard_points.upper_arm_upright: kingpin "
+    assert [m for m in _warnings(car) if "kingpin" in m] == [f"{f}: front_suspension.hard_points.upper_arm_upright: kingpin "
                               "inclination 32.9 deg from lower_arm_upright to upper_arm_upright "
                               "(plausible 0-20 deg, top inboard)"]
 
@@ -139,3 +163,13 @@ def test_missing_preload_is_warned(car):
     assert _warnings(car) == [f"{f}: rear_suspension.spring.preload: 0 N: the car will sag "
                               "under its weight from the design position (rtmbs statics CAR "
                               "--ride-height front=design,rear=design gives the preloads)"]
+
+
+def test_arm_pointing_inboard_is_warned(car):
+    f = car / "front_suspension.yaml"
+    # a digit typo: y 0.395 instead of 0.695 puts the ball joint inboard of the pivots
+    _edit(f, "upper_arm_upright: [-0.040, 0.695, 0.105]", "upper_arm_upright: [-0.040, 0.395, 0.105]")
+    w = [m for m in _warnings(car) if "inboard" in m and "kingpin" not in m]
+    assert w == [f"{f}: front_suspension.hard_points.upper_arm_upright: [-0.04, 0.395, 0.105] is "
+                 "not outboard of upper_arm_front and upper_arm_back (y 0.47, 0.51): the arm "
+                 "points inboard (hard points are the left side, y to the left)"]

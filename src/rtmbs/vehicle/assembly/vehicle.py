@@ -89,6 +89,41 @@ def check_units(points: dict, where: str, position=None) -> None:
                              "origin: looks like millimetres (hard points are in metres)")
 
 
+#: two hard points closer than this (m) coincide
+COINCIDE_M = 1e-3
+#: an arm's outer point closer than this (m) to its pivot axis leaves the arm without length
+ARM_MIN_M = 0.01
+
+
+def check_points(points: dict, where: str) -> None:
+    """Coinciding hard points (a body or joint between them degenerates) and A-arms whose
+    outer point lies on their pivot axis (``<arm>_front``, ``<arm>_back``, ``<arm>_upright``)
+    are errors naming the points."""
+    names = list(points)
+    for i, a in enumerate(names):
+        for b in names[i + 1:]:
+            if np.linalg.norm(np.subtract(points[a], points[b], dtype=float)) < COINCIDE_M:
+                raise ModelError(f"{where}.hard_points.{b}", f"{list(points[b])} coincides with "
+                                 f"{a}: a body or joint between two points needs them apart")
+    for name in names:
+        if not name.endswith("_upright"):
+            continue
+        arm = name.removesuffix("_upright")
+        if f"{arm}_front" in points and f"{arm}_back" in points:
+            f, b, o = (np.asarray(points[k], float) for k in (f"{arm}_front", f"{arm}_back", name))
+            axis = (b - f) / np.linalg.norm(b - f)
+            d = float(np.linalg.norm(np.cross(o - f, axis)))
+            if d < ARM_MIN_M:
+                raise ModelError(f"{where}.hard_points.{name}", f"{list(points[name])} is "
+                                 f"{1e3 * d:.1f} mm from the pivot axis {arm}_front-{arm}_back: "
+                                 "the three points of an arm must not lie on one line")
+            if o[1] <= max(f[1], b[1]):
+                warnings.warn(f"{where}.hard_points.{name}: {list(points[name])} is not outboard "
+                              f"of {arm}_front and {arm}_back (y {f[1]:g}, {b[1]:g}): the arm "
+                              "points inboard (hard points are the left side, y to the left)",
+                              DesignWarning, stacklevel=2)
+
+
 #: kingpin inclination above this (deg) is implausible for a road car (typically 5-15 deg)
 MAX_KINGPIN_DEG = 20.0
 #: a tie rod's inner point farther than this (m) from the rack's axis is off the rack
@@ -283,6 +318,7 @@ def vehicle_from_dict(data: dict, folder: Path = Path("."), source: str = "",
         tpl = SUSPENSIONS[sp.template]
         schema.check_names(sp.hard_points, tpl.HARD_POINTS, f"{where}.hard_points", "hard point")
         check_units(sp.hard_points, where, sp.position)
+        check_points(sp.hard_points, where)
         check_kingpin(sp, where)
         check_preload(sp, where)
         if rack and rack[0] == axle:
