@@ -23,10 +23,12 @@ import warnings
 
 import numpy as np
 
-from .assembly import static_equilibrium
-from .errors import ModelError
+from .assembly import assemble_positions, static_equilibrium
+from .errors import AssemblyError, ModelError
 from .model.description import Model
+from .protocol import EVAL_PHIQ, EVAL_Q
 from .system import compile_model
+from .tolerances import MODEL_RANK_RTOL
 from .vehicle.assembly.vehicle import DesignWarning, held_for_statics
 
 CORNERS = ("fl", "fr", "rl", "rr")
@@ -80,13 +82,48 @@ def _chassis_point(system, q, q0, point0) -> np.ndarray:
     return r + A @ (A0.T @ (np.asarray(point0, float) - r0))
 
 
+def _reduced_statics(system, q, tol: float = 1e-9, max_iter: int = 40):
+    """Static equilibrium by Newton on Nᵀ Q(q) = 0 over the null space N of Φq (the forces
+    projected on the free directions vanish, so Q = Φqᵀλ), the reduced stiffness Nᵀ ∂Q/∂q N by
+    central differences, the positions re-assembled after each step (as the K&C rig's statics,
+    rtmbs.analysis_kc). For stiff bushings, where the full (q, λ) Newton stalls."""
+    ws = system.workspace()
+    zero = np.zeros(system.n)
+    g = np.zeros(1)
+    for _ in range(max_iter):
+        q = assemble_positions(system, q)
+        system.evaluate(0.0, q, zero, ws, EVAL_Q | EVAL_PHIQ)
+        _, sv, vt = np.linalg.svd(ws.phiq)
+        N = vt[int((sv > sv[0] * MODEL_RANK_RTOL).sum()):].T
+        g = N.T @ ws.Q
+        if np.abs(g).max() < tol * max(1.0, np.abs(ws.Q).max()):
+            return q
+        K = np.empty((system.n, N.shape[1]))
+        for k in range(N.shape[1]):
+            e = 1e-7
+            system.evaluate(0.0, q + e * N[:, k], zero, ws, EVAL_Q)
+            qp = ws.Q.copy()
+            system.evaluate(0.0, q - e * N[:, k], zero, ws, EVAL_Q)
+            K[:, k] = (qp - ws.Q) / (2 * e)
+        q = q - N @ np.linalg.solve(N.T @ K, g)
+    raise AssemblyError(f"static equilibrium of '{system.name}' not found: projected force "
+                        f"{np.abs(g).max():.3g} N after {max_iter} Newton iterations")
+
+
 def vehicle_statics(model: Model) -> dict:
     """The static equilibrium of the car ``model`` on a flat road: a dict of plain numbers
     (SI units; the keys name them), see the module's definitions."""
     corners = _corners(model)
+    if len(corners) < 4:
+        raise ModelError(model.name, "statics needs a car on four tyres (fl, fr, rl, rr); it has "
+                         f"{', '.join(corners)}: a one-axle vehicle stands on an axle rig "
+                         "(rtmbs kc)")
     held = compile_model(held_for_statics(model))
     q0 = held.initial_state().q
-    q, _ = static_equilibrium(held, q0)
+    try:
+        q, _ = static_equilibrium(held, q0)
+    except AssemblyError:  # stiff bushings: the full KKT Newton stalls; the reduced one does not
+        q = _reduced_statics(held, q0)
     out = np.zeros(len(held.output_names))
     held.outputs(0.0, q, np.zeros(held.n), out)
     o = dict(zip(held.output_names, out))

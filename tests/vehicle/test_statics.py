@@ -113,3 +113,23 @@ def test_missing_rear_preload_sags_and_is_warned(tmp_path):
     assert msgs == [f"sedan: the rear axle sags {1e3 * sag:.0f} mm from its design ride height at "
                     "rest (more than 30 mm): spring preload missing or wrong? (rtmbs statics "
                     "--ride-height rear=design gives it)"]
+
+
+def test_bushing_car_carries_its_weight():
+    """sedan-bushings: the full (q, λ) Newton stalls on the stiff bushings (residual 0.05 N);
+    the reduced Newton over the free directions finds the equilibrium."""
+    st = vehicle_statics(sedan_model("bushings"))
+    weight = st["mass_kg"] * 9.81
+    assert st["total_Fz_N"] == pytest.approx(weight, rel=1e-6)
+    assert st["axles"]["front"]["load_N"] == pytest.approx(6967.0, rel=2e-3)  # as the ideal joints
+
+
+def test_one_axle_vehicle_is_refused():
+    from rtmbs.errors import ModelError
+    from rtmbs.vehicle.assembly import load_vehicle_file
+    from rtmbs.vehicle.assembly.vehicle import SEDAN_REAR_AXLE
+
+    with pytest.raises(ModelError) as exc:
+        vehicle_statics(load_vehicle_file(SEDAN_REAR_AXLE))
+    assert str(exc.value) == ("sedan-rear-axle: statics needs a car on four tyres (fl, fr, rl, rr); "
+                              "it has rl, rr: a one-axle vehicle stands on an axle rig (rtmbs kc)")
