@@ -148,3 +148,45 @@ def test_outputs_of_a_turning_car_against_finite_differences():
     assert np.abs(s["az"][k] - np.gradient(s["vz"], t)[k]).max() < 0.02 * peak
     assert np.abs(s["yaw_rate"][k] - dpsi[k]).max() < 0.01 * np.abs(s["yaw_rate"]).max()
     assert s["handwheel_angle"][-1] == pytest.approx(0.6)
+
+
+def _box_model(sensors):
+    from rtmbs.model.files import model_from_dict
+
+    return model_from_dict({
+        "name": "box", "gravity": [0, 0, -9.81],
+        "bodies": [{"name": "box", "mass": 2.0, "inertia": [1.0, 1.0, 1.0], "position": [0, 0, 1],
+                    "velocity": [3.0, 4.0, 0.0], "angular_velocity": [0.0, 0.0, 0.5]}],
+        "inputs": {"steer": {"type": "channel", "value": 0.25}},
+        "sensors": sensors}, "box.yaml")
+
+
+def test_sensors_in_a_model_file():
+    """A free box thrown at (3, 4, 0) m/s spinning at 0.5 rad/s about z: in its heading axes
+    (yaw 0 at the start) vx = 3, vy = 4, sideslip atan2(4, 3), a = g; an input sensor scales."""
+    s = compile_model(_box_model([
+        {"name": "box.vx", "kind": "vx", "body": "box"}, {"name": "box.vy", "kind": "vy", "body": "box"},
+        {"name": "box.beta", "kind": "sideslip", "body": "box"}, {"name": "box.az", "kind": "az", "body": "box"},
+        {"name": "box.r", "kind": "yaw_rate", "body": "box"},
+        {"name": "hw", "kind": "input", "input": "steer", "scale": 16.0, "unit": "rad"}]))
+    st = s.initial_state()
+    o = _outputs(s, st.q, st.qd)
+    assert (o["box.vx"], o["box.vy"], o["box.az"], o["box.r"], o["hw"]) == \
+        pytest.approx((3.0, 4.0, -9.81, 0.5, 4.0), abs=1e-12)
+    assert o["box.beta"] == pytest.approx(math.atan2(4.0, 3.0), abs=1e-12)
+    assert system_units(s)["hw"] == "rad" and system_units(s)["box.beta"] == "rad"
+
+
+def test_sensor_errors_name_the_key():
+    from rtmbs.errors import ModelError
+
+    with pytest.raises(ModelError) as exc:
+        compile_model(_box_model([{"name": "car.roll", "kind": "roll", "body": "bx"}]))
+    assert str(exc.value) == "sensors.car.roll.body: unknown body 'bx' (did you mean 'box'? known: box)"
+    with pytest.raises(ModelError) as exc:
+        compile_model(_box_model([{"name": "hw", "kind": "input", "input": "steering"}]))
+    assert str(exc.value) == ("sensors.hw.input: unknown input 'steering' (did you mean 'steer'? "
+                              "known: steer)")
+    with pytest.raises(ModelError) as exc:
+        _box_model([{"name": "d", "kind": "steer", "body": "box"}])
+    assert "a 'steer' sensor needs reference" in str(exc.value)
