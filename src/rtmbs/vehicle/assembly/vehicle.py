@@ -193,12 +193,9 @@ def check_tyre_on_road(corner, tag: str, tyre: str, road: dict, where: str) -> N
 
 
 def _unloaded_radius(tyre: str) -> float | None:
-    from ...kernels.elements.tyre import TYRE_FILES
-    from ..tyre.tir import parse_tir
+    from ..tyre.tir import SHIPPED, data_path, parse_tir
 
-    path = Path(tyre)
-    if tyre in TYRE_FILES:
-        path = Path(__file__).resolve().parents[2] / "data" / "tyre" / TYRE_FILES[tyre]
+    path = data_path(SHIPPED[tyre]) if tyre in SHIPPED else Path(tyre)
     try:
         tir = parse_tir(path)
     except (ModelError, OSError):
