@@ -28,6 +28,7 @@ _PLUGINS = (
     "rtmbs.sweep_cli",         # sweep, identify
     "rtmbs.kc_cli",            # kc
     "rtmbs.event_cli",         # event
+    "rtmbs.statics_cli",       # statics
 )
 
 

@@ -124,6 +124,9 @@ def cmd_info(args) -> int:
 
     system = load_model(args.model)
     info = model_table(system)
+    car = vehicle_section(system)
+    if car:
+        info["vehicle"] = car
     if args.json:
         print(json_line(info))
         return 0
@@ -139,7 +142,43 @@ def cmd_info(args) -> int:
     print("\n| coordinates n | constraints m | rank Φq | degrees of freedom f |")
     print("|---|---|---|---|")
     print(f"| {info['n']} | {info['m']} | {info['rank']} | {info['f']} |")
+    if car:
+        print("\n" + vehicle_markdown(car), end="")
     return 0
+
+
+def vehicle_section(system) -> dict | None:
+    """The vehicle data of a car (a model with a chassis and wheels with tyres:
+    rtmbs.analysis_statics.vehicle_info), None for any other model."""
+    from .analysis_statics import vehicle_info
+
+    model = getattr(system, "model", None)
+    names = {b.name for b in getattr(model, "bodies", ())}
+    if model is None or "chassis" not in names or "fl_wheel" not in names:
+        return None
+    return vehicle_info(model)
+
+
+def vehicle_markdown(v: dict) -> str:
+    """The vehicle section of ``rtmbs info`` as Markdown with units."""
+    cm = v["centre_of_mass_m"]
+    lines = ["vehicle:", "", "| quantity | value |", "|---|---|",
+             f"| mass | {v['mass_kg']:.1f} kg |",
+             f"| centre of mass (x, y, z) | {cm[0]:.3f}, {cm[1]:.3f}, {cm[2]:.3f} m |"]
+    if "wheelbase_m" in v:
+        lines.append(f"| wheelbase | {v['wheelbase_m']:.3f} m |")
+    if "steering_ratio" in v:
+        lines.append(f"| steering ratio on centre | {v['steering_ratio']:.2f} |")
+    lines.append("| unsprung mass per corner | " + ", ".join(
+        f"{c} {m:.1f}" for c, m in v["unsprung_mass_kg"].items()) + " kg |")
+    lines += ["", "| axle | track [m] | load [N] | share [%] | wheel rate [N/m] | "
+              "corner sprung mass [kg] | ride frequency [Hz] | roll centre [mm] |",
+              "|---|---|---|---|---|---|---|---|"]
+    for a, r in v["axles"].items():
+        lines.append(f"| {a} | {r['track_m']:.3f} | {r['load_N']:.0f} | {100 * r['load_share']:.1f} | "
+                     f"{r['wheel_rate_N_per_m']:.0f} | {r['corner_sprung_mass_kg']:.1f} | "
+                     f"{r['ride_frequency_Hz']:.2f} | {1e3 * r['roll_centre_height_m']:.0f} |")
+    return "\n".join(lines) + "\n"
 
 
 def check_steps(t_end: float, h: float, what: str = "--t-end") -> int:

@@ -17,7 +17,7 @@ from .kernels import cartesian as kc
 from .kernels import functions as kf
 from .kernels.layouts import DATA, FIELD_CONSTANTS, MODEL_FLOATS, MODEL_INTS
 from .engine import _engine
-from .kernels.evaluate import OUT_FORCE, OUT_R, OUT_RD, OUT_W
+from .kernels.evaluate import OUT_FORCE, OUT_R, OUT_RD, OUT_SENSOR, OUT_W
 from .kernels.extra_states import advance_extra_states
 from .kernels.rotations import NROT, ROT_EP, ROTATION_NAMES
 from .kernels.tyre_element import TYRE_OUTPUTS, TYRE_TRANSIENT_COLUMNS
@@ -367,18 +367,19 @@ class CartesianSystem(MechanicalSystem):
         self.body_eprow = eprow
         blk_pair, frc_blk = _virtual_blocks(nb, fbody, ftype, fstiff)
         self.jacobian_blocks = blk_pair
+        sns_spec, sns_par = self._sensors(model, names)
         ints = dict(body_qadr=qadr, body_rtype=rtype, body_eprow=eprow, prim_type=self.prim_type,
                     prim_row=self.prim_row, prim_body=self.prim_body,
                     prim_fun=np.array([p[6] for p in bld.prims], np.int64), frc_type=ftype,
                     frc_body=fbody, frc_fun=ffun, frc_tab=ftab, frc_stiff=fstiff, fun_type=self.fun_type,
                     fun_tab=np.array(bld.fun_tab, np.int64), tab_adr=tab_adr, tab_len=tab_len,
-                    blk_pair=blk_pair, frc_blk=frc_blk)
+                    blk_pair=blk_pair, frc_blk=frc_blk, sns_spec=sns_spec)
         floats = dict(body_mass=body_mass, body_inertia=body_inertia, gravity=np.asarray(model.gravity, float),
                       prim_vec=np.array([p[4] for p in bld.prims]).reshape(npr, 6, 3),
                       prim_par=np.array([[p[5], 0.0] for p in bld.prims]).reshape(npr, 2),
                       frc_vec=fvec, frc_rot=frot, frc_par=fpar, tab_x=tab_x, tab_y=tab_y,
                       tyre_par=np.array(tyres).reshape(len(tyres), -1) if tyres else np.zeros((0, 1)),
-                      road=np.concatenate(roads) if roads else np.zeros(1))
+                      road=np.concatenate(roads) if roads else np.zeros(1), sns_par=sns_par)
         self._ibuf, self._ilay, self.arrays_int = MODEL_INTS.pack(ints)
         self._fbuf, self._flay, self.arrays = MODEL_FLOATS.pack(floats)
         for a in (self._ibuf, self._ilay, self._fbuf, self._flay, *vars(self.arrays_int).values(),
@@ -396,7 +397,9 @@ class CartesianSystem(MechanicalSystem):
             [f"{b}.{c}" for b in names for c in ("x", "y", "z", "vx", "vy", "vz", "wx", "wy", "wz")]
             + [f"{f}.force" for f in self.force_names]
             + [f"{fe.name}.{c}" for fe in model.forces if fe.type == "tyre" for c in TYRE_OUTPUTS]
-            + [f"{fe.name}.{c}" for fe in model.forces if fe.type == "bushing" for c in BUSHING_OUTPUTS])
+            + [f"{fe.name}.{c}" for fe in model.forces if fe.type == "bushing" for c in BUSHING_OUTPUTS]
+            + [sn.name for sn in model.sensors])
+        self.sensor_units = {sn.name: sn.unit for sn in model.sensors}
         self.acceleration_names = tuple(f"{b}.{c}" for b in names for c in ACCELERATION_OUTPUTS)
         self._tyre_rows = [k for k, fe in enumerate(model.forces) if fe.type == "tyre"]
         self._bushing_rows = [k for k, fe in enumerate(model.forces) if fe.type == "bushing"]
@@ -652,6 +655,44 @@ class CartesianSystem(MechanicalSystem):
                         self.output_index, out)
         self.data.xstate[0] = h
 
+    def _sensors(self, model, names: list) -> tuple[np.ndarray, np.ndarray]:
+        """(sns_spec, sns_par) of the model's sensors (rtmbs.model.Sensor; engine/sensors.h):
+        kind, body, reference, input function; the axis in the body's axes at the initial
+        orientation, or the scale of an input."""
+        from .model.description import SENSOR_KINDS
+
+        kinds = list(SENSOR_KINDS)
+        spec = np.zeros((len(model.sensors), 4), np.int64)
+        par = np.zeros((len(model.sensors), 3))
+        seen = set()
+        for j, sn in enumerate(model.sensors):
+            path = f"sensors.{sn.name}"
+            if sn.name in seen:
+                raise ModelError(path, "a sensor of this name is defined twice")
+            seen.add(sn.name)
+            body = ref = fun = -1
+            for key in ("body", "reference"):
+                nm = getattr(sn, key)
+                if nm and nm not in names:
+                    raise ModelError(f"{path}.{key}", f"unknown body '{nm}'" + did_you_mean(nm, names))
+            if sn.body:
+                body = names.index(sn.body)
+            if sn.reference:
+                ref = names.index(sn.reference)
+            if sn.kind == "input":
+                if sn.input not in self.fun_names:
+                    raise ModelError(f"{path}.input", f"unknown input '{sn.input}'"
+                                     + did_you_mean(sn.input, self.fun_names))
+                fun = self.fun_names[sn.input]
+                par[j, 0] = sn.scale
+            elif sn.kind in ("steer", "spin"):
+                ori = model.bodies[body].orientation
+                A0 = ori.as_matrix() if ori else np.eye(3)
+                axis = np.asarray(sn.axis, float)
+                par[j] = A0.T @ (axis / np.linalg.norm(axis))
+            spec[j] = (kinds.index(sn.kind), body, ref, fun)
+        return spec, par
+
     def _output_map(self) -> np.ndarray:
         """Source of each output name (:data:`rtmbs.kernels.evaluate.OUT_R` ...): per body the
         position, velocity and angular velocity, per element its main value, per tyre its
@@ -664,6 +705,7 @@ class CartesianSystem(MechanicalSystem):
             rows += [(OUT_FORCE, r, 1 + c) for c in range(len(TYRE_OUTPUTS))]
         for r in self._bushing_rows:
             rows += [(OUT_FORCE, r, 1 + c) for c in range(len(BUSHING_OUTPUTS))]
+        rows += [(OUT_SENSOR, j, 0) for j in range(self.arrays_int.sns_spec.shape[0])]
         omap = np.array(rows, np.int64).reshape(-1, 3)
         assert len(omap) == len(self.output_names)
         return omap
@@ -676,6 +718,9 @@ class CartesianSystem(MechanicalSystem):
         base = self._sbuf.__array_interface__["data"][0]
         idx = np.empty(len(self.output_map), np.int64)
         for k, (s, i, j) in enumerate(self.output_map):
+            if s == OUT_SENSOR:  # computed by the engine (engine/sensors.c): -1 - its row
+                idx[k] = -1 - i
+                continue
             a = src[s]
             assert a.base is self._sbuf and a.dtype == self._sbuf.dtype
             off = a.__array_interface__["data"][0] - base + i * a.strides[0] + j * a.strides[1]

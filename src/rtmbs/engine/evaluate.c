@@ -6,6 +6,7 @@
  * -> constraint rows -> their scatter into Phi_q, gamma.
  */
 #include "elements/elements.h"
+#include "sensors.h"
 #include "stages.h"
 
 int64_t rtmbs_workspace_size(int64_t n, int64_t m) { return 3 * n * n + n + 3 * m + m * n; }
@@ -130,10 +131,9 @@ rtmbs_status rtmbs_outputs(const rtmbs_model* m, rtmbs_data* d, double t, const 
                            int64_t nout, double* out) {
     rtmbs_status s;
     int64_t k;
-    for (k = 0; k < nout; k++)
-        if (oidx[k] < 0 || oidx[k] >= d->nbuffer) return RTMBS_ERR_ARGUMENT;
+    for (k = 0; k < nout; k++) /* oidx[k] < 0: sensor -1 - oidx[k] (sensors.h) */
+        if (oidx[k] >= d->nbuffer || oidx[k] < -m->sns_spec_dim[0]) return RTMBS_ERR_ARGUMENT;
     s = rtmbs_evaluate(m, d, RTMBS_EVAL_PACKED | RTMBS_EVAL_Q, t, q, qd, w, nw);
     if (s != RTMBS_OK) return s;
-    for (k = 0; k < nout; k++) out[k] = d->buffer[oidx[k]];
-    return RTMBS_OK;
+    return rtmbs_gather_outputs(m, d, t, oidx, nout, out) ? RTMBS_OK : RTMBS_ERR_ARGUMENT;
 }

@@ -11,6 +11,7 @@
  * The arithmetic of compiled_explicit.explicit_euler_step, operation for operation.
  */
 #include "explicit_euler.h"
+#include "sensors.h"
 
 /* out = gamma - 2 alpha (Phi_q qdot + Phi_t) - beta^2 Phi (eq. 4), Phi_q read from the packed
  * workspace w through the PackedKKTMap index idx ([na, nz, nzi, dj, ai, aj, am, aq, zr, zc, zptr,
@@ -51,7 +52,7 @@ rtmbs_status rtmbs_explicit_euler_step(const rtmbs_model* mdl, rtmbs_data* d, do
     const int baumgarte = opt->stab == RTMBS_STAB_BAUMGARTE && m > 0;
     rtmbs_packed_offsets o;
     double growth = 0.0;
-    int64_t i, k;
+    int64_t i;
     rtmbs_status s;
 
     rtmbs_packed_workspace(&mdl->size, &o);
@@ -60,7 +61,7 @@ rtmbs_status rtmbs_explicit_euler_step(const rtmbs_model* mdl, rtmbs_data* d, do
                                    (m ? RTMBS_EVAL_PHIQ | RTMBS_EVAL_GAMMA : 0) |
                                    (baumgarte ? RTMBS_EVAL_PHI : 0), t, q, qd, w0, o.size);
     if (s != RTMBS_OK) return s;
-    for (k = 0; k < nout0; k++) out0[k] = d->buffer[oidx0[k]];
+    rtmbs_gather_outputs(mdl, d, t, oidx0, nout0, out0);
     /* [M Phi_q^T; Phi_q 0][qdd; lambda] = [Q; gamma] (eq. 12) */
     diag[0] = rtmbs_kkt_values_packed(kkt->ib, kkt->fb, kkt->idx, w0, 0.0, 0.0, 1.0, w0, &growth);
     diag[1] = growth;

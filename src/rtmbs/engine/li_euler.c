@@ -14,6 +14,7 @@
  * q_p (n) | GGL positions (n) | GGL eta (m) | lambda (m).
  */
 #include "li_euler.h"
+#include "sensors.h"
 
 static void update(double* q, double* qd, double* dq, const double* rhs, double h, int implicit,
                    int64_t n) {
@@ -102,7 +103,7 @@ rtmbs_status rtmbs_li_euler_step(const rtmbs_model* mdl, rtmbs_data* d, double* 
     s = rtmbs_evaluate(mdl, d, RTMBS_EVAL_PACKED | RTMBS_EVAL_M | RTMBS_EVAL_Q | opt->jac_what |
                                    (m ? RTMBS_EVAL_PHIQ : 0), t, q, qd, w0, o.size);
     if (s != RTMBS_OK) return s;
-    for (k = 0; k < nout0; k++) out0[k] = d->buffer[oidx0[k]];
+    rtmbs_gather_outputs(mdl, d, t, oidx0, nout0, out0);
     for (i = 0; i < n; i++) {
         dq[i] = h * qd[i];
         qp[i] = q[i] + dq[i];

@@ -13,6 +13,7 @@
  * basis _p_*, reduced._reduced_entries, _lambda_rhs_entries, storage.project_kkt) in its order.
  */
 #include "li_euler_indep.h"
+#include "sensors.h"
 
 /* the step's vectors (compiled_indep._views) */
 typedef struct indep_vec_ {
@@ -159,7 +160,7 @@ rtmbs_status rtmbs_li_euler_indep_step(const rtmbs_model* mdl, rtmbs_data* d, do
     const double *Q, *phi, *phit, *gamma, *phi1, *bphi;
     double fac[3], hr, pratio = 1.0, pgrowth = 0.0;
     int ok;
-    int64_t i, k;
+    int64_t i;
     rtmbs_status s;
 
     rtmbs_packed_workspace(&mdl->size, &o);
@@ -191,7 +192,7 @@ rtmbs_status rtmbs_li_euler_indep_step(const rtmbs_model* mdl, rtmbs_data* d, do
                                    opt->jac_what, t, q, qd, w0, o.size);
     if (s != RTMBS_OK) return s;
     if (!(*code & RTMBS_INDEP_CHANGED))
-        for (k = 0; k < nout0; k++) out0[k] = d->buffer[oidx0[k]];
+        rtmbs_gather_outputs(mdl, d, t, oidx0, nout0, out0);
     /* R, S c (eqs. 24-25), eq. 28, lambda (eq. 18); dq */
     rtmbs_partition_R_Sc(d, basis, &pq, gamma, v.Rn, v.Sc, n, m);
     hr = reduced_entries(d, aidx, w0, Q, qd, h, &v, hpiv, n, f);

@@ -40,6 +40,7 @@
     FIELD(tab_len, 1, "", "entries of each table") \
     FIELD(blk_pair, 2, "", "virtual Jacobian blocks: body a, body b, 1 if translational terms, 1 if a stiff element writes it") \
     FIELD(frc_blk, 2, "", "block of the (i,i), (i,j), (j,i), (j,j) couplings of each element") \
+    FIELD(sns_spec, 2, "", "sensors (computed outputs): kind (sensors.h RTMBS_SNS_*), body, reference body, input function") \
 
 /* ModelFloats: double, constant during a run.  FIELD(name, ndim, unit, meaning) */
 #define RTMBS_MODEL_FLOATS(FIELD) \
@@ -55,6 +56,7 @@
     FIELD(tab_y, 1, "", "ordinates of all tables") \
     FIELD(tyre_par, 2, "", "Magic Formula parameters of each tyre") \
     FIELD(road, 1, "", "packed road descriptions") \
+    FIELD(sns_par, 2, "", "axis of each sensor in its body's axes (steer, spin), or its scale (input)") \
 
 /* DataBuffers: double, one per run.  FIELD(name, ndim, d0, d1, d2, d3, unit, meaning); the
    dimensions are expressions in the sizes of rtmbs_sizes (see rtmbs.h) */

@@ -52,6 +52,7 @@ def system_units(system) -> dict[str, str]:
         units[f"lam:{i}"] = u
     for name in (*getattr(system, "output_names", ()), *getattr(system, "acceleration_names", ())):
         units[name] = unit_of(name, etypes)
+    units.update(getattr(system, "sensor_units", {}))  # computed outputs carry their own unit
     return units
 
 

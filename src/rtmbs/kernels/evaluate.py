@@ -270,7 +270,7 @@ def evaluate_cartesian(what, t, q, qd, ibuf, ilay, fbuf, flay, sbuf, slay, wbuf,
 
 #: sources of the named outputs (``CartesianSystem.output_map``): body position, velocity,
 #: angular velocity (row = body, col = axis), force-element output (row = element, col = column)
-OUT_R, OUT_RD, OUT_W, OUT_FORCE = range(4)
+OUT_R, OUT_RD, OUT_W, OUT_FORCE, OUT_SENSOR = range(5)  # a sensor: computed by the C engine only
 
 
 @njit(cache=True)
@@ -281,5 +281,5 @@ def cartesian_outputs(t, q, qd, ibuf, ilay, fbuf, flay, sbuf, slay, wbuf, n, m, 
     source ``output_map[k] = (OUT_*, row, col)`` lives in the data buffer)."""
     evaluate_cartesian(np.int64(_PACKED | _Q), t, q, qd, ibuf, ilay, fbuf, flay, sbuf, slay, wbuf, n,
                        m)
-    for k in range(oidx.shape[0]):
-        out[k] = sbuf[oidx[k]]
+    for k in range(oidx.shape[0]):  # (sensors, oidx < 0, are computed by the C engine only)
+        out[k] = sbuf[oidx[k]] if oidx[k] >= 0 else np.nan

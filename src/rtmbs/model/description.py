@@ -520,6 +520,52 @@ class Coupler(_Strict):
         return list(zip(self.joints, (float(c) for c in cs)))
 
 
+# -- sensors ---------------------------------------------------------------------------------------------
+#: sensor kinds, in the order of the C engine's codes (engine/sensors.h RTMBS_SNS_*), and their units
+SENSOR_KINDS = {
+    "roll": "rad", "pitch": "rad", "yaw": "rad", "vx": "m/s", "vy": "m/s", "vz": "m/s",
+    "ax": "m/s²", "ay": "m/s²", "az": "m/s²", "roll_rate": "rad/s", "pitch_rate": "rad/s",
+    "yaw_rate": "rad/s", "sideslip": "rad", "steer": "rad", "spin": "rad/s", "input": "",
+}
+
+
+class Sensor(_Strict):
+    """A computed output ``name`` of the model, evaluated in the C engine with the other named
+    outputs (engine/sensors.c, ISO 8855 conventions):
+
+    * ``roll``, ``pitch``, ``yaw`` of ``body`` (z-y-x sequence, rad);
+    * ``roll_rate``, ``pitch_rate``, ``yaw_rate``: its angular velocity in heading axes (rad/s);
+    * ``vx``, ``vy``, ``vz``, ``ax``, ``ay``, ``az``, ``sideslip``: velocity, acceleration
+      (Newton: the sum of external forces over the total mass) and sideslip angle of the centre
+      of mass of all bodies, in the heading axes of ``body`` (x forward, y left, z up);
+    * ``steer``: angle of ``body``'s ``axis`` (global at design, e.g. a wheel's spin axis) about
+      the z axis of ``reference`` (rad); ``spin``: angular velocity of ``body`` about ``axis``;
+    * ``input``: ``scale`` times the value of the input ``input``."""
+
+    name: str
+    kind: Literal[tuple(SENSOR_KINDS)]  # type: ignore[valid-type]
+    body: str = ""
+    reference: str = ""
+    axis: Vec3 = (0.0, 1.0, 0.0)
+    input: str = ""
+    scale: Float = 1.0
+    unit: str = ""
+
+    @model_validator(mode="after")
+    def _check(self):
+        if self.kind == "input" and not self.input:
+            raise ValueError("an 'input' sensor needs input: the input's name")
+        if self.kind != "input" and not self.body:
+            raise ValueError(f"a '{self.kind}' sensor needs body")
+        if self.kind == "steer" and not self.reference:
+            raise ValueError("a 'steer' sensor needs reference: the body whose z axis it turns about")
+        if self.kind in ("steer", "spin") and not any(self.axis):
+            raise ValueError(f"axis must not be zero, got {list(self.axis)}")
+        if not self.unit:
+            self.unit = SENSOR_KINDS[self.kind]
+        return self
+
+
 # -- the model -----------------------------------------------------------------------------------------
 class Model(_Strict):
     """A multibody model: the description that :func:`rtmbs.system.compile_model` compiles."""
@@ -535,6 +581,7 @@ class Model(_Strict):
     forces: list[Force] = Field(default_factory=list)
     inputs: list[Input] = Field(default_factory=list)
     outputs: list[str] = Field(default_factory=list)
+    sensors: list[Sensor] = Field(default_factory=list)
 
     _v_in = field_validator("inputs", mode="before")(
         lambda cls, v: [{"name": k, **i} for k, i in v.items()] if isinstance(v, dict) else v)

@@ -97,7 +97,7 @@ def explicit_euler_step(ibuf, ilay, fbuf, flay, sbuf, slay, w0, w1, kib, kfb, ki
     what = _PACKED | _M | _Q | (_PHIQ | _GAMMA if m else 0) | (_PHI if baumgarte else 0)
     evaluate_cartesian(what, t, q, qd, ibuf, ilay, fbuf, flay, sbuf, slay, w0, n, m)
     for k in range(oidx0.shape[0]):
-        out0[k] = sbuf[oidx0[k]]
+        out0[k] = sbuf[oidx0[k]] if oidx0[k] >= 0 else np.nan  # (sensors: C engine only)
     # [M Φqᵀ; Φq 0][q̈; λ] = [Q; γ] (eq. 12)
     ratio, growth = kkt_values_packed(kib, kfb, kidx, w0, 0.0, 0.0, 1.0, w0)
     for i in range(n):

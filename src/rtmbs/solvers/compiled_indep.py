@@ -202,7 +202,7 @@ def li_euler_indep_step(ibuf, ilay, fbuf, flay, sbuf, slay, w0, w1, fa, fb, pidx
                        sbuf, slay, w0, n, m)
     if (code & CHANGED) == 0:
         for k in range(oidx0.shape[0]):
-            out0[k] = sbuf[oidx0[k]]
+            out0[k] = sbuf[oidx0[k]] if oidx0[k] >= 0 else np.nan  # (sensors: C engine only)
     # R, S c, eq. 28 and λ; Δq
     hr = _middle(basis, aidx, pq, w0, Q, gamma, qd, h, Rn, Sc, Aval, AR, H, hpiv, r, w, dzd, dqd,
                  x, lam, multipliers)

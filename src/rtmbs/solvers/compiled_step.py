@@ -216,7 +216,7 @@ def li_euler_stab_step(ibuf, ilay, fbuf, flay, sbuf, slay, w0, w1, kib, kfb, kid
     what0 = _PACKED | _M | _Q | jac_what | (_PHIQ if m else 0)
     evaluate_cartesian(what0, t, q, qd, ibuf, ilay, fbuf, flay, sbuf, slay, w0, n, m)
     for k in range(oidx0.shape[0]):
-        out0[k] = sbuf[oidx0[k]]
+        out0[k] = sbuf[oidx0[k]] if oidx0[k] >= 0 else np.nan  # (sensors: C engine only)
     for i in range(n):
         dq[i] = h * qd[i]
         qp[i] = q[i] + dq[i]

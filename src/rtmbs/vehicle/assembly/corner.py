@@ -10,6 +10,7 @@ import math
 
 import numpy as np
 
+from ...errors import ModelError
 from ...model.description import Model, inertia_matrix
 
 S = np.diag([1.0, -1.0, 1.0])
@@ -17,8 +18,10 @@ SIDES = {"left": (1.0, "l"), "right": (-1.0, "r")}
 
 
 def unit(v) -> np.ndarray:
+    """v / |v|; NaN for a zero vector (Side.marker names the coinciding points)."""
     v = np.asarray(v, float)
-    return v / np.linalg.norm(v)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return v / np.linalg.norm(v)
 
 
 def tup(v) -> tuple:
@@ -90,6 +93,17 @@ class Side:
     def marker(self, body: str, name: str, at, z=None, x=None) -> str:
         """A marker at ``at`` (vehicle frame) with global axes z (and x) at design."""
         kw = {"frame": "global"}
+        for label, v in (("z", z), ("x", x)):
+            if v is not None and not float(np.linalg.norm(np.asarray(v, float))) > 1e-9:
+                raise ModelError(f"{self.subsystem}.hard_points", f"the points that set the "
+                                 f"{label} axis of {body}.{name} coincide (a body or joint "
+                                 f"needs two distinct points)")
+        if z is not None and x is not None:
+            zu, xu = unit(z), unit(x)
+            if float(np.linalg.norm(np.cross(zu, xu))) < 1e-9:
+                raise ModelError(f"{self.subsystem}.hard_points", f"the points that set the axes "
+                                 f"of {body}.{name} are collinear (a body or joint needs three "
+                                 f"points not on one line)")
         if z is not None:
             kw["orientation"] = {"z_axis": tup(unit(z)), **({"x_axis": tup(unit(x))} if x is not None else {})}
         self.model.add_marker(body, name, tup(at), **kw)

@@ -7,8 +7,11 @@ no other subsystem may refer to the missing axle.
 """
 from __future__ import annotations
 
+import math
+import warnings
 from pathlib import Path
 
+import numpy as np
 import yaml
 from pydantic import ValidationError
 
@@ -18,6 +21,7 @@ from ...model.description import Model
 from ...model.files import _is_file_name, _path
 from . import schema
 from .corner import Side, tup
+from .outputs import add_vehicle_outputs
 from .templates import SUSPENSIONS, antiroll, brakes, driveline, steering
 from .templates.common import Context
 
@@ -41,14 +45,189 @@ def _validate(cls, data: dict, source: str, prefix: str = ""):
     try:
         return cls.model_validate(data)
     except ValidationError as exc:
-        err = exc.errors()[0]
+        errs = exc.errors()
+        # a misspelled key shows as a missing key and an unknown one: name the unknown one
+        err = next((e for e in errs if e["type"] == "extra_forbidden"), errs[0])
         path = ".".join(p for p in (prefix, _path(err["loc"], data)) if p)
         msg = err["msg"].removeprefix("Value error, ")
         if err["type"] == "extra_forbidden":
-            msg = f"unknown key '{err['loc'][-1]}'"
+            known = _known_keys(cls, err["loc"][:-1])
+            msg = f"unknown key '{err['loc'][-1]}'" + (did_you_mean(str(err["loc"][-1]), known)
+                                                       if known else "")
         elif err["type"] == "missing":
             msg = "required key is missing"
         raise ModelError(f"{source}: {path}" if source else path, msg) from None
+
+
+def _known_keys(cls, loc) -> list[str]:
+    """The keys of the pydantic model reached from ``cls`` along ``loc`` (field names; a dict
+    or list level is skipped), [] when the path leaves the models."""
+    for part in loc:
+        if isinstance(part, int) or cls is None:
+            continue
+        field = getattr(cls, "model_fields", {}).get(part)
+        if field is None:
+            continue  # a dict key (a subsystem role, a hard-point name)
+        ann = field.annotation
+        cls = next((a for a in (ann, *getattr(ann, "__args__", ())) if hasattr(a, "model_fields")), None)
+    return [f.alias or n for n, f in cls.model_fields.items()] if cls is not None and hasattr(cls, "model_fields") else []
+
+
+#: a hard point farther than this from the vehicle's origin (m) is taken for millimetres
+MAX_COORDINATE_M = 10.0
+
+
+def check_units(points: dict, where: str, position=None) -> None:
+    """Hard points (and a subsystem's position) are metres: a coordinate beyond
+    MAX_COORDINATE_M looks like millimetres."""
+    items = list(points.items()) + ([("position", position)] if position is not None else [])
+    for name, p in items:
+        if any(abs(float(v)) > MAX_COORDINATE_M for v in p):
+            key = f"{where}.{'hard_points.' if name != 'position' else ''}{name}"
+            key = key.replace(".hard_points.position", ".position")
+            raise ModelError(key, f"{list(p)} is more than {MAX_COORDINATE_M:g} m from the "
+                             "origin: looks like millimetres (hard points are in metres)")
+
+
+#: two hard points closer than this (m) coincide
+COINCIDE_M = 1e-3
+#: an arm's outer point closer than this (m) to its pivot axis leaves the arm without length
+ARM_MIN_M = 0.01
+
+
+def check_points(points: dict, where: str) -> None:
+    """Coinciding hard points (a body or joint between them degenerates) and A-arms whose
+    outer point lies on their pivot axis (``<arm>_front``, ``<arm>_back``, ``<arm>_upright``)
+    are errors naming the points."""
+    names = list(points)
+    for i, a in enumerate(names):
+        for b in names[i + 1:]:
+            if np.linalg.norm(np.subtract(points[a], points[b], dtype=float)) < COINCIDE_M:
+                raise ModelError(f"{where}.hard_points.{b}", f"{list(points[b])} coincides with "
+                                 f"{a}: a body or joint between two points needs them apart")
+    for name in names:
+        if not name.endswith("_upright"):
+            continue
+        arm = name.removesuffix("_upright")
+        if f"{arm}_front" in points and f"{arm}_back" in points:
+            f, b, o = (np.asarray(points[k], float) for k in (f"{arm}_front", f"{arm}_back", name))
+            axis = (b - f) / np.linalg.norm(b - f)
+            d = float(np.linalg.norm(np.cross(o - f, axis)))
+            if d < ARM_MIN_M:
+                raise ModelError(f"{where}.hard_points.{name}", f"{list(points[name])} is "
+                                 f"{1e3 * d:.1f} mm from the pivot axis {arm}_front-{arm}_back: "
+                                 "the three points of an arm must not lie on one line")
+            if o[1] <= max(f[1], b[1]):
+                warnings.warn(f"{where}.hard_points.{name}: {list(points[name])} is not outboard "
+                              f"of {arm}_front and {arm}_back (y {f[1]:g}, {b[1]:g}): the arm "
+                              "points inboard (hard points are the left side, y to the left)",
+                              DesignWarning, stacklevel=2)
+
+
+#: kingpin inclination above this (deg) is implausible for a road car (typically 5-15 deg)
+MAX_KINGPIN_DEG = 20.0
+#: a tie rod's inner point farther than this (m) from the rack's axis is off the rack
+RACK_TOLERANCE_M = 0.005
+
+
+class DesignWarning(UserWarning):
+    """An implausible but buildable vehicle design (rtmbs: warning: one line)."""
+
+
+#: (lower, upper) points of the kingpin (steering) axis of each template
+KINGPIN = {"double-wishbone": ("lower_arm_upright", "upper_arm_upright"),
+           "mcpherson": ("lower_arm_upright", "strut_top")}
+
+
+def check_kingpin(sp, where: str) -> None:
+    """Warns when the kingpin axis leans more than MAX_KINGPIN_DEG in the y-z plane or leans
+    outboard at the top (an arm pointing the wrong way)."""
+    pts = KINGPIN.get(sp.template)
+    if pts is None or not all(p in sp.hard_points for p in pts):
+        return
+    lo, up = (np.asarray(sp.hard_points[p], float) for p in pts)
+    d = up - lo
+    if d[2] <= 0:
+        warnings.warn(f"{where}.hard_points.{pts[1]}: {list(up)} is not above {pts[0]} "
+                      f"{list(lo)}: the kingpin axis points down", DesignWarning, stacklevel=2)
+        return
+    kpi = math.degrees(math.atan2(-d[1], d[2]))  # left side: + top inboard
+    if not -5.0 <= kpi <= MAX_KINGPIN_DEG:
+        warnings.warn(f"{where}.hard_points.{pts[1]}: kingpin inclination {kpi:.1f} deg from "
+                      f"{pts[0]} to {pts[1]} (plausible 0-{MAX_KINGPIN_DEG:g} deg, top inboard)",
+                      DesignWarning, stacklevel=2)
+
+
+def check_rack(steer, steer_where: str, sp, sp_where: str) -> None:
+    """Warns when the steered axle's inner tie-rod point is off the rack's axis (the line
+    through rack_centre along y): the rack would bind or steer with wheel travel."""
+    if "tie_rod_inner" not in sp.hard_points:
+        return
+    rack = np.asarray(steer.position, float) + np.asarray(steer.hard_points["rack_centre"], float)
+    inner = np.asarray(sp.position, float) + np.asarray(sp.hard_points["tie_rod_inner"], float)
+    off = math.hypot(inner[0] - rack[0], inner[2] - rack[2])
+    if off > RACK_TOLERANCE_M:
+        warnings.warn(f"{sp_where}.hard_points.tie_rod_inner: {1e3 * off:.0f} mm off the rack's "
+                      f"axis ({steer_where}.hard_points.rack_centre, along y)", DesignWarning,
+                      stacklevel=2)
+
+
+#: a tyre farther than this (m) above or into a flat road at design is misplaced
+TYRE_GAP_M = 0.05
+
+
+def check_tyre_on_road(corner, tag: str, tyre: str, road: dict, where: str) -> None:
+    """Warns when a tyre's unloaded radius leaves it more than TYRE_GAP_M above a flat road
+    (z = 0) or into it at the design position (the car would fall or jump at the start)."""
+    if road.get("type", "flat") != "flat":
+        return
+    radius = _unloaded_radius(tyre)
+    if radius is None:
+        return
+    gap = float(corner.wheel_centre[2]) - radius
+    if abs(gap) > TYRE_GAP_M:
+        warnings.warn(f"{where}.hard_points.wheel_centre: the {tag} tyre (unloaded radius "
+                      f"{radius:.3f} m) is {1e3 * abs(gap):.0f} mm {'above' if gap > 0 else 'into'} "
+                      f"the road at design (wheel centre {float(corner.wheel_centre[2]):.3f} m "
+                      "above it)", DesignWarning, stacklevel=2)
+
+
+def _unloaded_radius(tyre: str) -> float | None:
+    from ..tyre.tir import SHIPPED, data_path, parse_tir
+
+    path = data_path(SHIPPED[tyre]) if tyre in SHIPPED else Path(tyre)
+    try:
+        tir = parse_tir(path)
+    except (ModelError, OSError):
+        return None  # the tyre element reports a bad file when the model is compiled
+    entry = tir.find("UNLOADED_RADIUS", "DIMENSION")
+    return float(entry.value) if entry is not None and isinstance(entry.value, float) else None
+
+
+def check_positions(subs: dict, axles: dict) -> None:
+    """Warns when a subsystem of an axle (steering, anti-roll bar, driveline) is placed at
+    another position than the axle's suspension: their hard points are then given in
+    different frames, which is rarely meant."""
+    for role, (spec, _, where) in subs.items():
+        axle = getattr(spec, "axle", None) if role in ("steering", "driveline") else \
+            role.removesuffix("_antiroll") if role.endswith("_antiroll") else None
+        if axle not in axles or not hasattr(spec, "position"):
+            continue
+        sp, _, swhere = subs[f"{axle}_suspension"]
+        if np.abs(np.subtract(spec.position, sp.position)).max() > 1e-3:
+            warnings.warn(f"{where}.position: {list(spec.position)} differs from "
+                          f"{swhere}.position {list(sp.position)} (subsystems of one axle are "
+                          "placed at its suspension's position)", DesignWarning, stacklevel=2)
+
+
+def check_preload(sp, where: str) -> None:
+    """Warns about a spring without preload: the car sags under its weight from the design
+    position (``rtmbs statics`` gives the preloads for a ride height)."""
+    spring = getattr(sp, "spring", None)
+    if spring is not None and spring.preload == 0.0 and spring.stiffness > 0:
+        warnings.warn(f"{where}.spring.preload: 0 N: the car will sag under its weight from "
+                      "the design position (rtmbs statics CAR --ride-height front=design,"
+                      "rear=design gives the preloads)", DesignWarning, stacklevel=2)
 
 
 def _subsystem(role: str, entry, folder: Path, source: str):
@@ -82,6 +261,20 @@ def _load_subsystems(spec: schema.Vehicle, folder: Path, source: str) -> dict:
     return {role: _subsystem(role, e, folder, source) for role, e in spec.subsystems.items()}
 
 
+def _road_paths(road: dict, folder: Path, where: str) -> dict:
+    """A road file (``file``/``path``) relative to the vehicle file's folder, as model files
+    and .tir paths are; a missing file names where it was looked for."""
+    road = dict(road)
+    for key in ("file", "path"):
+        if isinstance(road.get(key), str):
+            p = Path(road[key]).expanduser()
+            p = p if p.is_absolute() else (folder / p).resolve()
+            if not p.is_file():
+                raise ModelError(f"{where}.{key}", f"road file not found: looked for {p}")
+            road[key] = str(p)
+    return road
+
+
 def _tyre_path(wheels, folder: Path) -> str:
     """A shipped tyre name as is; a .tir path relative to the wheels file's folder."""
     tyre = wheels.tyre
@@ -97,6 +290,7 @@ def vehicle_from_dict(data: dict, folder: Path = Path("."), source: str = "",
     if not isinstance(data, dict):
         raise ModelError(source, f"must hold a mapping at the top level, got {type(data).__name__}")
     spec = _validate(schema.Vehicle, data, source)
+    spec.road = _road_paths(spec.road, folder, f"{source}: road" if source else "road")
     if joints is not None:
         if joints not in ("ideal", "bushings"):
             raise ModelError("joints", f"unknown variant '{joints}'" + did_you_mean(joints, ("ideal", "bushings")))
@@ -120,6 +314,12 @@ def vehicle_from_dict(data: dict, folder: Path = Path("."), source: str = "",
         sp, _, where = subs[f"{axle}_suspension"]
         tpl = SUSPENSIONS[sp.template]
         schema.check_names(sp.hard_points, tpl.HARD_POINTS, f"{where}.hard_points", "hard point")
+        check_units(sp.hard_points, where, sp.position)
+        check_points(sp.hard_points, where)
+        check_kingpin(sp, where)
+        check_preload(sp, where)
+        if rack and rack[0] == axle:
+            check_rack(subs["steering"][0], subs["steering"][2], sp, where)
         schema.check_names(sp.bodies, tpl.BODIES, f"{where}.bodies", "body")
         if spec.joints == "bushings":
             schema.check_names(sp.bushings, tpl.BUSHINGS, f"{where}.bushings", "bushing")
@@ -127,6 +327,8 @@ def vehicle_from_dict(data: dict, folder: Path = Path("."), source: str = "",
                       rack[1] if rack and rack[0] == axle else "chassis")
         corners[axle] = {sd: tpl.build(Side(model, prefix, sd, sp.position, where), sp, ctx)
                          for sd in ("left", "right")}
+        check_tyre_on_road(corners[axle]["left"], f"{prefix}l", tyre, spec.road, where)
+    check_positions(subs, axles)
     for axle, prefix in axles.items():
         role = f"{axle}_antiroll"
         if role in subs:
@@ -145,6 +347,7 @@ def vehicle_from_dict(data: dict, folder: Path = Path("."), source: str = "",
         brakes.build(model, subs["brakes"][0], corners)
     if spec.speed:
         _rolling(model, spec.speed, corners)
+    add_vehicle_outputs(model, corners, subs["steering"][0] if "steering" in subs else None)
     return model
 
 

@@ -387,6 +387,11 @@ def _ranges(keys: list[str]) -> str:
     return ", ".join(parts)
 
 
+#: property files shipped in rtmbs/data/tyre, by short name
+SHIPPED = {"MF61": "chrono_MagicFormula61_Parameters.tir", "MF52": "chrono_MagicFormula52_Parameters.tir",
+           "PAC2002": "chrono_Sedan_Pac02Tire.tir"}
+
+
 def data_path(filename: str) -> Path:
     """Path of a file shipped in ``rtmbs/data/tyre`` (e.g. ``chrono_Sedan_Pac02Tire.tir``)."""
     return Path(__file__).resolve().parents[2] / "data" / "tyre" / filename
