@@ -18,7 +18,6 @@ from .kernels import functions as kf
 from .kernels.layouts import DATA, FIELD_CONSTANTS, MODEL_FLOATS, MODEL_INTS
 from .engine import _engine
 from .kernels.evaluate import OUT_FORCE, OUT_R, OUT_RD, OUT_W
-from .kernels.extra_states import advance_extra_states
 from .kernels.rotations import NROT, ROT_EP, ROTATION_NAMES
 from .kernels.tyre_element import TYRE_OUTPUTS, TYRE_TRANSIENT_COLUMNS
 from .kernels.elements import BY_NAME, ELEMENTS
@@ -389,8 +388,6 @@ class CartesianSystem(MechanicalSystem):
         # Dx / beta: a row per constraint, then one per coupler term (kernels.cartesian PRIM_CPL)
         self._data_sizes = (nb, max(self.m + self._ncoupler_terms, 1), nf, len(blk_pair))
         self._transient_rows = [k for k, fe in enumerate(model.forces) if fe.type == "tyre" and fe.transient]
-        self._acc_scratch = (np.zeros((3, 3)), np.zeros((3, 4)), np.zeros((4, 3, 4)), np.zeros((3, 4)),
-                             np.zeros(3), np.zeros((3, 4)), np.zeros((3, 4)), np.zeros((4, 4, 3, 4)))
         self._attach_data(self._make_data())
         self.output_names = tuple(
             [f"{b}.{c}" for b in names for c in ("x", "y", "z", "vx", "vy", "vz", "wx", "wy", "wz")]
@@ -595,9 +592,9 @@ class CartesianSystem(MechanicalSystem):
     def advance_extra(self, state: State, h: float) -> None:
         """Exact exponential update of the deflections over one step with the inputs of the step's
         start (the last force evaluation of the solver): stable at any speed and step
-        (:func:`rtmbs.kernels.extra_states.advance_extra_states`, which the compiled steps call)."""
+        (the engine's ``extra_states.c``, which the compiled steps call)."""
         self.extra_state[:] = state.x
-        advance_extra_states(*self.kernel_buffers(), float(h))
+        _engine.advance_extra_states(*self.kernel_buffers(), float(h))
         state.x[:] = self.extra_state
 
     def set_input(self, name: str, value: float) -> None:
@@ -634,9 +631,9 @@ class CartesianSystem(MechanicalSystem):
     def acceleration_outputs(self, t, q, qd, qdd, out) -> None:
         """Per body the centre-of-mass acceleration (ax, ay, az) and the angular acceleration
         ω̇ = G p̈ + α (wdx, wdy, wdz), global axes, from the accelerations q̈."""
-        scr = self._acc_scratch
-        kc.body_accelerations(np.asarray(q, float), np.asarray(qd, float), np.asarray(qdd, float),
-                              self.body_qadr, self.body_rtype, *scr, out)
+        _engine.body_accelerations(np.ascontiguousarray(q, float), np.ascontiguousarray(qd, float),
+                                   np.ascontiguousarray(qdd, float), *self.kernel_buffers(),
+                                   self.n, self.m, out)
 
     def outputs(self, t, q, qd, out, extra_step: float = 0.0) -> None:
         """The named outputs (``output_names``) at (t, q, q̇), one compiled call
@@ -713,8 +710,6 @@ class CartesianSystem(MechanicalSystem):
         return self.kinetic_energy(q, qd) + V + self._spring_energy(q)
 
     def _spring_energy(self, q) -> float:
-        from .kernels.rotations import rotation_matrix
-
         E = 0.0
         ftype, fbody = self.arrays_int.frc_type, self.arrays_int.frc_body
         fvec, fpar, ftab = self.arrays.frc_vec, self.arrays.frc_par, self.arrays_int.frc_tab
@@ -728,8 +723,7 @@ class CartesianSystem(MechanicalSystem):
                     pts.append(fvec[k, side].copy())
                     continue
                 a = self.body_qadr[b]
-                A = np.zeros((3, 3))
-                rotation_matrix(self.body_rtype[b], q[a + 3:a + 3 + NROT[self.body_rtype[b]]].copy(), A)
+                A = _rotation_matrix(self.body_rtype[b], q[a + 3:a + 3 + NROT[self.body_rtype[b]]])
                 pts.append(q[a:a + 3] + A @ fvec[k, side])
             L = np.linalg.norm(pts[1] - pts[0])
             E += 0.5 * fpar[k, 0] * (L - fpar[k, 2]) ** 2 + fpar[k, 3] * (L - fpar[k, 2])
@@ -797,6 +791,21 @@ def _wrap_period(coefficients, path, most=1000) -> float:
     raise ModelError(path, f"the coefficients of its rotation terms {list(coefficients)} are not integer "
                      f"multiples of one value (ratios of integers up to {most}): a coupler of angles "
                      "known modulo 2π needs them")
+
+
+def _rotation_matrix(rtype, p):
+    """Rotation matrix of a body's orientation coordinates: normalised Euler parameters,
+    A = (2e0² − 1)I + 2(e eᵀ + e0 ẽ) (Nikravesh 1988, eq. 6.19), or zxz Euler angles,
+    A = Rz(φ) Rx(θ) Rz(ψ) (the engine's ``rotations.c``)."""
+    if rtype == ROT_EP:
+        e0, e = p[0], np.asarray(p[1:4], float)
+        n2 = float(p @ p)
+        ex = np.array([[0.0, -e[2], e[1]], [e[2], 0.0, -e[0]], [-e[1], e[0], 0.0]])
+        return (2.0 * e0 * e0 / n2 - 1.0) * np.eye(3) + 2.0 / n2 * (np.outer(e, e) + e0 * ex)
+    c1, s1, c2, s2, c3, s3 = (f(x) for x in p[:3] for f in (np.cos, np.sin))
+    return np.array([[c1 * c3 - s1 * c2 * s3, -c1 * s3 - s1 * c2 * c3, s1 * s2],
+                     [s1 * c3 + c1 * c2 * s3, -s1 * s3 + c1 * c2 * c3, -c1 * s2],
+                     [s2 * s3, s2 * c3, c2]])
 
 
 def _ep_E(p):

@@ -40,13 +40,12 @@ import math
 
 from numba import njit
 
-from ..vehicle.road import road_height_packed
+from .road_height import road_height_packed
 from .cartesian import _cross as _cr
 from .cartesian import _dot as _dt
-from ..vehicle.tyre.contact import slip_quantities, transient_slips_lowspeed, two_point_follower
-from ..vehicle.tyre.magic_formula import (I_VXLOW, effective_rolling_radius,
-                                           effective_rolling_radius_d, mf_dual, mf_steady_state,
-                                           relaxation_lengths_dual)
+from .tyre_contact import slip_quantities, transient_slips_lowspeed, two_point_follower
+from .tyre_mf import (I_VXLOW, effective_rolling_radius, effective_rolling_radius_d, mf_dual,
+                      mf_steady_state, relaxation_lengths_dual)
 
 #: frc_par layout of a tyre element
 TP_ROW, TP_ROAD_ADR, TP_ROAD_LEN, TP_LF, TP_KZ, TP_CZ, TP_VMIN, TP_RFREE, TP_XSTATE = range(9)
