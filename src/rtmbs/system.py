@@ -13,13 +13,11 @@ from dataclasses import dataclass
 import numpy as np
 
 from .errors import ModelError, did_you_mean
-from .kernels import cartesian as kc
-from .kernels import functions as kf
+from .kernels import codes
 from .kernels.layouts import DATA, FIELD_CONSTANTS, MODEL_FLOATS, MODEL_INTS
 from .engine import _engine
-from .kernels.evaluate import OUT_FORCE, OUT_R, OUT_RD, OUT_W
-from .kernels.rotations import NROT, ROT_EP, ROTATION_NAMES
-from .kernels.tyre_element import TYRE_OUTPUTS, TYRE_TRANSIENT_COLUMNS
+from .kernels.codes import (NROT, OUT_FORCE, OUT_R, OUT_RD, OUT_W, ROT_EP, ROTATION_NAMES,
+                            TYRE_OUTPUTS, TYRE_TRANSIENT_COLUMNS)
 from .kernels.elements import BY_NAME, ELEMENTS
 from .kernels.elements.base import PackContext
 from .kernels.elements.tyre import TYRE_FILES  # noqa: F401  (property files shipped, by short name)
@@ -38,11 +36,11 @@ from .tolerances import MODEL_RANK_RTOL
 #: numeric code of each force element type: its index in the registry (rtmbs.model.registry)
 _FORCE_CODE = {el.name: code for code, el in enumerate(ELEMENTS)}
 #: constraint primitive of each primitive name of the joint table (rtmbs.model.registry.JOINTS)
-_PRIM_CODE = {"point": kc.PRIM_SPH, "perp": kc.PRIM_DOT1, "offset": kc.PRIM_DOT2, "distance": kc.PRIM_DIST,
-              "angle": kc.PRIM_ROTDRV}
-_FUN_CODE = {"constant": kf.FUN_CONST, "step": kf.FUN_STEP, "ramp": kf.FUN_RAMP,
-             "trapezoid": kf.FUN_TRAPEZOID, "sine": kf.FUN_SINE, "table": kf.FUN_TABLE,
-             "expr": kf.FUN_EXPR, "channel": kf.FUN_CHANNEL}
+_PRIM_CODE = {"point": codes.PRIM_SPH, "perp": codes.PRIM_DOT1, "offset": codes.PRIM_DOT2, "distance": codes.PRIM_DIST,
+              "angle": codes.PRIM_ROTDRV}
+_FUN_CODE = {"constant": codes.FUN_CONST, "step": codes.FUN_STEP, "ramp": codes.FUN_RAMP,
+             "trapezoid": codes.FUN_TRAPEZOID, "sine": codes.FUN_SINE, "table": codes.FUN_TABLE,
+             "expr": codes.FUN_EXPR, "channel": codes.FUN_CHANNEL}
 _EX, _EY, _EZ = np.eye(3)
 
 #: Time step of the central differences that give the rate and acceleration of an input driven
@@ -94,7 +92,7 @@ class _Builder:
         if spec is None:
             return -1
         if isinstance(spec, (int, float)):
-            return self._add(kf.FUN_CONST, [float(spec)], -1)
+            return self._add(codes.FUN_CONST, [float(spec)], -1)
         if isinstance(spec, str):
             if spec not in self.fun_names:
                 raise ModelError(path, f"unknown input '{spec}'" + did_you_mean(spec, self.fun_names))
@@ -126,7 +124,7 @@ class _Builder:
         return k
 
     def _add(self, code, par, tab) -> int:
-        p = np.zeros(kf.NPAR)
+        p = np.zeros(codes.NPAR)
         p[: len(par)] = par
         self.fun_type.append(code)
         self.fun_par.append(p)
@@ -143,7 +141,7 @@ class _Builder:
                 v[k] = x
         row = self.m if row is None else row
         self.prims.append((ptype, row, bi, bj, v, par, fun))
-        self.m += kc.PRIM_ROWS[ptype]
+        self.m += codes.PRIM_ROWS[ptype]
         return row
 
 
@@ -282,9 +280,9 @@ class CartesianSystem(MechanicalSystem):
                     fun = bld.function(j.function, path + ".function")
                 a = [axes[x] for x in args] + [None] * (3 - len(args))
                 if kind == "perp":
-                    bld.prim(kc.PRIM_DOT1, bi, bj, a_i=a[0], a_j=a[1])
+                    bld.prim(codes.PRIM_DOT1, bi, bj, a_i=a[0], a_j=a[1])
                 elif kind == "angle":
-                    bld.prim(kc.PRIM_ROTDRV, bi, bj, a_i=a[0], a_j=a[1], b_i=a[2], fun=fun)
+                    bld.prim(codes.PRIM_ROTDRV, bi, bj, a_i=a[0], a_j=a[1], b_i=a[2], fun=fun)
                 elif kind == "distance":
                     L = j.distance
                     if L is None:  # from the initial configuration
@@ -293,7 +291,7 @@ class CartesianSystem(MechanicalSystem):
                         L = float(np.linalg.norm(pj - pi))
                     if L <= 0:
                         raise ModelError(path + ".distance", f"must be positive, got {L}")
-                    bld.prim(kc.PRIM_DIST, bi, bj, s_i=mi.s, s_j=mj.s, par=L)
+                    bld.prim(codes.PRIM_DIST, bi, bj, s_i=mi.s, s_j=mj.s, par=L)
                 else:  # point, offset
                     bld.prim(_PRIM_CODE[kind], bi, bj, s_i=mi.s, s_j=mj.s, a_i=a[0], fun=fun)
             count = bld.m - start
@@ -315,7 +313,7 @@ class CartesianSystem(MechanicalSystem):
         fbody = np.zeros((nf, 2), np.int64)
         fvec = np.zeros((nf, 2, 3))
         frot = np.zeros((nf, 2, 3, 3))
-        fpar = np.zeros((nf, kc.NFPAR))
+        fpar = np.zeros((nf, codes.NFPAR))
         ffun = np.full((nf, 2), -1, np.int64)
         ftab = np.full((nf, 2), -1, np.int64)
         fstiff = np.zeros(nf, np.int64)
@@ -353,7 +351,7 @@ class CartesianSystem(MechanicalSystem):
         tab_y = np.concatenate([y for _, y in bld.tabs]) if ntab else np.zeros(1)
         npr = len(bld.prims)
         self.fun_type = np.array(bld.fun_type, np.int64) if bld.fun_type else np.zeros(0, np.int64)
-        self.fun_par = np.array(bld.fun_par) if bld.fun_par else np.zeros((0, kf.NPAR))
+        self.fun_par = np.array(bld.fun_par) if bld.fun_par else np.zeros((0, codes.NPAR))
         self.fun_names = dict(bld.fun_names)
         body_mass = np.zeros(nb + 1)
         body_inertia = np.zeros((nb + 1, 3, 3))
@@ -405,7 +403,7 @@ class CartesianSystem(MechanicalSystem):
         # those of the bodies of its joints)
         pat = np.zeros((self.m, n), bool)
         for (pt, row, bi, bj, *_rest) in bld.prims:
-            for r in range(row, row + (kc.PRIM_ROWS[pt] or 1)):  # a coupler term: its row
+            for r in range(row, row + (codes.PRIM_ROWS[pt] or 1)):  # a coupler term: its row
                 for b in (bi, bj):
                     if qadr[b] >= 0:
                         pat[r, qadr[b]:qadr[b] + 3 + NROT[rtype[b]]] = True
@@ -469,10 +467,10 @@ class CartesianSystem(MechanicalSystem):
                     s0 += cp.offset / c
                 term = (c, s0, period if k == len(terms) - 1 else 0.0)
                 if rot:
-                    bld.prim(kc.PRIM_CPL, mi.body, mj.body, a_i=mi.C[:, 0], a_j=mj.C[:, 0], b_i=mi.C[:, 1],
+                    bld.prim(codes.PRIM_CPL, mi.body, mj.body, a_i=mi.C[:, 0], a_j=mj.C[:, 0], b_i=mi.C[:, 1],
                              par=1.0, term=term, row=row)
                 else:
-                    bld.prim(kc.PRIM_CPL, mi.body, mj.body, s_i=mi.s, s_j=mj.s, a_i=mi.C[:, 2], par=0.0,
+                    bld.prim(codes.PRIM_CPL, mi.body, mj.body, s_i=mi.s, s_j=mj.s, a_i=mi.C[:, 2], par=0.0,
                              term=term, row=row)
             nterms += len(terms)
             self.joint_rows[cp.name] = (row, 1)
@@ -492,7 +490,7 @@ class CartesianSystem(MechanicalSystem):
             kin_dadp=z((nb + 1, 3, 4)), kin_dadpd=z((nb + 1, 3, 4)), d2G=z((4, 4, 3, 4)),
             tmp=z((32, 3)), S=z((20, 3, 3)), Dx=z((m1, 12)), beta=z(m1), f=z(3), tau=z(3),
             dfdx=z((3, 12)), dfdv=z((3, 12)), dtdx=z((3, 12)), dtdv=z((3, 12)), arm_i=z(3), sgj=z(3),
-            Dd=z((3, 12)), Ddd=z((3, 12)), X=z((9, 12)), frc_out=z((nf, kc.NFOUT)), mf=z(16),
+            Dd=z((3, 12)), Ddd=z((3, 12)), X=z((9, 12)), frc_out=z((nf, codes.NFOUT)), mf=z(16),
             vQ=z((nb + 1, 9)), vK=z((nblk, 6, 6)), vC=z((nblk, 6, 6)), vP=z((nb + 1, 2, 3, 4)),
             KL=z((2, 6, 7)), warning=z((FIELD_CONSTANTS["RTMBS_WARNSLOTS"], 3)),
             counter=z(FIELD_CONSTANTS["RTMBS_COUNTSLOTS"]))
@@ -546,7 +544,7 @@ class CartesianSystem(MechanicalSystem):
         qd = np.ascontiguousarray(qd, dtype=np.float64)
         if self._input_functions:
             self.apply_input_functions(t)
-        _engine.evaluate(int(what) | kc._PACKED, float(t), q, qd, self._ibuf, self._ilay, self._fbuf,
+        _engine.evaluate(int(what) | codes._PACKED, float(t), q, qd, self._ibuf, self._ilay, self._fbuf,
                          self._flay, self._sbuf, self._slay, buf, self.n, self.m)
 
     def kernel_buffers(self) -> tuple:
@@ -603,7 +601,7 @@ class CartesianSystem(MechanicalSystem):
 
     def _channel(self, name: str) -> int:
         k = self.fun_names.get(name)
-        if k is None or self.fun_type[k] != kf.FUN_CHANNEL:
+        if k is None or self.fun_type[k] != codes.FUN_CHANNEL:
             raise KeyError(f"unknown input channel '{name}'" + did_you_mean(name, self.input_names))
         return k
 
@@ -858,7 +856,7 @@ class PackedLayout:
     Φq (an entry of a coupler row may come from several terms: they add up)."""
 
     def __init__(self, system: CartesianSystem):
-        S = kc.SEG
+        S = codes.SEG
         n, m, nb = system.n, system.m, system.nbody
         m1, nblk = system._data_sizes[1], system._data_sizes[3]
         sizes = dict(M=nb * S * S, Q=n, phi=m, phiq=m1 * 2 * S, phit=m, gamma=m, Jq=nblk * S * S,
@@ -888,17 +886,17 @@ class PackedLayout:
         o = self.offsets["phiq"]
         aux = m
         for k, (ty, r0) in enumerate(zip(system.prim_type, system.prim_row)):
-            if ty == kc.PRIM_CPL:
+            if ty == codes.PRIM_CPL:
                 rows, prow, aux = [r0], [aux], aux + 1
             else:
-                rows = list(range(r0, r0 + kc.PRIM_ROWS[ty]))
+                rows = list(range(r0, r0 + codes.PRIM_ROWS[ty]))
                 prow = rows
             for r, pr in zip(rows, prow):
                 for side in range(2):
                     b = system.prim_body[k, side]
                     if b < nb and qadr[b] >= 0:
                         block("phiq", o + 2 * S * pr + S * side, r, qadr[b], 1, width[b])
-                        summed += [int(ty == kc.PRIM_CPL)] * width[b]
+                        summed += [int(ty == codes.PRIM_CPL)] * width[b]
         for b in range(nb):
             r = system.body_eprow[b]
             if r >= 0:

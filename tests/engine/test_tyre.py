@@ -20,7 +20,7 @@ import pytest
 
 from rtmbs.engine import _engine as E
 from rtmbs.kernels import tyre_element as te
-from rtmbs.kernels.elements.dispatch import F_TYRE
+from rtmbs.kernels.element_kernels.dispatch import F_TYRE
 from rtmbs.kernels.extra_states import advance_extra_states
 from rtmbs.vehicle import road as R
 from rtmbs.vehicle.tyre import magic_formula as mfk
@@ -184,7 +184,7 @@ def test_tyre_force_on_the_models_tyres(model, tmp_path):
 def test_element_kernel_on_the_sedan():
     """The element wrapper (marker axis, zeroed Jacobians, tyre_force on the data's rows) against
     the numba element kernel, on bound copies of the sedan-transient's buffers."""
-    from rtmbs.kernels.elements import tyre as tk
+    from rtmbs.kernels.element_kernels import tyre as tk
     from rtmbs.kernels.layout_views import data_buffers, model_floats, model_ints
 
     sysm, rows = _tyre_rows("sedan-transient")
