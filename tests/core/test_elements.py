@@ -12,7 +12,7 @@ from rtmbs.kernels.elements import ELEMENTS
 from rtmbs.kernels.element_kernels import dispatch, generate
 from rtmbs.errors import ModelError
 from rtmbs.kernels import cartesian as kc
-from rtmbs.kernels.rotations import ROT_EP
+from rtmbs.kernels.codes import ROT_EP
 from rtmbs.model import FORCE_TYPES, JOINT_EQUATIONS, Model
 from rtmbs.model import registry
 from rtmbs.system import compile_model

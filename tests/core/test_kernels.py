@@ -7,7 +7,7 @@ import pytest
 
 from rtmbs.protocol import EVAL_ALL, EVAL_JAC, EVAL_JAC_STIFF, EVAL_M, EVAL_PHI, EVAL_PHIQ, EVAL_Q
 from rtmbs.system import compile_model
-from rtmbs.kernels.rotations import ROT_EP
+from rtmbs.kernels.codes import ROT_EP
 
 from .randmodel import random_model
 

@@ -8,7 +8,36 @@ import math
 
 from numba import njit
 
-from ..vehicle.tyre.magic_formula import *  # noqa: F401,F403  (the I_* indices, as numba constants)
+from ..vehicle.tyre.magic_formula import (EPS, FAMILY_MF52, I_ALPMAX, I_ALPMIN, I_BREFF, I_CAMMAX,
+                                          I_CAMMIN, I_DREFF, I_FAMILY, I_FNOMIN, I_FREFF, I_FZMAX,
+                                          I_FZMIN, I_INFLPRES, I_KPUMAX, I_KPUMIN,
+                                          I_LATERAL_STIFFNESS, I_LCX, I_LCY, I_LEX, I_LEY, I_LFZO,
+                                          I_LHX, I_LHY, I_LKX, I_LKY, I_LKYC, I_LKZC, I_LMUX,
+                                          I_LMUY, I_LMX, I_LMY, I_LONGITUDINAL_STIFFNESS, I_LONGVL,
+                                          I_LRES, I_LS, I_LSGAL, I_LSGKP, I_LTR, I_LVMX, I_LVX,
+                                          I_LVY, I_LVYKA, I_LXAL, I_LYKA, I_NOMPRES, I_PCFX1,
+                                          I_PCFX2, I_PCFX3, I_PCFY1, I_PCFY2, I_PCFY3, I_PCX1,
+                                          I_PCY1, I_PDX1, I_PDX2, I_PDX3, I_PDY1, I_PDY2, I_PDY3,
+                                          I_PEX1, I_PEX2, I_PEX3, I_PEX4, I_PEY1, I_PEY2, I_PEY3,
+                                          I_PEY4, I_PEY5, I_PFZ1, I_PHX1, I_PHX2, I_PHY1, I_PHY2,
+                                          I_PHY3, I_PKX1, I_PKX2, I_PKX3, I_PKY1, I_PKY2, I_PKY3,
+                                          I_PKY4, I_PKY5, I_PKY6, I_PKY7, I_PPMX1, I_PPX1, I_PPX2,
+                                          I_PPX3, I_PPX4, I_PPY1, I_PPY2, I_PPY3, I_PPY4, I_PPY5,
+                                          I_PPZ1, I_PPZ2, I_PRESMAX, I_PRESMIN, I_PTX1, I_PTX2,
+                                          I_PTX3, I_PTY1, I_PTY2, I_PVX1, I_PVX2, I_PVY1, I_PVY2,
+                                          I_PVY3, I_PVY4, I_QBZ1, I_QBZ10, I_QBZ2, I_QBZ3, I_QBZ4,
+                                          I_QBZ5, I_QBZ9, I_QCZ1, I_QDZ1, I_QDZ10, I_QDZ11, I_QDZ2,
+                                          I_QDZ3, I_QDZ4, I_QDZ6, I_QDZ7, I_QDZ8, I_QDZ9, I_QEZ1,
+                                          I_QEZ2, I_QEZ3, I_QEZ4, I_QEZ5, I_QHZ1, I_QHZ2, I_QHZ3,
+                                          I_QHZ4, I_QSX1, I_QSX10, I_QSX11, I_QSX12, I_QSX13,
+                                          I_QSX14, I_QSX2, I_QSX3, I_QSX4, I_QSX5, I_QSX6, I_QSX7,
+                                          I_QSX8, I_QSX9, I_QSY1, I_QSY2, I_QSY3, I_QSY4, I_QSY5,
+                                          I_QSY6, I_QSY7, I_QSY8, I_Q_RE0, I_Q_V1, I_RBX1, I_RBX2,
+                                          I_RBX3, I_RBY1, I_RBY2, I_RBY3, I_RBY4, I_RCX1, I_RCY1,
+                                          I_REX1, I_REX2, I_REY1, I_REY2, I_RHX1, I_RHY1, I_RHY2,
+                                          I_RVY1, I_RVY2, I_RVY3, I_RVY4, I_RVY5, I_RVY6, I_SSZ1,
+                                          I_SSZ2, I_SSZ3, I_SSZ4, I_UNLOADED_RADIUS,
+                                          I_VERTICAL_STIFFNESS, I_VXLOW, N_RE_ITER)
 
 
 @njit(cache=True, error_model="numpy")

@@ -1,8 +1,9 @@
-/* py_tyre.c -- binding: the tyre and the road (rtmbs.vehicle.tyre.magic_formula, .contact,
- * rtmbs.vehicle.road, rtmbs.kernels.tyre_element, rtmbs.kernels.extra_states).
+/* py_tyre.c -- binding: the tyre and the road. rtmbs.vehicle.tyre.magic_formula, .contact and
+ * rtmbs.vehicle.road are these functions (the offline tools, `rtmbs tyre`, road plots); the
+ * element entry points (tyre_force, element_tyre, advance_extra_states) take the arguments of
+ * the numba kernels the solvers' numba steps still call (tests/engine/test_tyre.py).
  *
- * Test entry points with the arguments of the numba functions they replace; scalar results
- * come back as tuples where the numba function returns tuples. */
+ * Scalar results come back as tuples. */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 
