@@ -37,7 +37,9 @@ from ..vehicle.tyre.magic_formula import (EPS, FAMILY_MF52, I_ALPMAX, I_ALPMIN, 
                                           I_REX1, I_REX2, I_REY1, I_REY2, I_RHX1, I_RHY1, I_RHY2,
                                           I_RVY1, I_RVY2, I_RVY3, I_RVY4, I_RVY5, I_RVY6, I_SSZ1,
                                           I_SSZ2, I_SSZ3, I_SSZ4, I_UNLOADED_RADIUS,
-                                          I_VERTICAL_STIFFNESS, I_VXLOW, N_RE_ITER)
+                                          I_VERTICAL_STIFFNESS, I_VXLOW, N_RE_ITER, O_FX, O_FY,
+                                          O_KXK, O_KYA, O_MUX, O_MUY, O_MX, O_MY, O_MZ, O_RE,
+                                          O_SIGA, O_SIGK, O_T)
 
 
 @njit(cache=True, error_model="numpy")
