@@ -26,7 +26,7 @@ from pathlib import Path  # noqa: E402
 
 import numpy as np  # noqa: E402
 
-from rtmbs.kernels.tyre_element import TYRE_TRANSIENT_COLUMNS  # noqa: E402
+from rtmbs.kernels.codes import TYRE_TRANSIENT_COLUMNS  # noqa: E402
 from rtmbs.system import compile_model  # noqa: E402
 from rtmbs.solvers.base import get_solver  # noqa: E402
 from rtmbs.vehicle.assembly.vehicle import load_vehicle_file  # noqa: E402

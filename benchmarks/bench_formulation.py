@@ -43,7 +43,7 @@ from pathlib import Path  # noqa: E402
 import numpy as np  # noqa: E402
 from numba import njit  # noqa: E402
 
-from rtmbs.kernels.rotations import NROT, ROT_EP  # noqa: E402
+from rtmbs.kernels.codes import NROT, ROT_EP  # noqa: E402
 from rtmbs.models import load_model  # noqa: E402
 from rtmbs.solvers.base import get_solver  # noqa: E402
 from rtmbs.protocol import EVAL_JAC_STIFF, EVAL_M, EVAL_PHI, EVAL_PHIQ, EVAL_Q  # noqa: E402

@@ -4,7 +4,8 @@ from __future__ import annotations
 __version__ = "0.1.0"
 
 
-_IMPORT = r"^\s*(?:from\s+(\.+[\w.]*|rtmbs[\w.]*)\s+import\s+([\w, ()\n]+)|import\s+(rtmbs[\w.]*))"
+#: an import of an rtmbs module: its names in parentheses (over lines) or up to the line's end
+_IMPORT = r"^\s*(?:from\s+(\.+[\w.]*|rtmbs[\w.]*)\s+import\s+(\([\w,\s]+\)|[\w, ]+)|import\s+(rtmbs[\w.]*))"
 
 
 _USES_NUMBA = r"^\s*(?:from numba\b|import numba\b)"

@@ -13,14 +13,11 @@ from dataclasses import dataclass
 import numpy as np
 
 from .errors import ModelError, did_you_mean
-from .kernels import cartesian as kc
-from .kernels import functions as kf
+from .kernels import codes
 from .kernels.layouts import DATA, FIELD_CONSTANTS, MODEL_FLOATS, MODEL_INTS
 from .engine import _engine
-from .kernels.evaluate import OUT_FORCE, OUT_R, OUT_RD, OUT_SENSOR, OUT_W
-from .kernels.extra_states import advance_extra_states
-from .kernels.rotations import NROT, ROT_EP, ROTATION_NAMES
-from .kernels.tyre_element import TYRE_OUTPUTS, TYRE_TRANSIENT_COLUMNS
+from .kernels.codes import (NROT, OUT_FORCE, OUT_R, OUT_RD, OUT_SENSOR, OUT_W, ROT_EP, ROTATION_NAMES,
+                            TYRE_OUTPUTS, TYRE_TRANSIENT_COLUMNS)
 from .kernels.elements import BY_NAME, ELEMENTS
 from .kernels.elements.base import PackContext
 from .kernels.elements.tyre import TYRE_FILES  # noqa: F401  (property files shipped, by short name)
@@ -39,11 +36,11 @@ from .tolerances import MODEL_RANK_RTOL
 #: numeric code of each force element type: its index in the registry (rtmbs.model.registry)
 _FORCE_CODE = {el.name: code for code, el in enumerate(ELEMENTS)}
 #: constraint primitive of each primitive name of the joint table (rtmbs.model.registry.JOINTS)
-_PRIM_CODE = {"point": kc.PRIM_SPH, "perp": kc.PRIM_DOT1, "offset": kc.PRIM_DOT2, "distance": kc.PRIM_DIST,
-              "angle": kc.PRIM_ROTDRV}
-_FUN_CODE = {"constant": kf.FUN_CONST, "step": kf.FUN_STEP, "ramp": kf.FUN_RAMP,
-             "trapezoid": kf.FUN_TRAPEZOID, "sine": kf.FUN_SINE, "table": kf.FUN_TABLE,
-             "expr": kf.FUN_EXPR, "channel": kf.FUN_CHANNEL}
+_PRIM_CODE = {"point": codes.PRIM_SPH, "perp": codes.PRIM_DOT1, "offset": codes.PRIM_DOT2, "distance": codes.PRIM_DIST,
+              "angle": codes.PRIM_ROTDRV}
+_FUN_CODE = {"constant": codes.FUN_CONST, "step": codes.FUN_STEP, "ramp": codes.FUN_RAMP,
+             "trapezoid": codes.FUN_TRAPEZOID, "sine": codes.FUN_SINE, "table": codes.FUN_TABLE,
+             "expr": codes.FUN_EXPR, "channel": codes.FUN_CHANNEL}
 _EX, _EY, _EZ = np.eye(3)
 
 #: Time step of the central differences that give the rate and acceleration of an input driven
@@ -95,7 +92,7 @@ class _Builder:
         if spec is None:
             return -1
         if isinstance(spec, (int, float)):
-            return self._add(kf.FUN_CONST, [float(spec)], -1)
+            return self._add(codes.FUN_CONST, [float(spec)], -1)
         if isinstance(spec, str):
             if spec not in self.fun_names:
                 raise ModelError(path, f"unknown input '{spec}'" + did_you_mean(spec, self.fun_names))
@@ -127,7 +124,7 @@ class _Builder:
         return k
 
     def _add(self, code, par, tab) -> int:
-        p = np.zeros(kf.NPAR)
+        p = np.zeros(codes.NPAR)
         p[: len(par)] = par
         self.fun_type.append(code)
         self.fun_par.append(p)
@@ -144,7 +141,7 @@ class _Builder:
                 v[k] = x
         row = self.m if row is None else row
         self.prims.append((ptype, row, bi, bj, v, par, fun))
-        self.m += kc.PRIM_ROWS[ptype]
+        self.m += codes.PRIM_ROWS[ptype]
         return row
 
 
@@ -283,9 +280,9 @@ class CartesianSystem(MechanicalSystem):
                     fun = bld.function(j.function, path + ".function")
                 a = [axes[x] for x in args] + [None] * (3 - len(args))
                 if kind == "perp":
-                    bld.prim(kc.PRIM_DOT1, bi, bj, a_i=a[0], a_j=a[1])
+                    bld.prim(codes.PRIM_DOT1, bi, bj, a_i=a[0], a_j=a[1])
                 elif kind == "angle":
-                    bld.prim(kc.PRIM_ROTDRV, bi, bj, a_i=a[0], a_j=a[1], b_i=a[2], fun=fun)
+                    bld.prim(codes.PRIM_ROTDRV, bi, bj, a_i=a[0], a_j=a[1], b_i=a[2], fun=fun)
                 elif kind == "distance":
                     L = j.distance
                     if L is None:  # from the initial configuration
@@ -294,7 +291,7 @@ class CartesianSystem(MechanicalSystem):
                         L = float(np.linalg.norm(pj - pi))
                     if L <= 0:
                         raise ModelError(path + ".distance", f"must be positive, got {L}")
-                    bld.prim(kc.PRIM_DIST, bi, bj, s_i=mi.s, s_j=mj.s, par=L)
+                    bld.prim(codes.PRIM_DIST, bi, bj, s_i=mi.s, s_j=mj.s, par=L)
                 else:  # point, offset
                     bld.prim(_PRIM_CODE[kind], bi, bj, s_i=mi.s, s_j=mj.s, a_i=a[0], fun=fun)
             count = bld.m - start
@@ -316,7 +313,7 @@ class CartesianSystem(MechanicalSystem):
         fbody = np.zeros((nf, 2), np.int64)
         fvec = np.zeros((nf, 2, 3))
         frot = np.zeros((nf, 2, 3, 3))
-        fpar = np.zeros((nf, kc.NFPAR))
+        fpar = np.zeros((nf, codes.NFPAR))
         ffun = np.full((nf, 2), -1, np.int64)
         ftab = np.full((nf, 2), -1, np.int64)
         fstiff = np.zeros(nf, np.int64)
@@ -354,7 +351,7 @@ class CartesianSystem(MechanicalSystem):
         tab_y = np.concatenate([y for _, y in bld.tabs]) if ntab else np.zeros(1)
         npr = len(bld.prims)
         self.fun_type = np.array(bld.fun_type, np.int64) if bld.fun_type else np.zeros(0, np.int64)
-        self.fun_par = np.array(bld.fun_par) if bld.fun_par else np.zeros((0, kf.NPAR))
+        self.fun_par = np.array(bld.fun_par) if bld.fun_par else np.zeros((0, codes.NPAR))
         self.fun_names = dict(bld.fun_names)
         body_mass = np.zeros(nb + 1)
         body_inertia = np.zeros((nb + 1, 3, 3))
@@ -390,8 +387,6 @@ class CartesianSystem(MechanicalSystem):
         # Dx / beta: a row per constraint, then one per coupler term (kernels.cartesian PRIM_CPL)
         self._data_sizes = (nb, max(self.m + self._ncoupler_terms, 1), nf, len(blk_pair))
         self._transient_rows = [k for k, fe in enumerate(model.forces) if fe.type == "tyre" and fe.transient]
-        self._acc_scratch = (np.zeros((3, 3)), np.zeros((3, 4)), np.zeros((4, 3, 4)), np.zeros((3, 4)),
-                             np.zeros(3), np.zeros((3, 4)), np.zeros((3, 4)), np.zeros((4, 4, 3, 4)))
         self._attach_data(self._make_data())
         self.output_names = tuple(
             [f"{b}.{c}" for b in names for c in ("x", "y", "z", "vx", "vy", "vz", "wx", "wy", "wz")]
@@ -411,7 +406,7 @@ class CartesianSystem(MechanicalSystem):
         # those of the bodies of its joints)
         pat = np.zeros((self.m, n), bool)
         for (pt, row, bi, bj, *_rest) in bld.prims:
-            for r in range(row, row + (kc.PRIM_ROWS[pt] or 1)):  # a coupler term: its row
+            for r in range(row, row + (codes.PRIM_ROWS[pt] or 1)):  # a coupler term: its row
                 for b in (bi, bj):
                     if qadr[b] >= 0:
                         pat[r, qadr[b]:qadr[b] + 3 + NROT[rtype[b]]] = True
@@ -475,10 +470,10 @@ class CartesianSystem(MechanicalSystem):
                     s0 += cp.offset / c
                 term = (c, s0, period if k == len(terms) - 1 else 0.0)
                 if rot:
-                    bld.prim(kc.PRIM_CPL, mi.body, mj.body, a_i=mi.C[:, 0], a_j=mj.C[:, 0], b_i=mi.C[:, 1],
+                    bld.prim(codes.PRIM_CPL, mi.body, mj.body, a_i=mi.C[:, 0], a_j=mj.C[:, 0], b_i=mi.C[:, 1],
                              par=1.0, term=term, row=row)
                 else:
-                    bld.prim(kc.PRIM_CPL, mi.body, mj.body, s_i=mi.s, s_j=mj.s, a_i=mi.C[:, 2], par=0.0,
+                    bld.prim(codes.PRIM_CPL, mi.body, mj.body, s_i=mi.s, s_j=mj.s, a_i=mi.C[:, 2], par=0.0,
                              term=term, row=row)
             nterms += len(terms)
             self.joint_rows[cp.name] = (row, 1)
@@ -498,7 +493,7 @@ class CartesianSystem(MechanicalSystem):
             kin_dadp=z((nb + 1, 3, 4)), kin_dadpd=z((nb + 1, 3, 4)), d2G=z((4, 4, 3, 4)),
             tmp=z((32, 3)), S=z((20, 3, 3)), Dx=z((m1, 12)), beta=z(m1), f=z(3), tau=z(3),
             dfdx=z((3, 12)), dfdv=z((3, 12)), dtdx=z((3, 12)), dtdv=z((3, 12)), arm_i=z(3), sgj=z(3),
-            Dd=z((3, 12)), Ddd=z((3, 12)), X=z((9, 12)), frc_out=z((nf, kc.NFOUT)), mf=z(16),
+            Dd=z((3, 12)), Ddd=z((3, 12)), X=z((9, 12)), frc_out=z((nf, codes.NFOUT)), mf=z(16),
             vQ=z((nb + 1, 9)), vK=z((nblk, 6, 6)), vC=z((nblk, 6, 6)), vP=z((nb + 1, 2, 3, 4)),
             KL=z((2, 6, 7)), warning=z((FIELD_CONSTANTS["RTMBS_WARNSLOTS"], 3)),
             counter=z(FIELD_CONSTANTS["RTMBS_COUNTSLOTS"]))
@@ -552,7 +547,7 @@ class CartesianSystem(MechanicalSystem):
         qd = np.ascontiguousarray(qd, dtype=np.float64)
         if self._input_functions:
             self.apply_input_functions(t)
-        _engine.evaluate(int(what) | kc._PACKED, float(t), q, qd, self._ibuf, self._ilay, self._fbuf,
+        _engine.evaluate(int(what) | codes._PACKED, float(t), q, qd, self._ibuf, self._ilay, self._fbuf,
                          self._flay, self._sbuf, self._slay, buf, self.n, self.m)
 
     def kernel_buffers(self) -> tuple:
@@ -598,9 +593,9 @@ class CartesianSystem(MechanicalSystem):
     def advance_extra(self, state: State, h: float) -> None:
         """Exact exponential update of the deflections over one step with the inputs of the step's
         start (the last force evaluation of the solver): stable at any speed and step
-        (:func:`rtmbs.kernels.extra_states.advance_extra_states`, which the compiled steps call)."""
+        (the engine's ``extra_states.c``, which the compiled steps call)."""
         self.extra_state[:] = state.x
-        advance_extra_states(*self.kernel_buffers(), float(h))
+        _engine.advance_extra_states(*self.kernel_buffers(), float(h))
         state.x[:] = self.extra_state
 
     def set_input(self, name: str, value: float) -> None:
@@ -609,7 +604,7 @@ class CartesianSystem(MechanicalSystem):
 
     def _channel(self, name: str) -> int:
         k = self.fun_names.get(name)
-        if k is None or self.fun_type[k] != kf.FUN_CHANNEL:
+        if k is None or self.fun_type[k] != codes.FUN_CHANNEL:
             raise KeyError(f"unknown input channel '{name}'" + did_you_mean(name, self.input_names))
         return k
 
@@ -637,9 +632,9 @@ class CartesianSystem(MechanicalSystem):
     def acceleration_outputs(self, t, q, qd, qdd, out) -> None:
         """Per body the centre-of-mass acceleration (ax, ay, az) and the angular acceleration
         ω̇ = G p̈ + α (wdx, wdy, wdz), global axes, from the accelerations q̈."""
-        scr = self._acc_scratch
-        kc.body_accelerations(np.asarray(q, float), np.asarray(qd, float), np.asarray(qdd, float),
-                              self.body_qadr, self.body_rtype, *scr, out)
+        _engine.body_accelerations(np.ascontiguousarray(q, float), np.ascontiguousarray(qd, float),
+                                   np.ascontiguousarray(qdd, float), *self.kernel_buffers(),
+                                   self.n, self.m, out)
 
     def outputs(self, t, q, qd, out, extra_step: float = 0.0) -> None:
         """The named outputs (``output_names``) at (t, q, q̇), one compiled call
@@ -758,8 +753,6 @@ class CartesianSystem(MechanicalSystem):
         return self.kinetic_energy(q, qd) + V + self._spring_energy(q)
 
     def _spring_energy(self, q) -> float:
-        from .kernels.rotations import rotation_matrix
-
         E = 0.0
         ftype, fbody = self.arrays_int.frc_type, self.arrays_int.frc_body
         fvec, fpar, ftab = self.arrays.frc_vec, self.arrays.frc_par, self.arrays_int.frc_tab
@@ -773,8 +766,7 @@ class CartesianSystem(MechanicalSystem):
                     pts.append(fvec[k, side].copy())
                     continue
                 a = self.body_qadr[b]
-                A = np.zeros((3, 3))
-                rotation_matrix(self.body_rtype[b], q[a + 3:a + 3 + NROT[self.body_rtype[b]]].copy(), A)
+                A = _rotation_matrix(self.body_rtype[b], q[a + 3:a + 3 + NROT[self.body_rtype[b]]])
                 pts.append(q[a:a + 3] + A @ fvec[k, side])
             L = np.linalg.norm(pts[1] - pts[0])
             E += 0.5 * fpar[k, 0] * (L - fpar[k, 2]) ** 2 + fpar[k, 3] * (L - fpar[k, 2])
@@ -844,6 +836,21 @@ def _wrap_period(coefficients, path, most=1000) -> float:
                      "known modulo 2π needs them")
 
 
+def _rotation_matrix(rtype, p):
+    """Rotation matrix of a body's orientation coordinates: normalised Euler parameters,
+    A = (2e0² − 1)I + 2(e eᵀ + e0 ẽ) (Nikravesh 1988, eq. 6.19), or zxz Euler angles,
+    A = Rz(φ) Rx(θ) Rz(ψ) (the engine's ``rotations.c``)."""
+    if rtype == ROT_EP:
+        e0, e = p[0], np.asarray(p[1:4], float)
+        n2 = float(p @ p)
+        ex = np.array([[0.0, -e[2], e[1]], [e[2], 0.0, -e[0]], [-e[1], e[0], 0.0]])
+        return (2.0 * e0 * e0 / n2 - 1.0) * np.eye(3) + 2.0 / n2 * (np.outer(e, e) + e0 * ex)
+    c1, s1, c2, s2, c3, s3 = (f(x) for x in p[:3] for f in (np.cos, np.sin))
+    return np.array([[c1 * c3 - s1 * c2 * s3, -c1 * s3 - s1 * c2 * c3, s1 * s2],
+                     [s1 * c3 + c1 * c2 * s3, -s1 * s3 + c1 * c2 * c3, -c1 * s2],
+                     [s2 * s3, s2 * c3, c2]])
+
+
 def _ep_E(p):
     e0, e1, e2, e3 = p
     return np.array([[-e1, e0, -e3, e2], [-e2, e3, e0, -e1], [-e3, -e2, e1, e0]])
@@ -894,7 +901,7 @@ class PackedLayout:
     Φq (an entry of a coupler row may come from several terms: they add up)."""
 
     def __init__(self, system: CartesianSystem):
-        S = kc.SEG
+        S = codes.SEG
         n, m, nb = system.n, system.m, system.nbody
         m1, nblk = system._data_sizes[1], system._data_sizes[3]
         sizes = dict(M=nb * S * S, Q=n, phi=m, phiq=m1 * 2 * S, phit=m, gamma=m, Jq=nblk * S * S,
@@ -924,17 +931,17 @@ class PackedLayout:
         o = self.offsets["phiq"]
         aux = m
         for k, (ty, r0) in enumerate(zip(system.prim_type, system.prim_row)):
-            if ty == kc.PRIM_CPL:
+            if ty == codes.PRIM_CPL:
                 rows, prow, aux = [r0], [aux], aux + 1
             else:
-                rows = list(range(r0, r0 + kc.PRIM_ROWS[ty]))
+                rows = list(range(r0, r0 + codes.PRIM_ROWS[ty]))
                 prow = rows
             for r, pr in zip(rows, prow):
                 for side in range(2):
                     b = system.prim_body[k, side]
                     if b < nb and qadr[b] >= 0:
                         block("phiq", o + 2 * S * pr + S * side, r, qadr[b], 1, width[b])
-                        summed += [int(ty == kc.PRIM_CPL)] * width[b]
+                        summed += [int(ty == codes.PRIM_CPL)] * width[b]
         for b in range(nb):
             r = system.body_eprow[b]
             if r >= 0:

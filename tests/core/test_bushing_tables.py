@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from rtmbs.errors import ModelError
-from rtmbs.kernels.rotations import ROT_EP
+from rtmbs.kernels.codes import ROT_EP
 from rtmbs.model import Model, model_from_dict
 from rtmbs.system import compile_model
 

@@ -11,7 +11,7 @@ from scipy.spatial.transform import Rotation
 
 import rtmbs
 from rtmbs.errors import ModelError
-from rtmbs.kernels.rotations import ROT_EP
+from rtmbs.kernels.codes import ROT_EP
 from rtmbs.model import Model, model_from_dict
 from rtmbs.system import compile_model
 

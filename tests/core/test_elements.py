@@ -9,10 +9,10 @@ import pytest
 
 import rtmbs
 from rtmbs.kernels.elements import ELEMENTS
-from rtmbs.kernels.elements import dispatch, generate
+from rtmbs.kernels.element_kernels import dispatch, generate
 from rtmbs.errors import ModelError
 from rtmbs.kernels import cartesian as kc
-from rtmbs.kernels.rotations import ROT_EP
+from rtmbs.kernels.codes import ROT_EP
 from rtmbs.model import FORCE_TYPES, JOINT_EQUATIONS, Model
 from rtmbs.model import registry
 from rtmbs.system import compile_model
@@ -38,7 +38,7 @@ def test_compiled_models_store_the_registry_codes():
 
 def test_generated_dispatcher_is_up_to_date():
     committed = generate.PATH.read_text()
-    assert committed == generate.source(), "run: python -m rtmbs.kernels.elements.generate"
+    assert committed == generate.source(), "run: python -m rtmbs.kernels.element_kernels.generate"
 
 
 def test_torque_only_flags_reach_the_compiled_dispatcher():

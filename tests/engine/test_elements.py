@@ -29,12 +29,12 @@ from rtmbs.kernels.functions import fun_eval, table_eval
 from rtmbs.kernels.layouts import DATA, MODEL_FLOATS, MODEL_INTS
 from rtmbs.kernels.layout_views import data_buffers, model_floats, model_ints
 from rtmbs.kernels.rotations import ROT_EP
-from rtmbs.kernels.elements.dispatch import F_TYRE
+from rtmbs.kernels.element_kernels.dispatch import F_TYRE
 from rtmbs.model import expression as ex
 from rtmbs.protocol import workspace_size
 
 ELEMENT_RTOL = 1e-12
-#: the element types by code (rtmbs.kernels.elements.dispatch)
+#: the element types by code (rtmbs.kernels.element_kernels.dispatch)
 NAMES = ("spring-damper", "stop", "bushing", "force", "torque", "joint-torque", "brake", "tyre",
          "torsion-spring")
 #: built-in models with force elements (what each brings: see the module docstring of the test)
@@ -355,8 +355,8 @@ def test_table_eval_matches_numba():
 
 def test_element_table_matches_dispatch():
     """The C element table has a kernel for every registry code and none outside, and the same
-    torque_only flags as rtmbs.kernels.elements.dispatch.torque_only."""
-    from rtmbs.kernels.elements import dispatch
+    torque_only flags as rtmbs.kernels.element_kernels.dispatch.torque_only."""
+    from rtmbs.kernels.element_kernels import dispatch
     from rtmbs.model.registry import FORCE_TYPES
 
     codes = {name: getattr(dispatch, name) for name in dir(dispatch) if name.startswith("F_")}

@@ -10,7 +10,7 @@ from rtmbs import protocol
 from rtmbs.engine import SOURCE_DIR, _engine
 from rtmbs.kernels import cartesian as kc
 from rtmbs.kernels import functions, rotations
-from rtmbs.kernels.elements import dispatch
+from rtmbs.kernels.element_kernels import dispatch
 from rtmbs.kernels.layouts import DATA, MODEL_FLOATS, MODEL_INTS, read_field_table
 from rtmbs.models import BUILTIN, load_model
 

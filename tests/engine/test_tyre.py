@@ -1,7 +1,10 @@
-"""The C tyre and road (src/rtmbs/engine/tyre, road.c, extra_states.c) against the numba kernels
-they replace: rtmbs.vehicle.tyre.magic_formula, .contact, rtmbs.vehicle.road.road_height_packed,
-rtmbs.kernels.tyre_element.tyre_force, rtmbs.kernels.extra_states.advance_extra_states and the
-element kernel of rtmbs.kernels.elements.tyre.
+"""The C tyre element (src/rtmbs/engine/tyre/tyre_element.c, extra_states.c) against the numba
+kernels the solvers' numba steps still call: rtmbs.kernels.tyre_element.tyre_force,
+rtmbs.kernels.extra_states.advance_extra_states and the element kernel of
+rtmbs.kernels.elements.tyre. These tests go with those kernels. The Magic Formula, the contact
+functions and the roads are the engine's alone (rtmbs.vehicle.tyre.magic_formula, .contact,
+rtmbs.vehicle.road), tested against MFeval, finite differences and analytic values in
+tests/vehicle/test_tyre_*.py, tests/vehicle/test_road.py and tests/core/test_tyre_jacobian.py.
 
 The numba tyre code is compiled without fastmath (no FMA contraction) and the C with
 -ffp-contract=off, both call the same libm: every result is compared per entry with a relative
@@ -10,7 +13,6 @@ case here; the tolerance leaves room for a libm or compiler that rounds differen
 """
 from __future__ import annotations
 
-import itertools
 import math
 
 import numpy as np
@@ -18,10 +20,9 @@ import pytest
 
 from rtmbs.engine import _engine as E
 from rtmbs.kernels import tyre_element as te
-from rtmbs.kernels.elements.dispatch import F_TYRE
+from rtmbs.kernels.element_kernels.dispatch import F_TYRE
 from rtmbs.kernels.extra_states import advance_extra_states
 from rtmbs.vehicle import road as R
-from rtmbs.vehicle.tyre import contact as ct
 from rtmbs.vehicle.tyre import magic_formula as mfk
 from rtmbs.vehicle.tyre.tir import data_path, load_tir
 
@@ -59,86 +60,6 @@ def test_parameter_table_matches_the_python_indices():
     assert len(E.mf_param_names()) == mfk.N_PARAM
 
 
-# -- Magic Formula --------------------------------------------------------------------------------
-def _grid(p):
-    """(Fz, kappa, alpha, gamma, Vx): a full grid with the extremes (kappa +-1, alpha +-0.5 rad,
-    Fz 0, negative and 3x nominal, Vx at and near 0, below VXLOW, backwards) and combined slip,
-    plus random points."""
-    Fz0 = p[mfk.I_FNOMIN]
-    fz = [-50.0, 0.0, 0.02 * Fz0, 0.5 * Fz0, Fz0, 2.0 * Fz0, 3.0 * Fz0]
-    kappa = [-1.0, -0.3, -0.02, 0.0, 0.05, 0.4, 1.0]
-    alpha = [-0.5, -0.12, -0.01, 0.0, 0.03, 0.2, 0.5]
-    gamma = [-0.1, 0.0, 0.06]
-    vx = [-12.0, -0.4, -1e-3, 0.0, 1e-3, 0.05, 0.6, 1.0, 27.0]
-    pts = list(itertools.product(fz, kappa, alpha, gamma, vx))
-    rng = np.random.default_rng(7)
-    for _ in range(1500):
-        pts.append((rng.uniform(-0.1, 3.2) * Fz0, rng.uniform(-1.1, 1.1), rng.uniform(-0.6, 0.6),
-                    rng.uniform(-0.15, 0.15), rng.choice([rng.uniform(-40, 40),
-                                                          rng.uniform(-1.5, 1.5)])))
-    return pts
-
-
-def test_steady_state_forces_and_moments(tir):
-    name, p = tir
-    on = np.zeros((2, mfk.N_OUT))
-    oc = np.zeros((2, mfk.N_OUT))
-    for x in _grid(p):
-        for red in (True, False):
-            mfk.mf_steady_state(p, *x, on[0], red)
-            E.mf_steady_state(p, *x, oc[0], red)
-            on[1] = oc[1] = 0.0
-            mfk.mf_evaluate(p, *x, on[1], False, red)
-            E.mf_evaluate(p, *x, oc[1], False, red)
-            _close(oc, on, f"mf_steady_state {name}")
-        _close(E.mf_moments(p, x[0], x[1], x[3], x[4], 1234.5, -2345.6),
-               mfk.mf_moments(p, x[0], x[1], x[3], x[4], 1234.5, -2345.6), f"mf_moments {name}")
-
-
-def test_partial_derivatives(tir):
-    name, p = tir
-    on = np.zeros(mfk.N_PARTIALS)
-    oc = np.zeros(mfk.N_PARTIALS)
-    for x in _grid(p):
-        for red, mom, band in ((True, True, 0.0), (False, True, 0.1), (True, False, 0.1)):
-            _close(E.mf_dual(p, *x, red, mom, band), mfk.mf_dual(p, *x, red, mom, band),
-                   f"mf_dual {name}")
-        mfk.mf_force_partials(p, *x, on)
-        E.mf_force_partials(p, *x, oc)
-        _close(oc, on, f"mf_force_partials {name}")
-        _close(E.relaxation_lengths_dual(p, x[0], x[3]),
-               mfk.relaxation_lengths_dual(p, x[0], x[3]), f"relaxation_lengths_dual {name}")
-        args = (p, x[0], x[1], x[4], 0.05 * x[3])
-        _close(E.effective_rolling_radius(*args), mfk.effective_rolling_radius(*args),
-               f"effective_rolling_radius {name}")
-        _close(E.effective_rolling_radius_d(*args), mfk.effective_rolling_radius_d(*args),
-               f"effective_rolling_radius {name}")
-
-
-# -- contact --------------------------------------------------------------------------------------
-def test_contact_functions():
-    rng = np.random.default_rng(3)
-    for _ in range(3000):
-        u, v, vsx, vsy = rng.normal(0, [0.02, 0.02, 2.0, 2.0])
-        vx = rng.choice([0.0, rng.uniform(-1.5, 1.5), rng.uniform(-30, 30)])
-        sk, sa = rng.choice([0.0, 5e-4, rng.uniform(0.05, 0.6)], 2)
-        h = rng.choice([0.0, 1e-9, 1e-3, 0.02])
-        vxlow = 1.0
-        _close(E.transient_slips_lowspeed(u, v, vsx, vsy, vx, sk, sa, vxlow, h),
-               ct.transient_slips_lowspeed(u, v, vsx, vsy, vx, sk, sa, vxlow, h),
-               "transient_slips_lowspeed")
-        _close(E.transient_step(u, v, vsx, vsy, vx, sk, sa, h),
-               ct.transient_step(u, v, vsx, vsy, vx, sk, sa, h), "transient_step")
-        _close(E.transient_rates(u, v, vsx, vsy, vx, sk, sa),
-               ct.transient_rates(u, v, vsx, vsy, vx, sk, sa), "transient_rates")
-        w, re = rng.uniform(-100, 100), rng.uniform(0.25, 0.4)
-        _close(E.slip_quantities(vx, vsy, w, re, 0.1), ct.slip_quantities(vx, vsy, w, re, 0.1),
-               "slip_quantities")
-        hf, hr, zc = rng.normal(0, 0.05, 3)
-        _close(E.two_point_follower(hf, hr, zc + 0.3, 0.32, 0.1),
-               ct.two_point_follower(hf, hr, zc + 0.3, 0.32, 0.1), "two_point_follower")
-
-
 # -- roads ----------------------------------------------------------------------------------------
 def _roads(tmp_path):
     """Every kind of road, as the tyre element receives it (the packed table)."""
@@ -160,21 +81,6 @@ def _roads(tmp_path):
             fh.write(f"{xi!r},{0.02 * math.sin(xi)!r},{0.015 * math.cos(1.3 * xi)!r}\n")
     roads["csv"] = R.from_csv(path)
     return {k: np.ascontiguousarray(r.packed(), float) for k, r in roads.items()}
-
-
-def test_road_heights(tmp_path):
-    rng = np.random.default_rng(11)
-    for name, table in _roads(tmp_path).items():
-        n = (table.size - R.PACK_HEADER) // 2
-        x0, dx = table[0], table[1]
-        xs = np.r_[rng.uniform(x0 - 5.0, x0 + (n - 1) * dx + 5.0, 4000),
-                   x0 + dx * np.arange(min(n, 50)), x0 + (n - 1) * dx, x0 - dx, -1e6, 1e6]
-        ys = rng.uniform(-2.0, 2.0, xs.size)
-        ys[:20] = table[2]
-        ys[20:40] = table[3]
-        for x, y in zip(xs, ys):
-            _close(E.road_height_packed(table, x, y), R.road_height_packed(table, x, y),
-                   f"road_height_packed {name}")
 
 
 # -- the tyre element -----------------------------------------------------------------------------
@@ -278,7 +184,7 @@ def test_tyre_force_on_the_models_tyres(model, tmp_path):
 def test_element_kernel_on_the_sedan():
     """The element wrapper (marker axis, zeroed Jacobians, tyre_force on the data's rows) against
     the numba element kernel, on bound copies of the sedan-transient's buffers."""
-    from rtmbs.kernels.elements import tyre as tk
+    from rtmbs.kernels.element_kernels import tyre as tk
     from rtmbs.kernels.layout_views import data_buffers, model_floats, model_ints
 
     sysm, rows = _tyre_rows("sedan-transient")

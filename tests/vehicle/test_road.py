@@ -2,7 +2,6 @@
 ISO 8608 synthesis against the standard PSD (docs/roads.md)."""
 import numpy as np
 import pytest
-from numba import njit
 
 from rtmbs.errors import ModelError
 from rtmbs.vehicle import road as R
@@ -99,25 +98,19 @@ def test_slope_matches_finite_differences_inside_intervals():
     np.testing.assert_allclose(s, fd, rtol=1e-6, atol=1e-9)
 
 
-def test_packed_layout_gives_the_same_values_and_is_callable_from_compiled_code():
+def test_packed_layout_interpolates_as_numpy_interp_in_x_and_linearly_across_the_tracks():
+    """The engine's road_height_packed against numpy.interp of each track (held beyond the ends)
+    blended linearly in y between the tracks (held beyond them)."""
     road = R.iso8608("C", 30.0, 0.05, seed=2, correlation=0.5)
     table = road.packed()
-
-    @njit
-    def sweep(table, xs, y):
-        acc = np.zeros(2)
-        for x in xs:
-            z, s = R.road_height_packed(table, x, y)
-            acc[0] += z
-            acc[1] += s
-        return acc
-
     xs = np.linspace(-1.0, 31.0, 777)
-    for y in (-0.8, 0.1, 0.8):
-        z, s = road.evaluate(xs, y)
+    zl = np.interp(xs, road.x, road.z_left)
+    zr = np.interp(xs, road.x, road.z_right)
+    for y in (-1.2, -0.8, 0.1, 0.8, 1.3):
+        w = min(max((y - road.y_right) / (road.y_left - road.y_right), 0.0), 1.0)
         zp = np.array([R.road_height_packed(table, x, y)[0] for x in xs])
-        np.testing.assert_array_equal(zp, z)
-        np.testing.assert_allclose(sweep(table, xs, y), [z.sum(), s.sum()], rtol=1e-12)
+        np.testing.assert_allclose(zp, zr + w * (zl - zr), rtol=0, atol=1e-12)
+        np.testing.assert_array_equal(road.evaluate(xs, y)[0], zp)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -100,7 +100,7 @@ def geometry(system) -> dict | None:
     for k, f in enumerate(model.forces):
         if f.type != "tyre" or f.marker_j not in markers:
             continue
-        from ..kernels.tyre_element import TP_RFREE
+        from ..kernels.codes import TP_RFREE
 
         mk = markers[f.marker_j]
         radius = float(system.arrays.frc_par[k, TP_RFREE])

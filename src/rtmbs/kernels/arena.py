@@ -1,39 +1,19 @@
 """Pack many small arrays into one flat buffer per dtype so a compiled call unboxes a handful of
 arrays instead of dozens (each unboxed array costs ~0.1-0.2 µs: PERFORMANCE.md).
 
-``pack(arrays)`` returns the buffer and a layout (k × 6: offset, ndim, d0, d1, d2, d3); the
-Python side keeps views into the buffer, so writing a view (e.g. an input channel) writes the
-buffer the kernel reads. Inside numba, ``view1..view4`` carve the same views back with
+:func:`rtmbs.kernels.layouts.pack` returns the buffer and a layout (k × 6: offset, ndim, d0, d1,
+d2, d3); the Python side keeps views into the buffer, so writing a view (e.g. an input channel)
+writes the buffer the kernel reads. Inside numba, ``view1..view4`` carve the same views back with
 :func:`c_view` (about 1 ns a view and C-contiguous, where ``reshape`` costs about 14 ns and
 ``as_strided`` gives layout 'A', whose indexing is slower in the Jacobian loops).
 """
 from __future__ import annotations
 
-import numpy as np
 from numba import njit, types
 from numba.core import cgutils
 from numba.core.imputils import impl_ret_borrowed, impl_ret_untracked
 from numba.extending import intrinsic
 from numba.np.arrayobj import make_array, populate_array
-
-
-def pack(arrays, dtype):
-    arrays = [np.ascontiguousarray(a, dtype=dtype) for a in arrays]
-    lay = np.zeros((len(arrays), 6), np.int64)
-    off = 0
-    for k, a in enumerate(arrays):
-        lay[k, 0] = off
-        lay[k, 1] = a.ndim
-        dims = a.shape if a.ndim else (1,)
-        lay[k, 2:2 + len(dims)] = dims
-        off += max(a.size, 1)
-    buf = np.zeros(max(off, 1), dtype)
-    views = []
-    for k, a in enumerate(arrays):
-        v = buf[lay[k, 0]:lay[k, 0] + a.size].reshape(a.shape)
-        v[...] = a
-        views.append(v)
-    return buf, lay, views
 
 
 @intrinsic

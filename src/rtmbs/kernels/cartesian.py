@@ -21,31 +21,8 @@ from numba import njit
 from .functions import fun_eval
 from .rotations import NROT, ROT_EP, _ep_E, ep_to_matrix, rotation_data
 
-# -- primitive constraints (rows) ---------------------------------------------------------------
-PRIM_SPH = 0     # r_Pj − r_Pi = 0                                   (3 rows)
-PRIM_DOT1 = 1    # a_iᵀ a_j = 0                                      (1 row)
-PRIM_DOT2 = 2    # a_iᵀ (r_Pj − r_Pi) − s(t) = 0                     (1 row)
-PRIM_DIST = 3    # dᵀd − L(t)² = 0                                    (1 row)
-PRIM_ROTDRV = 4  # cos θ(t) (b_iᵀ a_j) − sin θ(t) (a_iᵀ a_j) = 0     (1 row)
-PRIM_CPL = 5     # one term c·(s − s0) of a coupler row Σ c_k (s_k − s_k0) = 0   (shares its row)
-PRIM_ROWS = (3, 1, 1, 1, 1, 0)
-# A coupler (rtmbs.model.Coupler) is one constraint row made of consecutive PRIM_CPL terms with the
-# same prim_row, each on the two bodies of one joint: s = θ = atan2(y_iᵀx_j, x_iᵀx_j) (revolute:
-# prim_par[k, 0] = 1; vectors x_i, x_j, y_i in prim_vec rows 2, 3, 4) or s = z_iᵀ(r_Pj − r_Pi)
-# (prismatic/cylindrical: prim_par[k, 0] = 0; s_i, s_j, z_i in rows 0, 1, 2); prim_vec[k, 5] =
-# (c, s0, P): the sum is wrapped into [−P/2, P/2) when P > 0 (on the last term). The D row and
-# bias of term number e (counting coupler terms in order) live in Dx / beta row m + e.
-
-# -- force elements (their codes: rtmbs.model.registry; their kernels: rtmbs.kernels.elements) -------------
-NFOUT = 13         # columns of the per-element outputs (main value, tyre outputs, transient inputs)
-NFPAR = 32
-
-# what-flags (same values as rtmbs.protocol); _PACKED: write M, Φq, Jq, Jq̇ into their fixed
-# patterns (the packed workspace of :func:`rtmbs.kernels.evaluate.packed_views`), not densely
-_M, _Q, _PHI, _PHIQ, _GAMMA, _JAC, _JACS, _PACKED = 1, 2, 4, 8, 16, 32, 64, 128
-#: column width of one body's segment in the packed Φq (3 + at most 4 rotation coordinates) and
-#: of one body block in the packed M, Jq, Jq̇ (7×7 per block)
-SEG = 7
+from .codes import (_GAMMA, _JAC, _JACS, _M, _PACKED, _PHI, _PHIQ, _Q, NFOUT, NFPAR,  # noqa: F401
+                    PRIM_CPL, PRIM_DIST, PRIM_DOT1, PRIM_DOT2, PRIM_ROTDRV, PRIM_ROWS, PRIM_SPH, SEG)
 
 
 @njit(cache=True, inline="always")

@@ -11,6 +11,7 @@ from .forces import (accumulate_element, element_forces, map_virtual_blocks, tor
 from .arena import borrowed, c_view
 from .layout_views import data_buffers, model_floats, model_ints
 from .rotations import NROT, ROT_EP
+from .codes import OUT_FORCE, OUT_R, OUT_RD, OUT_W  # noqa: F401
 
 
 @njit(cache=True, inline="always")
@@ -268,9 +269,6 @@ def evaluate_cartesian(what, t, q, qd, ibuf, ilay, fbuf, flay, sbuf, slay, wbuf,
                             q, qd, kin_G, kin_alpha, Dx, beta, phi, phiq, gamma)
 
 
-#: sources of the named outputs (``CartesianSystem.output_map``): body position, velocity,
-#: angular velocity (row = body, col = axis), force-element output (row = element, col = column)
-OUT_R, OUT_RD, OUT_W, OUT_FORCE, OUT_SENSOR = range(5)  # a sensor: computed by the C engine only
 
 
 @njit(cache=True)

@@ -15,8 +15,8 @@ from __future__ import annotations
 
 from numba import njit
 
-from ..vehicle.tyre.contact import transient_step
-from .elements.dispatch import F_TYRE
+from .tyre_contact import transient_step
+from .element_kernels.dispatch import F_TYRE
 from .layout_views import data_buffers, model_floats, model_ints
 from .tyre_element import TO_SIGMA_ALPHA, TO_SIGMA_KAPPA, TO_VSX, TO_VSY, TO_VX, TP_XSTATE
 

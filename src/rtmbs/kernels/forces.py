@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from numba import njit
 
-from .elements.dispatch import element_kernel, torque_only  # noqa: F401  (torque_only: kernels.evaluate)
+from .element_kernels.dispatch import element_kernel, torque_only  # noqa: F401  (torque_only: kernels.evaluate)
 from .cartesian import SEG
 from .functions import fun_eval
 from .rotations import NROT, ROT_EP

@@ -15,8 +15,8 @@ from numba.extending import intrinsic
 
 from ..model import expression as ex
 
-FUN_CONST, FUN_STEP, FUN_RAMP, FUN_TRAPEZOID, FUN_SINE, FUN_TABLE, FUN_CHANNEL, FUN_EXPR = range(8)
-NPAR = 8
+from .codes import (FUN_CHANNEL, FUN_CONST, FUN_EXPR, FUN_RAMP, FUN_SINE, FUN_STEP,  # noqa: F401
+                    FUN_TABLE, FUN_TRAPEZOID, NPAR)
 _STACK = ex.MAX_DEPTH
 _PUSH, _TIME, _ADD, _SUB, _MUL, _DIV, _NEG, _POW = ex.PUSH, ex.TIME, ex.ADD, ex.SUB, ex.MUL, ex.DIV, \
     ex.NEG, ex.POW_CONST

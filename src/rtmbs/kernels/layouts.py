@@ -2,7 +2,7 @@
 engine's field table (``engine/rtmbs_fields.h``).
 
 A compiled model (:class:`rtmbs.system.CartesianSystem`) keeps its arrays in three flat buffers
-so that a compiled call unboxes a handful of arrays instead of dozens (:mod:`.arena`):
+so that a compiled call receives a handful of arrays instead of dozens (:func:`pack`):
 
 * :data:`MODEL_INTS`, :data:`MODEL_FLOATS`: what does not change during a run (sizes, index maps,
   parameters, tables, roads) — the *model*, shared by every run;
@@ -25,7 +25,26 @@ from types import SimpleNamespace
 
 import numpy as np
 
-from .arena import pack
+
+def pack(arrays, dtype):
+    """One flat buffer of ``dtype`` holding ``arrays`` in order, its layout (k × 6: offset, ndim,
+    d0, d1, d2, d3) and a view into the buffer per array."""
+    arrays = [np.ascontiguousarray(a, dtype=dtype) for a in arrays]
+    lay = np.zeros((len(arrays), 6), np.int64)
+    off = 0
+    for k, a in enumerate(arrays):
+        lay[k, 0] = off
+        lay[k, 1] = a.ndim
+        dims = a.shape if a.ndim else (1,)
+        lay[k, 2:2 + len(dims)] = dims
+        off += max(a.size, 1)
+    buf = np.zeros(max(off, 1), dtype)
+    views = []
+    for k, a in enumerate(arrays):
+        v = buf[lay[k, 0]:lay[k, 0] + a.size].reshape(a.shape)
+        v[...] = a
+        views.append(v)
+    return buf, lay, views
 
 
 @dataclass(frozen=True)

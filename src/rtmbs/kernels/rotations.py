@@ -19,10 +19,7 @@ import math
 
 from numba import njit
 
-ROT_EP = 0
-ROT_ZXZ = 1
-NROT = (4, 3)
-ROTATION_NAMES = {"euler-parameters": ROT_EP, "euler-angles-zxz": ROT_ZXZ}
+from .codes import NROT, ROT_EP, ROT_ZXZ, ROTATION_NAMES  # noqa: F401
 
 
 @njit(cache=True, inline="always")

@@ -40,28 +40,16 @@ import math
 
 from numba import njit
 
-from ..vehicle.road import road_height_packed
+from .road_height import road_height_packed
 from .cartesian import _cross as _cr
 from .cartesian import _dot as _dt
-from ..vehicle.tyre.contact import slip_quantities, transient_slips_lowspeed, two_point_follower
-from ..vehicle.tyre.magic_formula import (I_VXLOW, effective_rolling_radius,
-                                           effective_rolling_radius_d, mf_dual, mf_steady_state,
-                                           relaxation_lengths_dual)
-
-#: frc_par layout of a tyre element
-TP_ROW, TP_ROAD_ADR, TP_ROAD_LEN, TP_LF, TP_KZ, TP_CZ, TP_VMIN, TP_RFREE, TP_XSTATE = range(9)
-#: extra outputs of a tyre element (frc_out columns 1..)
-TYRE_OUTPUTS = ("Fx", "Fy", "Fz", "kappa", "alpha", "gamma", "rho")
-#: further per-element values (after TYRE_OUTPUTS) that drive the transient states (eq. 4.23)
-TYRE_TRANSIENT_INPUTS = ("Vsx", "Vsy", "Vx", "sigma_kappa", "sigma_alpha")
-#: column of each of those values in ``outs`` (frc_out column 1 + it), by name
-_COL = {name: c for c, name in enumerate(TYRE_OUTPUTS + TYRE_TRANSIENT_INPUTS)}
-TO_FX, TO_FY, TO_FZ = _COL["Fx"], _COL["Fy"], _COL["Fz"]
-TO_KAPPA, TO_ALPHA, TO_GAMMA, TO_RHO = _COL["kappa"], _COL["alpha"], _COL["gamma"], _COL["rho"]
-TO_VSX, TO_VSY, TO_VX = _COL["Vsx"], _COL["Vsy"], _COL["Vx"]
-TO_SIGMA_KAPPA, TO_SIGMA_ALPHA = _COL["sigma_kappa"], _COL["sigma_alpha"]
-#: the frc_out columns of TYRE_TRANSIENT_INPUTS (contiguous, in that order)
-TYRE_TRANSIENT_COLUMNS = slice(1 + TO_VSX, 1 + TO_SIGMA_ALPHA + 1)
+from .tyre_contact import slip_quantities, transient_slips_lowspeed, two_point_follower
+from .tyre_mf import (I_VXLOW, effective_rolling_radius, effective_rolling_radius_d, mf_dual,
+                      mf_steady_state, relaxation_lengths_dual)
+from .codes import (TO_ALPHA, TO_FX, TO_FY, TO_FZ, TO_GAMMA, TO_KAPPA, TO_RHO,  # noqa: F401
+                    TO_SIGMA_ALPHA, TO_SIGMA_KAPPA, TO_VSX, TO_VSY, TO_VX, TP_CZ, TP_KZ, TP_LF,
+                    TP_RFREE, TP_ROAD_ADR, TP_ROAD_LEN, TP_ROW, TP_VMIN, TP_XSTATE,
+                    TYRE_OUTPUTS, TYRE_TRANSIENT_COLUMNS, TYRE_TRANSIENT_INPUTS)
 
 
 # --- 3-vectors as tuples (registers) for the Jacobian's column passes ---------------------------

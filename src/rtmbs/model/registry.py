@@ -4,8 +4,8 @@ validates type names without importing the kernels (docs/extending.md).
 * A force element type is one line of :data:`FORCE_ELEMENTS`; its implementation is the module
   ``rtmbs/kernels/elements/<name with '-' as '_'>.py`` (object ``ELEMENT``). Its numeric code, stored in
   the compiled model's ``frc_type``, is its index here: codes are never written by hand, and the
-  compiled dispatcher ``rtmbs/kernels/elements/dispatch.py`` is generated from this list
-  (``python -m rtmbs.kernels.elements.generate``; a test fails when it is out of date).
+  compiled dispatcher ``rtmbs/kernels/element_kernels/dispatch.py`` is generated from this list
+  (``python -m rtmbs.kernels.element_kernels.generate``; a test fails when it is out of date).
 * A joint is one entry of :data:`JOINTS`: the constraint primitives it is made of (seed 003
   §4.2.2) and the marker axes each one uses; its equation count follows from
   :data:`PRIMITIVE_ROWS`.

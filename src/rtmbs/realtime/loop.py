@@ -40,7 +40,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
-from numba import njit
 
 from ..errors import SolverError, did_you_mean
 from ..protocol import EVAL_PHI, EVAL_PHIQ, MechanicalSystem, State
@@ -68,15 +67,10 @@ FLAG_CATCHUP = 2
 FLAG_DEGRADED = 4
 
 
-@njit(cache=True)
 def _diverged(q, qd, limit):
-    """True when a coordinate or velocity is non-finite or beyond ``limit`` (no allocation)."""
-    for i in range(q.shape[0]):
-        a = q[i]
-        b = qd[i]
-        if not (abs(a) < limit and abs(b) < limit):  # false for NaN too
-            return True
-    return False
+    """True when a coordinate or velocity is non-finite or beyond ``limit`` (a NaN maximum
+    compares false). Bookkeeping after the step, outside the measured turnaround."""
+    return not (np.abs(q).max(initial=0.0) < limit and np.abs(qd).max(initial=0.0) < limit)
 
 
 @dataclass
@@ -255,7 +249,7 @@ def run_realtime(
     one of ``POLICIES`` (module doc); ``io`` a :class:`RealtimeIO` (e.g. ``UdpIO``);
     ``record`` keeps the trajectory in ``report.result``; ``budget`` (s, default ``h``) is the
     turnaround that ends degraded mode after ``recover_after`` consecutive steps; ``warmup``
-    takes one step on a copy of the state first (numba compilation) and resets the solver;
+    takes one step on a copy of the state first (first-call set-up) and resets the solver;
     ``priority`` (1-99) runs the loop under the ``SCHED_FIFO`` real-time scheduler (Linux, needs
     root or CAP_SYS_NICE; refused -> noted in ``report.sched``, the run goes on); ``out`` writes the
     report files there; ``busy_wait`` spins through the whole period instead of sleeping until
@@ -324,7 +318,6 @@ def run_realtime(
     if policy != "degrade":
         degrade_mode = ""
 
-    _diverged(state.q, state.qd, DIVERGENCE_LIMIT)  # compiled before the run
     if warmup:
         w = state.copy()
         slv.reset(w)

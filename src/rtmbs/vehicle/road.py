@@ -1,8 +1,8 @@
 """Road profiles: height z(x, y) and longitudinal slope dz/dx seen by the tyre contact model.
 
 Every road, whatever its source, is stored the same way: a uniformly sampled table of two tracks
-(left at ``y_left``, right at ``y_right``), evaluated by one numba kernel with linear interpolation
-in x and in y. This keeps the tyre force element (thesis 003, ch. 4.3.1: the 2-point follower reads
+(left at ``y_left``, right at ``y_right``), evaluated by one C function (the engine's ``road.c``)
+with linear interpolation in x and in y. This keeps the tyre force element (thesis 003, ch. 4.3.1: the 2-point follower reads
 the road height along the distance travelled by the wheel) a fixed-cost call inside a compiled step.
 
 Sources: flat, square bump (000, rear multilink study: 2 cm high, 2 m long), half-sine bump (004:
@@ -27,8 +27,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
-from numba import njit
 
+from ..engine import _engine
 from ..errors import ModelError, did_you_mean
 
 # ISO 8608 (1995), Table 1: reference spatial frequency and the geometric mean of Gd(n0) per class.
@@ -46,105 +46,15 @@ DEFAULT_SHAPE_DX = 1e-3  # m: sampling of analytic shapes
 MAX_ROAD_POINTS = 50_000_000
 
 
-# --------------------------------------------------------------------------------------------
-# compiled evaluators
-# --------------------------------------------------------------------------------------------
-@njit(cache=True)
-def _track(z, k, i, f, inside, inv_dx):
-    if not inside:
-        return z[k, i], 0.0
-    z0 = z[k, i]
-    dz = z[k, i + 1] - z0
-    return z0 + f * dz, dz * inv_dx
-
-
-@njit(cache=True)
-def road_height(x0, dx, y_left, y_right, z, x, y):
-    """Road height and slope ``(z, dz/dx)`` at ``(x, y)`` from a sampled two-track table.
-
-    Linear interpolation in x within a sample interval (the slope is that interval's), linear
-    in y between the tracks; held constant beyond the table ends and beyond the tracks.
-    Fixed cost (no search, no allocation).
-    """
-    n = z.shape[1]
-    s = (x - x0) / dx
-    inside = True
-    if s <= 0.0:
-        i = 0
-        f = 0.0
-        inside = False
-    elif s >= n - 1:
-        i = n - 1
-        f = 0.0
-        inside = False
-    else:
-        i = int(s)
-        if i > n - 2:
-            i = n - 2
-        f = s - i
-    inv_dx = 1.0 / dx
-    zl, sl = _track(z, 0, i, f, inside, inv_dx)
-    zr, sr = _track(z, 1, i, f, inside, inv_dx)
-    w = (y - y_right) / (y_left - y_right)
-    if w < 0.0:
-        w = 0.0
-    elif w > 1.0:
-        w = 1.0
-    return zr + w * (zl - zr), sr + w * (sl - sr)
-
-
 PACK_HEADER = 5  # packed layout: [x0, dx, y_left, y_right, N, z_left (N), z_right (N)]
 
 
-@njit(cache=True)
 def road_height_packed(table, x, y):
-    """``road_height`` on the packed 1-D layout ``[x0, dx, y_left, y_right, N, zl..., zr...]``
-    (indexes the array directly: no view is created per call)."""
-    x0 = table[0]
-    dx = table[1]
-    n = (table.shape[0] - PACK_HEADER) // 2  # = table[4]; from the shape, a register value
-    s = (x - x0) / dx
-    inside = True
-    if s <= 0.0:
-        i = 0
-        f = 0.0
-        inside = False
-    elif s >= n - 1:
-        i = n - 1
-        f = 0.0
-        inside = False
-    else:
-        i = int(s)
-        if i > n - 2:
-            i = n - 2
-        f = s - i
-    il = PACK_HEADER + i
-    ir = il + n
-    if not inside:
-        zl = table[il]
-        zr = table[ir]
-        sl = 0.0
-        sr = 0.0
-    else:
-        inv_dx = 1.0 / dx
-        dl = table[il + 1] - table[il]
-        dr = table[ir + 1] - table[ir]
-        zl = table[il] + f * dl
-        zr = table[ir] + f * dr
-        sl = dl * inv_dx
-        sr = dr * inv_dx
-    w = (y - table[3]) / (table[2] - table[3])
-    if w < 0.0:
-        w = 0.0
-    elif w > 1.0:
-        w = 1.0
-    return zr + w * (zl - zr), sr + w * (sl - sr)
-
-
-@njit(cache=True)
-def _road_height_many(x0, dx, y_left, y_right, z, x, y, out_z, out_s):
-    for k in range(x.shape[0]):
-        out_z[k], out_s[k] = road_height(x0, dx, y_left, y_right, z, x[k], y[k])
+    """Road height and slope ``(z, dz/dx)`` at ``(x, y)`` of the packed 1-D layout ``[x0, dx,
+    y_left, y_right, N, zl..., zr...]`` (:meth:`Road.packed`): linear interpolation in x within a
+    sample interval (the slope is that interval's), linear in y between the tracks; held
+    constant beyond the table ends and beyond the tracks. The engine's ``road.c``."""
+    return _engine.road_height_packed(table, float(x), float(y))
 
 
 # --------------------------------------------------------------------------------------------
@@ -207,10 +117,6 @@ class Road:
     def z_right(self) -> np.ndarray:
         return self.z[1]
 
-    def table(self):
-        """Arguments of ``road_height`` before ``(x, y)``: ``(x0, dx, y_left, y_right, z)``."""
-        return self.x0, self.dx, float(self.y_left), float(self.y_right), self.z
-
     def packed(self) -> np.ndarray:
         """The 1-D layout read by ``road_height_packed`` (one array to store in a workspace)."""
         head = [self.x0, self.dx, self.y_left, self.y_right, float(self.n)]
@@ -226,7 +132,7 @@ class Road:
         yf = np.ascontiguousarray(yb.ravel())
         oz = np.empty_like(xf)
         os_ = np.empty_like(xf)
-        _road_height_many(*self.table(), xf, yf, oz, os_)
+        _engine.road_heights(self.packed(), xf, yf, oz, os_)
         return oz.reshape(xb.shape), os_.reshape(xb.shape)
 
     def height(self, x, y=None):

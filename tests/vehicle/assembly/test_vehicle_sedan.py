@@ -284,7 +284,7 @@ def test_sedan_runs_with_transient_tyres_from_its_pac2002_relaxation_lengths(tmp
     at rest, u = σκ κ."""
     import shutil
 
-    from rtmbs.kernels.tyre_element import TO_SIGMA_KAPPA
+    from rtmbs.kernels.codes import TO_SIGMA_KAPPA
 
     shutil.copytree(SEDAN, tmp_path, dirs_exist_ok=True)
     wheels = tmp_path / "wheels.yaml"

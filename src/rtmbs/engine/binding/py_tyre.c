@@ -1,8 +1,9 @@
-/* py_tyre.c -- binding: the tyre and the road (rtmbs.vehicle.tyre.magic_formula, .contact,
- * rtmbs.vehicle.road, rtmbs.kernels.tyre_element, rtmbs.kernels.extra_states).
+/* py_tyre.c -- binding: the tyre and the road. rtmbs.vehicle.tyre.magic_formula, .contact and
+ * rtmbs.vehicle.road are these functions (the offline tools, `rtmbs tyre`, road plots); the
+ * element entry points (tyre_force, element_tyre, advance_extra_states) take the arguments of
+ * the numba kernels the solvers' numba steps still call (tests/engine/test_tyre.py).
  *
- * Test entry points with the arguments of the numba functions they replace; scalar results
- * come back as tuples where the numba function returns tuples. */
+ * Scalar results come back as tuples. */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 
@@ -97,6 +98,39 @@ static PyObject* py_mf_dual(PyObject* self, PyObject* const* args, Py_ssize_t na
                          dual_tuple(&r[3]), dual_tuple(&r[4]));
 }
 
+/* mf_steady_state_batch(p, Fz, kappa, alpha, gamma, Vx, out): mf_steady_state for each entry i
+ * of the five 1-D inputs (of one length n) into the row out[i, :] of out (n, N_OUT) */
+static PyObject* py_mf_steady_state_batch(PyObject* self, PyObject* const* args,
+                                          Py_ssize_t nargs) {
+    static const char* names[5] = {"Fz", "kappa", "alpha", "gamma", "Vx"};
+    const double *p, *x[5];
+    double* out;
+    Py_ssize_t n = 0, len, nout, i;
+    int k;
+    (void)self;
+    if (rtmbs_py_nargs(nargs, 7, "mf_steady_state_batch") < 0) return NULL;
+    if (!(p = farray(args[0], 0, "p", RTMBS_MF_N_PARAM))) return NULL;
+    for (k = 0; k < 5; k++) {
+        if (!(x[k] = rtmbs_py_array(args[1 + k], NPY_DOUBLE, 0, names[k], &len))) return NULL;
+        if (k == 0) n = len;
+        if (len != n) {
+            PyErr_Format(PyExc_ValueError, "mf_steady_state_batch: %s has %zd entries, Fz %zd",
+                         names[k], len, n);
+            return NULL;
+        }
+    }
+    if (!(out = rtmbs_py_array(args[6], NPY_DOUBLE, 1, "out", &nout))) return NULL;
+    if (nout != n * RTMBS_MF_N_OUT) {
+        PyErr_Format(PyExc_ValueError, "mf_steady_state_batch: out has %zd entries, expected "
+                     "%zd x %d", nout, n, RTMBS_MF_N_OUT);
+        return NULL;
+    }
+    for (i = 0; i < n; i++)
+        rtmbs_mf_steady_state(p, x[0][i], x[1][i], x[2][i], x[3][i], x[4][i],
+                              out + i * RTMBS_MF_N_OUT, 1);
+    Py_RETURN_NONE;
+}
+
 /* mf_force_partials(p, Fz, kappa, alpha, gamma, Vx, out, slip_reduction=True) */
 static PyObject* py_mf_force_partials(PyObject* self, PyObject* const* args, Py_ssize_t nargs) {
     const double* p;
@@ -188,6 +222,31 @@ static PyObject* py_road_height_packed(PyObject* self, PyObject* const* args, Py
     return Py_BuildValue("(dd)", z, s);
 }
 
+/* road_heights(table, x, y, z_out, slope_out): road_height_packed at each (x[i], y[i]) */
+static PyObject* py_road_heights(PyObject* self, PyObject* const* args, Py_ssize_t nargs) {
+    const double *table, *x, *y;
+    double *z, *s;
+    Py_ssize_t n, nx, ny, nz, ns, i;
+    (void)self;
+    if (rtmbs_py_nargs(nargs, 5, "road_heights") < 0) return NULL;
+    if (!(table = rtmbs_py_array(args[0], NPY_DOUBLE, 0, "table", &n))) return NULL;
+    if (n < RTMBS_ROAD_HEADER + 4) {
+        PyErr_SetString(PyExc_ValueError, "road_heights: table shorter than two samples");
+        return NULL;
+    }
+    if (!(x = rtmbs_py_array(args[1], NPY_DOUBLE, 0, "x", &nx))) return NULL;
+    if (!(y = rtmbs_py_array(args[2], NPY_DOUBLE, 0, "y", &ny))) return NULL;
+    if (!(z = rtmbs_py_array(args[3], NPY_DOUBLE, 1, "z_out", &nz))) return NULL;
+    if (!(s = rtmbs_py_array(args[4], NPY_DOUBLE, 1, "slope_out", &ns))) return NULL;
+    if (ny != nx || nz != nx || ns != nx) {
+        PyErr_Format(PyExc_ValueError, "road_heights: x, y, z_out, slope_out have %zd, %zd, %zd, "
+                     "%zd entries (expected one length)", nx, ny, nz, ns);
+        return NULL;
+    }
+    for (i = 0; i < nx; i++) z[i] = rtmbs_road_height_packed(table, n, x[i], y[i], &s[i]);
+    Py_RETURN_NONE;
+}
+
 /* -- contact ---------------------------------------------------------------------------------- */
 static int scalars(PyObject* const* args, Py_ssize_t n, double* x) {
     Py_ssize_t i;
@@ -229,6 +288,33 @@ static PyObject* py_transient_step(PyObject* self, PyObject* const* args, Py_ssi
     if (rtmbs_py_nargs(nargs, 8, "transient_step") < 0 || scalars(args, 8, x) < 0) return NULL;
     rtmbs_transient_step(&x[0], &x[1], x[2], x[3], x[4], x[5], x[6], x[7]);
     return Py_BuildValue("(dd)", x[0], x[1]);
+}
+
+/* transient_slips(u, v, sigma_kappa, sigma_alpha, Vx) -> (kappa', alpha') */
+static PyObject* py_transient_slips(PyObject* self, PyObject* const* args, Py_ssize_t nargs) {
+    double x[5], k, a;
+    (void)self;
+    if (rtmbs_py_nargs(nargs, 5, "transient_slips") < 0 || scalars(args, 5, x) < 0) return NULL;
+    rtmbs_transient_slips(x[0], x[1], x[2], x[3], x[4], &k, &a);
+    return Py_BuildValue("(dd)", k, a);
+}
+
+/* lowspeed_weight(Vx, vxlow) -> (w, dw/dVx) */
+static PyObject* py_lowspeed_weight(PyObject* self, PyObject* const* args, Py_ssize_t nargs) {
+    double x[2], w, dw;
+    (void)self;
+    if (rtmbs_py_nargs(nargs, 2, "lowspeed_weight") < 0 || scalars(args, 2, x) < 0) return NULL;
+    w = rtmbs_lowspeed_weight(x[0], x[1], &dw);
+    return Py_BuildValue("(dd)", w, dw);
+}
+
+/* lag_coefficients(speed, sigma, h) -> (e, phi, de/dspeed, dphi/dspeed) */
+static PyObject* py_lag_coefficients(PyObject* self, PyObject* const* args, Py_ssize_t nargs) {
+    double x[3], o[4];
+    (void)self;
+    if (rtmbs_py_nargs(nargs, 3, "lag_coefficients") < 0 || scalars(args, 3, x) < 0) return NULL;
+    rtmbs_lag_coefficients(x[0], x[1], x[2], o);
+    return Py_BuildValue("(dddd)", o[0], o[1], o[2], o[3]);
 }
 
 /* transient_slips_lowspeed(u, v, Vsx, Vsy, Vx, sigma_kappa, sigma_alpha, vxlow, h) -> 8-tuple */
@@ -361,6 +447,8 @@ PyMethodDef rtmbs_py_tyre_methods[] = {
          "mf_steady_state(p, Fz, kappa, alpha, gamma, Vx, out, slip_reduction=True)"),
     FAST("mf_evaluate", py_mf_evaluate,
          "mf_evaluate(p, Fz, kappa, alpha, gamma, Vx, out, full, slip_reduction=True)"),
+    FAST("mf_steady_state_batch", py_mf_steady_state_batch,
+         "mf_steady_state_batch(p, Fz, kappa, alpha, gamma, Vx, out): out[i, :] for each i"),
     FAST("mf_dual", py_mf_dual,
          "mf_dual(p, Fz, kappa, alpha, gamma, Vx, slip_reduction=True, moments=True, "
          "kink_band=0.0) -> (Fx, Fy, Mz, Mx, My) as 6-tuples"),
@@ -375,6 +463,8 @@ PyMethodDef rtmbs_py_tyre_methods[] = {
          "effective_rolling_radius_d(p, Fz, kappa, Vx, dpi) -> (Re, omega, dRe/dFz, dRe/dVx)"),
     FAST("road_height_packed", py_road_height_packed,
          "road_height_packed(table, x, y) -> (z, dz/dx)"),
+    FAST("road_heights", py_road_heights,
+         "road_heights(table, x, y, z_out, slope_out): road_height_packed at each point"),
     FAST("two_point_follower", py_two_point_follower,
          "two_point_follower(h_front, h_rear, z_centre, r_free, lf) -> (beta, h_eff, rho)"),
     FAST("slip_quantities", py_slip_quantities,
@@ -383,6 +473,11 @@ PyMethodDef rtmbs_py_tyre_methods[] = {
          "transient_rates(u, v, Vsx, Vsy, Vx, sigma_kappa, sigma_alpha) -> (du, dv)"),
     FAST("transient_step", py_transient_step,
          "transient_step(u, v, Vsx, Vsy, Vx, sigma_kappa, sigma_alpha, h) -> (u, v)"),
+    FAST("transient_slips", py_transient_slips,
+         "transient_slips(u, v, sigma_kappa, sigma_alpha, Vx) -> (kappa', alpha')"),
+    FAST("lowspeed_weight", py_lowspeed_weight, "lowspeed_weight(Vx, vxlow) -> (w, dw/dVx)"),
+    FAST("lag_coefficients", py_lag_coefficients,
+         "lag_coefficients(speed, sigma, h) -> (e, phi, de/dspeed, dphi/dspeed)"),
     FAST("transient_slips_lowspeed", py_transient_slips_lowspeed,
          "transient_slips_lowspeed(u, v, Vsx, Vsy, Vx, sigma_kappa, sigma_alpha, vxlow, h)"),
     FAST("tyre_force", py_tyre_force,

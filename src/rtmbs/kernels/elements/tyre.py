@@ -1,18 +1,17 @@
 """Tyre on a rim (seed 003 §4.3): 2-point follower enveloping and the Magic Formula, in
-:mod:`rtmbs.kernels.tyre_element`; marker_j on the rim (origin at the wheel centre, z the spin
+the engine's ``tyre/tyre_element.c``; marker_j on the rim (origin at the wheel centre, z the spin
 axis), marker_i (optional) on the wheel carrier, for reference. Named outputs:
-:data:`~rtmbs.kernels.tyre_element.TYRE_OUTPUTS`."""
+:data:`~rtmbs.kernels.codes.TYRE_OUTPUTS`."""
 from __future__ import annotations
 
 from pathlib import Path
 
 import numpy as np
-from numba import njit
 
 from ...errors import ModelError
-from .. import tyre_element as te
+from .. import codes as te
+from .base import ElementType
 from ...vehicle.tyre.tir import SHIPPED as TYRE_FILES  # noqa: F401  (shipped .tir files by short name)
-from .base import ElementType, marker_axis, zero_jacobians
 
 
 def pack(fe, ctx):
@@ -61,17 +60,4 @@ def pack(fe, ctx):
     ctx.roads.append(np.asarray(road, float))
 
 
-@njit(cache=True, inline="always")
-def kernel(k, bi, bj, with_jac, fv, par, frc_rot, frc_tab, funs, kin_A, kin_w, fjac, arm_i, sgj,
-           tmp, S, Dd, Ddd, X, tyre_par, road_buf, tyre_x, outs, mf):
-    f, tau, dfdx, dfdv, dtdx, dtdv = fjac
-    if with_jac:  # (without contact the tyre writes none)
-        zero_jacobians(dfdx, dfdv, dtdx, dtdv, True, True)
-    sax = tmp[12]  # spin axis: marker_j z
-    marker_axis(kin_A, bj, frc_rot[k, 1], 2, sax)
-    te.tyre_force(par, tyre_par, road_buf, tyre_x, with_jac, tmp[5], tmp[6], kin_w[bj], sax, sgj, f, tau,
-                  dfdx, dfdv, dtdx, dtdv, outs, tmp[14:24], X, mf)
-    return outs[2]
-
-
-ELEMENT = ElementType("tyre", kernel, pack, outputs=te.TYRE_OUTPUTS, single_body=True)
+ELEMENT = ElementType("tyre", pack, outputs=te.TYRE_OUTPUTS, single_body=True)

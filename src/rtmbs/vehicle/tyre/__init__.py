@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import importlib
 
-# Lazy attributes: importing the package (e.g. by the CLI) must not import numba.
+# Lazy attributes: importing the package (e.g. by the CLI) loads neither the engine nor numpy.
 _LAZY = {"evaluate": "api", "OUTPUT_NAMES": "magic_formula", "mf_steady_state": "magic_formula",
          "TyreProperties": "tir", "data_path": "tir", "load_tir": "tir", "parse_tir": "tir"}
 

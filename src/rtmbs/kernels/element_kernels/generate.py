@@ -1,4 +1,4 @@
-"""Generate :mod:`rtmbs.kernels.elements.dispatch` from the registry: ``python -m rtmbs.kernels.elements.generate``.
+"""Generate :mod:`rtmbs.kernels.element_kernels.dispatch` from the registry: ``python -m rtmbs.kernels.element_kernels.generate``.
 
 numba cannot call a function chosen at run time from a table, so the dispatcher is source code:
 one branch per registered element, in registry order (tests/core/test_elements.py fails when the
@@ -20,9 +20,9 @@ def _const(name: str) -> str:
 
 
 def source() -> str:
-    from . import ELEMENTS
+    from ..elements import ELEMENTS
 
-    lines = ['"""Generated from rtmbs.model.registry by ``python -m rtmbs.kernels.elements.generate``: do not edit."""',
+    lines = ['"""Generated from rtmbs.model.registry by ``python -m rtmbs.kernels.element_kernels.generate``: do not edit."""',
              "from numba import njit", ""]
     for name in FORCE_TYPES:
         m = element_module(name)
@@ -30,7 +30,7 @@ def source() -> str:
     lines += ["", "# numeric codes of the force element types (their index in the registry)"]
     lines += [f"{_const(name)} = {code}" for code, name in enumerate(FORCE_TYPES)]
     lines += ["", "", '@njit(cache=True, fastmath={"contract"})', f"def element_kernel(ty, {ARGS}):",
-              '    """Force, couple and Jacobians of element k of type ``ty`` (see rtmbs.kernels.elements.base)."""']
+              '    """Force, couple and Jacobians of element k of type ``ty`` (see rtmbs.kernels.element_kernels.helpers)."""']
     for code, name in enumerate(FORCE_TYPES):
         lines.append(f"    {'if' if code == 0 else 'elif'} ty == {code}:")
         lines.append(f"        return _{element_module(name)}({ARGS})")

@@ -1,4 +1,4 @@
-"""Generated from rtmbs.model.registry by ``python -m rtmbs.kernels.elements.generate``: do not edit."""
+"""Generated from rtmbs.model.registry by ``python -m rtmbs.kernels.element_kernels.generate``: do not edit."""
 from numba import njit
 
 from .spring_damper import kernel as _spring_damper
@@ -25,7 +25,7 @@ F_TORSION_SPRING = 8
 
 @njit(cache=True, fastmath={"contract"})
 def element_kernel(ty, k, bi, bj, with_jac, fv, par, frc_rot, frc_tab, funs, kin_A, kin_w, fjac, arm_i, sgj, tmp, S, Dd, Ddd, X, tyre_par, road_buf, tyre_x, outs, mf):
-    """Force, couple and Jacobians of element k of type ``ty`` (see rtmbs.kernels.elements.base)."""
+    """Force, couple and Jacobians of element k of type ``ty`` (see rtmbs.kernels.element_kernels.helpers)."""
     if ty == 0:
         return _spring_damper(k, bi, bj, with_jac, fv, par, frc_rot, frc_tab, funs, kin_A, kin_w, fjac, arm_i, sgj, tmp, S, Dd, Ddd, X, tyre_par, road_buf, tyre_x, outs, mf)
     elif ty == 1:
