@@ -115,6 +115,7 @@ def sparse_in_engine(solver_name: str, system, choice: str) -> bool:
     compiled Cartesian model (:func:`is_compiled_cartesian`) with ``"auto"`` or ``"sparse"``.
     Any other system steps on the dense path from Python; ``"sparse"`` there raises."""
     if not is_compiled_cartesian(system):
+        choose_linear_solver(solver_name, system, choice)  # (no patterns: its own refusal)
         if choice == "sparse":
             raise SolverError(
                 f"solver '{solver_name}': option linear_solver='sparse' runs in the C engine, "
