@@ -29,6 +29,7 @@ from ..engine import _engine
 from ..errors import SolverError
 from ..protocol import EVAL_JAC, EVAL_JAC_STIFF, EVAL_M, EVAL_Q
 from .base import Solver, register_solver
+from .dense import lu_factor, lu_solve  # noqa: F401  (the engine's dense LU, as before)
 
 # GRK4T (Kaps & Rentrop 1979) in the transformed form of Hairer's ROS4 (METH = 2).
 GAMMA = 0.231
