@@ -6,11 +6,9 @@ C step against the dense Python-driven step: tests/solvers/test_dense_path.py.)"
 import numpy as np
 import pytest
 
-from rtmbs.demo import demo_system
 from rtmbs.models import load_model
 from rtmbs.solvers.base import get_solver
 from rtmbs.solvers.li_euler_indep import C_KERNELS
-from rtmbs.solvers.rollout import rollout
 
 E = pytest.importorskip("rtmbs.engine._engine")
 

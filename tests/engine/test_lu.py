@@ -12,7 +12,6 @@ from rtmbs.models import load_model
 from rtmbs.protocol import EVAL_PHI, EVAL_PHIQ
 from rtmbs.solvers import sparse as sp
 from rtmbs.solvers.base import get_solver
-from rtmbs.solvers.storage import project_kkt
 
 E = pytest.importorskip("rtmbs.engine._engine")
 

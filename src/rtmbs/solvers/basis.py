@@ -35,7 +35,7 @@ import numpy as np
 from ..engine import _engine
 from .dense import lu_factor, lu_solve, lu_solve_t, pivot_range
 from .linalg import null_basis_qr, select_partition
-from .sparse import SparseLU, _index_given_columns, lu_rereference, threshold_rows
+from .sparse import SparseLU, lu_rereference, threshold_rows
 from .storage import phiq_reader, phiq_values
 
 

@@ -55,7 +55,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..engine import _engine
-from ..tolerances import ORDER_PIVOT_RATIO, PIVOT_REL
+from ..tolerances import ORDER_PIVOT_RATIO, PIVOT_REL  # noqa: F401  (PIVOT_REL: the engine's, tests)
 
 #: Flag the factors (refine every solve) when max |l_ik| exceeds this times 1/pivot_thresh.
 GROWTH_FACTOR = 100.0
