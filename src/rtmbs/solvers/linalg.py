@@ -9,12 +9,14 @@
 * :func:`select_partition`: independent coordinates by Gaussian elimination with rook pivoting of
   Φq (coordinate partitioning, García de Jalón & Bayo), full pivoting where a rook pivot is small.
 
-The last two run when Algorithm 2 chooses B (at ``reset`` and at a rebase), not in a fixed step.
+The last two run when Algorithm 2 chooses B (at ``reset`` and at a rebase), not in a fixed step;
+the partitioning in the engine (partition_choice.c), the QR with numpy.
 """
 from __future__ import annotations
 
 import numpy as np
 
+from ..engine import _engine
 from .dense import lu_factor, lu_solve, lu_solve_t  # noqa: F401  (the engine's dense LU)
 
 
@@ -60,56 +62,10 @@ def null_basis_qr(phiq, w, v, beta, B):
 
 def select_partition(phiq, w, cols):
     """Coordinate partitioning: Gaussian elimination with rook pivoting of ``phiq (m, n)`` (copied
-    into ``w``; each pivot the largest entry of its row and its column in the remaining block;
-    García de Jalón & Bayo 1994, §5.3; Foster 1997 for rook pivoting). On return ``cols[:m]`` are
-    the dependent coordinates u (pivot columns) and ``cols[m:]`` the independent ones v, each
-    group ascending. Returns the pivot ratio (0 when Φq is rank deficient). ``w`` keeps its
-    columns in the order of ``cols``; an elimination updates the rows with a non-zero in the
-    pivot column only. A rook pivot below 1e-2 of its column's largest entry in Φq is replaced
-    by the remaining block's first largest entry (full pivoting)."""
-    m, n = phiq.shape
-    w[:, :] = phiq
-    colmax = np.abs(phiq).max(axis=0) if m else np.zeros(n)
-    cols[:] = np.arange(n)
-    pmax, pmin = 0.0, np.inf
-    for k in range(m):
-        bj = k + int(np.argmax(colmax[cols[k:]]))  # the remaining column largest in Φq
-        col = np.abs(w[k:, bj])
-        bi = k + int(np.argmax(col))
-        best = float(col[bi - k])
-        moved = best > 0.0
-        while moved:  # the largest of row bi, then of column bj, until neither moves
-            moved = False
-            row = np.abs(w[bi, k:])
-            j = int(np.argmax(row))
-            if row[j] > best:
-                best, bj, moved = float(row[j]), k + j, True
-            col = np.abs(w[k:, bj])
-            i = int(np.argmax(col))
-            if col[i] > best:
-                best, bi, moved = float(col[i]), k + i, True
-        if best < 1e-2 * colmax[cols[bj]]:  # a small rook pivot: the block's first largest
-            rm = np.abs(w[k:, k:]).max(axis=1)
-            ri = int(np.argmax(rm))
-            if rm[ri] > best:
-                best, bi = float(rm[ri]), k + ri
-                bj = k + int(np.flatnonzero(np.abs(w[bi, k:]) == best)[0])
-        if bi != k:
-            w[[k, bi], k:] = w[[bi, k], k:]
-        if bj != k:
-            cols[[k, bj]] = cols[[bj, k]]
-            w[k:, [k, bj]] = w[k:, [bj, k]]
-        pmax, pmin = max(pmax, best), min(pmin, best)
-        inv = 1.0 / w[k, k] if best != 0.0 else 0.0
-        rows = k + 1 + np.flatnonzero(w[k + 1:, k] != 0.0)
-        lik = w[rows, k] * inv
-        if best != 0.0:
-            rows, lik = rows[lik != 0.0], lik[lik != 0.0]
-            w[rows, k + 1:] -= lik[:, None] * w[k, k + 1:]
-    cols[:m] = np.sort(cols[:m])
-    cols[m:] = np.sort(cols[m:])
-    if m == 0:
-        return 1.0
-    if pmax == 0.0:
-        return 0.0
-    return pmin / pmax
+    into ``w``, C-contiguous (m, n); each pivot the largest entry of its row and its column in the
+    remaining block; García de Jalón & Bayo 1994, §5.3; Foster 1997 for rook pivoting), in the
+    engine (partition_choice.c). On return ``cols[:m]`` (int64) are the dependent coordinates u
+    (pivot columns) and ``cols[m:]`` the independent ones v, each group ascending. Returns the
+    pivot ratio (0 when Φq is rank deficient). A rook pivot below 1e-2 of its column's largest
+    entry in Φq is replaced by the remaining block's first largest entry (full pivoting)."""
+    return _engine.select_partition(np.ascontiguousarray(phiq, float), w, cols)

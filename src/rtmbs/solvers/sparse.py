@@ -195,38 +195,13 @@ def threshold_rows(rows, cols, vals, pcol, thresh):
     """Row order for the column order ``pcol`` of the N × N matrix with entries (rows, cols, vals):
     dense Gaussian elimination with threshold partial pivoting, choosing among the rows whose
     entry is at least ``thresh`` times the column's largest the one with the fewest non-zeros
-    (Markowitz-like, as SuperLU's threshold pivoting). Returns prow (the matrix row at each
-    position); a row of -1 means a zero column (singular)."""
-    pcol = np.asarray(pcol, np.int64)
-    N = pcol.shape[0]
-    icol = np.empty(N, np.int64)
-    icol[pcol] = np.arange(N)
-    rows, cols = np.asarray(rows, np.int64), np.asarray(cols, np.int64)
-    A = np.zeros((N, N))
-    np.add.at(A, (rows, icol[cols]), np.asarray(vals, float))
-    nz = np.zeros((N, N), bool)
-    nz[rows, icol[cols]] = True
-    count = nz.sum(axis=1)
-    used = np.zeros(N, bool)
-    prow = np.full(N, -1, np.int64)
-    for k in range(N):
-        a = np.where(used, 0.0, np.abs(A[:, k]))
-        big = a.max(initial=0.0)
-        if big == 0.0:
-            return prow
-        cand = np.flatnonzero(~used & (np.abs(A[:, k]) >= thresh * big))
-        best = int(cand[np.argmin(count[cand])])  # (the first of the fewest non-zeros)
-        used[best] = True
-        prow[k] = best
-        inv = 1.0 / A[best, k]
-        js = k + 1 + np.flatnonzero(nz[best, k + 1:])  # the pivot row's entries
-        ii = np.flatnonzero(~used & (A[:, k] != 0.0))
-        if ii.size and js.size:
-            lik = A[ii, k] * inv
-            A[np.ix_(ii, js)] -= lik[:, None] * A[best, js]
-            new = ~nz[np.ix_(ii, js)]
-            count[ii] += new.sum(axis=1)
-            nz[np.ix_(ii, js)] = True
+    (Markowitz-like, as SuperLU's threshold pivoting), in the engine (partition_choice.c).
+    Returns prow (the matrix row at each position); a row of -1 means a zero column (singular)."""
+    pcol = np.ascontiguousarray(pcol, np.int64)
+    prow = np.full(pcol.shape[0], -1, np.int64)
+    _engine.threshold_rows_into(np.ascontiguousarray(rows, np.int64),
+                                np.ascontiguousarray(cols, np.int64),
+                                np.ascontiguousarray(vals, float), pcol, float(thresh), prow)
     return prow
 
 
