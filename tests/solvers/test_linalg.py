@@ -61,3 +61,23 @@ def test_select_partition_picks_a_nonsingular_dependent_block():
     assert 0 < ratio <= 1
     rank_def = np.array([[1.0, 2.0, 3.0], [2.0, 4.0, 6.0]])
     assert select_partition(rank_def, np.zeros_like(rank_def), np.zeros(3, np.int64)) < 1e-15
+
+
+def test_the_engine_checks_the_partition_arguments():
+    """The engine's partitioning and threshold rows refuse arrays that do not fit (instead of
+    reading past them)."""
+    from rtmbs.engine import _engine
+
+    phiq = np.ones((2, 3))
+    with pytest.raises(ValueError, match="w is shorter than phiq"):
+        _engine.select_partition(phiq, np.zeros((1, 3)), np.zeros(3, np.int64))
+    with pytest.raises(TypeError):
+        _engine.select_partition(phiq, np.zeros((2, 3)), np.zeros(3, np.int32))
+    r = np.array([0, 1], np.int64)
+    with pytest.raises(ValueError, match="an entry out of 0..N-1"):
+        _engine.threshold_rows_into(r, np.array([0, 2], np.int64), np.ones(2),
+                                    np.array([0, 1], np.int64), 0.01, np.zeros(2, np.int64))
+    prow = np.zeros(2, np.int64)
+    assert _engine.threshold_rows_into(r, r, np.array([1.0, 0.0]), np.array([0, 1], np.int64),
+                                       0.01, prow) == -1  # a zero column
+    assert prow.tolist() == [0, -1]
