@@ -2,8 +2,9 @@
 (the last with its outputs, ``step_outputs``) of every fixed-step solver configuration and
 3-step ``rollout``s with outputs (li-euler, li-euler-indep, generalized-α), run in a process
 with ``NUMBA_BOUNDSCHECK=1`` so that an offset or size mistake in a packed buffer (kernels/arena.py views, kernels/layouts.py,
-kernels/evaluate.py workspace_views and packed_views, solvers/sparse.py, the ``vec`` of
-solvers/compiled_step.py) raises IndexError instead of reading a neighbour's memory.
+kernels/evaluate.py workspace_views and packed_views) raises IndexError instead of reading a
+neighbour's memory; the solvers' steps run in the C engine (its arguments checked by the binding)
+or on numpy.
 
 ``python boundscheck_cases.py`` prints ``ok <case>`` per case and exits 1 with the traceback at the
 first exception. The test imports :func:`cases` for the list of expected lines, so a case that the
@@ -48,7 +49,7 @@ MODELS = {
 
 #: Solver configurations; "sparse" ones need a model with patterns, "ode" ones a model with m = 0.
 #: li-euler: every stabilisation, both position updates, both projections, dense and sparse (the
-#: sparse ones are the fused compiled step; instrument=True runs the same on the Python path).
+#: sparse ones are the engine's step; instrument=True times the same step).
 _LI = [dict(stabilize="none", position_update="explicit"),
        dict(stabilize="none", position_update="implicit"),
        dict(stabilize="projection", position_update="implicit", projection="step"),
@@ -95,7 +96,9 @@ def _label(name, opts):
 
 
 def _applies(spec, need):
-    return need == "" or (need == "sparse" and spec["sparse"]) or (need == "ode" and spec["ode"])
+    # (the sparse configurations are the engine's steps: compiled models only, ``fused``)
+    return (need == "" or (need == "sparse" and spec["sparse"] and spec["fused"])
+            or (need == "ode" and spec["ode"]))
 
 
 def cases():

@@ -1,6 +1,6 @@
 """Issue 11 / 14: M, Φq, Jq, Jq̇ stored in their fixed blocks (the packed workspace of
 ``CartesianSystem.packed_layout``, written by the same evaluation with ``_PACKED``), and the
-compiled li-euler step that reads them."""
+li-euler step of the C engine that reads them."""
 from __future__ import annotations
 
 import sys
@@ -120,23 +120,25 @@ def test_packed_storage_holds_every_pattern_entry_and_grows_with_the_non_zeros()
 @pytest.mark.parametrize("name", ["four-bar", "mcpherson-simplified", "multilink-ideal", "differential"])
 @pytest.mark.parametrize("opts", [{}, {"position_update": "explicit"}, {"jacobian": "all"},
                                   {"stabilize": "none"}])
-def test_compiled_step_on_packed_storage_equals_the_dense_sparse_path(name, opts):
-    """The compiled step (packed workspaces) against the Python-driven sparse step on dense
-    workspaces (instrument=True): the same arithmetic, so the same numbers bit for bit."""
+def test_compiled_step_on_packed_storage_agrees_with_the_dense_path(name, opts):
+    """The engine's step (sparse LU on packed workspaces) against the dense step driven from
+    Python (dense workspaces, numpy and the engine's dense LU): the same states and multipliers
+    to round-off (1e-9 of each one's largest magnitude, at least 1) over 50 steps."""
     s = _system(name)
     runs = []
-    for instrument in (False, True):
-        slv = get_solver("li-euler")(s, linear_solver="sparse", instrument=instrument, **opts)
+    for dense in (False, True):
+        slv = get_solver("li-euler")(s, linear_solver="dense" if dense else "sparse", **opts)
         st = s.initial_state()
         st.qd = st.qd + 0.01 * np.sin(np.arange(s.n))
         slv.reset(st)
-        assert bool(slv.fused) != instrument
+        assert bool(slv.fused) != dense
         traj = []
         for _ in range(50):
             assert slv.step(st, 1e-3)
             traj.append(np.concatenate([st.q, st.qd, slv.lam]))
         runs.append(np.array(traj))
-    np.testing.assert_array_equal(runs[0], runs[1])
+    err = np.abs(runs[0] - runs[1]) / np.maximum(np.abs(runs[1]).max(axis=0), 1.0)
+    assert err.max() <= 1e-9, f"differ by {err.max():.2e}"
 
 
 def test_compiled_li_euler_keeps_no_dense_matrix():

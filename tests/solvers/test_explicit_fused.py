@@ -1,17 +1,14 @@
-"""``explicit-euler`` as one compiled call per step (issue 11,
-``rtmbs.solvers.compiled_explicit``): in every stabilisation the same trajectories, multipliers,
-extra states, counters and factor statistics **bit for bit** as the step driven kernel by kernel
-from Python (``instrument=True`` runs that one: the packed gather reads the same values in the
-same order as the dense one, and Baumgarte's Φq q̇ + Φt is summed from Φt over each row's columns
-in ascending order, as the dense loop sums it, so nothing is summed in another order);
-``step_outputs``, the compiled ``rollout`` and ``simulate`` take exactly the steps of the compiled
-step."""
+"""``explicit-euler`` as one call of the C engine per step (issue 11, explicit_euler.c,
+fixed_rollout.c): in every stabilisation the step agrees with the dense step driven from Python
+(numpy and the engine's dense LU) to round-off with the same counts; ``step_outputs``, the
+engine's ``rollout`` and ``simulate`` take exactly the steps of the step; the stabilisations act;
+the semi-implicit update does not gain energy."""
 import numpy as np
 import pytest
 
 from rtmbs.models import load_model
 from rtmbs.models.multilink import build
-from rtmbs.solvers import compiled_explicit, explicit
+from rtmbs.solvers import explicit
 from rtmbs.solvers.base import get_solver
 from rtmbs.solvers.rollout import DIVERGENCE_LIMIT, compiled, rollout
 from rtmbs.solvers.simulate import simulate
@@ -48,17 +45,17 @@ def _drive(systems, k):
             s.set_input("drive_torque", TORQUE[k])
 
 
-def _solver(system, stabilize, instrument=False):
+def _solver(system, stabilize, dense=False):
     """The solver of ``stabilize`` (with "-semi": ``position_update="semi-implicit"``), reset."""
     semi = stabilize.endswith("-semi")
     slv = get_solver("explicit-euler")(
-        system, instrument=instrument, linear_solver="sparse",
+        system, linear_solver="dense" if dense else "sparse",
         stabilize=stabilize.removesuffix("-semi"),
         position_update="semi-implicit" if semi else "explicit")
     assert slv.semi_implicit == semi
     st = system.initial_state()
     slv.reset(st)
-    assert slv.fused != instrument
+    assert slv.fused != dense
     return slv, st
 
 
@@ -68,28 +65,33 @@ def _counters(slv):
 
 @pytest.mark.parametrize("stabilize", CONFIGS)
 @pytest.mark.parametrize("model", MODELS)
-def test_compiled_step_is_bit_identical_to_the_python_driven_step(data, model, stabilize):
+def test_the_engine_step_agrees_with_the_dense_python_step(data, model, stabilize):
+    """Sparse LU in C against numpy + dense LU: q, q̇, λ and the extra states after every step
+    within 1e-9 of each coordinate's largest magnitude (at least 1); the same counts. (On the
+    multilink explicit Euler at 1 ms is at its stability limit on the stiff tyres and magnifies
+    round-off by 1e5 in 50 steps, 1e14 in 100: compared over its first 30 steps.)"""
     a, b = data(model), data(model)
-    (sa, ta), (sb, tb) = _solver(a, stabilize), _solver(b, stabilize, True)
+    (sa, ta), (sb, tb) = _solver(a, stabilize), _solver(b, stabilize, dense=True)
     q0 = ta.q.copy()
-    for k in range(N):
+    rows = ([], [])
+    n = 30 if model == "multilink-transient" else N
+    for k in range(n):
         _drive((a, b), k)
         assert sa.step(ta, H) and sb.step(tb, H)
-        for name, x, y in (("q", ta.q, tb.q), ("qd", ta.qd, tb.qd), ("lam", sa.lam, sb.lam),
-                           ("x", ta.x, tb.x)):
-            assert np.array_equal(x, y), f"{name} differs at step {k + 1}"
         assert ta.t == tb.t
-        # the factor statistics, kept as the Python-driven step keeps them
-        assert (sa.kkt.ratio, sa.kkt.lu.ratio, sa.kkt.lu.growth) == (
-            sb.kkt.ratio, sb.kkt.lu.ratio, sb.kkt.lu.growth), f"step {k + 1}"
-    assert _counters(sa) == _counters(sb)
-    assert sa.nanalyse == 0 and sa.nstep == N
+        for r, slv, st in zip(rows, (sa, sb), (ta, tb)):
+            r.append(np.concatenate([st.q, st.qd, slv.lam, st.x]))
+    got, want = np.array(rows[0]), np.array(rows[1])
+    err = (np.abs(got - want) / np.maximum(np.abs(want).max(axis=0), 1.0)).max()
+    assert err <= 1e-9, f"the engine's step and the dense one differ by {err:.2e}"
+    assert _counters(sa)[:4] == _counters(sb)[:4]
+    assert sa.nanalyse == 0 and sa.nstep == n
     per_step = (2, 1, 2) if stabilize.startswith("projection") else (1, 1, 1)
-    assert (sa.neval, sa.nfactor, sa.nsolve) == tuple(N * c for c in per_step)
-    assert np.abs(ta.q - q0).max() > 1e-3  # (it moved)
+    assert (sa.neval, sa.nfactor, sa.nsolve) == tuple(n * c for c in per_step)
+    assert np.abs(ta.q - q0).max() > (1e-3 if n == N else 1e-6)  # (it moved)
     assert np.abs(sa.lam).max() > 0.0
     if model == "multilink-transient":
-        assert abs(ta.x[0]) > 1e-5  # the deflections built up and were advanced alike
+        assert abs(ta.x[0]) > 1e-9  # the deflections built up and were advanced alike
 
 
 def test_the_stabilisations_act_on_the_compiled_path(data):
@@ -119,7 +121,7 @@ def test_step_outputs_and_rollout_equal_the_compiled_step(data, model, stabilize
     steps with the same inputs and returns the same rows, outputs and counters."""
     a, b, c = data(model), data(model), data(model)
     (sa, ta), (sb, tb), (sc, tc) = (_solver(s, stabilize) for s in (a, b, c))
-    assert compiled(sc) and sc.rollout_runner is compiled_explicit.run
+    assert compiled(sc) and sc.rollout_runner is explicit.run_rollout
     inputs = {"drive_torque": TORQUE} if "drive_torque" in c.input_names else None
     r = rollout(sc, tc, N, H, inputs=inputs, every=3)
     ya, yb = np.zeros(len(a.output_names)), np.zeros(len(b.output_names))
@@ -148,16 +150,18 @@ def test_step_outputs_and_rollout_equal_the_compiled_step(data, model, stabilize
 
 
 @pytest.mark.parametrize("model", ["peer-quarter-car", "multilink-transient"])
-def test_step_outputs_at_the_start_are_the_python_driven_ones(data, model):
+def test_step_outputs_at_the_start_are_those_before_the_step(data, model):
     """``at_start``: the outputs at the state the step starts from (with the forces it applies:
-    transient deflections at the step's end), gathered from the step's own evaluation."""
+    transient deflections at the step's end), gathered from the step's own evaluation: those of
+    ``system.outputs`` at that state (the base class's ``at_start`` form)."""
     a, b = data(model), data(model)
-    (sa, ta), (sb, tb) = _solver(a, "projection"), _solver(b, "projection", True)
+    (sa, ta), (sb, tb) = _solver(a, "projection"), _solver(b, "projection")
     ya, yb = np.zeros(len(a.output_names)), np.zeros(len(b.output_names))
     for k in range(30):
         _drive((a, b), k)
+        b.outputs(tb.t, tb.q, tb.qd, yb, extra_step=H)
+        assert sb.step(tb, H)
         assert sa.step_outputs(ta, H, ya, at_start=True)
-        assert sb.step_outputs(tb, H, yb, at_start=True)
         assert np.array_equal(ya, yb), f"outputs differ at step {k + 1}"
         assert np.array_equal(ta.q, tb.q) and np.array_equal(ta.x, tb.x)
     assert _counters(sa) == _counters(sb)
@@ -182,7 +186,7 @@ def _python_loop(system, slv, st, torque):
 @pytest.mark.parametrize("stabilize", ["none", "projection"])
 def test_rollout_stops_at_a_diverging_step_and_keeps_the_last_good_state(data, stabilize):
     a, b = data("multilink-ideal"), data("multilink-ideal")
-    (sa, ta), (sb, tb) = _solver(a, stabilize), _solver(b, stabilize, True)
+    (sa, ta), (sb, tb) = _solver(a, stabilize), _solver(b, stabilize)
     torque = np.zeros(50)
     torque[20] = 1e25  # throws the wheel off at step 21
     r = rollout(sa, ta, 50, H, inputs={"drive_torque": torque})
@@ -198,12 +202,16 @@ def test_rollout_stops_at_a_diverging_step_and_keeps_the_last_good_state(data, s
     assert _counters(sa) == _counters(sb)
 
 
-def test_simulate_runs_the_compiled_rollout_and_gives_the_python_driven_result(monkeypatch):
-    """``simulate`` goes through the compiled rollout (a Python step would raise) and saves what
-    the Python-driven step gives (``instrument=True``: its own loop), outputs and accelerations
-    included."""
-    ref = simulate(load_model("peer-quarter-car"), "explicit-euler", t_end=0.3, h=H,
-                   save_every=2, instrument=True)
+def test_simulate_runs_the_compiled_rollout_and_gives_the_loop_of_steps(monkeypatch):
+    """``simulate`` goes through the engine's rollout (a Python step would raise) and saves what
+    a loop of the engine's steps gives."""
+    sysm = load_model("peer-quarter-car")
+    slv, st = _solver(sysm.new_data(), "projection")
+    qs = []
+    for k in range(300):
+        assert slv.step(st, H)
+        if k % 2 == 1:
+            qs.append(st.q.copy())
 
     def refuse(*args, **kwargs):
         raise AssertionError("a Python step")
@@ -211,12 +219,8 @@ def test_simulate_runs_the_compiled_rollout_and_gives_the_python_driven_result(m
     monkeypatch.setattr(explicit.ExplicitEuler, "step", refuse)
     res = simulate(load_model("peer-quarter-car"), "explicit-euler", t_end=0.3, h=H, save_every=2)
     assert res.meta["status"] == 1 and len(res.t) == 151
-    for key in ("t", "q", "qd", "lam", "x", "phi_norm", "phid_norm"):
-        assert np.array_equal(getattr(res, key), getattr(ref, key)), key
-    assert res.outputs.keys() == ref.outputs.keys()
-    for nm in res.outputs:
-        assert np.array_equal(res.outputs[nm], ref.outputs[nm]), nm
-    assert res.meta["steps"] == ref.meta["steps"] == 300
+    assert np.array_equal(res.q[1:], np.array(qs))
+    assert res.meta["steps"] == 300
 
 
 @pytest.mark.parametrize("stabilize", STABS)
@@ -232,7 +236,7 @@ def test_the_compiled_step_makes_no_python_level_kernel_call(data, monkeypatch, 
     monkeypatch.setattr(type(system), "evaluate", refuse)
     monkeypatch.setattr(type(system), "evaluate_packed", refuse)
     monkeypatch.setattr(type(system), "advance_extra", refuse)
-    for name in ("evaluate", "kkt_rhs_solve", "kkt_correction", "baumgarte_index1", "_update"):
+    for name in ("evaluate", "kkt_factor", "kkt_rhs_solve", "kkt_correction", "baumgarte_index1"):
         monkeypatch.setattr(explicit, name, refuse)
     monkeypatch.setattr(type(slv.kkt), "factor", refuse)
     before = (slv.neval, slv.nfactor, slv.nsolve)
@@ -244,29 +248,32 @@ def test_the_compiled_step_makes_no_python_level_kernel_call(data, monkeypatch, 
                  zip((slv.neval, slv.nfactor, slv.nsolve), before)) == expected
 
 
-def test_fallbacks_are_counted_and_computed_alike(data):
+def test_fallbacks_are_counted_and_keep_the_results(data):
     """With the growth limit at 0 every factorisation is flagged (refined solves): counted (one
-    per step) and computed alike on both paths."""
+    per step), the results those of the unflagged factors to round-off."""
     out = {}
-    for instrument in (False, True):
+    for flagged in (False, True):
         s = data("peer-quarter-car")
-        slv, st = _solver(s, "projection", instrument)
-        slv.kkt.lu.growth_limit = 0.0
+        slv, st = _solver(s, "projection")
+        if flagged:
+            slv.kkt.lu.growth_limit = 0.0
         rows = []
         for _ in range(30):
             assert slv.step(st, H)
-            rows.append(np.concatenate([st.q, st.qd, slv.lam]))
-        out[instrument] = (slv.nfallback, slv.last_fallback, np.array(rows))
-    assert out[False][:2] == out[True][:2] and out[False][0] == 30
-    assert np.array_equal(out[False][2], out[True][2])
+            rows.append(np.concatenate([st.q, st.qd]))
+        out[flagged] = (slv.nfallback, np.array(rows))
+    assert out[True][0] == 30 and out[False][0] == 0
+    scale = np.maximum(np.abs(out[False][1]).max(axis=0), 1.0)
+    assert (np.abs(out[True][1] - out[False][1]) / scale).max() < 1e-9
 
 
 def test_the_default_is_the_compiled_step_where_it_applies(data):
-    """Compiled on the sparse path of a compiled Cartesian model unless ``instrument``, at every
-    size with "auto" (the double pendulum: n = 14); the Python-driven step on the dense path."""
+    """The engine's step on the sparse path of a compiled Cartesian model (``instrument`` too: it
+    times the engine's step), at every size with "auto" (the double pendulum: n = 14); the
+    Python-driven step on the dense path."""
     s = data("peer-quarter-car")
     assert get_solver("explicit-euler")(s).fused
-    assert not get_solver("explicit-euler")(s, instrument=True).fused
+    assert get_solver("explicit-euler")(s, instrument=True).fused
     d = load_model("double-pendulum")
     assert d.n < 18 and get_solver("explicit-euler")(d).fused
     slv = get_solver("explicit-euler")(d, linear_solver="dense")

@@ -6,9 +6,7 @@ import pytest
 
 from rtmbs.models import load_model
 from rtmbs.protocol import EVAL_GAMMA, EVAL_JAC, EVAL_M, EVAL_PHI, EVAL_PHIQ, EVAL_Q
-from rtmbs.solvers.basis import (
-    R_Sc, factor_T, lambda_of, make_basis, project_T, velocity, zd_of,
-)
+from rtmbs.solvers.basis import make_basis
 from rtmbs.solvers.factorisation import kkt_correction, make_kkt
 from rtmbs.solvers.stabilization import Projector
 
@@ -57,7 +55,7 @@ def test_kkt_factorisation_solves_like_numpy(four_bar, sparse, c, cd, s):
 
 
 def test_projection_is_the_same_dense_and_sparse(four_bar):
-    """Projector (one compiled call: factor and correct, eq. 30) on dense and sparse factors, and
+    """Projector (factor and correct, eq. 30) on dense and sparse factors, and
     kkt_correction with the factors of either: the correction solves [M hΦqᵀ; Φq 0][x; μ] =
     [0; −Φ] (Φq x = −Φ), dense = sparse; a sparse KKT is analysed once, never again."""
     sysm, ws = four_bar
@@ -96,7 +94,7 @@ def test_basis_satisfies_the_identities_of_T(four_bar, mode, sparse):
     assert basis.choose(ws.phiq) > 1e-8
     basis.prepare(ws.phiq)
     pq = basis.reader(ws.phiq)  # the kernels' Φq: (flat buffer, entry index) for the partition
-    ratio, lu_ratio, _ = factor_T(basis.args, pq)
+    ratio, lu_ratio, _ = basis.factor(pq)
     assert 0.0 < ratio <= lu_ratio <= 1.0
     if mode == "qr":
         B = basis.B
@@ -105,7 +103,7 @@ def test_basis_satisfies_the_identities_of_T(four_bar, mode, sparse):
         B[np.arange(f), basis.cols[m:]] = 1.0
     assert len(basis.factors()) == (1 if sparse else 0)
     Rn, Sc = np.zeros((n, f)), np.zeros(n)
-    R_Sc(basis.args, pq, ws.gamma, Rn, Sc)
+    basis.R_Sc(pq, ws.gamma, Rn, Sc)
     tol = 1e-10
     np.testing.assert_allclose(ws.phiq @ Rn, 0.0, atol=tol)
     np.testing.assert_allclose(B @ Rn, np.eye(f), atol=tol)
@@ -113,17 +111,17 @@ def test_basis_satisfies_the_identities_of_T(four_bar, mode, sparse):
     np.testing.assert_allclose(B @ Sc, 0.0, atol=tol)
     rng = np.random.default_rng(1)
     zd, qd, gb = rng.standard_normal(f), np.zeros(n), 7.0
-    velocity(basis.args, pq, ws.phit, ws.phi, gb, zd, qd)
+    basis.velocity(pq, ws.phit, ws.phi, gb, zd, qd)
     np.testing.assert_allclose(ws.phiq @ qd, -ws.phit - gb * ws.phi, atol=tol)
     zd2 = np.zeros(f)
-    zd_of(basis.args, qd, zd2)
+    basis.zd(qd, zd2)
     np.testing.assert_allclose(zd2, zd, atol=tol)
     np.testing.assert_allclose(B @ qd, zd, atol=tol)
     mu, h, lam = rng.standard_normal(m), 1e-3, np.zeros(m)
-    lambda_of(basis.args, h * ws.phiq.T @ mu, lam, h)
+    basis.lam(h * ws.phiq.T @ mu, lam, h)
     np.testing.assert_allclose(lam, mu, atol=1e-8 * np.abs(mu).max())
     dq = np.zeros(n)
-    project_T(basis.args, ws.phi, dq)
+    basis.project_T(ws.phi, dq)
     np.testing.assert_allclose(ws.phiq @ dq, -ws.phi, atol=tol)
     np.testing.assert_allclose(B @ dq, 0.0, atol=tol)
 
@@ -139,7 +137,7 @@ def test_partition_with_given_independent_coordinates(four_bar):
     auto.prepare(ws.phiq)
     v = [int(i) for i in auto.cols[m:]]
     given = make_basis("partition", n, m)
-    assert given.choose(ws.phiq, v) == factor_T(auto.args, auto.reader(ws.phiq))[0]
+    assert given.choose(ws.phiq, v) == auto.factor(auto.reader(ws.phiq))[0]
     assert list(given.cols[m:]) == v and sorted(given.cols) == list(range(n))
     phiq = np.array([[1.0, 0.0, 0.0], [0.0, 2.0, 2.0]])  # x0 cannot be independent
     assert make_basis("partition", 3, 2).choose(phiq, [0]) == 0.0

@@ -1,7 +1,8 @@
 """Algorithm 2's rebase made cheaper (issue 11): a rebase that re-chooses the partition and the
 row pivots of the last analysis of Φu keeps that analysis (``PartitionBasis.prepare``,
-``sparse.lu_rereference``), the analysis's bookkeeping is compiled (``paired_rows``,
-``column_runs``, ``threshold_rows``) and the coordinate partitioning searches less
+``sparse.lu_rereference``), the analysis's bookkeeping (``paired_rows``, ``column_runs``,
+``threshold_rows``, numpy) gives the rows, pairs and runs of their definitions and the
+coordinate partitioning searches less
 (``linalg.select_partition``): the same partitions, pivots and trajectories bit for bit."""
 import numpy as np
 import pytest
@@ -198,9 +199,8 @@ def _threshold_rows_reference(rows, cols, vals, pcol, thresh):
 
 @pytest.mark.parametrize("seed", [0, 1, 2])
 def test_threshold_rows_and_the_analysis_bookkeeping_as_before(seed):
-    """The compiled bookkeeping of an analysis (issue 11: ``threshold_rows`` over the pivot row's
-    entries, ``paired_rows`` and ``column_runs`` in numba) gives the rows, pairs and runs of
-    their definitions."""
+    """The bookkeeping of an analysis (``threshold_rows`` over the pivot row's entries,
+    ``paired_rows`` and ``column_runs``) gives the rows, pairs and runs of their definitions."""
     rng = np.random.default_rng(seed)
     N = 40
     mask = rng.random((N, N)) < 0.1
@@ -247,8 +247,8 @@ def test_symbolic_fill_row_by_row_is_the_column_elimination_fill(N, density):
         assert got.sum() > pat.sum()  # (there is fill)
 
 
-def test_the_compiled_index_of_a_rebase_analysis_is_the_python_packing():
-    """``SparseLU.analyse(columns=...)`` (a rebase) builds its index in one compiled call
+def test_the_index_of_a_rebase_analysis_is_that_of_the_other_analyses():
+    """``SparseLU.analyse(columns=...)`` (a rebase) builds its index in one function
     (``_index_given_columns``): the same index and multiply-adds as the rows, storage, runs and
     pairs packed in Python (``_candidates`` and ``_pack``, the other analyses' path); a zero
     column is a LinAlgError."""
@@ -273,7 +273,7 @@ def test_the_compiled_index_of_a_rebase_analysis_is_the_python_packing():
 
 
 def test_carried_column_order_replaces_the_coordinates_that_left_in_place():
-    """The column order after a rebase (compiled, issue 11): the old elimination order of the
+    """The column order after a rebase (issue 11): the old elimination order of the
     dependent coordinates, each one that left replaced in place by one that came in, in
     ascending position; the definition written out in Python."""
     rng = np.random.default_rng(5)

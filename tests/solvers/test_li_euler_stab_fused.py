@@ -1,18 +1,14 @@
-"""``li-euler`` with Baumgarte, GGL and ``projection="mass"`` as one compiled call per step (issue 11,
-``rtmbs.solvers.compiled_step.li_euler_stab_step``): the same trajectories, multipliers, extra
-states, counters and factor statistics **bit for bit** as the step driven kernel by kernel from
-Python (``instrument=True`` runs that one: the packed gathers read the same values in the same
-order as the dense ones, so nothing is summed in another order); ``step_outputs`` and the
-compiled ``rollout`` take exactly the steps of the compiled step; the stabilisations still do
-what they are for."""
+"""``li-euler`` with Baumgarte, GGL and ``projection="mass"`` as one call of the C engine per step
+(issue 11, src/rtmbs/engine/li_euler.c): ``step_outputs`` and the engine's ``rollout`` take
+exactly the steps of the step; a failing step stops the rollout at the last good state; the
+stabilisations still do what they are for; no Python-level kernel runs in a step; the fallbacks of
+both factorisations are counted and leave the results unchanged."""
 import numpy as np
 import pytest
 
 from rtmbs.models import load_model
 from rtmbs.models.multilink import build
 from rtmbs.protocol import EVAL_PHI, EVAL_PHIQ
-from rtmbs.engine import _engine
-from rtmbs.solvers import compiled_step
 from rtmbs.solvers.base import get_solver
 from rtmbs.solvers.rollout import compiled, rollout
 
@@ -52,7 +48,7 @@ def _solver(system, opts, instrument=False):
     slv = get_solver("li-euler")(system, instrument=instrument, linear_solver="sparse", **opts)
     st = system.initial_state()
     slv.reset(st)
-    assert slv.fused != instrument
+    assert slv.fused
     return slv, st
 
 
@@ -65,35 +61,6 @@ def _second_lu(slv):
 
 def _counters(slv):
     return (slv.nstep, slv.neval, slv.nfactor, slv.nsolve, slv.nfallback, slv.nanalyse)
-
-
-@pytest.mark.parametrize("config", list(CONFIGS))
-@pytest.mark.parametrize("model", MODELS)
-def test_compiled_step_is_bit_identical_to_the_python_driven_step(model, config):
-    a, b = _system(model), _system(model)
-    (sa, ta), (sb, tb) = _solver(a, CONFIGS[config]), _solver(b, CONFIGS[config], True)
-    assert sa._kernel is _engine.li_euler_stab_step
-    q0 = ta.q.copy()
-    for k in range(N):
-        _inputs(a, k)
-        _inputs(b, k)
-        assert sa.step(ta, H) and sb.step(tb, H)
-        for name, x, y in (("q", ta.q, tb.q), ("qd", ta.qd, tb.qd), ("lam", sa.lam, sb.lam),
-                           ("x", ta.x, tb.x)):
-            assert np.array_equal(x, y), f"{name} differs at step {k + 1}"
-        assert ta.t == tb.t
-        # the factor statistics, reported as the Python-driven step reports them
-        assert sa.ratio == sb.ratio and sa.skkt.lu.growth == sb.skkt.lu.growth
-        lu_a, lu_b = _second_lu(sa), _second_lu(sb)
-        if lu_a is not None:
-            assert (lu_a.ratio, lu_a.growth) == (lu_b.ratio, lu_b.growth), f"step {k + 1}"
-    assert _counters(sa) == _counters(sb)
-    assert sa.nanalyse == 0 and sa.nstep == N
-    if sa.sproj is not None:
-        assert sa.sproj.ratio == sb.sproj.ratio > 0.0
-    assert np.abs(ta.q - q0).max() > 1e-3  # (it moved)
-    if model == "multilink-transient":
-        assert abs(ta.x[0]) > 1e-5  # the deflections built up and were advanced alike
 
 
 @pytest.mark.parametrize("config", ["baumgarte", "mass", "ggl-3"])
@@ -197,8 +164,8 @@ def test_the_compiled_step_makes_no_python_level_kernel_call(monkeypatch, config
 
     monkeypatch.setattr(type(system), "evaluate", refuse)
     monkeypatch.setattr(type(system), "evaluate_packed", refuse)
-    for name in ("evaluate", "_sp_ggl_newton", "_sp_factor_solve", "_update", "_implicit_dq",
-                 "projection_rhs_solve"):
+    for name in ("evaluate", "_factor", "_solve", "_ggl_newton", "update", "kkt_correction",
+                 "lu_factor", "lu_solve"):
         monkeypatch.setattr(li_euler, name, refuse)
     monkeypatch.setattr(stabilization.Projector, "correct", refuse)
     before = (slv.neval, slv.nfactor, slv.nsolve)
@@ -211,19 +178,22 @@ def test_the_compiled_step_makes_no_python_level_kernel_call(monkeypatch, config
 
 
 @pytest.mark.parametrize("config", ["mass", "ggl"])
-def test_fallbacks_of_both_factorisations_are_counted_and_computed_alike(config):
+def test_fallbacks_of_both_factorisations_are_counted_and_keep_the_results(config):
     """With the growth limit at 0 every factorisation of eq. 22 and of the second KKT is flagged
-    (refined solves): counted (one per factorisation) and computed alike on both paths."""
+    (refined solves): counted (one per factorisation), and the results are those of the
+    unflagged factors to round-off."""
     out = {}
-    for instrument in (False, True):
+    for flagged in (False, True):
         s = load_model("peer-quarter-car")
-        slv, st = _solver(s, CONFIGS[config], instrument)
-        slv.skkt.lu.growth_limit = 0.0
-        _second_lu(slv).growth_limit = 0.0
+        slv, st = _solver(s, CONFIGS[config])
+        if flagged:
+            slv.skkt.lu.growth_limit = 0.0
+            _second_lu(slv).growth_limit = 0.0
         rows = []
         for _ in range(30):
             assert slv.step(st, H)
             rows.append(np.concatenate([st.q, st.qd, slv.lam]))
-        out[instrument] = (slv.nfallback, _second_lu(slv).nfallback, np.array(rows))
-    assert out[False][0] == out[True][0] == 60 and out[False][1] == out[True][1] == 30
-    assert np.array_equal(out[False][2], out[True][2])
+        out[flagged] = (slv.nfallback, _second_lu(slv).nfallback, np.array(rows))
+    assert out[True][0] == 60 and out[True][1] == 30 and out[False][0] == 0
+    scale = np.maximum(np.abs(out[False][2]).max(axis=0), 1.0)
+    assert (np.abs(out[True][2] - out[False][2]) / scale).max() < 1e-7  # (λ: 1.1e-9 measured)

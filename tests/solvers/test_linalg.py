@@ -1,10 +1,9 @@
-"""The numba linear algebra against numpy and the defining properties of B."""
+"""The solvers' dense linear algebra (the engine's LU, numpy's QR and partitioning) against numpy
+and the defining properties of B."""
 import numpy as np
 import pytest
 
-from rtmbs.solvers.linalg import (
-    lu_factor, lu_solve, lu_solve_rows, lu_solve_t, null_basis_qr, select_partition,
-)
+from rtmbs.solvers.linalg import lu_factor, lu_solve, lu_solve_t, null_basis_qr, select_partition
 
 
 @pytest.mark.parametrize("n", [1, 5, 12])
@@ -21,10 +20,6 @@ def test_lu_solve_matches_numpy(n):
     xt = b.copy()
     lu_solve_t(LU, piv, xt)
     np.testing.assert_allclose(xt, np.linalg.solve(A.T, b), rtol=1e-10)
-    X = rng.standard_normal((3, n))
-    Y = X.copy()
-    lu_solve_rows(LU, piv, Y)
-    np.testing.assert_allclose(Y, np.linalg.solve(A, X.T).T, rtol=1e-10)
 
 
 def test_kkt_needs_pivoting_and_singular_is_reported():
@@ -66,3 +61,23 @@ def test_select_partition_picks_a_nonsingular_dependent_block():
     assert 0 < ratio <= 1
     rank_def = np.array([[1.0, 2.0, 3.0], [2.0, 4.0, 6.0]])
     assert select_partition(rank_def, np.zeros_like(rank_def), np.zeros(3, np.int64)) < 1e-15
+
+
+def test_the_engine_checks_the_partition_arguments():
+    """The engine's partitioning and threshold rows refuse arrays that do not fit (instead of
+    reading past them)."""
+    from rtmbs.engine import _engine
+
+    phiq = np.ones((2, 3))
+    with pytest.raises(ValueError, match="w is shorter than phiq"):
+        _engine.select_partition(phiq, np.zeros((1, 3)), np.zeros(3, np.int64))
+    with pytest.raises(TypeError):
+        _engine.select_partition(phiq, np.zeros((2, 3)), np.zeros(3, np.int32))
+    r = np.array([0, 1], np.int64)
+    with pytest.raises(ValueError, match="an entry out of 0..N-1"):
+        _engine.threshold_rows_into(r, np.array([0, 2], np.int64), np.ones(2),
+                                    np.array([0, 1], np.int64), 0.01, np.zeros(2, np.int64))
+    prow = np.zeros(2, np.int64)
+    assert _engine.threshold_rows_into(r, r, np.array([1.0, 0.0]), np.array([0, 1], np.int64),
+                                       0.01, prow) == -1  # a zero column
+    assert prow.tolist() == [0, -1]

@@ -27,16 +27,18 @@ T_END, H = 1.0, 1e-3
 #: planar loop span the same row space as the spatial loop's rows on the constraint manifold, so
 #: Algorithm 1 and explicit Euler take the same steps (round-off apart). Algorithm 2 integrates
 #: other independent velocities z (B from other rows), a different first-order discretisation of
-#: the same motion: the two runs differ by O(h) (measured 2e-4 at most).
+#: the same motion: the two runs differ by O(h). (The planar loop's ReducedSystem steps on the
+#: dense path, the spatial loop in the engine: their pivot checks of Φu, by partial and by static
+#: pivoting, re-choose B at other steps; measured 1.6e-3 on the slider-crank, where the spatial
+#: loop's own dense and engine runs differ by as much, and by 1e-15 with rebase=False.)
 CASES = [
     ("explicit-euler", {}, 1e-10),
     ("explicit-euler", {"stabilize": "projection"}, 1e-10),
     ("li-euler", {}, 1e-10),
     ("li-euler", {"stabilize": "projection"}, 1e-10),
     ("li-euler", {"stabilize": "ggl"}, 1e-10),
-    ("li-euler", {"linear_solver": "sparse", "stabilize": "projection"}, 1e-10),
     ("li-euler-indep", {"B": "qr"}, 1e-3),
-    ("li-euler-indep", {"B": "partition"}, 1e-3),
+    ("li-euler-indep", {"B": "partition"}, 2e-3),
 ]
 
 
@@ -211,3 +213,16 @@ def test_offline_solvers_see_the_full_system(loops):
     for name in ("reference", "index1"):
         slv = get_solver(name)(planar)
         assert slv.system is planar and slv.system.m == 23
+
+
+def test_the_reduced_system_steps_on_the_dense_path(loops):
+    """The reduced system of a redundant loop has no step in the engine: "auto" takes the dense
+    path; "sparse" (the engine's) is refused with the reason."""
+    planar, _ = loops["four-bar"]
+    slv, _ = _build(planar, "li-euler")
+    assert isinstance(slv.system, ReducedSystem) and not slv.sparse
+    with pytest.raises(SolverError) as info:
+        _build(planar, "li-euler", linear_solver="sparse")
+    assert str(info.value) == (
+        "solver 'li-euler': option linear_solver='sparse' runs in the C engine, which needs a "
+        "compiled model; 'four-bar-planar' is not one (use 'dense' or 'auto')")

@@ -8,59 +8,19 @@ one force evaluation and one solve with M per step: a fixed cost. The first two 
 classical RK4 steps (order 4, so the start does not spoil order 3). Explicit: stable only for
 h |λ| below about 0.5 on the real axis and 0.7 on the imaginary axis (use a linearly implicit
 method on stiff models such as the truck's hinge springs). M is factored once if the system
-declares ``constant_mass = True``, else at every evaluation (numba dense LU).
+declares ``constant_mass = True``, else at every evaluation (the engine's dense LU, dense_lu.c).
 """
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
 from ..engine import _engine
 from ..errors import SolverError
 from ..protocol import EVAL_M, EVAL_Q
 from .base import Solver, register_solver
-from .rosenbrock import lu_factor, lu_solve
 
 
-@njit(cache=True)
-def _accel(M, LU, piv, factor, Q, out):
-    """out = M⁻¹ Q (factor M into LU first if ``factor``)."""
-    n = Q.shape[0]
-    ok = True
-    if factor:
-        for i in range(n):
-            for j in range(n):
-                LU[i, j] = M[i, j]
-        ok = lu_factor(LU, piv)
-    for i in range(n):
-        out[i] = Q[i]
-    lu_solve(LU, piv, out)
-    return ok
-
-
-@njit(cache=True)
-def _ab3_update(h, F, k, q, v):
-    """AB3 update with the derivative history F[(k - j) % 3] = f_{n-j}, f = (q̇, v̇)."""
-    n = q.shape[0]
-    i0 = k % 3
-    i1 = (k + 2) % 3
-    i2 = (k + 1) % 3
-    c = h / 12.0
-    for j in range(n):
-        q[j] += c * (23.0 * F[i0, 0, j] - 16.0 * F[i1, 0, j] + 5.0 * F[i2, 0, j])
-        v[j] += c * (23.0 * F[i0, 1, j] - 16.0 * F[i1, 1, j] + 5.0 * F[i2, 1, j])
-
-
-@njit(cache=True)
-def _rk4_point(c, q, v, Kq, Kv, qs, vs):
-    """qs = q + c·Kq, vs = v + c·Kv."""
-    for j in range(q.shape[0]):
-        qs[j] = q[j] + c * Kq[j]
-        vs[j] = v[j] + c * Kv[j]
-
-
-# the kernels in the C engine (src/rtmbs/engine/adams.c: the arguments and the arithmetic of the
-# numba kernels above, bit for bit; tests/engine/test_ode_kernels.py)
+# the kernels in the C engine (src/rtmbs/engine/adams.c, dense_lu.c)
 _c_accel, _c_update, _c_rk4_point = _engine.ab3_accel, _engine.ab3_update, _engine.rk4_point
 
 

@@ -7,13 +7,12 @@ A basis object offers, in Python (at ``reset`` and at a rebase; may allocate):
 * ``prepare(phiq)``: set up the factorisation for that B (the sparse Φu is analysed here; raises
   ``numpy.linalg.LinAlgError`` when it is singular);
 
-and holds the arrays of its compiled kernels in the tuple ``args``. The kernels are overloads on
-that tuple (a ``QRBasis`` tuple has 4 arrays, a ``PartitionBasis`` tuple 7), so the method is
-written once (``li_euler_indep``) and each kernel is one compiled call per step:
+and the operations of a step on its factors (numpy and the engine's LU):
 
-* :func:`b_factor` (T⁻¹ or Φu, returns the pivot ratio), :func:`b_R_Sc` (R as an (n, f) array and
-  S c, eqs. 24-25), :func:`b_velocity` (q̇ = S b + R ż), :func:`b_zd` (ż = B q̇), :func:`b_lambda`
-  (λ from a transposed solve, eq. 18), :func:`b_project_T` (Δq += S(−Φ)).
+* ``factor(pq)`` (T⁻¹ or Φu; returns (pivot ratio, the LU's pivot ratio, its largest
+  multiplier)), ``R_Sc`` (R as an (n, f) array and S c, eqs. 24-25), ``velocity``
+  (q̇ = S b + R ż), ``zd`` (ż = B q̇), ``lam`` (λ from a transposed solve, eq. 18) and
+  ``project_T`` (Δq += S(−Φ)).
 
 Ways:
 
@@ -22,377 +21,24 @@ Ways:
 * "partition" (:class:`PartitionBasis`): B = rows of the identity at f independent coordinates v
   chosen by Gaussian elimination with rook pivoting of Φq (coordinate partitioning,
   ``linalg.select_partition``); then R = [−Φu⁻¹Φv; I], S = [Φu⁻¹; 0], and only Φu (m × m) is
-  factorised, dense or on its fixed pattern (``factorisation.SquareFactorisation``; a rebase
-  re-analyses it, keeping the column order of the last analysis where the coordinates stay, or
-  keeps the analysis when the partition and the threshold-pivoting rows are unchanged).
-  Its kernels take Φq as ``(w, idx)``: a flat buffer (packed blocks or a dense workspace) and a
-  ``PackedKKTMap`` index of the entries of its pattern (``rtmbs.solvers.storage``; ``reader``
-  makes one for a dense array). ``choose``/``prepare`` take a dense Φq (at reset and rebase).
+  factorised: densely (its step driven from Python, Φq as a dense (m, n) array) or on its fixed
+  pattern (``sparse``; the step in the C engine, partition.c, with ``args``; the operations here
+  serve the rebase between two steps, Φq read as ``(w, idx)``: a packed workspace and the
+  ``PackedKKTMap`` index of Φq's pattern, ``rtmbs.solvers.storage``). A rebase re-analyses the
+  sparse Φu, keeping the column order of the last analysis where the coordinates stay, or keeps
+  the analysis when the partition and the threshold-pivoting rows are unchanged.
 """
 from __future__ import annotations
 
 import numpy as np
-from numba import njit, types
-from numba.extending import overload
 
-from .factorisation import (
-    f_pivot_range, f_refactor, f_set, f_solve, f_solve_cols, f_solve_t, make_square,
-)
-from .linalg import lu_factor, lu_solve, lu_solve_t, null_basis_qr, select_partition
-from .sparse import _index_given_columns, lu_rereference, threshold_rows
-from .storage import phiq_at, phiq_index, phiq_reader
+from ..engine import _engine
+from .dense import lu_factor, lu_solve, lu_solve_t, pivot_range
+from .linalg import null_basis_qr, select_partition
+from .sparse import SparseLU, lu_rereference, threshold_rows
+from .storage import phiq_reader, phiq_values
 
-_QR_ARGS = 4  # (K, piv, B, xn)
-_PARTITION_ARGS = 7  # (fa, fb, pidx, cols, X, W, tmp)
 
-
-# -- B = QR: T⁻¹ = [Φq; B] -----------------------------------------------------------------------
-@njit(cache=True)
-def _qr_factor(phiq, B, K, piv):
-    m, n = phiq.shape
-    for i in range(m):
-        for j in range(n):
-            K[i, j] = phiq[i, j]
-    for i in range(n - m):
-        for j in range(n):
-            K[m + i, j] = B[i, j]
-    return lu_factor(K, piv)
-
-
-@njit(cache=True)
-def _qr_R_Sc(K, piv, gamma, Rn, Sc, xn):
-    """Columns of R = T[0; I]; Sc = T[c; 0]."""
-    n, f = Rn.shape
-    m = n - f
-    for j in range(f):
-        for i in range(n):
-            xn[i] = 0.0
-        xn[m + j] = 1.0
-        lu_solve(K, piv, xn)
-        for i in range(n):
-            Rn[i, j] = xn[i]
-    for i in range(m):
-        Sc[i] = gamma[i]
-    for i in range(m, n):
-        Sc[i] = 0.0
-    lu_solve(K, piv, Sc)
-
-
-@njit(cache=True)
-def _qr_velocity(K, piv, phit, phi, gb, zd, qd):
-    """q̇ = T[b; ż], b = −Φt − γ_B Φ (eq. 24)."""
-    m = phit.shape[0]
-    for i in range(m):
-        qd[i] = -phit[i] - gb * phi[i]
-    for i in range(zd.shape[0]):
-        qd[m + i] = zd[i]
-    lu_solve(K, piv, qd)
-
-
-@njit(cache=True)
-def _qr_zd(B, qd, zd):
-    for j in range(B.shape[0]):
-        s = 0.0
-        for i in range(B.shape[1]):
-            s += B[j, i] * qd[i]
-        zd[j] = s
-
-
-@njit(cache=True)
-def _qr_lambda(K, piv, x, lam, h):
-    lu_solve_t(K, piv, x)
-    for i in range(lam.shape[0]):
-        lam[i] = x[i] / h
-
-
-@njit(cache=True)
-def _qr_project_T(K, piv, phi, x, dq):
-    m = phi.shape[0]
-    n = dq.shape[0]
-    for i in range(m):
-        x[i] = -phi[i]
-    for i in range(m, n):
-        x[i] = 0.0
-    lu_solve(K, piv, x)
-    for i in range(n):
-        dq[i] += x[i]
-
-
-# -- B = partition: Φu (dense or sparse factors (fa, fb)) ----------------------------------------
-# ``pidx`` (uint32) = [nu, nv, f, ur, uk, ue, vr, vj, ve, vptr]: the entries of Φq in the dependent
-# columns (row, position in Φu, entry number) and in the independent ones (row, position in v,
-# entry number; sorted by position, vptr[j]..vptr[j+1] for v_j). Dense: every entry of Φq.
-# Φq is read as ``pq`` = (w, idx): entry e of the pattern is ``phiq_at(w, zptr, zidx, e)``
-# (``rtmbs.solvers.storage``: a packed workspace or a dense one, the same kernel).
-@njit(cache=True)
-def _pidx_parts(pidx):
-    nu = np.intp(pidx[0])
-    nv = np.intp(pidx[1])
-    f = np.intp(pidx[2])
-    o = 3
-    ur = pidx[o:o + nu]
-    uk = pidx[o + nu:o + 2 * nu]
-    ue = pidx[o + 2 * nu:o + 3 * nu]
-    o += 3 * nu
-    vr = pidx[o:o + nv]
-    vj = pidx[o + nv:o + 2 * nv]
-    ve = pidx[o + 2 * nv:o + 3 * nv]
-    vptr = pidx[o + 3 * nv:o + 3 * nv + f + 1]
-    return ur, uk, ue, vr, vj, ve, vptr
-
-
-@njit(cache=True, error_model="numpy")
-def _p_factor(fa, fb, pidx, w, idx, m):
-    """Gather Φu and factorise. Returns (min|u_kk| / max(|u_kk|, |Φq_ij|): the pivot ratio
-    measured against the whole Φq, so that it also detects a singular Φu of size 1; the pivot
-    ratio of the LU; its largest multiplier)."""
-    ur, uk, ue, vr, vj, ve, vptr = _pidx_parts(pidx)
-    zptr, zidx = phiq_index(idx)
-    big = 0.0
-    for e in range(ur.shape[0]):
-        v = phiq_at(w, zptr, zidx, ue[e])
-        f_set(fa, fb, e, ur[e], uk[e], v)
-        if abs(v) > big:
-            big = abs(v)
-    for e in range(vr.shape[0]):
-        v = abs(phiq_at(w, zptr, zidx, ve[e]))
-        if v > big:
-            big = v
-    ratio, growth = f_refactor(fa, fb)
-    return _p_ratio(fa, fb, ratio, growth, big, m)
-
-
-@njit(cache=True, error_model="numpy")
-def _p_ratio(fa, fb, ratio, growth, big, m):
-    if ratio == 0.0:
-        return 0.0, 0.0, growth
-    umin, umax = f_pivot_range(fa, fb)
-    if umax > big:
-        big = umax
-    if m == 0:
-        return 1.0, ratio, growth
-    return umin / big, ratio, growth
-
-
-@njit(cache=True, error_model="numpy")
-def _p_factor_dense(a, piv, phiq, cols, m):
-    """:func:`_p_factor`'s pivot ratio for Φu = Φq[:, cols[:m]] of a dense (m, n) Φq (the check of
-    given independent coordinates at ``reset``)."""
-    big = 0.0
-    for i in range(m):
-        for j in range(phiq.shape[1]):
-            big = max(big, abs(phiq[i, j]))
-        for k in range(m):
-            a[i, k] = phiq[i, cols[k]]
-    ratio, growth = f_refactor(a, piv)
-    return _p_ratio(a, piv, ratio, growth, big, m)
-
-
-@njit(cache=True)
-def _p_R_Sc(fa, fb, pidx, w, idx, cols, gamma, Rn, Sc, X, W):
-    """R = [−Φu⁻¹Φv; I] as Rn (n, f), Sc = [Φu⁻¹c; 0]: one solve with the f + 1 right-hand sides
-    [Φv c] as the columns of X (m, f + 1)."""
-    ur, uk, ue, vr, vj, ve, vptr = _pidx_parts(pidx)
-    zptr, zidx = phiq_index(idx)
-    n, f = Rn.shape
-    m = n - f
-    for i in range(m):
-        for j in range(f):
-            X[i, j] = 0.0
-        X[i, f] = gamma[i]
-    for e in range(vr.shape[0]):
-        X[vr[e], vj[e]] = phiq_at(w, zptr, zidx, ve[e])
-    f_solve_cols(fa, fb, X, W)
-    for k in range(m):
-        ck = cols[k]
-        for j in range(f):
-            Rn[ck, j] = -X[k, j]
-        Sc[ck] = X[k, f]
-    for k in range(f):
-        ck = cols[m + k]
-        for j in range(f):
-            Rn[ck, j] = 1.0 if k == j else 0.0
-        Sc[ck] = 0.0
-
-
-@njit(cache=True)
-def _p_velocity(fa, fb, pidx, w, idx, cols, phit, phi, gb, zd, qd, tmp):
-    """q̇_v = ż, Φu q̇_u = b − Φv ż."""
-    ur, uk, ue, vr, vj, ve, vptr = _pidx_parts(pidx)
-    zptr, zidx = phiq_index(idx)
-    m = phit.shape[0]
-    f = zd.shape[0]
-    for i in range(m):
-        tmp[i] = -phit[i] - gb * phi[i]
-    for e in range(vr.shape[0]):
-        tmp[vr[e]] -= phiq_at(w, zptr, zidx, ve[e]) * zd[vj[e]]
-    f_solve(fa, fb, tmp)
-    for k in range(m):
-        qd[cols[k]] = tmp[k]
-    for k in range(f):
-        qd[cols[m + k]] = zd[k]
-
-
-@njit(cache=True)
-def _p_zd(cols, qd, zd):
-    m = cols.shape[0] - zd.shape[0]
-    for k in range(zd.shape[0]):
-        zd[k] = qd[cols[m + k]]
-
-
-@njit(cache=True)
-def _p_lambda(fa, fb, cols, x, tmp, lam, h):
-    m = tmp.shape[0]
-    for k in range(m):
-        tmp[k] = x[cols[k]]
-    f_solve_t(fa, fb, tmp)
-    for i in range(m):
-        lam[i] = tmp[i] / h
-
-
-@njit(cache=True)
-def _p_project_T(fa, fb, phi, cols, tmp, dq):
-    m = phi.shape[0]
-    for i in range(m):
-        tmp[i] = -phi[i]
-    f_solve(fa, fb, tmp)
-    for k in range(m):
-        dq[cols[k]] += tmp[k]
-
-
-# -- the interface: overloads on the basis tuple -------------------------------------------------
-def _qr(basis) -> bool:
-    return isinstance(basis, types.BaseTuple) and len(basis) == _QR_ARGS
-
-
-def b_factor(basis, phiq):
-    """Factorise T⁻¹ = [Φq; B] (qr) or Φu (partition): (pivot ratio, LU pivot ratio, growth).
-    ``phiq``: the dense (m, n) array (qr) or ``(w, idx)`` (partition: ``_pidx_parts``)."""
-    raise NotImplementedError("numba only")
-
-
-def b_R_Sc(basis, phiq, gamma, Rn, Sc):
-    """R (n, f) and S c at the factorised configuration (eqs. 24-25)."""
-    raise NotImplementedError("numba only")
-
-
-def b_velocity(basis, phiq, phit, phi, gb, zd, qd):
-    """q̇ = S b + R ż, b = −Φt − γ_B Φ (eq. 24)."""
-    raise NotImplementedError("numba only")
-
-
-def b_zd(basis, qd, zd):
-    """ż = B q̇."""
-    raise NotImplementedError("numba only")
-
-
-def b_lambda(basis, x, lam, h):
-    """λ = Sᵀx / h (x = hΦqᵀλ, eq. 18; x is overwritten for qr)."""
-    raise NotImplementedError("numba only")
-
-
-def b_project_T(basis, phi, dq):
-    """Δq += S(−Φ) (projection with the factors of T⁻¹ or Φu)."""
-    raise NotImplementedError("numba only")
-
-
-@overload(b_factor)
-def _ov_factor(basis, phiq):
-    if _qr(basis):
-        def impl(basis, phiq):
-            K, piv, B, xn = basis
-            r = _qr_factor(phiq, B, K, piv)
-            return r, r, 0.0
-        return impl
-
-    def impl_p(basis, phiq):
-        fa, fb, pidx, cols, X, W, tmp = basis
-        return _p_factor(fa, fb, pidx, phiq[0], phiq[1], tmp.shape[0])
-    return impl_p
-
-
-@overload(b_R_Sc)
-def _ov_R_Sc(basis, phiq, gamma, Rn, Sc):
-    if _qr(basis):
-        def impl(basis, phiq, gamma, Rn, Sc):
-            K, piv, B, xn = basis
-            _qr_R_Sc(K, piv, gamma, Rn, Sc, xn)
-        return impl
-
-    def impl_p(basis, phiq, gamma, Rn, Sc):
-        fa, fb, pidx, cols, X, W, tmp = basis
-        _p_R_Sc(fa, fb, pidx, phiq[0], phiq[1], cols, gamma, Rn, Sc, X, W)
-    return impl_p
-
-
-@overload(b_velocity)
-def _ov_velocity(basis, phiq, phit, phi, gb, zd, qd):
-    if _qr(basis):
-        def impl(basis, phiq, phit, phi, gb, zd, qd):
-            K, piv, B, xn = basis
-            _qr_velocity(K, piv, phit, phi, gb, zd, qd)
-        return impl
-
-    def impl_p(basis, phiq, phit, phi, gb, zd, qd):
-        fa, fb, pidx, cols, X, W, tmp = basis
-        _p_velocity(fa, fb, pidx, phiq[0], phiq[1], cols, phit, phi, gb, zd, qd, tmp)
-    return impl_p
-
-
-@overload(b_zd)
-def _ov_zd(basis, qd, zd):
-    if _qr(basis):
-        return lambda basis, qd, zd: _qr_zd(basis[2], qd, zd)
-    return lambda basis, qd, zd: _p_zd(basis[3], qd, zd)
-
-
-@overload(b_lambda)
-def _ov_lambda(basis, x, lam, h):
-    if _qr(basis):
-        return lambda basis, x, lam, h: _qr_lambda(basis[0], basis[1], x, lam, h)
-    return lambda basis, x, lam, h: _p_lambda(basis[0], basis[1], basis[3], x, basis[6], lam, h)
-
-
-@overload(b_project_T)
-def _ov_project_T(basis, phi, dq):
-    if _qr(basis):
-        return lambda basis, phi, dq: _qr_project_T(basis[0], basis[1], phi, basis[3], dq)
-    return lambda basis, phi, dq: _p_project_T(basis[0], basis[1], phi, basis[3], basis[6], dq)
-
-
-# entry points from Python (one compiled call each)
-@njit(cache=True)
-def factor_T(basis, phiq):
-    return b_factor(basis, phiq)
-
-
-@njit(cache=True)
-def velocity(basis, phiq, phit, phi, gb, zd, qd):
-    b_velocity(basis, phiq, phit, phi, gb, zd, qd)
-
-
-@njit(cache=True)
-def zd_of(basis, qd, zd):
-    b_zd(basis, qd, zd)
-
-
-@njit(cache=True)
-def project_T(basis, phi, dq):
-    b_project_T(basis, phi, dq)
-
-
-@njit(cache=True)
-def R_Sc(basis, phiq, gamma, Rn, Sc):
-    """R and S c alone (the solver computes them inside its one-call step; for tests and tools)."""
-    b_R_Sc(basis, phiq, gamma, Rn, Sc)
-
-
-@njit(cache=True)
-def lambda_of(basis, x, lam, h):
-    b_lambda(basis, x, lam, h)
-
-
-# -- the Python objects --------------------------------------------------------------------------
 class QRBasis:
     """B from the QR decomposition of Φqᵀ (seed 003 eqs. 4.11-4.12); dense [Φq; B] factors."""
 
@@ -401,11 +47,13 @@ class QRBasis:
 
     def __init__(self, n: int, m: int):
         f = n - m
+        self.n, self.m = n, m
         self.B = np.zeros((f, n))
         self.K = np.zeros((n, n))
         self.piv = np.zeros(n, np.int64)
         self.work = (np.zeros((n, m)), np.zeros((m, n)), np.zeros(m))
-        self.args = (self.K, self.piv, self.B, np.zeros(n))
+        self.xn = np.zeros(n)
+        self.args = (self.K, self.piv, self.B, self.xn)
 
     def choose(self, phiq, independent=None) -> float:
         return null_basis_qr(phiq, *self.work, self.B)
@@ -417,8 +65,51 @@ class QRBasis:
         return ()
 
     def reader(self, phiq):
-        """The kernels' Φq argument: the dense (m, n) array itself."""
+        """The operations' Φq argument: the dense (m, n) array itself."""
         return phiq
+
+    def factor(self, phiq) -> tuple:
+        """Factorise T⁻¹ = [Φq; B]."""
+        m = self.m
+        self.K[:m] = phiq
+        self.K[m:] = self.B
+        r = lu_factor(self.K, self.piv)
+        return r, r, 0.0
+
+    def R_Sc(self, phiq, gamma, Rn, Sc) -> None:
+        """Columns of R = T[0; I]; Sc = T[c; 0]."""
+        m = self.m
+        for j in range(Rn.shape[1]):
+            self.xn[:] = 0.0
+            self.xn[m + j] = 1.0
+            lu_solve(self.K, self.piv, self.xn)
+            Rn[:, j] = self.xn
+        Sc[:m] = gamma
+        Sc[m:] = 0.0
+        lu_solve(self.K, self.piv, Sc)
+
+    def velocity(self, phiq, phit, phi, gb, zd, qd) -> None:
+        """q̇ = T[b; ż], b = −Φt − γ_B Φ (eq. 24)."""
+        m = self.m
+        qd[:m] = -phit - gb * phi
+        qd[m:] = zd
+        lu_solve(self.K, self.piv, qd)
+
+    def zd(self, qd, zd) -> None:
+        np.dot(self.B, qd, out=zd)
+
+    def lam(self, x, lam, h) -> None:
+        """λ = (Tᵀx)[:m] / h (x = hΦqᵀλ, eq. 18; x is overwritten)."""
+        lu_solve_t(self.K, self.piv, x)
+        lam[:] = x[:self.m] / h
+
+    def project_T(self, phi, dq) -> None:
+        """Δq += T[−Φ; 0]."""
+        x = self.xn
+        x[:self.m] = -phi
+        x[self.m:] = 0.0
+        lu_solve(self.K, self.piv, x)
+        dq += x
 
 
 class PartitionBasis:
@@ -441,7 +132,9 @@ class PartitionBasis:
         self.X = np.zeros((m, f + 1))
         self.W = np.zeros((m, f + 1))
         self.tmp = np.zeros(m)
-        self.fac = None if self.sparse else make_square(m, None, None, sparse=False)
+        self._lu = None  # the sparse Φu's SparseLU
+        self.U = None if self.sparse else np.zeros((m, m))  # the dense Φu's factors, pivots
+        self.upiv = None if self.sparse else np.zeros(m, np.int64)
         self.nretired = 0
         self.args = None
         self.keep_same = True  # (False: every rebase re-analyses Φu, as before issue 11's reuse)
@@ -457,7 +150,7 @@ class PartitionBasis:
 
     @property
     def lu(self):
-        return self.fac.lu if self.fac is not None else None
+        return self._lu
 
     def choose(self, phiq, independent=None) -> float:
         """The partition at the dense (m, n) ``phiq`` (``independent``: those coordinates, else
@@ -468,10 +161,13 @@ class PartitionBasis:
             return select_partition(phiq, np.zeros((m, n)), self.cols)
         ind = sorted(int(i) for i in independent)
         self.cols[:] = [i for i in range(self.n) if i not in ind] + ind
-        return _p_factor_dense(np.zeros((m, m)), np.zeros(m, np.int64), phiq, self.cols, m)[0]
+        a, piv = np.ascontiguousarray(phiq[:, self.cols[:m]]), np.zeros(m, np.int64)
+        big = float(np.abs(phiq).max(initial=0.0))
+        ratio = lu_factor(a, piv)
+        return _ratio(ratio, *pivot_range(a), big, m)
 
     def prepare(self, phiq) -> None:
-        """Index of Φu and Φv for ``cols`` (the kernels then read Φq as ``(w, idx)``, entries
+        """Index of Φu and Φv for ``cols`` (the operations then read Φq as ``(w, idx)``, entries
         in the order of the pattern); the sparse Φu analysed at the dense ``phiq`` (allocates).
         At a rebase that re-chooses the dependent coordinates of the last analysis (unless
         ``keep_same`` is False) with the same row pivots (:meth:`_rereference`) the analysis is
@@ -485,28 +181,25 @@ class PartitionBasis:
                 return
         r, c = self._nz
         pidx, ur, uc, uk = _partition_index(r, c, self.cols, m, f)
-        if self.sparse:
-            old = self.fac
-            columns = None
-            if old is not None:  # a rebase: keep the fill-reducing column order of the last one
-                self.nretired += old.lu.nfallback
-                columns = _carry_column_order(self._cols_dep, self.cols[:m], old.lu.column_order)
-            fac = make_square(m, ur, uk, sparse=True)
-            fac.analyse(phiq[ur, uc], columns)
-            if old is None:  # load the rebase's compiled code now, not in the first rebase step
-                lu = fac.lu
-                pcol = lu.column_order
-                threshold_rows(ur, uk, lu.ax, pcol, 0.01)
-                _index_given_columns(m, ur, uk, lu.ax.copy(), pcol, 0.01, lu.rows, lu.cols,
-                                     lu.cdst, lu.csrc)
-                _carry_column_order(self.cols[:m].copy(), self.cols[:m], pcol)
-                lu_rereference(lu.ib, lu.fb.copy())
-            else:
-                fac.lu.nanalyse += old.lu.nanalyse
-            self.fac = fac
-            self._u = (ur, uc, uk)
+        self._parts = _pidx_parts(pidx)
         self._cols_dep = self.cols[:m].copy()
-        self.args = (*self.fac.args, pidx, self.cols, self.X, self.W, self.tmp)
+        if not self.sparse:
+            self.args = (self.U, self.upiv, pidx, self.cols, self.X, self.W, self.tmp)
+            return
+        old = self._lu
+        columns = None
+        if old is not None:  # a rebase: keep the fill-reducing column order of the last one
+            self.nretired += old.nfallback
+            columns = _carry_column_order(self._cols_dep_old, self.cols[:m], old.column_order)
+        lu = SparseLU(m, ur, uk)
+        lu.ax[:] = phiq[ur, uc]
+        lu.analyse(columns=columns)
+        if old is not None:
+            lu.nanalyse += old.nanalyse
+        self._lu = lu
+        self._u = (ur, uc, uk)
+        self._cols_dep_old = self._cols_dep
+        self.args = (lu.ib, lu.fb, pidx, self.cols, self.X, self.W, self.tmp)
 
     def _rereference(self, phiq) -> bool:
         """The sparse Φu at ``phiq`` with the last analysis kept (:meth:`prepare`) when the
@@ -514,7 +207,7 @@ class PartitionBasis:
         one, as :meth:`SparseLU.analyse` with ``columns``) picks the rows of the last one: the
         factors are then those of a new analysis, bit for bit. False otherwise, or when a pivot
         is zero (then Φu is analysed afresh)."""
-        lu = self.fac.lu
+        lu = self._lu
         ur, uc, uk = self._u
         lu.ax[:] = phiq[ur, uc]
         prow = threshold_rows(ur, uk, lu.ax, lu.column_order, lu.pivot_thresh)
@@ -525,15 +218,118 @@ class PartitionBasis:
         return lu_rereference(lu.ib, lu.fb)
 
     def factors(self) -> tuple:
-        return self.fac.factors() if self.fac is not None else ()
+        return (self._lu,) if self._lu is not None else ()
 
     def reader(self, phiq):
-        """The kernels' Φq argument for a dense (m, n) ``phiq``: ``(w, idx)`` over the entries of
-        ``pattern`` (``storage.phiq_reader``; the solver reads its workspace buffer instead)."""
-        return phiq_reader(phiq, self.pattern)
+        """The operations' Φq argument for a dense (m, n) ``phiq``: ``(w, idx)`` over the entries
+        of ``pattern`` (sparse; ``storage.phiq_reader``), or ``phiq`` itself (dense)."""
+        return phiq_reader(phiq, self.pattern) if self.sparse else phiq
+
+    # -- the operations (dense Φu: Φq a dense (m, n) array; sparse: ``(w, idx)``) --------------
+    def _entries(self, pq):
+        """(the Φq values of Φu's entries, those of Φv's) at ``pq``."""
+        ur, uk, ue, vr, vj, ve, vptr = self._parts
+        if self.sparse:
+            v = phiq_values(*pq)
+            return v[ue], v[ve]
+        r, c = self._nz
+        return pq[r[ue], c[ue]], pq[r[ve], c[ve]]
+
+    def factor(self, pq) -> tuple:
+        """Gather Φu and factorise. Returns (min|u_kk| / max(|u_kk|, |Φq_ij|): the pivot ratio
+        measured against the whole Φq, so that it also detects a singular Φu of size 1; the
+        pivot ratio of the LU; its largest multiplier)."""
+        ur, uk = self._parts[:2]
+        u, v = self._entries(pq)
+        big = float(max(np.abs(u).max(initial=0.0), np.abs(v).max(initial=0.0)))
+        if self.sparse:
+            lu = self._lu
+            lu.fb[:u.size] = u
+            ratio, growth = _engine.lu_refactor(lu.ib, lu.fb)
+            if ratio == 0.0:
+                return 0.0, 0.0, growth
+            return _ratio(ratio, *_engine.lu_pivot_range(lu.ib, lu.fb), big, self.m), ratio, growth
+        self.U[:, :] = 0.0
+        self.U[ur, uk] = u
+        ratio = lu_factor(self.U, self.upiv)
+        if ratio == 0.0:
+            return 0.0, 0.0, 0.0
+        return _ratio(ratio, *pivot_range(self.U), big, self.m), ratio, 0.0
+
+    def _solve(self, b) -> None:
+        if self.sparse:
+            _engine.lu_solve(self._lu.ib, self._lu.fb, b)
+        else:
+            lu_solve(self.U, self.upiv, b)
+
+    def R_Sc(self, pq, gamma, Rn, Sc) -> None:
+        """R = [−Φu⁻¹Φv; I] as Rn (n, f), Sc = [Φu⁻¹c; 0]: one solve with the f + 1 right-hand
+        sides [Φv c] (dense Φu)."""
+        vr, vj = self._parts[3:5]
+        m, f = self.m, self.f
+        X = np.zeros((m, f + 1))
+        X[:, f] = gamma
+        X[vr, vj] = self._entries(pq)[1]
+        for j in range(f + 1):
+            col = np.ascontiguousarray(X[:, j])
+            self._solve(col)
+            X[:, j] = col
+        dep, ind = self.cols[:m], self.cols[m:]
+        Rn[dep] = -X[:, :f]
+        Sc[dep] = X[:, f]
+        Rn[ind] = np.eye(f)
+        Sc[ind] = 0.0
+
+    def velocity(self, pq, phit, phi, gb, zd, qd) -> None:
+        """q̇_v = ż, Φu q̇_u = b − Φv ż, b = −Φt − γ_B Φ."""
+        vr, vj = self._parts[3:5]
+        tmp = self.tmp
+        tmp[:] = -phit - gb * phi
+        np.subtract.at(tmp, vr, self._entries(pq)[1] * zd[vj])
+        self._solve(tmp)
+        qd[self.cols[:self.m]] = tmp
+        qd[self.cols[self.m:]] = zd
+
+    def zd(self, qd, zd) -> None:
+        zd[:] = qd[self.cols[self.m:]]
+
+    def lam(self, x, lam, h) -> None:
+        """λ = Φu⁻ᵀ x_u / h (x = hΦqᵀλ, eq. 18)."""
+        tmp = self.tmp
+        tmp[:] = x[self.cols[:self.m]]
+        if self.sparse:
+            _engine.lu_solve_t(self._lu.ib, self._lu.fb, tmp)
+        else:
+            lu_solve_t(self.U, self.upiv, tmp)
+        lam[:] = tmp / h
+
+    def project_T(self, phi, dq) -> None:
+        """Δq_u += Φu⁻¹(−Φ)."""
+        tmp = self.tmp
+        np.negative(phi, out=tmp)
+        self._solve(tmp)
+        dq[self.cols[:self.m]] += tmp
 
 
-@njit(cache=True)
+def _ratio(ratio, umin, umax, big, m) -> float:
+    """Φu's pivot ratio against the whole Φq (:meth:`PartitionBasis.factor`)."""
+    if ratio == 0.0:
+        return 0.0
+    if m == 0:
+        return 1.0
+    return umin / max(big, umax)
+
+
+def _pidx_parts(pidx) -> tuple:
+    """(ur, uk, ue, vr, vj, ve, vptr) of a partition index (:func:`_partition_index`), int64."""
+    nu, nv, f = (int(v) for v in pidx[:3])
+    o, out = 3, []
+    for size in (nu, nu, nu, nv, nv, nv, f + 1):
+        out.append(pidx[o:o + size].astype(np.int64))
+        o += size
+    return tuple(out)
+
+
 def _partition_index(r, c, cols, m, f):
     """Entries e = (r[e], c[e]) of Φq split by the partition ``cols`` (dependent first): the
     packed index ``pidx`` of the partition kernels (entry numbers; Φv entries sorted by
@@ -588,7 +384,6 @@ def _partition_index(r, c, cols, m, f):
     return pidx, ur, uc, uk
 
 
-@njit(cache=True)
 def _carry_column_order(old_dep, new_dep, pcol_old):
     """Column order for Φu after a rebase: the dependent coordinates in the order the last
     analysis eliminated them, each one that left the set replaced in place by one that came in

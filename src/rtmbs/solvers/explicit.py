@@ -11,12 +11,12 @@ Per step: 1 evaluation (M, Q, Φq, Φt, γ [, Φ]), 1 factorisation of size n + 
 same factors (eq. 30 with λ-column scaled by h is the same matrix).
 
 On the sparse path of a compiled Cartesian model (``fused``) the whole step is one call of the C
-engine (``src/rtmbs/engine/explicit_euler.c``, the arguments of
-:func:`rtmbs.solvers.compiled_explicit.explicit_euler_step`, every ``stabilize``): the same
-arithmetic as the Python-driven sparse step below, over packed workspaces (M and Φq
-in their blocks: memory O(non-zeros)); :meth:`ExplicitEuler.step_outputs` publishes the named
+engine (``src/rtmbs/engine/explicit_euler.c``, every ``stabilize``) over packed workspaces (M and
+Φq in their blocks: memory O(non-zeros)); :meth:`ExplicitEuler.step_outputs` publishes the named
 outputs in the same call and ``rollout`` / ``simulate`` run many steps in one call
-(``rollout_runner``). ``instrument=True`` runs the Python-driven step (phase times).
+(``rollout_runner``, ``fixed_rollout.c``); ``instrument=True`` times the whole step (phase
+"other"). Any other system, or ``linear_solver="dense"``, steps from Python with numpy and the
+engine's dense LU (``rtmbs.solvers.dense``).
 """
 from __future__ import annotations
 
@@ -25,16 +25,42 @@ import numpy as np
 from ..protocol import EVAL_GAMMA, EVAL_M, EVAL_PHI, EVAL_PHIQ, EVAL_Q, State
 from .base import Solver, register_solver
 from ..engine import _engine
-from .compiled_explicit import STAB, run as run_rollout, update as _update, vector_size
-from .factorisation import kkt_correction, kkt_rhs_solve, make_kkt
-from .li_euler import LIEuler, is_compiled_cartesian
-from .sparse import PackedKKTMap, choose_linear_solver
-from .stabilization import baumgarte_index1, check_choice, check_positive, evaluate, pop_options
+from .dense import kkt_correction, kkt_factor, kkt_rhs_solve
+from .factorisation import make_kkt
+from .li_euler import STAB_BAUMGARTE, STAB_NONE, STAB_PROJECT, LIEuler, sparse_in_engine
+from .rollout import run_rollout_kernel
+from .sparse import PackedKKTMap
+from .stabilization import check_choice, check_positive, evaluate, pop_options
 
-#: the step in the C engine (src/rtmbs/engine/explicit_euler.c), with the arguments of the numba
-#: kernels rtmbs.solvers.compiled_explicit.explicit_euler_step / explicit_euler_step_outputs
+#: the engine's step (src/rtmbs/engine/explicit_euler.c), and with the named outputs
 explicit_euler_step = _engine.explicit_euler_step
 explicit_euler_step_outputs = _engine.explicit_euler_step_outputs
+
+#: ``stab`` of the engine's step for each ``stabilize`` option (src/rtmbs/engine/explicit_euler.h)
+STAB = {"none": STAB_NONE, "baumgarte": STAB_BAUMGARTE, "projection": STAB_PROJECT}
+
+
+def vector_size(n: int, m: int) -> int:
+    """Length of the engine step's ``vec``: rhs = [q̈; λ] (n + m) | projection rhs (n + m) |
+    Δq (n) | q + Δq (n)."""
+    return 2 * (n + m) + 2 * n
+
+
+def run_rollout(solver, state, t_origin, i0, h, n_steps, every, chan, inputs, oidx, res):
+    """A rollout of an ``explicit-euler`` solver with its step in the engine (``fused``): the
+    engine's ``explicit_euler_rollout`` (src/rtmbs/engine/fixed_rollout.c) through
+    :func:`rtmbs.solvers.rollout.run_rollout_kernel`. Returns the good steps."""
+    return run_rollout_kernel(_engine.explicit_euler_rollout, solver.step_options, solver, state,
+                              t_origin, i0, h, n_steps, every, chan, inputs, oidx, res)
+
+
+def baumgarte_index1(gamma, phiq, qd, phit, phi, alpha, beta, out) -> None:
+    """out = γ − 2α(Φq q̇ + Φt) − β²Φ (seed 000 eq. 4)."""
+    np.dot(phiq, qd, out=out)
+    out += phit
+    out *= -2.0 * alpha
+    out += gamma
+    out -= beta * beta * phi
 
 
 @register_solver("explicit-euler")
@@ -63,16 +89,15 @@ class ExplicitEuler(Solver):
         self.semi_implicit = o["position_update"] == "semi-implicit"
         check_choice(self.name, "linear_solver", o["linear_solver"], ("auto", "dense", "sparse"))
         # ("auto": sparse at every size where the step is the compiled call, as for li-euler)
-        self.sparse = choose_linear_solver(self.name, system, o["linear_solver"],
-                                           compiled=is_compiled_cartesian(self.system))
+        self.sparse = sparse_in_engine(self.name, self.system, o["linear_solver"])
         check_choice(self.name, "stabilize", o["stabilize"], ("none", "baumgarte", "projection"))
         check_positive(self.name, "alpha", o["alpha"], allow_zero=True)
         check_positive(self.name, "beta", o["beta"], allow_zero=True)
         self.stabilize = o["stabilize"] if system.m > 0 else "none"
         self.alpha = float(o["alpha"])
         self.beta = float(o["beta"])
-        # the whole step in one compiled call (rtmbs.solvers.compiled_explicit), every stabilize
-        self.fused = self.sparse and not instrument and is_compiled_cartesian(self.system)
+        # the whole step in one call of the engine (explicit_euler.c), every stabilize
+        self.fused = self.sparse
         self.extra_in_step = self.fused  # (the compiled step advances the transient tyres)
 
     # the dense workspaces, made at first use on the compiled step (it reads the packed ones)
@@ -96,13 +121,9 @@ class ExplicitEuler(Solver):
             what |= EVAL_PHI
         self.what = what
         self.lam = np.zeros(m)
-        # [M Φqᵀ; Φq 0], dense or on the fixed patterns (analysed here, at the initial state)
-        self.kkt = make_kkt(self.system, self.sparse)
-        if self.kkt.sparse:
-            ws = self.ws
-            self.system.evaluate(state.t, state.q, state.qd, ws, what)
-            self.kkt.factor(ws.M, ws.M, ws.M, 0.0, 0.0, ws.phiq, 1.0, ws.phiq)
-        self._nan0 = self.kkt.nanalyse
+        self.K = np.zeros((n + m, n + m))  # [M Φqᵀ; Φq 0], dense
+        self.piv = np.zeros(n + m, np.int64)
+        self._nan0 = 0
 
     def _fused_reset(self, state: State) -> None:
         """The compiled step's buffers: two packed workspaces (``CartesianSystem.packed_layout``),
@@ -137,13 +158,13 @@ class ExplicitEuler(Solver):
     @property
     def nanalyse(self) -> int:
         """Re-analyses of the sparse factors since ``reset`` (0 on the dense path)."""
-        return self.kkt.nanalyse - self._nan0
+        return self.kkt.nanalyse - self._nan0 if self.fused else 0
 
-    # -- the step in one compiled call (rtmbs.solvers.compiled_explicit) ----------------------
+    # -- the step in one call of the engine (explicit_euler.c) ---------------------------------
     def step(self, state: State, h: float) -> bool:
         """:meth:`Solver.step`; the compiled step is called from here, without the generic
         glue (a few per cent of a small model's step from Python)."""
-        if not self.fused:
+        if not self.fused or self.instrument:
             return super().step(state, h)
         self.nstep += 1
         if self._call(explicit_euler_step, state, h, self._post):
@@ -153,7 +174,7 @@ class ExplicitEuler(Solver):
 
     def step_outputs(self, state: State, h: float, out, at_start: bool = False) -> bool:
         """:meth:`Solver.step_outputs` as one compiled call
-        (:func:`rtmbs.solvers.compiled_explicit.explicit_euler_step_outputs`) on the compiled
+        (the engine's ``explicit_euler_step_outputs``) on the compiled
         step; otherwise the step, then ``system.outputs``."""
         if not self.fused or len(out) != len(self.system.output_index):
             return super().step_outputs(state, h, out, at_start)
@@ -194,18 +215,21 @@ class ExplicitEuler(Solver):
 
     @property
     def rollout_runner(self):
-        """The compiled rollout (:func:`rtmbs.solvers.compiled_explicit.run`) on the compiled
+        """The engine's rollout (:func:`run_rollout`) on the compiled
         step; None otherwise (``rtmbs.solvers.rollout`` then loops over :meth:`step`)."""
         return run_rollout if self.fused else None
 
     def _step_impl(self, state: State, h: float):
-        if self.fused:  # (Solver.step's path to the compiled step)
-            return self._call(explicit_euler_step, state, h, self._post)
+        if self.fused:  # (Solver.step's path to the engine's step: instrumented)
+            self._tic()
+            ok = self._call(explicit_euler_step, state, h, self._post)
+            self._toc("other")
+            return ok
         ws = self.ws
         self._tic()
         evaluate(self, ws, state.t, state.q, state.qd, self.what)
         self._toc("evaluation")
-        ratio = self.kkt.factor(ws.M, ws.M, ws.M, 0.0, 0.0, ws.phiq, 1.0, ws.phiq)
+        ratio = kkt_factor(self.K, self.piv, ws.M, ws.M, ws.M, 0.0, 0.0, ws.phiq, 1.0, ws.phiq)
         self.nfactor += 1
         self._toc("factorisation")
         if self.stabilize == "baumgarte":
@@ -214,7 +238,7 @@ class ExplicitEuler(Solver):
             c = self.c
         else:
             c = ws.gamma
-        fa, fb = self.kkt.args[:2]
+        fa, fb = self.K, self.piv
         kkt_rhs_solve(fa, fb, ws.Q, c, self.rhs)
         self.nsolve += 1
         if self.semi_implicit:  # q̇⁺ = q̇ + h q̈ (as the compiled step: (q̇ + h q̈) h)
@@ -228,7 +252,8 @@ class ExplicitEuler(Solver):
             kkt_correction(fa, fb, self.ws1.phi, self.rhs2, self.dq)
             self.nsolve += 1
             self._toc("projection")
-        _update(state.q, state.qd, self.dq, self.rhs, h)
+        state.q += self.dq  # q ← q + Δq, q̇ ← q̇ + h q̈ (eq. 11)
+        state.qd += h * self.rhs[:self.system.n]
         self.lam[:] = self.rhs[self.system.n:]
         state.t += h
         self._toc("other")

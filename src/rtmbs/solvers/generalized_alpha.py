@@ -35,18 +35,16 @@ Cost per step: evaluations k (+1 "velocity": Φq only; +1 "projection"), factori
 (+1 "projection"), solves k (+2 with either stabilisation).
 
 On the sparse path of a compiled Cartesian model every option set runs the whole step as one
-call of the C engine (``_engine.generalized_alpha_step``, src/rtmbs/engine/generalized_alpha.c,
-with the arguments of :func:`rtmbs.solvers.compiled_alpha.generalized_alpha_step`: evaluations,
-the factorisations, solves, stabilisation, commit and the extra states, over packed workspaces;
-``step_outputs`` adds the named outputs in the same call and ``rollout``/``simulate`` run many
-steps in one call, :func:`rtmbs.solvers.compiled_alpha.run`), bit for bit the results of the
-Python-driven sparse step, which runs kernel by kernel when ``instrument`` asks for phase times
-(and on the dense path, or for other systems). a, q̈ and λ live in the compiled step's buffer.
+call of the C engine (``_engine.generalized_alpha_step``, src/rtmbs/engine/generalized_alpha.c:
+evaluations, factorisations, solves, stabilisation, commit and the extra states, over packed
+workspaces; ``step_outputs`` adds the named outputs in the same call and ``rollout``/``simulate``
+run many steps in one call, :func:`run_rollout`); ``instrument`` times it whole (phase "other").
+Any other system, or ``linear_solver="dense"``, steps from Python with numpy and the engine's
+dense LU (``rtmbs.solvers.dense``). a, q̈ and λ live in the step's buffer ``vec``.
 """
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
 from ..engine import _engine
 from ..errors import SolverError
@@ -54,17 +52,64 @@ from ..protocol import (
     EVAL_GAMMA, EVAL_JAC, EVAL_JAC_STIFF, EVAL_M, EVAL_PHI, EVAL_PHIQ, EVAL_Q, State,
 )
 from .base import Solver, register_solver
-from .compiled_alpha import (
-    STAB_NONE, STAB_PROJECTION, STAB_VELOCITY, VELOCITY_PASSES, _finish, _predict, finite,
-    newton_end, vector_size, vector_views, velocity_end, velocity_rhs,
-)
-from .compiled_alpha import run as run_rollout
-from .factorisation import f_kkt_factor, kkt_correction, make_kkt
-from .li_euler import is_compiled_cartesian
-from .products import entries, sub_mtv, sub_mv
-from .sparse import PackedKKTMap, choose_linear_solver
+from .dense import kkt_correction, kkt_factor, lu_solve
+from .factorisation import make_kkt
+from .li_euler import sparse_in_engine
+from .sparse import PackedKKTMap
 from .storage import entry_index
 from .stabilization import check_choice, evaluate, pop_options
+
+#: Solves of the velocity correction with the step's factors (``stabilize="velocity"``): each
+#: pass shrinks Φq q̇ + Φt by about 1e-3 on the spatial chain's whip (their Φq is the predictor's).
+VELOCITY_PASSES = 2
+
+#: ``stab`` of the engine's step (src/rtmbs/engine/generalized_alpha.h)
+STAB_NONE, STAB_VELOCITY, STAB_PROJECTION = 0, 1, 2
+
+#: Values below this are set to 0 when a step is committed: the α_m recursion makes round-off
+#: in motion that is exactly zero (out-of-plane components of a planar motion) decay towards
+#: subnormal numbers, whose arithmetic is ~100× slower (a step went from 29 to 110 µs after
+#: 5000 steps of the double pendulum). Products of three such values stay normal.
+FLUSH = 1e-80
+
+
+def vector_size(n: int, m: int) -> int:
+    """Length of the step's ``vec``: q₁ (n) | q̇₁ (n) | q̈₁ (n) | a₁ (n) | a (n) | q̈ (n) |
+    rhs (n + m) | λ₁ (m) | λ (m) (the engine's layout: its rollout continues a loop of steps)."""
+    return 7 * n + 3 * m
+
+
+def vector_views(vec, n: int, m: int) -> tuple:
+    """(q₁, q̇₁, q̈₁, a₁, a, q̈, rhs, λ₁, λ): views of ``vec``."""
+    N = n + m
+    cuts = np.cumsum([0, n, n, n, n, n, n, N, m, m])
+    return tuple(vec[cuts[i]:cuts[i + 1]] for i in range(9))
+
+
+def finite(x) -> bool:
+    return bool(np.isfinite(x).all())
+
+
+def run_rollout(solver, state, t_origin, i0, h, n_steps, every, chan, inputs, oidx, res):
+    """The engine's rollout (``generalized_alpha_rollout``, src/rtmbs/engine/generalized_alpha.c)
+    for a ``generalized-alpha`` solver with its step in the engine (``fused``;
+    ``rtmbs.solvers.rollout._runner`` describes the arguments): the extra states in and out, the
+    counters and factor statistics. Returns the number of good steps."""
+    system = solver.system
+    n, nx = system.n, system.nx
+    if nx:
+        system.extra_state[:] = state.x
+    diag = np.array([solver.ratio, 0.0, 1.0, 0.0])
+    done = _engine.generalized_alpha_rollout(
+        *solver.kernel_args, state.q, state.qd, system.m, t_origin, i0, h, *solver.options_args,
+        n_steps, every, chan, inputs, oidx, *res, np.empty(n), np.empty(n), np.empty(nx), diag)
+    if nx:
+        state.x[:] = system.extra_state
+    k = done + (done < n_steps)
+    solver.count_steps(k)
+    if k:
+        solver.take_statistics(*diag)
+    return done
 
 
 def coefficients(rho_inf: float):
@@ -77,37 +122,51 @@ def coefficients(rho_inf: float):
     return am, af, g, b
 
 
-# -- kernels of the Python-driven step (the predictor, corrections and commit are those of the
-# compiled step, ``compiled_alpha``): products with M and Φq over their entries (``products``:
-# dense loops, or the fixed patterns ``em``, ``ez``), solves with the factors (fa, fb) of
-# ``factorisation`` (dense or sparse)
-@njit(cache=True)
-def _newton(fa, fb, em, ez, M, Q, phiq, phi, s, gp, bp, q1, v1, qdd1, lam1, rhs):
-    """rhs = −[s(M q̈₁ − Q + Φqᵀλ₁); Φ], solved with the iteration matrix; then the correction."""
-    for i in range(M.shape[0]):
-        rhs[i] = Q[i]
-    sub_mv(em, M, qdd1, rhs)
-    sub_mtv(ez, phiq, lam1, rhs)
-    newton_end(fa, fb, phi, s, gp, bp, q1, v1, qdd1, lam1, rhs)
+# -- the dense step driven from Python (numpy, the engine's dense LU) ---------------------------
+def _predict(q, qd, a, qdd, am, g, b, h, q1, v1, qdd1, a1) -> None:
+    """Predictor q̈₁ = q̈: a₁, q̇₁, q₁ from the generalized-α relations (Arnold & Brüls 2007,
+    eqs. 9-10)."""
+    qdd1[:] = qdd
+    a1[:] = (qdd - am * a) / (1.0 - am)
+    v1[:] = qd + h * ((1.0 - g) * a + g * a1)
+    q1[:] = q + h * qd + (h * h) * ((0.5 - b) * a + b * a1)
 
 
-@njit(cache=True)
-def _velocity(fa, fb, ez, phiq, phit, v1, rhs):
-    """q̇₁ += the velocity part of K⁻¹[0; −(Φq q̇₁ + Φt)] with the factors (fa, fb) of K."""
+def _newton(K, piv, M, Q, phiq, phi, s, gp, bp, q1, v1, qdd1, lam1, rhs) -> None:
+    """rhs = [s(Q − M q̈₁ − Φqᵀλ₁); −Φ], solved with the iteration matrix's factors; then
+    q₁ += Δq, q̇₁ += γ'Δq, q̈₁ += β'Δq, λ₁ += (sΔλ)/s."""
+    n = q1.shape[0]
+    rhs[:n] = s * (Q - M @ qdd1 - phiq.T @ lam1)
+    np.negative(phi, out=rhs[n:])
+    lu_solve(K, piv, rhs)
+    d = rhs[:n]
+    q1 += d
+    v1 += gp * d
+    qdd1 += bp * d
+    lam1 += rhs[n:] / s
+
+
+def _velocity(K, piv, phiq, phit, v1, rhs) -> None:
+    """q̇₁ += the velocity part of K⁻¹[0; −(Φq q̇₁ + Φt)] with the factors (K, piv)."""
     n = v1.shape[0]
-    velocity_rhs(phit, rhs, n)
-    sub_mv(ez, phiq, v1, rhs[n:])
-    velocity_end(fa, fb, v1, rhs)
+    rhs[:n] = 0.0
+    rhs[n:] = -phit - phiq @ v1
+    lu_solve(K, piv, rhs)
+    v1 += rhs[:n]
 
 
-@njit(cache=True)
-def _project(fa, fb, idx, ez, M, phiq, phit, phi, rhs, q1, v1):
-    """Factor P = [M Φqᵀ; Φq 0] at q₁; q₁ += the correction of [0; −Φ], then q̇₁ += that of
-    [0; −(Φq q̇₁ + Φt)] (seed 000 eq. 30, velocities alike). Returns (pivot ratio, growth)."""
-    ratio, growth = f_kkt_factor(fa, fb, idx, M, M, M, 0.0, 0.0, phiq, 1.0, phiq)
-    kkt_correction(fa, fb, phi, rhs, q1)
-    _velocity(fa, fb, ez, phiq, phit, v1, rhs)
-    return ratio, growth
+def _flushed(x):
+    return np.where(np.abs(x) < FLUSH, 0.0, x)
+
+
+def _finish(q, qd, a, qdd, lam, q1, v1, qdd1, lam1, am, af) -> None:
+    """a ← ((1 − α_f) q̈₁ + α_f q̈ − α_m a)/(1 − α_m), then commit q, q̇, q̈, λ (tiny values flushed
+    to zero, ``FLUSH``)."""
+    a[:] = _flushed(((1.0 - af) * qdd1 + af * qdd - am * a) / (1.0 - am))
+    q[:] = _flushed(q1)
+    qd[:] = _flushed(v1)
+    qdd[:] = _flushed(qdd1)
+    lam[:] = _flushed(lam1)
 
 
 @register_solver("generalized-alpha")
@@ -143,17 +202,16 @@ class GeneralizedAlpha(Solver):
         check_choice(self.name, "jacobian", o["jacobian"], ("all", "stiff"))
         check_choice(self.name, "stabilize", o["stabilize"], ("velocity", "projection", "none"))
         check_choice(self.name, "linear_solver", o["linear_solver"], ("auto", "dense", "sparse"))
-        self.sparse = choose_linear_solver(self.name, system, o["linear_solver"],
-                                           compiled=is_compiled_cartesian(self.system))
+        self.sparse = sparse_in_engine(self.name, self.system, o["linear_solver"])
         self.rho_inf = float(r)
         self.alpha_m, self.alpha_f, self.gamma, self.beta = coefficients(self.rho_inf)
         self.newton_iterations = int(k)
         self.jac_all = o["jacobian"] == "all"
         self.jac_flag = EVAL_JAC if self.jac_all else EVAL_JAC_STIFF
         self.stabilize = o["stabilize"] if system.m > 0 else "none"
-        # the whole step in one compiled call (rtmbs.solvers.compiled_alpha) on the sparse path
-        # of a compiled Cartesian model, unless instrumented (phase times: the Python-driven step)
-        self.fused = self.sparse and not instrument and is_compiled_cartesian(self.system)
+        # the whole step in one call of the engine (generalized_alpha.c) on the sparse path of a
+        # compiled Cartesian model (``instrument`` times it whole, phase "other")
+        self.fused = self.sparse
         self.extra_in_step = self.fused  # (the compiled step advances the transient tyres)
 
     # -- set-up ----------------------------------------------------------------------------------
@@ -161,7 +219,7 @@ class GeneralizedAlpha(Solver):
         sysm, n, m = self.system, self.system.n, self.system.m
         if self.ws is None:  # (dropped after a compiled step's reset)
             self.ws = sysm.workspace()
-        # the step's vectors and the solver's state (a, q̈, λ) in one buffer (compiled_alpha)
+        # the step's vectors and the solver's state (a, q̈, λ) in one buffer (the engine's layout)
         self.vec = np.zeros(vector_size(n, m))
         (self.q1, self.v1, self.qdd1, self.a1, self.a, self.qdd, self.rhs, self.lam1,
          self.lam) = vector_views(self.vec, n, m)
@@ -182,26 +240,19 @@ class GeneralizedAlpha(Solver):
         # the iteration matrix (M | force Jacobian, Φq) and the projection matrix (M, Φq), dense
         # or on their fixed patterns (analysed here, at the initial state); the entries of M and
         # Φq for the products (None: dense loops)
-        ap, self.em, self.ez = None, None, None
-        if self.sparse:
+        if self.fused:
             mp = np.asarray(sysm.mass_pattern, bool)
             ap = mp | np.asarray(sysm.jacobian_pattern(not self.jac_all), bool)
-            self.em = entries(mp)
-            self.ez = entries(np.asarray(sysm.phiq_pattern, bool) if m else np.zeros((0, n), bool))
-        self.kkt = make_kkt(sysm, self.sparse, ap)
-        self.pkkt = make_kkt(sysm, self.sparse) if self.stabilize == "projection" else None
-        if self.fused:
+            self.kkt = make_kkt(sysm, True, ap)
+            self.pkkt = make_kkt(sysm, True) if self.stabilize == "projection" else None
             self._fused_reset(state, mp)
-        elif self.sparse:
-            sysm.evaluate(state.t, state.q, state.qd, ws, self.what | self.jac_flag)
-            c, cd, _, _, _ = self._scales(1e-3)
-            self.kkt.factor(ws.M, ws.Jq, ws.Jqd, c, cd, ws.phiq, 1.0, ws.phiq)
-            if self.pkkt is not None:
-                self.pkkt.factor(ws.M, ws.M, ws.M, 0.0, 0.0, ws.phiq, 1.0, ws.phiq)
+        else:  # the dense iteration and projection matrices, their pivots
+            self.K, self.piv = np.zeros((n + m, n + m)), np.zeros(n + m, np.int64)
+            self.P, self.ppiv = np.zeros((n + m, n + m)), np.zeros(n + m, np.int64)
         self._nan0 = self._nanalyse_total()
 
     def _fused_reset(self, state: State, mass_pattern) -> None:
-        """The compiled step's buffers (rtmbs.solvers.compiled_alpha): two packed workspaces, the
+        """The engine step's buffers (generalized_alpha.c): two packed workspaces, the
         maps of the iteration and projection matrices onto them and of M's and Φq's entries for
         the products; the factors analysed at q0 from the packed values (the same values as the
         dense ones the Python-driven path analyses), as that path does."""
@@ -262,8 +313,10 @@ class GeneralizedAlpha(Solver):
 
     # -- one step ----------------------------------------------------------------------------------
     def _step_impl(self, state: State, h: float):
-        if self.fused:
+        if self.fused:  # (instrumented: Solver.step's path to the engine's step)
+            self._tic()
             ok = self._fused_call(self._kernel, state, h, ())
+            self._toc("other")
             self.nstep -= 1  # (Solver.step counts it)
             return ok
         ws = self.ws
@@ -272,7 +325,7 @@ class GeneralizedAlpha(Solver):
         c, cd, s, gp, bp = self._scales(h)
         t1 = state.t + h
         self._tic()
-        _predict(state.q, state.qd, self.a, self.qdd, am, af, self.gamma, self.beta, h,
+        _predict(state.q, state.qd, self.a, self.qdd, am, self.gamma, self.beta, h,
                  q1, v1, qdd1, self.a1)
         lam1[:] = self.lam
         ratio = 1.0
@@ -280,15 +333,15 @@ class GeneralizedAlpha(Solver):
             if k == 0:
                 evaluate(self, ws, t1, q1, v1, self.what | self.jac_flag)
                 self._toc("evaluation")
-                ratio = self.kkt.factor(ws.M, ws.Jq, ws.Jqd, c, cd, ws.phiq, 1.0, ws.phiq)
-                fa, fb = self.kkt.args[:2]
+                ratio = kkt_factor(self.K, self.piv, ws.M, ws.Jq, ws.Jqd, c, cd, ws.phiq, 1.0,
+                                   ws.phiq)
+                fa, fb = self.K, self.piv
                 self.nfactor += 1
                 self._toc("factorisation")
             else:
                 evaluate(self, ws, t1, q1, v1, self.what)
                 self._toc("evaluation")
-            _newton(fa, fb, self.em, self.ez, ws.M, ws.Q, ws.phiq, ws.phi, s, gp, bp, q1, v1,
-                    qdd1, lam1, rhs)
+            _newton(fa, fb, ws.M, ws.Q, ws.phiq, ws.phi, s, gp, bp, q1, v1, qdd1, lam1, rhs)
             self.nsolve += 1
             self._toc("solve")
         ok = ratio > 0.0
@@ -296,15 +349,16 @@ class GeneralizedAlpha(Solver):
             # Φq, Φt at q₁; the step's factors (Φq at the predictor, metric of the iteration matrix)
             evaluate(self, ws, t1, q1, v1, EVAL_PHIQ)
             for _ in range(VELOCITY_PASSES):
-                _velocity(fa, fb, self.ez, ws.phiq, ws.phit, v1, rhs)
+                _velocity(fa, fb, ws.phiq, ws.phit, v1, rhs)
             self.nsolve += VELOCITY_PASSES
             self._toc("projection")
         elif self.stabilize == "projection":
             evaluate(self, ws, t1, q1, v1, EVAL_M | EVAL_PHI | EVAL_PHIQ)
-            pk = self.pkkt
-            pr, growth = _project(*pk.args, self.ez, ws.M, ws.phiq, ws.phit, ws.phi, rhs, q1, v1)
-            if pk.lu is not None:
-                pk.lu.ratio, pk.lu.growth = pr, growth
+            # P = [M Φqᵀ; Φq 0] at q₁; q₁ += the correction of [0; −Φ], then q̇₁ += that of
+            # [0; −(Φq q̇₁ + Φt)] (seed 000 eq. 30, velocities alike)
+            pr = kkt_factor(self.P, self.ppiv, ws.M, ws.M, ws.M, 0.0, 0.0, ws.phiq, 1.0, ws.phiq)
+            kkt_correction(self.P, self.ppiv, ws.phi, rhs, q1)
+            _velocity(self.P, self.ppiv, ws.phiq, ws.phit, v1, rhs)
             self.nfactor += 1
             self.nsolve += 2
             ok &= pr > 0.0
@@ -315,11 +369,11 @@ class GeneralizedAlpha(Solver):
         self._toc("other")
         return bool(ok and finite(state.q) and finite(state.qd))
 
-    # -- the compiled step (rtmbs.solvers.compiled_alpha) ---------------------------------------
+    # -- the step in the engine (generalized_alpha.c) -------------------------------------------
     def step(self, state: State, h: float) -> bool:
         """:meth:`Solver.step`; the compiled step is called from here, without the generic
         glue."""
-        if not self.fused:
+        if not self.fused or self.instrument:
             return super().step(state, h)
         if self._fused_call(self._kernel, state, h, ()):
             return True
@@ -328,8 +382,7 @@ class GeneralizedAlpha(Solver):
 
     def step_outputs(self, state: State, h: float, out, at_start: bool = False) -> bool:
         """:meth:`Solver.step_outputs` as one compiled call (the C engine's
-        ``generalized_alpha_step_outputs``, the arguments of
-        :func:`rtmbs.solvers.compiled_alpha.generalized_alpha_step_outputs`) on the compiled
+        ``generalized_alpha_step_outputs``) on the compiled
         step; otherwise the step, then ``system.outputs``."""
         if not self.fused or len(out) != len(self.system.output_index):
             return super().step_outputs(state, h, out, at_start)
@@ -383,6 +436,6 @@ class GeneralizedAlpha(Solver):
 
     @property
     def rollout_runner(self):
-        """The compiled rollout (:func:`rtmbs.solvers.compiled_alpha.run`) on the compiled step;
+        """The engine's rollout (:func:`run_rollout`) on the compiled step;
         None otherwise (``rtmbs.solvers.rollout`` then loops over :meth:`step` in Python)."""
         return run_rollout if self.fused else None

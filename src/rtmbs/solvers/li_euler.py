@@ -35,137 +35,70 @@ Stabilisation (``stabilize``):
   solved by ``ggl_iterations`` simplified Newton corrections from q + h q̇ (Jacobian frozen at the
   predictor); the velocity system (eq. 22) then imposes Φq(q⁺) q̇⁺ + Φt = 0 at the corrected q⁺.
 
-Linear algebra (``linear_solver``): dense LU (``linalg``) or, for systems with fixed sparsity
-patterns, the fixed-pattern sparse LU of ``sparse`` for the matrices of eqs. 22, 30 and GGL.
+Linear algebra (``linear_solver``): on a compiled Cartesian model, the sparse path (default) runs
+the whole step, every configuration, as one call of the C engine (``src/rtmbs/engine/li_euler.c``:
+fixed-pattern sparse LU of eqs. 22, 30 and GGL, docs/engine.md; ``instrument`` times it whole,
+as phase "other"). Any other system, or ``linear_solver="dense"``, steps from Python with numpy
+and the engine's dense LU (``rtmbs.solvers.dense``).
 
 Cost per step (fixed): evaluations 2 (projection: + projection_solves − 1, +1 with implicit
 positions; GGL: 2 + k for k = ``ggl_iterations``), factorisations 1 (+1 projection="mass", +1
 GGL), solves 1 (+ projection_solves with projection, +k GGL); tests/solvers/test_fixed_cost.py.
-
-On the sparse path of a compiled Cartesian model every configuration runs the whole step as one
-call of the C engine (``src/rtmbs/engine/li_euler.c``, docs/engine.md), the same arithmetic as
-the Python-driven sparse path, unless ``instrument`` asks for phase times (which runs that one).
 """
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
 from ..errors import SolverError
 from ..protocol import EVAL_JAC, EVAL_JAC_STIFF, EVAL_M, EVAL_PHI, EVAL_PHIQ, EVAL_Q, State
 from .base import Solver, register_solver
 from ..engine import _engine
-from .compiled_step import (
-    STAB_BAUMGARTE, STAB_GGL, STAB_MASS, STAB_NONE, STAB_PROJECT, _sp_factor_solve, _update,
-    ggl_correct, vector_size,
-)
-from .linalg import lu_factor, lu_solve
-from .sparse import (
-    H_ANALYSIS, PackedKKTMap, SparseKKT, a_times, choose_linear_solver, kkt_hubs, kkt_values,
-    phiq_times,
-)
+from .dense import iteration_matrix, kkt_assemble, kkt_correction, lu_factor, lu_solve, update
+from .sparse import H_ANALYSIS, PackedKKTMap, SparseKKT, choose_linear_solver, kkt_hubs
 from .stabilization import (
-    Projector, SparseProjector, check_choice, check_positive, evaluate, kkt_assemble, pop_options,
-    projection_rhs_solve, projection_rhs_solve_dense,
+    SparseProjector, check_choice, check_positive, evaluate, pop_options,
 )
 
-
-@njit(cache=True)
-def li_matrix(M, Jq, Jqd, h, A):
-    """A = M − hJq̇ − h²Jq (the iteration matrix block of eqs. 22 and 28)."""
-    n = M.shape[0]
-    h2 = h * h
-    for i in range(n):
-        for j in range(n):
-            A[i, j] = M[i, j] - h * Jqd[i, j] - h2 * Jq[i, j]
+#: the ``stab`` argument of the engine's step (src/rtmbs/engine/li_euler.h)
+STAB_NONE, STAB_PROJECT, STAB_BAUMGARTE, STAB_MASS, STAB_GGL = 0, 1, 2, 3, 4
 
 
-@njit(cache=True)
+def vector_size(n: int, m: int) -> int:
+    """Length of the ``vec`` buffer of the engine's step (src/rtmbs/engine/li_euler.h)."""
+    return 3 * (n + m) + 3 * n + 2 * m
+
+
+# -- the dense step driven from Python (numpy, the engine's dense LU) ----------------------------
 def _factor(M, Jq, Jqd, phiq_i, phiq_1, h, A, K, piv):
-    li_matrix(M, Jq, Jqd, h, A)
+    """K = [M − hJq̇ − h²Jq, hΦq(q)ᵀ; Φq(q_p), 0] factorised (eq. 22). Returns the pivot ratio."""
+    iteration_matrix(M, Jq, Jqd, h, h * h, A)
     kkt_assemble(A, phiq_i, h, phiq_1, K)
     return lu_factor(K, piv)
 
 
-@njit(cache=True)
 def _solve(K, piv, Q, Jq, qd, phiq_1, phit_1, phi_1, gb, cv, h, rhs):
     """rhs = [hQ + h²Jq q̇; −cv(Φq₁ q̇ + Φt₁) − γ_B Φ₁], solved in place (eq. 22, eq. 5; cv = 0,
     γ_B = 1/h: the position form Φ(q₁) + hΦq₁Δq̇ = 0)."""
     n = Q.shape[0]
-    m = phiq_1.shape[0]
-    h2 = h * h
-    for i in range(n):
-        s = 0.0
-        for j in range(n):
-            s += Jq[i, j] * qd[j]
-        rhs[i] = h * Q[i] + h2 * s
-    for i in range(m):
-        s = 0.0
-        for j in range(n):
-            s += phiq_1[i, j] * qd[j]
-        rhs[n + i] = -(cv * (s + phit_1[i]) + gb * phi_1[i])
+    np.dot(Jq, qd, out=rhs[:n])
+    rhs[:n] *= h * h
+    rhs[:n] += h * Q
+    np.dot(phiq_1, qd, out=rhs[n:])
+    rhs[n:] += phit_1
+    rhs[n:] *= -cv
+    rhs[n:] -= gb * phi_1
     lu_solve(K, piv, rhs)
 
 
-@njit(cache=True)
 def _ggl_newton(P, piv, M, phiq_i, h, qp, qk, eta, phi, rhs):
     """One simplified Newton correction of the GGL positions (seed 001 eq. 11), multiplied by h:
     F1 = M(qk − qp) + hΦqᵀ(q)η, F2 = Φ(qk); [M hΦqᵀ(q); Φq(qp) 0][δq; δη] = −[F1; F2]."""
     n = M.shape[0]
-    m = phiq_i.shape[0]
-    for i in range(n):
-        s = 0.0
-        for j in range(n):
-            s += M[i, j] * (qk[j] - qp[j])
-        for j in range(m):
-            s += h * phiq_i[j, i] * eta[j]
-        rhs[i] = -s
-    for i in range(m):
-        rhs[n + i] = -phi[i]
+    rhs[:n] = -(M @ (qk - qp) + h * (phiq_i.T @ eta))
+    np.negative(phi, out=rhs[n:])
     lu_solve(P, piv, rhs)
-    for i in range(n):
-        qk[i] += rhs[i]
-    for i in range(m):
-        eta[i] += rhs[n + i]
-
-
-@njit(cache=True)
-def _predict(q, qd, h, dq, qp):
-    """Δq = h q̇, q_p = q + Δq."""
-    for i in range(q.shape[0]):
-        dq[i] = h * qd[i]
-        qp[i] = q[i] + dq[i]
-
-
-@njit(cache=True)
-def _sp_ggl_newton(ib, fb, idx, M, phiq_i, h, qp, qk, eta, phi, rhs, tmp):
-    """:func:`_ggl_newton` with the sparse factors and products on the fixed patterns."""
-    n = M.shape[0]
-    for i in range(n):
-        tmp[i] = qk[i] - qp[i]
-    a_times(idx, M, tmp, rhs[:n])
-    # + h Φqᵀ η over the Φq entries (the top-right block of the same map)
-    for i in range(n):
-        tmp[i] = 0.0
-    _phiqt_times(idx, phiq_i, eta, tmp)
-    ggl_correct(ib, fb, h, phi, rhs, tmp, qk, eta)
-
-
-@njit(cache=True)
-def _phiqt_times(idx, phiq, x, y):
-    """y += Φqᵀ x over the Φq entries of a KKT map."""
-    na = np.intp(idx[0])
-    nz = np.intp(idx[1])
-    zr = idx[2 + 2 * na:2 + 2 * na + nz]
-    zc = idx[2 + 2 * na + nz:2 + 2 * na + 2 * nz]
-    for e in range(nz):
-        y[zc[e]] += phiq[zr[e], zc[e]] * x[zr[e]]
-
-
-@njit(cache=True)
-def _implicit_dq(qd, rhs, h, dq):
-    for i in range(dq.shape[0]):
-        dq[i] = h * (qd[i] + rhs[i])
+    qk += rhs[:n]
+    eta += rhs[n:]
 
 
 def is_compiled_cartesian(system) -> bool:
@@ -175,6 +108,21 @@ def is_compiled_cartesian(system) -> bool:
 
     return type(system) is CartesianSystem or (isinstance(system, CartesianSystem)
                                                and type(system).evaluate is CartesianSystem.evaluate)
+
+
+def sparse_in_engine(solver_name: str, system, choice: str) -> bool:
+    """True for the sparse path (``linear_solver`` ``choice``), which runs in the C engine: a
+    compiled Cartesian model (:func:`is_compiled_cartesian`) with ``"auto"`` or ``"sparse"``.
+    Any other system steps on the dense path from Python; ``"sparse"`` there raises."""
+    if not is_compiled_cartesian(system):
+        choose_linear_solver(solver_name, system, choice)  # (no patterns: its own refusal)
+        if choice == "sparse":
+            raise SolverError(
+                f"solver '{solver_name}': option linear_solver='sparse' runs in the C engine, "
+                f"which needs a compiled model; '{getattr(system, 'name', system)}' is not one "
+                "(use 'dense' or 'auto')")
+        return False
+    return choose_linear_solver(solver_name, system, choice, compiled=True)
 
 
 @register_solver("li-euler")
@@ -193,9 +141,9 @@ class LIEuler(Solver):
         evaluation of Φ at the corrected positions (projection="step" only)
     position_update : "auto" (implicit; explicit with GGL) | "implicit" (Δq = h(q̇ + Δq̇) with
         the constraint at the new positions) | "explicit" (Δq = h q̇, seed 000 Table 1)
-    linear_solver : "auto" (sparse when the system has fixed patterns and n >= 18) | "dense" |
-        "sparse" (``rtmbs.solvers.sparse``: fixed pattern, ordering and pivots; ``nanalyse``
-        counts the re-analyses after the first)
+    linear_solver : "auto" (sparse on a compiled model, else dense) | "dense" | "sparse" (the C
+        engine's step: fixed pattern, ordering and pivots; ``nanalyse`` counts the re-analyses
+        after the first; compiled models only)
     """
 
     def __init__(self, system, instrument: bool = False, **options):
@@ -210,8 +158,7 @@ class LIEuler(Solver):
                      ("auto", "explicit", "implicit"))
         check_choice(self.name, "linear_solver", o["linear_solver"], ("auto", "dense", "sparse"))
         check_choice(self.name, "projection", o["projection"], ("step", "mass"))
-        self.sparse = choose_linear_solver(self.name, system, o["linear_solver"],
-                                           compiled=is_compiled_cartesian(self.system))
+        self.sparse = sparse_in_engine(self.name, self.system, o["linear_solver"])
         self.jac_all = o["jacobian"] == "all"
         if o["baumgarte_gamma"] is not None:
             check_positive(self.name, "baumgarte_gamma", o["baumgarte_gamma"], allow_zero=True)
@@ -240,36 +187,37 @@ class LIEuler(Solver):
                               "integer >= 1")
         self.projection_solves = int(k) if self.projection == "step" else 1
         self.project_with_step = self.stabilize == "projection" and self.projection == "step"
-        # the whole step in one compiled call (rtmbs.solvers.compiled_step), every stabilisation
-        self.fused = self.sparse and not instrument and is_compiled_cartesian(self.system)
+        # the whole step in one call of the C engine (src/rtmbs/engine/li_euler.c), every
+        # stabilisation (``instrument`` then times the whole step, as phase "other")
+        self.fused = self.sparse
         self.extra_in_step = self.fused  # (the compiled step advances the transient tyres)
 
     def _reset(self, state: State) -> None:
         n, m = self.system.n, self.system.m
-        dense = not self.sparse  # (n + m)² arrays only on the dense path
-        self.A = np.zeros((n, n)) if dense else None
-        self._K = np.zeros((n + m, n + m)) if dense else None
-        self.piv = np.zeros(n + m, np.int64) if dense else None
+        self.lam = np.zeros(m)
+        self.ratio = 1.0
+        if self.sparse:
+            self._sparse_reset(state)
+            return
+        self.A = np.zeros((n, n))
+        self._K = np.zeros((n + m, n + m))
+        self.piv = np.zeros(n + m, np.int64)
         self.rhs = np.zeros(n + m)
         self.dq = np.zeros(n)
         self.qp = np.zeros(n)
         self.qk = np.zeros(n)
         self.eta = np.zeros(m)
         self.zero_m = np.zeros(m)
-        self._ws1 = None  # (allocated at first use: the compiled step needs none)
-        self.proj = Projector(n, m) if dense else None
-        self.P = np.zeros((n + m, n + m)) if dense else None
-        self.ppiv = np.zeros(n + m, np.int64) if dense else None
+        self._ws1 = None
+        self.P = np.zeros((n + m, n + m))  # the projection's or GGL's KKT matrix
+        self.ppiv = np.zeros(n + m, np.int64)
         self.prhs = np.zeros(n + m)
         self.what0 = EVAL_M | EVAL_Q | (EVAL_PHIQ if m else 0)
         self.what1 = EVAL_PHIQ | (EVAL_PHI if self.stabilize in ("projection", "baumgarte")
                                   or self.implicit else 0)
-        self.lam = np.zeros(m)
-        self.ratio = 1.0
-        if self.sparse:
-            self._sparse_reset(state)
+        self._nan0 = 0
 
-    # -- sparse path (rtmbs.solvers.sparse) ------------------------------------------------
+    # -- the step in the C engine (src/rtmbs/engine/li_euler.c) ----------------------------------
     def _sparse_reset(self, state: State) -> None:
         """Patterns, orderings and pivot sequences, analysed at q0 with h = H_ANALYSIS."""
         sysm, n, m = self.system, self.system.n, self.system.m
@@ -279,23 +227,12 @@ class LIEuler(Solver):
         ap = mp | np.asarray(sysm.jacobian_pattern(not self.jac_all), bool)
         pp = np.asarray(sysm.phiq_pattern, bool) if m else np.zeros((0, n), bool)
         hubs = kkt_hubs(sysm)  # (the ordering may condense onto the chassis: sparse.py)
+        self.what0 = EVAL_M | EVAL_Q | (EVAL_PHIQ if m else 0)
         self.skkt = SparseKKT(ap, pp, hubs=hubs, augment_pattern=mp)
         self.sproj = (SparseProjector(mp, pp, hubs) if self.stabilize == "projection"
                       and not self.project_with_step else None)
         self.sggl = SparseKKT(mp, pp, hubs=hubs) if self.stabilize == "ggl" else None
-        self.stmp = np.zeros(n + m)
-        if self.fused:
-            self._fused_reset(state)
-            return
-        ws, h = self.ws, H_ANALYSIS
-        sysm.evaluate(state.t, state.q, state.qd, ws, self.what0)
-        sysm.evaluate(state.t, state.q, state.qd, ws, self.jac_flag)
-        self.skkt.factor(ws.M, ws.Jq, ws.Jqd, h * h, h, ws.phiq, h, ws.phiq)
-        if self.sproj is not None:
-            self.sproj.kkt.factor(ws.M, ws.M, ws.M, 0.0, 0.0, ws.phiq, h, ws.phiq)
-        if self.sggl is not None:
-            self.sggl.factor(ws.M, ws.M, ws.M, 0.0, 0.0, ws.phiq, h, ws.phiq)
-        self._nan0 = self._nanalyse_total()
+        self._fused_reset(state)
 
     def _fused_reset(self, state: State) -> None:
         """The compiled step's buffers: two packed workspaces (M, Φq, Jq, Jq̇ in their blocks,
@@ -391,23 +328,12 @@ class LIEuler(Solver):
                 getattr(getattr(self, "sproj", None), "kkt", None))
         return tuple(k.lu for k in kkts if k is not None) if getattr(self, "sparse", False) else ()
 
-    def _factor_solve(self, ws, ws1, q, qd, gb, h, phi1, update=False, cv=1.0):
-        """Factor eq. 22 and solve into ``self.rhs``; with ``update`` (sparse path only) also
-        update q, q̇ and λ in the same compiled call. Returns (pivot ratio, updated)."""
-        if not self.sparse:
-            ratio = _factor(ws.M, ws.Jq, ws.Jqd, ws.phiq, ws1.phiq, h, self.A, self.K, self.piv)
-            self._toc("factorisation")
-            _solve(self.K, self.piv, ws.Q, ws.Jq, qd, ws1.phiq, ws1.phit, phi1, gb, cv, h, self.rhs)
-            return ratio, False
-        k = self.skkt
-        lu = k.lu
-        a = (k.idx, ws.M, ws.Q, ws.Jq, ws.Jqd, qd, ws.phiq, ws1.phiq, ws1.phit, phi1, gb, cv, h,
-             self.rhs, self.stmp)
-        b = (q, self.dq, self.lam, update, self.implicit)
-        ratio, growth = _sp_factor_solve(lu.ib, lu.fb, *a, *b)
-        lu.ratio, lu.growth = ratio, growth
+    def _factor_solve(self, ws, ws1, qd, gb, h, phi1, cv=1.0) -> float:
+        """Factor eq. 22 and solve into ``self.rhs`` (dense path). Returns the pivot ratio."""
+        ratio = _factor(ws.M, ws.Jq, ws.Jqd, ws.phiq, ws1.phiq, h, self.A, self.K, self.piv)
         self._toc("factorisation")
-        return ratio, update and ratio > 0.0
+        _solve(self.K, self.piv, ws.Q, ws.Jq, qd, ws1.phiq, ws1.phit, phi1, gb, cv, h, self.rhs)
+        return ratio
 
     def _step_impl(self, state: State, h: float):
         if self.fused:
@@ -419,7 +345,8 @@ class LIEuler(Solver):
         self._tic()
         evaluate(self, ws, t, q, qd, self.what0 | self.jac_flag)  # one pass: M, Q, Φq, Jq, Jq̇
         self._toc("evaluation")
-        _predict(q, qd, h, self.dq, self.qp)
+        np.multiply(qd, h, out=self.dq)  # Δq = h q̇, q_p = q + Δq
+        np.add(q, self.dq, out=self.qp)
         if m:
             evaluate(self, ws1, t + h, self.qp, qd, self.what1)
             self._toc("evaluation")
@@ -428,17 +355,15 @@ class LIEuler(Solver):
             gb = 1.0 / h if self.baumgarte_gamma is None else float(self.baumgarte_gamma)
         if self.implicit and m:
             gb, cv = 1.0 / h, 0.0
-        ratio, done = self._factor_solve(ws, ws1, q, qd, gb, h, ws1.phi if gb else self.zero_m,
-                                         update=self.stabilize != "projection", cv=cv)
+        ratio = self._factor_solve(ws, ws1, qd, gb, h, ws1.phi if gb else self.zero_m, cv=cv)
         self.nfactor += 1
         self.nsolve += 1
         self._toc("solve")
         ok = ratio > 0.0
-        if done:
-            pass  # q, q̇, λ updated in the compiled call
-        elif self.stabilize == "projection":
+        if self.stabilize == "projection":
             if self.implicit:
-                _implicit_dq(qd, self.rhs, h, self.dq)
+                np.add(qd, self.rhs[:self.system.n], out=self.dq)
+                self.dq *= h
                 np.add(q, self.dq, out=self.qp)
                 evaluate(self, ws1, t + h, self.qp, qd,
                          EVAL_PHI if self.project_with_step else EVAL_PHI | EVAL_PHIQ)
@@ -447,24 +372,22 @@ class LIEuler(Solver):
                     if k > 0:
                         np.add(q, self.dq, out=self.qp)
                         evaluate(self, ws1, t + h, self.qp, qd, EVAL_PHI)
-                    if self.sparse:
-                        projection_rhs_solve(self.skkt.lu.ib, self.skkt.lu.fb, ws1.phi, self.prhs, self.dq)
-                    else:
-                        projection_rhs_solve_dense(self.K, self.piv, ws1.phi, self.prhs, self.dq)
+                    kkt_correction(self.K, self.piv, ws1.phi, self.prhs, self.dq)
                 self.nsolve += self.projection_solves - 1
             else:
                 # one Newton step of eq. 29 at the predicted positions: Φq(q + Δq) (not Φq(q), as
                 # eq. 30 writes it), so the residual left is quadratic in Φ(q + Δq)
-                proj = self.sproj if self.sparse else self.proj
-                ok &= proj.correct(ws.M, ws1.phiq, ws1.phi, h, self.dq)
+                kkt_assemble(ws.M, ws1.phiq, h, ws1.phiq, self.P)
+                pr = lu_factor(self.P, self.ppiv)
+                kkt_correction(self.P, self.ppiv, ws1.phi, self.prhs, self.dq)
+                ok &= pr > 0.0
                 self.nfactor += 1
             self.nsolve += 1
             self._toc("projection")
-            _update(q, qd, self.dq, self.rhs, h, False)
+            update(q, qd, self.dq, self.rhs, h, False)
         else:
-            _update(q, qd, self.dq, self.rhs, h, self.implicit)
-        if not done:
-            self.lam[:] = self.rhs[self.system.n:]
+            update(q, qd, self.dq, self.rhs, h, self.implicit)
+        self.lam[:] = self.rhs[self.system.n:]
         self.ratio = ratio
         state.t = t + h
         self._toc("other")
@@ -473,7 +396,7 @@ class LIEuler(Solver):
     def step(self, state: State, h: float) -> bool:
         """:meth:`Solver.step`; the compiled step is called from here, without the generic
         glue (a few per cent of a small model's step from Python)."""
-        if not self.fused:
+        if not self.fused or self.instrument:
             return super().step(state, h)
         if self._fused_call(self._kernel, state, h, self._post):
             return True
@@ -481,7 +404,9 @@ class LIEuler(Solver):
         return False
 
     def _step_fused(self, state: State, h: float):
+        self._tic()
         ok = self._fused_call(self._kernel, state, h, self._post)
+        self._toc("other")  # (the engine's step has no phase timers)
         self.nstep -= 1  # (Solver.step counts it)
         return ok
 
@@ -560,33 +485,25 @@ class LIEuler(Solver):
         self.qk[:] = self.qp
         self.eta[:] = 0.0
         evaluate(self, ws1, t + h, self.qp, qd, EVAL_PHI | EVAL_PHIQ)
-        if self.sparse:
-            g = self.sggl
-            ok = g.factor(ws.M, ws.M, ws.M, 0.0, 0.0, ws.phiq, h, ws1.phiq) > 0.0
-        else:
-            kkt_assemble(ws.M, ws.phiq, h, ws1.phiq, self.P)
-            ok = lu_factor(self.P, self.ppiv) > 0.0
+        kkt_assemble(ws.M, ws.phiq, h, ws1.phiq, self.P)
+        ok = lu_factor(self.P, self.ppiv) > 0.0
         self.nfactor += 1
         for k in range(self.ggl_iterations):
             if k > 0:
                 evaluate(self, ws1, t + h, self.qk, qd, EVAL_PHI)
-            if self.sparse:
-                _sp_ggl_newton(g.lu.ib, g.lu.fb, g.idx, ws.M, ws.phiq, h, self.qp, self.qk,
-                               self.eta, ws1.phi, self.prhs, self.stmp)
-            else:
-                _ggl_newton(self.P, self.ppiv, ws.M, ws.phiq, h, self.qp, self.qk, self.eta,
-                            ws1.phi, self.prhs)
+            _ggl_newton(self.P, self.ppiv, ws.M, ws.phiq, h, self.qp, self.qk, self.eta,
+                        ws1.phi, self.prhs)
             self.nsolve += 1
         self._toc("projection")
         # velocities: eq. 22 with the velocity constraint at the corrected positions
         evaluate(self, ws1, t + h, self.qk, qd, EVAL_PHIQ)
         self._toc("evaluation")
-        ratio, _ = self._factor_solve(ws, ws1, q, qd, 0.0, h, self.zero_m)
+        ratio = self._factor_solve(ws, ws1, qd, 0.0, h, self.zero_m)
         self.nfactor += 1
         self.nsolve += 1
         self._toc("solve")
         np.subtract(self.qk, q, out=self.dq)
-        _update(q, qd, self.dq, self.rhs, h, False)
+        update(q, qd, self.dq, self.rhs, h, False)
         self.lam[:] = self.rhs[n:]
         self.ratio = ratio
         state.t = t + h

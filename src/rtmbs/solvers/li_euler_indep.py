@@ -23,33 +23,21 @@ costs one QR or one full-pivot elimination and one more factorisation; steps wit
 the fixed cost below. A sparse Φu is analysed again only when the partition changed; a rebase
 that re-chooses the same one keeps its ordering and pivot sequence (``nrebase_same``).
 
-Dense and sparse alike (``linear_solver``, sparse for B = "partition" on systems with fixed
-patterns): A = M − hJq̇ − h²Jq is formed on its entries (every entry when dense, the mass | force
-Jacobian pattern when sparse), H = Rᵀ(A R) skipping the zeros of R; R and S c by one solve with
-f + 1 right-hand sides; one compiled call for R, S c, eq. 28 and λ.
-
-Storage (issue 11, ``storage``): on the sparse path the kernels read M, Jq, Jq̇ and Φq through
-flat value indices (``rtmbs.solvers.storage``) from one buffer per evaluation point: the packed
-blocks of a compiled Cartesian model (default there; memory O(non-zeros)) or a dense workspace
-(other systems, ``storage="dense"``), the same kernels and the same numbers bit for bit. The
-partition basis reads Φq the same way on the dense path. Dense n × n / m × n arrays are made
-only at a rebase (a dense copy of Φq for the pivoting), for ``ws`` (a dense view, tests and
-offline tools) and on the B = "qr" and dense paths.
+Linear algebra (``linear_solver``, ``storage``): for B = "partition" on a compiled Cartesian model
+(the default there) the whole step is one call of the C engine (``src/rtmbs/engine/
+li_euler_indep.c``, partition.c: Φu on its fixed pattern, A on the mass | force Jacobian pattern,
+H = Rᵀ(A R) skipping the zeros of R, M, Jq, Jq̇ and Φq read from packed workspaces of memory
+O(non-zeros), ``rtmbs.solvers.storage``), ``fused_step``; ``instrument`` times it whole (phase
+"other"). A rebase is finished in Python after that call (:meth:`LIEulerIndep._rebase_end`:
+the partition chosen again with numpy, Φu analysed, the engine's sparse LU). ``step_outputs``
+adds the named outputs to that call and ``rollout`` runs the steps in the engine
+(:mod:`rtmbs.solvers.rollout_indep`, ``rollout_runner``). Any other system, B = "qr",
+``linear_solver="dense"`` or ``storage="dense"`` steps from Python on dense matrices (numpy and
+the engine's dense LU: ``basis``, ``reduced``). A step that has diverged (|q| or the predicted
+q̇ at least 1e8, or not finite) and fails the pivot check fails: B is not chosen again there.
 
 Cost per step: evaluations 3 (+1 projection), factorisations 2 (+1 projection="kkt"),
 solves f + 4 (+1 projection, −1 without multipliers).
-
-One compiled call per step (issue 11): on packed storage (B = "partition", the sparse path of a
-compiled Cartesian model) the whole step is one call of the C engine
-(``src/rtmbs/engine/li_euler_indep.c``, partition.c: the arithmetic of the numba kernel
-:func:`rtmbs.solvers.compiled_indep.li_euler_indep_step`, whose arguments it takes; ``kernels``)
-(``fused_step``; the same kernels in the same order, the same numbers bit for bit) unless
-``instrument`` asks for phase times, which runs the step kernel by kernel from Python. A rebase
-is finished in Python after that call (:meth:`LIEulerIndep._rebase_end`). ``step_outputs`` adds
-the named outputs to that call (``li_euler_indep_step_outputs``) and ``rollout`` runs the steps
-in a compiled loop (:mod:`rtmbs.solvers.rollout_indep`, ``rollout_runner``). A step that has
-diverged (|q| or the predicted q̇ at least 1e8, or not finite) and fails the pivot check fails:
-B is not chosen again there.
 """
 from __future__ import annotations
 
@@ -62,26 +50,45 @@ from ..protocol import (
 )
 from ..tolerances import SINGULAR_PIVOT_RATIO
 from .base import Solver, register_solver
-from .basis import factor_T, make_basis, project_T, velocity, zd_of
-from .compiled_indep import (
-    CHANGED, OK, PROJ_KKT, PROJ_NONE, PROJ_T, REBASE, VIEW_NAMES, _euler_update, _keep, _middle,
-    _position_increment, _unchanged, li_euler_indep_step,
-    li_euler_indep_step_outputs, step_views, vector_size,
-)
+from .basis import make_basis
+from .dense import kkt_correction, kkt_factor
 from .factorisation import make_kkt
-from .li_euler import is_compiled_cartesian
+from .li_euler import is_compiled_cartesian, sparse_in_engine
+from .reduced import lambda_rhs, reduced
 from .rollout import DIVERGENCE_LIMIT
-from .rollout_indep import _li_euler_indep_rollout, run as run_rollout
-from .sparse import H_ANALYSIS, PackedKKTMap, choose_linear_solver
+from .rollout_indep import CHANGED, OK, REBASE, run as run_rollout
+from .sparse import H_ANALYSIS, PackedKKTMap
 from .stabilization import Projector, check_choice, check_positive, pop_options
-from .storage import StepStorage, entry_index, project_kkt
+from .storage import StepStorage, entry_index
 
-#: the compiled step, its outputs form and the rollout: the C engine's (li_euler_indep.c,
-#: rollout_indep.c), with the arguments of the numba kernels they replace (NUMBA_KERNELS, kept
-#: for the tests that compare the two)
-C_KERNELS = (_engine.li_euler_indep_step, _engine.li_euler_indep_step_outputs,
-             _engine.li_euler_indep_rollout)
-NUMBA_KERNELS = (li_euler_indep_step, li_euler_indep_step_outputs, _li_euler_indep_rollout)
+#: ``proj`` argument of the engine's step: no projection, eq. 30 with its KKT factors, S(−Φ) with
+#: those of Φu (src/rtmbs/engine/li_euler_indep.h)
+PROJ_NONE, PROJ_KKT, PROJ_T = 0, 1, 2
+
+#: the views of the engine step's ``vec``, in its order (li_euler_indep.h)
+VIEW_NAMES = ("Rn", "AR", "H", "Aval", "Sc", "r", "x", "w", "dqd", "dq", "qp", "qd_pred",
+              "q_last", "qd_last", "dzd", "zd", "zero_m", "lam", "prhs")
+
+
+def vector_size(n: int, m: int, na: int) -> int:
+    """Length of the engine step's ``vec`` for n coordinates, m constraints, na entries of A."""
+    f = n - m
+    return 2 * n * f + f * f + na + 10 * n + 2 * f + 2 * m + (n + m)
+
+
+def step_views(vec, n: int, m: int, na: int) -> tuple:
+    """The views of ``vec`` named :data:`VIEW_NAMES` (arrays sharing its memory)."""
+    f = n - m
+    shapes = ((n, f), (n, f), (f, f), (na,)) + ((n,),) * 10 + ((f,), (f,), (m,), (m,), (n + m,))
+    out, o = [], 0
+    for shape in shapes:
+        size = int(np.prod(shape))
+        out.append(vec[o:o + size].reshape(shape))
+        o += size
+    return tuple(out)
+
+#: the engine's step and its outputs form (li_euler_indep.c)
+C_KERNELS = (_engine.li_euler_indep_step, _engine.li_euler_indep_step_outputs)
 
 
 @register_solver("li-euler-indep")
@@ -103,16 +110,15 @@ class LIEulerIndep(Solver):
         coordinates instead of the automatic choice (a rebase then chooses automatically)
     rebase : bool, default True; rebase_tol : float, default 0.1
     multipliers : bool, default True (compute λ)
-    linear_solver : "auto" (sparse for B="partition" when the system has fixed patterns and
-        n >= 18) | "dense" | "sparse" (B="partition" only): Φu by ``rtmbs.solvers.sparse`` with
-        its pattern, ordering and pivots fixed at each choice of B; R, Rᵀ A R as sparse products
-    storage : "auto" (default: on the sparse path of a compiled Cartesian model, M, Φq, Jq, Jq̇
-        are evaluated into packed workspaces, their blocks only, ``rtmbs.solvers.storage``) |
-        "packed" (the same, an error where it is not available) | "dense" (dense workspaces;
-        the same numbers, bit for bit)
+    linear_solver : "auto" (sparse for B="partition" on a compiled model, else dense) | "dense" |
+        "sparse" (B="partition" on a compiled model only: the engine's step, Φu by its sparse LU
+        with its pattern, ordering and pivots fixed at each choice of B)
+    storage : "auto" (default: on the sparse path M, Φq, Jq, Jq̇ are evaluated into packed
+        workspaces, their blocks only, ``rtmbs.solvers.storage``) | "packed" (the same, an error
+        where it is not available) | "dense" (dense workspaces and the dense path)
 
-    With packed storage and ``instrument`` false the step is one compiled call (``fused_step``,
-    ``kernel_args``, :meth:`count_steps`: ``rtmbs.solvers.compiled_indep``), with its outputs
+    With packed storage the step is one call of the engine (``fused_step``, ``kernel_args``,
+    :meth:`count_steps`), with its outputs
     (:meth:`step_outputs`), and ``rollout`` is compiled (``rollout_runner``).
     """
 
@@ -134,10 +140,10 @@ class LIEulerIndep(Solver):
         if o["linear_solver"] == "sparse" and o["B"] != "partition":
             raise SolverError(f"solver '{self.name}': option linear_solver='sparse' needs "
                               f"B='partition' (B={o['B']!r} is dense only)")
-        self.sparse = (o["B"] == "partition" and choose_linear_solver(
-            self.name, system, o["linear_solver"],
-            compiled=o["storage"] != "dense" and is_compiled_cartesian(self.system)))
         check_choice(self.name, "storage", o["storage"], ("auto", "packed", "dense"))
+        # the sparse path is the engine's step, on packed storage ("dense": the dense path)
+        self.sparse = (o["B"] == "partition" and o["storage"] != "dense"
+                       and sparse_in_engine(self.name, self.system, o["linear_solver"]))
         can_pack = self.sparse and is_compiled_cartesian(self.system)  # (not a ReducedSystem)
         if o["storage"] == "packed" and not can_pack:
             raise SolverError(
@@ -168,10 +174,11 @@ class LIEulerIndep(Solver):
                     f"solver '{self.name}': option independent={ind!r}, expected {f} distinct "
                     f"coordinate indices in 0..{system.n - 1}")
         self.independent = ind
-        # the whole step in one compiled call (rtmbs.solvers.compiled_indep). (Not ``fused``:
-        # rollout.compiled() takes a solver with ``fused`` for li-euler's kernel.)
-        self.fused_step = self.packed and not instrument
-        self.kernels = C_KERNELS  # (NUMBA_KERNELS: the numba step, for comparisons)
+        # the whole step in one call of the engine (li_euler_indep.c; ``instrument`` times it
+        # whole, phase "other"). (Not ``fused``: rollout.compiled() takes a solver with
+        # ``fused`` for li-euler's kernel.)
+        self.fused_step = self.packed
+        self.kernels = C_KERNELS
         self.extra_in_step = self.fused_step  # (the compiled step advances the transient tyres)
 
     # -- setup ---------------------------------------------------------------------------
@@ -206,11 +213,10 @@ class LIEulerIndep(Solver):
                 setattr(self, name, view)
         else:
             ws = st.ws0
-            self.idx = (entry_index(np.zeros((n, n), bool), self.basis.pattern, st.layout)
-                        if self.B_mode == "partition" else None)
+            self.idx = None
             self.aidx, self.mats = None, (ws.M, ws.Jq, ws.Jqd)
             self.Rn = np.zeros((n, f))
-            self.Aval, self.AR = np.zeros((n, n)), np.zeros((f, n))
+            self.Aval = np.zeros((n, n))  # A = M − hJq̇ − h²Jq, dense
             self.Sc = np.zeros(n)
             self.H = np.zeros((f, f))
             self.r, self.x, self.w, self.dqd, self.dq, self.qp, self.qd_pred = (
@@ -221,7 +227,7 @@ class LIEulerIndep(Solver):
             self.qd_last = np.zeros(n)
             self.zero_m = np.zeros(m)
             self.lam = np.zeros(m)
-        self.pq = (st.w0, self.idx) if self.B_mode == "partition" else st.ws0.phiq
+        self.pq = (st.w0, self.idx) if self.sparse else st.ws0.phiq
         self.hpiv = np.zeros(f, np.int64)
         self.what_end = EVAL_PHIQ | (EVAL_PHI if self.stabilize == "baumgarte" else 0)
         self.what0 = EVAL_M | EVAL_Q | EVAL_GAMMA
@@ -233,6 +239,8 @@ class LIEulerIndep(Solver):
         kkt = self.stabilize == "projection" and self.projection_solve == "kkt"
         self.proj = Projector(n, m, make_kkt(sysm, self.sparse)) if kkt else None
         self.proj_idx = None
+        if kkt and not self.sparse:  # the dense [M hΦqᵀ; Φq 0], its pivots
+            self.P, self.ppiv = np.zeros((n + m, n + m)), np.zeros(n + m, np.int64)
         if kkt and self.proj.kkt.sparse:
             k = self.proj.kkt
             self.proj_idx = PackedKKTMap(k.kkt.map, st.layout).idx
@@ -243,7 +251,7 @@ class LIEulerIndep(Solver):
         st.evaluate(self, 0, state.t, state.q, state.qd, self.what_end)
         self._choose_B(state.t, self.independent)
         self._map_velocity(state.qd, state.qd)
-        _keep(state.q, state.qd, self.q_last, self.qd_last)  # (loads it now, not at a rebase)
+        self.q_last[:], self.qd_last[:] = state.q, state.qd
 
     # dense views of the step's buffers (tests, offline tools): with packed storage a scatter
     # of the blocks into a dense workspace made at first use
@@ -294,7 +302,7 @@ class LIEulerIndep(Solver):
 
     def _factor_T(self) -> float:
         # sparse Φu: static pivots (never a re-analysis); a degraded Φu shows in the ratio: rebase
-        ratio, lratio, growth = factor_T(self.basis.args, self.pq)
+        ratio, lratio, growth = self.basis.factor(self.pq)
         lu = self.basis.lu if self.sparse else None
         if lu is not None:
             lu.ratio, lu.growth = lratio, growth
@@ -335,15 +343,15 @@ class LIEulerIndep(Solver):
 
     def _map_velocity(self, qd_src, qd_out, h=None) -> None:
         """ż = B q̇_src, then q̇_out = S b + R ż (at the factorised configuration)."""
-        zd_of(self.basis.args, qd_src, self.zd)
+        self.basis.zd(qd_src, self.zd)
         self._velocity(qd_out, self._gb(h or self._h))
 
     def _velocity(self, qd, gb) -> None:
         st = self.st
-        velocity(self.basis.args, self.pq, st.phit, st.phi if gb else self.zero_m, gb, self.zd, qd)
+        self.basis.velocity(self.pq, st.phit, st.phi if gb else self.zero_m, gb, self.zd, qd)
         self.nsolve += 1
 
-    # -- the step in one compiled call (rtmbs.solvers.compiled_indep) --------------------------
+    # -- the step in one call of the engine (li_euler_indep.c) -----------------------------------
     def _set_kernel_args(self) -> None:
         """The arrays :func:`li_euler_indep_step` takes before (q, q̇, ...): the model's buffers,
         the packed workspaces, the basis, the entry index, the projection's factors (empty
@@ -374,7 +382,7 @@ class LIEulerIndep(Solver):
     def step(self, state: State, h: float) -> bool:
         """:meth:`Solver.step`; the compiled step is called from here, without the generic
         glue (about 1 µs of a small model's step from Python)."""
-        if not self.fused_step:
+        if not self.fused_step or self.instrument:
             return super().step(state, h)
         ok = self._step_fused(state, h)
         self.nstep += 1
@@ -429,7 +437,7 @@ class LIEulerIndep(Solver):
 
     def step_outputs(self, state: State, h: float, out, at_start: bool = False) -> bool:
         """:meth:`Solver.step_outputs` as one compiled call
-        (:func:`rtmbs.solvers.compiled_indep.li_euler_indep_step_outputs`) on the compiled step;
+        (the engine's ``li_euler_indep_step_outputs``) on the compiled step;
         a step that rebases evaluates the outputs at its end from Python (``system.outputs``,
         after the rebase's velocity update). Otherwise the step, then ``system.outputs``."""
         if not self.fused_step or len(out) != len(self.system.output_index):
@@ -462,11 +470,11 @@ class LIEulerIndep(Solver):
         velocity solve is counted in :meth:`count_steps`."""
         self.nrebase += 1
         self._choose_B(t1)
-        zd_of(self.basis.args, self.qd_pred, self.zd)
+        self.basis.zd(self.qd_pred, self.zd)
         gb = self._gb(h)
         st = self.st
-        velocity(self.basis.args, self.pq, st.phit, st.phi if gb else self.zero_m, gb, self.zd, qd)
-        _keep(q, qd, self.q_last, self.qd_last)
+        self.basis.velocity(self.pq, st.phit, st.phi if gb else self.zero_m, gb, self.zd, qd)
+        self.q_last[:], self.qd_last[:] = q, qd
 
     def count_steps(self, k: int, changed: int = 0) -> None:
         """Count ``k`` steps of the fixed cost (module docstring; a compiled step, or a compiled
@@ -481,12 +489,15 @@ class LIEulerIndep(Solver):
 
     # -- step ----------------------------------------------------------------------------
     def _step_impl(self, state: State, h: float):
-        if self.fused_step:
-            return self._step_fused(state, h)
+        if self.fused_step:  # (instrumented: Solver.step's path to the engine's step)
+            self._tic()
+            ok = self._step_fused(state, h)
+            self._toc("other")
+            return ok
         st = self.st
         q, qd, t = state.q, state.qd, state.t
         self._h = h
-        if not _unchanged(q, qd, self.q_last, self.qd_last):
+        if not (np.array_equal(q, self.q_last) and np.array_equal(qd, self.qd_last)):
             # the caller changed the state: re-factorise at q and take ż from its q̇ (rare)
             st.evaluate(self, 0, t, q, qd, self.what_end)
             self.ratio = self._factor_T()
@@ -497,7 +508,11 @@ class LIEulerIndep(Solver):
         st.evaluate(self, 0, t, q, qd, self.jac_flag)
         self._toc("jacobians")
         hr = self._middle(qd, h)
-        _position_increment(qd, self.dqd, h, self.implicit, self.dq)
+        if self.implicit:  # Δq = h(q̇ + Δq̇): positions follow the new velocity, else Δq = h q̇
+            np.add(qd, self.dqd, out=self.dq)
+            self.dq *= h
+        else:
+            np.multiply(qd, h, out=self.dq)
         self._toc("solve")
         ok = hr > 0.0
         if self.stabilize == "projection":
@@ -508,30 +523,32 @@ class LIEulerIndep(Solver):
                 ok &= self._project(h)
                 self.nfactor += 1
             else:
-                project_T(self.basis.args, st.phi1, self.dq)
+                self.basis.project_T(st.phi1, self.dq)
             self.nsolve += 1
             self._toc("projection")
         return self._step_end(state, q, qd, t, h, ok)
 
     def _project(self, h) -> bool:
-        """The projection of eq. 30 (``Projector.correct``), sparse from the step's buffers."""
-        proj, st = self.proj, self.st
-        if self.proj_idx is None:
-            return proj.correct(st.ws0.M, st.ws1.phiq, st.ws1.phi, h, self.dq)
-        k = proj.kkt
-        ratio, growth = project_kkt(k.lu.ib, k.lu.fb, self.proj_idx, st.w0, st.w1, st.phi1, h,
-                                     proj.rhs, self.dq)
-        k.lu.ratio, k.lu.growth = ratio, growth
-        k.ratio = proj.ratio = ratio
+        """The projection of eq. 30 at the projected positions: [M(q) hΦqᵀ; Φq 0] with Φq(q + Δq)
+        factorised, the correction of [0; −Φ] added to Δq (dense path)."""
+        st = self.st
+        M, phiq1 = st.ws0.M, st.ws1.phiq
+        ratio = kkt_factor(self.P, self.ppiv, M, M, M, 0.0, 0.0, phiq1, h, phiq1)
+        kkt_correction(self.P, self.ppiv, st.ws1.phi, self.proj.rhs, self.dq)
+        self.proj.kkt.ratio = self.proj.ratio = ratio
         return ratio > 0.0
 
     def _middle(self, qd, h) -> float:
-        """R, S c, eq. 28 and λ in one compiled call (eqs. 24-28, 18)."""
+        """R, S c (eqs. 24-25), eq. 28 and λ (eq. 18) on the dense path."""
         mult = self.multipliers and self.system.m > 0
         st = self.st
-        hr = _middle(self.basis.args, self.aidx, self.pq, self.mats, st.Q, st.gamma, qd,
-                     h, self.Rn, self.Sc, self.Aval, self.AR, self.H, self.hpiv, self.r, self.w,
-                     self.dzd, self.dqd, self.x, self.lam, mult)
+        ws = st.ws0
+        self.basis.R_Sc(self.pq, st.gamma, self.Rn, self.Sc)
+        hr = reduced(ws.M, ws.Jq, ws.Jqd, st.Q, qd, h, self.Rn, self.Sc, self.Aval, self.H,
+                     self.hpiv, self.r, self.dzd, self.dqd)
+        if mult:
+            lambda_rhs(self.Aval, self.r, self.dqd, self.x)
+            self.basis.lam(self.x, self.lam, h)
         self.nsolve += self.f + 1
         self.nfactor += 1
         self.nsolve += 2 if mult else 1
@@ -540,7 +557,9 @@ class LIEulerIndep(Solver):
 
     def _step_end(self, state, q, qd, t, h, ok):
         # Euler step of (q, ż) (Table 2), predicted dependent velocities for a re-mapping
-        _euler_update(q, self.dq, self.zd, self.dzd, qd, self.dqd, self.qd_pred)
+        q += self.dq
+        np.add(qd, self.dqd, out=self.qd_pred)
+        self.zd += self.dzd
         t1 = t + h
         state.t = t1
         self._toc("other")
@@ -554,10 +573,10 @@ class LIEulerIndep(Solver):
                 return False  # diverged: failed, not rebased (as :meth:`_finish_rebase`)
             self.nrebase += 1
             self._choose_B(t1)
-            zd_of(self.basis.args, self.qd_pred, self.zd)
+            self.basis.zd(self.qd_pred, self.zd)
         self._toc("factorisation")
         self._velocity(qd, self._gb(h))
-        _keep(q, qd, self.q_last, self.qd_last)
+        self.q_last[:], self.qd_last[:] = q, qd
         self._toc("solve")
         return ok and self.ratio > 0.0
 

@@ -22,7 +22,6 @@ import warnings
 
 import numpy as np
 import scipy.linalg as sla
-from numba import njit
 
 from ..errors import RedundantConstraintError, RedundantConstraintWarning, SolverError
 from ..protocol import EVAL_GAMMA, EVAL_PHI, EVAL_PHIQ, MechanicalSystem, State, Workspace, workspace_size
@@ -171,38 +170,31 @@ class ReducedWorkspace(Workspace):
         self.gamma = self.buf[o:o + m]
 
 
-@njit(cache=True)
-def _gather(what, buf, idx, stats):
+def _gather(what, buf, idx, stats) -> None:
     """Copy the kept rows within ``buf`` and check the left-out rows of Φ.
 
     ``idx`` = [ncopy, nleft, nkept, ptr (4: segments Φ | Φq, Φt | γ), src (ncopy), dst (ncopy),
     left-out Φ (nleft), kept Φ (nkept)] as offsets in ``buf``; ``stats`` = [bound factor,
     bound atol, violations, worst |Φ|, its left-out index, last violated left-out index]."""
-    nc, nl, nk = idx[0], idx[1], idx[2]
-    src, dst = 7, 7 + nc
+    nc, nl, nk = int(idx[0]), int(idx[1]), int(idx[2])
+    src, dst = idx[7:7 + nc], idx[7 + nc:7 + 2 * nc]
     for seg in range(3):
         if what & (4 << seg):
-            for k in range(idx[3 + seg], idx[4 + seg]):
-                buf[idx[dst + k]] = buf[idx[src + k]]
+            k0, k1 = idx[3 + seg], idx[4 + seg]
+            buf[dst[k0:k1]] = buf[src[k0:k1]]
     if what & 4 and nl > 0:
-        lo, ko = 7 + 2 * nc, 7 + 2 * nc + nl
-        kmax = 0.0
-        for k in range(nk):
-            a = abs(buf[idx[ko + k]])
-            if a > kmax:
-                kmax = a
+        lo = 7 + 2 * nc
+        kmax = float(np.abs(buf[idx[lo + nl:lo + nl + nk]]).max(initial=0.0))
         bound = stats[1] + stats[0] * kmax
-        bad = -1
-        for k in range(nl):
-            a = abs(buf[idx[lo + k]])
-            if a > bound or a != a:
-                bad = k
-                if not a <= stats[3]:
-                    stats[3] = a
-                    stats[4] = k
-        if bad >= 0:
+        a = np.abs(buf[idx[lo:lo + nl]])
+        bad = np.flatnonzero((a > bound) | np.isnan(a))
+        for k in bad:
+            if not a[k] <= stats[3]:
+                stats[3] = a[k]
+                stats[4] = k
+        if bad.size:
             stats[2] += 1.0
-            stats[5] = bad
+            stats[5] = bad[-1]
 
 
 class ReducedSystem(MechanicalSystem):

@@ -13,14 +13,15 @@ arrays (as ``mujoco.rollout``; issue 11).
                 inputs={"drive_torque": np.full(2000, 150.0)})
     r.t, r.q, r.outputs["wheel.z"]
 
-A solver with a compiled step (``solver.kernel_args``: ``li-euler`` with any ``stabilize`` on the
-sparse path of a compiled Cartesian model, transient tyres included) runs the
-whole loop in :func:`_li_euler_rollout`; ``explicit-euler`` on that path in
-``rtmbs.solvers.compiled_explicit``; ``li-euler-indep`` with its compiled step (B =
-"partition" on packed storage) in ``rtmbs.solvers.rollout_indep`` (a step that chooses B again
-returns to Python for that, then the loop goes on); any other solver runs the same loop in
-Python (same results, Python's cost per step). :func:`compiled` tells which. The state is
-advanced in place; a failed or diverging step ends the rollout there with ``status = -1`` and
+A solver whose step runs in the C engine (``solver.kernel_args``: ``li-euler``,
+``explicit-euler`` and ``generalized-alpha`` on the sparse path of a compiled Cartesian model,
+transient tyres included) runs the whole loop in the engine too (``rtmbs_li_euler_rollout``,
+src/rtmbs/engine/rollout.c, and its twins in ``fixed_rollout.c``, ``generalized_alpha.c``);
+``li-euler-indep`` with its compiled step (B = "partition" on packed storage) in
+``rollout_indep.c`` (a step that chooses B again returns to Python for that, then the loop goes
+on); any other solver runs the same loop in Python (same results, Python's cost per step).
+:func:`compiled` tells which. The state is advanced in place; a failed or diverging step ends
+the rollout there with ``status = -1`` and
 the results up to the last good step.
 """
 from __future__ import annotations
@@ -28,14 +29,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import numpy as np
-from numba import njit
 
 from ..errors import SolverError
-from ..kernels.layout_views import data_buffers
 from ..protocol import State
 from .base import Solver
 from ..engine import _engine
-from .compiled_step import li_euler_stab_step, step_outputs
 
 #: |q| or |q̇| above this counts as divergence (as ``simulate``)
 DIVERGENCE_LIMIT = 1e8
@@ -58,111 +56,10 @@ class Rollout:
     qd_prev: np.ndarray | None = None
 
 
-# -- the pieces every compiled rollout shares (rtmbs.solvers.rollout_indep uses them too) ---------
-@njit(cache=True)
-def load_inputs(fun_par, chan, inputs, k):
-    """The input channels ``chan`` (input-function rows) take their values of step k."""
-    for c in range(chan.shape[0]):
-        fun_par[chan[c], 0] = inputs[k, c]
-
-
-@njit(cache=True)
-def copy_state(q, qd, x, q_to, qd_to, x_to):
-    """(q, q̇, extra states) into (q_to, q̇_to, x_to): the last good step kept, or put back."""
-    q_to[:] = q
-    qd_to[:] = qd
-    x_to[:] = x
-
-
-@njit(cache=True, inline="always")
-def before_step(k, every, fun_par, chan, inputs, q, qd, x, q_good, qd_good, x_good, out_qd_prev):
-    """What every compiled rollout does before step k: the inputs of step k, the last good
-    state kept, q̇ before the step into its row when the step's row is saved. Returns (the row
-    is saved, the row)."""
-    load_inputs(fun_par, chan, inputs, k)
-    save = (k + 1) % every == 0
-    r = (k + 1) // every - 1
-    copy_state(q, qd, x, q_good, qd_good, x_good)
-    if save:
-        out_qd_prev[r, :] = qd
-    return save, r
-
-
-@njit(cache=True)
-def diverged(q, qd):
-    """|q| or |q̇| at or above :data:`DIVERGENCE_LIMIT`, or not a number."""
-    for i in range(q.shape[0]):  # (a NaN fails both comparisons)
-        if not (abs(q[i]) < DIVERGENCE_LIMIT and abs(qd[i]) < DIVERGENCE_LIMIT):
-            return True
-    return False
-
-
-@njit(cache=True)
-def save_row(r, t, q, qd, lam, x, out_t, out_q, out_qd, out_lam, out_x):
-    """Row r of the results: t, q, q̇, λ and the extra states after a step."""
-    out_t[r] = t
-    out_q[r, :] = q
-    out_qd[r, :] = qd
-    out_lam[r, :] = lam
-    out_x[r, :] = x
-
-
-@njit(cache=True, inline="always")
-def end_step(ok, save, r, t, q, qd, lam, x, q_good, qd_good, x_good, bufs, rows):
-    """What every compiled rollout does after a step at time ``t``: a failed (not ``ok``) or
-    diverging step puts q, q̇ and the extra states back to the last good step and returns False;
-    otherwise a saved step takes its row (t, q, q̇, λ, extra states) and its outputs ``oidx``,
-    evaluated in the packed workspace ``w1`` (``bufs`` = (ibuf, ilay, fbuf, flay, sbuf, slay, w1,
-    m, oidx); ``rows`` = (out_t, out_q, out_qd, out_lam, out_x, out_y)). Returns True."""
-    if not ok or diverged(q, qd):
-        copy_state(q_good, qd_good, x_good, q, qd, x)
-        return False
-    if save:
-        out_t, out_q, out_qd, out_lam, out_x, out_y = rows
-        save_row(r, t, q, qd, lam, x, out_t, out_q, out_qd, out_lam, out_x)
-        ibuf, ilay, fbuf, flay, sbuf, slay, w1, m, oidx = bufs
-        if oidx.shape[0]:
-            step_outputs(t, q, qd, ibuf, ilay, fbuf, flay, sbuf, slay, w1, m, oidx, out_y[r])
-    return True
-
-
-@njit(cache=True)
-def _li_euler_rollout(ibuf, ilay, fbuf, flay, sbuf, slay, w0, w1, kib, kfb, kidx, vec, q, qd, m,
-                      t_origin, i0, h, jac_what, implicit, stab, niter, gamma, pib, pfb, pidx,
-                      n_steps, every, chan, inputs, oidx, out_t, out_q, out_qd, out_qd_prev,
-                      out_lam, out_y, out_x, q_good, qd_good, x_good):
-    """``n_steps`` steps of :func:`rtmbs.solvers.compiled_step.li_euler_stab_step` (every
-    stabilisation: ``stab``, ``niter``, ``gamma`` and the second KKT (pib, pfb, pidx) as there)
-    from step ``i0``
-    (time t_origin + i h before step i). Before step k the input channels ``chan``
-    (input-function rows) take ``inputs[k]``; after every ``every``-th step, row k // every
-    takes t, q, q̇, q̇ before the step, λ and the outputs ``oidx`` (evaluated in the packed
-    workspace ``w1``, as :func:`rtmbs.solvers.compiled_step.li_euler_step_outputs`) and the extra
-    states. A failed (a factorisation's pivot ratio 0) or diverging step puts q, q̇ and the extra
-    states back to the last good step.
-    Returns the number of good steps."""
-    fun_par = data_buffers(sbuf, slay).fun_par
-    x = data_buffers(sbuf, slay).xstate[1:]
-    lam = vec[vec.shape[0] - m:]
-    bufs = (ibuf, ilay, fbuf, flay, sbuf, slay, w1, m, oidx)
-    rows = (out_t, out_q, out_qd, out_lam, out_x, out_y)
-    for k in range(n_steps):
-        save, r = before_step(k, every, fun_par, chan, inputs, q, qd, x, q_good, qd_good, x_good,
-                              out_qd_prev)
-        ratio, _, ratio2, _ = li_euler_stab_step(
-            ibuf, ilay, fbuf, flay, sbuf, slay, w0, w1, kib, kfb, kidx, vec, q, qd, m,
-            t_origin + (i0 + k) * h, h, jac_what, implicit, stab, niter, gamma, pib, pfb, pidx,
-            oidx[:0], out_t[:0])
-        if not end_step(ratio != 0.0 and ratio2 != 0.0, save, r, t_origin + (i0 + k + 1) * h, q,
-                        qd, lam, x, q_good, qd_good, x_good, bufs, rows):
-            return k
-    return n_steps
-
-
 def run_rollout_kernel(kernel, options, solver, state, t_origin, i0, h, n_steps, every, chan,
                        inputs, oidx, res):
-    """A compiled rollout ``kernel`` with the arguments of :func:`_li_euler_rollout` (``options``:
-    those of its step after h) for a solver with ``kernel_args`` and ``count_steps``; the extra
+    """A rollout ``kernel`` of the C engine (``rtmbs_li_euler_rollout``'s arguments, rollout.c;
+    ``options``: those of its step after h) for a solver with ``kernel_args`` and ``count_steps``; the extra
     states in and out, the counters. Returns the number of good steps."""
     system = solver.system
     n, nx = system.n, system.nx
@@ -177,8 +74,7 @@ def run_rollout_kernel(kernel, options, solver, state, t_origin, i0, h, n_steps,
 
 
 def _run_li_euler(solver, state, *args):
-    """The C engine's rollout (``rtmbs_li_euler_rollout``, the arguments of
-    :func:`_li_euler_rollout`) for a ``li-euler`` solver with a compiled step (``fused``)."""
+    """The C engine's rollout (``rtmbs_li_euler_rollout``, src/rtmbs/engine/rollout.c) for a ``li-euler`` solver with a compiled step (``fused``)."""
     return run_rollout_kernel(_engine.li_euler_rollout,
                               (solver.jac_flag, solver.implicit, *solver.stab_args), solver,
                               state, *args)

@@ -1,5 +1,5 @@
-"""The compiled rollout of Algorithm 2 (``li-euler-indep`` with its one-call step, issue 11):
-many steps of :func:`rtmbs.solvers.compiled_indep.li_euler_indep_step` in one compiled call,
+"""The rollout of Algorithm 2 in the C engine (``li-euler-indep`` with its one-call step, issue 11):
+many steps of the engine's step (li_euler_indep.c) in one call (rollout_indep.c),
 inputs per step, results every ``every`` steps (``rtmbs.solvers.rollout``, which calls
 :func:`run` through ``LIEulerIndep.rollout_runner``).
 
@@ -12,61 +12,18 @@ the same number of ``step`` calls, bit for bit.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
-from ..kernels.layout_views import data_buffers
-from .compiled_indep import CHANGED, OK, REBASE, _views, li_euler_indep_step
-from .rollout import DIVERGENCE_LIMIT, before_step, end_step
+from ..engine import _engine
+from .rollout import DIVERGENCE_LIMIT
 
-
-@njit(cache=True)
-def _li_euler_indep_rollout(ibuf, ilay, fbuf, flay, sbuf, slay, w0, w1, fa, fb, pidx, cols, X, W,
-                            tmp, aidx, kib, kfb, kidx, vec, hpiv, q, qd, m, t_origin, i0, h,
-                            jac_what, implicit, multipliers, proj, gb, rebase_below, k0, n_steps,
-                            every, chan, inputs, oidx, out_t, out_q, out_qd, out_qd_prev, out_lam,
-                            out_y, out_x, q_good, qd_good, x_good, diag):
-    """Steps k0 .. n_steps − 1 of :func:`li_euler_indep_step` (time t_origin + (i0 + k) h before
-    step k), with the inputs, rows and divergence check of
-    :func:`rtmbs.solvers.rollout._li_euler_rollout`; ``diag`` takes the last step's (Φu pivot
-    ratio, its LU's pivot ratio and growth, the projection KKT's). Returns (k, code, number of
-    steps that re-mapped ż for a changed state): k = n_steps when all ran; otherwise step k
-    stopped the call: with ``REBASE`` in ``code`` it is to be finished by the caller (q̇ before
-    it in ``q_good``, ``qd_good``; its row's q̇ before the step saved), else it failed or
-    diverged and q, q̇ and the extra states are back at the last good step."""
-    n = q.shape[0]
-    fun_par = data_buffers(sbuf, slay).fun_par
-    x = data_buffers(sbuf, slay).xstate[1:]
-    lam = _views(vec, n, m, np.intp(aidx[0]))[17]
-    no = oidx[:0]
-    nchanged = 0
-    bufs = (ibuf, ilay, fbuf, flay, sbuf, slay, w1, m, oidx)
-    rows = (out_t, out_q, out_qd, out_lam, out_x, out_y)
-    for k in range(k0, n_steps):
-        save, r = before_step(k, every, fun_par, chan, inputs, q, qd, x, q_good, qd_good, x_good,
-                              out_qd_prev)
-        code, ratio, lratio, growth, pratio, pgrowth = li_euler_indep_step(
-            ibuf, ilay, fbuf, flay, sbuf, slay, w0, w1, fa, fb, pidx, cols, X, W, tmp, aidx, kib,
-            kfb, kidx, vec, hpiv, q, qd, m, t_origin + (i0 + k) * h, h, jac_what, implicit,
-            multipliers, proj, gb, rebase_below, no, out_t[:0])
-        diag[0] = ratio
-        diag[1] = lratio
-        diag[2] = growth
-        diag[3] = pratio
-        diag[4] = pgrowth
-        if code & CHANGED:
-            nchanged += 1
-        if code & REBASE:
-            return k, code, nchanged
-        if not end_step((code & OK) != 0 and ratio > 0.0, save, r, t_origin + (i0 + k + 1) * h,
-                        q, qd, lam, x, q_good, qd_good, x_good, bufs, rows):
-            return k, code, nchanged
-    return n_steps, OK, nchanged
+#: bits of the code the engine's step and rollout return (src/rtmbs/engine/li_euler_indep.h)
+OK, CHANGED, REBASE = 1, 2, 4
 
 
 def run(solver, state, t_origin, i0, h, n_steps, every, chan, inputs, oidx, res):
-    """A rollout of ``solver`` (``li-euler-indep`` with ``fused_step``): compiled calls of
-    ``solver.kernels[2]`` (the C engine's ``li_euler_indep_rollout``, rollout_indep.c, with the
-    arguments of :func:`_li_euler_indep_rollout`; or that numba kernel itself), each rebase finished in Python between two of them
+    """A rollout of ``solver`` (``li-euler-indep`` with ``fused_step``): calls of the engine's
+    ``li_euler_indep_rollout`` (rollout_indep.c), each rebase finished in Python between two of
+    them
     (``rtmbs.solvers.rollout._runner`` describes the arguments). Returns the good steps."""
     system = solver.system
     n, nx = system.n, system.nx
@@ -78,7 +35,7 @@ def run(solver, state, t_origin, i0, h, n_steps, every, chan, inputs, oidx, res)
         system.extra_state[:] = state.x
     k0, done = 0, n_steps
     while k0 < n_steps:
-        k, code, nchanged = solver.kernels[2](
+        k, code, nchanged = _engine.li_euler_indep_rollout(
             *solver.kernel_args, state.q, state.qd, system.m, t_origin, i0, h, solver.jac_flag,
             solver.implicit, solver._mult, solver._proj_mode, gb, solver._rebase_below, k0,
             n_steps, every, chan, inputs, oidx, *res, q_good, qd_good, x_good, diag)

@@ -12,7 +12,8 @@ Eliminating the position block leaves one n×n matrix per step,
 
     A = M − hγ ∂Q/∂v − (hγ)² ∂Q/∂q,   A u_v = hγ r_v + (hγ)² ∂Q/∂q r_q,   u_q = hγ (r_q + u_v),
 
-factored once by a numba dense LU (n is small) and solved four times: a fixed cost per step.
+factored once by the engine's dense LU (dense_lu.c; n is small) and solved four times: a fixed
+cost per step.
 ∂Q/∂t (the road's ∂f/∂u u̇ of seed 001 §3.3) is a forward difference (one extra evaluation).
 Stages 3 and 4 share their argument, so a step costs 3 force evaluations + 1 for ∂Q/∂t.
 
@@ -23,13 +24,12 @@ of a W-method with an inexact Jacobian), ``time_derivative`` (False: drop the �
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
 from ..engine import _engine
 from ..errors import SolverError
 from ..protocol import EVAL_JAC, EVAL_JAC_STIFF, EVAL_M, EVAL_Q
 from .base import Solver, register_solver
-from .linalg import lu_factor, lu_solve
+from .dense import lu_factor, lu_solve  # noqa: F401  (the engine's dense LU, as before)
 
 # GRK4T (Kaps & Rentrop 1979) in the transformed form of Hairer's ROS4 (METH = 2).
 GAMMA = 0.231
@@ -56,93 +56,7 @@ C3 = 0.8802083333333334
 NODES = (0.0, C2, C3, C3)
 
 
-# -- a small dense LU (partial pivoting) for the n×n systems ---------------------------
-# -- the GRK4T stages ----------------------------------------------------------------------
-@njit(cache=True)
-def _grk_factor(h, M, Jq, Jqd, LU, piv):
-    """A = M − hγ ∂Q/∂v − (hγ)² ∂Q/∂q, factored in place."""
-    n = M.shape[0]
-    hg = h * GAMMA
-    for i in range(n):
-        for j in range(n):
-            LU[i, j] = M[i, j] - hg * Jqd[i, j] - hg * hg * Jq[i, j]
-    return lu_factor(LU, piv) > 0.0  # pivot ratio 0: singular
-
-
-@njit(cache=True)
-def _grk_stage(i, h, M, LU, piv, Jq, Qs, Qt, U, q, v, vin, qs, vs, rq, rv):
-    """Solve stage ``i`` (0..3) with the forces ``Qs`` at its argument (·, vin), store
-    u_i = (U[i, 0], U[i, 1]), then write the next stage's argument into (qs, vs) or, after
-    the last stage, the new state into (q, v)."""
-    n = q.shape[0]
-    hg = h * GAMMA
-    if i == 0:
-        d = D1
-    elif i == 1:
-        d = D2
-    elif i == 2:
-        d = D3
-    else:
-        d = D4
-    # r_q = v_s + Σ c_ij/h u_q,j ;  w = Σ c_ij/h u_v,j (multiplied by M below)
-    for k in range(n):
-        cq = 0.0
-        cv = 0.0
-        if i == 1:
-            cq = C21 * U[0, 0, k]
-            cv = C21 * U[0, 1, k]
-        elif i == 2:
-            cq = C31 * U[0, 0, k] + C32 * U[1, 0, k]
-            cv = C31 * U[0, 1, k] + C32 * U[1, 1, k]
-        elif i == 3:
-            cq = C41 * U[0, 0, k] + C42 * U[1, 0, k] + C43 * U[2, 0, k]
-            cv = C41 * U[0, 1, k] + C42 * U[1, 1, k] + C43 * U[2, 1, k]
-        rq[k] = vin[k] + cq / h
-        rv[k] = cv / h
-    # right-hand side of A u_v = hγ (Q_s + h d Q_t + M w) + (hγ)² Jq r_q
-    for k in range(n):
-        acc = Qs[k] + h * d * Qt[k]
-        for j in range(n):
-            acc += M[k, j] * rv[j] + hg * Jq[k, j] * rq[j]
-        U[i, 1, k] = hg * acc
-    lu_solve(LU, piv, U[i, 1])
-    for k in range(n):
-        U[i, 0, k] = hg * (rq[k] + U[i, 1, k])
-    if i == 0:
-        for k in range(n):
-            qs[k] = q[k] + A21 * U[0, 0, k]
-            vs[k] = v[k] + A21 * U[0, 1, k]
-    elif i == 1:
-        for k in range(n):
-            qs[k] = q[k] + A31 * U[0, 0, k] + A32 * U[1, 0, k]
-            vs[k] = v[k] + A31 * U[0, 1, k] + A32 * U[1, 1, k]
-    elif i == 3:
-        for k in range(n):
-            q[k] += B1 * U[0, 0, k] + B2 * U[1, 0, k] + B3 * U[2, 0, k] + B4 * U[3, 0, k]
-            v[k] += B1 * U[0, 1, k] + B2 * U[1, 1, k] + B3 * U[2, 1, k] + B4 * U[3, 1, k]
-
-
-@njit(cache=True)
-def _mass_scale(Mn, Ms, LUm, pivm, Qs, tmp):
-    """Qs ← M(q_n) M(q_s)⁻¹ Q_s (configuration-dependent mass matrices only)."""
-    n = Qs.shape[0]
-    for i in range(n):
-        for j in range(n):
-            LUm[i, j] = Ms[i, j]
-    ok = lu_factor(LUm, pivm) > 0.0
-    lu_solve(LUm, pivm, Qs)
-    for i in range(n):
-        acc = 0.0
-        for j in range(n):
-            acc += Mn[i, j] * Qs[j]
-        tmp[i] = acc
-    for i in range(n):
-        Qs[i] = tmp[i]
-    return ok
-
-
-# the stages in the C engine (src/rtmbs/engine/rosenbrock.c: the arguments and the arithmetic of
-# the numba kernels above, bit for bit; tests/engine/test_ode_kernels.py)
+# the GRK4T stages in the C engine (src/rtmbs/engine/rosenbrock.c, dense_lu.c)
 _c_factor, _c_stage, _c_mass_scale = _engine.grk_factor, _engine.grk_stage, _engine.grk_mass_scale
 
 

@@ -9,7 +9,7 @@ the coordinate partitioning) keep one sparsity pattern for the whole run. So:
   multiply-adds is kept. The symbolic fill of the permuted matrix is then computed without
   further pivoting, and everything is packed into one uint32 array ``ib`` and one float array
   ``fb``.
-* :func:`lu_refactor` (every step; numba, allocates nothing): scatter the entry values ``ax``
+* :func:`lu_refactor` (every step; the engine's sparse_lu.c, allocates nothing): scatter the entry values ``ax``
   into the factor storage and eliminate row by row (IKJ order, dense accumulator of length N)
   with the pivot sequence of the analysis: a fixed list of indexed multiply-adds, each row's
   updates over runs of contiguous columns, two to four consecutive rows of a supernode
@@ -53,10 +53,9 @@ protocol's workspace is one flat array, so gathers from it take flat indices (se
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
-from ..kernels.arena import borrowed
-from ..tolerances import ORDER_PIVOT_RATIO, PIVOT_REL
+from ..engine import _engine
+from ..tolerances import ORDER_PIVOT_RATIO, PIVOT_REL  # noqa: F401  (PIVOT_REL: the engine's, tests)
 
 #: Flag the factors (refine every solve) when max |l_ik| exceeds this times 1/pivot_thresh.
 GROWTH_FACTOR = 100.0
@@ -81,73 +80,31 @@ ORDERINGS = ("MMD_ATA", "COLAMD", "MMD_AT_PLUS_A")
 _S_FLAG, _S_COUNT, _S_ROW, _S_GROWTH_LIMIT, _S_LEN = range(5)
 
 
-# -- numba kernels ------------------------------------------------------------------------------
-@njit(cache=True, error_model="numpy")
-def _views(ib, fb):
-    N = np.intp(ib[_H_N])
-    ne = np.intp(ib[_H_NE])
-    nnz = np.intp(ib[_H_NNZ])
-    ptr = ib[ib[_H_PTR]:ib[_H_PTR] + N + 1]
-    diag = ib[ib[_H_DIAG]:ib[_H_DIAG] + N]
-    col = ib[ib[_H_COL]:ib[_H_COL] + nnz]
-    amap = ib[ib[_H_AMAP]:ib[_H_AMAP] + ne]
-    prow = ib[ib[_H_PROW]:ib[_H_PROW] + N]
-    pcol = ib[ib[_H_PCOL]:ib[_H_PCOL] + N]
-    ax = fb[0:ne]
-    lu = fb[ne:ne + nnz]
-    w = fb[ne + nnz:ne + nnz + N]
-    return N, ptr, diag, col, amap, prow, pcol, ax, lu, w
+# -- the per-step kernels: the engine's (src/rtmbs/engine/sparse_lu.c, kkt.c) --------------------
+#: lu_refactor(ib, fb) -> (pivot ratio, largest multiplier): scatter ``ax`` into the factor
+#: storage and eliminate with the analysis's pivot sequence (static pivoting, module docstring)
+lu_refactor = _engine.lu_refactor
+#: lu_pivot_range_sp(ib, fb) -> (min, max) of |u_kk| of the last factorisation
+lu_pivot_range_sp = _engine.lu_pivot_range
+#: lu_solve_sp(ib, fb, b): A x = b in place (refined when the factors are flagged)
+lu_solve_sp = _engine.lu_solve
+#: lu_solve_t_sp(ib, fb, b): Aᵀ x = b in place
+lu_solve_t_sp = _engine.lu_solve_t
+#: lu_solve_multi_sp(ib, fb, X, W): A Y = X in place for the columns of X (N, k), W work (N, k)
+lu_solve_multi_sp = _engine.lu_solve_multi
+#: lu_rereference(ib, fb) -> bool: the reference pivots of the static pivoting set to the pivots
+#: of the current values factorised without it, the statistics cleared (a new analysis keeping
+#: the ordering and pivot sequence: Algorithm 2's rebase to the same partition); False when a
+#: pivot is zero or not finite
+lu_rereference = _engine.lu_rereference
 
 
-@njit(cache=True, error_model="numpy")
-def _extras(ib, fb):
-    """Entry rows/cols, couplings (dst, src, values), pivot references, b0, r, statistics."""
-    N = np.intp(ib[_H_N])
-    ne = np.intp(ib[_H_NE])
-    nnz = np.intp(ib[_H_NNZ])
-    nc = np.intp(ib[_H_NC])
-    rows = ib[ib[_H_ROWS]:ib[_H_ROWS] + ne]
-    cols = ib[ib[_H_COLS]:ib[_H_COLS] + ne]
-    cdst = ib[ib[_H_CDST]:ib[_H_CDST] + nc]
-    csrc = ib[ib[_H_CSRC]:ib[_H_CSRC] + nc]
-    o = ne + nnz + N
-    pref = fb[o:o + N]
-    b0 = fb[o + N:o + 2 * N]
-    r = fb[o + 2 * N:o + 3 * N]
-    cval = fb[o + 3 * N:o + 3 * N + nc]
-    stats = fb[o + 3 * N + nc:o + 3 * N + nc + _S_LEN]
-    return rows, cols, cdst, csrc, cval, pref, b0, r, stats
-
-
-@njit(cache=True, error_model="numpy")
-def _uinv(ib, fb):
-    """The reciprocal pivots 1/u_kk of the last :func:`lu_refactor`: the eliminations and the
-    substitutions multiply by them instead of dividing (a division's latency sits on the chain
-    from one pivot row to the next)."""
-    N = np.intp(ib[_H_N])
-    o = fb.shape[0] - N
-    return fb[o:o + N]
-
-
-@njit(cache=True, error_model="numpy")
-def _runs(ib):
-    """The U part of every row of the factors as runs of consecutive columns: row k's runs are
-    urptr[k]..urptr[k+1], run r starts at column rc0[r] and has rlen[r] entries (stored in
-    order right after the diagonal)."""
-    N = np.intp(ib[_H_N])
-    nrun = np.intp(ib[_H_NRUN])
-    urptr = ib[ib[_H_URPTR]:ib[_H_URPTR] + N + 1]
-    rc0 = ib[ib[_H_RC0]:ib[_H_RC0] + nrun]
-    rlen = ib[ib[_H_RLEN]:ib[_H_RLEN] + nrun]
-    return urptr, rc0, rlen
-
-
-@njit(cache=True, error_model="numpy")
-def _paired(ib):
-    """paired[k] = 1 when row k's U part is column k + 1 followed by row k + 1's U part
-    (:func:`paired_rows`)."""
-    N = np.intp(ib[_H_N])
-    return ib[ib[_H_PAIRED]:ib[_H_PAIRED] + N]
+def lu_matvec_sp(ib, fb, rows, cols, x, y) -> None:
+    """y = A x with the entry values ``ax`` (for residual checks; ``rows``/``cols`` of the
+    entries)."""
+    ne = int(ib[_H_NE])
+    y[:] = 0.0
+    np.add.at(y, np.asarray(rows[:ne], np.int64), fb[:ne] * x[np.asarray(cols[:ne], np.int64)])
 
 
 def paired_rows(ptr, diag, col):
@@ -155,505 +112,96 @@ def paired_rows(ptr, diag, col):
     column k + 1 followed by the U part of row k + 1 (consecutive rows of a supernode: a body's
     coordinates, a joint's multipliers), else 0. A row i whose L part holds k .. k + g − 1 of
     such rows (g = 2, 3, 4) takes those eliminations in one pass over the runs of row k + g − 1
-    (:func:`lu_refactor`)."""
-    return _paired_rows_nb(*(np.asarray(a, np.int64) for a in (ptr, diag, col)))
+    (the engine's ``rtmbs_lu_refactor``)."""
+    ptr, diag, col = (np.asarray(a, np.int64) for a in (ptr, diag, col))
+    N = diag.shape[0]
+    out = np.zeros(N, np.int64)
+    for k in range(N - 1):
+        a0, a1 = diag[k] + 1, ptr[k + 1]
+        b0, b1 = diag[k + 1] + 1, ptr[k + 2]
+        if a1 - a0 == b1 - b0 + 1 and col[a0] == k + 1:
+            out[k] = int(np.array_equal(col[a0 + 1:a1], col[b0:b1]))
+    return out
 
 
 def column_runs(ptr, diag, col):
-    """(urptr, rc0, rlen) of :func:`_runs` for the row storage (ptr, diag, col)."""
-    return _column_runs_nb(*(np.asarray(a, np.int64) for a in (ptr, diag, col)))
-
-
-@njit(cache=True, error_model="numpy", inline="always")
-def _lead_pair(w, lu, uinv, lik, k, dk, d1):
-    """The multipliers l_i,k+1 and l_i,k+2 of a group of supernode rows k, k + 1, k + 2, ...
-    (:func:`lu_refactor`): columns k + 1 and k + 2 of the row take the updates of the group's
-    rows before them in turn (row k's U part starts at dk + 1 with column k + 1, row k + 1's at
-    d1 + 1 with column k + 2)."""
-    one = np.uint32(1)
-    k1 = k + one
-    k2 = k1 + one
-    w[k1] -= lik * lu[dk + one]
-    l1 = w[k1] * uinv[k1]
-    w[k1] = l1
-    w[k2] = (w[k2] - lik * lu[dk + one + one]) - l1 * lu[d1 + one]
-    l2 = w[k2] * uinv[k2]
-    w[k2] = l2
-    return l1, l2
-
-
-@njit(cache=True, error_model="numpy")
-def lu_refactor(ib, fb):
-    """Numeric LU of the values ``ax`` (in ``fb``) with the fixed pattern and pivots of ``ib``;
-    static pivoting of pivots below ``PIVOT_REL`` times their reference (module docstring).
-    Returns (pivot ratio min|u_kk|/max|u_kk| or 0.0, max |l_ik|)."""
-    ib = borrowed(ib); fb = borrowed(fb)
-    N, ptr, diag, col, amap, prow, pcol, ax, lu, w = _views(ib, fb)
-    rows, cols, cdst, csrc, cval, pref, b0, r, stats = _extras(ib, fb)
-    for p in range(lu.shape[0]):
-        lu[p] = 0.0
-    for e in range(ax.shape[0]):
-        lu[amap[e]] += ax[e]
-    umax = 0.0
-    umin = np.inf
-    lmax = 0.0
-    nperturbed = 0
-    bad = False
-    urptr, rc0, rlen = _runs(ib)
-    paired = _paired(ib)
-    uinv = _uinv(ib, fb)
-    one = np.uint32(1)  # unsigned loop indices: numba drops the negative-index checks
-    two, three, four = np.uint32(2), np.uint32(3), np.uint32(4)
-    for i in range(N):
-        p0 = ptr[i]
-        p1 = ptr[i + one]
-        d = diag[i]
-        for p in range(p0, p1):
-            w[col[p]] = lu[p]
-        p = p0
-        while p < d:
-            k = col[p]
-            dk = diag[k]
-            lik = w[k] * uinv[k]
-            w[k] = lik
-            a = abs(lik)
-            if a > lmax:
-                lmax = a
-            if (p + three < d and paired[k] != 0 and paired[k + one] != 0 and paired[k + two] != 0
-                    and col[p + three] == k + three):
-                # four rows of a supernode in one pass (as the pair below): the columns k + 1 ..
-                # k + 3 take the updates of the rows before them in turn, then every column of
-                # row k + 3's runs takes the four updates in the order of k
-                k3 = k + three
-                d1, d2, d3 = diag[k + one], diag[k + two], diag[k3]
-                l1, l2 = _lead_pair(w, lu, uinv, lik, k, dk, d1)
-                w[k3] = ((w[k3] - lik * lu[dk + three]) - l1 * lu[d1 + two]) - l2 * lu[d2 + one]
-                l3 = w[k3] * uinv[k3]
-                w[k3] = l3
-                a = max(abs(l1), abs(l2), abs(l3))
-                if a > lmax:
-                    lmax = a
-                r0 = dk + four
-                r1 = d1 + three
-                r2 = d2 + two
-                r3 = d3 + one
-                for r in range(urptr[k3], urptr[k3 + one]):
-                    c0 = rc0[r]
-                    ln = rlen[r]
-                    for j in range(ln):
-                        w[c0 + j] = (((w[c0 + j] - lik * lu[r0 + j]) - l1 * lu[r1 + j])
-                                     - l2 * lu[r2 + j]) - l3 * lu[r3 + j]
-                    r0 += ln
-                    r1 += ln
-                    r2 += ln
-                    r3 += ln
-                p += four
-                continue
-            if (p + two < d and paired[k] != 0 and paired[k + one] != 0
-                    and col[p + two] == k + two):
-                # three rows (as four)
-                k2 = k + two
-                d1, d2 = diag[k + one], diag[k2]
-                l1, l2 = _lead_pair(w, lu, uinv, lik, k, dk, d1)
-                a = max(abs(l1), abs(l2))
-                if a > lmax:
-                    lmax = a
-                r0 = dk + three
-                r1 = d1 + two
-                r2 = d2 + one
-                for r in range(urptr[k2], urptr[k2 + one]):
-                    c0 = rc0[r]
-                    ln = rlen[r]
-                    for j in range(ln):
-                        w[c0 + j] = ((w[c0 + j] - lik * lu[r0 + j]) - l1 * lu[r1 + j]) - l2 * lu[r2 + j]
-                    r0 += ln
-                    r1 += ln
-                    r2 += ln
-                p += three
-                continue
-            if p + one < d and paired[k] != 0 and col[p + one] == k + one:
-                # rows k and k + 1 of a supernode in one pass: w_{k+1} takes row k's update,
-                # gives l_i,k+1, then every column of row k + 1's runs takes both updates in
-                # the order of k (the same operations in the same order as row by row, half the
-                # loads and stores of w and half the loop set-ups)
-                k1 = k + one
-                d1 = diag[k1]
-                w[k1] -= lik * lu[dk + one]
-                l1 = w[k1] * uinv[k1]
-                w[k1] = l1
-                a = abs(l1)
-                if a > lmax:
-                    lmax = a
-                rr = dk + one + one
-                r1 = d1 + one
-                for r in range(urptr[k1], urptr[k1 + one]):
-                    c0 = rc0[r]
-                    ln = rlen[r]
-                    for j in range(ln):
-                        w[c0 + j] = (w[c0 + j] - lik * lu[rr + j]) - l1 * lu[r1 + j]
-                    rr += ln
-                    r1 += ln
-                p += one + one
-                continue
-            # row k's U part run by run: contiguous columns, no index loads, vectorised
-            # (the same multiply-adds in the same order as entry by entry)
-            rr = dk + one
-            for r in range(urptr[k], urptr[k + one]):
-                c0 = rc0[r]
-                ln = rlen[r]
-                for j in range(ln):
-                    w[c0 + j] -= lik * lu[rr + j]
-                rr += ln
-            p += one
-        for p in range(p0, p1):
-            lu[p] = w[col[p]]
-        u = abs(lu[d])
-        if not (u < np.inf):  # NaN or infinite pivot: no factors
-            bad = True
-        bound = PIVOT_REL * pref[i]
-        if u < bound:  # static pivot: keep the sign, raise the magnitude (NaN passes through)
-            lu[d] = -bound if lu[d] < 0.0 else bound
-            u = bound
-            nperturbed += 1
-            stats[_S_ROW] = prow[i]
-        uinv[i] = 1.0 / lu[d]
-        if u > umax:
-            umax = u
-        if u < umin:
-            umin = u
-    flagged = nperturbed > 0 or lmax > stats[_S_GROWTH_LIMIT]
-    stats[_S_FLAG] = 1.0 if flagged else 0.0
-    if flagged:
-        stats[_S_COUNT] += 1.0
-    if N == 0:
-        return 1.0, 0.0
-    if bad or not (umin > 0.0) or not (umax < np.inf) or not (lmax < np.inf):
-        return 0.0, lmax
-    return umin / umax, lmax
-
-
-@njit(cache=True, error_model="numpy")
-def lu_pivot_range_sp(ib, fb):
-    """(min, max) of |u_kk| of the last :func:`lu_refactor` (after any static pivoting)."""
-    N, ptr, diag, col, amap, prow, pcol, ax, lu, w = _views(ib, fb)
-    lo = np.inf
-    hi = 0.0
+    """(urptr, rc0, rlen): the U part of every row of the factors as runs of consecutive
+    columns: row k's runs are urptr[k]..urptr[k+1], run r starts at column rc0[r] and has
+    rlen[r] entries (stored in order right after the diagonal)."""
+    ptr, diag, col = (np.asarray(a, np.int64) for a in (ptr, diag, col))
+    N = diag.shape[0]
+    urptr = np.zeros(N + 1, np.int64)
+    rc0, rlen = [], []
     for k in range(N):
-        u = abs(lu[diag[k]])
-        if u < lo:
-            lo = u
-        if u > hi:
-            hi = u
-    return lo, hi
+        u = col[diag[k] + 1:ptr[k + 1]]
+        if u.size:
+            starts = np.flatnonzero(np.diff(u, prepend=u[0] - 2) != 1)
+            rc0.extend(u[starts].tolist())
+            rlen.extend(np.diff(np.append(starts, u.size)).tolist())
+        urptr[k + 1] = len(rc0)
+    return urptr, np.array(rc0, np.int64), np.array(rlen, np.int64)
 
 
-@njit(cache=True, error_model="numpy")
-def _substitute(N, ptr, diag, col, prow, pcol, lu, uinv, w, b):
-    """b ← U⁻¹L⁻¹ b with the row and column permutations of the factors."""
-    for i in range(N):
-        w[i] = b[prow[i]] - _dot4(lu, w, col, ptr[i], diag[i])
-    for i in range(N - 1, -1, -1):
-        w[i] = (w[i] - _dot4(lu, w, col, diag[i] + 1, ptr[i + 1])) * uinv[i]
-    for j in range(N):
-        b[pcol[j]] = w[j]
-
-
-@njit(cache=True, error_model="numpy", inline="always")
-def _dot4(lu, w, col, p0, p1):
-    """Σ lu[p] w[col[p]] over p0 <= p < p1 in four interleaved partial sums (four independent
-    chains of additions instead of one: the triangular solves are bound by the latency of the
-    additions)."""
-    s0 = s1 = s2 = s3 = 0.0
-    p = p0
-    while p + 4 <= p1:
-        s0 += lu[p] * w[col[p]]
-        s1 += lu[p + 1] * w[col[p + 1]]
-        s2 += lu[p + 2] * w[col[p + 2]]
-        s3 += lu[p + 3] * w[col[p + 3]]
-        p += 4
-    while p < p1:
-        s0 += lu[p] * w[col[p]]
-        p += 1
-    return (s0 + s1) + (s2 + s3)
-
-
-@njit(cache=True, error_model="numpy")
-def _sub(N, ptr, diag, col, prow, pcol, lu, uinv, w, b, transpose):
-    if transpose:
-        _substitute_t(N, ptr, diag, col, prow, pcol, lu, uinv, w, b)
-    else:
-        _substitute(N, ptr, diag, col, prow, pcol, lu, uinv, w, b)
-
-
-@njit(cache=True, error_model="numpy")
-def _solve_refined(ib, fb, b, transpose):
-    """Solve A x = b (or Aᵀ x = b) in place with the factors; when they are flagged, ``NREFINE``
-    steps of iterative refinement against the entry values ``ax``."""
-    ib = borrowed(ib); fb = borrowed(fb); b = borrowed(b)
-    N, ptr, diag, col, amap, prow, pcol, ax, lu, w = _views(ib, fb)
-    rows, cols, cdst, csrc, cval, pref, b0, r, stats = _extras(ib, fb)
-    uinv = _uinv(ib, fb)
-    if stats[_S_FLAG] == 0.0:
-        _sub(N, ptr, diag, col, prow, pcol, lu, uinv, w, b, transpose)
-        return
-    for i in range(N):
-        b0[i] = b[i]
-    _sub(N, ptr, diag, col, prow, pcol, lu, uinv, w, b, transpose)
-    for _ in range(NREFINE):
-        for i in range(N):
-            r[i] = b0[i]
-        if transpose:
-            for e in range(ax.shape[0]):
-                r[cols[e]] -= ax[e] * b[rows[e]]
-        else:
-            for e in range(ax.shape[0]):
-                r[rows[e]] -= ax[e] * b[cols[e]]
-        _sub(N, ptr, diag, col, prow, pcol, lu, uinv, w, r, transpose)
-        for i in range(N):
-            b[i] += r[i]
-
-
-@njit(cache=True, error_model="numpy")
-def lu_solve_sp(ib, fb, b):
-    """Solve A x = b in place in ``b`` with the factors of :func:`lu_refactor` (with the
-    couplings b[dst] += c b[src] of an augmented KKT matrix first, and ``NREFINE`` refinement
-    steps when the factors are flagged)."""
-    ib = borrowed(ib); fb = borrowed(fb); b = borrowed(b)
-    rows, cols, cdst, csrc, cval, pref, b0, r, stats = _extras(ib, fb)
-    for c in range(cdst.shape[0]):
-        b[cdst[c]] += cval[c] * b[csrc[c]]
-    _solve_refined(ib, fb, b, False)
-
-
-@njit(cache=True, error_model="numpy")
-def lu_solve_multi_sp(ib, fb, X, W):
-    """Solve A Y = X in place in ``X (N, k)`` (k right-hand sides as columns; the inner loops run
-    over the k columns, contiguous). ``W (N, k)`` is work space."""
-    N, ptr, diag, col, amap, prow, pcol, ax, lu, w = _views(ib, fb)
-    uinv = _uinv(ib, fb)
-    k = X.shape[1]
-    if _extras(ib, fb)[8][_S_FLAG] != 0.0:  # flagged factors: refined solves, one column each
-        for c in range(k):
-            lu_solve_sp(ib, fb, X[:, c])
-        return
-    for i in range(N):
-        r = prow[i]
-        for c in range(k):
-            W[i, c] = X[r, c]
-        for p in range(ptr[i], diag[i]):
-            l = lu[p]
-            j = col[p]
-            for c in range(k):
-                W[i, c] -= l * W[j, c]
-    for i in range(N - 1, -1, -1):
-        d = diag[i]
-        for p in range(d + 1, ptr[i + 1]):
-            u = lu[p]
-            j = col[p]
-            for c in range(k):
-                W[i, c] -= u * W[j, c]
-        inv = uinv[i]
-        for c in range(k):
-            W[i, c] *= inv
-    for j in range(N):
-        r = pcol[j]
-        for c in range(k):
-            X[r, c] = W[j, c]
-
-
-@njit(cache=True, error_model="numpy")
-def _substitute_t(N, ptr, diag, col, prow, pcol, lu, uinv, w, b):
-    """b ← (LU)⁻ᵀ b with the permutations of the factors."""
-    for j in range(N):
-        w[j] = b[pcol[j]]
-    # Uᵀ v = w (column sweep over the rows of U)
-    for i in range(N):
-        d = diag[i]
-        v = w[i] * uinv[i]
-        w[i] = v
-        for p in range(d + 1, ptr[i + 1]):
-            w[col[p]] -= lu[p] * v
-    # Lᵀ z = v
-    for i in range(N - 1, -1, -1):
-        z = w[i]
-        for p in range(ptr[i], diag[i]):
-            w[col[p]] -= lu[p] * z
-    for i in range(N):
-        b[prow[i]] = w[i]
-
-
-@njit(cache=True, error_model="numpy")
-def lu_solve_t_sp(ib, fb, b):
-    """Solve Aᵀ x = b in place in ``b`` with the factors of :func:`lu_refactor` (refined when
-    flagged; the couplings of an augmented KKT matrix applied as their transpose, after)."""
-    ib = borrowed(ib); fb = borrowed(fb); b = borrowed(b)
-    rows, cols, cdst, csrc, cval, pref, b0, r, stats = _extras(ib, fb)
-    _solve_refined(ib, fb, b, True)
-    for c in range(cdst.shape[0]):
-        b[csrc[c]] += cval[c] * b[cdst[c]]
-
-
-@njit(cache=True, error_model="numpy")
-def lu_matvec_sp(ib, fb, rows, cols, x, y):
-    """y = A x with the entry values ``ax`` (for residual checks; ``rows``/``cols`` of the entries)."""
-    ne = np.intp(ib[_H_NE])
-    for i in range(y.shape[0]):
-        y[i] = 0.0
-    for e in range(ne):
-        y[rows[e]] += fb[e] * x[cols[e]]
-
-
-@njit(cache=True)
+# -- the analysis (offline: at reset and at a rebase of Algorithm 2) --------------------------------
 def _symbolic(pat):
     """Fill of the LU without pivoting of the square bool pattern ``pat`` (in place), row by row:
-    row i takes the U part of each row k < i of its pattern, k ascending (the fill of the
-    elimination column by column, over the entries only: ~2× faster at a rebase, issue 11)."""
+    row i takes the U part of each row k < i of its pattern, k ascending (George & Liu 1981)."""
     N = pat.shape[0]
-    ucnt = np.zeros(N, np.int64)
-    ucol = np.empty((N, N), np.int64)
+    upper = np.triu(np.ones((N, N), bool), 1)
     for i in range(N):
+        row = pat[i]
         for k in range(i):
-            if pat[i, k]:
-                for t in range(ucnt[k]):
-                    pat[i, ucol[k, t]] = True
-        c = 0
-        for j in range(i + 1, N):
-            if pat[i, j]:
-                ucol[i, c] = j
-                c += 1
-        ucnt[i] = c
+            if row[k]:
+                row |= pat[k] & upper[k]
     return pat
 
 
-@njit(cache=True)
 def _flops(pat) -> int:
     """Multiply-adds of the elimination on the filled pattern."""
-    N = pat.shape[0]
-    nu = np.zeros(N, np.int64)
-    for k in range(N):
-        for j in range(k + 1, N):
-            if pat[k, j]:
-                nu[k] += 1
-    tot = 0
-    for i in range(N):
-        for k in range(i):
-            if pat[i, k]:
-                tot += nu[k] + 1
-    return tot
+    nu = np.triu(pat, 1).sum(axis=1)
+    return int(np.tril(pat, -1).astype(np.int64) @ (nu + 1).astype(np.int64) @ np.ones(len(nu),
+                                                                                      np.int64))
 
 
-@njit(cache=True)
 def _pack(pat, rows, cols, irow, icol):
     """Row pointers, column indices and diagonal positions of the filled pattern ``pat``, and the
     position of each entry (rows[e], cols[e]) of the matrix in that storage."""
     N = pat.shape[0]
+    ri, cj = np.nonzero(pat)  # row-major, columns ascending in each row
     ptr = np.zeros(N + 1, np.int64)
-    for i in range(N):
-        c = 0
-        for j in range(N):
-            if pat[i, j]:
-                c += 1
-        ptr[i + 1] = ptr[i] + c
-    col = np.empty(ptr[N], np.int64)
-    diag = np.empty(N, np.int64)
-    for i in range(N):
-        p = ptr[i]
-        for j in range(N):
-            if pat[i, j]:
-                col[p] = j
-                if j == i:
-                    diag[i] = p
-                p += 1
-    amap = np.empty(rows.shape[0], np.int64)
-    for e in range(rows.shape[0]):
-        i = irow[rows[e]]
-        j = icol[cols[e]]
-        lo = ptr[i]
-        hi = ptr[i + 1]
-        while lo < hi:  # binary search of j in the sorted columns of row i
-            mid = (lo + hi) // 2
-            if col[mid] < j:
-                lo = mid + 1
-            else:
-                hi = mid
-        amap[e] = lo
-    return ptr, col, diag, amap
+    ptr[1:] = np.cumsum(np.bincount(ri, minlength=N))
+    key = ri.astype(np.int64) * N + cj
+    diag = np.searchsorted(key, np.arange(N, dtype=np.int64) * (N + 1))
+    amap = np.searchsorted(key, irow[rows] * N + icol[cols])
+    return ptr, cj.astype(np.int64), diag.astype(np.int64), amap.astype(np.int64)
 
 
-@njit(cache=True)
 def _structure(N, rows, cols, prow, pcol):
     """The LU storage of the matrix with entries (rows, cols) eliminated in the order
     (prow, pcol) without further pivoting: (ptr, col, diag, amap, multiply-adds)."""
     irow = np.empty(N, np.int64)
     icol = np.empty(N, np.int64)
-    for k in range(N):
-        irow[prow[k]] = k
-        icol[pcol[k]] = k
-    pat = np.zeros((N, N), np.bool_)
-    for k in range(N):
-        pat[k, k] = True
-    for e in range(rows.shape[0]):
-        pat[irow[rows[e]], icol[cols[e]]] = True
+    irow[np.asarray(prow, np.int64)] = np.arange(N)
+    icol[np.asarray(pcol, np.int64)] = np.arange(N)
+    rows, cols = np.asarray(rows, np.int64), np.asarray(cols, np.int64)
+    pat = np.eye(N, dtype=bool)
+    pat[irow[rows], icol[cols]] = True
     _symbolic(pat)
     ptr, col, diag, amap = _pack(pat, rows, cols, irow, icol)
     return ptr, col, diag, amap, _flops(pat)
 
 
-@njit(cache=True)
 def threshold_rows(rows, cols, vals, pcol, thresh):
     """Row order for the column order ``pcol`` of the N × N matrix with entries (rows, cols, vals):
     dense Gaussian elimination with threshold partial pivoting, choosing among the rows whose
     entry is at least ``thresh`` times the column's largest the one with the fewest non-zeros
-    (Markowitz-like, as SuperLU's threshold pivoting). Returns prow (the matrix row at each
-    position); a row of -1 means a zero column (singular)."""
-    N = pcol.shape[0]
-    icol = np.empty(N, np.int64)
-    for j in range(N):
-        icol[pcol[j]] = j
-    A = np.zeros((N, N))
-    nz = np.zeros((N, N), np.bool_)
-    for e in range(rows.shape[0]):
-        A[rows[e], icol[cols[e]]] += vals[e]
-        nz[rows[e], icol[cols[e]]] = True
-    count = np.zeros(N, np.int64)
-    for i in range(N):
-        for j in range(N):
-            if nz[i, j]:
-                count[i] += 1
-    used = np.zeros(N, np.bool_)
-    prow = np.full(N, -1, np.int64)
-    jlist = np.empty(N, np.uint64)
-    for k in range(N):
-        big = 0.0
-        for i in range(N):
-            if not used[i] and abs(A[i, k]) > big:
-                big = abs(A[i, k])
-        if big == 0.0:
-            return prow
-        best = -1
-        for i in range(N):
-            if not used[i] and abs(A[i, k]) >= thresh * big:
-                if best < 0 or count[i] < count[best]:
-                    best = i
-        used[best] = True
-        prow[k] = best
-        inv = 1.0 / A[best, k]
-        nj = 0
-        for j in range(k + 1, N):  # the pivot row's entries, in column order
-            if nz[best, j]:
-                jlist[nj] = j
-                nj += 1
-        bu = np.uint64(best)
-        for i in range(N):
-            if not used[i] and A[i, k] != 0.0:
-                lik = A[i, k] * inv
-                iu = np.uint64(i)  # (unsigned indices: no negative-index checks)
-                for t in range(nj):
-                    j = jlist[t]
-                    A[iu, j] -= lik * A[bu, j]
-                    if not nz[iu, j]:
-                        nz[iu, j] = True
-                        count[i] += 1
+    (Markowitz-like, as SuperLU's threshold pivoting), in the engine (partition_choice.c).
+    Returns prow (the matrix row at each position); a row of -1 means a zero column (singular)."""
+    pcol = np.ascontiguousarray(pcol, np.int64)
+    prow = np.full(pcol.shape[0], -1, np.int64)
+    _engine.threshold_rows_into(np.ascontiguousarray(rows, np.int64),
+                                np.ascontiguousarray(cols, np.int64),
+                                np.ascontiguousarray(vals, float), pcol, float(thresh), prow)
     return prow
 
 
@@ -776,7 +324,7 @@ class SparseLU:
 
     Attributes
     ----------
-    ib, fb : packed index (uint32) and float arrays passed to the numba kernels
+    ib, fb : packed index (uint32) and float arrays passed to the engine's kernels
     ax : view of ``fb``: the entry values, written by the caller before each factorisation
     nanalyse : analyses since construction (1 after the first); ``flops``: multiply-adds per factor
     ratio, growth : pivot ratio and largest multiplier of the last factorisation
@@ -865,7 +413,7 @@ class SparseLU:
     def analyse(self, values=None, order=None, columns=None) -> None:
         """Ordering, pivot sequence and fill at the current values ``ax`` (or ``values``): from
         SuperLU, or with the symmetric elimination ``order`` given (no pivoting), or for the
-        column order ``columns`` given with rows by :func:`threshold_rows` (numba, no SciPy);
+        column order ``columns`` given with rows by :func:`threshold_rows` (no SciPy);
         then the reference magnitude of every pivot for the static pivoting of
         :func:`lu_refactor`."""
         N = self.N
@@ -920,24 +468,13 @@ class SparseLU:
         self.nanalyse += 1
 
     def _pack(self, ptr, diag, col, amap, prow, pcol) -> np.ndarray:
-        """The index ``ib`` (uint32: the header, then the parts) of the factors with the storage
-        (ptr, diag, col, amap) and the orders (prow, pcol)."""
-        N = self.N
-        urptr, rc0, rlen = column_runs(ptr, diag, col)
-        parts = [ptr, diag, col, amap, prow, pcol, self.rows, self.cols, self.cdst, self.csrc,
-                 urptr, rc0, rlen, paired_rows(ptr, diag, col)]
-        head = np.zeros(_H_LEN, np.int64)
-        head[_H_N], head[_H_NE], head[_H_NNZ], head[_H_NC] = N, self.ne, ptr[-1], self.cdst.size
-        head[_H_NRUN] = rc0.size
-        off = _H_LEN
-        for slot, a in zip((_H_PTR, _H_DIAG, _H_COL, _H_AMAP, _H_PROW, _H_PCOL, _H_ROWS, _H_COLS,
-                            _H_CDST, _H_CSRC, _H_URPTR, _H_RC0, _H_RLEN, _H_PAIRED), parts):
-            head[slot] = off
-            off += a.size
-        ib = np.concatenate([head] + [np.asarray(a, np.int64) for a in parts])
-        if ib.size and ib.max() >= 2 ** 32:
+        """The index ``ib`` of the factors with the storage (ptr, diag, col, amap) and the orders
+        (prow, pcol) (:func:`_pack_index`)."""
+        ib = _pack_index(self.N, ptr, diag, col, amap, prow, pcol, self.rows, self.cols,
+                         self.cdst, self.csrc)
+        if ib is None:
             raise ValueError("SparseLU: pattern too large for uint32 indices")
-        return ib.astype(np.uint32)
+        return ib
 
     @property
     def column_order(self) -> np.ndarray:
@@ -1088,117 +625,61 @@ class KKTMap:
         return pat
 
 
-@njit(cache=True, error_model="numpy")
 def _kkt_parts(idx):
-    na = np.intp(idx[0])
-    nz = np.intp(idx[1])
-    ai = idx[2:2 + na]
-    aj = idx[2 + na:2 + 2 * na]
-    zr = idx[2 + 2 * na:2 + 2 * na + nz]
-    zc = idx[2 + 2 * na + nz:2 + 2 * na + 2 * nz]
+    na, nz = int(idx[0]), int(idx[1])
+    ai = idx[2:2 + na].astype(np.int64)
+    aj = idx[2 + na:2 + 2 * na].astype(np.int64)
+    zr = idx[2 + 2 * na:2 + 2 * na + nz].astype(np.int64)
+    zc = idx[2 + 2 * na + nz:2 + 2 * na + 2 * nz].astype(np.int64)
     return ai, aj, zr, zc
 
 
-@njit(cache=True, error_model="numpy")
-def _kkt_augmentation(idx):
-    na = np.intp(idx[0])
-    nz = np.intp(idx[1])
-    return _augmentation_at(idx, 2 + 2 * na + 2 * nz)
-
-
-@njit(cache=True, error_model="numpy", inline="always")
 def _augmentation_at(idx, o):
-    ng = np.intp(idx[o])
-    ne = np.intp(idx[o + 1])
-    npair = np.intp(idx[o + 2])
+    ng, ne, npair = int(idx[o]), int(idx[o + 1]), int(idx[o + 2])
     o += 3
-    gptr = idx[o:o + ng + 1]
-    o += ng + 1
-    pptr = idx[o:o + ng + 1]
-    o += ng + 1
-    eb = idx[o:o + ne]
-    o += ne
-    pa = idx[o:o + npair]
-    return gptr, pptr, eb, pa
+    parts = []
+    for size in (ng + 1, ng + 1, ne, npair):
+        parts.append(idx[o:o + size].astype(np.int64))
+        o += size
+    return tuple(parts)
 
 
-@njit(cache=True, error_model="numpy", inline="always")
-def _augment_group(g, sm, aug, bottom, ax, cval):
-    """The augmentation of the single-block rows of group ``g`` (:class:`KKTMap`): α = sm / Σ φ²
-    over its entries φ of the bottom Φq (sm: the sum of the mass diagonals of their columns),
-    α Φqᵀ Φq added to its A entries and the couplings α φ into ``cval``."""
-    gptr, pptr, eb, pa = aug
-    e0, e1 = gptr[g], gptr[g + 1]
-    sb = 0.0
-    for k in range(e0, e1):
-        sb += bottom[eb[k]] * bottom[eb[k]]
-    alpha = sm / sb if sb > 0.0 else 0.0
-    p = pptr[g]  # the pairs (k1, k2) of the row's entries, row-major
-    for k1 in range(e0, e1):
-        a1 = alpha * bottom[eb[k1]]
-        cval[k1] = a1
-        for k2 in range(e0, e1):
-            ax[pa[p]] += a1 * bottom[eb[k2]]
-            p += 1
-
-
-@njit(cache=True, error_model="numpy")
 def kkt_gather(idx, M, Jq, Jqd, c, cd, phiq_top, s, phiq_bottom, ax, cval):
     """ax = entries of [M − cd Jq̇ − c Jq, s Φq_topᵀ; Φq_bottom, 0] (c = cd = 0: M only), plus the
-    augmentation of the single-block rows (:class:`KKTMap`) and its couplings ``cval``."""
-    idx = borrowed(idx); ax = borrowed(ax); cval = borrowed(cval)
+    augmentation of the single-block rows (:class:`KKTMap`) and its couplings ``cval``, from
+    dense arrays (the engine gathers from packed workspaces: :data:`kkt_gather_packed`)."""
     ai, aj, zr, zc = _kkt_parts(idx)
-    na = ai.shape[0]
-    nz = zr.shape[0]
+    na, nz = ai.size, zr.size
     if c == 0.0 and cd == 0.0:
-        for e in range(na):
-            ax[e] = M[ai[e], aj[e]]
+        ax[:na] = M[ai, aj]
     else:
-        for e in range(na):
-            i = ai[e]
-            j = aj[e]
-            ax[e] = M[i, j] - cd * Jqd[i, j] - c * Jq[i, j]
-    for e in range(nz):
-        ax[na + e] = s * phiq_top[zr[e], zc[e]]
-        ax[na + nz + e] = phiq_bottom[zr[e], zc[e]]
-    aug = _kkt_augmentation(idx)
-    gptr, eb = aug[0], aug[2]
-    for g in range(gptr.shape[0] - 1):
-        sm = 0.0
-        for k in range(gptr[g], gptr[g + 1]):
-            sm += M[zc[eb[k]], zc[eb[k]]]
-        _augment_group(g, sm, aug, ax[na + nz:na + 2 * nz], ax, cval)
+        ax[:na] = M[ai, aj] - cd * Jqd[ai, aj] - c * Jq[ai, aj]
+    ax[na:na + nz] = s * phiq_top[zr, zc]
+    bottom = phiq_bottom[zr, zc]
+    ax[na + nz:na + 2 * nz] = bottom
+    gptr, pptr, eb, pa = _augmentation_at(idx, 2 + 2 * na + 2 * nz)
+    for g in range(gptr.size - 1):
+        es = eb[gptr[g]:gptr[g + 1]]
+        sm = float(M[zc[es], zc[es]].sum())
+        sb = float(bottom[es] @ bottom[es])
+        alpha = sm / sb if sb > 0.0 else 0.0
+        a1 = alpha * bottom[es]
+        cval[gptr[g]:gptr[g + 1]] = a1
+        np.add.at(ax, pa[pptr[g]:pptr[g + 1]], np.outer(a1, bottom[es]).ravel())
 
 
-@njit(cache=True, error_model="numpy")
-def phiq_times(idx, phiq, x, y):
-    """y = Φq x over the Φq entries of a :class:`KKTMap` ``idx``."""
-    idx = borrowed(idx)
-    ai, aj, zr, zc = _kkt_parts(idx)
-    for i in range(y.shape[0]):
-        y[i] = 0.0
-    for e in range(zr.shape[0]):
-        y[zr[e]] += phiq[zr[e], zc[e]] * x[zc[e]]
+#: phiq_times(idx, phiq, x, y): y = Φq x over the Φq entries of a :class:`KKTMap` ``idx``
+phiq_times = _engine.phiq_times
+#: a_times(idx, J, x, y): y = J x over the A entries of a :class:`KKTMap` ``idx``
+a_times = _engine.a_times
 
 
-@njit(cache=True, error_model="numpy")
-def a_times(idx, J, x, y):
-    """y = J x over the A entries of a :class:`KKTMap` ``idx`` (J zero outside them)."""
-    idx = borrowed(idx)
-    ai, aj, zr, zc = _kkt_parts(idx)
-    for i in range(y.shape[0]):
-        y[i] = 0.0
-    for e in range(ai.shape[0]):
-        y[ai[e]] += J[ai[e], aj[e]] * x[aj[e]]
-
-
-@njit(cache=True, error_model="numpy")
 def kkt_values(ib, fb, idx, M, Jq, Jqd, c, cd, phiq_top, s, phiq_bottom):
-    """:func:`kkt_gather` into the entry values of the :class:`SparseLU` (ib, fb), then factor."""
-    ib = borrowed(ib); fb = borrowed(fb); idx = borrowed(idx)
-    ne = np.intp(ib[_H_NE])
-    cval = _extras(ib, fb)[4]
-    kkt_gather(idx, M, Jq, Jqd, c, cd, phiq_top, s, phiq_bottom, fb[:ne], cval)
+    """:func:`kkt_gather` into the entry values of the :class:`SparseLU` (ib, fb), then factor.
+    Returns (pivot ratio, largest multiplier)."""
+    N, ne, nnz, nc = int(ib[_H_N]), int(ib[_H_NE]), int(ib[_H_NNZ]), int(ib[_H_NC])
+    o = ne + nnz + 4 * N
+    kkt_gather(idx, M, Jq, Jqd, c, cd, phiq_top, s, phiq_bottom, fb[:ne], fb[o:o + nc])
     return lu_refactor(ib, fb)
 
 
@@ -1237,100 +718,14 @@ class PackedKKTMap:
                                    km.idx[2 + 2 * na + 2 * nz:]]).astype(np.uint32)
 
 
-@njit(cache=True, error_model="numpy", inline="always")
-def _packed_parts(idx):
-    na = np.intp(idx[0])
-    nz = np.intp(idx[1])
-    nzi = np.intp(idx[2])
-    dj = np.intp(idx[3])
-    o = 4
-    ai = idx[o:o + na]; o += na
-    aj = idx[o:o + na]; o += na
-    am = idx[o:o + na]; o += na
-    aq = idx[o:o + na]; o += na
-    zr = idx[o:o + nz]; o += nz
-    zc = idx[o:o + nz]; o += nz
-    zptr = idx[o:o + nz + 1]; o += nz + 1
-    zidx = idx[o:o + nzi]; o += nzi
-    zmd = idx[o:o + nz]; o += nz
-    return dj, ai, aj, am, aq, zr, zc, zptr, zidx, zmd, o
-
-
-@njit(cache=True, error_model="numpy", inline="always")
-def _phiq_value(w, zptr, zidx, e):
-    v = w[zidx[zptr[e]]]
-    for k in range(zptr[e] + 1, zptr[e + 1]):
-        v += w[zidx[k]]
-    return v
-
-
-@njit(cache=True, error_model="numpy")
-def kkt_gather_packed(idx, w0, c, cd, s, w1, ax, cval):
-    """:func:`kkt_gather` from packed workspaces (:class:`PackedKKTMap`): M, Jq, Jq̇ and the top
-    Φq from ``w0``, the bottom Φq from ``w1``; the same values in the same order."""
-    _gather_packed(idx, w0, c, cd, s, w1, ax, cval, ax[:0], ax[:0], ax[:0])
-
-
-@njit(cache=True, error_model="numpy", inline="always")
-def _gather_packed(idx, w0, c, cd, s, w1, ax, cval, x, jx, phix):
-    """:func:`kkt_gather_packed`; with ``jx`` not empty also jx = Jq x over the A entries and
-    with ``phix`` not empty phix = Φq(w1) x, in the same passes (each sum in the order of the
-    entries, as :func:`a_times` and :func:`phiq_times` on dense arrays)."""
-    idx = borrowed(idx); w0 = borrowed(w0); w1 = borrowed(w1); ax = borrowed(ax); cval = borrowed(cval)
-    dj, ai, aj, am, aq, zr, zc, zptr, zidx, zmd, o = _packed_parts(idx)
-    na = ai.shape[0]
-    nz = zr.shape[0]
-    plain = c == 0.0 and cd == 0.0
-    products = jx.shape[0] > 0
-    for i in range(jx.shape[0]):
-        jx[i] = 0.0
-    for e in range(na):
-        k = aq[e]
-        if plain:
-            ax[e] = w0[am[e]]
-        else:
-            ax[e] = w0[am[e]] - cd * w0[k + dj] - c * w0[k]
-        if products:
-            jx[ai[e]] += w0[k] * x[aj[e]]
-    with_phix = phix.shape[0] > 0
-    for i in range(phix.shape[0]):
-        phix[i] = 0.0
-    for e in range(nz):
-        ax[na + e] = s * _phiq_value(w0, zptr, zidx, e)
-        v = _phiq_value(w1, zptr, zidx, e)
-        ax[na + nz + e] = v
-        if with_phix:
-            phix[zr[e]] += v * x[zc[e]]
-    aug = _augmentation_at(idx, o)
-    gptr, eb = aug[0], aug[2]
-    for g in range(gptr.shape[0] - 1):
-        sm = 0.0
-        for k in range(gptr[g], gptr[g + 1]):
-            sm += w0[zmd[eb[k]]]
-        _augment_group(g, sm, aug, ax[na + nz:na + 2 * nz], ax, cval)
-
-
-@njit(cache=True, error_model="numpy")
-def kkt_values_packed(ib, fb, idx, w0, c, cd, s, w1):
-    """:func:`kkt_gather_packed` into the entry values of the :class:`SparseLU` (ib, fb), then
-    factor."""
-    ib = borrowed(ib); fb = borrowed(fb); idx = borrowed(idx)
-    ne = np.intp(ib[_H_NE])
-    cval = _extras(ib, fb)[4]
-    kkt_gather_packed(idx, w0, c, cd, s, w1, fb[:ne], cval)
-    return lu_refactor(ib, fb)
-
-
-@njit(cache=True, error_model="numpy")
-def kkt_values_products_packed(ib, fb, idx, w0, c, cd, s, w1, x, jx, phix):
-    """:func:`kkt_values_packed` with the products of eq. 22's right-hand side taken in the
-    gather's passes (:func:`_gather_packed`): jx = Jq x and, unless ``phix`` is empty,
-    phix = Φq(w1) x; then factor."""
-    ib = borrowed(ib); fb = borrowed(fb); idx = borrowed(idx)
-    ne = np.intp(ib[_H_NE])
-    cval = _extras(ib, fb)[4]
-    _gather_packed(idx, w0, c, cd, s, w1, fb[:ne], cval, x, jx, phix)
-    return lu_refactor(ib, fb)
+#: kkt_gather_packed(idx, w0, c, cd, s, w1, ax, cval): :func:`kkt_gather` from packed workspaces
+#: (:class:`PackedKKTMap`): M, Jq, Jq̇ and the top Φq from ``w0``, the bottom Φq from ``w1``
+kkt_gather_packed = _engine.kkt_gather_packed
+#: kkt_values_packed(ib, fb, idx, w0, c, cd, s, w1) -> (ratio, growth): gather, then factor
+kkt_values_packed = _engine.kkt_values_packed
+#: kkt_values_products_packed(ib, fb, idx, w0, c, cd, s, w1, x, jx, phix) -> (ratio, growth): with
+#: jx = Jq x and, unless ``phix`` is empty, phix = Φq(w1) x taken in the gather's passes
+kkt_values_products_packed = _engine.kkt_values_products_packed
 
 
 def _pivot_ratio(pivots) -> float:
@@ -1418,127 +813,34 @@ class SparseKKT:
 
 
 # -- the analysis's bookkeeping and a re-reference (Algorithm 2's rebase, issue 11) ----------------
-@njit(cache=True)
-def _paired_rows_nb(ptr, diag, col):
-    """:func:`paired_rows` (one compiled loop: the analysis of a rebase is on the step's path)."""
-    N = diag.shape[0]
-    out = np.zeros(N, np.int64)
-    for k in range(N - 1):
-        a0, a1 = diag[k] + 1, ptr[k + 1]
-        b0, b1 = diag[k + 1] + 1, ptr[k + 2]
-        if a1 - a0 != b1 - b0 + 1 or col[a0] != k + 1:
-            continue
-        same = 1
-        for t in range(b1 - b0):
-            if col[a0 + 1 + t] != col[b0 + t]:
-                same = 0
-                break
-        out[k] = same
-    return out
-
-
-@njit(cache=True)
-def _column_runs_nb(ptr, diag, col):
-    """:func:`column_runs` (one compiled loop)."""
-    N = diag.shape[0]
-    urptr = np.zeros(N + 1, np.int64)
-    nrun = 0
-    for k in range(N):
-        for p in range(diag[k] + 1, ptr[k + 1]):
-            if p == diag[k] + 1 or col[p] != col[p - 1] + 1:
-                nrun += 1
-        urptr[k + 1] = nrun
-    rc0 = np.empty(nrun, np.int64)
-    rlen = np.zeros(nrun, np.int64)
-    r = -1
-    for k in range(N):
-        for p in range(diag[k] + 1, ptr[k + 1]):
-            if p == diag[k] + 1 or col[p] != col[p - 1] + 1:
-                r += 1
-                rc0[r] = col[p]
-            rlen[r] += 1
-    return urptr, rc0, rlen
-
-
-@njit(cache=True, error_model="numpy")
-def lu_rereference(ib, fb):
-    """The reference pivots of the static pivoting set to the pivots of the current values ``ax``
-    factorised without it, and the statistics cleared, as :meth:`SparseLU.analyse` ends: a new
-    analysis that keeps the ordering and the pivot sequence (Algorithm 2's rebase that re-chooses
-    the same partition). Returns False when a pivot is zero or not finite (the caller then
-    analyses afresh)."""
-    ib = borrowed(ib); fb = borrowed(fb)
-    N, ptr, diag, col, amap, prow, pcol, ax, lu, w = _views(ib, fb)
-    rows, cols, cdst, csrc, cval, pref, b0, r, stats = _extras(ib, fb)
-    limit = stats[_S_GROWTH_LIMIT]
-    for i in range(N):
-        pref[i] = 0.0
-    stats[_S_GROWTH_LIMIT] = np.inf
-    lu_refactor(ib, fb)
-    ok = True
-    for i in range(N):
-        u = abs(lu[diag[i]])
-        if not (u > 0.0 and u < np.inf):
-            ok = False
-        pref[i] = u
-    for s in range(_S_LEN):
-        stats[s] = 0.0
-    stats[_S_GROWTH_LIMIT] = limit
-    return ok
-
-
-@njit(cache=True)
-def _put(ib, slot, o, a):
-    """Copy ``a`` into ``ib`` from ``o`` and put ``o`` in the header ``slot``; returns (the next
-    offset, a value too large for uint32)."""
-    ib[slot] = o
-    big = False
-    for i in range(a.shape[0]):
-        v = np.int64(a[i])
-        if v >= 2 ** 32:
-            big = True
-        ib[o + i] = np.uint32(v)
-    return o + a.shape[0], big
-
-
-@njit(cache=True)
 def _index_given_columns(N, r64, c64, vals, pcol, thresh, rows, cols, cdst, csrc):
-    """:meth:`SparseLU.analyse` with ``columns`` (a rebase of Algorithm 2's Φu) up to its index,
-    in one compiled call: rows by :func:`threshold_rows`, the fill and storage
-    (:func:`_structure`), the runs and supernode rows, packed into ``ib`` as ``_pack`` does.
-    Returns (ib, multiply-adds or −1 for a zero column or −2 for an index beyond uint32,
-    prow)."""
+    """:meth:`SparseLU.analyse` with ``columns`` (a rebase of Algorithm 2's Φu) up to its index:
+    rows by :func:`threshold_rows`, the fill and storage (:func:`_structure`), the runs and
+    supernode rows, packed into ``ib`` (:func:`_pack_index`). Returns (ib, multiply-adds or −1
+    for a zero column or −2 for an index beyond uint32, prow)."""
     prow = threshold_rows(r64, c64, vals, pcol, thresh)
-    for k in range(N):
-        if prow[k] < 0:
-            return np.zeros(0, np.uint32), -1, prow
+    if N and prow.min() < 0:
+        return np.zeros(0, np.uint32), -1, prow
     ptr, col, diag, amap, fl = _structure(N, r64, c64, prow, pcol)
-    urptr, rc0, rlen = _column_runs_nb(ptr, diag, col)
-    paired = _paired_rows_nb(ptr, diag, col)
-    size = (ptr.size + diag.size + col.size + amap.size + prow.size + pcol.size + rows.size
-            + cols.size + cdst.size + csrc.size + urptr.size + rc0.size + rlen.size + paired.size)
-    ib = np.zeros(_H_LEN + size, np.uint32)
-    ib[_H_N] = N
-    ib[_H_NE] = rows.size
-    ib[_H_NNZ] = ptr[N]
-    ib[_H_NC] = cdst.size
-    ib[_H_NRUN] = rc0.size
-    o = _H_LEN
-    o, b0 = _put(ib, _H_PTR, o, ptr)
-    o, b1 = _put(ib, _H_DIAG, o, diag)
-    o, b2 = _put(ib, _H_COL, o, col)
-    o, b3 = _put(ib, _H_AMAP, o, amap)
-    o, b4 = _put(ib, _H_PROW, o, prow)
-    o, b5 = _put(ib, _H_PCOL, o, pcol)
-    o, _ = _put(ib, _H_ROWS, o, rows)
-    o, _ = _put(ib, _H_COLS, o, cols)
-    o, _ = _put(ib, _H_CDST, o, cdst)
-    o, _ = _put(ib, _H_CSRC, o, csrc)
-    o, b6 = _put(ib, _H_URPTR, o, urptr)
-    o, b7 = _put(ib, _H_RC0, o, rc0)
-    o, b8 = _put(ib, _H_RLEN, o, rlen)
-    o, _ = _put(ib, _H_PAIRED, o, paired)
-    big = b0 or b1 or b2 or b3 or b4 or b5 or b6 or b7 or b8
-    if big or o >= 2 ** 32:
-        return ib, -2, prow
-    return ib, fl, prow
+    ib = _pack_index(N, ptr, diag, col, amap, prow, pcol, rows, cols, cdst, csrc)
+    return (ib, -2, prow) if ib is None else (ib, fl, prow)
+
+
+def _pack_index(N, ptr, diag, col, amap, prow, pcol, rows, cols, cdst, csrc):
+    """The index ``ib`` (uint32: the header, then the parts) of the factors with the storage
+    (ptr, diag, col, amap) and the orders (prow, pcol); None when a value is beyond uint32."""
+    urptr, rc0, rlen = column_runs(ptr, diag, col)
+    parts = [ptr, diag, col, amap, prow, pcol, rows, cols, cdst, csrc, urptr, rc0, rlen,
+             paired_rows(ptr, diag, col)]
+    head = np.zeros(_H_LEN, np.int64)
+    head[_H_N], head[_H_NE], head[_H_NNZ], head[_H_NC] = N, len(rows), ptr[-1], len(cdst)
+    head[_H_NRUN] = rc0.size
+    off = _H_LEN
+    for slot, a in zip((_H_PTR, _H_DIAG, _H_COL, _H_AMAP, _H_PROW, _H_PCOL, _H_ROWS, _H_COLS,
+                        _H_CDST, _H_CSRC, _H_URPTR, _H_RC0, _H_RLEN, _H_PAIRED), parts):
+        head[slot] = off
+        off += len(a)
+    ib = np.concatenate([head] + [np.asarray(a, np.int64) for a in parts])
+    if ib.size and ib.max() >= 2 ** 32:
+        return None
+    return ib.astype(np.uint32)

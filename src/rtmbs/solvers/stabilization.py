@@ -1,6 +1,6 @@
 """Constraint stabilisation shared by the fixed-step solvers, each with a fixed cost.
 
-* Baumgarte at index 1 (seed 000 eq. 4): Φq q̈ = γ − 2α(Φq q̇ + Φt) − β²Φ.
+* Baumgarte at index 1 (seed 000 eq. 4): Φq q̈ = γ − 2α(Φq q̇ + Φt) − β²Φ (``explicit``).
 * Baumgarte at index 2 (seed 000 eq. 5, seed 001 eq. 10): Φq q̇ + Φt + γ_B Φ = 0.
 * Non-iterative projection (seed 000 eq. 30, Table 3): one solve of
   [M hΦqᵀ; Φq 0][Δq* − Δq; μ] = [0; −Φ(q + Δq, t + h)] (:class:`Projector`, dense or sparse
@@ -12,48 +12,14 @@ Option checking helpers are here too, so every solver reports a bad option the s
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
 from ..errors import SolverError, did_you_mean
-from .factorisation import (
-    KKTFactorisation, SparseKKTFactorisation, kkt_correction, kkt_factor_correction,
-)
-
-
-# -- kernels ---------------------------------------------------------------------------------
-@njit(cache=True)
-def kkt_assemble(A, phiq_top, scale, phiq_bottom, K):
-    """K = [A, scale·phiq_topᵀ; phiq_bottom, 0] (square, n + m)."""
-    n = A.shape[0]
-    m = phiq_top.shape[0]
-    for i in range(n):
-        for j in range(n):
-            K[i, j] = A[i, j]
-        for j in range(m):
-            K[i, n + j] = scale * phiq_top[j, i]
-    for i in range(m):
-        for j in range(n):
-            K[n + i, j] = phiq_bottom[i, j]
-        for j in range(m):
-            K[n + i, n + j] = 0.0
-
-
-@njit(cache=True)
-def baumgarte_index1(gamma, phiq, qd, phit, phi, alpha, beta, out):
-    """out = γ − 2α(Φq q̇ + Φt) − β²Φ (seed 000 eq. 4)."""
-    m, n = phiq.shape
-    b2 = beta * beta
-    for i in range(m):
-        s = phit[i]
-        for j in range(n):
-            s += phiq[i, j] * qd[j]
-        out[i] = gamma[i] - 2.0 * alpha * s - b2 * phi[i]
+from .factorisation import KKTFactorisation, SparseKKTFactorisation, kkt_correction, kkt_factor
 
 
 #: Solve K[x; μ] = [0; −Φ] with the factors (fa, fb) of a KKT matrix K ([M hΦqᵀ; Φq 0] of
 #: eq. 30, or eq. 22's) and add x to ``dq``: dense or sparse factors alike (``factorisation``).
 projection_rhs_solve = kkt_correction
-projection_rhs_solve_dense = kkt_correction
 
 
 class Projector:
@@ -66,12 +32,14 @@ class Projector:
         self.ratio = 1.0
 
     def correct(self, M, phiq, phi, h, dq) -> bool:
-        """Factor [M hΦqᵀ; Φq 0], add the correction Δq* − Δq to ``dq`` (one compiled call);
-        False if the factor is singular."""
+        """Factor [M hΦqᵀ; Φq 0], add the correction Δq* − Δq to ``dq``; False if the factor is
+        singular."""
         kkt = self.kkt
         if kkt.args is None:  # a sparse KKT not analysed yet (analyses in its first factor)
             kkt.factor(M, M, M, 0.0, 0.0, phiq, h, phiq)
-        ratio, growth = kkt_factor_correction(*kkt.args, M, phiq, phi, h, self.rhs, dq)
+        fa, fb, idx = kkt.args
+        ratio, growth = kkt_factor(fa, fb, idx, M, M, M, 0.0, 0.0, phiq, h, phiq)
+        kkt_correction(fa, fb, phi, self.rhs, dq)
         if kkt.lu is not None:
             kkt.lu.ratio, kkt.lu.growth = ratio, growth
         kkt.ratio = self.ratio = ratio

@@ -18,12 +18,10 @@ a dense workspace for tests and offline tools.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
+from ..engine import _engine
 from ..protocol import Workspace
-from .factorisation import kkt_correction
-from .sparse import (KKTMap, PackedKKTMap, _packed_parts, _phiq_value, kkt_values_packed,
-                     workspace_offsets)
+from .sparse import KKTMap, PackedKKTMap, workspace_offsets
 
 
 class _FlatIndex:
@@ -74,51 +72,42 @@ def entry_index(a_pattern, phiq_pattern, layout) -> np.ndarray:
                         layout).idx
 
 
-@njit(cache=True)
-def phiq_index(idx):
-    """(zptr, zidx): where the terms of each Φq entry of ``idx`` are (value: :func:`phiq_at`)."""
-    parts = _packed_parts(idx)
-    return parts[7], parts[8]
+def packed_parts(idx) -> tuple:
+    """The parts of a :class:`PackedKKTMap` index: (dJ, a_i, a_j, a_M, a_J, z_r, z_c, z_ptr, z_idx,
+    z_Mdiag, offset of the augmentation), as int64 arrays."""
+    na, nz, nzi, dj = (int(v) for v in idx[:4])
+    o = 4
+    parts = []
+    for size in (na, na, na, na, nz, nz, nz + 1, nzi, nz):
+        parts.append(idx[o:o + size].astype(np.int64))
+        o += size
+    return (dj, *parts, o)
 
 
-@njit(cache=True, inline="always")
-def phiq_at(w, zptr, zidx, e):
-    """Φq entry ``e`` (its terms summed in order, as the dense writer adds them)."""
-    return _phiq_value(w, zptr, zidx, e)
+def phiq_values(w, idx) -> np.ndarray:
+    """The Φq entries of ``idx`` read from buffer ``w``, each the sum of its terms in order (as
+    the engine's ``phiq_at`` and the dense writer add them)."""
+    zptr, zidx = packed_parts(idx)[7:9]
+    start, count = zptr[:-1], np.diff(zptr)
+    v = w[zidx[start]].copy()
+    for t in range(1, int(count.max(initial=1))):
+        more = count > t
+        v[more] += w[zidx[start[more] + t]]
+    return v
 
 
-@njit(cache=True)
-def phiq_scatter(w, idx, out):
+def phiq_scatter(w, idx, out) -> None:
     """The dense Φq (m, n) of buffer ``w`` (``out`` cleared first; a rebase's dense copy)."""
-    dj, ai, aj, am, aq, zr, zc, zptr, zidx, zmd, o = _packed_parts(idx)
+    zr, zc = packed_parts(idx)[5:7]
     out[:, :] = 0.0
-    for e in range(zr.shape[0]):
-        out[zr[e], zc[e]] = _phiq_value(w, zptr, zidx, e)
+    out[zr, zc] = phiq_values(w, idx)
 
 
-@njit(cache=True)
-def copy_mass(idx, w0, w1):
-    """Copy the M entries of ``idx`` (and the diagonal ones its augmentation reads) from ``w0`` to
-    ``w1``: the projection's matrix takes M(q) with Φq(q + Δq) (seed 000 eq. 30)."""
-    dj, ai, aj, am, aq, zr, zc, zptr, zidx, zmd, o = _packed_parts(idx)
-    for e in range(am.shape[0]):
-        w1[am[e]] = w0[am[e]]
-    for e in range(zmd.shape[0]):
-        w1[zmd[e]] = w0[zmd[e]]
-
-
-@njit(cache=True)
-def project_kkt(ib, fb, pidx, w0, w1, phi1, h, rhs, dq):
-    """The projection (seed 000 eq. 30) from a step's packed buffers: [M(q) hΦqᵀ; Φq 0] with Φq
-    at the projected positions (in ``w1``; M copied there from ``w0``), gathered through ``pidx``
-    (a :class:`PackedKKTMap` of the projector's KKT), factorised, and the correction of
-    [0; −Φ] added to ``dq`` (``Projector.correct``'s arithmetic). Algorithm 2's compiled step
-    and ``li-euler``'s with ``projection="mass"`` call it. Returns (pivot ratio, largest
-    multiplier)."""
-    copy_mass(pidx, w0, w1)
-    ratio, growth = kkt_values_packed(ib, fb, pidx, w1, 0.0, 0.0, h, w1)
-    kkt_correction(ib, fb, phi1, rhs, dq)
-    return ratio, growth
+#: The projection (seed 000 eq. 30) from a step's packed buffers, in the engine (kkt.c):
+#: ``project_kkt(ib, fb, pidx, w0, w1, phi1, h, rhs, dq)`` gathers [M(q) hΦqᵀ; Φq 0] with Φq at
+#: the projected positions (``w1``; M copied there from ``w0``) through ``pidx``, factorises it and
+#: adds the correction of [0; −Φ] to ``dq``; returns (pivot ratio, largest multiplier).
+project_kkt = _engine.project_kkt
 
 
 class StepStorage:
