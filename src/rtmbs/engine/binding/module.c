@@ -143,6 +143,7 @@ PyMODINIT_FUNC PyInit__engine(void) {
         rtmbs_py_indep_methods,
         rtmbs_py_explicit_methods,
         rtmbs_py_ode_methods,
+        rtmbs_py_providers_methods,
         NULL};
     PyObject* mod;
     int p;
