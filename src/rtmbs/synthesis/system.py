@@ -62,16 +62,9 @@ class SynthesisSystem(MechanicalSystem):
             self._warm = [(np.zeros(tr.nq),) for tr in self._trees]
         self._check_regular()
         self.compiled = bool(compiled)
-        if self.compiled:                       # numba kernels (A: one subsystem; B: stacked): Table 2
-            if formulation == "relative-cartesian":
-                from .compiled_cartesian import evaluate_cartesian_rel as fn, pack
-                sub = smodel.subsystems[0] if smodel.subsystems else None
-                self._cwarm = (sub.r0.copy(), sub.A0.copy()) if sub is not None else ()
-            else:
-                from .compiled_joint import evaluate_joint as fn, pack
-                self._cwarm = (np.zeros((len(self._trees), self._trees[0].nq if self._trees else 0)),)
-            self._cpack, self._cfn = pack(self), fn
-            self._cM, self._cQ, self._cqdd = np.zeros((self.n, self.n)), np.zeros(self.n), np.zeros(self.n)
+        if self.compiled:                       # the C providers (A: one subsystem; B: stacked): Table 2
+            from .provider import CompiledSynthesis
+            self._provider = CompiledSynthesis(self)
         b = smodel.base
         names = [f"{b}.{c}" for c in ("x", "y", "z", "vx", "vy", "vz")]
         for s in smodel.subsystems:
@@ -250,9 +243,7 @@ class SynthesisSystem(MechanicalSystem):
         return R @ sm.base_A, H @ ad, T, Td
 
     def _compiled(self, t, q, qd):
-        self._cfn(float(t), np.asarray(q, float), np.asarray(qd, float), *self._cwarm, self.newton_iterations,
-                  *self._cpack, self._cM, self._cQ, self._cqdd)
-        return self._cM, self._cQ, self._cqdd
+        return self._provider.evaluate(t, q, qd)
 
     def accelerations(self, t, q, qd, tm=None):
         """q̈ by synthesis: the base equation (eq. 1) with the effective masses and forces, then

@@ -6,6 +6,7 @@
 #include <Python.h>
 
 #include "py_common.h"
+#include "../providers/synthesis_joint.h"
 #include "../providers/truck.h"
 
 /* a float64 array of at least `want` entries (writable if asked), its length into *len (may be
@@ -109,6 +110,73 @@ static PyObject* py_truck_road(PyObject* self, PyObject* const* args, Py_ssize_t
     return Py_BuildValue("(dd)", u, du);
 }
 
+/* an int64 array of at least `want` entries, its length into *len */
+static int64_t* iarr(PyObject* obj, int writable, const char* what, Py_ssize_t want,
+                     Py_ssize_t* len) {
+    Py_ssize_t l;
+    int64_t* p = (int64_t*)rtmbs_py_array(obj, NPY_INT64, writable, what, &l);
+    if (!p) return NULL;
+    if (l < want) {
+        PyErr_Format(PyExc_ValueError, "%s: %zd entries, expected at least %zd", what, l, want);
+        return NULL;
+    }
+    if (len) *len = l;
+    return p;
+}
+
+/* formulation B's model from (ints, par) at args[0..1]; 0 or -1 with an exception */
+static int synj_model(PyObject* const* args, rtmbs_synj* sj, const char* name) {
+    const int64_t* ints;
+    const double* par;
+    Py_ssize_t ni, np_;
+    rtmbs_status s;
+    if (!(ints = iarr(args[0], 0, "ints", 1, &ni))) return -1;
+    if (!(par = farr(args[1], 0, "par", 1, &np_))) return -1;
+    if ((s = rtmbs_synj_bind(sj, ints, ni, par, np_)) != RTMBS_OK) {
+        rtmbs_py_status(s, name);
+        return -1;
+    }
+    return 0;
+}
+
+/* synthesis_joint_sizes(ints, par) -> (n, scratch, iscratch) */
+static PyObject* py_synthesis_joint_sizes(PyObject* self, PyObject* const* args,
+                                          Py_ssize_t nargs) {
+    rtmbs_synj sj;
+    (void)self;
+    if (rtmbs_py_nargs(nargs, 2, "synthesis_joint_sizes") < 0) return NULL;
+    if (synj_model(args, &sj, "synthesis_joint_sizes: model") < 0) return NULL;
+    return Py_BuildValue("(LLL)", (long long)sj.n, (long long)rtmbs_synj_scratch(&sj),
+                         (long long)rtmbs_synj_iscratch(&sj));
+}
+
+/* synthesis_joint_evaluate(ints, par, t, q, qd, qt, iters, scratch, iscratch, M, Q, qdd) */
+static PyObject* py_synthesis_joint_evaluate(PyObject* self, PyObject* const* args,
+                                             Py_ssize_t nargs) {
+    rtmbs_synj sj;
+    const double *q, *qd;
+    double t, *qt, *scr, *M, *Q, *qdd;
+    int64_t* iscr;
+    long long iters;
+    rtmbs_status s;
+    (void)self;
+    if (rtmbs_py_nargs(nargs, 12, "synthesis_joint_evaluate") < 0) return NULL;
+    if (synj_model(args, &sj, "synthesis_joint_evaluate: model") < 0) return NULL;
+    t = PyFloat_AsDouble(args[2]);
+    iters = PyLong_AsLongLong(args[6]);
+    if (PyErr_Occurred()) return NULL;
+    if (!(q = farr(args[3], 0, "q", sj.n, NULL)) || !(qd = farr(args[4], 0, "qd", sj.n, NULL))
+        || !(qt = farr(args[5], 1, "qt", sj.ns * sj.nq, NULL))
+        || !(scr = farr(args[7], 1, "scratch", rtmbs_synj_scratch(&sj), NULL))
+        || !(iscr = iarr(args[8], 1, "iscratch", rtmbs_synj_iscratch(&sj), NULL))
+        || !(M = farr(args[9], 1, "M", sj.n * sj.n, NULL))
+        || !(Q = farr(args[10], 1, "Q", sj.n, NULL)) || !(qdd = farr(args[11], 1, "qdd", sj.n, NULL)))
+        return NULL;
+    s = rtmbs_synj_evaluate(&sj, t, q, qd, qt, (int64_t)iters, scr, iscr, M, Q, qdd);
+    if (s != RTMBS_OK) return rtmbs_py_status(s, "synthesis_joint_evaluate");
+    Py_RETURN_NONE;
+}
+
 #define FASTCALL(name, doc) {#name, (PyCFunction)(void (*)(void))py_##name, METH_FASTCALL, doc}
 
 PyMethodDef rtmbs_py_providers_methods[] = {
@@ -116,4 +184,6 @@ PyMethodDef rtmbs_py_providers_methods[] = {
     FASTCALL(truck_linear_evaluate, "The linearised planar truck into a protocol workspace."),
     FASTCALL(truck_deflections, "Spring deflections of the truck's elements (for its energy)."),
     FASTCALL(truck_road, "The truck's road height and slope at a road coordinate."),
+    FASTCALL(synthesis_joint_sizes, "(n, scratch, iscratch) of a formulation-B model."),
+    FASTCALL(synthesis_joint_evaluate, "Formulation B: M, Q and the synthesis accelerations."),
     {NULL, NULL, 0, NULL}};
