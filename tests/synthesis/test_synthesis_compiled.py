@@ -1,4 +1,5 @@
-"""The numba kernels of both formulations (compiled=True) against the numpy ones."""
+"""The C providers of both formulations (compiled=True, engine/providers/synthesis_*.c) against the
+numpy path of the same formulation."""
 import numpy as np
 import pytest
 
@@ -41,7 +42,7 @@ def test_compiled_subsystem_limits():
     import copy
 
     model = two_corner_model()
-    with pytest.raises(SolverError, match="compiled: the compiled kernel takes formulation A with one subsystem"):
+    with pytest.raises(SolverError, match="compiled: formulation A's provider takes 'relative-cartesian' with one subsystem"):
         SynthesisSystem(subsystem_model(model, "chassis", dof=1), formulation="relative-cartesian", compiled=True)
     bar = copy.deepcopy([f for f in model.forces if f.name == "coil_over"][0])
     bar.name, bar.marker_i, bar.marker_j = "bar", "lower_arm.spring_lower", "lower_arm_r.spring_lower"

@@ -73,6 +73,29 @@ def _base(sm) -> list:
     return [[float(sm.base_mass)], sm.base_inertia, sm.base_r0, sm.base_S, sm.base_A, sm.gravity]
 
 
+def pack_cartesian(syn) -> tuple[np.ndarray, np.ndarray]:
+    """(ints, par) of formulation A (engine/providers/synthesis_cartesian.h): one 1-DOF subsystem."""
+    sm = syn.sm
+    if syn.formulation != "relative-cartesian" or len(sm.subsystems) != 1:
+        raise SolverError("compiled: formulation A's provider takes 'relative-cartesian' with one subsystem")
+    sub = sm.subsystems[0]
+    nb = len(sub.bodies)
+
+    def bidx(k):
+        return nb if k == BASE else k
+
+    P = sub.prims
+    kinds = {"sph": 0, "perp": 1, "dist": 2}
+    F = pack_forces(sm, [nb])
+    ints = _flat([[nb, syn.nbase, sub.theta_body, len(P), F["kind"].shape[1], F["ops"].size],
+                  [kinds[p.kind] for p in P], [bidx(p.bi) for p in P], [bidx(p.bj) for p in P]]
+                 + [F[k][0] for k in ("kind", "bi", "bj", "adr", "len")], np.int64)
+    par = _flat([[p.si for p in P], [p.sj for p in P], [p.length for p in P], sub.theta_e1,
+                 sub.theta_axis, sub.theta_x, sub.mass, sub.inertia]
+                + [F[k][0] for k in ("si", "sj", "dir", "par")] + [F["ops"], F["args"]] + _base(sm), float)
+    return ints, par
+
+
 def pack_forces(sm, nbs) -> dict:
     """The force elements per subsystem (stacked, padded with kind −1): body keys −2 ground,
     nb base, k body k of that subsystem (``nbs`` bodies per subsystem). An element between two
@@ -119,14 +142,19 @@ class CompiledSynthesis:
 
     def __init__(self, syn):
         self.iters = int(syn.newton_iterations)
-        self.n = syn.n
         if syn.formulation == "relative-joint":
             self.ints, self.par = pack_joint(syn)
             self._fn = _engine.synthesis_joint_evaluate
             n, nscr, niscr = _engine.synthesis_joint_sizes(self.ints, self.par)
-            self.warm = np.zeros((len(syn._trees), syn._trees[0].nq))
+            #: the tree coordinates of every subsystem (eq. 23's q), the Newton warm start
+            self.warm = (np.zeros((len(syn._trees), syn._trees[0].nq)),)
         else:
-            raise SolverError("compiled: formulation A's provider is not built")
+            self.ints, self.par = pack_cartesian(syn)
+            self._fn = _engine.synthesis_cartesian_evaluate
+            n, nscr, niscr = _engine.synthesis_cartesian_sizes(self.ints, self.par)
+            sub = syn.sm.subsystems[0]
+            #: the bodies' r* and A relative to the base (eq. 8's z), the Newton warm start
+            self.warm = (np.array(sub.r0, float), np.array(sub.A0, float))
         if n != syn.n:
             raise SolverError(f"compiled: the provider has {n} coordinates, the system {syn.n}")
         self.scratch = np.zeros(nscr)
@@ -135,5 +163,5 @@ class CompiledSynthesis:
 
     def evaluate(self, t, q, qd):
         self._fn(self.ints, self.par, float(t), np.ascontiguousarray(q, float), np.ascontiguousarray(qd, float),
-                 self.warm, self.iters, self.scratch, self.iscratch, self.M, self.Q, self.qdd)
+                 *self.warm, self.iters, self.scratch, self.iscratch, self.M, self.Q, self.qdd)
         return self.M, self.Q, self.qdd

@@ -6,6 +6,7 @@
 #include <Python.h>
 
 #include "py_common.h"
+#include "../providers/synthesis_cartesian.h"
 #include "../providers/synthesis_joint.h"
 #include "../providers/truck.h"
 
@@ -177,6 +178,60 @@ static PyObject* py_synthesis_joint_evaluate(PyObject* self, PyObject* const* ar
     Py_RETURN_NONE;
 }
 
+/* formulation A's model from (ints, par) at args[0..1]; 0 or -1 with an exception */
+static int sync_model(PyObject* const* args, rtmbs_sync* sc, const char* name) {
+    const int64_t* ints;
+    const double* par;
+    Py_ssize_t ni, np_;
+    rtmbs_status s;
+    if (!(ints = iarr(args[0], 0, "ints", 1, &ni))) return -1;
+    if (!(par = farr(args[1], 0, "par", 1, &np_))) return -1;
+    if ((s = rtmbs_sync_bind(sc, ints, ni, par, np_)) != RTMBS_OK) {
+        rtmbs_py_status(s, name);
+        return -1;
+    }
+    return 0;
+}
+
+/* synthesis_cartesian_sizes(ints, par) -> (n, scratch, iscratch) */
+static PyObject* py_synthesis_cartesian_sizes(PyObject* self, PyObject* const* args,
+                                              Py_ssize_t nargs) {
+    rtmbs_sync sc;
+    (void)self;
+    if (rtmbs_py_nargs(nargs, 2, "synthesis_cartesian_sizes") < 0) return NULL;
+    if (sync_model(args, &sc, "synthesis_cartesian_sizes: model") < 0) return NULL;
+    return Py_BuildValue("(LLL)", (long long)sc.n, (long long)rtmbs_sync_scratch(&sc),
+                         (long long)rtmbs_sync_iscratch(&sc));
+}
+
+/* synthesis_cartesian_evaluate(ints, par, t, q, qd, rw, Aw, iters, scratch, iscratch, M, Q, qdd) */
+static PyObject* py_synthesis_cartesian_evaluate(PyObject* self, PyObject* const* args,
+                                                 Py_ssize_t nargs) {
+    rtmbs_sync sc;
+    const double *q, *qd;
+    double t, *rw, *Aw, *scr, *M, *Q, *qdd;
+    int64_t* iscr;
+    long long iters;
+    rtmbs_status s;
+    (void)self;
+    if (rtmbs_py_nargs(nargs, 13, "synthesis_cartesian_evaluate") < 0) return NULL;
+    if (sync_model(args, &sc, "synthesis_cartesian_evaluate: model") < 0) return NULL;
+    t = PyFloat_AsDouble(args[2]);
+    iters = PyLong_AsLongLong(args[7]);
+    if (PyErr_Occurred()) return NULL;
+    if (!(q = farr(args[3], 0, "q", sc.n, NULL)) || !(qd = farr(args[4], 0, "qd", sc.n, NULL))
+        || !(rw = farr(args[5], 1, "rw", 3 * sc.nb, NULL))
+        || !(Aw = farr(args[6], 1, "Aw", 9 * sc.nb, NULL))
+        || !(scr = farr(args[8], 1, "scratch", rtmbs_sync_scratch(&sc), NULL))
+        || !(iscr = iarr(args[9], 1, "iscratch", rtmbs_sync_iscratch(&sc), NULL))
+        || !(M = farr(args[10], 1, "M", sc.n * sc.n, NULL))
+        || !(Q = farr(args[11], 1, "Q", sc.n, NULL)) || !(qdd = farr(args[12], 1, "qdd", sc.n, NULL)))
+        return NULL;
+    s = rtmbs_sync_evaluate(&sc, t, q, qd, rw, Aw, (int64_t)iters, scr, iscr, M, Q, qdd);
+    if (s != RTMBS_OK) return rtmbs_py_status(s, "synthesis_cartesian_evaluate");
+    Py_RETURN_NONE;
+}
+
 #define FASTCALL(name, doc) {#name, (PyCFunction)(void (*)(void))py_##name, METH_FASTCALL, doc}
 
 PyMethodDef rtmbs_py_providers_methods[] = {
@@ -186,4 +241,6 @@ PyMethodDef rtmbs_py_providers_methods[] = {
     FASTCALL(truck_road, "The truck's road height and slope at a road coordinate."),
     FASTCALL(synthesis_joint_sizes, "(n, scratch, iscratch) of a formulation-B model."),
     FASTCALL(synthesis_joint_evaluate, "Formulation B: M, Q and the synthesis accelerations."),
+    FASTCALL(synthesis_cartesian_sizes, "(n, scratch, iscratch) of a formulation-A model."),
+    FASTCALL(synthesis_cartesian_evaluate, "Formulation A: M, Q and the synthesis accelerations."),
     {NULL, NULL, 0, NULL}};
