@@ -31,7 +31,7 @@ import numpy as np
 from ..engine import _engine
 from ..errors import ModelError
 from ..protocol import (
-    EVAL_GAMMA, EVAL_JAC, EVAL_JAC_STIFF, EVAL_M, EVAL_PHI, EVAL_PHIQ, EVAL_Q,
+    EVAL_JAC, EVAL_PHI, EVAL_PHIQ, EVAL_Q,
     MechanicalSystem, State,
 )
 

@@ -20,7 +20,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import ModelError, SolverError
-from ..kernels.functions import expr_eval
+from ..engine import _engine
 from ..model.rotation import quaternion_from_matrix
 from ..protocol import EVAL_JAC, EVAL_JAC_STIFF, EVAL_M, EVAL_Q, MechanicalSystem, State
 from . import recursive as rb
@@ -187,7 +187,8 @@ class SynthesisSystem(MechanicalSystem):
                     addj(-F)
             else:
                 _, _, addj = state(fe.bj, fe.sj)
-                mag = fe.value if fe.fun is None else expr_eval(float(t), fe.fun[0], fe.fun[1], 0, len(fe.fun[0]))[0]
+                mag = fe.value if fe.fun is None else _engine.expr_eval(float(t), np.ascontiguousarray(fe.fun[0], float),
+                                                                        np.ascontiguousarray(fe.fun[1], float), 0, len(fe.fun[0]))[0]
                 addj(mag * fe.direction)
         Mb = zeros((6, 6), q)
         Mb[:3, :3] = sm.base_mass * np.eye(3)

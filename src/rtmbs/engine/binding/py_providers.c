@@ -6,6 +6,7 @@
 #include <Python.h>
 
 #include "py_common.h"
+#include "../functions.h"
 #include "../providers/synthesis_cartesian.h"
 #include "../providers/synthesis_joint.h"
 #include "../providers/truck.h"
@@ -232,6 +233,29 @@ static PyObject* py_synthesis_cartesian_evaluate(PyObject* self, PyObject* const
     Py_RETURN_NONE;
 }
 
+/* expr_eval(t, ops, args, adr, n) -> (value, first, second time derivative) of an expression
+ * program (rtmbs.model.expression), for the offline numpy paths of the providers */
+static PyObject* py_expr_eval(PyObject* self, PyObject* const* args, Py_ssize_t nargs) {
+    const double *ops, *a;
+    Py_ssize_t no, na;
+    long long adr, n;
+    double t, v, v1, v2;
+    (void)self;
+    if (rtmbs_py_nargs(nargs, 5, "expr_eval") < 0) return NULL;
+    t = PyFloat_AsDouble(args[0]);
+    adr = PyLong_AsLongLong(args[3]);
+    n = PyLong_AsLongLong(args[4]);
+    if (PyErr_Occurred()) return NULL;
+    if (!(ops = farr(args[1], 0, "ops", 0, &no)) || !(a = farr(args[2], 0, "args", 0, &na))) return NULL;
+    if (adr < 0 || n < 0 || adr + n > no || adr + n > na) {
+        PyErr_Format(PyExc_ValueError, "expr_eval: program %lld..%lld outside ops (%zd) or args (%zd)",
+                     adr, adr + n, no, na);
+        return NULL;
+    }
+    rtmbs_expr_eval(t, ops, a, (int64_t)adr, (int64_t)n, &v, &v1, &v2);
+    return Py_BuildValue("(ddd)", v, v1, v2);
+}
+
 #define FASTCALL(name, doc) {#name, (PyCFunction)(void (*)(void))py_##name, METH_FASTCALL, doc}
 
 PyMethodDef rtmbs_py_providers_methods[] = {
@@ -243,4 +267,5 @@ PyMethodDef rtmbs_py_providers_methods[] = {
     FASTCALL(synthesis_joint_evaluate, "Formulation B: M, Q and the synthesis accelerations."),
     FASTCALL(synthesis_cartesian_sizes, "(n, scratch, iscratch) of a formulation-A model."),
     FASTCALL(synthesis_cartesian_evaluate, "Formulation A: M, Q and the synthesis accelerations."),
+    FASTCALL(expr_eval, "Value and two time derivatives of an expression program."),
     {NULL, NULL, 0, NULL}};
