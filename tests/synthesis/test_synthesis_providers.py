@@ -80,3 +80,34 @@ def test_a_singular_cut_jacobian_is_an_error_not_a_crash(sm):
     syn._provider.warm[0][:] = np.nan
     with pytest.raises(RuntimeError, match="synthesis_joint_evaluate: singular matrix"):
         syn.accelerations(0.0, np.zeros(2), np.zeros(2))
+
+
+@pytest.mark.parametrize("form", FORMS)
+def test_energy_error_of_a_conservative_run_falls_with_the_order_of_ab3(sm, form):
+    """Dampers off, the road force removed: the provider's dynamics conserve the energy the numpy
+    path computes (kinetic + gravity + springs), so ab3's energy error falls as h³ (halving h: 8×);
+    a provider whose M, Q or γ̂ disagreed with that energy would leave an error that does not."""
+    import copy
+
+    from rtmbs.protocol import State
+    from rtmbs.solvers.base import get_solver
+
+    cons = copy.deepcopy(sm)
+    for f in cons.forces:
+        f.c = 0.0
+    cons.forces = [f for f in cons.forces if f.fun is None]
+    err = []
+    for h in (2e-4, 1e-4):
+        syn = SynthesisSystem(cons, formulation=form, compiled=True)
+        st = State(0.0, np.zeros(2), np.array([0.3, 3.0]))
+        slv = get_solver("ab3")(syn)
+        slv.reset(st)
+        E0 = syn.energy(st.q, st.qd)
+        worst = 0.0
+        for k in range(int(round(0.3 / h))):
+            slv.step(st, h)
+            if k % 50 == 49:
+                worst = max(worst, abs(syn.energy(st.q, st.qd) - E0))
+        err.append(worst)
+        assert np.abs(st.q).max() > 0.01                    # it moved
+    assert 6.0 < err[0] / err[1] < 10.0
