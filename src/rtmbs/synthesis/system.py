@@ -187,8 +187,7 @@ class SynthesisSystem(MechanicalSystem):
                     addj(-F)
             else:
                 _, _, addj = state(fe.bj, fe.sj)
-                mag = fe.value if fe.fun is None else _engine.expr_eval(float(t), np.ascontiguousarray(fe.fun[0], float),
-                                                                        np.ascontiguousarray(fe.fun[1], float), 0, len(fe.fun[0]))[0]
+                mag = fe.value if fe.fun is None else _fun_value(fe.fun, t)
                 addj(mag * fe.direction)
         Mb = zeros((6, 6), q)
         Mb[:3, :3] = sm.base_mass * np.eye(3)
@@ -427,6 +426,12 @@ class _Marks:
             for i in range(3):
                 c[i] += now[i] - self.last[i]
         self.last = now
+
+
+def _fun_value(fun, t) -> float:
+    """f(t) of an applied force's expression program (ops, args), by the engine's stack machine."""
+    ops, args = (np.ascontiguousarray(a, float) for a in fun)
+    return _engine.expr_eval(float(t), ops, args, 0, ops.size)[0]
 
 
 def _sqrt(x):
