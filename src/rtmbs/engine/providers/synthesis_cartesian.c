@@ -31,8 +31,16 @@ rtmbs_status rtmbs_sync_bind(rtmbs_sync* sc, const int64_t* ints, int64_t nints,
     TAKE(sc->fadr, ints, o, nf);
     TAKE(sc->flen, ints, o, nf);
     if (nints < o) return RTMBS_ERR_SIZE;
-    for (c = 0; c < np_; c++) rows += sc->pkind[c] == 0 ? 3 : 1;
+    for (c = 0; c < np_; c++) {
+        if (sc->pkind[c] < 0 || sc->pkind[c] > 2 || sc->pbi[c] < 0 || sc->pbi[c] > nb
+            || sc->pbj[c] < 0 || sc->pbj[c] > nb)
+            return RTMBS_ERR_ARGUMENT;
+        rows += sc->pkind[c] == 0 ? 3 : 1;
+    }
     if (rows != 6 * nb) return RTMBS_ERR_ARGUMENT;
+    if (rtmbs_syn_forces_check(sc->fkind, sc->fbi, sc->fbj, sc->fadr, sc->flen, nf, nb,
+                               sc->nops) != RTMBS_OK)
+        return RTMBS_ERR_ARGUMENT;
     TAKE(sc->psi, par, f, np_ * 3);
     TAKE(sc->psj, par, f, np_ * 3);
     TAKE(sc->pL, par, f, np_);

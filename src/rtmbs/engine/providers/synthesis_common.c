@@ -53,6 +53,19 @@ rtmbs_status rtmbs_syn_solve(double* a, int64_t* piv, double* b, int64_t n) {
     return RTMBS_OK;
 }
 
+rtmbs_status rtmbs_syn_forces_check(const int64_t* kind, const int64_t* bi, const int64_t* bj,
+                                    const int64_t* adr, const int64_t* len, int64_t nf,
+                                    int64_t nb, int64_t nops) {
+    int64_t e;
+    for (e = 0; e < nf; e++) {
+        if (kind[e] < 0) continue;
+        if (kind[e] > 1 || bi[e] < -2 || bi[e] == -1 || bi[e] > nb || bj[e] < -2 || bj[e] == -1
+            || bj[e] > nb || adr[e] < 0 || len[e] < 0 || adr[e] + len[e] > nops)
+            return RTMBS_ERR_ARGUMENT;
+    }
+    return RTMBS_OK;
+}
+
 void rtmbs_syn_forces_gf(const rtmbs_syn_forces* fe, double t, const double* q, const double* qd,
                          int64_t nb, int64_t nbase, const double* rg, const double* Ag,
                          const double* rdg, const double* wg, const double* mass, double m0,

@@ -35,6 +35,12 @@ typedef struct rtmbs_syn_forces_ {
     const double *ops, *args;                    /* the expression programs of f(t) */
 } rtmbs_syn_forces;
 
+/* RTMBS_OK when every element's bodies are -2 (ground), nb (base) or a body 0 .. nb-1 and its
+ * expression program lies in the nops values; RTMBS_ERR_ARGUMENT otherwise. */
+rtmbs_status rtmbs_syn_forces_check(const int64_t* kind, const int64_t* bi, const int64_t* bj,
+                                    const int64_t* adr, const int64_t* len, int64_t nf,
+                                    int64_t nb, int64_t nops);
+
 /* Gravity and the force elements on nb bodies (r*, A, rdot*, omega in global axes relative to
  * the base's CG: rg (nb x 3), Ag (nb x 9), rdg, wg) and on the base (mass m0, A0, w0, position
  * r0i + S[:3] q_base): per body the force and the torque about its CG (gf, nb x 6), the base's

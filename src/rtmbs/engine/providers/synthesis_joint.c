@@ -10,6 +10,38 @@
 /* a cursor over a vector: the next `len` values */
 #define TAKE(dst, base, off, len) ((dst) = (base) + (off), (off) += (len))
 
+/* every index of the tree, the cuts and the elements in range; the cut rows add up to ncut */
+static rtmbs_status check_indices(const rtmbs_synj* sj) {
+    const int64_t nb = sj->nb, nq = sj->nq;
+    int64_t s, e, c, rows, nc;
+    for (s = 0; s < sj->ns; s++) {
+        for (e = 0; e < sj->ne; e++) {
+            const int64_t i = s * sj->ne + e;
+            nc = sj->ekind[i] == 0 ? 1 : 3;
+            if (sj->ekind[i] < 0 || sj->ekind[i] > 1 || sj->epar[i] < 0 || sj->epar[i] > nb
+                || sj->ech[i] < 0 || sj->ech[i] >= nb || sj->ek[i] < 0 || sj->ek[i] + nc > nq
+                || sj->edge_of[s * (nb + 1) + sj->ech[i]] != e)
+                return RTMBS_ERR_ARGUMENT;
+        }
+        rows = 0;
+        for (c = 0; c < sj->nc; c++) {
+            const int64_t i = s * sj->nc + c;
+            if (sj->ckind[i] < 0 || sj->ckind[i] > 2 || sj->cbi[i] < 0 || sj->cbi[i] > nb
+                || sj->cbj[i] < 0 || sj->cbj[i] > nb)
+                return RTMBS_ERR_ARGUMENT;
+            rows += sj->ckind[i] == 0 ? 3 : sj->ckind[i] == 1 ? 5 : 1;
+        }
+        if (rows != sj->ncut) return RTMBS_ERR_ARGUMENT;
+        for (c = 0; c < sj->nu; c++)
+            if (sj->u[s * sj->nu + c] < 0 || sj->u[s * sj->nu + c] >= nq) return RTMBS_ERR_ARGUMENT;
+        if (rtmbs_syn_forces_check(sj->fkind + s * sj->nf, sj->fbi + s * sj->nf,
+                                   sj->fbj + s * sj->nf, sj->fadr + s * sj->nf,
+                                   sj->flen + s * sj->nf, sj->nf, nb, sj->nops) != RTMBS_OK)
+            return RTMBS_ERR_ARGUMENT;
+    }
+    return RTMBS_OK;
+}
+
 rtmbs_status rtmbs_synj_bind(rtmbs_synj* sj, const int64_t* ints, int64_t nints,
                              const double* par, int64_t npar) {
     int64_t o = 12, f = 0, ns, ne, nc, nu, nf, nb;
@@ -46,6 +78,7 @@ rtmbs_status rtmbs_synj_bind(rtmbs_synj* sj, const int64_t* ints, int64_t nints,
     TAKE(sj->fadr, ints, o, ns * nf);
     TAKE(sj->flen, ints, o, ns * nf);
     if (nints < o) return RTMBS_ERR_SIZE;
+    if (check_indices(sj) != RTMBS_OK) return RTMBS_ERR_ARGUMENT;
     TAKE(sj->esp, par, f, ns * ne * 3);
     TAKE(sj->esc, par, f, ns * ne * 3);
     TAKE(sj->eax, par, f, ns * ne * 3);

@@ -10,6 +10,25 @@
 
 enum { ROAD = 0, CHASSIS = 3, LOAD = 5 };
 
+/* every body's coordinate indices in -1 .. 8, every element's bodies in 0 .. 5 (side A may be
+ * the road, side B not), axis 0 or 1, law 0 or 1 */
+static rtmbs_status check_tables(const rtmbs_truck* tr) {
+    int64_t b, e;
+    int c;
+    for (b = 0; b < 6; b++)
+        for (c = 0; c < 3; c++)
+            if (tr->body[4 * b + c] < -1.0 || tr->body[4 * b + c] > N - 1)
+                return RTMBS_ERR_ARGUMENT;
+    for (e = 0; e < tr->ne; e++) {
+        const double* E = tr->elem + RTMBS_TRUCK_E_NCOL * e;
+        const double ax = E[RTMBS_TRUCK_E_AXIS], law = E[RTMBS_TRUCK_E_LAW];
+        if (E[RTMBS_TRUCK_E_BA] < 0.0 || E[RTMBS_TRUCK_E_BA] > 5.0 || E[RTMBS_TRUCK_E_BB] < 1.0
+            || E[RTMBS_TRUCK_E_BB] > 5.0 || (ax != 0.0 && ax != 1.0) || (law != 0.0 && law != 1.0))
+            return RTMBS_ERR_ARGUMENT;
+    }
+    return RTMBS_OK;
+}
+
 rtmbs_status rtmbs_truck_bind(rtmbs_truck* tr, const double* par, int64_t len) {
     int64_t off;
     if (len < 3) return RTMBS_ERR_SIZE;
@@ -31,7 +50,7 @@ rtmbs_status rtmbs_truck_bind(rtmbs_truck* tr, const double* par, int64_t len) {
     off += tr->ne * RTMBS_TRUCK_E_NCOL;
     if (len < off || tr->nroad < RTMBS_TRUCK_R_XI0 + (int64_t)tr->road[RTMBS_TRUCK_R_NB])
         return RTMBS_ERR_SIZE;
-    return RTMBS_OK;
+    return check_tables(tr);
 }
 
 rtmbs_status rtmbs_truck_linear_bind(rtmbs_truck_linear* tr, const double* par, int64_t len) {
