@@ -34,6 +34,8 @@ CONFIGS = [
     ("synthesis A ab3 (sla-quarter-car)", "syn:relative-cartesian:sla-quarter-car", "ab3", 1e-3, {}, 3000),
     ("synthesis B ab3 (sla-quarter-car)", "syn:relative-joint:sla-quarter-car", "ab3", 1e-3, {}, 3000),
     ("synthesis B ab3 (sla-car, 4 corners)", "syn:relative-joint:sla-car", "ab3", 1e-3, {}, 1500),
+    ("synthesis A li-euler (sla-quarter-car)", "syn:relative-cartesian:sla-quarter-car", "li-euler", 1e-3, {}, 600),
+    ("synthesis B li-euler (sla-quarter-car)", "syn:relative-joint:sla-quarter-car", "li-euler", 1e-3, {}, 600),
 ]
 
 

@@ -27,10 +27,12 @@ def test_compiled_equals_numpy(form):
         assert np.abs(nb.forces(q, qd, 0.6) - Q).max() < 1e-10 * np.abs(Q).max()
 
 
+@pytest.mark.parametrize("solver", ["ab3", "li-euler"])
 @pytest.mark.parametrize("form", FORMS)
-def test_compiled_bump_run_equals_numpy(form):
+def test_compiled_bump_run_equals_numpy(form, solver):
+    """ab3 (q̈ only) and li-euler (M, Q and the difference Jacobians, in C when compiled)."""
     sm = subsystem_model(sla_model(), "chassis", dof=1)
-    runs = [rtmbs.simulate(SynthesisSystem(sm, formulation=form, compiled=c), "ab3", t_end=0.7, h=1e-3,
+    runs = [rtmbs.simulate(SynthesisSystem(sm, formulation=form, compiled=c), solver, t_end=0.7, h=1e-3,
                            accelerations=False) for c in (False, True)]
     z = [r.outputs["chassis.z"] for r in runs]
     assert np.ptp(z[0]) > 0.03                      # the bump moved the chassis

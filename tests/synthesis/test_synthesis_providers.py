@@ -111,3 +111,39 @@ def test_energy_error_of_a_conservative_run_falls_with_the_order_of_ab3(sm, form
         err.append(worst)
         assert np.abs(st.q).max() > 0.01                    # it moved
     assert 6.0 < err[0] / err[1] < 10.0
+
+
+@pytest.mark.parametrize("form", FORMS)
+def test_difference_jacobians_in_c_match_central_differences_of_its_forces(sm, form):
+    """The provider's forward-difference Jacobians (one C call) against central differences of
+    its own Q in every coordinate and velocity direction, and against the numpy path's."""
+    from rtmbs.protocol import EVAL_JAC, EVAL_M, EVAL_Q
+
+    syn = SynthesisSystem(sm, formulation=form, compiled=True)
+    py = SynthesisSystem(sm, formulation=form)
+    q, qd = np.array([0.02, 0.1]), np.array([0.3, -2.0])
+    for _ in range(6):
+        syn.accelerations(0.6, q, qd)
+    ws = syn.workspace()
+    syn.evaluate(0.6, q, qd, ws, EVAL_M | EVAL_Q | EVAL_JAC)
+
+    def Q(x, xd):
+        for _ in range(6):                       # converge the warm start at the shifted state
+            syn.accelerations(0.6, x, xd)
+        return syn.forces(x, xd, 0.6)
+
+    h = 1e-5
+    for k in range(2):
+        e = np.zeros(2)
+        e[k] = h
+        dq = (Q(q + e, qd) - Q(q - e, qd)) / (2 * h)
+        dqd = (Q(q, qd + e) - Q(q, qd - e)) / (2 * h)
+        assert np.abs(ws.Jq[:, k] - dq).max() < 1e-4 * np.abs(ws.Jq).max()
+        assert np.abs(ws.Jqd[:, k] - dqd).max() < 1e-4 * np.abs(ws.Jqd).max()
+    wp = py.workspace()
+    py.terms(0.6, q, qd, iterations=30)
+    py.evaluate(0.6, q, qd, wp, EVAL_M | EVAL_Q | EVAL_JAC)
+    assert np.abs(ws.M - wp.M).max() < 1e-12 * np.abs(wp.M).max()
+    assert np.abs(ws.Jq - wp.Jq).max() < 1e-6 * np.abs(wp.Jq).max()
+    assert np.abs(ws.Jqd - wp.Jqd).max() < 1e-6 * np.abs(wp.Jqd).max()
+    assert np.abs(ws.Jqd).max() > 1.0                     # the dampers are in it

@@ -142,15 +142,18 @@ class CompiledSynthesis:
 
     def __init__(self, syn):
         self.iters = int(syn.newton_iterations)
+        self.fd_eps = float(syn.fd_eps)
         if syn.formulation == "relative-joint":
             self.ints, self.par = pack_joint(syn)
             self._fn = _engine.synthesis_joint_evaluate
+            self._ws_fn = _engine.synthesis_joint_workspace
             n, nscr, niscr = _engine.synthesis_joint_sizes(self.ints, self.par)
             #: the tree coordinates of every subsystem (eq. 23's q), the Newton warm start
             self.warm = (np.zeros((len(syn._trees), syn._trees[0].nq)),)
         else:
             self.ints, self.par = pack_cartesian(syn)
             self._fn = _engine.synthesis_cartesian_evaluate
+            self._ws_fn = _engine.synthesis_cartesian_workspace
             n, nscr, niscr = _engine.synthesis_cartesian_sizes(self.ints, self.par)
             sub = syn.sm.subsystems[0]
             #: the bodies' r* and A relative to the base (eq. 8's z), the Newton warm start
@@ -159,7 +162,14 @@ class CompiledSynthesis:
             raise SolverError(f"compiled: the provider has {n} coordinates, the system {syn.n}")
         self.scratch = np.zeros(nscr)
         self.iscratch = np.zeros(niscr, np.int64)
+        self.work = np.zeros(n * n + 5 * n)
         self.M, self.Q, self.qdd = np.zeros((n, n)), np.zeros(n), np.zeros(n)
+
+    def workspace(self, t, q, qd, what, buf):
+        """The protocol workspace ``buf`` (M, Q, Jq, Jq̇; m = 0) as ``what`` asks, in one call: the
+        force Jacobians by forward differences in C (2n more evaluations)."""
+        self._ws_fn(self.ints, self.par, float(t), np.ascontiguousarray(q, float), np.ascontiguousarray(qd, float),
+                    *self.warm, self.iters, self.fd_eps, int(what), self.scratch, self.iscratch, self.work, buf)
 
     def evaluate(self, t, q, qd):
         self._fn(self.ints, self.par, float(t), np.ascontiguousarray(q, float), np.ascontiguousarray(qd, float),

@@ -13,7 +13,7 @@ whose Schur complement on the θ blocks is the base equation (eq. 1):
 :meth:`SynthesisSystem.accelerations` solves it that way (eqs. 1, 20-22). The dependent relative
 coordinates are kept between calls and corrected by a fixed number of Newton iterations.
 Force Jacobians (for li-euler and rosenbrock-grk4t) are forward differences of Q (2n extra
-evaluations).
+evaluations; with ``compiled=True`` inside the one C call of :meth:`SynthesisSystem.evaluate`).
 """
 from __future__ import annotations
 
@@ -282,6 +282,9 @@ class SynthesisSystem(MechanicalSystem):
 
     # -- protocol ----------------------------------------------------------------------------------
     def evaluate(self, t, q, qd, ws, what):
+        if self.compiled:                       # one C call, the difference Jacobians included
+            self._provider.workspace(t, q, qd, what, ws.buf)
+            return
         q = np.asarray(q, float)
         qd = np.asarray(qd, float)
         M, Q, _ = self._MQ(t, q, qd)

@@ -233,6 +233,82 @@ static PyObject* py_synthesis_cartesian_evaluate(PyObject* self, PyObject* const
     Py_RETURN_NONE;
 }
 
+/* the (eps, what, scratch, iscratch, work, ws) of a synthesis workspace call from args[i0] */
+static int syn_ws_args(PyObject* const* args, Py_ssize_t i0, int64_t n, int64_t nscr,
+                       int64_t niscr, double* eps, int* what, double** scr, int64_t** iscr,
+                       double** work, double** ws) {
+    *eps = PyFloat_AsDouble(args[i0]);
+    *what = (int)PyLong_AsLong(args[i0 + 1]);
+    if (PyErr_Occurred()) return -1;
+    if (!(*eps > 0.0)) {
+        PyErr_SetString(PyExc_ValueError, "eps: the difference step must be positive");
+        return -1;
+    }
+    if (!(*scr = farr(args[i0 + 2], 1, "scratch", nscr, NULL))
+        || !(*iscr = iarr(args[i0 + 3], 1, "iscratch", niscr, NULL))
+        || !(*work = farr(args[i0 + 4], 1, "work", rtmbs_syn_workspace_work(n), NULL))
+        || !(*ws = farr(args[i0 + 5], 1, "ws", 3 * n * n + n, NULL)))
+        return -1;
+    return 0;
+}
+
+/* synthesis_joint_workspace(ints, par, t, q, qd, qt, iters, eps, what, scratch, iscratch, work,
+ * ws): the protocol workspace (m = 0) of formulation B */
+static PyObject* py_synthesis_joint_workspace(PyObject* self, PyObject* const* args,
+                                              Py_ssize_t nargs) {
+    rtmbs_synj sj;
+    const double *q, *qd;
+    double t, eps, *qt, *scr, *work, *ws;
+    int64_t* iscr;
+    long long iters;
+    int what;
+    rtmbs_status s;
+    (void)self;
+    if (rtmbs_py_nargs(nargs, 13, "synthesis_joint_workspace") < 0) return NULL;
+    if (synj_model(args, &sj, "synthesis_joint_workspace: model") < 0) return NULL;
+    t = PyFloat_AsDouble(args[2]);
+    iters = PyLong_AsLongLong(args[6]);
+    if (PyErr_Occurred()) return NULL;
+    if (!(q = farr(args[3], 0, "q", sj.n, NULL)) || !(qd = farr(args[4], 0, "qd", sj.n, NULL))
+        || !(qt = farr(args[5], 1, "qt", sj.ns * sj.nq, NULL)))
+        return NULL;
+    if (syn_ws_args(args, 7, sj.n, rtmbs_synj_scratch(&sj), rtmbs_synj_iscratch(&sj), &eps, &what,
+                    &scr, &iscr, &work, &ws) < 0)
+        return NULL;
+    s = rtmbs_synj_workspace(&sj, t, q, qd, qt, (int64_t)iters, eps, what, scr, iscr, work, ws);
+    if (s != RTMBS_OK) return rtmbs_py_status(s, "synthesis_joint_workspace");
+    Py_RETURN_NONE;
+}
+
+/* synthesis_cartesian_workspace(ints, par, t, q, qd, rw, Aw, iters, eps, what, scratch,
+ * iscratch, work, ws): the protocol workspace (m = 0) of formulation A */
+static PyObject* py_synthesis_cartesian_workspace(PyObject* self, PyObject* const* args,
+                                                  Py_ssize_t nargs) {
+    rtmbs_sync sc;
+    const double *q, *qd;
+    double t, eps, *rw, *Aw, *scr, *work, *ws;
+    int64_t* iscr;
+    long long iters;
+    int what;
+    rtmbs_status s;
+    (void)self;
+    if (rtmbs_py_nargs(nargs, 14, "synthesis_cartesian_workspace") < 0) return NULL;
+    if (sync_model(args, &sc, "synthesis_cartesian_workspace: model") < 0) return NULL;
+    t = PyFloat_AsDouble(args[2]);
+    iters = PyLong_AsLongLong(args[7]);
+    if (PyErr_Occurred()) return NULL;
+    if (!(q = farr(args[3], 0, "q", sc.n, NULL)) || !(qd = farr(args[4], 0, "qd", sc.n, NULL))
+        || !(rw = farr(args[5], 1, "rw", 3 * sc.nb, NULL))
+        || !(Aw = farr(args[6], 1, "Aw", 9 * sc.nb, NULL)))
+        return NULL;
+    if (syn_ws_args(args, 8, sc.n, rtmbs_sync_scratch(&sc), rtmbs_sync_iscratch(&sc), &eps, &what,
+                    &scr, &iscr, &work, &ws) < 0)
+        return NULL;
+    s = rtmbs_sync_workspace(&sc, t, q, qd, rw, Aw, (int64_t)iters, eps, what, scr, iscr, work, ws);
+    if (s != RTMBS_OK) return rtmbs_py_status(s, "synthesis_cartesian_workspace");
+    Py_RETURN_NONE;
+}
+
 /* expr_eval(t, ops, args, adr, n) -> (value, first, second time derivative) of an expression
  * program (rtmbs.model.expression), for the offline numpy paths of the providers */
 static PyObject* py_expr_eval(PyObject* self, PyObject* const* args, Py_ssize_t nargs) {
@@ -267,5 +343,7 @@ PyMethodDef rtmbs_py_providers_methods[] = {
     FASTCALL(synthesis_joint_evaluate, "Formulation B: M, Q and the synthesis accelerations."),
     FASTCALL(synthesis_cartesian_sizes, "(n, scratch, iscratch) of a formulation-A model."),
     FASTCALL(synthesis_cartesian_evaluate, "Formulation A: M, Q and the synthesis accelerations."),
+    FASTCALL(synthesis_joint_workspace, "Formulation B: the protocol workspace, FD Jacobians."),
+    FASTCALL(synthesis_cartesian_workspace, "Formulation A: the protocol workspace, FD Jacobians."),
     FASTCALL(expr_eval, "Value and two time derivatives of an expression program."),
     {NULL, NULL, 0, NULL}};

@@ -48,4 +48,10 @@ rtmbs_status rtmbs_sync_evaluate(const rtmbs_sync* sc, double t, const double* q
                                  double* scratch, int64_t* iscratch, double* M, double* Q,
                                  double* qdd);
 
+/* The protocol workspace (M, Q, Jq, Jqd; m = 0) as `what` asks, the force Jacobians by forward
+ * differences (rtmbs_syn_workspace): work has rtmbs_syn_workspace_work(n) values. */
+rtmbs_status rtmbs_sync_workspace(const rtmbs_sync* model, double t, const double* q, const double* qd,
+                                  double* rw, double* Aw, int64_t iters, double eps, int what,
+                                  double* scratch, int64_t* iscratch, double* work, double* ws);
+
 #endif /* RTMBS_PROVIDERS_SYNTHESIS_CARTESIAN_H */

@@ -153,3 +153,41 @@ void rtmbs_syn_forces_gf(const rtmbs_syn_forces* fe, double t, const double* q, 
         }
     }
 }
+
+int64_t rtmbs_syn_workspace_work(int64_t n) {
+    return n * n + 5 * n;
+}
+
+rtmbs_status rtmbs_syn_workspace(rtmbs_syn_eval eval, void* ctx, int64_t n, double t,
+                                 const double* q, const double* qd, double eps, int what,
+                                 double* work, double* ws) {
+    double *M = ws, *Q = ws + n * n, *Jq = Q + n, *Jqd = Jq + n * n;
+    double *Mt = work, *Q0 = Mt + n * n, *Qt = Q0 + n, *qdd = Qt + n, *x = qdd + n, *xd = x + n;
+    double e;
+    int64_t i, k;
+    int side;
+    rtmbs_status st;
+    if ((st = eval(ctx, t, q, qd, Mt, Q0, qdd)) != RTMBS_OK) return st;
+    if (what & RTMBS_EVAL_M)
+        for (i = 0; i < n * n; i++) M[i] = Mt[i];
+    if (what & RTMBS_EVAL_Q)
+        for (i = 0; i < n; i++) Q[i] = Q0[i];
+    if (!(what & (RTMBS_EVAL_JAC | RTMBS_EVAL_JACS))) return RTMBS_OK;
+    for (i = 0; i < n; i++) {
+        x[i] = q[i];
+        xd[i] = qd[i];
+    }
+    for (k = 0; k < n; k++)
+        for (side = 0; side < 2; side++) {
+            double* v = side == 0 ? x : xd;
+            double* J = side == 0 ? Jq : Jqd;
+            const double v0 = v[k];
+            e = eps * (fabs(v0) > 1.0 ? fabs(v0) : 1.0);
+            v[k] = v0 + e;
+            st = eval(ctx, t, x, xd, Mt, Qt, qdd);
+            v[k] = v0;
+            if (st != RTMBS_OK) return st;
+            for (i = 0; i < n; i++) J[n * i + k] = (Qt[i] - Q0[i]) / e;
+        }
+    return eval(ctx, t, q, qd, Mt, Qt, qdd);
+}

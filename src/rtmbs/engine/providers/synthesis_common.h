@@ -51,4 +51,21 @@ void rtmbs_syn_forces_gf(const rtmbs_syn_forces* fe, double t, const double* q, 
                          const double* r0i, const double* S, const double* A0, const double* grav,
                          const double* w0, double* gf, double* Q0);
 
+/* One evaluation of a synthesis provider: M (n x n), Q, qdd at (t, q, qd) (its model, warm
+ * start and scratch in ctx). */
+typedef rtmbs_status (*rtmbs_syn_eval)(void* ctx, double t, const double* q, const double* qd,
+                                       double* M, double* Q, double* qdd);
+
+/* Length of the work array of rtmbs_syn_workspace for n coordinates. */
+int64_t rtmbs_syn_workspace_work(int64_t n);
+
+/* The protocol workspace of an ODE provider (m = 0: M, Q, Jq, Jqd in rtmbs.protocol's order)
+ * filled as `what` asks (RTMBS_EVAL_M, _Q, _JAC or _JACS): M and Q from one evaluation at
+ * (q, qd); the force Jacobians by forward differences of Q, step eps max(1, |x_k|) in every
+ * coordinate and velocity (2n more evaluations, then one at (q, qd) again so that the warm start
+ * is left there). */
+rtmbs_status rtmbs_syn_workspace(rtmbs_syn_eval eval, void* ctx, int64_t n, double t,
+                                 const double* q, const double* qd, double eps, int what,
+                                 double* work, double* ws);
+
 #endif /* RTMBS_PROVIDERS_SYNTHESIS_COMMON_H */

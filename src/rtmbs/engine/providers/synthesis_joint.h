@@ -50,4 +50,10 @@ rtmbs_status rtmbs_synj_evaluate(const rtmbs_synj* sj, double t, const double* q
                                  const double* qd, double* qt, int64_t iters, double* scratch,
                                  int64_t* iscratch, double* M, double* Q, double* qdd);
 
+/* The protocol workspace (M, Q, Jq, Jqd; m = 0) as `what` asks, the force Jacobians by forward
+ * differences (rtmbs_syn_workspace): work has rtmbs_syn_workspace_work(n) values. */
+rtmbs_status rtmbs_synj_workspace(const rtmbs_synj* model, double t, const double* q, const double* qd,
+                                  double* qt, int64_t iters, double eps, int what,
+                                  double* scratch, int64_t* iscratch, double* work, double* ws);
+
 #endif /* RTMBS_PROVIDERS_SYNTHESIS_JOINT_H */
