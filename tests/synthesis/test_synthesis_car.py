@@ -170,7 +170,7 @@ def test_free_base_limits():
 
 
 def test_free_base_compiled_equals_numpy(free_pair):
-    """The stacked numba kernel with the free base (T, Ṫq̇, ω0 inside) gives the numpy path's
+    """The stacked C provider (formulation B) with the free base (T, Ṫq̇, ω0 inside) gives the numpy path's
     M, Q and q̈."""
     _, py = free_pair
     nb = SynthesisSystem(py.sm, formulation="relative-joint", compiled=True)

@@ -127,8 +127,8 @@ static void unary(int op, double u, double c, double* f0, double* f1, double* f2
  * stack machine on Taylor triples (u, udot, uddot), so the derivatives are exact (chain and
  * product rules). A program that over- or underflows the stack (never one made by
  * rtmbs.model.expression) gives NaN. */
-static void expr_eval(double t, const double* ops, const double* args, int64_t adr, int64_t n,
-                      double* v, double* v1, double* v2) {
+void rtmbs_expr_eval(double t, const double* ops, const double* args, int64_t adr, int64_t n,
+                     double* v, double* v1, double* v2) {
     double st[RTMBS_EXPR_MAX_DEPTH][3];
     double a0, a1, a2, b0, b1, b2, c0, c1, c2, f0, f1, f2, u1, u2;
     int64_t i;
@@ -257,7 +257,7 @@ void rtmbs_fun_eval(const rtmbs_model* m, const rtmbs_data* d, int64_t k, double
         return;
     case FUN_EXPR:
         j = m->fun_tab[k];
-        expr_eval(t, m->tab_x, m->tab_y, m->tab_adr[j], m->tab_len[j], v, v1, v2);
+        rtmbs_expr_eval(t, m->tab_x, m->tab_y, m->tab_adr[j], m->tab_len[j], v, v1, v2);
         return;
     default:
         *v = 0.0; *v1 = 0.0; *v2 = 0.0;

@@ -14,4 +14,9 @@ double rtmbs_table_eval(double x, const double* tx, const double* ty, int64_t ad
 void rtmbs_fun_eval(const rtmbs_model* m, const rtmbs_data* d, int64_t k, double t, double* v,
                     double* v1, double* v2);
 
+/* Value, first and second time derivative of the expression program ops/args[adr .. adr+n-1]
+ * at t (rtmbs.model.expression; NaN for a malformed program). */
+void rtmbs_expr_eval(double t, const double* ops, const double* args, int64_t adr, int64_t n,
+                     double* v, double* v1, double* v2);
+
 #endif /* RTMBS_FUNCTIONS_H */

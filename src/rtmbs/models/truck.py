@@ -18,7 +18,8 @@ Variants (``truck(variant)``):
 
 The original parameter table is not available: the numbers are a documented reconstruction
 (``docs/models/truck.md``), the topology is the paper's. Every variant's ``evaluate`` is ONE
-numba call filling the requested Workspace arrays, with analytic force Jacobians.
+call of the C provider (``engine/providers/truck.c``) filling the requested Workspace arrays,
+with analytic force Jacobians.
 """
 from __future__ import annotations
 
@@ -26,11 +27,11 @@ import math
 from dataclasses import dataclass, replace
 
 import numpy as np
-from numba import njit
 
+from ..engine import _engine
 from ..errors import ModelError
 from ..protocol import (
-    EVAL_GAMMA, EVAL_JAC, EVAL_JAC_STIFF, EVAL_M, EVAL_PHI, EVAL_PHIQ, EVAL_Q,
+    EVAL_JAC, EVAL_PHI, EVAL_PHIQ, EVAL_Q,
     MechanicalSystem, State,
 )
 
@@ -240,22 +241,9 @@ def _road_params(p: TruckParams) -> np.ndarray:
     return r
 
 
-@njit(cache=True)
 def _road(xi, r):
-    """Road height u and slope du/dξ at road coordinate ξ = x + v t."""
-    kind = int(r[R_TYPE])
-    if kind == ROAD_BUMPS:
-        H, Lb = r[R_HEIGHT], r[R_LENGTH]
-        for i in range(int(r[R_NB])):
-            s = xi - r[R_XI0 + i]
-            if 0.0 <= s <= Lb:
-                w = 2.0 * math.pi / Lb
-                return 0.5 * H * (1.0 - math.cos(w * s)), 0.5 * H * w * math.sin(w * s)
-        return 0.0, 0.0
-    if kind == ROAD_SINE:
-        w = 2.0 * math.pi / r[R_LENGTH]
-        return r[R_HEIGHT] * math.sin(w * xi), r[R_HEIGHT] * w * math.cos(w * xi)
-    return 0.0, 0.0
+    """Road height u and slope du/dξ at road coordinate ξ = x + v t (the C provider's road)."""
+    return _engine.truck_road(r, float(xi))
 
 
 def road_profile(p: TruckParams, t):
@@ -269,161 +257,18 @@ def road_profile(p: TruckParams, t):
     return out
 
 
-@njit(cache=True)
-def _point(q, qd, B, body, a, b, axis, sgn, grad, hess):
-    """Add sgn·∂P/∂q of a body point's x (axis 0) or z (axis 1) coordinate into ``grad`` and
-    sgn·∂²P/∂θ² into ``hess[iθ]``; return (sgn·P, sgn·Ṗ)."""
-    ix, iz, ith = int(B[body, 0]), int(B[body, 1]), int(B[body, 2])
-    th, thd = 0.0, 0.0
-    if ith >= 0:
-        th, thd = q[ith], qd[ith]
-    c, s = math.cos(th), math.sin(th)
-    if axis == 0:
-        base, based = B[body, 3], 0.0
-        if ix >= 0:
-            base, based = q[ix], qd[ix]
-            grad[ix] += sgn
-        dth = -a * s - b * c            # ∂X/∂θ
-        d2 = -a * c + b * s             # ∂²X/∂θ²
-        P = base + a * c - b * s
-    else:
-        base, based = 0.0, 0.0
-        if iz >= 0:
-            base, based = q[iz], qd[iz]
-            grad[iz] += sgn
-        dth = a * c - b * s             # ∂Z/∂θ
-        d2 = -a * s - b * c             # ∂²Z/∂θ²
-        P = base + a * s + b * c
-    Pd = based
-    if ith >= 0:
-        grad[ith] += sgn * dth
-        hess[ith] += sgn * d2
-        Pd += dth * thd
-    return sgn * P, sgn * Pd
+def pack_params(masses, B, E, road, hinge, m) -> np.ndarray:
+    """The nonlinear truck's parameter vector for the C provider (engine/providers/truck.h):
+    [m, ne, nroad, masses, body table, hinge points, road, element table]."""
+    return np.concatenate([[float(m), float(E.shape[0]), float(road.size)], masses, B.ravel(),
+                           hinge, road, E.ravel()])
 
 
-@njit(cache=True)
-def _truck_kernel(t, q, qd, what, masses, B, E, road, hinge, m,
-                  M, Q, phi, phiq, phit, gamma, Jq, Jqd, grad, hess):
-    """Fill M, Q, g, G, γ, Jq, Jq̇ of the nonlinear truck (seed 001 eqs. 1-2)."""
-    n = q.shape[0]
-    if what & EVAL_M:
-        for i in range(n):
-            for j in range(n):
-                M[i, j] = 0.0
-            M[i, i] = masses[i]
-    jac_all = (what & EVAL_JAC) != 0
-    jac = jac_all or (what & EVAL_JAC_STIFF) != 0
-    if jac:
-        for i in range(n):
-            for j in range(n):
-                Jq[i, j] = 0.0
-                Jqd[i, j] = 0.0
-    if what & EVAL_Q or jac:
-        if what & EVAL_Q:
-            for i in range(n):
-                Q[i] = 0.0
-            # gravity on the z coordinates
-            Q[0] = -masses[0] * 9.81
-            Q[1] = -masses[1] * 9.81
-            Q[2] = -masses[2] * 9.81
-            Q[4] = -masses[4] * 9.81
-            Q[7] = -masses[7] * 9.81
-        v = road[R_SPEED]
-        for e in range(E.shape[0]):
-            for i in range(n):
-                grad[i] = 0.0
-                hess[i] = 0.0
-            axis = int(E[e, E_AXIS])
-            bA = int(E[e, E_BA])
-            if bA == ROAD:
-                xw = B[int(E[e, E_BB]), 3]
-                u, du = _road(xw + v * t, road)
-                sA, sAd = -u, -v * du
-            else:
-                sA, sAd = _point(q, qd, B, bA, E[e, E_AA], E[e, E_BBA], axis, -1.0, grad, hess)
-            sB, sBd = _point(q, qd, B, int(E[e, E_BB]), E[e, E_AB], E[e, E_BBB], axis, 1.0,
-                             grad, hess)
-            s = sA + sB
-            sd = sAd + sBd
-            # force law: f pushes the two points apart (compression positive)
-            if int(E[e, E_LAW]) == LAW_PNEUMATIC:
-                A = E[e, E_A]
-                Vs = E[e, E_VS]
-                kap = E[e, E_KAPPA]
-                V = Vs + A * (s - E[e, E_L0])
-                ratio = (Vs / V) ** kap
-                f = A * (E[e, E_K] * ratio - E[e, E_PA])
-                fs = -kap * A * A * E[e, E_K] * ratio / V
-            else:
-                f = E[e, E_K] * (E[e, E_L0] - s)
-                fs = -E[e, E_K]
-            fsd = -E[e, E_D]
-            f += fsd * sd
-            if what & EVAL_Q:
-                for i in range(n):
-                    Q[i] += f * grad[i]
-            if jac and (jac_all or E[e, E_STIFF] > 0.0):
-                for k in range(n):
-                    gk = grad[k]
-                    if gk == 0.0:
-                        continue
-                    for l in range(n):
-                        Jq[k, l] += gk * (fs * grad[l] + fsd * hess[l] * qd[l])
-                        Jqd[k, l] += gk * fsd * grad[l]
-                for k in range(n):
-                    Jq[k, k] += f * hess[k]
-    if m > 0 and (what & (EVAL_PHI | EVAL_PHIQ | EVAL_GAMMA)):
-        for r in range(2):
-            for i in range(n):
-                grad[i] = 0.0
-                hess[i] = 0.0
-            gc, gcd = _point(q, qd, B, CHASSIS, hinge[0], hinge[1], r, -1.0, grad, hess)
-            gl, gld = _point(q, qd, B, LOAD, hinge[2], hinge[3], r, 1.0, grad, hess)
-            if what & EVAL_PHI:
-                phi[r] = gc + gl
-            if what & EVAL_PHIQ:
-                for i in range(n):
-                    phiq[r, i] = grad[i]
-                phit[r] = 0.0
-            if what & EVAL_GAMMA:
-                acc = 0.0
-                for i in range(n):
-                    acc += hess[i] * qd[i] * qd[i]
-                gamma[r] = -acc
-
-
-@njit(cache=True)
-def _linear_kernel(t, q, qd, what, masses, q_eq, K, D, Ks, Ds, B, road, kt, dt,
-                   M, Q, Jq, Jqd):
-    """M q̈ = −K (q − q_eq) − D q̇ + f(t) (seed 001 §4.1); f(t) enters through the tyres."""
-    n = q.shape[0]
-    if what & EVAL_M:
-        for i in range(n):
-            for j in range(n):
-                M[i, j] = 0.0
-            M[i, i] = masses[i]
-    if what & EVAL_Q:
-        v = road[R_SPEED]
-        for i in range(n):
-            acc = 0.0
-            for j in range(n):
-                acc -= K[i, j] * (q[j] - q_eq[j]) + D[i, j] * qd[j]
-            Q[i] = acc
-        u, du = _road(B[REAR, 3] + v * t, road)
-        Q[0] += kt[0] * u + dt[0] * v * du
-        u, du = _road(B[FRONT, 3] + v * t, road)
-        Q[1] += kt[1] * u + dt[1] * v * du
-    if what & (EVAL_JAC | EVAL_JAC_STIFF):
-        all_ = (what & EVAL_JAC) != 0
-        for i in range(n):
-            for j in range(n):
-                if all_:
-                    Jq[i, j] = -K[i, j]
-                    Jqd[i, j] = -D[i, j]
-                else:
-                    Jq[i, j] = -Ks[i, j]
-                    Jqd[i, j] = -Ds[i, j]
+def pack_linear_params(masses, q_eq, K, D, Ks, Ds, x_wheel, kt, dt, road) -> np.ndarray:
+    """The linearised truck's parameter vector (engine/providers/truck.h): [nroad, masses, q_eq,
+    K, D, K_stiff, D_stiff, x of the rear and front wheel, tyre stiffnesses, tyre dampings, road]."""
+    return np.concatenate([[float(road.size)], masses, q_eq, K.ravel(), D.ravel(), Ks.ravel(),
+                           Ds.ravel(), x_wheel, kt, dt, road])
 
 
 class _TruckBase(MechanicalSystem):
@@ -444,8 +289,6 @@ class _TruckBase(MechanicalSystem):
         self.road = _road_params(p)
         pc_H, pl_H = hinge_points(p)
         self.hinge = np.array([pc_H[0], pc_H[1], pl_H[0], pl_H[1]])
-        self._grad = np.zeros(N)
-        self._hess = np.zeros(N)
         self.q_design = np.array([p.z_wheel, p.z_wheel, p.z_chassis, 0.0, p.z_cabin, 0.0,
                                   p.x_load, p.z_load, 0.0])
 
@@ -480,18 +323,11 @@ class _TruckBase(MechanicalSystem):
         T = 0.5 * float(np.sum(self.masses * qd * qd))
         Vg = G_ACC * float(self.masses[[0, 1, 2, 4, 7]] @ q[[0, 1, 2, 4, 7]])
         Vs = 0.0
-        grad, hess = np.zeros(N), np.zeros(N)
+        defl = np.zeros(self.E.shape[0])
+        _engine.truck_deflections(self._par_flat, 0.0, np.ascontiguousarray(q), defl)
         for e in range(self.E.shape[0]):
             row = self.E[e]
-            axis = int(row[E_AXIS])
-            if int(row[E_BA]) == ROAD:
-                sA = 0.0
-            else:
-                sA = _point(q, qd, self.B, int(row[E_BA]), row[E_AA], row[E_BBA], axis, -1.0,
-                            grad, hess)[0]
-            sB = _point(q, qd, self.B, int(row[E_BB]), row[E_AB], row[E_BBB], axis, 1.0,
-                        grad, hess)[0]
-            s = sA + sB
+            s = defl[e]
             if int(row[E_LAW]) == LAW_PNEUMATIC:
                 A, Vs_, kap, ps, pa = row[E_A], row[E_VS], row[E_KAPPA], row[E_K], row[E_PA]
                 V = Vs_ + A * (s - row[E_L0])
@@ -504,19 +340,25 @@ class _TruckBase(MechanicalSystem):
 class _NonlinearTruck(_TruckBase):
     """The nonlinear variants: one kernel, ``self.m`` = 0 (hinge springs) or 2 (hinge constraint)."""
 
+    def _pack(self, road) -> np.ndarray:
+        return pack_params(self.masses, self.B, self.E, road, self.hinge, self.m)
+
     def evaluate(self, t, q, qd, ws, what) -> None:
-        _truck_kernel(t, q, qd, what, self.masses, self.B, self.E, self.road, self.hinge, self.m,
-                      ws.M, ws.Q, ws.phi, ws.phiq, ws.phit, ws.gamma, ws.Jq, ws.Jqd,
-                      self._grad, self._hess)
+        try:
+            _engine.truck_evaluate(self._par, t, q, qd, what, ws.buf)
+        except TypeError:                       # a view or another dtype: copy once
+            _engine.truck_evaluate(self._par, float(t), np.ascontiguousarray(q, float),
+                                   np.ascontiguousarray(qd, float), int(what), ws.buf)
 
     def _static_equilibrium(self):
         """Newton (``_newton`` of the variant) on a flat road from the design configuration:
         Q(q, 0, t) = 0, or [Q − Gᵀλ; g] = 0 (protocol sign: M q̈ + Gᵀλ = Q)."""
-        road, self.road = self.road, _road_params(replace(self.params, road="flat"))
+        self._par_flat = self._pack(_road_params(replace(self.params, road="flat")))
+        self._par = self._par_flat
         try:
             return self._newton()
         finally:
-            self.road = road
+            self._par = self._pack(self.road)
 
 
 class TruckODE(_NonlinearTruck):
@@ -603,11 +445,16 @@ class TruckLinear(_TruckBase):
         damp = 1.0 if p.dampers else 0.0
         self.k_tyre = np.array([p.k_tyre_rear, p.k_tyre_front])
         self.d_tyre = np.array([p.d_tyre_rear, p.d_tyre_front]) * damp
+        self._par = pack_linear_params(self.masses, self.q_eq, self.K, self.D, self.K_stiff,
+                                       self.D_stiff, self.B[[REAR, FRONT], 3], self.k_tyre,
+                                       self.d_tyre, self.road)
 
     def evaluate(self, t, q, qd, ws, what) -> None:
-        _linear_kernel(t, q, qd, what, self.masses, self.q_eq, self.K, self.D, self.K_stiff,
-                       self.D_stiff, self.B, self.road, self.k_tyre, self.d_tyre,
-                       ws.M, ws.Q, ws.Jq, ws.Jqd)
+        try:
+            _engine.truck_linear_evaluate(self._par, t, q, qd, what, ws.buf)
+        except TypeError:                       # a view or another dtype: copy once
+            _engine.truck_linear_evaluate(self._par, float(t), np.ascontiguousarray(q, float),
+                                          np.ascontiguousarray(qd, float), int(what), ws.buf)
 
     def energy(self, q, qd) -> float:
         dq = np.asarray(q, float) - self.q_eq

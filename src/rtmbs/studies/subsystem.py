@@ -11,8 +11,9 @@ at 10 km/h from t = 0.5 s) with
   scipy's DOP853 (rtol 1e-10) on formulation B's accelerations;
 * Table 1: M·D and A·S per stage of one evaluation, counted with :mod:`rtmbs.synthesis.opcount`;
 * Table 2: µs per frame (one AB3 step = one evaluation) with :func:`rtmbs.bench.bench_steps`, the
-  least disturbed of 3 runs (smallest median; smallest CPU time), for the numpy and the numba
-  (``compiled=True``) kernels of both formulations and the Cartesian model's li-euler step.
+  least disturbed of 3 runs (smallest median; smallest CPU time), for the numpy path and the C
+  providers (``compiled=True``, ``engine/providers/synthesis_*.c``) of both formulations and the
+  Cartesian model's li-euler step.
 
 ``report.md``, ``results.json`` and ``fig5_chassis_z.png`` go to ``out_dir``.
 ``quick=True``: 0.8 s, 30 timed steps, the DOP853 reference.
@@ -198,7 +199,7 @@ def _figure(out, traj, ref_label, ref):
 
 def _car_bench(nsteps, repeats, log) -> dict:
     """The full vehicle (issue 16, seed 004 §1 "more than 4 times faster"): the four-corner car
-    ``sla-car`` by synthesis (B, numba, ab3) and as the Cartesian model (li-euler), CPU µs per
+    ``sla-car`` by synthesis (B, C provider, ab3) and as the Cartesian model (li-euler), CPU µs per
     step at 1 ms (benchmarks/bench_synthesis_car.py measures it in interleaved rounds)."""
     log("  bench four-corner car")
     syn = build("sla-car", "chassis", dof=1, formulation="relative-joint", compiled=True)
@@ -345,7 +346,8 @@ def _report(info, table1, table2, syn) -> str:
           "(AB3 is stable on the negative real axis up to h|λ| ≈ 0.55 and on the imaginary axis up to ≈ 0.72).",
           "", "## Table 1: operation counts per stage (one evaluation)", "",
           "Counts of this implementation (object arrays of `Op`; Newton iterations as given; LU by plain "
-          "Gaussian elimination), with the seed's for comparison.", "",
+          "Gaussian elimination), with the seed's for comparison. They count the numpy path's operations; "
+          "the C providers timed in Table 2 run the same stages but are not counted.", "",
           "| stage | A M·D | A A·S | B M·D | B A·S | seed A M·D | seed A A·S | seed B M·D | seed B A·S |",
           "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
     it = syn["relative-cartesian"].newton_iterations
@@ -370,8 +372,8 @@ def _report(info, table1, table2, syn) -> str:
           "| --- | --- | --- | --- | --- | --- |"]
     for k, v in table2.items():
         seed = PAPER_TABLE2.get(k.replace(" compiled", ""))
-        nm = (LABEL[k] + " (numpy)" if k in LABEL else LABEL[k.split()[0]] + " (numba)" if k.endswith("compiled")
-              else "Cartesian model, li-euler (numba, DAE step, for context)")
+        nm = (LABEL[k] + " (numpy)" if k in LABEL else LABEL[k.split()[0]] + " (C)" if k.endswith("compiled")
+              else "Cartesian model, li-euler (C engine, DAE step, for context)")
         L.append(f"| {nm} | {v['us_per_step_median']:.0f} | {v['us_per_step_mean']:.0f} | "
                  f"{v['cpu_us_per_step']:.0f} | {100 * v['us_per_step_median'] / (H_SEED * 1e6):.1f} | "
                  f"{seed if seed else '—'} |")
@@ -380,7 +382,7 @@ def _report(info, table1, table2, syn) -> str:
     ratio = ta["us_per_step_median"] / tb["us_per_step_median"]
     cpu_ratio = ta["cpu_us_per_step"] / tb["cpu_us_per_step"]
     cratio = ca["us_per_step_median"] / cb["us_per_step_median"]
-    L += ["", f"Measured ratio A/B: numba {cratio:.2f} (median wall time); numpy {ratio:.2f} on the median "
+    L += ["", f"Measured ratio A/B: C {cratio:.2f} (median wall time); numpy {ratio:.2f} on the median "
           f"wall time, {cpu_ratio:.2f} on CPU time (seed 3.27 measured, 1.55 counted).", "", "## Findings", ""]
     L += findings_table(Finding(**f) for f in info["findings"])
     L += ["", "Finding 2 with this data: the Chrono sedan coil-over (500 kN/m, 10 kN s/m) and tyre "

@@ -13,14 +13,14 @@ whose Schur complement on the θ blocks is the base equation (eq. 1):
 :meth:`SynthesisSystem.accelerations` solves it that way (eqs. 1, 20-22). The dependent relative
 coordinates are kept between calls and corrected by a fixed number of Newton iterations.
 Force Jacobians (for li-euler and rosenbrock-grk4t) are forward differences of Q (2n extra
-evaluations).
+evaluations; with ``compiled=True`` inside the one C call of :meth:`SynthesisSystem.evaluate`).
 """
 from __future__ import annotations
 
 import numpy as np
 
 from ..errors import ModelError, SolverError
-from ..kernels.functions import expr_eval
+from ..engine import _engine
 from ..model.rotation import quaternion_from_matrix
 from ..protocol import EVAL_JAC, EVAL_JAC_STIFF, EVAL_M, EVAL_Q, MechanicalSystem, State
 from . import recursive as rb
@@ -62,16 +62,9 @@ class SynthesisSystem(MechanicalSystem):
             self._warm = [(np.zeros(tr.nq),) for tr in self._trees]
         self._check_regular()
         self.compiled = bool(compiled)
-        if self.compiled:                       # numba kernels (A: one subsystem; B: stacked): Table 2
-            if formulation == "relative-cartesian":
-                from .compiled_cartesian import evaluate_cartesian_rel as fn, pack
-                sub = smodel.subsystems[0] if smodel.subsystems else None
-                self._cwarm = (sub.r0.copy(), sub.A0.copy()) if sub is not None else ()
-            else:
-                from .compiled_joint import evaluate_joint as fn, pack
-                self._cwarm = (np.zeros((len(self._trees), self._trees[0].nq if self._trees else 0)),)
-            self._cpack, self._cfn = pack(self), fn
-            self._cM, self._cQ, self._cqdd = np.zeros((self.n, self.n)), np.zeros(self.n), np.zeros(self.n)
+        if self.compiled:                       # the C providers (A: one subsystem; B: stacked): Table 2
+            from .provider import CompiledSynthesis
+            self._provider = CompiledSynthesis(self)
         b = smodel.base
         names = [f"{b}.{c}" for c in ("x", "y", "z", "vx", "vy", "vz")]
         for s in smodel.subsystems:
@@ -194,7 +187,7 @@ class SynthesisSystem(MechanicalSystem):
                     addj(-F)
             else:
                 _, _, addj = state(fe.bj, fe.sj)
-                mag = fe.value if fe.fun is None else expr_eval(float(t), fe.fun[0], fe.fun[1], 0, len(fe.fun[0]))[0]
+                mag = fe.value if fe.fun is None else _fun_value(fe.fun, t)
                 addj(mag * fe.direction)
         Mb = zeros((6, 6), q)
         Mb[:3, :3] = sm.base_mass * np.eye(3)
@@ -250,9 +243,7 @@ class SynthesisSystem(MechanicalSystem):
         return R @ sm.base_A, H @ ad, T, Td
 
     def _compiled(self, t, q, qd):
-        self._cfn(float(t), np.asarray(q, float), np.asarray(qd, float), *self._cwarm, self.newton_iterations,
-                  *self._cpack, self._cM, self._cQ, self._cqdd)
-        return self._cM, self._cQ, self._cqdd
+        return self._provider.evaluate(t, q, qd)
 
     def accelerations(self, t, q, qd, tm=None):
         """q̈ by synthesis: the base equation (eq. 1) with the effective masses and forces, then
@@ -291,6 +282,9 @@ class SynthesisSystem(MechanicalSystem):
 
     # -- protocol ----------------------------------------------------------------------------------
     def evaluate(self, t, q, qd, ws, what):
+        if self.compiled:                       # one C call, the difference Jacobians included
+            self._provider.workspace(t, q, qd, what, ws.buf)
+            return
         q = np.asarray(q, float)
         qd = np.asarray(qd, float)
         M, Q, _ = self._MQ(t, q, qd)
@@ -435,6 +429,12 @@ class _Marks:
             for i in range(3):
                 c[i] += now[i] - self.last[i]
         self.last = now
+
+
+def _fun_value(fun, t) -> float:
+    """f(t) of an applied force's expression program (ops, args), by the engine's stack machine."""
+    ops, args = (np.ascontiguousarray(a, float) for a in fun)
+    return _engine.expr_eval(float(t), ops, args, 0, ops.size)[0]
 
 
 def _sqrt(x):

@@ -144,6 +144,7 @@ PyMODINIT_FUNC PyInit__engine(void) {
         rtmbs_py_explicit_methods,
         rtmbs_py_ode_methods,
         rtmbs_py_rebase_methods,
+        rtmbs_py_providers_methods,
         NULL};
     PyObject* mod;
     int p;

@@ -58,5 +58,6 @@ extern PyMethodDef rtmbs_py_indep_methods[];
 extern PyMethodDef rtmbs_py_explicit_methods[];
 extern PyMethodDef rtmbs_py_ode_methods[];
 extern PyMethodDef rtmbs_py_rebase_methods[];
+extern PyMethodDef rtmbs_py_providers_methods[];
 
 #endif /* RTMBS_PY_COMMON_H */
