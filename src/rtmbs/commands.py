@@ -255,6 +255,10 @@ def cmd_run(args) -> int:
             res, code, failure = exc.result, 3, f"rtmbs: error: {exc}"
         except SimulationInterrupted as exc:
             res, code, failure = exc.result, 130, f"rtmbs: {exc}"
+        except KeyboardInterrupt:  # before the first step: no results, no files
+            if stream is not None:
+                stream.discard()
+            raise
     with interrupts.writing("results"):  # Ctrl-C from here on: the files are finished first
         for w in caught:
             if issubclass(w.category, ConstraintDriftWarning):

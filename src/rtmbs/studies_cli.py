@@ -73,8 +73,11 @@ def cmd_study(args) -> int:
         raise
     out = writable_dir(args.out)  # before the work
     before = {p: p.stat().st_mtime_ns for p in out.rglob("*") if p.is_file()}
+    from .io.interrupts import unwinding
+
     try:
-        getattr(mod, fn_name)(out, quick=args.quick, **parallel)
+        with unwinding(f"study '{args.name}' interrupted", limit_s=1.0):
+            getattr(mod, fn_name)(out, quick=args.quick, **parallel)
     except KeyboardInterrupt:  # Ctrl-C / SIGTERM: name what the study wrote before it
         import sys
 

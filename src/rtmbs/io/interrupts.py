@@ -54,6 +54,9 @@ class _State:
         self.writing = None         # what writing() is writing (a description), else None
         self.t_writing = None
         self.open_files: dict = {}  # path -> description of what it holds so far (streams)
+        self.unwind_s = UNWIND_S    # see unwinding()
+        self.note = ""              # what a forced exit says of the results (unwinding())
+        self.writes_after = None    # what the command writes once interrupted (results_follow())
 
 
 STATE = _State()
@@ -105,6 +108,32 @@ def writing(what: str = "results"):
             STATE.pending = False
 
 
+@contextlib.contextmanager
+def unwinding(note: str, limit_s: float = 0.3):
+    """Inside the block, a command interrupted has nothing to write and only unwinds (e.g. a
+    Dask cluster shutting down, whose worker processes end with this one): it is ended
+    ``limit_s`` after the signal was seen, saying ``note``."""
+    old = STATE.unwind_s, STATE.note
+    STATE.unwind_s, STATE.note = limit_s, note
+    try:
+        yield
+    finally:
+        STATE.unwind_s, STATE.note = old
+
+
+@contextlib.contextmanager
+def results_follow(what: str = "results"):
+    """Inside the block, the code catches ``KeyboardInterrupt`` and then writes ``what`` (e.g.
+    ``rtmbs realtime``'s report and result files): once a signal is seen, the process is taken
+    as writing (announced after ``NOTE_S``, never cut short)."""
+    old = STATE.writes_after
+    STATE.writes_after = what
+    try:
+        yield
+    finally:
+        STATE.writes_after = old
+
+
 def interrupted() -> bool:
     """A signal was received during this command (it may still be held)."""
     return STATE.signals > 0 or STATE.seen is not None
@@ -120,7 +149,8 @@ def _say(text: str) -> None:
 def _force_exit(reason: str) -> None:
     files = ", ".join(f"{p} ({d})" for p, d in STATE.open_files.items())
     extra = f"; left open, valid up to their last write: {files}" if files else ""
-    _say(f"rtmbs: interrupted ({reason}){extra}")
+    _say(f"rtmbs: {STATE.note}{extra}" if STATE.note and not reason.startswith("a second")
+         else f"rtmbs: interrupted ({reason}){extra}")
     os._exit(EXIT_INTERRUPTED)
 
 
@@ -156,11 +186,12 @@ def _follow() -> None:
     while True:
         time.sleep(0.02)
         now = time.monotonic()
-        if STATE.writing is not None:
+        what = STATE.writing or STATE.writes_after
+        if what is not None:
             if not noted and now - STATE.seen > NOTE_S:
-                _say(f"rtmbs: writing {STATE.writing} ...")
+                _say(f"rtmbs: writing {what} ...")
                 noted = True
-        elif now - STATE.seen > UNWIND_S:
+        elif now - STATE.seen > STATE.unwind_s:
             _force_exit("the command did not stop in time")
 
 

@@ -30,7 +30,7 @@ FORMATS = {"h5": "result.h5", "csv": "result.csv", "mdf": "result.mf4"}
 #: Longest wall time between two appends to the files.
 WRITE_EVERY_S = 0.5
 #: Bytes per HDF5 chunk (rows of a dataset per chunk: this over the row's bytes).
-CHUNK_BYTES = 1 << 17
+CHUNK_BYTES = 1 << 15
 #: Bytes of a CSV value (a float's repr and its comma), for the size estimate.
 CSV_VALUE_BYTES = 21
 #: Meta of a file still being written: a file left so (the process was killed) says it.
@@ -182,6 +182,9 @@ class ResultStream:
                     self._files.append(_CSV(self.paths[f], self.template))
         except OSError as exc:
             self._fail(exc, creating=True)
+        except KeyboardInterrupt:  # stopped while creating them: nothing to keep
+            self.discard()
+            raise
         self._track()
 
     # -- the run's on_rows -------------------------------------------------------------
@@ -236,6 +239,18 @@ class ResultStream:
                 except OSError as exc:
                     self._fail(exc)
         return [self.paths[f] for f in self.formats]
+
+    def discard(self) -> None:
+        """Close and remove the files: the run stopped before its first step (nothing to keep)."""
+        for fobj in self._files:
+            fobj.abandon()
+        self._files = []
+        interrupts.STATE.open_files.clear()
+        for path in self.paths.values():
+            try:
+                path.unlink()
+            except OSError:
+                pass
 
     def _track(self) -> None:
         t = f"t up to {self.t_written:.6g} s" if self.t_written is not None else "no rows yet"
