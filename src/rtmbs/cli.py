@@ -117,8 +117,10 @@ def main(argv=None) -> int:
     finally:
         if guard is not None:
             guard.restore()
-    if argv is None and code == EXIT_INTERRUPTED:
-        interrupts.exit_now(code)  # the results are closed: skip the interpreter's teardown
+    if argv is None and (code == EXIT_INTERRUPTED or interrupts.STATE.broken_files):
+        # the results are closed (or a file that cannot be written is held: freeing it at the
+        # interpreter's teardown would crash): skip that teardown
+        interrupts.exit_now(code)
     return code
 
 

@@ -57,6 +57,7 @@ class _State:
         self.unwind_s = UNWIND_S    # see unwinding()
         self.note = ""              # what a forced exit says of the results (unwinding())
         self.writes_after = None    # what the command writes once interrupted (results_follow())
+        self.broken_files = False   # a result file whose writes failed is held open (io.stream)
 
 
 STATE = _State()

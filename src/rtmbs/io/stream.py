@@ -30,9 +30,14 @@ FORMATS = {"h5": "result.h5", "csv": "result.csv", "mdf": "result.mf4"}
 #: Longest wall time between two appends to the files.
 WRITE_EVERY_S = 0.5
 #: Bytes per HDF5 chunk (rows of a dataset per chunk: this over the row's bytes).
-CHUNK_BYTES = 1 << 15
+CHUNK_BYTES = 1 << 13
 #: Bytes of a CSV value (a float's repr and its comma), for the size estimate.
 CSV_VALUE_BYTES = 21
+#: Free space kept beyond an append's new chunks (the file's own records and its closing) [bytes].
+SPACE_MARGIN = 1 << 16
+#: h5py objects of a file whose write failed: never freed, as freeing them makes the HDF5
+#: library retry the write, fail again and crash the process at exit.
+_BROKEN: list = []
 #: Meta of a file still being written: a file left so (the process was killed) says it.
 RUNNING = {"status": 0, "message": "incomplete: the run did not close this file (it was still "
                                    "running, or stopped abnormally)"}
@@ -72,6 +77,25 @@ _CAUSES = {errno.ENOSPC: "no space left on the device", errno.EDQUOT: "disk quot
            errno.EROFS: "the file system is read-only", errno.EFBIG: "file too large"}
 
 
+def _free_bytes(path) -> int | None:
+    try:
+        st = os.statvfs(os.path.dirname(os.path.abspath(path)))
+    except OSError:
+        return None
+    return st.f_bavail * st.f_frsize
+
+
+def _errno_of(exc: BaseException) -> int:
+    if isinstance(exc, OSError) and exc.errno:
+        return exc.errno
+    text = str(exc)
+    for words, code in (("No space left", errno.ENOSPC), ("quota", errno.EDQUOT),
+                        ("Read-only file system", errno.EROFS), ("too large", errno.EFBIG)):
+        if words in text:
+            return code
+    return errno.EIO
+
+
 def cause_of(exc: BaseException) -> str:
     """The cause of a failed write in words (h5py words errno in its message)."""
     if isinstance(exc, OSError) and exc.errno in _CAUSES:
@@ -93,40 +117,69 @@ class _H5:
 
         self.path = path
         self.f = h5py.File(path, "w")
-        self.f.require_group("outputs")
         self.sets = []
-        for key, arr, attr, unit in template.hdf5_datasets(units):
-            tail = arr.shape[1:]
-            width = int(np.prod(tail)) if tail else 1
-            rows = max(1, min(CHUNK_BYTES // (8 * max(width, 1)), rows_expected))
-            chunks = (rows,) + tuple(max(1, d) for d in tail)
-            maxshape = (None,) + tuple(d if d else None for d in tail)
-            d = self.f.create_dataset(key, shape=(0,) + tail, maxshape=maxshape, chunks=chunks,
-                                      dtype="f8")
-            d.attrs[attr] = unit
-            self.sets.append((key, d))
-        replace(template, meta={**template.meta, **RUNNING}).write_hdf5_meta(self.f, units)
-        self.f.flush()
+        try:
+            self.f.require_group("outputs")
+            for key, arr, attr, unit in template.hdf5_datasets(units):
+                tail = arr.shape[1:]
+                width = int(np.prod(tail)) if tail else 1
+                rows = max(1, min(CHUNK_BYTES // (8 * max(width, 1)), rows_expected))
+                chunks = (rows,) + tuple(max(1, d) for d in tail)
+                maxshape = (None,) + tuple(d if d else None for d in tail)
+                d = self.f.create_dataset(key, shape=(0,) + tail, maxshape=maxshape, chunks=chunks,
+                                          dtype="f8")
+                d.attrs[attr] = unit
+                self.sets.append((key, d, rows, 8 * int(np.prod(chunks[1:]))))
+            replace(template, meta={**template.meta, **RUNNING}).write_hdf5_meta(self.f, units)
+            self.f.flush()
+        except (OSError, RuntimeError) as exc:  # no room for the file's own records
+            self.broken = True
+            self.abandon()
+            raise OSError(_errno_of(exc), cause_of(exc), str(self.path)) from None
+
+    def new_bytes(self, n0: int, k: int) -> int:
+        """Bytes the chunks allocated by appending ``k`` rows after ``n0`` take."""
+        return sum((-(-(n0 + k) // rows) - (-(-n0 // rows))) * row_bytes * rows
+                   for _, _, rows, row_bytes in self.sets)
 
     def append(self, block: Result, n0: int) -> None:
-        arrays = dict((k, a) for k, a, _, _ in block.hdf5_datasets({"t": ""}))
         k = len(block.t)
-        for key, d in self.sets:
-            d.resize(n0 + k, axis=0)
-            if k:
-                d[n0:n0 + k] = arrays[key]
-        self.f.flush()
+        need = self.new_bytes(n0, k) + SPACE_MARGIN
+        free = _free_bytes(self.path)
+        if free is not None and need > free:  # stop while the file is whole (its last flush)
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), str(self.path))
+        arrays = dict((key, a) for key, a, _, _ in block.hdf5_datasets({"t": ""}))
+        try:
+            for key, d, _, _ in self.sets:
+                d.resize(n0 + k, axis=0)
+                if k:
+                    d[n0:n0 + k] = arrays[key]
+            self.f.flush()
+        except (OSError, RuntimeError) as exc:  # h5py words a failed write as either
+            self.broken = True
+            raise OSError(_errno_of(exc), cause_of(exc), str(self.path)) from None
 
     def close(self, meta_of: Result | None) -> None:
-        if meta_of is not None:
-            meta_of.write_hdf5_status(self.f)
-        self.f.close()
+        try:
+            if meta_of is not None:
+                meta_of.write_hdf5_status(self.f)
+            self.f.close()
+        except (OSError, RuntimeError) as exc:
+            self.broken = True
+            raise OSError(_errno_of(exc), cause_of(exc), str(self.path)) from None
+
+    broken = False
 
     def abandon(self) -> None:
+        if self.broken:  # its writes fail: keep the objects (module note on _BROKEN)
+            _BROKEN.append((self.f, self.sets))
+            interrupts.STATE.broken_files = True
+            return
         try:
             self.f.close()
         except Exception:  # noqa: BLE001 (a second failure of a file already reported)
-            pass
+            _BROKEN.append((self.f, self.sets))
+            interrupts.STATE.broken_files = True
 
 
 class _CSV:
