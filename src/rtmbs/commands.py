@@ -255,9 +255,9 @@ def cmd_run(args) -> int:
             res, code, failure = exc.result, 3, f"rtmbs: error: {exc}"
         except SimulationInterrupted as exc:
             res, code, failure = exc.result, 130, f"rtmbs: {exc}"
-        except KeyboardInterrupt:  # before the first step: no results, no files
+        except BaseException:  # Ctrl-C before the first step, a refusal, an error
             if stream is not None:
-                stream.discard()
+                stream.stop()
             raise
     with interrupts.writing("results"):  # Ctrl-C from here on: the files are finished first
         for w in caught:

@@ -293,6 +293,20 @@ class ResultStream:
                     self._fail(exc)
         return [self.paths[f] for f in self.formats]
 
+    def stop(self) -> None:
+        """The run ended by an exception: files with no sample are removed, others closed as
+        they are (readable up to their last append; their status says incomplete); after a
+        failed write (:class:`OutputError` named them), nothing more is done."""
+        if self.failed:
+            return
+        if self.rows == 0:
+            self.discard()
+            return
+        for fobj in self._files:
+            fobj.abandon()
+        self._files = []
+        interrupts.STATE.open_files.clear()
+
     def discard(self) -> None:
         """Close and remove the files: the run stopped before its first step (nothing to keep)."""
         for fobj in self._files:
@@ -310,7 +324,10 @@ class ResultStream:
         interrupts.STATE.open_files.clear()
         interrupts.STATE.open_files.update({str(f.path): t for f in self._files})
 
+    failed = False
+
     def _fail(self, exc: BaseException, creating: bool = False):
+        self.failed = True
         for fobj in self._files:
             fobj.abandon()
         self._files = []
