@@ -53,6 +53,7 @@ class _State:
         self.pending = False        # a signal held by deferred(), raised at the block's end
         self.writing = None         # what writing() is writing (a description), else None
         self.t_writing = None
+        self.t_written = None       # when the last writing() block ended
         self.open_files: dict = {}  # path -> description of what it holds so far (streams)
         self.unwind_s = UNWIND_S    # see unwinding()
         self.note = ""              # what a forced exit says of the results (unwinding())
@@ -106,6 +107,7 @@ def writing(what: str = "results"):
         STATE.writing = outer
         if outer is None:
             STATE.t_writing = None
+            STATE.t_written = time.monotonic()
             STATE.pending = False
 
 
@@ -133,6 +135,7 @@ def results_follow(what: str = "results"):
         yield
     finally:
         STATE.writes_after = old
+        STATE.t_written = time.monotonic()
 
 
 def interrupted() -> bool:
@@ -192,7 +195,7 @@ def _follow() -> None:
             if not noted and now - STATE.seen > NOTE_S:
                 _say(f"rtmbs: writing {what} ...")
                 noted = True
-        elif now - STATE.seen > STATE.unwind_s:
+        elif now - max(STATE.seen, STATE.t_written or 0.0) > STATE.unwind_s:
             _force_exit("the command did not stop in time")
 
 
