@@ -266,3 +266,27 @@ def test_a_dask_sweep_stops_on_a_signal_with_130_and_leaves_no_worker(tmp_path):
     left = [p for p in workers if os.path.exists(f"/proc/{p}")
             and open(f"/proc/{p}/stat").read().rsplit(")", 1)[1].split()[0] != "Z"]
     assert not left, f"worker processes left running: {left}"
+
+
+def test_a_signal_inside_an_append_is_raised_after_it_and_one_while_writing_is_held():
+    """``deferred`` (one append to a result file) raises Ctrl-C at its end, not inside;
+    ``writing`` (the results being written) holds it and lets the command go on."""
+    from rtmbs.io import interrupts
+
+    guard = interrupts.install(watchdog=False)
+    try:
+        done = []
+        with pytest.raises(KeyboardInterrupt):
+            with interrupts.deferred():
+                os.kill(os.getpid(), signal.SIGINT)
+                time.sleep(0.05)  # the handler runs here (between bytecodes) and holds it
+                done.append("rest of the append")
+        assert done == ["rest of the append"] and interrupts.interrupted()
+        with interrupts.writing("results"):
+            os.kill(os.getpid(), signal.SIGTERM)
+            time.sleep(0.05)
+            done.append("written")
+        assert done[-1] == "written" and not interrupts.STATE.pending
+    finally:
+        guard.restore()
+    assert signal.getsignal(signal.SIGINT) is not interrupts._handler

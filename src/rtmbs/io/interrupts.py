@@ -150,7 +150,21 @@ def _say(text: str) -> None:
         pass
 
 
+def _end_children() -> None:
+    """Kill the worker processes this one started (a Dask LocalCluster's): ended with their
+    parent, they would print the tracebacks of their lost connections."""
+    mp = sys.modules.get("multiprocessing")
+    if mp is None:
+        return
+    try:
+        for child in mp.active_children():
+            os.kill(child.pid, signal.SIGKILL)
+    except Exception:  # noqa: BLE001 (the exit goes on)
+        pass
+
+
 def _force_exit(reason: str) -> None:
+    _end_children()
     files = ", ".join(f"{p} ({d})" for p, d in STATE.open_files.items())
     extra = f"; left open, valid up to their last write: {files}" if files else ""
     _say(f"rtmbs: {STATE.note}{extra}" if STATE.note and not reason.startswith("a second")
