@@ -76,7 +76,8 @@ def cmd_study(args) -> int:
     from .io.interrupts import unwinding
 
     try:
-        with unwinding(f"study '{args.name}' interrupted", limit_s=1.0):
+        with unwinding(f"study '{args.name}' interrupted; what it wrote so far is in {out}",
+                       limit_s=1.0):
             getattr(mod, fn_name)(out, quick=args.quick, **parallel)
     except KeyboardInterrupt:  # Ctrl-C / SIGTERM: name what the study wrote before it
         import sys

@@ -213,11 +213,28 @@ def _follow() -> None:
             _force_exit("the command did not stop in time")
 
 
+def _unraisable(hook):
+    """``sys.unraisablehook`` that drops a ``KeyboardInterrupt`` raised where Python cannot
+    propagate it (a callback from C, e.g. llvmlite's while numba compiles: Python printed it as
+    "Exception ignored ... Traceback"); the watchdog then ends the process, as for a long C call."""
+
+    def unraisable(args):
+        if isinstance(args.exc_value, KeyboardInterrupt) or (
+                isinstance(args.exc_type, type) and issubclass(args.exc_type, KeyboardInterrupt)):
+            return
+        hook(args)
+
+    return unraisable
+
+
 class _Installed:
     def __init__(self, old, wakeup_old, sock_pair):
         self.old, self.wakeup_old, self.sock_pair = old, wakeup_old, sock_pair
+        self.hook = sys.unraisablehook
+        sys.unraisablehook = _unraisable(self.hook)
 
     def restore(self):
+        sys.unraisablehook = self.hook
         for sig, handler in self.old.items():
             signal.signal(sig, handler)
         if self.sock_pair is not None:
