@@ -59,6 +59,7 @@ class _State:
         self.note = ""              # what a forced exit says of the results (unwinding())
         self.writes_after = None    # what the command writes once interrupted (results_follow())
         self.broken_files = False   # a result file whose writes failed is held open (io.stream)
+        self.lost = False           # the KeyboardInterrupt was dropped in a callback from C
 
 
 STATE = _State()
@@ -205,6 +206,8 @@ def _follow() -> None:
         time.sleep(0.02)
         now = time.monotonic()
         what = STATE.writing or STATE.writes_after
+        if STATE.lost and STATE.writing is None and not STATE.open_files:
+            _force_exit("stopped while setting up")  # the main thread will not see it
         if what is not None:
             if not noted and now - STATE.seen > NOTE_S:
                 _say(f"rtmbs: writing {what} ...")
@@ -221,6 +224,7 @@ def _unraisable(hook):
     def unraisable(args):
         if isinstance(args.exc_value, KeyboardInterrupt) or (
                 isinstance(args.exc_type, type) and issubclass(args.exc_type, KeyboardInterrupt)):
+            STATE.lost = True
             return
         hook(args)
 
