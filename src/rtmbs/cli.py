@@ -132,12 +132,12 @@ def disk_error(exc: BaseException):
 
     from .errors import OutputError
 
-    if not isinstance(exc, OSError):
+    if not isinstance(exc, (OSError, RuntimeError)):  # h5py words a failed write as either
         return None
     causes = {errno.ENOSPC: "no space left on the device", errno.EDQUOT: "disk quota exceeded",
               errno.EROFS: "read-only file system", errno.EFBIG: "file too large"}
     text = str(exc)
-    cause = causes.get(exc.errno)
+    cause = causes.get(getattr(exc, "errno", None))
     if cause is None:
         for code, words in ((errno.ENOSPC, "No space left"), (errno.EDQUOT, "quota"),
                             (errno.EROFS, "Read-only file system"), (errno.EFBIG, "too large")):
@@ -145,7 +145,8 @@ def disk_error(exc: BaseException):
                 cause = causes[code]
     if cause is None:
         return None
-    where = f"'{exc.filename}'" if getattr(exc, "filename", None) else "a file being written"
+    named = getattr(exc, "filename", None) or next(iter(re.findall(r"filename = '([^']+)'", text)), None)
+    where = f"'{named}'" if named else "a file being written"
     return OutputError(f"{where}: {cause}; the file is incomplete")
 
 
@@ -173,9 +174,14 @@ def _main(argv=None) -> int:
     except Exception as exc:  # a bug: short message, the traceback with --debug
         if args.debug or os.environ.get("RTMBS_DEBUG"):
             raise
-        named = singular_error(exc, getattr(args, "model", None)) or disk_error(exc)
-        if named is not None:  # a singular system or a full disk: named, not a bug
-            print(f"rtmbs: error: {named}", file=sys.stderr)
+        named = singular_error(exc, getattr(args, "model", None))
+        full = disk_error(exc)
+        if full is not None:  # an HDF5 file that failed is not freed at exit (it crashed there)
+            from .io import interrupts
+
+            interrupts.STATE.broken_files = True
+        if named or full:  # a singular system or a full disk: named, not a bug
+            print(f"rtmbs: error: {named or full}", file=sys.stderr)
             return EXIT_ERROR
         first = str(exc).splitlines()[0] if str(exc) else ""
         print(f"rtmbs: internal error: {type(exc).__name__}{': ' + first if first else ''} "

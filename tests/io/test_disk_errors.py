@@ -1,4 +1,4 @@
-"""A full or read-only file system under ``rtmbs run --out``: one named error (the file, what it
+"""A full or read-only file system under ``rtmbs run --out`` (and any command): one named error (the file, what it
 holds, that it is incomplete), exit 1, never exit 70 or a crash; the partial result.h5 reads back
 with exactly the samples the error names. Each case runs in a private mount namespace on a small
 tmpfs (``unshare -m``, root)."""
@@ -100,3 +100,21 @@ def test_the_causes_of_failed_writes_are_named(exc, words):
     tmpfs here (no quota; remounting read-only with a file open for writing is refused): the
     wording of the errno, also inside h5py's messages, is checked directly."""
     assert cause_of(exc) == words
+
+
+@pytest.mark.parametrize("exc, line", [
+    (OSError(errno.ENOSPC, "No space left on device", "/out/report.md"),
+     "'/out/report.md': no space left on the device; the file is incomplete"),
+    (RuntimeError("Can't flush cache (file write failed: time = x, filename = '/out/t.h5', file "
+                  "descriptor = 5, errno = 28, error message = 'No space left on device')"),
+     "'/out/t.h5': no space left on the device; the file is incomplete"),
+    (OSError(errno.EROFS, "Read-only file system", "/out/a.png"),
+     "'/out/a.png': read-only file system; the file is incomplete"),
+    (RuntimeError("not a disk error"), None),
+])
+def test_any_command_names_a_disk_error_instead_of_an_internal_error(exc, line):
+    """The command line's catch-all (a study's report, a sweep's table): not exit 70."""
+    from rtmbs.cli import disk_error
+
+    got = disk_error(exc)
+    assert (str(got) if got is not None else None) == line
