@@ -13,7 +13,8 @@ covers that case:
 * results are being written (:func:`writing`) for longer than ``NOTE_S``: it says
   ``rtmbs: writing results ...``;
 * the main thread saw the signal but has neither ended nor started writing ``UNWIND_S`` later
-  (e.g. a cluster that takes long to shut down): it exits 130;
+  (``QUIET_UNWIND_S`` when no result file is open; e.g. a cluster that takes long to shut
+  down): it exits 130;
 * a second signal while the first is handled: it exits 130 at once, naming the files left open.
 
 Files being written are closed cleanly: :func:`deferred` holds a signal until the end of a
@@ -30,11 +31,14 @@ import threading
 import time
 
 #: A main thread that has not run the handler this long after the signal is inside a C call.
-GRACE_S = 0.4
+GRACE_S = 0.25
 #: Writing that lasts longer than this after a signal is announced ("writing results ...").
 NOTE_S = 1.0
 #: After the main thread saw the signal: longest unwinding (not writing) before a forced exit.
 UNWIND_S = 1.5
+#: The same when no result file is open and the command gave no limit (:func:`unwinding`):
+#: nothing is left to write, only to leave (e.g. numba's compiler, interrupted, cleaning up).
+QUIET_UNWIND_S = 0.3
 #: Exit status of an interrupted command (128 + SIGINT, as a shell reports Ctrl-C).
 EXIT_INTERRUPTED = 130
 
@@ -212,7 +216,8 @@ def _follow() -> None:
             if not noted and now - STATE.seen > NOTE_S:
                 _say(f"rtmbs: writing {what} ...")
                 noted = True
-        elif now - max(STATE.seen, STATE.t_written or 0.0) > STATE.unwind_s:
+        elif now - max(STATE.seen, STATE.t_written or 0.0) > (
+                STATE.unwind_s if STATE.open_files or STATE.note else QUIET_UNWIND_S):
             _force_exit("the command did not stop in time")
 
 
