@@ -101,7 +101,9 @@ def cmd_sweep(args) -> int:
     note = ("sweep interrupted; nothing written (the table is written when every run has "
             "finished)")
     try:
-        with unwinding(note):  # Ctrl-C: the cluster's shutdown is not waited for
+        # Ctrl-C: the workers are ended at once, the cluster's shutdown is not waited for (its
+        # workers, left to notice, printed the tracebacks of their lost connections)
+        with unwinding(note, limit_s=0.0):
             table = sweep(args.model, params, manoeuvre=args.manoeuvre, signals=args.output,
                           scheduler=_scheduler(args.scheduler),
                           progress=not (args.no_progress or args.json), n_workers=args.workers,
