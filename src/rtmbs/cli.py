@@ -132,8 +132,8 @@ def disk_error(exc: BaseException):
 
     from .errors import OutputError
 
-    if not isinstance(exc, (OSError, RuntimeError)):  # h5py words a failed write as either
-        return None
+    if not isinstance(exc, OSError) and not (isinstance(exc, RuntimeError) and "errno = " in str(exc)):
+        return None  # (h5py words a failed write as an OSError or a RuntimeError with its errno)
     causes = {errno.ENOSPC: "no space left on the device", errno.EDQUOT: "disk quota exceeded",
               errno.EROFS: "read-only file system", errno.EFBIG: "file too large"}
     text = str(exc)
