@@ -80,10 +80,6 @@ def build_parser() -> argparse.ArgumentParser:
 EXIT_ERROR, EXIT_USAGE, EXIT_DIVERGED, EXIT_INTERNAL, EXIT_INTERRUPTED = 1, 2, 3, 70, 130
 
 
-def _sigterm(signum, frame):
-    raise KeyboardInterrupt  # SIGTERM ends a run like Ctrl-C: the results so far are written
-
-
 def singular_error(exc: BaseException, model=None):
     """A :class:`~rtmbs.errors.SolverError` for a ``LinAlgError`` that escaped a command (a
     singular mass matrix or Jacobian: a model fault, not a bug; it ended in "internal error"
@@ -102,17 +98,61 @@ def singular_error(exc: BaseException, model=None):
 
 
 def main(argv=None) -> int:
+    """The command line (``argv``: its arguments; None: ``sys.argv``, the process' own command
+    line, which an interrupt may end at once with exit 130 after the results are written,
+    :mod:`rtmbs.io.interrupts`)."""
     import warnings
 
-    with warnings.catch_warnings():  # restores the caller's showwarning and filters
-        warnings.showwarning = show_warning
-        clear_warnings()
-        return _main(argv)
+    from .io import interrupts
+
+    # Ctrl-C and SIGTERM raise KeyboardInterrupt from here on, also while the parser imports
+    # the commands' modules; from the command line a watchdog covers long calls into C
+    guard = interrupts.install(watchdog=argv is None)
+    try:
+        with warnings.catch_warnings():  # restores the caller's showwarning and filters
+            warnings.showwarning = show_warning
+            clear_warnings()
+            code = _main(argv)
+    except KeyboardInterrupt:  # while parsing (the commands catch it while they run)
+        print("rtmbs: interrupted", file=sys.stderr)
+        code = EXIT_INTERRUPTED
+    finally:
+        if guard is not None:
+            guard.restore()
+    if argv is None and (code == EXIT_INTERRUPTED or interrupts.STATE.broken_files):
+        # the results are closed (or a file that cannot be written is held: freeing it at the
+        # interpreter's teardown would crash): skip that teardown
+        interrupts.exit_now(code)
+    return code
+
+
+def disk_error(exc: BaseException):
+    """An :class:`~rtmbs.errors.OutputError` for a full, over-quota or read-only file system met
+    by any command (``OSError`` ENOSPC, EDQUOT, EROFS, EFBIG, also as h5py words them), naming
+    the file; None for other exceptions."""
+    import errno
+
+    from .errors import OutputError
+
+    if not isinstance(exc, OSError) and not (isinstance(exc, RuntimeError) and "errno = " in str(exc)):
+        return None  # (h5py words a failed write as an OSError or a RuntimeError with its errno)
+    causes = {errno.ENOSPC: "no space left on the device", errno.EDQUOT: "disk quota exceeded",
+              errno.EROFS: "read-only file system", errno.EFBIG: "file too large"}
+    text = str(exc)
+    cause = causes.get(getattr(exc, "errno", None))
+    if cause is None:
+        for code, words in ((errno.ENOSPC, "No space left"), (errno.EDQUOT, "quota"),
+                            (errno.EROFS, "Read-only file system"), (errno.EFBIG, "too large")):
+            if words in text:
+                cause = causes[code]
+    if cause is None:
+        return None
+    named = getattr(exc, "filename", None) or next(iter(re.findall(r"filename = '([^']+)'", text)), None)
+    where = f"'{named}'" if named else "a file being written"
+    return OutputError(f"{where}: {cause}; the file is incomplete")
 
 
 def _main(argv=None) -> int:
-    import signal
-
     parser = build_parser()
     args = parser.parse_args(argv)
     if not getattr(args, "func", None):
@@ -120,10 +160,6 @@ def _main(argv=None) -> int:
         return EXIT_USAGE
     from .errors import RtmbsError
 
-    try:
-        old_term = signal.signal(signal.SIGTERM, _sigterm)
-    except ValueError:  # not the main thread (main() called from a thread): leave it
-        old_term = None
     try:
         code = int(args.func(args) or 0)
         sys.stdout.flush()  # inside the try: a closed pipe shows here, not at interpreter exit
@@ -141,16 +177,18 @@ def _main(argv=None) -> int:
         if args.debug or os.environ.get("RTMBS_DEBUG"):
             raise
         named = singular_error(exc, getattr(args, "model", None))
-        if named is not None:  # a singular system: the model's fault, named
-            print(f"rtmbs: error: {named}", file=sys.stderr)
+        full = disk_error(exc)
+        if full is not None:  # an HDF5 file that failed is not freed at exit (it crashed there)
+            from .io import interrupts
+
+            interrupts.STATE.broken_files = True
+        if named or full:  # a singular system or a full disk: named, not a bug
+            print(f"rtmbs: error: {named or full}", file=sys.stderr)
             return EXIT_ERROR
         first = str(exc).splitlines()[0] if str(exc) else ""
         print(f"rtmbs: internal error: {type(exc).__name__}{': ' + first if first else ''} "
               "(a bug in rtmbs: rerun with --debug for the traceback and report it)", file=sys.stderr)
         return EXIT_INTERNAL
-    finally:
-        if old_term is not None:
-            signal.signal(signal.SIGTERM, old_term)
 
 
 if __name__ == "__main__":

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from .bench import bench_steps
 from .cli_numbers import json_line, json_safe, nonnegative_int, positive_float, positive_int
-from .io.files import save_result, signals_held, writable_dir, writable_file
+from .io.files import writable_dir, writable_file
 from .solver_args import add_solver_arguments, solver_options
 from .solvers.simulate import DRIFT_WARNING
 
@@ -41,18 +41,26 @@ def register(sub, fmt):
                        "  rtmbs run multilink-ideal --t-end 1.5 --output-rate 100 --out out/ml   # results at 100 Hz\n"
                        "  rtmbs run my_car/ --t-end 3 --input handwheel_angle=0.05 --input drive_torque=throttle.csv"
                        "   # a vehicle folder (docs/tutorial-car.md); inputs: a number or a CSV of t and the channel\n"
+                       "  rtmbs run sedan --t-end 10 --format h5,csv,mdf --out out/sedan\n"
+                       "Results are written while the run goes, by default result.h5 at min(1/h, 1 kHz); "
+                       "Ctrl-C or SIGTERM stops the run at once, keeps the results up to there and exits 130.\n"
                        "The solvers li-euler, li-euler-indep and explicit-euler project onto the constraints "
                        "by default (--stabilize projection); a run with --stabilize none warns when ‖Φ‖ "
                        f"exceeds {DRIFT_WARNING:g}.")
     _run_args(p)
     p.add_argument("--t-end", type=positive_float, default=1.0, help="end time [s]")
-    p.add_argument("--out", default=None, help="directory for result.h5, result.csv, summary.json")
+    p.add_argument("--out", default=None, help="directory for the results (--format) and "
+                   "summary.json, written while the run goes")
     rate = p.add_mutually_exclusive_group()
     rate.add_argument("--save-every", type=positive_int, default=None, help="keep every k-th step "
-                      "(default: every step)")
+                      "(default: as --output-rate's default)")
     rate.add_argument("--output-rate", type=positive_float, default=None, metavar="HZ",
-                      help="keep the results at HZ samples per second (1/(k·h) for an integer k)")
-    p.add_argument("--mdf", action="store_true", help="also write result.mf4 (ASAM MDF4)")
+                      help="keep the results at HZ samples per second (1/(k·h) for an integer k; "
+                      f"default: the highest such rate up to min(1/h, {DEFAULT_RATE_HZ:g} Hz))")
+    p.add_argument("--format", default="h5", metavar="LIST",
+                   help="result files: h5 (result.h5), csv (result.csv), mdf (result.mf4, ASAM "
+                   "MDF4), or a list such as h5,csv,mdf")
+    p.add_argument("--mdf", action="store_true", help="also write result.mf4 (as --format ...,mdf)")
     p.add_argument("--json", action="store_true", help="print a one-line JSON summary")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.add_argument("--input", action="append", default=[], metavar="NAME=VALUE|FILE.csv",
@@ -193,13 +201,27 @@ def check_steps(t_end: float, h: float, what: str = "--t-end") -> int:
     return nsteps
 
 
+#: ``rtmbs run`` keeps its results at most this often by default [Hz].
+DEFAULT_RATE_HZ = 1000.0
+#: A run whose result files would be larger than this says so before it starts [bytes].
+LARGE_RESULT_BYTES = 1e9
+
+
+def default_every(h: float) -> int:
+    """Steps between saved samples by default: the smallest k with 1/(k·h) ≤ ``DEFAULT_RATE_HZ``
+    (every step for h ≥ 1 ms; every 10th at h = 0.1 ms)."""
+    import math
+
+    return max(1, math.ceil(1.0 / (DEFAULT_RATE_HZ * h) - 1e-9))
+
+
 def save_every(args) -> int:
     """Steps between saved samples from ``--save-every`` or ``--output-rate`` (which must be
-    1/(k·h) for an integer k ≥ 1)."""
+    1/(k·h) for an integer k ≥ 1), else :func:`default_every`."""
     from .errors import SolverError
 
     if getattr(args, "output_rate", None) is None:
-        return args.save_every or 1
+        return args.save_every or default_every(args.h)
     k = 1.0 / (args.output_rate * args.h)
     if round(k) < 1 or abs(k - round(k)) > 1e-9 * k:
         raise SolverError(f"--output-rate {args.output_rate:g} Hz is not 1/(k·h) for an integer "
@@ -208,17 +230,40 @@ def save_every(args) -> int:
     return int(round(k))
 
 
-def _save_run(res, args, s, system=None) -> list[str]:
-    """Write the results of ``rtmbs run`` (also of an interrupted or diverged one) with Ctrl-C
-    held off, so that the files are closed cleanly; returns their paths (also in ``s["files"]``,
-    the summary written last)."""
-    out = Path(args.out)
-    with signals_held():
-        files = save_result(res, out, args.mdf, system=system)
-        files.append(out / "summary.json")
-        s["files"] = [str(f) for f in files]
-        (out / "summary.json").write_text(json.dumps(json_safe(s), indent=1, allow_nan=False))
-    return s["files"]
+def run_formats(args) -> list[str]:
+    """The result formats of ``rtmbs run`` (``--format``, plus mdf with ``--mdf``)."""
+    from .io.stream import parse_formats
+
+    formats = parse_formats(args.format)
+    if args.mdf and "mdf" not in formats:
+        formats.append("mdf")
+    return formats
+
+
+def announce_size(system, nsteps: int, every: int, formats, out) -> None:
+    """Warn before a run whose result files would pass ``LARGE_RESULT_BYTES`` (and when they
+    would not fit in the free space of ``out``), with the option that makes them smaller."""
+    import shutil
+    import warnings
+
+    from .io.stream import expected_bytes, human
+
+    rows = nsteps // every + 1
+    width = (2 * system.n + system.m + system.nx + len(system.output_names)
+             + len(getattr(system, "acceleration_names", ())) + 3)
+    sizes = expected_bytes(rows, width, formats)
+    total = sum(sizes.values())
+    listing = ", ".join(f"{k} {human(v)}" for k, v in sizes.items())
+    if total > LARGE_RESULT_BYTES:
+        warnings.warn(f"the results will take about {human(total)} ({rows} samples of {width} "
+                      f"signals: {listing}); --output-rate sets how many samples are kept")
+    try:
+        free = shutil.disk_usage(out).free
+    except OSError:
+        return
+    if total > free:
+        warnings.warn(f"the results will take about {human(total)} but '{out}' has "
+                      f"{human(free)} free: the files will be incomplete")
 
 
 def cmd_run(args) -> int:
@@ -226,12 +271,14 @@ def cmd_run(args) -> int:
     import warnings
 
     from .errors import ConstraintDriftWarning, SimulationDiverged, SimulationInterrupted
+    from .io import interrupts
     from .models import load_model
     from .solvers.base import get_solver
     from .solvers.simulate import simulate
 
-    check_steps(args.t_end, args.h)
+    nsteps = check_steps(args.t_end, args.h)
     every = save_every(args)
+    formats = run_formats(args)
     if args.out:
         writable_dir(args.out)  # before the run, not after it
     system = load_model(args.model)
@@ -239,29 +286,44 @@ def cmd_run(args) -> int:
 
     inputs = input_functions(args.input, system)
     slv = get_solver(args.solver)(system, **solver_options(args))  # its own option errors
+    stream = None
+    if args.out:
+        from .io.stream import ResultStream
+
+        announce_size(system, nsteps, every, formats, args.out)
+        stream = ResultStream(args.out, formats, system, rows=nsteps // every + 1,
+                              meta=dict(model=system.name, solver=slv.name, h=args.h))
     t0 = time.perf_counter()
     code, failure = 0, None
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", ConstraintDriftWarning)
         try:
             res = simulate(system, slv, t_end=args.t_end, h=args.h, save_every=every,
-                           progress=not args.no_progress and not args.json, inputs=inputs)
+                           progress=not args.no_progress and not args.json, inputs=inputs,
+                           on_rows=stream)
         except SimulationDiverged as exc:
             res, code, failure = exc.result, 3, f"rtmbs: error: {exc}"
         except SimulationInterrupted as exc:
             res, code, failure = exc.result, 130, f"rtmbs: {exc}"
-    for w in caught:
-        if issubclass(w.category, ConstraintDriftWarning):
-            print(f"rtmbs: warning: {w.message}", file=sys.stderr)
-        else:
-            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
-    wall = time.perf_counter() - t0
-    s = res.summary(wall)
-    from .cli_warnings import warnings_shown
+        except BaseException:  # Ctrl-C before the first step, a refusal, an error
+            if stream is not None:
+                stream.stop()
+            raise
+    with interrupts.writing("results"):  # Ctrl-C from here on: the files are finished first
+        for w in caught:
+            if issubclass(w.category, ConstraintDriftWarning):
+                print(f"rtmbs: warning: {w.message}", file=sys.stderr)
+            else:
+                warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+        wall = time.perf_counter() - t0
+        s = res.summary(wall)
+        from .cli_warnings import warnings_shown
 
-    s["warnings"] = list(dict.fromkeys(warnings_shown() + s["warnings"]))  # e.g. redundant joints
-    if args.out:
-        s["files"] = _save_run(res, args, s, system)
+        s["warnings"] = list(dict.fromkeys(warnings_shown() + s["warnings"]))  # e.g. redundant joints
+        if stream is not None:
+            files = stream.finish(res) + [Path(args.out) / "summary.json"]
+            s["files"] = [str(f) for f in files]
+            write_summary(Path(args.out) / "summary.json", s)
     if failure:  # the results are kept: say where
         where = ("written to " + ", ".join(s["files"])) if args.out else "not written (no --out)"
         print(f"{failure}; {where}", file=sys.stderr)
@@ -273,6 +335,18 @@ def cmd_run(args) -> int:
         if args.out:
             print(f"results written to {args.out}/ ({', '.join(Path(f).name for f in s['files'])})")
     return code
+
+
+def write_summary(path: Path, s: dict) -> None:
+    """``summary.json`` (a full disk: the named error of the result files)."""
+    from .errors import OutputError
+    from .io.stream import cause_of
+
+    try:
+        path.write_text(json.dumps(json_safe(s), indent=1, allow_nan=False))
+    except OSError as exc:
+        raise OutputError(f"result file '{path}': {cause_of(exc)}; the file is incomplete "
+                          "(the results before it are complete)") from None
 
 
 def cmd_bench(args) -> int:

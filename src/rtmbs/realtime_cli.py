@@ -137,11 +137,14 @@ def cmd_realtime(args) -> int:
     system = resolve_model(args.model)
     # built here so that the options go to the solver alone (not to run_realtime's keywords)
     slv = _make_solver(system, args.solver, solver_options(args))
-    rep = run_realtime(system, slv, h=args.h, duration=args.duration,
-                       policy=args.policy, io=io, record=bool(args.out),
-                       recover_after=args.recover_after, priority=args.priority, out=args.out,
-                       busy_wait=args.busy_wait, outputs_at=args.outputs_at,
-                       prewarm=args.prewarm)
+    from .io.interrupts import results_follow
+
+    with results_follow():  # Ctrl-C ends the loop, which then writes its report and files
+        rep = run_realtime(system, slv, h=args.h, duration=args.duration,
+                           policy=args.policy, io=io, record=bool(args.out),
+                           recover_after=args.recover_after, priority=args.priority,
+                           out=args.out, busy_wait=args.busy_wait, outputs_at=args.outputs_at,
+                           prewarm=args.prewarm)
     written = []
     if args.out:
         from .io.files import signals_held
@@ -150,7 +153,7 @@ def cmd_realtime(args) -> int:
 
         out = Path(args.out)
         attach(rep.result, system)  # units and the geometry `rtmbs view` draws
-        with signals_held():  # the files are closed cleanly
+        with signals_held():  # the files are closed cleanly (Ctrl-C waits for them)
             rep.result.save_hdf5(out / "result.h5")
             save_mdf(rep.result, out / "result.mf4", units=getattr(system, "units", None))
         written = [str(out / f) for f in ("summary.json", "summary.md", "turnaround.png",

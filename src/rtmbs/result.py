@@ -92,14 +92,21 @@ class Result:
         """One column per :meth:`columns` name: the names on the first row, their units on the
         second (``s``, ``m``, ``N m``; empty for none), the samples below."""
         path = Path(path)
-        cols = self.columns()
-        units = self.units()
         with path.open("w", newline="") as fh:
-            w = csv.writer(fh)
+            self.write_csv_rows(fh, header=True)
+        return path
+
+    def write_csv_rows(self, fh, header: bool = False) -> None:
+        """The rows of :meth:`save_csv` into the open text file ``fh`` (with the two header rows
+        when ``header``): ``rtmbs.io.stream`` appends a run's rows as they come."""
+        cols = self.columns()
+        w = csv.writer(fh)
+        if header:
+            units = self.units()
             w.writerow(list(cols))
             w.writerow([units.get(c, "") for c in cols])
+        if len(self.t):
             w.writerows(np.column_stack(list(cols.values())).tolist())
-        return path
 
     @classmethod
     def load_csv(cls, path) -> "Result":
@@ -134,27 +141,43 @@ class Result:
 
         path = Path(path)
         units = self.units()
+        with h5py.File(path, "w") as f:
+            f.require_group("outputs")
+            for key, arr, attr, unit in self.hdf5_datasets(units):
+                f.create_dataset(key, data=arr).attrs[attr] = unit
+            self.write_hdf5_meta(f, units)
+        return path
+
+    def hdf5_datasets(self, units: dict) -> list[tuple[str, np.ndarray, str, str]]:
+        """Every array of the HDF5 file: (its path in the file, the array, the name of its unit
+        attribute, the attribute): ``unit`` (one string) or ``units`` (a JSON list, one per
+        column). ``units``: :meth:`units`."""
         names = self.coordinate_names or [f"q{i}" for i in range(self.q.shape[1])]
         per_column = {"t": units["t"], "q": [units.get(f"q:{c}", "") for c in names],
                       "qd": [units.get(f"qd:{c}", "") for c in names],
                       "lam": [units.get(f"lam:{i}", "") for i in range(self.lam.shape[1])],
                       "phi_norm": "", "phid_norm": "", "x": [""] * self.x.shape[1]}
+        out = []
+        for k in ("t", "q", "qd", "lam", "phi_norm", "phid_norm", "x"):
+            u = per_column[k]
+            out.append((k, getattr(self, k), "unit" if isinstance(u, str) else "units",
+                        u if isinstance(u, str) else json.dumps(u)))
+        out += [(f"outputs/{k}", v, "unit", units.get(k, "")) for k, v in self.outputs.items()]
+        return out
+
+    def write_hdf5_meta(self, f, units: dict) -> None:
+        """The coordinate names and ``meta`` (attributes), the units and the geometry (JSON
+        strings as datasets: attributes are limited to 64 kB) into the open h5py file ``f``."""
+        f.attrs["coordinate_names"] = json.dumps(self.coordinate_names)
+        self.write_hdf5_status(f)
+        f.create_dataset("units", data=json.dumps(units))
+        if "geometry" in self.meta:
+            f.create_dataset("geometry", data=json.dumps(self.meta["geometry"]))
+
+    def write_hdf5_status(self, f) -> None:
+        """``meta`` (status, message, wall time, ...) as the file's ``meta`` attribute."""
         meta = {k: v for k, v in self.meta.items() if k not in ("geometry", "units")}
-        with h5py.File(path, "w") as f:
-            for k in ("t", "q", "qd", "lam", "phi_norm", "phid_norm", "x"):
-                d = f.create_dataset(k, data=getattr(self, k))
-                u = per_column[k]
-                d.attrs["unit" if isinstance(u, str) else "units"] = u if isinstance(u, str) else json.dumps(u)
-            g = f.create_group("outputs")
-            for k, v in self.outputs.items():
-                g.create_dataset(k, data=v).attrs["unit"] = units.get(k, "")
-            f.attrs["coordinate_names"] = json.dumps(self.coordinate_names)
-            f.attrs["meta"] = json.dumps(meta, default=str)
-            # JSON strings as datasets: attributes are limited to 64 kB
-            f.create_dataset("units", data=json.dumps(units))
-            if "geometry" in self.meta:
-                f.create_dataset("geometry", data=json.dumps(self.meta["geometry"]))
-        return path
+        f.attrs["meta"] = json.dumps(meta, default=str)
 
     @classmethod
     def load_hdf5(cls, path) -> "Result":
@@ -165,6 +188,11 @@ class Result:
             if "x" in f:
                 arrays["x"] = f["x"][()]
             outputs = {k: f["outputs"][k][()] for k in f["outputs"]}
+            # a file streamed by a run that stopped between two datasets' appends: the rows
+            # every array holds
+            n = min([len(a) for a in arrays.values()] + [len(v) for v in outputs.values()])
+            arrays = {k: a[:n] for k, a in arrays.items()}
+            outputs = {k: v[:n] for k, v in outputs.items()}
             names = json.loads(f.attrs["coordinate_names"])
             meta = json.loads(f.attrs["meta"])
             for key in ("units", "geometry"):

@@ -84,8 +84,12 @@ def cmd_study(args) -> int:
         parallel["projection"] = args.projection
     out = writable_dir(args.out)  # before the work
     before = {p: p.stat().st_mtime_ns for p in out.rglob("*") if p.is_file()}
+    from .io.interrupts import unwinding
+
     try:
-        getattr(mod, fn_name)(out, quick=args.quick, **parallel)
+        with unwinding(f"study '{args.name}' interrupted; what it wrote so far is in {out}",
+                       limit_s=1.0):
+            getattr(mod, fn_name)(out, quick=args.quick, **parallel)
     except KeyboardInterrupt:  # Ctrl-C / SIGTERM: name what the study wrote before it
         import sys
 

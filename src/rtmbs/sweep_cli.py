@@ -96,11 +96,23 @@ def cmd_sweep(args) -> int:
 
             raise SolverError(f"--param {path}: given twice")
         params[path] = values
-    table = sweep(args.model, params, manoeuvre=args.manoeuvre, signals=args.output,
-                  scheduler=_scheduler(args.scheduler), progress=not (args.no_progress or args.json),
-                  n_workers=args.workers, solver=args.solver, h=args.h, t_end=args.t_end,
-                  save_every=args.save_every, options=solver_options(args),
-                  trajectories=args.trajectories, batch=args.batch)
+    from .io.interrupts import unwinding
+
+    note = ("sweep interrupted; nothing written (the table is written when every run has "
+            "finished)")
+    try:
+        # Ctrl-C: the workers are ended at once, the cluster's shutdown is not waited for (its
+        # workers, left to notice, printed the tracebacks of their lost connections)
+        with unwinding(note, limit_s=0.0):
+            table = sweep(args.model, params, manoeuvre=args.manoeuvre, signals=args.output,
+                          scheduler=_scheduler(args.scheduler),
+                          progress=not (args.no_progress or args.json), n_workers=args.workers,
+                          solver=args.solver, h=args.h, t_end=args.t_end,
+                          save_every=args.save_every, options=solver_options(args),
+                          trajectories=args.trajectories, batch=args.batch)
+    except KeyboardInterrupt:
+        print(f"rtmbs: {note}", file=sys.stderr)
+        return 130
     h5 = out if out.suffix.lower() in (".h5", ".hdf5") else out.with_suffix(".h5")
     table.save_hdf5(h5)
     csv = table.save_csv(h5.with_suffix(".csv"))

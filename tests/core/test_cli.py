@@ -37,7 +37,7 @@ def test_models_lists_the_required_builtins(capsys):
 def test_run_writes_results_and_summary(tmp_path, capsys):
     out = tmp_path / "dp"
     assert main(["run", "double-pendulum", "--t-end", "0.2", "--h", "1e-3", "--solver", "li-euler",
-                 "--stabilize", "projection", "--out", str(out), "--json"]) == 0
+                 "--stabilize", "projection", "--out", str(out), "--format", "h5,csv", "--json"]) == 0
     s = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
     assert s["steps"] == 200 and s["t_end"] == pytest.approx(0.2)
     assert 0 < s["max_constraint_norm"] < 1e-4 and s["final_constraint_norm"] <= s["max_constraint_norm"]

@@ -144,7 +144,8 @@ def test_run_lists_every_file_and_reports_one_wall_time(tmp_path, capsys):
     from rtmbs.result import Result
 
     out = tmp_path / "dp"
-    args = ["run", "double-pendulum", "--t-end", "0.05", "--out", str(out), "--mdf", "--no-progress"]
+    args = ["run", "double-pendulum", "--t-end", "0.05", "--out", str(out), "--format", "h5,csv",
+            "--mdf", "--no-progress"]
     assert main(args) == 0
     line = capsys.readouterr().out.strip().splitlines()[-1]
     assert line == f"results written to {out}/ (result.h5, result.csv, result.mf4, summary.json)"

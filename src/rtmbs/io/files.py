@@ -41,16 +41,22 @@ def writable_file(path) -> Path:
 
 @contextlib.contextmanager
 def signals_held():
-    """Ignore Ctrl-C (SIGINT) and SIGTERM while result files are written, so that they are closed
-    cleanly; the handlers are restored after (a no-op outside the main thread)."""
+    """Ctrl-C (SIGINT) and SIGTERM wait while result files are written, so that they are closed
+    cleanly (:func:`rtmbs.io.interrupts.writing`: under the ``rtmbs`` command, a write that
+    outlasts a second after a signal is announced); outside the command (no handler of
+    rtmbs installed) the signals are ignored meanwhile. A no-op outside the main thread."""
+    from . import interrupts
+
     old = {}
     try:
         for sig in (signal.SIGINT, signal.SIGTERM):
-            old[sig] = signal.signal(sig, signal.SIG_IGN)
+            if signal.getsignal(sig) is not interrupts._handler:
+                old[sig] = signal.signal(sig, signal.SIG_IGN)
     except ValueError:  # not the main thread
         pass
     try:
-        yield
+        with interrupts.writing("results"):
+            yield
     finally:
         for sig, handler in old.items():
             signal.signal(sig, handler)

@@ -36,8 +36,11 @@ def consistent_accelerations(system: MechanicalSystem, t, q, qd) -> np.ndarray:
     return np.linalg.lstsq(kkt, np.concatenate([ws.Q, ws.gamma]), rcond=None)[0][:n]
 
 
-#: Steps per compiled chunk of a run (between two updates of the progress bar).
+#: Steps per compiled chunk of a run (between two updates of the progress bar), at most.
 CHUNK_STEPS = 1000
+#: Wall time a compiled chunk aims at: Ctrl-C is seen between chunks, so this bounds the delay of
+#: an interrupt (the first chunk is a few steps; the next are sized on its measured speed).
+CHUNK_WALL_S = 0.1
 
 #: A fixed-step run refuses to keep results larger than this share of the machine's memory.
 RESULT_MEMORY_SHARE = 0.5
@@ -86,6 +89,7 @@ def simulate(
     raise_on_divergence: bool = True,
     accelerations: bool = True,
     inputs: dict | None = None,
+    on_rows=None,
     **options,
 ) -> Result:
     """Integrate ``system`` from ``state`` (default: its initial state) to ``t_end``.
@@ -112,6 +116,11 @@ def simulate(
     Taylor expansion about each step's start (``CartesianSystem.set_input_functions``); the
     steps then run one Python call each, not in compiled chunks. Without ``state`` the initial
     state is assembled with them at t = 0.
+
+    ``on_rows(rows)``, if given, is called during the run with each batch of newly saved rows (a
+    :class:`Result` of views, valid during the call): a writer streams them to files
+    (``rtmbs.io.stream``). The rows saved after its last call are in the returned result (or the
+    ``result`` of the exception).
     """
     if inputs:
         if not hasattr(system, "set_input_functions"):
@@ -123,15 +132,15 @@ def simulate(
             raise SolverError(f"simulate: inputs: {exc.args[0]}") from None
         try:
             return _simulate(system, solver, t_end, h, state, save_every, progress,
-                             raise_on_divergence, accelerations, True, options)
+                             raise_on_divergence, accelerations, True, options, on_rows)
         finally:
             system.set_input_functions(None)
     return _simulate(system, solver, t_end, h, state, save_every, progress, raise_on_divergence,
-                     accelerations, False, options)
+                     accelerations, False, options, on_rows)
 
 
 def _simulate(system, solver, t_end, h, state, save_every, progress, raise_on_divergence,
-              accelerations, driven, options) -> Result:
+              accelerations, driven, options, on_rows=None) -> Result:
     """:func:`simulate`; ``driven``: channels are driven by callables (set at each step)."""
     if not (isinstance(h, (int, float, np.floating)) and math.isfinite(h) and h > 0):
         raise SolverError(f"simulate: h = {h!r}, expected a finite step size > 0 s")
@@ -191,6 +200,17 @@ def _simulate(system, solver, t_end, h, state, save_every, progress, raise_on_di
             system.acceleration_outputs(state.t, state.q, state.qd, qdd, acc_buf)
             acc_arr[k] = acc_buf
 
+    coords = list(getattr(system, "coordinate_names", []))
+
+    def rows(a, b) -> Result:  # rows a..b-1 as views (on_rows; the final result copies)
+        return Result(
+            t=t_arr[a:b], q=q_arr[a:b], qd=qd_arr[a:b], lam=lam_arr[a:b], phi_norm=phi_n[a:b],
+            phid_norm=phid_n[a:b], x=x_arr[a:b], coordinate_names=coords,
+            outputs={**{nm: out_arr[a:b, j] for j, nm in enumerate(out_names)},
+                     **{nm: acc_arr[a:b, j] for j, nm in enumerate(acc_names)}})
+
+    k_given = 0  # rows handed to on_rows
+
     if driven:
         system.apply_input_functions(state.t)
     slv.reset(state)
@@ -208,13 +228,17 @@ def _simulate(system, solver, t_end, h, state, save_every, progress, raise_on_di
     interrupted = False
     try:
         if compiled_rollout(slv) and not driven:
-            # the steps in compiled chunks (rtmbs.solvers.rollout), about CHUNK_STEPS at a time
-            chunk = save_every * max(1, CHUNK_STEPS // save_every)
+            # the steps in compiled chunks (rtmbs.solvers.rollout) of about CHUNK_WALL_S each
+            chunk = save_every * max(1, 10 // save_every)
             i = 0
             while i < nsteps:
                 k = min(chunk, nsteps - i)
+                tc = time.perf_counter()
                 r = rollout(slv, state, k, h, outputs=bool(out_names), every=save_every,
                             time_origin=(t_start, i))
+                per_step = (time.perf_counter() - tc) / max(r.nsteps, 1)
+                chunk = save_every * max(1, min(int(CHUNK_WALL_S / max(per_step, 1e-9)),
+                                                CHUNK_STEPS) // save_every)
                 for j in range(len(r.t)):
                     state.t, state.q[:], state.qd[:] = r.t[j], r.q[j], r.qd[j]
                     state.x[:] = r.x[j]
@@ -230,6 +254,9 @@ def _simulate(system, solver, t_end, h, state, save_every, progress, raise_on_di
                     break
                 if bar is not None:
                     bar.update(k)
+                if on_rows is not None:
+                    on_rows(rows(k_given, k_saved))
+                    k_given = k_saved
             last_q[:], last_qd[:], last_t = state.q, state.qd, state.t
         else:
             for i in range(1, nsteps + 1):
@@ -256,8 +283,12 @@ def _simulate(system, solver, t_end, h, state, save_every, progress, raise_on_di
                 if i % save_every == 0:
                     record(k_saved, (state.qd - prev_qd) / h if acc_names else None)
                     k_saved += 1
-                if bar is not None and i % 1000 == 0:
-                    bar.update(1000)
+                if i % 1000 == 0:
+                    if bar is not None:
+                        bar.update(1000)
+                    if on_rows is not None and k_saved > k_given:
+                        on_rows(rows(k_given, k_saved))
+                        k_given = k_saved
     except KeyboardInterrupt:  # Ctrl-C / SIGTERM: keep the rows recorded so far
         interrupted = True
         status = 2
@@ -272,7 +303,7 @@ def _simulate(system, solver, t_end, h, state, save_every, progress, raise_on_di
         phid_norm=phid_n[:k_saved].copy(),
         outputs={**{nm: out_arr[:k_saved, j].copy() for j, nm in enumerate(out_names)},
                  **{nm: acc_arr[:k_saved, j].copy() for j, nm in enumerate(acc_names)}},
-        coordinate_names=list(getattr(system, "coordinate_names", [])), x=x_arr[:k_saved].copy(),
+        coordinate_names=coords, x=x_arr[:k_saved].copy(),
         meta=dict(model=system.name, solver=slv.name, h=h, steps=slv.nstep, wall_s=wall,
                   status=status, message=message, phase_us=slv.phase_times_us()),
     )
