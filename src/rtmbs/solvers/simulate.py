@@ -7,7 +7,9 @@ import time
 import warnings
 
 import numpy as np
+import scipy.sparse.linalg as spla
 
+from ..assembly import packed_vector, sparse_evaluation, use_sparse
 from .threads import with_limited_blas
 from ..errors import ConstraintDriftWarning, SimulationDiverged, SimulationInterrupted, SolverError
 from ..result import Result
@@ -26,6 +28,8 @@ DRIFT_WARNING = 1e-4
 def consistent_accelerations(system: MechanicalSystem, t, q, qd) -> np.ndarray:
     """q̈ of the index-1 equations [M Φqᵀ; Φq 0][q̈; λ] = [Q; γ] (seed 000 eq. 23), the
     minimum-norm least-squares solution, so redundant constraints are accepted (offline use)."""
+    if use_sparse(system) and system.m:
+        return _sparse_accelerations(system, t, q, qd)
     ws = system.workspace()
     system.evaluate(t, q, qd, ws, EVAL_M | EVAL_Q | EVAL_PHIQ | EVAL_GAMMA)
     n, m = system.n, system.m
@@ -34,6 +38,25 @@ def consistent_accelerations(system: MechanicalSystem, t, q, qd) -> np.ndarray:
     kkt[:n, n:] = ws.phiq.T
     kkt[n:, :n] = ws.phiq
     return np.linalg.lstsq(kkt, np.concatenate([ws.Q, ws.gamma]), rcond=None)[0][:n]
+
+
+def _sparse_accelerations(system, t, q, qd, rtol=1e-12, maxit=200) -> np.ndarray:
+    """q̈ of [M Φqᵀ; Φq 0][q̈; λ] = [Q; γ] for large models in O(non-zeros): the augmented-
+    Lagrangian iteration (M + αΦqᵀΦq) q̈ = Q − Φqᵀ(λ − αγ), λ += α(Φq q̈ − γ) (Bayo & Ledesma
+    1996), one sparse LU; redundant rows need no rank decision (M positive definite on
+    null(Φq), the Euler-parameter rows included)."""
+    M, J, buf = sparse_evaluation(system, t, q, qd, EVAL_M | EVAL_Q | EVAL_PHIQ | EVAL_GAMMA)
+    Q, gamma = packed_vector(system, buf, "Q"), packed_vector(system, buf, "gamma")
+    alpha = 1e4 * max(float(np.abs(M.diagonal()).max()), 1e-300)
+    lu = spla.splu((M + alpha * (J.T @ J)).tocsc())
+    lam = np.zeros(system.m)
+    for _ in range(maxit):
+        qdd = lu.solve(Q - J.T @ (lam - alpha * gamma))
+        res = J @ qdd - gamma
+        lam += alpha * res
+        if np.abs(res).max() <= rtol * max(1.0, float(np.abs(qdd).max())):
+            break
+    return qdd
 
 
 #: Steps per compiled chunk of a run (between two updates of the progress bar).
