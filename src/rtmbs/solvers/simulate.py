@@ -10,6 +10,7 @@ import numpy as np
 import scipy.sparse.linalg as spla
 
 from ..assembly import packed_vector, sparse_evaluation, use_sparse
+from . import known_limits
 from .threads import with_limited_blas
 from ..errors import ConstraintDriftWarning, SimulationDiverged, SimulationInterrupted, SolverError
 from ..result import Result
@@ -172,6 +173,7 @@ def _simulate(system, solver, t_end, h, state, save_every, progress, raise_on_di
                                      q=res.q[-1].copy(), qd=res.qd[-1].copy(), result=res)
         return res
     nsteps, nsave = _check_run(system, state.t, t_end, h, save_every, accelerations)
+    limits = known_limits.before_run(system, slv.name, h)
     n, m = system.n, system.m
     t_arr = np.empty(nsave)
     q_arr = np.empty((nsave, n))
@@ -299,9 +301,12 @@ def _simulate(system, solver, t_end, h, state, save_every, progress, raise_on_di
         meta=dict(model=system.name, solver=slv.name, h=h, steps=slv.nstep, wall_s=wall,
                   status=status, message=message, phase_us=slv.phase_times_us()),
     )
+    limits += known_limits.after_run(slv, slv.nstep)
+    if limits:
+        res.meta["warnings"] = list(limits)
     drift = drift_message(slv, res.t, res.phi_norm)
     if drift:
-        res.meta["warnings"] = [drift]
+        res.meta["warnings"] = res.meta.get("warnings", []) + [drift]
         warnings.warn(drift, ConstraintDriftWarning, stacklevel=4)  # past _simulate and with_limited_blas
     if status < 0 and raise_on_divergence:
         raise SimulationDiverged(message, t=last_t, q=last_q, qd=last_qd, result=res)
