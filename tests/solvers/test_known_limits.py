@@ -45,3 +45,17 @@ def test_the_warning_reaches_the_result(recwarn):
     assert any("generalized-alpha with 1 steady-state tyre(s)" in w
                for w in res.meta["warnings"])
     assert any(issubclass(w.category, KnownLimitWarning) for w in recwarn)
+
+
+@pytest.mark.slow
+def test_algorithm_2_on_the_spinning_chain_stops_with_the_advice():
+    """spatial-chain-10 with li-euler-indep at 1 ms: it re-partitions often (warned) and
+    diverges near 2.3 s; the message says to use li-euler, which runs the same 2.5 s."""
+    system = load_model("spatial-chain-10")
+    with pytest.warns(KnownLimitWarning, match="li-euler-indep re-partitioned"):
+        res = simulate(system, "li-euler-indep", t_end=2.5, h=1e-3, raise_on_divergence=False)
+    assert res.meta["status"] == -1
+    assert 2.0 < res.t[-1] < 2.5
+    assert res.meta["message"].endswith("at 1 ms): use li-euler")
+    ok = simulate(system, "li-euler", t_end=2.5, h=1e-3)
+    assert ok.meta["status"] == 1 and np.isfinite(ok.q).all()

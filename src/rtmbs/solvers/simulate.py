@@ -251,7 +251,8 @@ def _simulate(system, solver, t_end, h, state, save_every, progress, raise_on_di
                     status = -1
                     message = (f"simulation diverged at t = {t_start + (i + 1) * h:.6g} s (step {i + 1} "
                                f"of {nsteps}, solver '{slv.name}', h = {h:g} s); results kept up to "
-                               f"t = {t_start + i * h:.6g} s")
+                               f"t = {t_start + i * h:.6g} s"
+                               + known_limits.divergence_hint(slv.name))
                     break
                 if bar is not None:
                     bar.update(k)
@@ -273,7 +274,7 @@ def _simulate(system, solver, t_end, h, state, save_every, progress, raise_on_di
                     message = (
                         f"simulation diverged at t = {state.t:.6g} s (step {i} of {nsteps}, solver "
                         f"'{slv.name}', h = {h:g} s); results kept up to t = {last_t:.6g} s"
-                    )
+                        + known_limits.divergence_hint(slv.name))
                     break
                 last_q[:] = state.q
                 last_qd[:] = state.qd
