@@ -4,6 +4,8 @@ Offline utilities: they iterate to a tolerance and use dense numpy/scipy.
 """
 from __future__ import annotations
 
+import sys
+
 import numpy as np
 import scipy.sparse as sp
 import scipy.sparse.linalg as spl
@@ -17,6 +19,18 @@ MAX_ITER = 60
 #: From this many entries of Φq (m·n) on, set-up works on sparse matrices from the packed
 #: evaluation (O(non-zeros)) instead of dense least squares and SVDs of the whole Φq.
 SPARSE_SETUP_FROM = 4_000_000
+
+
+#: Models with at least this many coordinates say which set-up phase they are in (stderr).
+SETUP_NOTICE_FROM_N = 2000
+
+
+def setup_notice(system, phase: str) -> None:
+    """One line on stderr before a set-up phase of a large model (n ≥ SETUP_NOTICE_FROM_N):
+    each of these phases takes seconds there (progress, issue 32)."""
+    if system.n >= SETUP_NOTICE_FROM_N:
+        print(f"rtmbs: setting up '{system.name}' (n {system.n}, m {system.m}): {phase} ...",
+              file=sys.stderr, flush=True)
 
 
 def use_sparse(system) -> bool:
@@ -136,6 +150,7 @@ def assemble(system: MechanicalSystem, q0, qd0, t: float = 0.0, check_redundant:
     """Consistent (q, q̇). With ``check_redundant``, a rank-deficient Φq raises
     :class:`RedundantConstraintError` naming the redundant joints (the redundant-constraint
     formulations accept such models: pass ``check_redundant=False``)."""
+    setup_notice(system, "assembly of the initial positions and velocities")
     q = assemble_positions(system, q0, t)
     qd = assemble_velocities(system, q, qd0, t)
     if check_redundant and system.m and getattr(system, "allow_redundant", False) is False:

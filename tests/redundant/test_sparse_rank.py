@@ -59,7 +59,6 @@ def test_a_large_chain_never_takes_the_dense_path(monkeypatch, capsys):
     st = system.initial_state()
     monkeypatch.setattr(redundancy, "select_rows", counting)
     monkeypatch.setattr(redundancy, "_jacobian", no_dense)
-    monkeypatch.setattr(redundancy, "SETUP_NOTICE_FROM_N", 2000)
     assert redundancy.prepare(system, "li-euler", "remove") is system
     assert len(calls) == 400 and max(c[0] * c[1] for c in calls) <= 3 * 14
     assert "rtmbs: setting up 'spatial-chain-400' (n 2800, m 1600): rank of the constraint " \

@@ -20,14 +20,13 @@ from __future__ import annotations
 
 import warnings
 
-import sys
 
 import numpy as np
 import scipy.linalg as sla
 import scipy.sparse as sp
 from numba import njit
 
-from ..assembly import sparse_evaluation
+from ..assembly import setup_notice, sparse_evaluation
 from ..errors import RedundantConstraintError, RedundantConstraintWarning, SolverError
 from ..protocol import EVAL_GAMMA, EVAL_PHI, EVAL_PHIQ, MechanicalSystem, State, Workspace, workspace_size
 from ..tolerances import SOLVER_RANK_RTOL
@@ -44,8 +43,6 @@ LEFT_OUT_FACTOR = 10.0
 #: by structure (joints that are bridges of the body graph) and dense checks of the closed-loop
 #: parts only (:func:`independent_rows`).
 DENSE_RANK_LIMIT = 4_000_000
-#: Models with more coordinates than this say which set-up phase they are in (stderr).
-SETUP_NOTICE_FROM_N = 2000
 
 _ROW_KIND = {0: "spherical", 1: "dot-1", 2: "dot-2", 3: "distance", 4: "rotation-driver"}
 
@@ -99,13 +96,6 @@ def select_rows(phiq: np.ndarray, priority=None, rtol: float = SOLVER_RANK_RTOL)
         kept = np.sort(piv[:rank].astype(np.int64))
     left = np.setdiff1d(np.arange(m), kept)
     return kept, left, rank
-
-
-def setup_notice(system, phase: str) -> None:
-    """One line on stderr before a set-up phase of a large model (n ≥ SETUP_NOTICE_FROM_N)."""
-    if system.n >= SETUP_NOTICE_FROM_N:
-        print(f"rtmbs: setting up '{system.name}' (n {system.n}, m {system.m}): {phase} ...",
-              file=sys.stderr, flush=True)
 
 
 def sparse_jacobian(system, t, q) -> sp.csr_matrix:

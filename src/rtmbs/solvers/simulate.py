@@ -9,7 +9,7 @@ import warnings
 import numpy as np
 import scipy.sparse.linalg as spla
 
-from ..assembly import packed_vector, sparse_evaluation, use_sparse
+from ..assembly import packed_vector, setup_notice, sparse_evaluation, use_sparse
 from . import known_limits
 from .threads import with_limited_blas
 from ..errors import ConstraintDriftWarning, SimulationDiverged, SimulationInterrupted, SolverError
@@ -218,6 +218,7 @@ def _simulate(system, solver, t_end, h, state, save_every, progress, raise_on_di
 
     if driven:
         system.apply_input_functions(state.t)
+    setup_notice(system, f"solver '{slv.name}': analysing and factoring its matrices")
     slv.reset(state)
     record(0, consistent_accelerations(system, state.t, state.q, state.qd) if acc_names else None)
     k_saved = 1
