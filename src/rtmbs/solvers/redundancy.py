@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import warnings
 
-
 import numpy as np
 import scipy.linalg as sla
 import scipy.sparse as sp
