@@ -4,14 +4,75 @@ Offline utilities: they iterate to a tolerance and use dense numpy/scipy.
 """
 from __future__ import annotations
 
+import sys
+
 import numpy as np
+import scipy.sparse as sp
+import scipy.sparse.linalg as spl
 
 from .errors import AssemblyError, RedundantConstraintError
-from .protocol import EVAL_PHI, EVAL_PHIQ, EVAL_Q, MechanicalSystem
+from .protocol import EVAL_M, EVAL_PHI, EVAL_PHIQ, EVAL_Q, MechanicalSystem
 from .tolerances import MODEL_RANK_RTOL
 
 POSITION_TOL = 1e-12
 MAX_ITER = 60
+#: From this many entries of Φq (m·n) on, set-up works on sparse matrices from the packed
+#: evaluation (O(non-zeros)) instead of dense least squares and SVDs of the whole Φq.
+SPARSE_SETUP_FROM = 4_000_000
+
+
+#: Models with at least this many coordinates say which set-up phase they are in (stderr).
+SETUP_NOTICE_FROM_N = 2000
+
+
+def setup_notice(system, phase: str) -> None:
+    """One line on stderr before a set-up phase of a large model (n ≥ SETUP_NOTICE_FROM_N):
+    each of these phases takes seconds there (progress, issue 32)."""
+    if system.n >= SETUP_NOTICE_FROM_N:
+        print(f"rtmbs: setting up '{system.name}' (n {system.n}, m {system.m}): {phase} ...",
+              file=sys.stderr, flush=True)
+
+
+def use_sparse(system) -> bool:
+    """Whether set-up takes the sparse path for ``system`` (large, with a packed evaluation)."""
+    return system.m * system.n > SPARSE_SETUP_FROM and hasattr(system, "evaluate_packed")
+
+
+def sparse_evaluation(system, t, q, qd, what: int):
+    """(M, Φq as CSR, the packed buffer) from the packed evaluation: no n × n or m × n array.
+    Φ, Φt, γ and Q are read from the buffer at ``system.packed_layout.offsets``."""
+    n, m = system.n, system.m
+    lay = system.packed_layout
+    buf = np.zeros(lay.size)
+    system.evaluate_packed(float(t), np.asarray(q, float), np.asarray(qd, float), buf, what)
+    r, c, e = lay.coo["phiq"]
+    J = sp.coo_matrix((buf[e], (r, c)), shape=(m, n)).tocsr()   # coupler terms add up
+    J.eliminate_zeros()
+    M = None
+    if what & EVAL_M:
+        r, c, e = lay.coo["M"]
+        M = sp.coo_matrix((buf[e], (r, c)), shape=(n, n)).tocsc()
+    return M, J, buf
+
+
+def packed_vector(system, buf, name: str) -> np.ndarray:
+    """Q, phi, phit or gamma from a packed buffer."""
+    o = system.packed_layout.offsets[name]
+    size = system.n if name == "Q" else system.m
+    return buf[o:o + size].copy()
+
+
+def min_norm_solve(J: sp.csr_matrix, r: np.ndarray) -> np.ndarray:
+    """x of least norm with J x = r for a sparse J of full row rank: x = Jᵀ (J Jᵀ)⁻¹ r by a
+    sparse LU of J Jᵀ; LSQR (minimum norm from x = 0, Paige & Saunders 1982) when J Jᵀ is
+    singular (redundant rows)."""
+    try:
+        y = spl.splu((J @ J.T).tocsc()).solve(r)
+        if np.isfinite(y).all():
+            return J.T @ y
+    except RuntimeError:
+        pass
+    return spl.lsqr(J, r, atol=1e-15, btol=1e-15, iter_lim=10 * J.shape[1])[0]
 
 
 def _rows_to_joints(system, rows) -> list[str]:
@@ -29,20 +90,27 @@ def assemble_positions(system: MechanicalSystem, q0, t: float = 0.0, tol: float 
     q = np.array(q0, float)
     if system.m == 0:
         return q
-    ws = system.workspace()
+    sparse = use_sparse(system)
+    ws = None if sparse else system.workspace()
     for _ in range(max_iter):
-        system.evaluate(t, q, np.zeros(system.n), ws, EVAL_PHI | EVAL_PHIQ)
-        res = np.linalg.norm(ws.phi, np.inf)
+        if sparse:
+            _, J, buf = sparse_evaluation(system, t, q, np.zeros(system.n), EVAL_PHI | EVAL_PHIQ)
+            phi = packed_vector(system, buf, "phi")
+        else:
+            system.evaluate(t, q, np.zeros(system.n), ws, EVAL_PHI | EVAL_PHIQ)
+            phi = ws.phi
+        res = np.linalg.norm(phi, np.inf)
         if not np.isfinite(res):
             break
         if res < tol:
             return q
-        dq = np.linalg.lstsq(ws.phiq, -ws.phi, rcond=None)[0]
+        dq = (min_norm_solve(J, -phi) if sparse
+              else np.linalg.lstsq(ws.phiq, -ws.phi, rcond=None)[0])
         step = 1.0
+        phi0 = np.linalg.norm(phi)
         for _ls in range(8):  # damped Newton: accept a step that reduces ‖Φ‖
             qn = q + step * dq
-            system.evaluate(t, qn, np.zeros(system.n), ws, EVAL_PHI)
-            if np.linalg.norm(ws.phi) < (1 - 1e-4 * step) * np.linalg.norm(_phi(system, q, t)) or step < 0.02:
+            if np.linalg.norm(_phi(system, qn, t)) < (1 - 1e-4 * step) * phi0 or step < 0.02:
                 break
             step *= 0.5
         q = qn
@@ -56,6 +124,9 @@ def assemble_positions(system: MechanicalSystem, q0, t: float = 0.0, tol: float 
 
 
 def _phi(system, q, t):
+    if use_sparse(system):
+        buf = sparse_evaluation(system, t, q, np.zeros(system.n), EVAL_PHI)[2]
+        return packed_vector(system, buf, "phi")
     ws = system.workspace()
     system.evaluate(t, q, np.zeros(system.n), ws, EVAL_PHI)
     return ws.phi.copy()
@@ -66,6 +137,9 @@ def assemble_velocities(system: MechanicalSystem, q, qd0, t: float = 0.0) -> np.
     qd = np.array(qd0, float)
     if system.m == 0:
         return qd
+    if use_sparse(system):
+        _, J, buf = sparse_evaluation(system, t, q, qd, EVAL_PHIQ)
+        return qd - min_norm_solve(J, J @ qd + packed_vector(system, buf, "phit"))
     ws = system.workspace()
     system.evaluate(t, q, qd, ws, EVAL_PHIQ)
     r = ws.phiq @ qd + ws.phit
@@ -76,6 +150,7 @@ def assemble(system: MechanicalSystem, q0, qd0, t: float = 0.0, check_redundant:
     """Consistent (q, q̇). With ``check_redundant``, a rank-deficient Φq raises
     :class:`RedundantConstraintError` naming the redundant joints (the redundant-constraint
     formulations accept such models: pass ``check_redundant=False``)."""
+    setup_notice(system, "assembly of the initial positions and velocities")
     q = assemble_positions(system, q0, t)
     qd = assemble_velocities(system, q, qd0, t)
     if check_redundant and system.m and getattr(system, "allow_redundant", False) is False:

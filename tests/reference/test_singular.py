@@ -13,6 +13,7 @@ Run times on the shared 2-core machine (measured): pendulum 3.5 s, four-bar 12 s
 """
 import math
 import pathlib
+import re
 import sys
 
 import numpy as np
@@ -21,7 +22,9 @@ from scipy.integrate import solve_ivp
 
 from rtmbs.errors import SolverError
 from rtmbs.models import load_model, model_file
+from rtmbs.models.classic import parallelogram_chain
 from rtmbs.solvers.reference import ReferenceSolver
+from rtmbs.system import compile_model
 
 sys.path.insert(0, str(pathlib.Path(__file__).parent))
 from models import PhysicalPendulum, SpringMassDamper  # noqa: E402
@@ -31,8 +34,10 @@ AL = "augmented-lagrangian"
 
 
 def _model(N):
-    return load_model(str(model_file("parallelogram-four-bar" if N == 1
-                                     else f"parallelogram-chain-{N}")))
+    if N in (1, 20):
+        return load_model(str(model_file("parallelogram-four-bar" if N == 1
+                                         else f"parallelogram-chain-{N}")))
+    return compile_model(parallelogram_chain(N))
 
 
 def _exact(N, t_end):
@@ -194,3 +199,56 @@ def test_cli_runs_the_formulation(tmp_path, capsys):
     assert s["status"] == 1 and s["t_end"] == pytest.approx(0.6)
     assert s["max_constraint_norm"] < 1e-12
     assert _flat_passes(_exact(1, 0.6)[0](np.linspace(0, 0.6, 61))[0]) == 1   # θ passes π
+
+
+def test_the_generated_chain_is_the_yaml_chain():
+    a, b = _model(20), compile_model(parallelogram_chain(20))
+    assert (a.n, a.m) == (b.n, b.m) == (287, 346)
+    sa, sb = a.initial_state(), b.initial_state()
+    assert np.array_equal(sa.q, sb.q) and np.array_equal(sa.qd, sb.qd)
+    c = compile_model(parallelogram_chain(40))
+    assert (c.n, c.m) == (7 * 81, 5 * 121 + 80 + 1)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("N", [20, 40])
+def test_error_falls_with_the_step_through_flat_passes(N):
+    """Steps of 2, 1 and 0.5 ms over 1.5 s (3 flat passes): the error of the (extrapolated)
+    output falls at each halving and the stated estimate bounds it. Before the contraction-based
+    stop and the penalty update (augmented_lagrangian._newton) the 40-loop chain got worse with
+    a smaller step and Newton failed at the first flat pass at 0.25 ms."""
+    system = _model(N)
+    t_end = 1.5
+    sol, E0 = _exact(N, t_end)
+    errs, ests = [], []
+    for step in (2e-3, 1e-3, 5e-4):
+        res = ReferenceSolver(system, formulation=AL, step=step).solve(
+            system.initial_state(), t_end, h=0.01)
+        assert res.meta["status"] == 1, res.meta["message"]
+        theta = sol(res.t)[0]
+        assert _flat_passes(theta) == 3
+        errs.append(_body_errors(system, res, theta))
+        ests.append(res.meta["error_estimate"]["q"])
+    assert errs[0] > errs[1] > errs[2], errs
+    assert errs[0] / errs[1] > 4                       # order ≥ 2 on the first halving
+    for err, est in zip(errs, ests):
+        assert err <= est < 5 * err, (err, est)
+    assert errs[2] < 5e-7
+
+
+def test_failure_advice_on_max_iter_is_right():
+    """The message names how many iterations the measured contraction needs; with that many
+    the same step converges (the run goes on past the failure time)."""
+    system = _model(20)
+    run = lambda k: ReferenceSolver(system, formulation=AL, max_iter=k,  # noqa: E731
+                                    richardson="none").solve(system.initial_state(), 0.5, h=0.01)
+    res = run(3)
+    assert res.meta["status"] == -1
+    msg = res.meta["message"]
+    m = re.search(r"raise 'max_iter' to (\d+) or 'newton_tol'", msg)
+    assert m and "contracting by θ = " in msg, msg
+    t_fail = float(re.search(r"failed at t = ([0-9.e-]+) s", msg).group(1))
+    res2 = run(int(m.group(1)))
+    if res2.meta["status"] == -1:
+        t2 = float(re.search(r"failed at t = ([0-9.e-]+) s", res2.meta["message"]).group(1))
+        assert t2 > t_fail

@@ -56,9 +56,22 @@ AL_DEFAULTS = dict(step=1e-3, rho_inf=0.9, penalty=1e4, newton_tol=1e-10, max_it
 SPARSE_FROM_N = 60
 #: A state component beyond this is taken as diverged (as the other offline solvers).
 DIVERGENCE_LIMIT = 1e8
-#: A Newton correction or projection residual that stagnates below this many times newton_tol
-#: counts as converged (the round-off floor next to a singular position).
+#: A projection residual that stagnates below this many times newton_tol counts as converged
+#: (the round-off floor next to a singular position).
 FLOOR_FACTOR = 100
+#: A Newton correction below this × max(1, ‖q‖∞) is at the round-off floor (converged).
+ROUNDOFF = 1e3 * np.finfo(float).eps
+#: Contraction assumed before two corrections of the first step are known.
+THETA_START = 0.1
+#: Refactorisations of T at the iterate (corrections growing, or penalty raised) per step.
+MAX_REFACTORS = 8
+#: ‖Φ‖ falling by less than PHI_CONTRACTION per iteration, or corrections by less than THETA_SLOW,
+#: raise the penalty PENALTY_RAISE×, at most MAX_PENALTY_RAISE× the ``penalty`` option
+#: (Bertsekas 1982 §2.2: factors 0.25 and 4-10).
+PHI_CONTRACTION = 0.25
+THETA_SLOW = 0.25
+PENALTY_RAISE = 10.0
+MAX_PENALTY_RAISE = 1e4
 _WHERE = "solver 'reference' (formulation 'augmented-lagrangian')"
 
 
@@ -192,6 +205,91 @@ def _initial_acceleration(lin: _Tangent, ws, alpha0, tol, maxit, t0):
                    f"‖Φq q̈ − γ‖∞ = {np.abs(res).max():.3g})", t0)
 
 
+def _newton(system, ws, lin: _Tangent, cnt, t1, q1, lam1, coef, alpha, alpha_max, tol, maxit,
+            theta0):
+    """Solve the step's AL equations for qₙ₊₁ (``q1``, ``lam1`` updated in place): modified Newton
+    with the tangent factored at the predictor, λ* += αΦ after every correction (the method of
+    multipliers merged into the Newton loop, Bayo & Ledesma 1996).
+
+    Stop (Hairer & Wanner 1996, IV.8 eqs. 8.10-8.11): the corrections contract by
+    θ = ‖Δqᵢ‖/‖Δqᵢ₋₁‖, so the error left is about ‖Δqᵢ‖ θ/(1 − θ); the step is converged when
+    that and ‖Φ‖∞ are below ``newton_tol``·max(1, ‖q‖∞) (θ of the previous step before two
+    corrections are known). Next to a singular position the multipliers contract only by
+    1/(1 + b α σ²/μ) in the direction of Φq's smallest singular value σ (μ: the mass there), and
+    q with them: when the corrections shrink by less than 4× per iteration (or ‖Φ‖ does) α is
+    raised 10× and T refactored at the current iterate (penalty update of the method of
+    multipliers, Bertsekas 1982 §2.2, up to ``alpha_max``); the solution does not depend on α.
+    Returns (iterations, estimated error left, α used, last θ, q̇ₙ₊₁, q̈ₙ₊₁)."""
+    c1, c2, hd, hdd, hh, b = coef
+    dqn = dq_prev = phin_prev = math.inf
+    theta, factored, refactors = theta0, False, 0
+    for it in range(maxit + 1):
+        qd1 = c1 * q1 + hd
+        qdd1 = c2 * q1 + hdd
+        what = EVAL_M | EVAL_Q | EVAL_PHI | EVAL_PHIQ
+        system.evaluate(t1, q1, qd1, ws, what | (EVAL_JAC if it == 0 else 0))
+        cnt["evals"] += 1
+        if it:
+            lam1 += alpha * ws.phi                           # λ*ᵢ₊₁ = λ*ᵢ + α Φ(qᵢ₊₁)
+        qscale = max(1.0, float(np.abs(q1).max()))
+        tolq = tol * qscale
+        phin = float(np.abs(ws.phi).max()) if ws.phi.size else 0.0
+        if not (math.isfinite(phin) and np.isfinite(q1).all()):
+            raise _Failure("non-finite state or constraints in the Newton iteration", t1)
+        if math.isfinite(dq_prev):
+            theta = dqn / dq_prev
+        rem = dqn * theta / (1 - theta) if theta < 1 else math.inf
+        if phin <= tolq and (math.isfinite(dq_prev) and rem <= tolq
+                             or dqn <= ROUNDOFF * qscale):
+            return it, min(rem, dqn), alpha, theta, qd1, qdd1
+        if it == maxit:
+            raise _Failure(_slow_message(maxit, theta, math.isfinite(dq_prev), dqn, phin, tolq,
+                                         tol, alpha, alpha_max),
+                           t1)
+        measured = math.isfinite(dq_prev)
+        diverging = measured and theta >= 1
+        slow = measured and (theta > THETA_SLOW or (phin > PHI_CONTRACTION * phin_prev
+                                                    and phin > tolq))
+        if not factored or diverging or (slow and alpha < alpha_max):
+            if factored:         # refactor at the iterate; the penalty raised when contracting
+                refactors += 1
+                if refactors > MAX_REFACTORS:
+                    raise _Failure(
+                        f"Newton iteration not converging (θ = {theta:.3g}, last correction "
+                        f"{dqn:.3g}, ‖Φ‖∞ = {phin:.3g}) with the tangent refactored "
+                        f"{MAX_REFACTORS} times at the iterate: the predictor is too far from "
+                        "the solution; a smaller 'step' helps", t1)
+                if not diverging and alpha < alpha_max:
+                    alpha = min(alpha * PENALTY_RAISE, alpha_max)
+                    cnt["penalty_raises"] += 1
+                dq_prev = dqn = math.inf
+                system.evaluate(t1, q1, qd1, ws, what | EVAL_JAC)
+            lin.factor(ws.M, ws.Jq, ws.Jqd, ws.phiq, hh, b, alpha)
+            cnt["factor"] += 1
+            factored = True
+        dq = lin.solve(b * (ws.M @ qdd1 + ws.phiq.T @ (lam1 + alpha * ws.phi) - ws.Q))
+        q1 -= dq
+        dq_prev, dqn, phin_prev = dqn, float(np.abs(dq).max()), phin
+    raise AssertionError("unreachable")  # pragma: no cover
+
+
+def _slow_message(maxit, theta, measured, dqn, phin, tolq, tol, alpha, alpha_max) -> str:
+    """Why the Newton iteration stopped at ``max_iter``, and what helps: more iterations when it
+    still contracts (how many it needs at the measured θ), a smaller step when it does not."""
+    head = (f"Newton iteration not converged in max_iter = {maxit} iterations (last correction "
+            f"{dqn:.3g}, ‖Φ‖∞ = {phin:.3g}, newton_tol = {tol:g}")
+    if not measured:
+        return f"{head}): raise 'max_iter' (two corrections are needed to measure convergence)"
+    if theta < 1 and dqn > 0:
+        more = max(1, math.ceil(math.log(tolq * (1 - theta) / dqn) / math.log(theta))
+                   if 0 < theta and tolq * (1 - theta) < dqn else 1)
+        return (f"{head}; contracting by θ = {theta:.3g} per iteration"
+                + (", penalty at its cap" if alpha >= alpha_max else "")
+                + f"): about {more} more iterations reach newton_tol; raise 'max_iter' to "
+                f"{maxit + more + 1} or 'newton_tol'")
+    return f"{head}; not contracting, θ = {theta:.3g}): a smaller 'step' helps"
+
+
 def integrate(system: MechanicalSystem, state: State, nout: int, nsub: int, hstep: float,
               opts: dict, sparse: bool, record, bar=None) -> dict:
     """ALI3-P from ``state`` over ``nout`` outputs, ``nsub`` steps of ``hstep`` between two;
@@ -213,7 +311,8 @@ def integrate(system: MechanicalSystem, state: State, nout: int, nsub: int, hste
     t0 = float(state.t)
     q, qd = np.array(state.q, float), np.array(state.qd, float)
     cnt = dict(steps=0, newton=0, newton_max=0, proj=0, proj_max=0, factor=0, evals=1,
-               vel_residual_max=0.0, acc_residual_max=0.0)
+               vel_residual_max=0.0, acc_residual_max=0.0, iteration_error=0.0,
+               penalty_raises=0, penalty_max=float(penalty))
 
     # q̈, λ at the start: M q̈ + Φqᵀλ = Q, Φq q̈ = γ by the same iteration on M + α₀ΦqᵀΦq
     system.evaluate(t0, q, qd, ws, EVAL_M | EVAL_Q | EVAL_PHI | EVAL_PHIQ | EVAL_GAMMA)
@@ -226,6 +325,7 @@ def integrate(system: MechanicalSystem, state: State, nout: int, nsub: int, hste
     record(0, t0, q, qd, qdd, lam)
 
     t1 = t0
+    alpha_base, theta_prev = alpha, THETA_START
     for k in range(1, nout):
         for s in range(nsub):
             t1 = t0 + ((k - 1) * nsub + s + 1) * h
@@ -236,39 +336,26 @@ def integrate(system: MechanicalSystem, state: State, nout: int, nsub: int, hste
             hd = qd + h * (1 - gam) * acc - c1 * qbase
             hdd = (am * acc - af * qdd) / (1 - af) - c2 * qbase
             lam1 = lam.copy()
-            dqn = dq_prev = np.inf
-            for it in range(maxit + 1):
-                qd1 = c1 * q1 + hd
-                qdd1 = c2 * q1 + hdd
-                what = EVAL_M | EVAL_Q | EVAL_PHI | EVAL_PHIQ | (EVAL_JAC if it == 0 else 0)
-                system.evaluate(t1, q1, qd1, ws, what)
-                cnt["evals"] += 1
-                if it == 0:
-                    lin.factor(ws.M, ws.Jq, ws.Jqd, ws.phiq, hh, b, alpha)
-                    cnt["factor"] += 1
-                else:
-                    lam1 += alpha * ws.phi                # λ*ᵢ₊₁ = λ*ᵢ + α Φ(qᵢ₊₁)
-                qscale = max(1.0, float(np.abs(q1).max()))
-                phin = float(np.abs(ws.phi).max()) if m else 0.0
-                if not (math.isfinite(phin) and np.isfinite(q1).all()):
-                    raise _Failure("non-finite state or constraints in the Newton iteration", t1)
-                if phin <= tol * qscale and (dqn <= tol * qscale or (
-                        dqn <= FLOOR_FACTOR * tol * qscale and dqn > 0.5 * dq_prev)):
-                    break                                 # converged, or at the round-off floor
-                if it == maxit:
-                    raise _Failure(
-                        f"Newton iteration not converged in max_iter = {maxit} iterations "
-                        f"(last correction {dqn:.3g}, ‖Φ‖∞ = {phin:.3g}, newton_tol = {tol:g}); "
-                        "a smaller 'step' or a larger 'max_iter' may help", t1)
-                dq = lin.solve(b * (ws.M @ qdd1 + ws.phiq.T @ (lam1 + alpha * ws.phi) - ws.Q))
-                q1 -= dq
-                dq_prev, dqn = dqn, float(np.abs(dq).max())
+            # a penalty raised at a singular pass decays back step by step
+            alpha = max(alpha_base, alpha / PENALTY_RAISE)
+            it, rem, alpha, theta, qd1, qdd1 = _newton(
+                system, ws, lin, cnt, t1, q1, lam1, (c1, c2, hd, hdd, hh, b), alpha,
+                alpha_base * MAX_PENALTY_RAISE, tol, maxit, theta_prev)
+            theta_prev = max(theta, THETA_START)
+            cnt["penalty_max"] = max(cnt["penalty_max"], penalty * alpha / alpha_base)
+            cnt["iteration_error"] += rem
             cnt["newton"] += it
             cnt["newton_max"] = max(cnt["newton_max"], it)
             # mass-orthogonal projection of q̇ (iterated AL: exact at convergence); q̈ and a go
-            # on unprojected (projecting q̈ inside the recursion lost accuracy, docs/solvers.md)
-            qd1, rn = _project(lin, ws.phiq, lin.W(qd1), -ws.phit, alpha, b, tol, maxit, cnt,
-                               t1, "velocity", strict=False)
+            # on unprojected (projecting q̈ inside the recursion lost accuracy, docs/solvers.md).
+            # Always with the base penalty: with a raised one the projection also removes the
+            # velocity along Φq's nearly lost direction, amplified by 1/σ (energy lost at a flat
+            # pass: −29 % on the 40-loop chain at 0.25 ms); the base one leaves that residual.
+            if alpha > alpha_base:
+                lin.factor(ws.M, ws.Jq, ws.Jqd, ws.phiq, hh, b, alpha_base)
+                cnt["factor"] += 1
+            qd1, rn = _project(lin, ws.phiq, lin.W(qd1), -ws.phit, alpha_base, b, tol, maxit,
+                               cnt, t1, "velocity", strict=False)
             cnt["vel_residual_max"] = max(cnt["vel_residual_max"], rn)
             acc = (q1 - qbase) / (beta * h * h)
             q, qd, qdd, lam = q1, qd1, qdd1, lam1
@@ -278,7 +365,7 @@ def integrate(system: MechanicalSystem, state: State, nout: int, nsub: int, hste
         phiq = ws.phiq.copy()
         # output: q̈ projected onto Φq q̈ = γ (mass-orthogonal, by the step's factors)
         system.evaluate(t1, q, qd, ws, EVAL_GAMMA)
-        qdd_out, rn = _project(lin, phiq, lin.W(qdd), ws.gamma.copy(), alpha, b, tol, maxit,
+        qdd_out, rn = _project(lin, phiq, lin.W(qdd), ws.gamma.copy(), alpha_base, b, tol, maxit,
                                cnt, t1, "acceleration", strict=False)
         cnt["acc_residual_max"] = max(cnt["acc_residual_max"], rn)
         record(k, t1, q, qd, qdd_out, lam)
@@ -341,19 +428,27 @@ def _richardson(system, state, fine: _Run, nsub, hstep, opts, sparse) -> tuple[d
     nout = fine.t.size
     half = _Run(nout, system.n, system.m).go(system, state, nsub // 2, 2 * hstep, opts, sparse)
     ex = lambda a, b: a + (a - b) / 3                        # noqa: E731  (order 2)
+    # the Newton iterations' own errors (each step's estimate, Hairer & Wanner IV.8 eq. 8.10,
+    # summed over the run): not in the differences of the runs, added to the estimate
+    it_h, it_2h = fine.cnt["iteration_error"], half.cnt["iteration_error"]
     if opts["richardson"] == "estimate":
-        est = dict(q=float(np.abs(fine.q - half.q).max() / 3),
+        it_err = it_h + (it_h + it_2h) / 3
+        est = dict(q=float(np.abs(fine.q - half.q).max() / 3) + it_err,
                    qd=float(np.abs(fine.qd - half.qd).max() / 3), of="the h run",
-                   steps=[hstep, 2 * hstep])
+                   steps=[hstep, 2 * hstep], iteration=it_err)
         est["wall_s"] = time.perf_counter() - wall0
         return est, fine
     quarter = _Run(nout, system.n, system.m).go(system, state, nsub // 4, 4 * hstep, opts, sparse)
     e1 = [ex(getattr(fine, a), getattr(half, a)) for a in ("q", "qd", "qdd", "lam")]
     e2 = [ex(getattr(half, a), getattr(quarter, a)) for a in ("q", "qd")]
     # error of the extrapolation assumed O(h³) (measured closer to O(h⁴): conservative)
-    est = dict(q=float(np.abs(e1[0] - e2[0]).max() / 7), qd=float(np.abs(e1[1] - e2[1]).max() / 7),
+    it_4h = quarter.cnt["iteration_error"]
+    it_err = (4 * it_h + it_2h) / 3 + (4 * it_h + 5 * it_2h + it_4h) / 21
+    est = dict(q=float(np.abs(e1[0] - e2[0]).max() / 7) + it_err,
+               qd=float(np.abs(e1[1] - e2[1]).max() / 7),
                of="the extrapolated output", steps=[hstep, 2 * hstep, 4 * hstep],
-               q_h_run=float(np.abs(fine.q - half.q).max() / 3))
+               q_h_run=float(np.abs(fine.q - half.q).max() / 3) + it_h + (it_h + it_2h) / 3,
+               iteration=it_err)
     out = _Run(nout, system.n, system.m)
     ws = system.workspace()
     lin = _Tangent(system, sparse)

@@ -22,7 +22,9 @@ import warnings
 
 import numpy as np
 import scipy.linalg as sla
+import scipy.sparse as sp
 
+from ..assembly import setup_notice, sparse_evaluation
 from ..errors import RedundantConstraintError, RedundantConstraintWarning, SolverError
 from ..protocol import EVAL_GAMMA, EVAL_PHI, EVAL_PHIQ, MechanicalSystem, State, Workspace, workspace_size
 from ..tolerances import SOLVER_RANK_RTOL
@@ -34,6 +36,11 @@ REDUNDANT_CHOICES = ("remove", "error")
 #: kept ones, so only a large excess (a redundancy that held at q0 only) is counted.
 LEFT_OUT_ATOL = 1e-6
 LEFT_OUT_FACTOR = 10.0
+
+#: Φq with more entries (m·n) than this is not decomposed by one dense SVD: its rank is found
+#: by structure (joints that are bridges of the body graph) and dense checks of the closed-loop
+#: parts only (:func:`independent_rows`).
+DENSE_RANK_LIMIT = 4_000_000
 
 _ROW_KIND = {0: "spherical", 1: "dot-1", 2: "dot-2", 3: "distance", 4: "rotation-driver"}
 
@@ -87,6 +94,159 @@ def select_rows(phiq: np.ndarray, priority=None, rtol: float = SOLVER_RANK_RTOL)
         kept = np.sort(piv[:rank].astype(np.int64))
     left = np.setdiff1d(np.arange(m), kept)
     return kept, left, rank
+
+
+def sparse_jacobian(system, t, q) -> sp.csr_matrix:
+    """Φq(q, t) as a CSR matrix, from the packed evaluation (O(non-zeros), no m × n array)
+    where the model has one, else from the dense workspace."""
+    if not hasattr(system, "evaluate_packed"):
+        return sp.csr_matrix(_jacobian(system, t, q))
+    return sparse_evaluation(system, t, q, np.zeros(system.n), EVAL_PHIQ)[1]
+
+
+def _block(J: sp.csr_matrix, rows, colbody, bodies) -> np.ndarray:
+    """The dense block of rows ``rows`` of J on the columns of ``bodies`` (in column order)."""
+    cols = np.flatnonzero(np.isin(colbody, bodies)) if len(bodies) > 4 else \
+        np.flatnonzero(np.logical_or.reduce([colbody == b for b in bodies]))
+    where = {int(c): k for k, c in enumerate(cols)}
+    out = np.zeros((len(rows), cols.size))
+    for i, r in enumerate(rows):
+        lo, hi = J.indptr[r], J.indptr[r + 1]
+        for c, v in zip(J.indices[lo:hi], J.data[lo:hi]):
+            out[i, where[int(c)]] = v
+    return out
+
+
+def _bridges(nnode: int, edges) -> np.ndarray:
+    """Which edges (pairs of nodes, parallel edges allowed) are bridges of the multigraph:
+    Tarjan's low-link, iterative (Tarjan 1974)."""
+    adj = [[] for _ in range(nnode)]
+    for k, (a, b) in enumerate(edges):
+        adj[a].append((b, k))
+        adj[b].append((a, k))
+    disc = np.full(nnode, -1)
+    low = np.zeros(nnode, np.int64)
+    bridge = np.zeros(len(edges), bool)
+    clock = 0
+    for root in range(nnode):
+        if disc[root] >= 0:
+            continue
+        disc[root] = low[root] = clock
+        clock += 1
+        stack = [(root, -1, iter(adj[root]))]
+        while stack:
+            v, via, it = stack[-1]
+            for w, k in it:
+                if k == via:
+                    continue
+                if disc[w] < 0:
+                    disc[w] = low[w] = clock
+                    clock += 1
+                    stack.append((w, k, iter(adj[w])))
+                    break
+                low[v] = min(low[v], disc[w])
+            else:
+                stack.pop()
+                if stack:
+                    u = stack[-1][0]
+                    low[u] = min(low[u], low[v])
+                    if low[v] > disc[u]:
+                        bridge[via] = True
+    return bridge
+
+
+def independent_rows(system, t, q, rtol: float = SOLVER_RANK_RTOL):
+    """``(kept, left_out, rank)`` of Φq(q, t) as :func:`select_rows`, in O(non-zeros) for large
+    models (m·n > DENSE_RANK_LIMIT): a joint that is a bridge of the body graph (ground one node)
+    joins a part that could otherwise move freely, so its rows are independent of all others
+    when they are among themselves (checked on the joint's own columns); rows can depend only
+    within the 2-edge-connected parts (closed loops), each checked densely on its own bodies'
+    columns (with those bodies' Euler-parameter rows). Smaller models: :func:`select_rows` on
+    the dense Φq."""
+    m, n = system.m, system.n
+    joint_bodies = getattr(system, "joint_bodies", None)
+    if m * n <= DENSE_RANK_LIMIT or joint_bodies is None or not hasattr(system, "body_qadr"):
+        return select_rows(_jacobian(system, t, q), row_priority(system), rtol)
+    setup_notice(system, "rank of the constraint Jacobian (sparse)")
+    J = sparse_jacobian(system, t, q)
+    qadr = np.asarray(system.body_qadr)
+    nb = qadr.size
+    ground = nb                                   # one node for the ground and fixed bodies
+    colbody = np.full(n, ground, np.int64)
+    starts = [(int(qadr[b]), b) for b in range(nb) if qadr[b] >= 0]
+    starts.sort()
+    for k, (a, b) in enumerate(starts):
+        end = starts[k + 1][0] if k + 1 < len(starts) else n
+        colbody[a:end] = b
+    order = row_priority(system)
+    rank_of = np.empty(m, np.int64)
+    rank_of[order] = np.arange(m)
+    groups, edges, ep_rows = [], [], {}
+    for name, (start, count) in system.joint_rows.items():
+        rows = np.arange(start, start + count)
+        bodies = np.unique(colbody[J.indices[J.indptr[start]:J.indptr[start + count]]])
+        bodies = bodies if bodies.size else np.array([ground])
+        if name.endswith(".euler-parameters"):
+            ep_rows.setdefault(int(bodies[0]), []).extend(rows.tolist())
+            continue
+        nodes = [int(x) for x in bodies] + ([ground] if bodies.size == 1 else [])
+        groups.append((rows, nodes))
+    seen = np.zeros(m, bool)
+    for rows, _ in groups:
+        seen[rows] = True
+    for rws in ep_rows.values():
+        seen[rws] = True
+    for r in np.flatnonzero(~seen):              # rows outside every joint: their own group
+        nodes = [int(x) for x in np.unique(colbody[J.indices[J.indptr[r]:J.indptr[r + 1]]])]
+        nodes = nodes or [ground]
+        groups.append((np.array([r]), nodes + ([ground] if len(nodes) == 1 else [])))
+    simple = [g for g in groups if len(g[1]) == 2]
+    is_bridge = np.zeros(len(groups), bool)
+    br = _bridges(nb + 1, [tuple(g[1]) for g in simple])
+    k = 0
+    for i, g in enumerate(groups):
+        if len(g[1]) == 2:
+            is_bridge[i] = br[k]
+            k += 1
+    kept = []
+    # bridges: independent of the rest when independent among themselves
+    for i in np.flatnonzero(is_bridge):
+        rows = groups[i][0]
+        sub = _block(J, rows, colbody, [b for b in groups[i][1] if b != ground])
+        kk, _, _ = select_rows(sub, np.argsort(rank_of[rows], kind="stable"), rtol)
+        kept.extend(rows[kk].tolist())
+    # the closed-loop parts: union-find of the bodies joined by non-bridge groups
+    parent = np.arange(nb + 1)
+
+    def find(x):
+        while parent[x] != x:
+            parent[x] = parent[parent[x]]
+            x = parent[x]
+        return x
+
+    loop_groups = [groups[i] for i in np.flatnonzero(~is_bridge)]
+    for rows, nodes in loop_groups:
+        for b in nodes[1:]:
+            parent[find(b)] = find(nodes[0])
+    parts: dict = {}
+    for rows, nodes in loop_groups:
+        parts.setdefault(find(nodes[0]), []).append(rows)
+    in_loop = set()
+    members: dict = {}
+    for b in range(nb):
+        members.setdefault(find(b), []).append(b)
+    for root, rowlists in parts.items():
+        bodies = [b for b in members.get(root, []) if b != ground]
+        in_loop.update(bodies)
+        rows = np.concatenate(rowlists + [np.array(ep_rows.get(b, []), np.int64) for b in bodies])
+        sub = _block(J, rows, colbody, bodies)
+        kk, _, _ = select_rows(sub, np.argsort(rank_of[rows], kind="stable"), rtol)
+        kept.extend(rows[kk].tolist())
+    for b, rws in ep_rows.items():                # normalisation rows outside the loops
+        if b not in in_loop:
+            kept.extend(rws)
+    kept = np.sort(np.array(kept, np.int64))
+    return kept, np.setdiff1d(np.arange(m), kept), int(kept.size)
 
 
 def describe_rows(system, rows) -> list[tuple[str, list[int], str]]:
@@ -327,7 +487,7 @@ def prepare(system: MechanicalSystem, solver_name: str, redundant: str) -> Mecha
     if redundant == "error" or system.m == 0:
         return system
     st = system.initial_state()
-    kept, left, _ = select_rows(_jacobian(system, st.t, st.q), row_priority(system))
+    kept, left, _ = independent_rows(system, st.t, st.q)
     if left.size == 0:
         return system
     red = ReducedSystem(system, kept, left)
@@ -342,7 +502,7 @@ def at_reset(solver_name: str, system: MechanicalSystem, full: MechanicalSystem,
     :class:`ReducedSystem` (same count) and clears its violation counter."""
     if full.m == 0:
         return
-    kept, left, rank = select_rows(_jacobian(full, state.t, state.q), row_priority(full))
+    kept, left, rank = independent_rows(full, state.t, state.q)
     if left.size and redundant == "error":
         raise redundancy_error(solver_name, full, state.t, kept, left)
     if system is full:

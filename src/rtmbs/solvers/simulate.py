@@ -7,7 +7,10 @@ import time
 import warnings
 
 import numpy as np
+import scipy.sparse.linalg as spla
 
+from ..assembly import packed_vector, setup_notice, sparse_evaluation, use_sparse
+from . import known_limits
 from .threads import with_limited_blas
 from ..errors import ConstraintDriftWarning, SimulationDiverged, SimulationInterrupted, SolverError
 from ..result import Result
@@ -26,6 +29,8 @@ DRIFT_WARNING = 1e-4
 def consistent_accelerations(system: MechanicalSystem, t, q, qd) -> np.ndarray:
     """q̈ of the index-1 equations [M Φqᵀ; Φq 0][q̈; λ] = [Q; γ] (seed 000 eq. 23), the
     minimum-norm least-squares solution, so redundant constraints are accepted (offline use)."""
+    if use_sparse(system) and system.m:
+        return _sparse_accelerations(system, t, q, qd)
     ws = system.workspace()
     system.evaluate(t, q, qd, ws, EVAL_M | EVAL_Q | EVAL_PHIQ | EVAL_GAMMA)
     n, m = system.n, system.m
@@ -34,6 +39,25 @@ def consistent_accelerations(system: MechanicalSystem, t, q, qd) -> np.ndarray:
     kkt[:n, n:] = ws.phiq.T
     kkt[n:, :n] = ws.phiq
     return np.linalg.lstsq(kkt, np.concatenate([ws.Q, ws.gamma]), rcond=None)[0][:n]
+
+
+def _sparse_accelerations(system, t, q, qd, rtol=1e-12, maxit=200) -> np.ndarray:
+    """q̈ of [M Φqᵀ; Φq 0][q̈; λ] = [Q; γ] for large models in O(non-zeros): the augmented-
+    Lagrangian iteration (M + αΦqᵀΦq) q̈ = Q − Φqᵀ(λ − αγ), λ += α(Φq q̈ − γ) (Bayo & Ledesma
+    1996), one sparse LU; redundant rows need no rank decision (M positive definite on
+    null(Φq), the Euler-parameter rows included)."""
+    M, J, buf = sparse_evaluation(system, t, q, qd, EVAL_M | EVAL_Q | EVAL_PHIQ | EVAL_GAMMA)
+    Q, gamma = packed_vector(system, buf, "Q"), packed_vector(system, buf, "gamma")
+    alpha = 1e4 * max(float(np.abs(M.diagonal()).max()), 1e-300)
+    lu = spla.splu((M + alpha * (J.T @ J)).tocsc())
+    lam = np.zeros(system.m)
+    for _ in range(maxit):
+        qdd = lu.solve(Q - J.T @ (lam - alpha * gamma))
+        res = J @ qdd - gamma
+        lam += alpha * res
+        if np.abs(res).max() <= rtol * max(1.0, float(np.abs(qdd).max())):
+            break
+    return qdd
 
 
 #: Steps per compiled chunk of a run (between two updates of the progress bar), at most.
@@ -158,6 +182,7 @@ def _simulate(system, solver, t_end, h, state, save_every, progress, raise_on_di
                                      q=res.q[-1].copy(), qd=res.qd[-1].copy(), result=res)
         return res
     nsteps, nsave = _check_run(system, state.t, t_end, h, save_every, accelerations)
+    limits = known_limits.before_run(system, slv.name, h)
     n, m = system.n, system.m
     t_arr = np.empty(nsave)
     q_arr = np.empty((nsave, n))
@@ -213,6 +238,7 @@ def _simulate(system, solver, t_end, h, state, save_every, progress, raise_on_di
 
     if driven:
         system.apply_input_functions(state.t)
+    setup_notice(system, f"solver '{slv.name}': analysing and factoring its matrices")
     slv.reset(state)
     record(0, consistent_accelerations(system, state.t, state.q, state.qd) if acc_names else None)
     k_saved = 1
@@ -250,7 +276,8 @@ def _simulate(system, solver, t_end, h, state, save_every, progress, raise_on_di
                     status = -1
                     message = (f"simulation diverged at t = {t_start + (i + 1) * h:.6g} s (step {i + 1} "
                                f"of {nsteps}, solver '{slv.name}', h = {h:g} s); results kept up to "
-                               f"t = {t_start + i * h:.6g} s")
+                               f"t = {t_start + i * h:.6g} s"
+                               + known_limits.divergence_hint(slv.name))
                     break
                 if bar is not None:
                     bar.update(k)
@@ -275,7 +302,7 @@ def _simulate(system, solver, t_end, h, state, save_every, progress, raise_on_di
                     message = (
                         f"simulation diverged at t = {state.t:.6g} s (step {i} of {nsteps}, solver "
                         f"'{slv.name}', h = {h:g} s); results kept up to t = {last_t:.6g} s"
-                    )
+                        + known_limits.divergence_hint(slv.name))
                     break
                 last_q[:] = state.q
                 last_qd[:] = state.qd
@@ -307,9 +334,12 @@ def _simulate(system, solver, t_end, h, state, save_every, progress, raise_on_di
         meta=dict(model=system.name, solver=slv.name, h=h, steps=slv.nstep, wall_s=wall,
                   status=status, message=message, phase_us=slv.phase_times_us()),
     )
+    limits += known_limits.after_run(slv, slv.nstep)
+    if limits:
+        res.meta["warnings"] = list(limits)
     drift = drift_message(slv, res.t, res.phi_norm)
     if drift:
-        res.meta["warnings"] = [drift]
+        res.meta["warnings"] = res.meta.get("warnings", []) + [drift]
         warnings.warn(drift, ConstraintDriftWarning, stacklevel=4)  # past _simulate and with_limited_blas
     if status < 0 and raise_on_divergence:
         raise SimulationDiverged(message, t=last_t, q=last_q, qd=last_qd, result=res)
