@@ -34,7 +34,7 @@ CYLINDER_SEGMENTS = 24
 #: the follow camera is the default when the reference body travels more than this (m)
 FOLLOW_MIN_TRAVEL = 3.0
 #: side (m) of the square the follow camera shows around the car: the car keeps this scale
-FOLLOW_BOX = 8.0
+FOLLOW_BOX = 7.0
 #: the road strip under a moving car reaches this far (m) beyond the outermost body
 ROAD_MARGIN = 1.0
 ROAD_COLOUR = "#a9a9a9"
@@ -241,7 +241,7 @@ def scene_figure(result, geo, max_frames: int = MAX_FRAMES, course: dict | None 
         r, A = poses(0)[ref]
         solid0 = np.asarray(frame_data(0)[0], float)
         half = float(np.max(np.abs((solid0 - r) @ A[:, 1]))) + ROAD_MARGIN if len(solid0) else 2.0
-        strip = _road_strip(roads[0], centre[:, :2], half, ahead=0.5 * FOLLOW_BOX)
+        strip = _road_strip(roads[0], centre[:, :2], half, ahead=max(10.0, FOLLOW_BOX))
         traces.append(strip)
         for a, c in zip("xyz", range(3)):
             v = np.asarray(getattr(strip, a), float)
@@ -278,6 +278,28 @@ def scene_figure(result, geo, max_frames: int = MAX_FRAMES, course: dict | None 
             "centre": np.round(centre[idx], 4).tolist(), "whole": whole, "travel": travel,
             "follow_box": FOLLOW_BOX, "reference": bodies[ref]["name"]}
     return go.Figure(data=traces, layout=layout), anim, owner
+
+
+def _road_surface(road, lo, hi):
+    """The road's surface over both tracks, over the region [lo, hi] the bodies move."""
+    import plotly.graph_objects as go
+
+    x = road["x0"] + road["dx"] * np.arange(len(road["z"][0]))
+    margin = 0.5
+    keep = (x >= lo[0] - margin) & (x <= hi[0] + margin)
+    if keep.sum() < 2:
+        keep = np.argsort(np.abs(x - 0.5 * (lo[0] + hi[0])))[:2]
+        keep = np.isin(np.arange(len(x)), keep)
+    xs = x[keep][:: max(1, int(keep.sum() // 400))]
+    zl = np.interp(xs, x, road["z"][0])
+    zr = np.interp(xs, x, road["z"][1])
+    yl, yr = road["y_left"], road["y_right"]
+    y0, y1 = min(yr, lo[1]) - margin, max(yl, hi[1]) + margin
+    ys = np.array([y0, yr, yl, y1])
+    z = np.vstack([zr, zr, zl, zl])
+    return go.Surface(x=xs, y=ys, z=z, colorscale=[[0, "#9a9a9a"], [1, "#9a9a9a"]], showscale=False,
+                      opacity=0.9, name="road", hoverinfo="skip",
+                      lighting=dict(ambient=0.9, diffuse=0.1, specular=0.0))
 
 
 def _road_height(road, x, y):
@@ -353,6 +375,10 @@ def _course_traces(course, ground):
                              i=tri[:, 0], j=tri[:, 1], k=tri[:, 2], color=CONE_COLOUR,
                              flatshading=True, name="cones", hoverinfo="skip",
                              lighting=dict(ambient=0.8, diffuse=0.3, specular=0.0)))
+        out.append(go.Scatter3d(  # a dot of fixed size on screen: the cones seen from afar
+            x=cones[:, 0], y=cones[:, 1], z=np.round(np.asarray(vz[n::n + 1]), 3), mode="markers",
+            name="cones", marker=dict(size=3, color=CONE_COLOUR), hoverinfo="skip",
+            showlegend=False))
     circle = course.get("circle")
     if circle:
         (cx, cy), R = circle["centre"], float(circle["radius"])
