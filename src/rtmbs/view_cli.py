@@ -21,7 +21,7 @@ def register(sub, fmt):
         "  rtmbs view out/ml --signal rim.z --signal tyre.Fz --highlight rim --out ml.html\n"
         "  rtmbs view out/dlc --camera course   (the whole course first)\n"
         "  rtmbs view old/result.h5 --model my_model.yaml   (a result saved without its geometry)")
-    p.add_argument("result", help="result folder, .h5 or .csv file written by 'rtmbs run'")
+    p.add_argument("result", help="result folder, .h5 or .csv file written by 'rtmbs run' or 'rtmbs event'")
     p.add_argument("--out", default=None, help="HTML file (default: RESULT/view.html)")
     p.add_argument("--signal", action="append", default=None, metavar="NAME",
                    help="signal plotted beside the scene (repeatable; default: a car's speed, "

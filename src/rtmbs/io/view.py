@@ -44,7 +44,8 @@ CIRCLE_COLOUR = "#e6b800"
 #: SI signals of a car's run (rtmbs.manoeuvres.driver) shown by default, with their names
 CAR_SIGNALS = (("chassis.speed", "speed", "m/s"), ("chassis.ay", "lateral acc.", "m/s²"),
                ("chassis.yaw_rate", "yaw rate", "rad/s"),
-               ("driver.handwheel_angle", "handwheel", "rad"), ("driver.handwheel", "handwheel", "rad"))
+               ("driver.handwheel_angle", "handwheel", "rad"),
+               ("driver.handwheel", "handwheel", "rad"))
 #: units shown instead of SI ones: unit -> (shown unit, factor)
 DISPLAY = {"rad": ("deg", 180.0 / np.pi), "rad/s": ("deg/s", 180.0 / np.pi)}
 
@@ -345,7 +346,8 @@ def _road_strip(road, path, half_width, ahead, max_stations=1500):
     n, m = len(s), len(across)
     ii, jj = np.meshgrid(np.arange(n - 1), np.arange(m - 1), indexing="ij")
     a = (ii * m + jj).ravel()
-    tri = np.vstack([np.column_stack([a, a + m, a + m + 1]), np.column_stack([a, a + m + 1, a + 1])])
+    tri = np.vstack([np.column_stack([a, a + m, a + m + 1]),
+                     np.column_stack([a, a + m + 1, a + 1])])
     return go.Mesh3d(x=np.round(x, 3), y=np.round(y, 3), z=np.round(z, 4), i=tri[:, 0],
                      j=tri[:, 1], k=tri[:, 2], color=ROAD_COLOUR, flatshading=True, name="road",
                      hoverinfo="skip", lighting=dict(ambient=0.9, diffuse=0.1, specular=0.0))
