@@ -3,6 +3,7 @@ their own checked against what the standard or the physics fixes (the sedan, sho
 h = 2 ms). The acceptance test of step steer and constant radius on a new car:
 test_newcomer_events.py."""
 import json
+import math
 
 import pytest
 
