@@ -439,3 +439,24 @@ def test_course_and_camera_errors_name_the_cause(tmp_path, capsys):
     res.save_hdf5(tmp_path / "r.h5")
     assert main(["view", str(tmp_path / "r.h5"), "--course", str(tmp_path / "none.json")]) == 1
     assert f"rtmbs: error: course '{tmp_path / 'none.json'}': no such file" in capsys.readouterr().err
+
+
+def test_a_cars_default_signals_and_their_units():
+    """The driver's signals first (every event has them), else the car's vehicle outputs; shown
+    in km/h, m/s², deg/s and deg."""
+    from rtmbs.io.view import _shown, default_signals
+
+    res = _plain_result()
+    n = len(res.t)
+    vehicle = {"vehicle.vx": 10.0, "vehicle.ay": 2.0, "vehicle.yaw_rate": 0.1,
+               "vehicle.handwheel_angle": np.pi / 6}
+    res.outputs.update({k: np.full(n, v) for k, v in vehicle.items()})
+    assert default_signals(res, {"forces": [], "bodies": []}) == list(vehicle)
+    shown = [(_shown(res, k)[1:], _shown(res, k)[0][0]) for k in vehicle]
+    assert shown == [(("speed", "km/h"), pytest.approx(36.0)), (("lateral acc.", "m/s²"), 2.0),
+                     (("yaw rate", "deg/s"), pytest.approx(np.degrees(0.1))),
+                     (("handwheel", "deg"), pytest.approx(30.0))]
+    res.outputs.update({k: np.zeros(n) for k in ("chassis.speed", "chassis.yaw_rate",
+                                                  "driver.handwheel")})
+    assert default_signals(res, {"forces": [], "bodies": []}) == [
+        "chassis.speed", "vehicle.ay", "chassis.yaw_rate", "driver.handwheel"]

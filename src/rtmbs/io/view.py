@@ -41,11 +41,14 @@ ROAD_COLOUR = "#a9a9a9"
 #: cones of an event's course: base radius and height (m), colour
 CONE_RADIUS, CONE_HEIGHT, CONE_COLOUR = 0.15, 0.5, "#ff6a00"
 CIRCLE_COLOUR = "#e6b800"
-#: SI signals of a car's run (rtmbs.manoeuvres.driver) shown by default, with their names
-CAR_SIGNALS = (("chassis.speed", "speed", "m/s"), ("chassis.ay", "lateral acc.", "m/s²"),
-               ("chassis.yaw_rate", "yaw rate", "rad/s"),
+#: SI signals of a car shown by default, with their titles: the driver's (rtmbs.manoeuvres.driver,
+#: every `rtmbs event`), else the car's own vehicle outputs; per title the first one present
+CAR_SIGNALS = (("chassis.speed", "speed", "m/s"), ("vehicle.vx", "speed", "m/s"),
+               ("chassis.ay", "lateral acc.", "m/s²"), ("vehicle.ay", "lateral acc.", "m/s²"),
+               ("chassis.yaw_rate", "yaw rate", "rad/s"), ("vehicle.yaw_rate", "yaw rate", "rad/s"),
                ("driver.handwheel_angle", "handwheel", "rad"),
-               ("driver.handwheel", "handwheel", "rad"))
+               ("driver.handwheel", "handwheel", "rad"),
+               ("vehicle.handwheel_angle", "handwheel", "rad"))
 #: units shown instead of SI ones: unit -> (shown unit, factor)
 DISPLAY = {"rad": ("deg", 180.0 / np.pi), "rad/s": ("deg/s", 180.0 / np.pi)}
 
@@ -395,7 +398,7 @@ def _course_traces(course, ground):
 
 def default_signals(result, geo) -> list[str]:
     """Signals plotted when none are named: a car's speed, lateral acceleration, yaw rate and
-    handwheel angle (:data:`CAR_SIGNALS`, the first of the two handwheel names present); else the
+    handwheel angle (:data:`CAR_SIGNALS`, per quantity the first name present); else the
     highlighted body's or first tyre's rim height and the tyre's load, else the first body's
     height."""
     car, seen = [], set()
@@ -426,7 +429,7 @@ def _shown(result, name):
         raise RtmbsError(f"view: --signal: {exc.args[0]}") from None
     car = {n: (title, u) for n, title, u in CAR_SIGNALS}
     title, unit = car.get(name, (name, unit_in(result, name)))
-    if name == "chassis.speed":
+    if title == "speed" and unit == "m/s":
         return 3.6 * y, title, "km/h"
     if unit in DISPLAY:
         shown, factor = DISPLAY[unit]
