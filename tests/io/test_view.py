@@ -442,8 +442,8 @@ def test_course_and_camera_errors_name_the_cause(tmp_path, capsys):
 
 
 def test_a_cars_default_signals_and_their_units():
-    """The driver's signals first (every event has them), else the car's vehicle outputs; shown
-    in km/h, m/s², deg/s and deg."""
+    """The driver's signals first (every event has them), else the car's vehicle outputs, but
+    the vehicle's lateral acceleration before `chassis.ay`; shown in km/h, m/s², deg/s, deg."""
     from rtmbs.io.view import _shown, default_signals
 
     res = _plain_result()
@@ -457,6 +457,6 @@ def test_a_cars_default_signals_and_their_units():
                      (("yaw rate", "deg/s"), pytest.approx(np.degrees(0.1))),
                      (("handwheel", "deg"), pytest.approx(30.0))]
     res.outputs.update({k: np.zeros(n) for k in ("chassis.speed", "chassis.yaw_rate",
-                                                  "driver.handwheel")})
+                                                  "driver.handwheel", "chassis.ay")})
     assert default_signals(res, {"forces": [], "bodies": []}) == [
         "chassis.speed", "vehicle.ay", "chassis.yaw_rate", "driver.handwheel"]

@@ -42,9 +42,11 @@ ROAD_COLOUR = "#a9a9a9"
 CONE_RADIUS, CONE_HEIGHT, CONE_COLOUR = 0.15, 0.5, "#ff6a00"
 CIRCLE_COLOUR = "#e6b800"
 #: SI signals of a car shown by default, with their titles: the driver's (rtmbs.manoeuvres.driver,
-#: every `rtmbs event`), else the car's own vehicle outputs; per title the first one present
+#: every `rtmbs event`), else the car's own vehicle outputs; per title the first one present. The
+#: lateral acceleration of the vehicle outputs first: without a driver, `chassis.ay` is the body
+#: output (world y), not the lateral acceleration
 CAR_SIGNALS = (("chassis.speed", "speed", "m/s"), ("vehicle.vx", "speed", "m/s"),
-               ("chassis.ay", "lateral acc.", "m/s²"), ("vehicle.ay", "lateral acc.", "m/s²"),
+               ("vehicle.ay", "lateral acc.", "m/s²"), ("chassis.ay", "lateral acc.", "m/s²"),
                ("chassis.yaw_rate", "yaw rate", "rad/s"), ("vehicle.yaw_rate", "yaw rate", "rad/s"),
                ("driver.handwheel_angle", "handwheel", "rad"),
                ("driver.handwheel", "handwheel", "rad"),
