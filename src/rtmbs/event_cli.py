@@ -4,7 +4,9 @@ The car (``sedan``, ``sedan-bushings`` or a vehicle file or folder) is built rol
 event's speed from its own file (:func:`rtmbs.manoeuvres.car.load_car`), its steering ratio
 from the K&C rig and its width from its tracks and tyre; the event runs with the driver of
 :mod:`rtmbs.manoeuvres` and its metrics (:mod:`rtmbs.manoeuvres.metrics`) go to DIR/event.md,
-DIR/event.csv (a units row under the names), DIR/event.png and DIR/summary.json."""
+DIR/event.csv (a units row under the names), DIR/event.png and DIR/summary.json; the
+result (DIR/result.h5, .csv, with the car's geometry) and the course (DIR/course.json) for
+``rtmbs view DIR``."""
 from __future__ import annotations
 
 import argparse
@@ -51,7 +53,8 @@ def register(subparsers, formatter_class=argparse.HelpFormatter) -> None:
         description="Run a standard handling event on a car and report its metrics with units:\n"
         + "\n".join(f"  {k:<16} {v}" for k, v in EVENTS.items())
         + "\nWrites DIR/event.md, DIR/event.csv (units row under the names), DIR/event.png, "
-        "DIR/summary.json.", epilog=EXAMPLES, formatter_class=formatter_class)
+        "DIR/summary.json, and the run (DIR/result.h5, DIR/course.json) for 'rtmbs view DIR'.",
+        epilog=EXAMPLES, formatter_class=formatter_class)
     p.add_argument("event", metavar="EVENT", help=", ".join(EVENTS))
     p.add_argument("car", metavar="CAR", help="sedan, sedan-bushings or a vehicle file "
                    "(vehicle.yaml or its folder)")
@@ -165,9 +168,16 @@ def cmd_event(args) -> int:
     finally:
         progress.close()
     wall = time.perf_counter() - w0
+    from .io.files import save_result
+
     files = [write_csv(out / "event.csv", res, ratio, extra),
              plot_event(out / "event.png", event, res, ratio, settings),
-             write_markdown(out / "event.md", settings, metrics, res)]
+             write_markdown(out / "event.md", settings, metrics, res),
+             *save_result(res, out, system=car.system)]  # for `rtmbs view DIR`
+    course = event_course(event, res, car.model.body("chassis").position[0])
+    if course is not None:
+        (out / "course.json").write_text(json.dumps(_json_safe(course)))
+        files.append(out / "course.json")
     summary = {"event": event, "car": car.name, "settings": settings, "metrics": metrics,
                "wall_s": wall, "files": [str(f) for f in files] + [str(out / "summary.json")],
                "warnings": warnings_shown()}
@@ -297,6 +307,27 @@ HEADLINE = {
     "brake-in-turn": ("deceleration_mean_m_s2", "yaw_rate_ratio", "sideslip_change_deg",
                       "path_deviation_m"),
 }
+
+#: ISO 3888-1 cones: at most this far apart along a lane's lines (m)
+CONE_SPACING = 5.0
+
+
+def event_course(event: str, res, x0: float) -> dict | None:
+    """The course drawn by ``rtmbs view`` (DIR/course.json, metres, ground frame): the cones of
+    the ISO 3888-1 lanes (both lines of each gated section, at most ``CONE_SPACING`` apart) or
+    the circle driven (centre, radius); None for events on an open road."""
+    if event == "lane-change":
+        cones = []
+        for ln in res.meta["lanes"]:
+            n = max(1, math.ceil((ln["x1"] - ln["x0"]) / CONE_SPACING))
+            for x in np.linspace(ln["x0"], ln["x1"], n + 1):
+                cones += [[x, ln["y"] - ln["width"] / 2.0], [x, ln["y"] + ln["width"] / 2.0]]
+        return {"event": event, "lanes": res.meta["lanes"], "cones": cones}
+    if event in ("constant-radius", "brake-in-turn"):
+        R = float(res.meta["radius"])
+        return {"event": event, "circle": {"centre": [x0, R], "radius": R}}
+    return None
+
 
 # -- units and report files --------------------------------------------------------------------
 

@@ -1,7 +1,10 @@
 """``rtmbs view``: in a real headless browser (Debian's Chromium), the page of a multilink run over
 a bump loads without script errors, and screenshots at two times show the wheel (drawn magenta)
-moving by what the result says, in a side view with equal scales; the shapes and rotations it
-draws; its errors."""
+moving by what the result says, in a side view with equal scales; the page of a sedan's step
+steer (``rtmbs event``) follows the car to the end of playback (its pixels cover a share of the
+frame the whole-course view does not give it, centred), plots four signals with units beside the
+scene within 1280×800, and draws an event's cones; the shapes, rotations, road strip and course
+it draws; its errors."""
 from __future__ import annotations
 
 import json
@@ -73,6 +76,7 @@ def test_page_is_self_contained_and_loads_without_errors(bump_run, tmp_path):
     body = re.search(r"<body([^>]*)>", p.stdout).group(1)
     attrs = dict(re.findall(r'data-([\w-]+)="([^"]*)"', body))
     assert attrs.get("ready") == "1", body
+    assert attrs["camera"] == "course"  # the wheel travels 2 m: the whole scene, not the follow camera
     assert json.loads(attrs["errors"].replace("&quot;", '"')) == []
     assert _console_errors(p.stderr) == []
     shown = float(attrs["frame"])
@@ -245,3 +249,214 @@ def test_bad_shapes_are_named(shape, message):
     with pytest.raises(Exception) as err:
         m.add_body("b", 1.0, inertia=[0.1, 0.1, 0.1], shape=shape)
     assert message in str(err.value)
+
+
+# -- a moving car: the follow camera, the signals beside the scene, the course -----------------
+
+WINDOW = "--window-size=1280,800"
+STEP_T_END = 1.5  # s: the shortest step steer `rtmbs event` runs (80 km/h: 33 m)
+
+
+@pytest.fixture(scope="module")
+def step_run(tmp_path_factory):
+    """`rtmbs event step-steer sedan` (1.5 s) and `rtmbs view` of its folder (30 frames)."""
+    from rtmbs.result import Result
+
+    out = tmp_path_factory.mktemp("event") / "step"
+    assert main(["event", "step-steer", "sedan", "--t-end", str(STEP_T_END), "--out", str(out),
+                 "--no-progress"]) == 0
+    assert not (out / "course.json").exists()  # a step steer runs on an open road
+    assert main(["view", str(out), "--frames", "30"]) == 0
+    return Result.load(out), out
+
+
+def _attrs(stdout: str) -> dict:
+    body = re.search(r"<body([^>]*)>", stdout).group(1)
+    return {k: v.replace("&quot;", '"') for k, v in re.findall(r'data-([\w-]+)="([^"]*)"', body)}
+
+
+def _coloured(png, rect):
+    """Share of the scene's pixels that are saturated colours (the bodies, the force elements;
+    not the grey road, the pale axes' planes or dark text), and their centroid in the scene
+    (fractions of its width and height)."""
+    from matplotlib.image import imread
+
+    img = imread(png)[..., :3]
+    x, y, w, h = (int(round(v)) for v in rect)
+    a = img[y:y + h, x:x + w]
+    mask = (a.max(axis=2) - a.min(axis=2)) > 0.3
+    ys, xs = np.nonzero(mask)
+    return mask.mean(), (xs.mean() / w if len(xs) else np.nan), (ys.mean() / h if len(ys) else np.nan)
+
+
+@pytest.fixture(scope="module")
+def step_page(step_run, tmp_path_factory):
+    """The step steer's page played to its end (#play=1): its DOM and Chromium's log."""
+    if CHROMIUM is None:
+        pytest.skip("Chromium is not installed")
+    _, out = step_run
+    p = _chromium(tmp_path_factory.mktemp("dom"), (out / "view.html").as_uri() + "#play=1",
+                  WINDOW, "--dump-dom")
+    assert p.returncode == 0, p.stderr[-2000:]
+    return _attrs(p.stdout), p
+
+
+@browser
+def test_playback_ends_with_cursor_and_signals_beside_the_scene(step_run, step_page):
+    res, _ = step_run
+    attrs, p = step_page
+    assert attrs.get("ready") == "1" and json.loads(attrs["errors"]) == []
+    assert _console_errors(p.stderr) == []
+    assert attrs["camera"] == "follow"  # the default: the chassis travels 33 m
+    assert float(attrs["frame"]) == pytest.approx(res.t[-1], abs=1e-6)   # played to the end
+    assert float(attrs["cursor"]) == pytest.approx(res.t[-1], abs=1e-6)  # and the cursor with it
+    titles = re.findall(r'<text class="y\d*title"[^>]*>([^<]*)<', p.stdout)
+    assert titles == ["speed [km/h]", "lateral acc. [m/s²]", "yaw rate [deg/s]", "handwheel [deg]"]
+    sx, sy, sw, sh = json.loads(attrs["scene-rect"])
+    gx, gy, gw, gh = json.loads(attrs["signals-rect"])
+    assert gx >= sx + sw - 1 and abs(gy - sy) < 1  # beside the scene, not under it
+    assert gx + gw <= 1280 and max(sy + sh, gy + gh) <= 800 and sw > 600 and gh > 400
+
+
+@browser
+def test_follow_camera_keeps_the_car_large_and_centred(step_run, step_page, tmp_path):
+    res, out = step_run
+    rect = json.loads(step_page[0]["scene-rect"])
+    shots = {}
+    for name, hash_ in (("follow", "#play=1"), ("course", f"#t={STEP_T_END}&camera=course")):
+        png = tmp_path / f"{name}.png"
+        p = _chromium(tmp_path, (out / "view.html").as_uri() + hash_, WINDOW, f"--screenshot={png}")
+        assert p.returncode == 0, p.stderr[-2000:]
+        assert _console_errors(p.stderr) == []
+        shots[name] = _coloured(png, rect)
+    (follow, fx, fy), (course, _, _) = shots["follow"], shots["course"]
+    travel = np.hypot(res.outputs["chassis.x"][-1] - res.outputs["chassis.x"][0],
+                      res.outputs["chassis.y"][-1] - res.outputs["chassis.y"][0])
+    assert travel > 30  # the car left the place where it started
+    assert follow > 0.01          # measured 1.4 % of the scene after 33 m
+    assert course < follow / 5    # the whole course: 0.05 %
+    assert abs(fx - 0.5) < 0.1 and abs(fy - 0.5) < 0.1  # centred at the end of playback
+
+
+def _cone_pixels(png, rect):
+    from matplotlib.image import imread
+
+    img = imread(png)[..., :3]
+    x, y, w, h = (int(round(v)) for v in rect)
+    r, g, b = (img[y:y + h, x:x + w, c] for c in range(3))
+    return int(((r > 0.7) & (g > 0.2) & (g < 0.45) & (b < 0.05)).sum())  # CONE_COLOUR, lit
+
+
+@browser
+def test_event_cones_are_drawn_around_the_car(step_run, step_page, tmp_path):
+    from rtmbs.io.view import CONE_COLOUR
+
+    assert CONE_COLOUR == "#ff6a00"  # what _cone_pixels looks for
+    res, out = step_run
+    x, y = res.outputs["chassis.x"][-1], res.outputs["chassis.y"][-1]
+    course = tmp_path / "course.json"
+    course.write_text(json.dumps({"cones": [[x + 1.0, y + 1.6], [x + 1.0, y - 1.6],
+                                            [x - 1.0, y + 1.6], [x - 1.0, y - 1.6]]}))
+    page = tmp_path / "cones.html"
+    assert main(["view", str(out), "--frames", "30", "--course", str(course), "--out", str(page)]) == 0
+    counts = []
+    for html_page in (page, out / "view.html"):
+        png = tmp_path / f"{html_page.stem}.png"
+        p = _chromium(tmp_path, html_page.as_uri() + f"#t={STEP_T_END}", WINDOW, f"--screenshot={png}")
+        assert p.returncode == 0, p.stderr[-2000:]
+        counts.append(_cone_pixels(png, json.loads(step_page[0]["scene-rect"])))
+    assert counts[0] > 300 and counts[1] < 30  # four cones; none without the course
+
+
+def test_course_of_the_iso_3888_lanes():
+    """The cones stand on both lines of every gated section, at both of its ends and at most
+    5 m apart; a circle's course is its centre and radius."""
+    from types import SimpleNamespace
+
+    from rtmbs.event_cli import CONE_SPACING, event_course
+    from rtmbs.manoeuvres.events import iso3888_lanes
+
+    lanes = iso3888_lanes(1.85, start=2.0)
+    c = event_course("lane-change", SimpleNamespace(meta={"lanes": lanes}), 2.0)
+    cones = np.array(c["cones"])
+    for ln in lanes:
+        on = cones[(cones[:, 0] >= ln["x0"] - 1e-9) & (cones[:, 0] <= ln["x1"] + 1e-9)]
+        for side in (-0.5, 0.5):
+            line = np.sort(on[np.isclose(on[:, 1], ln["y"] + side * ln["width"]), 0])
+            assert line[0] == pytest.approx(ln["x0"]) and line[-1] == pytest.approx(ln["x1"])
+            assert np.diff(line).max() <= CONE_SPACING + 1e-9
+    # section 1 of a 1.85 m car: 1.1·1.85 + 0.25 = 2.285 m between the lines
+    first = cones[cones[:, 0] <= lanes[0]["x1"] + 1e-9]
+    assert np.ptp(first[:, 1]) == pytest.approx(2.285)
+    circle = event_course("constant-radius", SimpleNamespace(meta={"radius": 40.0}), 3.0)
+    assert circle == {"event": "constant-radius", "circle": {"centre": [3.0, 40.0], "radius": 40.0}}
+    assert event_course("step-steer", SimpleNamespace(meta={}), 0.0) is None
+
+
+def test_road_strip_follows_the_path_with_the_road_height():
+    """Under a quarter circle, every vertex of the strip is within its half width of the circle;
+    over a square bump the strip is at the bump's height on the bump, at 0 off it."""
+    from rtmbs.io.meta import _road
+    from rtmbs.io.view import _road_height, _road_strip
+
+    flat = _road({"type": "flat"})
+    R, half = 40.0, 2.0
+    th = np.linspace(0, np.pi / 2, 200)
+    strip = _road_strip(flat, np.column_stack([R * np.sin(th), R * (1 - np.cos(th))]), half, ahead=0.0)
+    r = np.hypot(np.asarray(strip.x), np.asarray(strip.y) - R)
+    assert r.min() == pytest.approx(R - half, abs=0.02) and r.max() == pytest.approx(R + half, abs=0.02)
+    assert np.all(np.asarray(strip.z) == 0.0)
+    bump = _road({"type": "square_bump", "height": 0.05, "length": 2.0, "start": 10.0})
+    strip = _road_strip(bump, np.column_stack([np.linspace(0, 20, 50), np.zeros(50)]), 1.0, ahead=5.0)
+    x, z = np.asarray(strip.x), np.asarray(strip.z)
+    assert x.min() == pytest.approx(-5.0, abs=0.1) and x.max() == pytest.approx(25.0, abs=0.1)
+    assert np.all(z[(x > 10.1) & (x < 11.9)] == pytest.approx(0.05))
+    assert np.all(z[(x < 9.9) | (x > 12.1)] == 0.0)
+    # between the two tracks: linear in y (both tracks at the bump's height here)
+    assert _road_height(bump, np.array([11.0]), np.array([0.0]))[0] == pytest.approx(0.05)
+
+
+def test_course_and_camera_errors_name_the_cause(tmp_path, capsys):
+    from rtmbs.io.view import read_course, write_view
+
+    bad = tmp_path / "course.json"
+    bad.write_text('{"cones": [[1, 2], [3]]}')
+    with pytest.raises(RtmbsError, match=re.escape(f"course '{bad}': cones: expected a list of "
+                                                   "[x, y] in metres")):
+        read_course(bad)
+    bad.write_text('{"circle": {"centre": [0, 40], "radius": -1}}')
+    with pytest.raises(RtmbsError, match=re.escape(f"course '{bad}': circle: expected")):
+        read_course(bad)
+    bad.write_text("[1, 2]")
+    with pytest.raises(RtmbsError, match="expected a JSON object with 'cones' or 'circle'"):
+        read_course(bad)
+    bad.write_text("{cones")
+    with pytest.raises(RtmbsError, match=f"course '{re.escape(str(bad))}': cannot read it"):
+        read_course(bad)
+    res = _plain_result()
+    with pytest.raises(RtmbsError, match="view: --camera side: expected follow or course"):
+        write_view(res, tmp_path / "v.html", camera="side")
+    res.save_hdf5(tmp_path / "r.h5")
+    assert main(["view", str(tmp_path / "r.h5"), "--course", str(tmp_path / "none.json")]) == 1
+    assert f"rtmbs: error: course '{tmp_path / 'none.json'}': no such file" in capsys.readouterr().err
+
+
+def test_a_cars_default_signals_and_their_units():
+    """The driver's signals first (every event has them), else the car's vehicle outputs, but
+    the vehicle's lateral acceleration before `chassis.ay`; shown in km/h, m/s², deg/s, deg."""
+    from rtmbs.io.view import _shown, default_signals
+
+    res = _plain_result()
+    n = len(res.t)
+    vehicle = {"vehicle.vx": 10.0, "vehicle.ay": 2.0, "vehicle.yaw_rate": 0.1,
+               "vehicle.handwheel_angle": np.pi / 6}
+    res.outputs.update({k: np.full(n, v) for k, v in vehicle.items()})
+    assert default_signals(res, {"forces": [], "bodies": []}) == list(vehicle)
+    shown = [(_shown(res, k)[1:], _shown(res, k)[0][0]) for k in vehicle]
+    assert shown == [(("speed", "km/h"), pytest.approx(36.0)), (("lateral acc.", "m/s²"), 2.0),
+                     (("yaw rate", "deg/s"), pytest.approx(np.degrees(0.1))),
+                     (("handwheel", "deg"), pytest.approx(30.0))]
+    res.outputs.update({k: np.zeros(n) for k in ("chassis.speed", "chassis.yaw_rate",
+                                                  "driver.handwheel", "chassis.ay")})
+    assert default_signals(res, {"forces": [], "bodies": []}) == [
+        "chassis.speed", "vehicle.ay", "chassis.yaw_rate", "driver.handwheel"]

@@ -54,6 +54,10 @@ def test_lane_change_uses_the_cars_width_and_clears_the_cones(capsys, tmp_path):
     assert s["metrics"]["pass"] is True and s["metrics"]["clearance_min_m"] > 0.0
     md = (tmp_path / "event.md").read_text()
     assert "| clearance section 1 |" in md and "| width | 1.845 | m |" in md
+    course = json.loads((tmp_path / "course.json").read_text())  # the cones, for rtmbs view
+    # gated sections 1, 3, 5, 6 (15, 25, 15, 15 m), cones 5 m apart from end to end, two lines
+    assert [ln["section"] for ln in course["lanes"]] == [1, 3, 5, 6]
+    assert len(course["cones"]) == 2 * (4 + 6 + 4 + 4)
 
 
 def test_brake_in_turn_decelerates_as_demanded(capsys, tmp_path):
