@@ -83,13 +83,16 @@ def busy_wait(seconds):
 
 
 class StallingEuler(SemiImplicitEuler):
-    """Semi-implicit Euler whose step ``k`` (0-based since reset) busy-waits ``stalls[k]`` s."""
+    """Semi-implicit Euler whose step ``k`` (0-based since reset) takes ``stalls[k]`` s more: on
+    ``clock`` (a ``rtmbs.realtime.clock.SimulatedClock``, moved by that much) when given, else
+    busy-waiting on the wall clock."""
 
     name = "test-stalling"
 
-    def __init__(self, system, stalls=None, **options):
+    def __init__(self, system, stalls=None, clock=None, **options):
         super().__init__(system, **options)
         self.stalls = dict(stalls or {})
+        self.clock = clock
         self.gc_enabled_seen = set()
 
     def _reset(self, state):
@@ -102,15 +105,15 @@ class StallingEuler(SemiImplicitEuler):
         self.gc_enabled_seen.add(gc.isenabled())
         s = self.stalls.get(self.nstep)
         if s and not getattr(self, "degraded", False):
-            busy_wait(s)
+            (self.clock.advance if self.clock is not None else busy_wait)(s)
         return super()._step_impl(state, h)
 
 
 class DegradableStallingEuler(StallingEuler):
     """Skips its stalls while degraded; records ``(nstep, flag)`` of each ``set_degraded``."""
 
-    def __init__(self, system, stalls=None, **options):
-        super().__init__(system, stalls, **options)
+    def __init__(self, system, stalls=None, clock=None, **options):
+        super().__init__(system, stalls, clock, **options)
         self.degraded = False
         self.degrade_calls = []
 

@@ -1,9 +1,8 @@
 """The paced loop: accounting of each deadline policy under forced overruns, determinism against
-``simulate``, GC handling. Checks counts and continuity, not absolute times (noisy machine):
-h = 20 ms with injected busy-wait stalls of 50-70 ms on chosen steps. The machine is shared, so
-a run in which the OS itself stalled the process for a whole period is possible: such a test is
-run again, up to 3 times in all (a deterministic fault fails every attempt)."""
-import functools
+``simulate``, GC handling. The policies run on a simulated clock (``rtmbs.realtime.clock``):
+h = 20 ms, and the chosen steps take 50-70 ms more on that clock, so every count, slip and
+lateness is exact and nothing sleeps. The tests that pace on the machine's clock check only
+what its noise cannot change: the trajectory, and counts that no stall can alter."""
 import gc
 
 import numpy as np
@@ -11,6 +10,7 @@ import pytest
 
 import rtmbs_realtime_test_models as tm
 from rtmbs.errors import SolverError
+from rtmbs.realtime.clock import SimulatedClock
 from rtmbs.realtime import FLAG_CATCHUP, FLAG_DEGRADED, FLAG_OVERRUN, RealtimeIO, run_realtime
 from rtmbs.solvers.simulate import simulate
 
@@ -18,18 +18,6 @@ H = 0.02
 H_NS = 20_000_000
 DURATION = 0.6  # 30 steps
 MS = 1e-3
-
-
-def retry_on_noise(fn):
-    @functools.wraps(fn)
-    def wrapper(*args, **kwargs):
-        for attempt in range(3):
-            try:
-                return fn(*args, **kwargs)
-            except AssertionError:
-                if attempt == 2:
-                    raise
-    return wrapper
 
 
 class RecordingIO(RealtimeIO):
@@ -73,13 +61,13 @@ def assert_same_trajectory(rep, ref, upto=None):
         np.testing.assert_array_equal(res.outputs[name][:k], ref.outputs[name][:k])
 
 
-@retry_on_noise
 def test_warn_counts_overruns_and_slips():
     system = tm.MassSpringDamper()
-    slv = tm.StallingEuler(system, stalls={5: 50 * MS, 15: 50 * MS})
+    clock = SimulatedClock()
+    slv = tm.StallingEuler(system, stalls={5: 50 * MS, 15: 50 * MS}, clock=clock)
     io = RecordingIO()
     freeze_before = gc.get_freeze_count()
-    rep = run_realtime(system, slv, h=H, duration=DURATION, policy="warn", io=io)
+    rep = run_realtime(system, slv, h=H, clock=clock, duration=DURATION, policy="warn", io=io)
     assert rep.steps == 30
     assert overrun_steps(rep) == [5, 15]
     assert rep.overruns == 2 and rep.catchup_steps == 0
@@ -102,12 +90,12 @@ def test_warn_counts_overruns_and_slips():
 
 
 @pytest.mark.parametrize("outputs_at", ["end", "start"])
-@retry_on_noise
 def test_catch_up_skips_publishing_and_realigns_with_wall_clock(outputs_at):
     system = tm.MassSpringDamper()
-    slv = tm.StallingEuler(system, stalls={5: 70 * MS})
+    clock = SimulatedClock()
+    slv = tm.StallingEuler(system, stalls={5: 70 * MS}, clock=clock)
     io = RecordingIO()
-    rep = run_realtime(system, slv, h=H, duration=DURATION, policy="catch-up", io=io,
+    rep = run_realtime(system, slv, h=H, clock=clock, duration=DURATION, policy="catch-up", io=io,
                        outputs_at=outputs_at)
     assert rep.steps == 30
     assert overrun_steps(rep) == [5]
@@ -128,12 +116,12 @@ def test_catch_up_skips_publishing_and_realigns_with_wall_clock(outputs_at):
     assert_same_trajectory(rep, reference(30))
 
 
-@retry_on_noise
 def test_degrade_uses_solver_set_degraded_until_budget_met():
     system = tm.MassSpringDamper()
+    clock = SimulatedClock()
     # steps 6 and 7 would stall too, but not in degraded mode
-    slv = tm.DegradableStallingEuler(system, stalls={5: 50 * MS, 6: 50 * MS, 7: 50 * MS, 20: 50 * MS})
-    rep = run_realtime(system, slv, h=H, duration=DURATION, policy="degrade", recover_after=5)
+    slv = tm.DegradableStallingEuler(system, stalls={5: 50 * MS, 6: 50 * MS, 7: 50 * MS, 20: 50 * MS}, clock=clock)
+    rep = run_realtime(system, slv, h=H, clock=clock, duration=DURATION, policy="degrade", recover_after=5)
     assert rep.degrade_mode == "solver.set_degraded"
     assert overrun_steps(rep) == [5, 20]
     assert rep.degrade_entries == 2
@@ -147,12 +135,12 @@ def test_degrade_uses_solver_set_degraded_until_budget_met():
 
 
 @pytest.mark.parametrize("outputs_at", ["end", "start"])
-@retry_on_noise
 def test_degrade_fallback_skips_outputs_when_solver_cannot_degrade(outputs_at):
     system = tm.MassSpringDamper()
-    slv = tm.StallingEuler(system, stalls={5: 50 * MS})
+    clock = SimulatedClock()
+    slv = tm.StallingEuler(system, stalls={5: 50 * MS}, clock=clock)
     io = RecordingIO()
-    rep = run_realtime(system, slv, h=H, duration=DURATION, policy="degrade", io=io,
+    rep = run_realtime(system, slv, h=H, clock=clock, duration=DURATION, policy="degrade", io=io,
                        recover_after=4, outputs_at=outputs_at)
     assert rep.degrade_mode == "skip outputs"
     assert rep.degrade_entries == 1 and rep.degraded_steps == 4 and rep.overruns == 1
@@ -164,24 +152,24 @@ def test_degrade_fallback_skips_outputs_when_solver_cannot_degrade(outputs_at):
     assert_same_trajectory(rep, reference(30))
 
 
-@retry_on_noise
 def test_degrade_with_a_degraded_solver():
     system = tm.MassSpringDamper()
-    slv = tm.StallingEuler(system, stalls={5: 50 * MS})
+    clock = SimulatedClock()
+    slv = tm.StallingEuler(system, stalls={5: 50 * MS}, clock=clock)
     cheap = tm.SemiImplicitEuler(system)
-    rep = run_realtime(system, slv, h=H, duration=DURATION, policy="degrade", recover_after=3,
+    rep = run_realtime(system, slv, h=H, clock=clock, duration=DURATION, policy="degrade", recover_after=3,
                        degraded_solver=cheap, warmup=False)
     assert rep.degrade_mode == "degraded_solver 'test-symplectic-euler'"
     assert rep.degraded_steps == 3 and cheap.nstep == 3 and slv.nstep == 27
     assert_same_trajectory(rep, reference(30))
 
 
-@retry_on_noise
 def test_stop_keeps_results_up_to_first_overrun():
     system = tm.MassSpringDamper()
-    slv = tm.StallingEuler(system, stalls={5: 50 * MS, 9: 50 * MS})
+    clock = SimulatedClock()
+    slv = tm.StallingEuler(system, stalls={5: 50 * MS, 9: 50 * MS}, clock=clock)
     io = RecordingIO()
-    rep = run_realtime(system, slv, h=H, duration=DURATION, policy="stop", io=io)
+    rep = run_realtime(system, slv, h=H, clock=clock, duration=DURATION, policy="stop", io=io)
     assert rep.stopped_early and rep.overruns == 1
     assert rep.steps == 6 and len(rep.turnaround_ns) == 6
     assert "step 6 of 30" in rep.message
@@ -284,21 +272,21 @@ def test_paced_equals_simulate_with_library_models(model, solver):
     np.testing.assert_allclose(rep.result.phi_norm, ref.phi_norm, rtol=0, atol=1e-15)
 
 
-def test_busy_wait_never_sleeps_and_runs_the_same_steps(monkeypatch):
-    """``busy_wait=True`` spins through every period (no ``time.sleep``) and is reported in
-    ``sched``; the default sleeps until 200 µs before each tick. Both take the steps of
-    ``simulate``."""
-    import rtmbs.realtime.loop as loop
+def test_busy_wait_never_sleeps_and_runs_the_same_steps():
+    """``busy_wait=True`` spins through every period (no sleep) and is reported in ``sched``;
+    the default sleeps until ``SPIN_NS`` before each tick. Both take the steps of ``simulate``."""
+    from rtmbs.realtime.loop import SPIN_NS
 
-    calls = []
-    real_sleep = loop.time.sleep
-    monkeypatch.setattr(loop.time, "sleep", lambda s: (calls.append(s), real_sleep(s)))
     system = tm.MassSpringDamper()
     ref = simulate(system, tm.SOLVER_NAME, t_end=0.02, h=2e-3)
     for busy in (True, False):
-        calls.clear()
-        rep = run_realtime(system, tm.SOLVER_NAME, h=2e-3, duration=0.02, busy_wait=busy)
-        assert (len(calls) == 0) == busy
+        clock = SimulatedClock()
+        rep = run_realtime(system, tm.SOLVER_NAME, h=2e-3, duration=0.02, busy_wait=busy,
+                           clock=clock)
+        if busy:
+            assert clock.slept_ns == 0
+        else:  # 10 periods of 2 ms, each slept to SPIN_NS before its tick (the first: from t0)
+            assert 9 * (2_000_000 - SPIN_NS) <= clock.slept_ns <= 10 * 2_000_000
         assert ("busy-wait" in rep.sched) == busy
         np.testing.assert_array_equal(rep.result.q, ref.q)
 

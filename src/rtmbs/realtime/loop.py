@@ -1,7 +1,8 @@
 """The paced real-time loop: one solver step per tick of a wall clock.
 
-Step ``k`` (from ``t_k`` to ``t_k + h``) starts on the absolute tick ``t0 + k·h`` of
-``time.perf_counter_ns`` (no accumulated sleeps: the schedule cannot drift). The loop sleeps
+Step ``k`` (from ``t_k`` to ``t_k + h``) starts on the absolute tick ``t0 + k·h`` of the clock
+(``time.perf_counter_ns``, or the one given: :mod:`.clock`; no accumulated sleeps: the schedule
+cannot drift). The loop sleeps
 until ``SPIN_NS`` before the tick and busy-waits the rest (``busy_wait=True``: the whole period,
 never sleeping, as a HIL loop on an isolated core does: the core keeps the model's data in its
 caches and never idles), then reads the inputs, steps, and publishes the outputs (the step and
@@ -46,6 +47,7 @@ from ..protocol import EVAL_PHI, EVAL_PHIQ, MechanicalSystem, State
 from ..result import Result
 from ..solvers.base import Solver, get_solver
 from ..solvers.simulate import RESULT_MEMORY_SHARE, _memory_bytes
+from .clock import SystemClock
 from .iobase import RealtimeIO
 from .stats import save_histogram, save_summary, split_overruns, summary_markdown, timing_summary
 
@@ -172,7 +174,8 @@ class _Shadow:
     tick plus ``SPIN_NS``); when less than that is left (a late start) it is skipped
     (``skipped``)."""
 
-    def __init__(self, system, slv, state, h, at_start):
+    def __init__(self, system, slv, state, h, at_start, clock):
+        self.perf = clock.perf_ns
         if not hasattr(system, "new_data"):
             raise SolverError(f"prewarm needs a model with its own data objects (a compiled "
                               f"Cartesian model); '{system.name}' has none")
@@ -200,7 +203,7 @@ class _Shadow:
         self.steps += 1
 
     def _run(self, state) -> None:
-        c0 = time.perf_counter_ns()
+        c0 = self.perf()
         st = self.state
         st.q[:] = state.q
         st.qd[:] = state.qd
@@ -208,7 +211,7 @@ class _Shadow:
         if st.x is not None and st.x.size:
             st.x[:] = state.x
         self.solver.step_outputs(st, self.h, self.out, self.at_start)
-        took = time.perf_counter_ns() - c0
+        took = self.perf() - c0
         self.took_ns = took if self.took_ns == 0.0 else 0.9 * self.took_ns + 0.1 * took
         self.lead_ns = min(int(1.5 * self.took_ns) + PREWARM_MARGIN_NS, self.h_ns // 2)
 
@@ -241,6 +244,7 @@ def run_realtime(
     busy_wait: bool = False,
     outputs_at: str = "end",
     prewarm: bool = False,
+    clock=None,
     **options,
 ) -> RealtimeReport:
     """Run ``system`` paced on the wall clock for ``duration`` s of simulated time.
@@ -262,6 +266,9 @@ def run_realtime(
     runs with warm caches, as back to back; it costs a second step of CPU per period, so it is
     for a core of its own (with ``busy_wait``). The trajectory is the one ``simulate`` gives for
     the same inputs (same steps, same ``t_k = t_0 + k·h``), with or without ``prewarm``.
+    ``clock`` (default :class:`~rtmbs.realtime.clock.SystemClock`) is every time the loop reads
+    and every sleep it takes; a :class:`~rtmbs.realtime.clock.SimulatedClock` runs the loop's
+    logic without waiting.
     """
     if policy not in POLICIES:
         raise SolverError(f"unknown deadline policy '{policy}'" + did_you_mean(policy, POLICIES))
@@ -330,7 +337,7 @@ def run_realtime(
         if nout:
             system.outputs(w.t, w.q, w.qd, out_buf)
     slv.reset(state)
-    shadow = _Shadow(system, slv, state, h, at_start) if prewarm else None
+    shadow = _Shadow(system, slv, state, h, at_start, clock or SystemClock()) if prewarm else None
     if io is not None:
         io.open(system)
     if nout:
@@ -351,9 +358,10 @@ def run_realtime(
     outputs = system.outputs
     read = io.read_inputs if io is not None else None
     write = io.write_outputs if io is not None else None
-    perf = time.perf_counter_ns
-    cpu = time.process_time_ns
-    sleep = time.sleep
+    clock = clock if clock is not None else SystemClock()
+    perf = clock.perf_ns
+    cpu = clock.cpu_ns
+    sleep = clock.sleep
     spin_ns = h_ns + 1 if busy_wait else SPIN_NS
     diverged = _diverged
     LIMIT = DIVERGENCE_LIMIT
