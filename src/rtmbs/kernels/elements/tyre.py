@@ -11,11 +11,8 @@ from numba import njit
 
 from ...errors import ModelError
 from .. import tyre_element as te
+from ...vehicle.tyre.tir import SHIPPED_TYRES as TYRE_FILES  # noqa: F401  (shipped .tir, by short name)
 from .base import ElementType, marker_axis, zero_jacobians
-
-#: property files shipped in rtmbs/data/tyre, by short name
-TYRE_FILES = {"MF61": "chrono_MagicFormula61_Parameters.tir", "MF52": "chrono_MagicFormula52_Parameters.tir",
-              "PAC2002": "chrono_Sedan_Pac02Tire.tir"}
 
 
 def pack(fe, ctx):

@@ -144,7 +144,7 @@ def vehicle_from_dict(data: dict, folder: Path = Path("."), source: str = "",
     if "brakes" in subs:
         brakes.build(model, subs["brakes"][0], corners)
     if spec.speed:
-        _rolling(model, spec.speed, corners)
+        _rolling(model, spec.speed, corners, tyre)
     return model
 
 
@@ -167,16 +167,33 @@ def _check_axles(subs: dict, axles: dict) -> None:
             missing("brakes", axle, axle)
 
 
-def _rolling(model: Model, speed: float, corners: dict) -> None:
-    """Initial state of a car rolling forward at ``speed``: every body moves at (speed, 0, 0),
-    each wheel spins at speed / (design wheel-centre height) about its spin axis (the
-    assembly projects the velocities onto the constraints)."""
+def _rolling(model: Model, speed: float, corners: dict, tyre: str) -> None:
+    """Initial state of a car rolling forward at ``speed``: every body moves at (speed, 0, 0);
+    each wheel spins free-rolling, at speed / R_e about its spin axis, R_e the tyre's effective
+    rolling radius at the design deflection (Pacejka 2012, eq. 4.E23 as in MF-Tyre 5.2/6.1:
+    the sedan's R_e = 0.3366 m against a wheel-centre height of 0.332 m), and the half shafts
+    of a driven wheel turn with it. The assembly projects these velocities onto the joints.
+    (With the half shafts at rest, that projection slowed the sedan's driven wheels to a
+    longitudinal slip of -0.67 at t = 0.)"""
+    from ..tyre.tir import load_tir, shipped_or_path
+
+    props = load_tir(shipped_or_path(tyre))
     v = (float(speed), 0.0, 0.0)
     for b in model.bodies:
         b.velocity = v
+    names = {b.name for b in model.bodies}
     for sides in corners.values():
         for c in sides.values():
-            model.body(c.bodies["wheel"]).angular_velocity = tup(speed / c.wheel_centre[2] * c.spin_left)
+            wheel = c.bodies["wheel"]
+            h = float(c.wheel_centre[2])
+            Fz = max(props["VERTICAL_STIFFNESS"] * (props["UNLOADED_RADIUS"] - h), 0.0)
+            re = float(props.evaluate(Fz, 0.0, 0.0, Vx=float(speed))["Re"])
+            w = tup(speed / re * c.spin_left)
+            model.body(wheel).angular_velocity = w
+            corner = wheel[:-len("wheel")]  # fl_, rr_, ...
+            for shaft in ("outshaft", "halfshaft"):
+                if corner + shaft in names:
+                    model.body(corner + shaft).angular_velocity = w
 
 
 def is_vehicle_file(path) -> bool:
