@@ -99,7 +99,9 @@ def test_step_steer_reaches_a_steady_yaw_rate_whose_sign_follows_the_handwheel(s
     r = {}
     for hw, res in step_steers.items():
         t, yr = res.t, res.outputs["chassis.yaw_rate"]
-        assert np.abs(yr[t < 0.5]).max() < 0.003          # straight but for ply steer (1.3e-3 rad/s)
+        # straight but for ply steer: 3.0e-3 rad/s (1.3e-3 with rigid steering: the tyres'
+        # residual aligning torque turns the wheels through the steering's compliance)
+        assert np.abs(yr[t < 0.5]).max() < 0.004
         ss = yr[t >= 2.5]
         assert np.ptp(ss) < 0.01 * abs(ss.mean())
         assert np.sign(ss.mean()) == np.sign(hw)

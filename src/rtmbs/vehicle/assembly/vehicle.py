@@ -1,7 +1,8 @@
 """A vehicle file and its subsystem files -> ONE model description (rtmbs.model.Model).
 
-Order of the bodies: chassis, steering rack, front left/right corner, rear left/right corner,
-anti-roll bar halves, driveline shafts. The chassis is free (6 degrees of freedom) and stands on
+Order of the bodies: chassis, steering (rack, its housing if on mounts, pinion, handwheel if
+the column is compliant), front left/right corner, rear left/right corner, anti-roll bar
+halves, driveline shafts. The chassis is free (6 degrees of freedom) and stands on
 its four tyres. A vehicle may leave out one suspension (one axle, e.g. for an axle rig): then
 no other subsystem may refer to the missing axle.
 """
