@@ -137,7 +137,7 @@ def breakdown(res, system, model, ay_range=(1.0, 4.0)) -> dict:
     d_r = 0.5 * (_steer(system, model, res, "rl_wheel") + _steer(system, model, res, "rr_wheel"))
     ratio = pinion_ratio(model)
     d_rack = lateral_travel(system, model, res) / (ratio * sr) if ratio else d_cmd
-    # tyres at the static axle loads (the first second of the settle: straight, steady)
+    # tyres at the axle loads of the first second (the car still on the 20 m lead-in, straight)
     props = _tyre_props(model)
     s0 = res.t < 1.0
     fz = {c: float(np.mean(o[f"{c}_tyre.Fz"][s0])) for c in ("fl", "fr", "rl", "rr")}
