@@ -11,7 +11,7 @@ from numba import njit
 
 from ...errors import ModelError
 from .. import tyre_element as te
-from ...vehicle.tyre.tir import SHIPPED_TYRES as TYRE_FILES  # noqa: F401  (shipped .tir, by short name)
+from ...vehicle.tyre.tir import SHIPPED as TYRE_FILES  # noqa: F401  (shipped .tir files by short name)
 from .base import ElementType, marker_axis, zero_jacobians
 
 

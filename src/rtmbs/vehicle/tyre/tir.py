@@ -388,17 +388,15 @@ def _ranges(keys: list[str]) -> str:
 
 
 #: property files shipped in rtmbs/data/tyre, by short name
-SHIPPED_TYRES = {"MF61": "chrono_MagicFormula61_Parameters.tir",
-                 "MF52": "chrono_MagicFormula52_Parameters.tir",
-                 "PAC2002": "chrono_Sedan_Pac02Tire.tir"}
-
-
-def shipped_or_path(tyre: str) -> Path:
-    """The .tir file of a shipped short name (:data:`SHIPPED_TYRES`) or of a path."""
-    src = SHIPPED_TYRES.get(tyre)
-    return data_path(src) if src else Path(tyre)
+SHIPPED = {"MF61": "chrono_MagicFormula61_Parameters.tir", "MF52": "chrono_MagicFormula52_Parameters.tir",
+           "PAC2002": "chrono_Sedan_Pac02Tire.tir"}
 
 
 def data_path(filename: str) -> Path:
     """Path of a file shipped in ``rtmbs/data/tyre`` (e.g. ``chrono_Sedan_Pac02Tire.tir``)."""
     return Path(__file__).resolve().parents[2] / "data" / "tyre" / filename
+
+
+def shipped_or_path(tyre: str) -> Path:
+    """The .tir file of a shipped short name (:data:`SHIPPED`) or of a path."""
+    return data_path(SHIPPED[tyre]) if tyre in SHIPPED else Path(tyre)
