@@ -145,7 +145,7 @@ def vehicle_from_dict(data: dict, folder: Path = Path("."), source: str = "",
     if "brakes" in subs:
         brakes.build(model, subs["brakes"][0], corners)
     if spec.speed:
-        _rolling(model, spec.speed, corners, tyre)
+        _rolling(model, spec.speed, corners)
     return model
 
 
@@ -168,7 +168,7 @@ def _check_axles(subs: dict, axles: dict) -> None:
             missing("brakes", axle, axle)
 
 
-def _rolling(model: Model, speed: float, corners: dict, tyre: str) -> None:
+def _rolling(model: Model, speed: float, corners: dict) -> None:
     """Initial state of a car rolling forward at ``speed``: every body moves at (speed, 0, 0);
     each wheel spins free-rolling, at speed / R_e about its spin axis, R_e the tyre's effective
     rolling radius at the design deflection (Pacejka 2012, eq. 4.E23 as in MF-Tyre 5.2/6.1:
@@ -178,7 +178,7 @@ def _rolling(model: Model, speed: float, corners: dict, tyre: str) -> None:
     longitudinal slip of -0.67 at t = 0.)"""
     from ..tyre.tir import load_tir, shipped_or_path
 
-    props = load_tir(shipped_or_path(tyre))
+    props = load_tir(shipped_or_path(next(f.tyre for f in model.forces if f.type == "tyre")))
     v = (float(speed), 0.0, 0.0)
     for b in model.bodies:
         b.velocity = v
