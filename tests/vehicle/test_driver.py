@@ -99,7 +99,9 @@ def test_step_steer_reaches_a_steady_yaw_rate_whose_sign_follows_the_handwheel(s
     r = {}
     for hw, res in step_steers.items():
         t, yr = res.t, res.outputs["chassis.yaw_rate"]
-        assert np.abs(yr[t < 0.5]).max() < 0.003          # straight but for ply steer (1.3e-3 rad/s)
+        # straight but for ply steer: 3.0e-3 rad/s (1.3e-3 with rigid steering: the tyres'
+        # residual aligning torque turns the wheels through the steering's compliance)
+        assert np.abs(yr[t < 0.5]).max() < 0.004
         ss = yr[t >= 2.5]
         assert np.ptp(ss) < 0.01 * abs(ss.mean())
         assert np.sign(ss.mean()) == np.sign(hw)
@@ -127,22 +129,32 @@ def _A(p):
 
 
 def test_open_loop_handwheel_reaches_the_pinion_and_the_rack(step_steers):
-    """The handwheel channel (value and rate set before each step) drives the pinion: at every
-    recorded state the pinion's angle about the column (−x of the chassis) is the input, and the
-    rack has moved by ratio × angle (−0.0075 m/rad) in the chassis."""
+    """The handwheel channel (value and rate set before each step) drives the handwheel: at every
+    recorded state the handwheel's angle about the column (−x of the chassis) is the input; the
+    pinion follows through the column's torsion bar (a twist of a few tenths of a degree under
+    the aligning torques) and the rack has moved in its housing by ratio × pinion angle
+    (−0.0075 m/rad, the coupler)."""
     res = step_steers[20.0]
     names = res.coordinate_names
-    ic, ip, ir = (names.index(f"{b}.x") for b in ("chassis", "pinion", "rack"))
-    ang, travel = [], []
+    ic, ih, ip, ir, ik = (names.index(f"{b}.x") for b in
+                          ("chassis", "handwheel", "pinion", "rack", "rack_housing"))
+
+    def about_column(q, i):
+        R = _A(q[ic + 3:ic + 7]).T @ _A(q[i + 3:i + 7])
+        return -math.atan2(R[2, 1], R[1, 1])             # rotation about −x
+
+    wheel, pinion, travel = [], [], []
     for q in res.q:
         Ac = _A(q[ic + 3:ic + 7])
-        R = Ac.T @ _A(q[ip + 3:ip + 7])
-        ang.append(-math.atan2(R[2, 1], R[1, 1]))           # rotation about −x
-        travel.append((Ac.T @ (q[ir:ir + 3] - q[ic:ic + 3]))[1])
+        wheel.append(about_column(q, ih))
+        pinion.append(about_column(q, ip))
+        travel.append((Ac.T @ (q[ir:ir + 3] - q[ik:ik + 3]))[1])
     hw = res.outputs["driver.handwheel_angle"]
     assert hw.max() == pytest.approx(math.radians(20.0))
-    assert np.allclose(ang, hw, atol=1e-8)
-    assert np.allclose(np.array(travel) - travel[0], -0.0075 * hw, atol=1e-9)
+    assert np.allclose(wheel, hw, atol=1e-8)
+    twist = np.array(wheel) - np.array(pinion)
+    assert 0.0 < np.abs(twist).max() < math.radians(2.0)
+    assert np.allclose(np.array(travel) - travel[0], -0.0075 * np.array(pinion), atol=1e-9)
 
 
 def test_constant_radius_understeer_gradient_matches_the_step_steer(step_steers):

@@ -80,8 +80,8 @@ def test_brake_in_turn_decelerates_as_demanded(capsys, tmp_path):
     assert math.isfinite(m["yaw_rate_ratio"]) and math.isfinite(m["sideslip_change_deg"])
 
 
-def _pinion_angle(path):
-    """Rotation (rad) of the pinion relative to the chassis at t = 0, from their Euler
+def _handwheel_angle(path):
+    """Rotation (rad) of the handwheel relative to the chassis at t = 0, from their Euler
     parameters: q_rel = conj(q_chassis) q_pinion, angle 2 atan2(|v|, w), signed by v_x (the
     column axis is −x: a left turn is a negative rotation about +x)."""
     import csv
@@ -94,7 +94,7 @@ def _pinion_angle(path):
     def quat(body):
         return np.array([first[head.index(f"q:{body}.e{i}")] for i in range(4)])
 
-    (a0, *av), (b0, *bv) = quat("chassis"), quat("pinion")
+    (a0, *av), (b0, *bv) = quat("chassis"), quat("handwheel")
     av, bv = np.array(av), np.array(bv)
     w = a0 * b0 + av @ bv
     v = a0 * bv - b0 * av - np.cross(av, bv)
@@ -103,8 +103,9 @@ def _pinion_angle(path):
 
 def test_run_drives_a_vehicle_input_channel_from_the_command_line(capsys, tmp_path):
     """``rtmbs run sedan --input handwheel_angle=0.2``: the car is assembled with the handwheel
-    at 0.2 rad (the pinion turned 0.2 rad in the chassis: the driver holds it exactly); a CSV of
-    t and the channel drives it the same way; without --input the pinion stays at 0."""
+    at 0.2 rad (turned 0.2 rad in the chassis: the driver holds it exactly; the pinion follows
+    through the column's torsion bar); a CSV of t and the channel drives it the same way;
+    without --input the handwheel stays at 0."""
     code = main(["run", "sedan", "--t-end", "0.002", "--input", "handwheel_angle=0.2",
                  "--out", str(tmp_path / "a"), "--no-progress"])
     assert code == 0
@@ -117,9 +118,9 @@ def test_run_drives_a_vehicle_input_channel_from_the_command_line(capsys, tmp_pa
                  "--no-progress"])
     assert code == 0
     capsys.readouterr()
-    assert _pinion_angle(tmp_path / "a") == pytest.approx(0.2, abs=1e-6)
-    assert _pinion_angle(tmp_path / "b") == pytest.approx(0.2, abs=1e-6)
-    assert _pinion_angle(tmp_path / "c") == pytest.approx(0.0, abs=1e-9)
+    assert _handwheel_angle(tmp_path / "a") == pytest.approx(0.2, abs=1e-6)
+    assert _handwheel_angle(tmp_path / "b") == pytest.approx(0.2, abs=1e-6)
+    assert _handwheel_angle(tmp_path / "c") == pytest.approx(0.0, abs=1e-9)
 
 
 @pytest.mark.parametrize("spec, message", [

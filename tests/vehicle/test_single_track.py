@@ -26,6 +26,7 @@ from rtmbs.errors import SolverError
 from rtmbs.manoeuvres import step_steer
 from rtmbs.manoeuvres.events import sedan_system
 from rtmbs.manoeuvres.single_track import SingleTrack, cornering_stiffness, single_track_from_car
+from rtmbs.manoeuvres.understeer import lateral_travel
 from rtmbs.model.rotation import matrix_from_quaternion
 from rtmbs.vehicle.tyre.tir import load_tir
 from rtmbs.vehicle.tyre import tir as _tir
@@ -147,7 +148,8 @@ def test_steer_gap_is_the_roll_steer_of_the_wheel_travel(sedan):
     rack at 0 (front out of the turn, rear into it; with Chrono's −36 deg/m of bump steer
     the front's was 0.33°). Over a_y, front steer out of the turn and rear steer into it both understeer: summed
     they make up K_steer − K_slip (handwheel/ratio being the front road-wheel angle without the
-    wheel travel), within 0.03 deg/g (small-angle kinematics)."""
+    wheel travel) together with the steering's compliance, within 0.03 deg/g (small-angle
+    kinematics)."""
     st, _, res, _ = sedan
     system, model = sedan_system(V)
     v, r = _steady(res, "chassis.speed"), _steady(res, "chassis.yaw_rate")
@@ -156,7 +158,9 @@ def test_steer_gap_is_the_roll_steer_of_the_wheel_travel(sedan):
     q0 = system.initial_state().q                                   # the design positions
     before, last = np.nonzero(res.t < 0.5)[0][-1], len(res.t) - 1
     steady = np.nonzero(res.t >= 2.5)[0]
-    rack = float(res.outputs["driver.handwheel_angle"][last]) * -0.0075   # steering.yaml ratio
+    # the rack's travel in the chassis: the handwheel's through the steering's compliance
+    rack_t = lateral_travel(system, model, res, "rack")
+    rack = float(rack_t[last])
 
     def z(c, i):
         return _travel(system, res.q[i], c) - _travel(system, q0, c)
@@ -183,5 +187,10 @@ def test_steer_gap_is_the_roll_steer_of_the_wheel_travel(sedan):
     ar = 0.5 * (_steady(res, "rl_tyre.alpha") + _steady(res, "rr_tyre.alpha"))
     K_slip = (af - ar) / ay
     K_steer = (math.radians(HW) / st.steering_ratio - st.wheelbase * r / v) / ay
-    assert (K_steer - K_slip) * g == pytest.approx(roll_steer * g, abs=0.03), (
-        K_steer * g, K_slip * g, roll_steer * g)
+    # the steering's compliance (column torsion bar, rack mounts): the handwheel's road-wheel
+    # angle less the rack's (rack travel / (ratio · steering ratio)), understeer
+    compliance = (math.radians(HW) - float(np.mean(rack_t[steady])) / -0.0075) / (
+        st.steering_ratio * ay)
+    assert compliance * g > 0.02
+    assert (K_steer - K_slip) * g == pytest.approx((roll_steer + compliance) * g, abs=0.03), (
+        K_steer * g, K_slip * g, roll_steer * g, compliance * g)

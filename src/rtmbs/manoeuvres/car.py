@@ -4,8 +4,8 @@ the car rather than the sedan's: the overall width over the tyres (ISO 3888-1 la
 the on-centre steering ratio (the K&C rig, :func:`rtmbs.analysis_kc.steering_ratio_on_centre`).
 
 The initial state of a car at speed v (vehicle file key ``speed``, set here): every body moves
-at (v, 0, 0) (``vehicle.assembly.vehicle._rolling``) and each wheel spins at v / R_e about its
-axle, R_e the tyre's effective rolling radius (:func:`free_rolling_spin`); the assembly projects
+at (v, 0, 0) and each wheel (with its half shafts) spins at v / R_e about its axle, R_e the
+tyre's effective rolling radius (``vehicle.assembly.vehicle._rolling``); the assembly projects
 these velocities onto the joints, so the driveline and the steering follow consistently."""
 from __future__ import annotations
 
@@ -62,48 +62,18 @@ def load_car(car: str, speed: float) -> Car:
         raise ModelError(str(path), "must hold a mapping at the top level")
     data["speed"] = float(speed)
     model = vehicle_from_dict(data, path.parent, str(path), joints)
-    if speed > 0.0:
-        free_rolling_spin(model)
     name = car if car in BUILTIN_CARS else (data.get("name") or path.parent.name)
     model.name = str(name)
     return Car(compile_model(model), model, str(name), path, float(speed))
 
 
-def free_rolling_spin(model) -> None:
-    """Each wheel's spin set to v / R_e, R_e the tyre's effective rolling radius at its design
-    deflection (Pacejka 2012, eq. 4.E23 as in MF-Tyre 5.2/6.1), instead of v / (wheel-centre
-    height): at that spin the tyre starts at zero longitudinal slip (the sedan: R_e = 0.3366 m
-    against a wheel-centre height 0.332 m), and the half shafts of a driven wheel turning with it
-(at rest, the projection onto the joints slowed the sedan's rear wheels to a slip of −0.67,
-braking the car by 5 m/s² over its first 40 ms)."""
-    import numpy as np
-
-    props = _tyre_props(model)
-    names = {b.name for b in model.bodies}
-    for b in model.bodies:
-        if not b.name.endswith("_wheel") or not any(b.angular_velocity):
-            continue
-        h = b.position[2]
-        Fz = max(props["VERTICAL_STIFFNESS"] * (props["UNLOADED_RADIUS"] - h), 0.0)
-        v = b.velocity[0]
-        re = float(props.evaluate(Fz, 0.0, 0.0, Vx=v)["Re"])
-        w = tuple(float(x) for x in np.asarray(b.angular_velocity, float) * (h / re))
-        b.angular_velocity = w
-        corner = b.name[:-len("wheel")]  # fl_, rr_...: the half shafts turn with the wheel
-        for shaft in ("outshaft", "halfshaft"):
-            if corner + shaft in names:
-                model.body(corner + shaft).angular_velocity = w
-
-
 def _tyre_props(model):
-    from ..kernels.elements.tyre import TYRE_FILES
-    from ..vehicle.tyre.tir import data_path, load_tir
+    from ..vehicle.tyre.tir import load_tir, shipped_or_path
 
     tyre = next((f.tyre for f in model.forces if f.type == "tyre"), None)
     if tyre is None:
         raise ModelError(model.name, "the car has no tyre element")
-    src = TYRE_FILES.get(tyre)
-    return load_tir(data_path(src) if src else tyre)
+    return load_tir(shipped_or_path(tyre))
 
 
 def tracks(model) -> dict[str, float]:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from ...errors import ModelError, did_you_mean
 from ...model.description import Float, _no_booleans, inertia_matrix
@@ -79,9 +79,58 @@ class Spring(_Strict):
     _k = field_validator("stiffness")(lambda cls, v: _positive(v, "stiffness"))
 
 
+class DamperTable(_Strict):
+    """Damper force (N, tension positive: rebound) against its extension speed (m/s, + in
+    rebound), interpolated linearly; speeds increasing, forces not decreasing."""
+
+    velocity: list[Float]
+    force: list[Float]
+
+    @model_validator(mode="after")
+    def _check(self):
+        if len(self.velocity) < 2 or len(self.velocity) != len(self.force):
+            raise ValueError("velocity and force need the same length, at least 2 points")
+        if any(b <= a for a, b in zip(self.velocity, self.velocity[1:])):
+            raise ValueError("velocity must increase")
+        if any(b < a for a, b in zip(self.force, self.force[1:])):
+            raise ValueError("force must not decrease with velocity (a damper dissipates)")
+        return self
+
+
 class Damper(_Strict):
-    damping: Float
+    """Linear ``damping`` (N s/m) or a ``table`` of force against speed (one of the two)."""
+
+    damping: Float | None = None
+    table: DamperTable | None = None
+    _c = field_validator("damping")(lambda cls, v: v if v is None else _non_negative(v))
+
+    @model_validator(mode="after")
+    def _one(self):
+        if (self.damping is None) == (self.table is None):
+            raise ValueError("give either damping (N s/m) or table {velocity, force}")
+        return self
+
+
+class Stops(_Strict):
+    """Bump and rebound stops on the spring's line (one ``stop`` element): the bump stop touches
+    after ``bump_clearance`` m of compression from the design length, the rebound stop after
+    ``rebound_clearance`` m of extension; force ``stiffness`` · penetration^``exponent``
+    (N/m^exponent) plus ``damping`` (N s/m) in contact."""
+
+    bump_clearance: Float
+    rebound_clearance: Float
+    stiffness: Float
+    exponent: Float = 1.0
+    damping: Float = 0.0
+    _p = field_validator("bump_clearance", "rebound_clearance", "stiffness")(
+        lambda cls, v: _positive(v))
     _c = field_validator("damping")(lambda cls, v: _non_negative(v))
+
+    @model_validator(mode="after")
+    def _exp(self):
+        if self.exponent < 1.0:
+            raise ValueError(f"exponent must be >= 1, got {self.exponent}")
+        return self
 
 
 class Alignment(_Strict):
@@ -115,6 +164,7 @@ class Suspension(_Strict):
     bodies: dict[str, Part]
     spring: Spring
     damper: Damper
+    stops: Stops | None = None
     bushings: dict[str, Bushing] = Field(default_factory=dict)
 
     _p = field_validator("hard_points", mode="before")(lambda cls, v: _points(v))
@@ -130,6 +180,30 @@ class Wheels(_Strict):
     diametral_inertia: Float
     transient: bool = False
     _m = field_validator("mass", "spin_inertia", "diametral_inertia")(lambda cls, v: _positive(v))
+
+
+class Column(_Strict):
+    """Steering-column compliance between the handwheel and the pinion: the torsion bar's rate
+    ``stiffness`` (N m/rad), ``damping`` (N m s/rad) and the power assist's ``assist_gain`` (assist
+    torque on the pinion per N m twisting the torsion bar; 0: manual). With the handwheel's angle
+    driven, the pinion sees the torsion bar stiffened by (1 + assist_gain)."""
+
+    stiffness: Float
+    damping: Float = 0.0
+    assist_gain: Float = 0.0
+    _k = field_validator("stiffness")(lambda cls, v: _positive(v, "stiffness"))
+    _c = field_validator("damping", "assist_gain")(lambda cls, v: _non_negative(v))
+
+
+class RackMount(_Strict):
+    """The rack housing's mounts on the chassis along the rack's axis (y): ``stiffness`` (N/m,
+    all mounts together), ``damping`` (N s/m), housing ``mass`` (kg)."""
+
+    stiffness: Float
+    damping: Float = 0.0
+    mass: Float = 1.0
+    _k = field_validator("stiffness", "mass")(lambda cls, v: _positive(v))
+    _c = field_validator("damping")(lambda cls, v: _non_negative(v))
 
 
 class Steering(_Strict):
@@ -148,6 +222,8 @@ class Steering(_Strict):
     drive: Literal["rack-travel", "pinion-angle"] = "rack-travel"
     ratio: Float | None = None
     input: str | None = None  # default rack_travel (m) or handwheel_angle (rad)
+    column: Column | None = None          # None: the handwheel drives the pinion rigidly
+    rack_mount: RackMount | None = None   # None: the rack slides in the chassis rigidly
     _p = field_validator("hard_points", mode="before")(lambda cls, v: _points(v))
 
 

@@ -1,7 +1,8 @@
 """A vehicle file and its subsystem files -> ONE model description (rtmbs.model.Model).
 
-Order of the bodies: chassis, steering rack, front left/right corner, rear left/right corner,
-anti-roll bar halves, driveline shafts. The chassis is free (6 degrees of freedom) and stands on
+Order of the bodies: chassis, steering (rack, its housing if on mounts, pinion, handwheel if
+the column is compliant), front left/right corner, rear left/right corner, anti-roll bar
+halves, driveline shafts. The chassis is free (6 degrees of freedom) and stands on
 its four tyres. A vehicle may leave out one suspension (one axle, e.g. for an axle rig): then
 no other subsystem may refer to the missing axle.
 """
@@ -371,15 +372,32 @@ def _check_axles(subs: dict, axles: dict) -> None:
 
 
 def _rolling(model: Model, speed: float, corners: dict) -> None:
-    """Initial state of a car rolling forward at ``speed``: every body moves at (speed, 0, 0),
-    each wheel spins at speed / (design wheel-centre height) about its spin axis (the
-    assembly projects the velocities onto the constraints)."""
+    """Initial state of a car rolling forward at ``speed``: every body moves at (speed, 0, 0);
+    each wheel spins free-rolling, at speed / R_e about its spin axis, R_e the tyre's effective
+    rolling radius at the design deflection (Pacejka 2012, eq. 4.E23 as in MF-Tyre 5.2/6.1:
+    the sedan's R_e = 0.3366 m against a wheel-centre height of 0.332 m), and the half shafts
+    of a driven wheel turn with it. The assembly projects these velocities onto the joints.
+    (With the half shafts at rest, that projection slowed the sedan's driven wheels to a
+    longitudinal slip of -0.67 at t = 0.)"""
+    from ..tyre.tir import load_tir, shipped_or_path
+
+    props = load_tir(shipped_or_path(next(f.tyre for f in model.forces if f.type == "tyre")))
     v = (float(speed), 0.0, 0.0)
     for b in model.bodies:
         b.velocity = v
+    names = {b.name for b in model.bodies}
     for sides in corners.values():
         for c in sides.values():
-            model.body(c.bodies["wheel"]).angular_velocity = tup(speed / c.wheel_centre[2] * c.spin_left)
+            wheel = c.bodies["wheel"]
+            h = float(c.wheel_centre[2])
+            Fz = max(props["VERTICAL_STIFFNESS"] * (props["UNLOADED_RADIUS"] - h), 0.0)
+            re = float(props.evaluate(Fz, 0.0, 0.0, Vx=float(speed))["Re"])
+            w = tup(speed / re * c.spin_left)
+            model.body(wheel).angular_velocity = w
+            corner = wheel[:-len("wheel")]  # fl_, rr_, ...
+            for shaft in ("outshaft", "halfshaft"):
+                if corner + shaft in names:
+                    model.body(corner + shaft).angular_velocity = w
 
 
 def is_vehicle_file(path) -> bool:

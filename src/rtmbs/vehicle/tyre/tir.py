@@ -395,3 +395,8 @@ SHIPPED = {"MF61": "chrono_MagicFormula61_Parameters.tir", "MF52": "chrono_Magic
 def data_path(filename: str) -> Path:
     """Path of a file shipped in ``rtmbs/data/tyre`` (e.g. ``chrono_Sedan_Pac02Tire.tir``)."""
     return Path(__file__).resolve().parents[2] / "data" / "tyre" / filename
+
+
+def shipped_or_path(tyre: str) -> Path:
+    """The .tir file of a shipped short name (:data:`SHIPPED`) or of a path."""
+    return data_path(SHIPPED[tyre]) if tyre in SHIPPED else Path(tyre)

@@ -107,15 +107,32 @@ def wheel(side: Side, spec, ctx: Context, upright: str) -> tuple[str, np.ndarray
 
 
 def spring_damper(side: Side, spec, bi: str, bj: str, top, bottom) -> None:
-    """Coil spring (free length from its preload at the design length) and linear damper
-    between ``top`` on body bi and ``bottom`` on body bj."""
+    """Coil spring (free length from its preload at the design length), damper (linear or a
+    force-speed table) and, if given, the bump and rebound stops (one ``stop`` element whose
+    lengths are the design length less the bump clearance and plus the rebound clearance),
+    all between ``top`` on body bi and ``bottom`` on body bj."""
     length = float(np.linalg.norm(top - bottom))
     i, j = mk(side, bi, "spring", top), mk(side, bj, "spring", bottom)
     k = spec.spring.stiffness
     side.model.add_force(side.name("spring"), "spring-damper", marker_i=i, marker_j=j, stiffness=k,
                          damping=0.0, free_length=round(length + spec.spring.preload / k, 12))
-    side.model.add_force(side.name("damper"), "spring-damper", marker_i=i, marker_j=j,
-                         stiffness=0.0, damping=spec.damper.damping)
+    d = spec.damper
+    if d.table is None:
+        side.model.add_force(side.name("damper"), "spring-damper", marker_i=i, marker_j=j,
+                             stiffness=0.0, damping=d.damping)
+    else:
+        side.model.add_force(side.name("damper"), "spring-damper", marker_i=i, marker_j=j,
+                             stiffness=0.0, damping_table={"velocity": list(d.table.velocity),
+                                                           "force": list(d.table.force)})
+    st = getattr(spec, "stops", None)
+    if st is not None:
+        if st.bump_clearance >= length:
+            raise ModelError(f"{side.subsystem}.stops.bump_clearance", f"{st.bump_clearance} m is not "
+                             f"less than the spring's design length {length:.4f} m")
+        side.model.add_force(side.name("stops"), "stop", marker_i=i, marker_j=j,
+                             min_length=round(length - st.bump_clearance, 12),
+                             max_length=round(length + st.rebound_clearance, 12),
+                             stiffness=st.stiffness, exponent=st.exponent, damping=st.damping)
 
 
 def arm_to_chassis(side: Side, spec, ctx: Context, arm: str, front, back) -> None:

@@ -7,7 +7,16 @@ angle is driven, so its inertia only carries a reaction) turns in the chassis on
 left turn, counter-clockwise as the driver sees it); the coupler ``steering`` holds rack travel
 = ``ratio`` · pinion angle (m/rad; negative for a rack behind the axle: a left turn moves that
 rack to the right), and the motion driver ``pinion_angle`` holds the pinion (handwheel) angle
-to the input (rad)."""
+to the input (rad).
+
+Compliance (optional keys): ``rack_mount`` puts the rack in a housing that slides along y in the
+chassis on its mounts (a bushing of the given axial rate, joint ``rack_mount``); the rack slides
+in the housing and the pinion turns in it. ``column`` puts a torsion bar between the handwheel
+and the pinion: the driver ``pinion_angle`` then holds the handwheel body's angle, and a torsion
+spring ``steering_column`` of rate k_t (1 + G) joins it to the pinion — k_t the torsion bar,
+G the power assist's gain (assist torque on the pinion = G × torsion-bar torque; with the
+handwheel's angle imposed, the pinion feels k_t (1 + G): Pfeffer and Harrer 2011, *Steering
+Handbook*, the column-assist EPS model)."""
 from __future__ import annotations
 
 import numpy as np
@@ -35,7 +44,17 @@ def build(model, spec, path: str) -> str:
     ori = {"z_axis": EY, "x_axis": EX}
     model.add_marker("chassis", "rack", tup(c), frame="global", orientation=ori)
     model.add_marker("rack", "rack", tup(c), frame="global", orientation=ori)
-    model.add_joint("rack_slide", "prismatic", "chassis.rack", "rack.rack")
+    carrier = "chassis"  # the body the rack slides in and the pinion turns in
+    if spec.rack_mount is not None:
+        rm = spec.rack_mount
+        carrier = "rack_housing"
+        model.add_body(carrier, rm.mass, inertia=(0.1 * rm.mass, 0.002 * rm.mass, 0.1 * rm.mass),
+                       position=tup(c))
+        model.add_marker(carrier, "rack", tup(c), frame="global", orientation=ori)
+        model.add_joint("rack_mount", "prismatic", "chassis.rack", f"{carrier}.rack")
+        model.add_force("rack_mount", "bushing", marker_i="chassis.rack", marker_j=f"{carrier}.rack",
+                        stiffness=(0.0, 0.0, rm.stiffness), damping=(0.0, 0.0, rm.damping))
+    model.add_joint("rack_slide", "prismatic", f"{carrier}.rack", "rack.rack")
     name = spec.input or ("handwheel_angle" if pinion else "rack_travel")
     if name not in {i.name for i in model.inputs}:
         model.add_input(name, "channel", value=0.0)
@@ -48,8 +67,20 @@ def build(model, spec, path: str) -> str:
     po = {"z_axis": COLUMN, "x_axis": EZ}
     model.add_marker("chassis", "pinion", tup(c), frame="global", orientation=po)
     model.add_marker("pinion", "pinion", tup(c), frame="global", orientation=po)
-    model.add_joint("pinion_pivot", "revolute", "chassis.pinion", "pinion.pinion")
+    if carrier != "chassis":
+        model.add_marker(carrier, "pinion", tup(c), frame="global", orientation=po)
+    model.add_joint("pinion_pivot", "revolute", f"{carrier}.pinion", "pinion.pinion")
     model.add_coupler("steering", ["rack_slide", "pinion_pivot"], ratio=float(spec.ratio))
-    model.add_joint("pinion_angle", "motion", "chassis.pinion", "pinion.pinion", dof="rotation",
-                    function=name)
+    driven = "pinion"
+    if spec.column is not None:
+        col, driven = spec.column, "handwheel"
+        model.add_body(driven, 0.05, inertia=(0.002, 0.001, 0.001), position=tup(c))
+        model.add_marker(driven, "column", tup(c), frame="global", orientation=po)
+        model.add_marker("pinion", "column", tup(c), frame="global", orientation=po)
+        model.add_joint("handwheel_pivot", "revolute", "chassis.pinion", f"{driven}.column")
+        model.add_force("steering_column", "torsion-spring", marker_i=f"{driven}.column",
+                        marker_j="pinion.column", stiffness=col.stiffness * (1.0 + col.assist_gain),
+                        damping=col.damping * (1.0 + col.assist_gain))
+    model.add_joint("pinion_angle", "motion", "chassis.pinion", f"{driven}.column"
+                    if driven == "handwheel" else "pinion.pinion", dof="rotation", function=name)
     return "rack"
