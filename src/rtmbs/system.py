@@ -552,7 +552,7 @@ class CartesianSystem(MechanicalSystem):
 
     def kernel_buffers(self) -> tuple:
         """The packed buffers the compiled kernels take: (ints, int layout, floats, float layout,
-        data, data layout) (``rtmbs.solvers.compiled_step``)."""
+        data, data layout) (the engine's calls, ``rtmbs.engine._engine``)."""
         return (self._ibuf, self._ilay, self._fbuf, self._flay, self._sbuf, self._slay)
 
     def initial_state(self) -> State:

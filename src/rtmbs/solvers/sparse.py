@@ -302,7 +302,7 @@ def kkt_hubs(system) -> list:
     """Candidate hubs of :func:`substructure_order` for ``system``: the coordinates of each body
     in the most constraint rows (ties: each), when it is in more rows than half the bodies are
     (nothing for a system without bodies, ``body_qadr``, or without constraints)."""
-    from ..kernels.rotations import NROT
+    from ..kernels.codes import NROT
 
     qadr, rtype = getattr(system, "body_qadr", None), getattr(system, "body_rtype", None)
     if qadr is None or rtype is None or not system.m or not hasattr(system, "phiq_pattern"):
