@@ -683,7 +683,7 @@ def kkt_values(ib, fb, idx, M, Jq, Jqd, c, cd, phiq_top, s, phiq_bottom):
     return lu_refactor(ib, fb)
 
 
-# -- the same gather from the packed workspace (rtmbs.kernels.evaluate.packed_views) ----------------
+# -- the same gather from the packed workspace (the engine's rtmbs_packed_workspace) -------------
 class PackedKKTMap:
     """:class:`KKTMap` ``km`` (same entries, same order, same augmentation) reading the packed
     workspace of a Cartesian system: a flat value index per A entry (into M and into Jq; Jq̇ at a

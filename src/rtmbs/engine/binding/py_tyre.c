@@ -482,7 +482,7 @@ PyMethodDef rtmbs_py_tyre_methods[] = {
          "transient_slips_lowspeed(u, v, Vsx, Vsy, Vx, sigma_kappa, sigma_alpha, vxlow, h)"),
     FAST("tyre_force", py_tyre_force,
          "tyre_force(par, tyre_par, road_buf, tyre_x, with_jac, rA, vA, w, s, sg, f, tau, dfdx, "
-         "dfdv, dtdx, dtdv, outs, tmp, G, mf) -> Fn (kernels.tyre_element.tyre_force)"),
+         "dfdv, dtdx, dtdv, outs, tmp, G, mf) -> Fn: one tyre's force and Jacobians"),
     FAST("element_tyre", py_element_tyre,
          "element_tyre(k, bi, bj, with_jac, fv, outs, ibuf, ilay, fbuf, flay, sbuf, slay)"),
     FAST("advance_extra_states", py_advance_extra_states,
