@@ -23,7 +23,7 @@ static void point_pv(const rtmbs_data* d, int64_t b, const double* s, double* sg
 /* forces.c's element step, for one element: exactly
  * what the evaluation does before the kernel -- points, velocities, the
  * element's function value -- then the kernel of its type (outs: frc_out row k after column 0).
- * An unknown type counts RTMBS_WARN_UNSUPPORTED and gives 0 (the numba dispatcher's 0.0). */
+ * An unknown type counts RTMBS_WARN_UNSUPPORTED and gives 0. */
 static double element_forces(const rtmbs_model* m, rtmbs_data* d, int64_t k, double t,
                              int with_jac) {
     int64_t bi = m->frc_body[2 * k], bj = m->frc_body[2 * k + 1];
