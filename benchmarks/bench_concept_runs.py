@@ -63,7 +63,7 @@ def main(argv=None):
     sims = {}
     for s in (float(x) for x in args.scales.split(",")):
         sims[s] = idf.quarter_car_simulator(mv.TEST.scaled(s) if s != 1.0 else mv.TEST)
-        timed_run((sims[s], {}))  # warm-up: numba cache loaded in this process
+        timed_run((sims[s], {}))  # warm-up: first-call costs out of the timing
     cloudpickle.register_pickle_by_value(sys.modules[__name__])  # timed_run to the workers
     t0 = time.perf_counter()
     with local_cluster(args.workers) as client:

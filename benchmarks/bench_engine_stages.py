@@ -26,7 +26,7 @@ import time  # noqa: E402
 import numpy as np  # noqa: E402
 
 from rtmbs.engine import _engine, counters  # noqa: E402
-from rtmbs.kernels.cartesian import _M, _PACKED, _PHI, _PHIQ, _Q  # noqa: E402
+from rtmbs.kernels.codes import _M, _PACKED, _PHI, _PHIQ, _Q  # noqa: E402
 from rtmbs.models import load_model  # noqa: E402
 from rtmbs.solvers.base import get_solver  # noqa: E402
 from rtmbs.solvers.rollout import rollout  # noqa: E402

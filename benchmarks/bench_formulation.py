@@ -22,7 +22,8 @@ quarter car: 42 + 38 = 80). Three versions of that matrix, from the same dense e
    J) needs no augmentation; its pattern is the structural product (no accidental zeros).
 
 Each is analysed by ``SparseKKT`` (its ordering, augmentation, pivots) and ``lu_refactor`` and
-one ``lu_solve_sp`` are timed in compiled loops, the versions interleaved, process CPU time.
+one ``lu_solve_sp`` (the C engine's) are timed in loops of calls from Python (each call adds
+Python's call overhead, a fraction of a µs, to both versions alike), the versions interleaved, process CPU time.
 For the peer mechanisms MuJoCo's size is printed beside (nv, and the rows of its loop-closing
 ``connect`` equalities, from ``benchmarks/peers``). Version 3 is not a solver: the experiment
 measures what a twist formulation would save in the LU and solves only.
@@ -41,7 +42,6 @@ import time  # noqa: E402
 from pathlib import Path  # noqa: E402
 
 import numpy as np  # noqa: E402
-from numba import njit  # noqa: E402
 
 from rtmbs.kernels.codes import NROT, ROT_EP  # noqa: E402
 from rtmbs.models import load_model  # noqa: E402
@@ -137,7 +137,6 @@ def mujoco_size(name):
     return model.nv, 3 * int(model.neq)
 
 
-@njit
 def _loop(ib, fb, b, x, reps, solve):
     for _ in range(reps):
         if solve:
@@ -149,7 +148,7 @@ def _loop(ib, fb, b, x, reps, solve):
 
 def timed(lus, rounds, reps):
     """Median µs of one refactorisation and of one solve per LU (each ``reps`` times in one
-    compiled loop), the LUs interleaved round by round."""
+    loop), the LUs interleaved round by round."""
     rhs = [np.random.default_rng(0).standard_normal(lu.N) for lu in lus]
     times = {}
     for r in range(rounds + 1):  # (round 0 compiles and warms)

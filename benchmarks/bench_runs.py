@@ -7,7 +7,7 @@ For each run length: ``--runs`` runs of ``rtmbs.runs.sweep.run_one`` (compile th
 with one parameter changed, ``simulate`` with li-euler at h = 1 ms, the table row), after one
 warm-up run per process: in process one after the other, then ``run_many`` on a 2-worker
 LocalCluster kept open (one run per Dask task, then ``--batch`` runs per task), interleaved over
-``--rounds`` rounds. The cluster's start, the workers' first task (loading the numba cache), the
+``--rounds`` rounds. The cluster's start, the workers' first task (importing rtmbs), the
 cost of a task that does nothing and the CPU time of a run in process and on a worker are
 reported too.
 """
@@ -67,7 +67,7 @@ def main(argv=None):
     for t_end in (float(x) for x in args.t_end.split(",")):
         spec, _ = prepare(args.model, {args.param: [1.0]}, signals=None, t_end=t_end, h=1e-3)
         specs[t_end] = spec
-        timed_run((spec, {args.param: 1.0}))  # warm-up: numba cache loaded in this process
+        timed_run((spec, {args.param: 1.0}))  # warm-up: first-call costs out of the timing
     cloudpickle.register_pickle_by_value(sys.modules[__name__])  # timed_run to the workers
     t0 = time.perf_counter()
     with local_cluster(args.workers) as client:
@@ -111,8 +111,8 @@ def main(argv=None):
     print(f"{args.model}, {args.runs} runs per length and mode, li-euler h = 1 ms, {os.cpu_count()} "
           f"CPUs, {args.rounds} interleaved rounds (median [min-max]), load average "
           f"{out['loadavg_start']:.2f} -> {out['loadavg_end']:.2f}")
-    print(f"LocalCluster({args.workers} workers) up in {up:.2f} s, first task per worker (numba cache "
-          f"load) {warm:.2f} s, empty task {out['task_overhead_ms']:.2f} ms")
+    print(f"LocalCluster({args.workers} workers) up in {up:.2f} s, first task per worker (imports)"
+          f" {warm:.2f} s, empty task {out['task_overhead_ms']:.2f} ms")
     print("| run length (s) | build model (ms) | CPU per run in process / on a worker (ms) | wall per "
           "run in process / on a worker (ms) | in process (runs/s) | LocalCluster (runs/s) | speed-up "
           f"| LocalCluster, {args.batch} runs per task (runs/s) | speed-up |")

@@ -138,7 +138,7 @@ def main(argv=None):
         slv = get_solver(solver)(s, stabilize="projection", **opts)
         st = s.initial_state()
         slv.reset(st)
-        slv.step(st.copy(), H)  # numba compile / cache load
+        slv.step(st.copy(), H)  # warm-up
         slv.reset(st)
         setup.append((label, s, slv, st))
     cpu = {c[0]: [] for c in setup}

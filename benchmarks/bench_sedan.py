@@ -3,7 +3,7 @@ at 20 m/s on a flat road with a constant drive torque.
 
 Usage:  python benchmarks/bench_sedan.py [--steps 2000] [--repeats 5]
 
-Each model and linear solver (``auto``: the sparse LU here; ``dense``): warm-up (numba compile, 50 steps), then ``repeats`` runs of ``steps`` steps of a plain
+Each model and linear solver (``auto``: the sparse LU here; ``dense``): warm-up (50 steps), then ``repeats`` runs of ``steps`` steps of a plain
 Python loop over ``solver.step`` from the assembled state; prints the median and best µs per step
 and the cost of one full ``evaluate``. Not a test: numbers go to docs/models/sedan.md.
 """

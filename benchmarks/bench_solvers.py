@@ -6,7 +6,7 @@
 Models (hand-written, tests/solvers/models.py): the slider-crank (n = 9, m = 8, f = 1), the stiff
 two-mass system with a constraint (n = 3, m = 1) and without (n = 2, m = 0), and a chain of 10
 pendulum bars (n = 30, m = 20, f = 10) to show how the linear algebra scales. Each run: one
-warm-up (numba compile, cache), then ``repeats`` timed blocks of ``steps`` steps of
+warm-up, then ``repeats`` timed blocks of ``steps`` steps of
 ``solver.step`` (no recording); the table gives the median and the best block, and the phase
 split (seed 000 Tables 5-6 layout) from one instrumented block.
 """
@@ -25,7 +25,6 @@ import platform  # noqa: E402
 import sys  # noqa: E402
 import time  # noqa: E402
 
-import numba  # noqa: E402
 import numpy as np  # noqa: E402
 
 from rtmbs.solvers.base import PHASES, get_solver  # noqa: E402
@@ -118,7 +117,7 @@ def _machine():
     except OSError:
         pass
     return (f"{cpu}, {os.cpu_count()} cores, Python {platform.python_version()}, "
-            f"numpy {np.__version__}, numba {numba.__version__}, OPENBLAS_NUM_THREADS="
+            f"numpy {np.__version__}, OPENBLAS_NUM_THREADS="
             f"{os.environ.get('OPENBLAS_NUM_THREADS')}")
 
 
@@ -142,7 +141,7 @@ def main(argv=None):
         f"Machine: {_machine()}.",
         f"h = {args.h:g} s; µs per step, median of {args.repeats} blocks of {args.steps} steps "
         "(best block in brackets); phases from one instrumented block (the timers add their own "
-        "overhead, about 0.1-0.3 µs per phase). Model evaluation is numba (tests/solvers/models.py).",
+        "overhead, about 0.1-0.3 µs per phase). Model evaluation is plain Python (tests/solvers/models.py).",
         "",
     ]
     for sysm in models:

@@ -24,7 +24,6 @@ import platform  # noqa: E402
 import sys  # noqa: E402
 import time  # noqa: E402
 
-import numba  # noqa: E402
 import numpy as np  # noqa: E402
 
 from rtmbs.models import BUILTIN, load_model  # noqa: E402
@@ -145,7 +144,7 @@ def _machine():
     load = os.getloadavg() if hasattr(os, "getloadavg") else ("?",) * 3
     return (f"{cpu}, {os.cpu_count()} cores (shared; load average {load[0]:.1f} "
             f"{load[1]:.1f} {load[2]:.1f} at the end), Python {platform.python_version()}, "
-            f"numpy {np.__version__}, numba {numba.__version__}, OPENBLAS_NUM_THREADS="
+            f"numpy {np.__version__}, OPENBLAS_NUM_THREADS="
             f"{os.environ.get('OPENBLAS_NUM_THREADS')}")
 
 

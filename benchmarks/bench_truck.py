@@ -2,7 +2,7 @@
 
 Usage:  OPENBLAS_NUM_THREADS=1 python benchmarks/bench_truck.py [--steps 5000] [--repeats 7]
 
-Each configuration: warm-up (numba compile), then ``repeats`` runs of ``steps`` steps of a plain
+Each configuration: warm-up, then ``repeats`` runs of ``steps`` steps of a plain
 Python loop over ``solver.step``; prints the median (and the best) µs per step, and the cost of
 one ``evaluate`` call. Not a test: numbers go to docs/benchmarks/truck.md.
 """

@@ -5,7 +5,7 @@
 Point-mass pendulum (1 body, n 7, m 2), default reference (Radau, rtol 1e-10, model Jacobian)
 over 10 s; the multilink study's manoeuvre (both variants, n 77) with ``method="ida"`` at
 rtol 1e-8, atol 1e-10 over 10 s (``--quick``: 1 s), and the dense Radau over 0.1 s for scale.
-One run each (minutes); numba compilation is done by a short warm-up run first.
+One run each (minutes), after a short warm-up run.
 """
 from __future__ import annotations
 

@@ -188,10 +188,9 @@ def machine():
             ["lscpu"], capture_output=True, text=True).stdout.splitlines() if line.startswith("Model name"))
     except (OSError, StopIteration):
         cpu = platform.processor() or "?"
-    import numba
 
     return (f"{cpu}, {os.cpu_count()} logical CPUs, Python {platform.python_version()}, numpy {np.__version__}, "
-            f"numba {numba.__version__}, OPENBLAS_NUM_THREADS={os.environ.get('OPENBLAS_NUM_THREADS')}")
+            f"OPENBLAS_NUM_THREADS={os.environ.get('OPENBLAS_NUM_THREADS')}")
 
 
 def main(argv=None):
@@ -237,7 +236,7 @@ def main(argv=None):
     for name, case in list(cases):
         try:
             case.reset()
-            case.run(steps)  # warm-up (numba compile or cache load, MuJoCo/Exudyn first call)
+            case.run(steps)  # warm-up (MuJoCo/Exudyn first call)
             results[(name, case.label)] = {"cpu": [], "wall": [], **checks(mechs[name], case, refs[name], h, steps)}
         except Exception as exc:  # a solver that fails on a mechanism is reported, not timed
             failed.append(f"{case.label} failed on {name}: {type(exc).__name__}: {exc}")

@@ -109,7 +109,7 @@ def accuracy_error(mech: Mechanism, value: np.ndarray, ref: np.ndarray) -> float
 
 def rtmbs_snapshot(mech: Mechanism, q, qd) -> dict:
     """Snapshot of rtmbs coordinates (Euler parameters): ω = 2 E(p) ṗ."""
-    from rtmbs.kernels.rotations import rotation_matrix
+    from rtmbs.models.peers import rotation_matrix
 
     s = mech.system
     snap = {}
@@ -118,7 +118,6 @@ def rtmbs_snapshot(mech: Mechanism, q, qd) -> dict:
         p, pd = q[a + 3:a + 7], qd[a + 3:a + 7]
         e0, e1, e2, e3 = p
         E = np.array([[-e1, e0, -e3, e2], [-e2, e3, e0, -e1], [-e3, -e2, e1, e0]])
-        R = np.zeros((3, 3))
-        rotation_matrix(s.body_rtype[k], np.array(p, float), R)
+        R = rotation_matrix(s.body_rtype[k], np.asarray(p, float))
         snap[name] = (np.array(q[a:a + 3]), R, np.array(qd[a:a + 3]), 2.0 * E @ pd)
     return snap

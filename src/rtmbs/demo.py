@@ -42,8 +42,7 @@ def run_demo(out: Path, t_end: float | None = None) -> int:
 
     t_end = t_end or DEMO_T_END
     out.mkdir(parents=True, exist_ok=True)
-    print("rtmbs demo: building the model (the first run also compiles the kernels not yet in C: seconds)",
-          flush=True)
+    print("rtmbs demo: building the model", flush=True)
     system = demo_system()
     print(f"rtmbs demo: rear multilink suspension, ideal joints (n = {system.n}, m = {system.m}, "
           f"f = {system.n - system.m}), {SPEED:g} m/s over a 2 cm bump, {t_end:g} s at h = {DEMO_H * 1e3:g} ms")

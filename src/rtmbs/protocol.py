@@ -28,8 +28,8 @@ EVAL_ALL = EVAL_M | EVAL_Q | EVAL_PHI | EVAL_PHIQ | EVAL_GAMMA | EVAL_JAC
 
 
 #: The workspace layout, declared once: (name, shape in terms of n and m), in buffer order.
-#: The compiled side carves the same views with :func:`rtmbs.kernels.evaluate.workspace_views`
-#: (checked against this declaration by tests/core/test_layouts.py).
+#: The C engine carves the same fields in this order (``engine/evaluate.c``; tests/core/test_kernels.py
+#: reads them by name and checks them against finite differences).
 WORKSPACE_FIELDS = (("M", ("n", "n")), ("Q", ("n",)), ("phi", ("m",)), ("phiq", ("m", "n")),
                     ("phit", ("m",)), ("gamma", ("m",)), ("Jq", ("n", "n")), ("Jqd", ("n", "n")))
 

@@ -112,7 +112,7 @@ class _Builder:
             par = [inp.t0, inp.rise, inp.hold, inp.fall, inp.amplitude, inp.offset]
         elif inp.type == "sine":
             par = [inp.amplitude, 2 * np.pi * inp.frequency_hz, inp.phase, inp.offset, inp.t0]
-        elif inp.type == "expr":  # the program, stored as a table (rtmbs.kernels.functions)
+        elif inp.type == "expr":  # the program, stored as a table (the engine's functions.c)
             par = []
             tab = self.table(*compile_expression(inp.expr))
         else:
@@ -384,7 +384,7 @@ class CartesianSystem(MechanicalSystem):
             a.flags.writeable = False
         self.nx = 2 * self._ntransient
         self._fun_par0 = self.fun_par.copy()
-        # Dx / beta: a row per constraint, then one per coupler term (kernels.cartesian PRIM_CPL)
+        # Dx / beta: a row per constraint, then one per coupler term (kernels.codes PRIM_CPL)
         self._data_sizes = (nb, max(self.m + self._ncoupler_terms, 1), nf, len(blk_pair))
         self._transient_rows = [k for k, fe in enumerate(model.forces) if fe.type == "tyre" and fe.transient]
         self._attach_data(self._make_data())
@@ -425,8 +425,8 @@ class CartesianSystem(MechanicalSystem):
             ms[a + 3:a + w, a + 3:a + w] = True
         self.mass_pattern = mp
         #: the entries M can hold within its blocks: m I₃ on the translations and the rotation
-        #: block, nothing between them (r is the centre of mass: ``kernels.evaluate._inertia``
-        #: writes zeros there). The KKT matrices of ``li-euler`` are patterned on it: 8-33 % fewer
+        #: block, nothing between them (r is the centre of mass: the engine's ``rtmbs_inertia``,
+        #: mass.c, writes zeros there). The KKT matrices of ``li-euler`` are patterned on it: 8-33 % fewer
         #: multiply-adds in their LU than on the full blocks (docs/benchmarks.md).
         self.mass_structure = ms
         self._fbodies = fbody.copy()
@@ -552,7 +552,7 @@ class CartesianSystem(MechanicalSystem):
 
     def kernel_buffers(self) -> tuple:
         """The packed buffers the compiled kernels take: (ints, int layout, floats, float layout,
-        data, data layout) (``rtmbs.solvers.compiled_step``)."""
+        data, data layout) (the engine's calls, ``rtmbs.engine._engine``)."""
         return (self._ibuf, self._ilay, self._fbuf, self._flay, self._sbuf, self._slay)
 
     def initial_state(self) -> State:
@@ -689,7 +689,7 @@ class CartesianSystem(MechanicalSystem):
         return spec, par
 
     def _output_map(self) -> np.ndarray:
-        """Source of each output name (:data:`rtmbs.kernels.evaluate.OUT_R` ...): per body the
+        """Source of each output name (:data:`rtmbs.kernels.codes.OUT_R` ...): per body the
         position, velocity and angular velocity, per element its main value, per tyre its
         outputs, per bushing its force and torque."""
         rows = []
@@ -861,7 +861,7 @@ _EP_DG = np.array([2.0 * _ep_E(np.eye(4)[k]) for k in range(4)])  # ∂(2E)/∂p
 
 def _virtual_blocks(nb, fbody, ftype, fstiff):
     """The 6×6 blocks in which forces and inertia terms accumulate their Jacobians in virtual
-    coordinates (δr, δπ) before one mapping to q per block (kernels.evaluate): one per body, then
+    coordinates (δr, δπ) before one mapping to q per block (the engine's forces.c): one per body, then
     one per ordered pair of bodies coupled by a force element. Returns (body a, body b, 1 if an
     element with a force writes the block else 0: rotation terms only, 1 if a stiff element
     writes it else 0: zero in the stiff Jacobians) per block and, per element, the block of its
@@ -892,7 +892,7 @@ def _virtual_blocks(nb, fbody, ftype, fstiff):
 
 class PackedLayout:
     """The packed workspace of a :class:`CartesianSystem` (issue 11: memory O(non-zeros)), as
-    :func:`rtmbs.kernels.evaluate.packed_views` carves it: M one SEG × SEG block per body, Φq two
+    the engine's ``rtmbs_packed_workspace`` (evaluate.c) carves it: M one SEG × SEG block per body, Φq two
     SEG-wide segments per row (one per body; coupler term e on its own row m + e; the
     normalisation row of a body at columns 3..6), Jq and Jq̇ one SEG × SEG block per virtual block
     (``jacobian_blocks``); Q, Φ, Φt, γ as in the dense workspace; a last entry that stays 0.

@@ -11,8 +11,8 @@ Measured at the initial state of the built-in models: the smallest singular valu
 (σmin/σmax) is 1.4e-2 (multilink-ideal); the five dependent rows of mcpherson-overconstrained
 have σ/σmax ≤ 1e-16. Pivot ratios when B is chosen: at least 6.8e-2 (multilink-ideal).
 
-The values are compiled into numba kernels as constants. The cache directory is keyed on the
-package sources (``rtmbs/__init__.py``), so changing one recompiles them.
+The C engine has its own copies of those it uses in a step (e.g. ``RTMBS_LU_PIVOT_REL`` in
+``engine/sparse_lu.h``); tests/engine/test_lu.py checks that they agree.
 """
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """The force element and joint registries (rtmbs.model.registry, rtmbs.kernels.elements): codes, the
-generated dispatcher, the joint table; the torsion spring and the planar joint added through them."""
+engine's element table, the joint table; the torsion spring and the planar joint added through them."""
 from __future__ import annotations
 
 import math
@@ -9,9 +9,9 @@ import pytest
 
 import rtmbs
 from rtmbs.kernels.elements import ELEMENTS
-from rtmbs.kernels.element_kernels import dispatch, generate
+from rtmbs.engine import _engine
 from rtmbs.errors import ModelError
-from rtmbs.kernels import cartesian as kc
+from rtmbs.kernels import codes as kc
 from rtmbs.kernels.codes import ROT_EP
 from rtmbs.model import FORCE_TYPES, JOINT_EQUATIONS, Model
 from rtmbs.model import registry
@@ -26,8 +26,6 @@ def test_every_element_has_a_unique_code_and_its_registered_name():
     assert sorted(codes.values()) == list(range(len(FORCE_TYPES)))
     assert len(set(FORCE_TYPES)) == len(FORCE_TYPES)
     assert [el.name for el in ELEMENTS] == list(FORCE_TYPES)
-    for name, code in codes.items():  # the generated constants agree with the registry
-        assert getattr(dispatch, "F_" + name.upper().replace("-", "_")) == code
 
 
 def test_compiled_models_store_the_registry_codes():
@@ -36,14 +34,13 @@ def test_compiled_models_store_the_registry_codes():
         assert system.arrays_int.frc_type[k] == FORCE_TYPES.index(fe.type)
 
 
-def test_generated_dispatcher_is_up_to_date():
-    committed = generate.PATH.read_text()
-    assert committed == generate.source(), "run: python -m rtmbs.kernels.element_kernels.generate"
-
-
-def test_torque_only_flags_reach_the_compiled_dispatcher():
-    for code, el in enumerate(ELEMENTS):
-        assert dispatch.torque_only.py_func(code) == el.torque_only, el.name
+def test_the_engine_element_table_has_the_registry_codes_and_torque_only_flags():
+    """The C element table (engine/elements/table.c) has a kernel for every registry code, none
+    outside, and the torque_only flag of the Python element (rtmbs.kernels.elements)."""
+    for code in range(-2, len(ELEMENTS) + 3):
+        has, torque_only = _engine.element_type(code)
+        assert has == (0 <= code < len(ELEMENTS)), code
+        assert torque_only == (ELEMENTS[code].torque_only if has else False), code
 
 
 def test_stiff_defaults_come_from_the_registry():

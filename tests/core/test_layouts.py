@@ -1,18 +1,10 @@
-"""The packed buffers are declared once by name (rtmbs.kernels.layouts): the compiled accessors
-are generated from the declaration, the packer checks every field, the workspace views of the
-kernels agree with protocol.WORKSPACE_FIELDS."""
+"""The packed buffers are declared once by name (rtmbs.kernels.layouts): the packer checks every
+field, the Python views are the buffer, the model buffers are read-only."""
 import numpy as np
 import pytest
 
-from rtmbs.kernels.evaluate import workspace_views
-from rtmbs.kernels.layouts import DATA, GENERATED, LAYOUTS, MODEL_INTS, generate_views
+from rtmbs.kernels.layouts import DATA, LAYOUTS, MODEL_INTS
 from rtmbs.models import load_model
-from rtmbs.protocol import WORKSPACE_FIELDS, Workspace
-
-
-def test_generated_views_are_up_to_date():
-    assert GENERATED.read_text() == generate_views(), (
-        "kernels/layout_views.py is out of date: run `python -m rtmbs.kernels.layouts`")
 
 
 def test_field_names_are_unique():
@@ -37,16 +29,6 @@ def test_python_views_are_the_buffer():
     k = DATA.names.index("kin_r")
     off = s._slay[k, 0]
     assert s._sbuf[off + 1] == 7.5
-
-
-def test_compiled_workspace_views_match_the_declaration():
-    n, m = 5, 3
-    ws = Workspace(n, m)
-    ws.buf[:] = np.arange(ws.buf.size)
-    views = workspace_views(ws.buf, n, m)
-    assert len(views) == len(WORKSPACE_FIELDS)
-    for (name, _), v in zip(WORKSPACE_FIELDS, views):
-        np.testing.assert_array_equal(v, getattr(ws, name), err_msg=name)
 
 
 def test_model_buffers_are_read_only():

@@ -8,9 +8,8 @@ import pytest
 
 from rtmbs import protocol
 from rtmbs.engine import SOURCE_DIR, _engine
-from rtmbs.kernels import cartesian as kc
-from rtmbs.kernels import functions, rotations
-from rtmbs.kernels.element_kernels import dispatch
+from rtmbs.kernels import codes as kc
+from rtmbs.model.registry import FORCE_TYPES
 from rtmbs.kernels.layouts import DATA, MODEL_FLOATS, MODEL_INTS, read_field_table
 from rtmbs.models import BUILTIN, load_model
 
@@ -39,7 +38,7 @@ def test_field_table_reader_names_rows_and_dimensions():
 
 def test_constants_agree():
     c = _engine.constants()
-    assert (c["NFOUT"], c["NFPAR"], c["NFUNPAR"], c["SEG"]) == (kc.NFOUT, kc.NFPAR, functions.NPAR, kc.SEG)
+    assert (c["NFOUT"], c["NFPAR"], c["NFUNPAR"], c["SEG"]) == (kc.NFOUT, kc.NFPAR, kc.NPAR, kc.SEG)
     assert (c["EVAL_M"], c["EVAL_Q"], c["EVAL_PHI"], c["EVAL_PHIQ"], c["EVAL_GAMMA"], c["EVAL_JAC"],
             c["EVAL_JACS"], c["EVAL_PACKED"]) == (
         protocol.EVAL_M, protocol.EVAL_Q, protocol.EVAL_PHI, protocol.EVAL_PHIQ,
@@ -49,11 +48,11 @@ def test_constants_agree():
 
 def test_stage_codes_agree():
     d = _defines("stages.h")
-    assert (d["RTMBS_ROT_EP"], d["RTMBS_ROT_ZXZ"]) == (rotations.ROT_EP, rotations.ROT_ZXZ)
+    assert (d["RTMBS_ROT_EP"], d["RTMBS_ROT_ZXZ"]) == (kc.ROT_EP, kc.ROT_ZXZ)
     for name in ("SPH", "DOT1", "DOT2", "DIST", "ROTDRV", "CPL"):
         assert d[f"RTMBS_PRIM_{name}"] == getattr(kc, f"PRIM_{name}")
-    codes = {k: v for k, v in vars(dispatch).items() if k.startswith("F_")}
-    assert codes and all(d[f"RTMBS_{k}"] == v for k, v in codes.items())
+    codes = {"F_" + name.upper().replace("-", "_"): code for code, name in enumerate(FORCE_TYPES)}
+    assert all(d[f"RTMBS_{k}"] == v for k, v in codes.items())
 
 
 #: the planar truck's three variants are hand-written models (no packed buffers)

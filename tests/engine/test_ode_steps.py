@@ -78,7 +78,6 @@ def test_the_c_grk4t_step_is_the_python_driven_step(system, options):
     """``_engine.grk4t_step`` (the whole GRK4T step in one call, rosenbrock.c) from the solver's
     own buffers gives the Python-driven step's trajectory bit for bit, and counts the
     evaluations, factorisations and solves the solver counts, the same every step."""
-    from rtmbs.kernels.layout_views import data_buffers
     from rtmbs.protocol import EVAL_JAC, EVAL_JAC_STIFF
 
     runs = []
@@ -88,7 +87,7 @@ def test_the_c_grk4t_step_is_the_python_driven_step(system, options):
         st = s.initial_state()
         st.qd[:] = np.linspace(-0.5, 0.5, s.n)
         slv.reset(st)
-        counter = data_buffers(*s.kernel_buffers()[4:6]).counter
+        counter = s.data.counter
         jac = EVAL_JAC if slv.jacobian == "all" else EVAL_JAC_STIFF
         rows, per_step = [], set()
         for k in range(N):

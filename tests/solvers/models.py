@@ -1,4 +1,4 @@
-"""Hand-written test models for the solvers (MechanicalSystem subclasses, numba evaluate).
+"""Hand-written test models for the solvers (MechanicalSystem subclasses, evaluate in plain Python).
 
 * :class:`PlanarLinkage`: planar rigid bars in Cartesian coordinates (x, y, θ per body), revolute
   joints (body-body or body-ground), coordinate locks Φ = q_k − c0 − c1 t, gravity along −y and
@@ -16,7 +16,6 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import njit
 
 from rtmbs.protocol import (
     EVAL_GAMMA, EVAL_JAC, EVAL_JAC_STIFF, EVAL_M, EVAL_PHI, EVAL_PHIQ, EVAL_Q, MechanicalSystem,
@@ -27,7 +26,6 @@ G = 9.81
 
 
 # -- planar linkage --------------------------------------------------------------------------
-@njit(cache=True)
 def _linkage_eval(t, q, qd, what, mass, inertia, g,
                   rev_i, rev_di, rev_j, rev_dj, rev_g,
                   lock_k, lock_c,
@@ -225,7 +223,6 @@ def slider_crank(Lc=0.2, Lr=0.5, mc=1.0, mr=1.0, ms=2.0, phi0=0.3, omega0=8.0,
 
 
 # -- point pendulum --------------------------------------------------------------------------
-@njit(cache=True)
 def _point_eval(q, qd, what, mass, L, g, c, M, Q, phi, phiq, phit, gamma, Jq, Jqd):
     if what & 1:
         M[0, 0] = mass
@@ -280,7 +277,6 @@ class PointPendulum(MechanicalSystem):
 
 
 # -- stiff two-mass --------------------------------------------------------------------------
-@njit(cache=True)
 def _stiff_eval(q, qd, what, ms, k1, c1, k2, c2, M, Q, phi, phiq, phit, gamma, Jq, Jqd):
     n = q.shape[0]
     if what & 1:

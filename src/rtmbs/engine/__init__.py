@@ -2,7 +2,7 @@
 
 The C sources are C99 with libm only (docs/engine.md); :mod:`rtmbs.engine._engine` is their
 CPython binding, built by ``pip install``. Its functions take the packed buffers of a compiled
-model (:mod:`rtmbs.kernels.layouts`) as the numba kernels they replace did.
+model (:mod:`rtmbs.kernels.layouts`).
 """
 from __future__ import annotations
 

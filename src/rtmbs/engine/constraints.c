@@ -1,5 +1,5 @@
-/* constraints.c -- constraint primitives and their scatter into Phi, Phi_q, gamma
- * (rtmbs.kernels.cartesian constraint_rows, _coupler_term, scatter_constraints).
+/* constraints.c -- constraint primitives and their scatter into Phi, Phi_q, gamma (codes:
+ * rtmbs.kernels.codes PRIM_*).
  *
  * Constraints are written in virtual coordinates x_b = (dr, dpi) of the two bodies of a
  * primitive (D = dPhi/dx, 12 columns: body i, then body j) and mapped to q with

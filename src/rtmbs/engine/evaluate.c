@@ -1,6 +1,6 @@
 /* evaluate.c -- the evaluation of a Cartesian body model: M, Q, Phi, Phi_q, Phi_t, gamma, Jq,
- * Jqdot (rtmbs.kernels.evaluate evaluate_cartesian, workspace_views, packed_views, packed_size,
- * cartesian_outputs).
+ * Jqdot, dense (rtmbs.protocol.WORKSPACE_FIELDS) or packed (rtmbs.system.PackedLayout), and the
+ * named outputs.
  *
  * kinematics -> mass and inertia terms -> force elements -> mapping of the virtual blocks
  * -> constraint rows -> their scatter into Phi_q, gamma.

@@ -1,6 +1,4 @@
-/* forces.c -- force elements in virtual coordinates and their mapping to q
- * (rtmbs.kernels.forces element_forces, accumulate_element, virtual_blocks_to_clear,
- * map_virtual_blocks).
+/* forces.c -- force elements in virtual coordinates and their mapping to q.
  *
  * Every element produces, in virtual coordinates of its two bodies i, j, a force f on body j at
  * the point P_j (and -f on body i at the same point) and a couple tau on j (-tau on i), with

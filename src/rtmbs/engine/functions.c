@@ -1,5 +1,5 @@
 /* functions.c -- input functions of time f(t), fdot(t), fddot(t): constants, smooth steps, ramps,
- * trapezoids, sines, tables, expressions and external channels (rtmbs.kernels.functions).
+ * trapezoids, sines, tables, expressions and external channels (codes: rtmbs.kernels.codes FUN_*).
  *
  * Function k is row k of fun_type (model), fun_par (data: channels change during a run) and
  * fun_tab (model); a table is the slice tab_adr[j] .. tab_adr[j] + tab_len[j] - 1 of tab_x, tab_y.
@@ -10,7 +10,7 @@
 
 #include "functions.h"
 
-/* kinds of input functions (rtmbs.kernels.functions FUN_*) */
+/* kinds of input functions (rtmbs.kernels.codes FUN_*) */
 #define FUN_CONST 0
 #define FUN_STEP 1
 #define FUN_RAMP 2

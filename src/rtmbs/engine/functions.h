@@ -1,4 +1,4 @@
-/* functions.h -- input functions of time and tables (rtmbs.kernels.functions). */
+/* functions.h -- input functions of time and tables (codes: rtmbs.kernels.codes FUN_*). */
 #ifndef RTMBS_FUNCTIONS_H
 #define RTMBS_FUNCTIONS_H
 

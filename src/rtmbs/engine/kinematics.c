@@ -1,5 +1,5 @@
-/* kinematics.c -- positions, rotations and velocities of the bodies (rtmbs.kernels.cartesian
- * body_kinematics, body_accelerations). */
+/* kinematics.c -- positions, rotations and velocities of the bodies, and
+ * their accelerations. */
 #include "stages.h"
 
 /* Positions, rotation matrices, angular velocities and orientation maps of all bodies into the

@@ -1,5 +1,4 @@
-/* mass.c -- the mass block of a body and its inertia terms (rtmbs.kernels.evaluate _inertia,
- * _rotational_mass).
+/* mass.c -- the mass block of a body and its inertia terms.
  *
  * M = blockdiag(m I, G^T J_g G) with J_g = A J' A^T; the weight m g and the inertia torque
  * T = -omega~ J_g omega - J_g alpha are part of Q (seed 003 sec. 4.2; seed 000 eqs. 1, 3).

@@ -1,4 +1,4 @@
-/* rotations.c -- orientation coordinates and their kinematics (rtmbs.kernels.rotations).
+/* rotations.c -- orientation coordinates and their kinematics (codes: rtmbs.kernels.codes ROT_*).
  *
  * Two choices per body (RTMBS_ROT_*):
  *  - Euler parameters p = (e0, e1, e2, e3) (seed 003 eqs. 4.4-4.8): A = (2 e0^2 - 1) I

@@ -14,9 +14,9 @@
 #ifndef RTMBS_FIELDS_H
 #define RTMBS_FIELDS_H
 
-#define RTMBS_NFUNPAR 8   /* parameters of an input function (rtmbs.kernels.functions NPAR) */
-#define RTMBS_NFOUT 13    /* outputs of a force element (rtmbs.kernels.cartesian NFOUT) */
-#define RTMBS_NFPAR 32    /* parameters of a force element (rtmbs.kernels.cartesian NFPAR) */
+#define RTMBS_NFUNPAR 8   /* parameters of an input function (rtmbs.kernels.codes NPAR) */
+#define RTMBS_NFOUT 13    /* outputs of a force element (rtmbs.kernels.codes NFOUT) */
+#define RTMBS_NFPAR 32    /* parameters of a force element (rtmbs.kernels.codes NFPAR) */
 #define RTMBS_WARNSLOTS 8 /* rows of the warning table (rtmbs.h: rtmbs_warning) */
 #define RTMBS_COUNTSLOTS 16 /* counters (rtmbs.h: rtmbs_counter) */
 

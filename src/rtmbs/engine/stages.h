@@ -10,11 +10,11 @@
 
 /* Codes shared with Python (checked by tests/engine/test_fields.py) -------------------------- */
 
-/* rotation coordinates of a body (rtmbs.kernels.rotations ROT_*) */
+/* rotation coordinates of a body (rtmbs.kernels.codes ROT_*) */
 #define RTMBS_ROT_EP 0   /* Euler parameters, 4 coordinates */
 #define RTMBS_ROT_ZXZ 1  /* zxz Euler angles, 3 coordinates */
 
-/* constraint primitives (rtmbs.kernels.cartesian PRIM_*) */
+/* constraint primitives (rtmbs.kernels.codes PRIM_*) */
 #define RTMBS_PRIM_SPH 0
 #define RTMBS_PRIM_DOT1 1
 #define RTMBS_PRIM_DOT2 2
@@ -37,24 +37,24 @@
 
 /* Fill what `what` asks (RTMBS_EVAL_* flags) into the workspace w (length nw): dense
  * [M (n x n), Q, Phi, Phi_q (m x n), Phi_t, gamma, Jq, Jqdot] or, with RTMBS_EVAL_PACKED, packed
- * in the fixed blocks (rtmbs.kernels.evaluate.packed_views). Kinematics, element outputs and
+ * in the fixed blocks (rtmbs.system.PackedLayout). Kinematics, element outputs and
  * virtual blocks are left in the data. */
 rtmbs_status rtmbs_evaluate(const rtmbs_model* m, rtmbs_data* d, int64_t what, double t,
                             const double* q, const double* qd, double* w, int64_t nw);
 
 /* Length of a dense workspace (3 n^2 + n + 3 m + m n) and of a packed one
- * (rtmbs.kernels.evaluate.packed_size: m1 = nrow1 rows of Phi_q, nblk virtual blocks). */
+ * (rtmbs.system.PackedLayout: m1 = nrow1 rows of Phi_q, nblk virtual blocks). */
 int64_t rtmbs_workspace_size(int64_t n, int64_t m);
 int64_t rtmbs_packed_size(int64_t n, int64_t m, int64_t nb, int64_t m1, int64_t nblk);
 
 /* Where M, Q, Phi, Phi_q, Phi_t, gamma, Jq, Jqdot start in a packed workspace, and its length
- * (rtmbs.kernels.evaluate.packed_views, packed_size). */
+ * (rtmbs.system.PackedLayout). */
 typedef struct rtmbs_packed_offsets_ {
     int64_t M, Q, phi, phiq, phit, gamma, Jq, Jqd, size;
 } rtmbs_packed_offsets;
 void rtmbs_packed_workspace(const rtmbs_sizes* s, rtmbs_packed_offsets* o);
 
-/* The named outputs at (t, q, qdot) (rtmbs.kernels.evaluate.cartesian_outputs): one evaluation
+/* The named outputs at (t, q, qdot) (rtmbs.system.CartesianSystem.outputs): one evaluation
  * of Q into the packed workspace w (kinematics and element outputs into the data), then
  * out[k] = d->buffer[oidx[k]] for k < nout. */
 rtmbs_status rtmbs_outputs(const rtmbs_model* m, rtmbs_data* d, double t, const double* q,

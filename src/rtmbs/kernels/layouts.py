@@ -10,11 +10,8 @@ so that a compiled call receives a handful of arrays instead of dozens (:func:`p
   channels and extra states — the *data*, one per run (``CartesianSystem.new_data``).
 
 Each declaration lists (name, number of dimensions, meaning). From it,
-:meth:`Layout.pack` builds the buffer and the Python views (checking that every field is given
-with its number of dimensions), and :func:`generate_views` writes the compiled accessors
-(``kernels/layout_views.py``: a namedtuple per buffer and an inlined numba function returning
-it), so kernels read ``d.kin_A`` and never a position. ``python -m rtmbs.kernels.layouts``
-regenerates that file; tests/core/test_layouts.py fails when it is out of date.
+:meth:`Layout.pack` builds the buffer and the Python views, checking that every field is given
+with its number of dimensions; the engine reads the same fields through the same layout rows.
 """
 from __future__ import annotations
 
@@ -118,31 +115,3 @@ MODEL_FLOATS = _layout("ModelFloats", np.float64, "RTMBS_MODEL_FLOATS")
 DATA = _layout("DataBuffers", np.float64, "RTMBS_DATA")
 
 LAYOUTS = (MODEL_INTS, MODEL_FLOATS, DATA)
-
-_ACCESSOR = {"ModelInts": "model_ints", "ModelFloats": "model_floats", "DataBuffers": "data_buffers"}
-GENERATED = Path(__file__).with_name("layout_views.py")
-
-
-def generate_views() -> str:
-    """Source of ``kernels/layout_views.py`` from :data:`LAYOUTS`."""
-    out = ['"""Compiled views of the packed buffers, GENERATED from rtmbs.kernels.layouts by',
-           '``python -m rtmbs.kernels.layouts``: do not edit (tests/core/test_layouts.py checks it)."""',
-           "from collections import namedtuple", "", "from numba import njit", "",
-           "from .arena import view1, view2, view3, view4", ""]
-    for lay in LAYOUTS:
-        names = ", ".join(f'"{n}"' for n in lay.names)
-        out += ["", f"{lay.name} = namedtuple(\"{lay.name}\", ({names}))", "", "",
-                "@njit(cache=True, inline=\"always\")",
-                f"def {_ACCESSOR[lay.name]}(buf, lay):",
-                f'    """The fields of the {lay.name} buffer by name."""',
-                f"    return {lay.name}("]
-        for k, (name, ndim, _) in enumerate(lay.fields):
-            out.append(f"        view{ndim}(buf, lay, {k}),  # {name}")
-        out.append("    )")
-        out.append("")
-    return "\n".join(out).rstrip() + "\n"
-
-
-if __name__ == "__main__":
-    GENERATED.write_text(generate_views())
-    print(f"wrote {GENERATED}")

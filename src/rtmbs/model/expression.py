@@ -7,8 +7,8 @@ subscripts, keyword arguments) is refused with a :class:`ExpressionError` naming
 No Python code is ever evaluated.
 
 The program is a postfix (RPN) sequence of opcodes with one operand each (the constant of
-``PUSH``, the exponent of ``POW_CONST``); :func:`rtmbs.kernels.functions.expr_eval` runs it in
-compiled code, carrying value, first and second time derivative through every operation (Taylor
+``PUSH``, the exponent of ``POW_CONST``); the C engine's ``rtmbs_expr_eval`` (``engine/functions.c``)
+runs it, carrying value, first and second time derivative through every operation (Taylor
 arithmetic), so Φt and γ of a driven joint are exact.
 """
 from __future__ import annotations
@@ -18,7 +18,8 @@ import math
 
 import numpy as np
 
-# opcodes (kept in sync with rtmbs.kernels.functions; the test checks both tables agree)
+# opcodes (the engine's functions.c uses the same numbers; tests/core/test_expressions.py runs
+# every one through it against Python)
 PUSH, TIME, ADD, SUB, MUL, DIV, NEG, POW_CONST = range(8)
 SIN, COS, TAN, EXP, LOG, SQRT, TANH, ATAN, ABS = range(8, 17)
 

@@ -3,9 +3,9 @@ validates type names without importing the kernels (docs/extending.md).
 
 * A force element type is one line of :data:`FORCE_ELEMENTS`; its implementation is the module
   ``rtmbs/kernels/elements/<name with '-' as '_'>.py`` (object ``ELEMENT``). Its numeric code, stored in
-  the compiled model's ``frc_type``, is its index here: codes are never written by hand, and the
-  compiled dispatcher ``rtmbs/kernels/element_kernels/dispatch.py`` is generated from this list
-  (``python -m rtmbs.kernels.element_kernels.generate``; a test fails when it is out of date).
+  the compiled model's ``frc_type``, is its index here: codes are never written by hand (the C
+  engine's element table, ``engine/elements/table.c``, lists the types in the same order, and
+  tests/engine checks it).
 * A joint is one entry of :data:`JOINTS`: the constraint primitives it is made of (seed 003
   §4.2.2) and the marker axes each one uses; its equation count follows from
   :data:`PRIMITIVE_ROWS`.
@@ -39,7 +39,7 @@ def element_module(name: str) -> str:
     return name.replace("-", "_")
 
 
-#: constraint primitives (kernels.cartesian PRIM_*) and their rows; the arguments of a primitive
+#: constraint primitives (kernels.codes PRIM_*) and their rows; the arguments of a primitive
 #: in :data:`JOINTS` are marker axes ``xi yi zi`` (marker_i) and ``xj yj zj`` (marker_j):
 #:   point            r_Pj − r_Pi = 0                    (the two marker origins)
 #:   perp a b         aᵀb = 0                            (a on body i, b on body j)
@@ -48,7 +48,7 @@ def element_module(name: str) -> str:
 #:   angle a b c      cos θ(t)(cᵀb) − sin θ(t)(aᵀb) = 0  (θ(t): the joint's function)
 PRIMITIVE_ROWS = {"point": 3, "perp": 1, "offset": 1, "distance": 1, "angle": 1}
 #: (couplers, rtmbs.model.Coupler, are not joints: one row over several joints, made of
-#: kernels.cartesian PRIM_CPL terms by rtmbs.system; docs/extending.md)
+#: kernels.codes PRIM_CPL terms by rtmbs.system; docs/extending.md)
 
 _LOCK = ("perp xi yj", "perp yi zj", "perp zi xj")
 _CYLINDER = ("perp zi xj", "perp zi yj", "offset xi", "offset yi")

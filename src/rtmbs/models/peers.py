@@ -6,9 +6,10 @@ tests use. Offline helpers (numpy over stored results), not for the real-time lo
 from __future__ import annotations
 
 import numpy as np
+from scipy.spatial.transform import Rotation
 
 from ..errors import ModelError, did_you_mean
-from ..kernels.rotations import NROT, rotation_matrix
+from ..kernels.codes import NROT, ROT_EP
 
 PEER_MODELS = ("peer-four-bar", "peer-chain", "peer-quarter-car")
 
@@ -25,6 +26,14 @@ FOUR_BAR_CRANK_DEG_2S = -72.08134072
 _POINT_JOINTS = ("spherical", "revolute", "universal", "fixed")
 
 
+def rotation_matrix(rtype: int, p) -> np.ndarray:
+    """Rotation matrix of a body's orientation coordinates: Euler parameters (e0, e1, e2, e3),
+    normalised (Nikravesh 1988, eq. 6.19), or z-x-z Euler angles A = R_z(φ) R_x(θ) R_z(ψ)."""
+    if rtype == ROT_EP:
+        return Rotation.from_quat([p[1], p[2], p[3], p[0]]).as_matrix()
+    return Rotation.from_euler("ZXZ", p).as_matrix()
+
+
 def marker_position(system, q, ref: str) -> np.ndarray:
     """Global position of marker ``body.marker`` of a compiled body model at coordinates ``q``;
     ``q`` may be one state (n,) or a series (N, n), giving (3,) or (N, 3)."""
@@ -37,10 +46,8 @@ def marker_position(system, q, ref: str) -> np.ndarray:
     else:
         a, rt = system.body_qadr[mk.body], system.body_rtype[mk.body]
         out = np.empty((len(Q), 3))
-        A = np.zeros((3, 3))
         for k, qk in enumerate(Q):
-            rotation_matrix(rt, qk[a + 3:a + 3 + NROT[rt]].copy(), A)
-            out[k] = qk[a:a + 3] + A @ mk.s
+            out[k] = qk[a:a + 3] + rotation_matrix(rt, qk[a + 3:a + 3 + NROT[rt]]) @ mk.s
     return out[0] if np.ndim(q) == 1 else out
 
 

@@ -2,8 +2,7 @@
 
 ``run_many(fn, tasks, scheduler=...)`` returns ``[fn(t) for t in tasks]`` in order. With
 ``scheduler=None`` the tasks run here; ``"local"`` starts a ``LocalCluster`` of single-threaded
-worker processes (one per core by default, BLAS and OpenMP limited to one thread, the same numba
-cache directory as this process, so that no worker compiles); an address (``tcp://host:8786``)
+worker processes (one per core by default, BLAS and OpenMP limited to one thread); an address (``tcp://host:8786``)
 uses a running cluster; a ``distributed.Client`` reuses one. As ``functools.partial(run_many,
 scheduler="local")`` it is a ``map(fn, args_list)`` callable.
 """
@@ -45,43 +44,27 @@ class TaskFailure:
         return f"TaskFailure({self.describe()!r})"
 
 
-def numba_cache_dir() -> str:
-    """The numba cache directory this process uses (chosen in ``rtmbs/__init__.py``)."""
-    import importlib
-
-    # not a plain import statement: rtmbs keys numba's cache on the modules that import numba
-    # (rtmbs/__init__.py), and this one compiles nothing
-    return str(importlib.import_module("numba").config.CACHE_DIR)
-
-
 def worker_env() -> dict:
-    """Environment of local workers: one BLAS thread and this process's numba cache (the workers
-    import rtmbs from the same sources, so they compute the same key; ``RTMBS_NUMBA_CACHE`` carries
-    a user's base folder)."""
+    """Environment of local workers: one BLAS thread (and this process's ``PYTHONPATH``, so that
+    they import the same rtmbs)."""
     env = dict(WORKER_THREADS_ENV)
-    cache = numba_cache_dir()
-    if cache:  # empty: numba's default (__pycache__ beside the sources), the same everywhere
-        env["RTMBS_NUMBA_CACHE"] = os.path.dirname(cache)
-        env["NUMBA_CACHE_DIR"] = cache
-    for k in ("PYTHONPATH", "RTMBS_NO_CACHE_VERSIONING"):
-        if k in os.environ:
-            env[k] = os.environ[k]
+    if "PYTHONPATH" in os.environ:
+        env["PYTHONPATH"] = os.environ["PYTHONPATH"]
     return env
 
 
 def _worker_setup() -> dict:
-    """On a worker: its numba cache directory and BLAS thread counts (checked by the client)."""
-    import rtmbs  # noqa: F401  (chooses the cache directory)
+    """On a worker: its process id and BLAS thread counts (checked by the client)."""
     from threadpoolctl import threadpool_info
 
-    return {"cache": numba_cache_dir(), "pid": os.getpid(),
+    return {"pid": os.getpid(),
             "blas_threads": sorted({p["num_threads"] for p in threadpool_info()})}
 
 
 @contextlib.contextmanager
 def local_cluster(n_workers: int | None = None):
     """A ``distributed.Client`` on a new ``LocalCluster``: ``n_workers`` processes (default: the
-    cores), one thread each, single-threaded BLAS, this process's numba cache; closed on exit."""
+    cores), one thread each, single-threaded BLAS; closed on exit."""
     from distributed import Client, LocalCluster
 
     n = int(n_workers or os.cpu_count() or 1)
@@ -95,16 +78,16 @@ def local_cluster(n_workers: int | None = None):
 
 
 def _check_workers(client, strict: bool) -> dict:
-    """Every worker uses this process's numba cache (else it would compile: minutes) and one BLAS
-    thread; a local cluster that does not is an error, a remote one a warning."""
+    """Every worker runs BLAS on one thread (several threads per worker on shared cores slow every
+    task down); a local cluster that does not is an error, a remote one a warning."""
     import warnings
 
     info = client.run(_worker_setup)
-    mine = numba_cache_dir()
-    bad = {w: i["cache"] for w, i in info.items() if i["cache"] != mine}
+    bad = {w: i["blas_threads"] for w, i in info.items() if any(n != 1 for n in i["blas_threads"])}
     if bad:
-        msg = (f"Dask workers use another numba cache ({sorted(set(bad.values()))[0]}, not {mine}): "
-               "they will compile the kernels once (minutes); install the same rtmbs on them")
+        w, threads = sorted(bad.items())[0]
+        msg = (f"Dask worker {w} runs BLAS on {max(threads)} threads, expected 1: start the workers "
+               "with OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1")
         if strict:
             raise SolverError(msg)
         warnings.warn(msg, stacklevel=3)

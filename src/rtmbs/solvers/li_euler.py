@@ -261,7 +261,7 @@ class LIEuler(Solver):
 
     def _second_kkt(self) -> tuple:
         """(stab, niter, γ_B, the second KKT's ib, fb and packed index) of
-        :func:`rtmbs.solvers.compiled_step.li_euler_stab_step`. The second KKT (the projector's
+        the C engine's ``li_euler_stab_step`` (``li_euler.c``). The second KKT (the projector's
         for projection="mass", GGL's) is mapped onto the packed workspaces and analysed at q0
         from ``pw0`` (evaluated there), as the Python-driven path analyses it from the dense
         workspace; ``_lu2`` is its SparseLU (None without one: eq. 22's factors stand in,

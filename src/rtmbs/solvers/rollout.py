@@ -112,7 +112,7 @@ def _input_matrix(system, inputs, n_steps):
 def _runner(solver: Solver):
     """The function that runs ``solver``'s compiled rollout, or None (the Python loop): the
     solver's own ``rollout_runner`` (``li-euler-indep``: ``rtmbs.solvers.rollout_indep.run``,
-    ``explicit-euler``: ``rtmbs.solvers.compiled_explicit.run``),
+    ``explicit-euler``: ``rtmbs.solvers.explicit.run_rollout``),
     else :func:`_run_li_euler` for a ``li-euler`` with a compiled step (``fused``). A runner
     takes (solver, state, t0, i0, h, n_steps, every, input rows, input values, output index,
     result arrays t, q, q̇, q̇ before, λ, outputs, x), fills the rows, advances ``state`` (not

@@ -302,7 +302,7 @@ def kkt_hubs(system) -> list:
     """Candidate hubs of :func:`substructure_order` for ``system``: the coordinates of each body
     in the most constraint rows (ties: each), when it is in more rows than half the bodies are
     (nothing for a system without bodies, ``body_qadr``, or without constraints)."""
-    from ..kernels.rotations import NROT
+    from ..kernels.codes import NROT
 
     qadr, rtype = getattr(system, "body_qadr", None), getattr(system, "body_rtype", None)
     if qadr is None or rtype is None or not system.m or not hasattr(system, "phiq_pattern"):
@@ -683,7 +683,7 @@ def kkt_values(ib, fb, idx, M, Jq, Jqd, c, cd, phiq_top, s, phiq_bottom):
     return lu_refactor(ib, fb)
 
 
-# -- the same gather from the packed workspace (rtmbs.kernels.evaluate.packed_views) ----------------
+# -- the same gather from the packed workspace (the engine's rtmbs_packed_workspace) -------------
 class PackedKKTMap:
     """:class:`KKTMap` ``km`` (same entries, same order, same augmentation) reading the packed
     workspace of a Cartesian system: a flat value index per A entry (into M and into Jq; Jq̇ at a

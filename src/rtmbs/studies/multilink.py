@@ -257,7 +257,7 @@ def run_multilink_study(out_dir, quick: bool = False, log=print,
         state = dropped_state(system, cfg["drop"])
         v = {"n": system.n, "m": system.m, "f": system.n - system.m, "mount": mount,
              "mount_positions": mount_pos, "runs": {}}
-        # warm-up (numba compile and caches out of the instrumented runs)
+        # warm-up (first-call costs out of the instrumented runs)
         short = dict(cfg, t_end=0.01)
         tw = time.perf_counter()
         for solver, _ in ALGORITHMS:
@@ -850,7 +850,7 @@ def _report(res, cfg) -> str:
              f"**{'yes' if f['alg2_partition_beats_alg1_bushings'] else 'no'}** (ratio "
              f"{f['bushings/none']['alg2_partition_over_alg1']:.2f}).")
     L.append("- Why it can differ from the seed: Algorithm 1 here solves its (n+m) KKT system with "
-             "a fixed-pattern sparse LU compiled with numba (tens of µs) rather than Matlab's "
+             "a fixed-pattern sparse LU in C (tens of µs) rather than Matlab's "
              "dense solve, which removes the cost that Algorithm 2 saves; Algorithm 2 with the "
              "seed's B from QR still factorises the dense n×n [Φq; B] every step and solves it "
              "for the f columns of R.")

@@ -1,6 +1,5 @@
-/* py_alpha.c -- binding: the generalized-alpha step, its outputs form and its rollout, with the
- * arguments of the numba kernels they replace (rtmbs.solvers.compiled_alpha
- * .generalized_alpha_step, generalized_alpha_step_outputs, _generalized_alpha_rollout). */
+/* py_alpha.c -- binding: the generalized-alpha step, its outputs form and its rollout
+ * (rtmbs.solvers.generalized_alpha). */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 

@@ -1,8 +1,8 @@
 /* py_common.h -- helpers of the CPython binding (the only files that include Python.h).
  *
  * The binding passes numpy arrays to the engine without copies: each argument is checked once
- * for type, dtype and C-contiguity, then its data pointer is handed on. Functions take the same
- * arguments as the numba kernels they replace, so they can be swapped one for one.
+ * for type, dtype and C-contiguity, then its data pointer is handed on. Functions take their arrays
+ * positionally, as the solvers hold them.
  */
 #ifndef RTMBS_PY_COMMON_H
 #define RTMBS_PY_COMMON_H
@@ -22,7 +22,7 @@
 void* rtmbs_py_array(PyObject* obj, int type, int writable, const char* what, Py_ssize_t* len);
 
 /* Bind model and data from the six packed buffers (ibuf, ilay, fbuf, flay, sbuf, slay) and the
- * sizes n, m: as the numba kernels take them. Returns 0, or -1 with a Python exception. */
+ * sizes n, m. Returns 0, or -1 with a Python exception. */
 int rtmbs_py_bind(PyObject* const* args, int64_t n, int64_t m, rtmbs_model* model, rtmbs_data* data);
 
 /* A status as a Python exception (RuntimeError naming the status); returns NULL. */

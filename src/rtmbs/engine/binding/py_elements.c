@@ -1,6 +1,5 @@
 /* py_elements.c -- binding: force elements, input functions and tables, one call each (test
- * entry points for rtmbs.kernels.forces.element_forces, rtmbs.kernels.functions.fun_eval and
- * table_eval). */
+ * entry points). */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 
@@ -8,7 +7,7 @@
 #include "../functions.h"
 #include "../elements/elements.h"
 
-/* Global arm sg = A s, point rp and its velocity vp (rtmbs.kernels.forces._point_pv). */
+/* Global arm sg = A s, point rp and its velocity vp (as forces.c computes it). */
 static void point_pv(const rtmbs_data* d, int64_t b, const double* s, double* sg, double* rp,
                      double* vp) {
     const double* A = d->kin_A + 9 * b;
@@ -21,10 +20,10 @@ static void point_pv(const rtmbs_data* d, int64_t b, const double* s, double* sg
     for (c = 0; c < 3; c++) rp[c] = d->kin_r[3 * b + c] + sg[c];
 }
 
-/* STAND-IN for forces.c's element step (the evaluation stage's; replaced on merge): exactly
- * what rtmbs.kernels.forces.element_forces does before the kernel -- points, velocities, the
+/* forces.c's element step, for one element: exactly
+ * what the evaluation does before the kernel -- points, velocities, the
  * element's function value -- then the kernel of its type (outs: frc_out row k after column 0).
- * An unknown type counts RTMBS_WARN_UNSUPPORTED and gives 0 (the numba dispatcher's 0.0). */
+ * An unknown type counts RTMBS_WARN_UNSUPPORTED and gives 0. */
 static double element_forces(const rtmbs_model* m, rtmbs_data* d, int64_t k, double t,
                              int with_jac) {
     int64_t bi = m->frc_body[2 * k], bj = m->frc_body[2 * k + 1];
@@ -56,7 +55,7 @@ static double element_forces(const rtmbs_model* m, rtmbs_data* d, int64_t k, dou
 
 /* element(k, t, with_jac, ibuf, ilay, fbuf, flay, sbuf, slay, n, m): the main output of element
  * k on the kinematics in the data; f, tau, their Jacobians and the element's outputs are left
- * in the data (rtmbs.kernels.forces.element_forces) */
+ * in the data */
 static PyObject* py_element(PyObject* self, PyObject* const* args, Py_ssize_t nargs) {
     rtmbs_model m;
     rtmbs_data d;
@@ -82,7 +81,7 @@ static PyObject* py_element(PyObject* self, PyObject* const* args, Py_ssize_t na
 }
 
 /* fun_eval(k, t, ibuf, ilay, fbuf, flay, sbuf, slay, n, m) -> (v, v1, v2) of input function k
- * (rtmbs.kernels.functions.fun_eval) */
+ * (functions.c) */
 static PyObject* py_fun_eval(PyObject* self, PyObject* const* args, Py_ssize_t nargs) {
     rtmbs_model m;
     rtmbs_data d;
@@ -105,7 +104,7 @@ static PyObject* py_fun_eval(PyObject* self, PyObject* const* args, Py_ssize_t n
     return Py_BuildValue("(ddd)", v, v1, v2);
 }
 
-/* table_eval(x, tx, ty, adr, n) -> (y, slope) (rtmbs.kernels.functions.table_eval) */
+/* table_eval(x, tx, ty, adr, n) -> (y, slope) (functions.c) */
 static PyObject* py_table_eval(PyObject* self, PyObject* const* args, Py_ssize_t nargs) {
     const double *tx, *ty;
     Py_ssize_t nx, ny;
@@ -142,15 +141,15 @@ static PyObject* py_element_type(PyObject* self, PyObject* const* args, Py_ssize
 PyMethodDef rtmbs_py_elements_methods[] = {
     {"element", (PyCFunction)(void (*)(void))py_element, METH_FASTCALL,
      "element(k, t, with_jac, ibuf, ilay, fbuf, flay, sbuf, slay, n, m): force element k on the "
-     "kinematics in the data (rtmbs.kernels.forces.element_forces): returns its main output, "
+     "kinematics in the data: returns its main output, "
      "leaves f, tau, dfdx, dfdv, dtdx, dtdv and frc_out[k, 1:] in the data."},
     {"element_type", (PyCFunction)(void (*)(void))py_element_type, METH_FASTCALL,
      "element_type(code) -> (has_kernel, torque_only) of force element type `code` "
      "(rtmbs.kernels.elements.dispatch F_*, torque_only)."},
     {"fun_eval", (PyCFunction)(void (*)(void))py_fun_eval, METH_FASTCALL,
      "fun_eval(k, t, ibuf, ilay, fbuf, flay, sbuf, slay, n, m) -> (v, v1, v2): input function k "
-     "and its first two time derivatives at t (rtmbs.kernels.functions.fun_eval)."},
+     "and its first two time derivatives at t."},
     {"table_eval", (PyCFunction)(void (*)(void))py_table_eval, METH_FASTCALL,
      "table_eval(x, tx, ty, adr, n) -> (y, slope): linear interpolation, clamped at the ends "
-     "(rtmbs.kernels.functions.table_eval)."},
+     "(functions.c)."},
     {NULL, NULL, 0, NULL}};

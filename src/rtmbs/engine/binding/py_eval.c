@@ -1,12 +1,12 @@
-/* py_eval.c -- binding: the evaluation of a Cartesian model (rtmbs.kernels.evaluate). */
+/* py_eval.c -- binding: the evaluation of a Cartesian model (evaluate.c). */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 
 #include "py_common.h"
 #include "../stages.h"
 
-/* evaluate(what, t, q, qd, ibuf, ilay, fbuf, flay, sbuf, slay, wbuf, n, m): the arguments of
- * rtmbs.kernels.evaluate.evaluate_cartesian, in its order */
+/* evaluate(what, t, q, qd, ibuf, ilay, fbuf, flay, sbuf, slay, wbuf, n, m): M, Q, Phi,
+ * ... into the workspace wbuf (rtmbs_evaluate) */
 static PyObject* py_evaluate(PyObject* self, PyObject* const* args, Py_ssize_t nargs) {
     rtmbs_model m;
     rtmbs_data d;
@@ -36,8 +36,8 @@ static PyObject* py_evaluate(PyObject* self, PyObject* const* args, Py_ssize_t n
     Py_RETURN_NONE;
 }
 
-/* outputs(t, q, qd, ibuf, ilay, fbuf, flay, sbuf, slay, wbuf, n, m, oidx, out): the arguments of
- * rtmbs.kernels.evaluate.cartesian_outputs, in its order (wbuf: a packed workspace) */
+/* outputs(t, q, qd, ibuf, ilay, fbuf, flay, sbuf, slay, wbuf, n, m, oidx, out): the named
+ * outputs oidx into out (rtmbs_outputs; wbuf: a packed workspace) */
 static PyObject* py_outputs(PyObject* self, PyObject* const* args, Py_ssize_t nargs) {
     rtmbs_model m;
     rtmbs_data d;
@@ -74,8 +74,7 @@ static PyObject* py_outputs(PyObject* self, PyObject* const* args, Py_ssize_t na
 }
 
 /* body_accelerations(q, qd, qdd, ibuf, ilay, fbuf, flay, sbuf, slay, n, m, out): per body rddot
- * and omegadot = G pddot + alpha into out (6 nbody; rtmbs.kernels.cartesian.body_accelerations,
- * which takes the model's body arrays and scratch instead of the packed buffers) */
+ * and omegadot = G pddot + alpha into out (6 nbody) */
 static PyObject* py_body_accelerations(PyObject* self, PyObject* const* args, Py_ssize_t nargs) {
     rtmbs_model m;
     rtmbs_data d;
@@ -108,11 +107,11 @@ static PyObject* py_body_accelerations(PyObject* self, PyObject* const* args, Py
 PyMethodDef rtmbs_py_eval_methods[] = {
     {"evaluate", (PyCFunction)(void (*)(void))py_evaluate, METH_FASTCALL,
      "evaluate(what, t, q, qd, ibuf, ilay, fbuf, flay, sbuf, slay, wbuf, n, m): M, Q, Phi, ... "
-     "into the workspace (rtmbs.kernels.evaluate.evaluate_cartesian)."},
+     "into the workspace."},
     {"outputs", (PyCFunction)(void (*)(void))py_outputs, METH_FASTCALL,
      "outputs(t, q, qd, ibuf, ilay, fbuf, flay, sbuf, slay, wbuf, n, m, oidx, out): the named "
-     "outputs (rtmbs.kernels.evaluate.cartesian_outputs)."},
+     "outputs."},
     {"body_accelerations", (PyCFunction)(void (*)(void))py_body_accelerations, METH_FASTCALL,
      "body_accelerations(q, qd, qdd, ibuf, ilay, fbuf, flay, sbuf, slay, n, m, out): per body "
-     "rddot and omegadot (rtmbs.kernels.cartesian.body_accelerations)."},
+     "rddot and omegadot."},
     {NULL, NULL, 0, NULL}};

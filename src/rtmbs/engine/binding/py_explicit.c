@@ -1,6 +1,5 @@
-/* py_explicit.c -- binding: explicit Euler's step and rollout, with the arguments of the numba
- * kernels they replace (rtmbs.solvers.compiled_explicit.explicit_euler_step,
- * explicit_euler_step_outputs, _explicit_euler_rollout). */
+/* py_explicit.c -- binding: explicit Euler's step, its outputs form and its rollout
+ * (rtmbs.solvers.explicit). */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 

@@ -1,6 +1,5 @@
-/* py_indep.c -- binding: Algorithm 2's step and rollout (li-euler-indep, B = partition), with the
- * arguments of the numba kernels they replace (rtmbs.solvers.compiled_indep.li_euler_indep_step,
- * li_euler_indep_step_outputs, rtmbs.solvers.rollout_indep._li_euler_indep_rollout). */
+/* py_indep.c -- binding: Algorithm 2's step and rollout (li-euler-indep, B = partition)
+ * (rtmbs.solvers.li_euler_indep, rtmbs.solvers.rollout_indep). */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 

@@ -1,5 +1,5 @@
 /* py_lu.c -- binding: the fixed-pattern sparse LU and the KKT gathers (rtmbs.solvers.sparse,
- * rtmbs.solvers.storage.project_kkt), with the numba kernels' positional arguments.
+ * rtmbs.solvers.storage.project_kkt), with positional arguments.
  *
  * Per call the binding checks dtypes, contiguity, ib's header against its own length and fb's,
  * and idx's lengths against ib (O(1)); the index values themselves are those SparseLU.analyse and

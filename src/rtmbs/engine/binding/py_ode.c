@@ -1,7 +1,5 @@
-/* py_ode.c -- binding: the kernels of the fixed-step ODE integrators (m = 0) with the arguments of
- * the numba kernels they replace: rtmbs.solvers.rosenbrock (_grk_factor, _grk_stage,
- * _mass_scale), rtmbs.solvers.adams (_accel, _ab3_update, _rk4_point) and their dense LU
- * (rtmbs.solvers.linalg lu_factor, lu_solve). */
+/* py_ode.c -- binding: the kernels of the fixed-step ODE integrators (m = 0):
+ * rtmbs.solvers.rosenbrock, rtmbs.solvers.adams and their dense LU (rtmbs.solvers.dense). */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 

@@ -1,6 +1,5 @@
-/* py_step.c -- binding: the li-euler step and its rollout, with the arguments of the numba
- * kernels they replace (rtmbs.solvers.compiled_step.li_euler_stab_step,
- * rtmbs.solvers.rollout._li_euler_rollout). */
+/* py_step.c -- binding: the li-euler step and its rollout (rtmbs.solvers.li_euler,
+ * rtmbs.solvers.rollout). */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 

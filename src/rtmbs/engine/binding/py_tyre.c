@@ -1,7 +1,7 @@
 /* py_tyre.c -- binding: the tyre and the road. rtmbs.vehicle.tyre.magic_formula, .contact and
  * rtmbs.vehicle.road are these functions (the offline tools, `rtmbs tyre`, road plots); the
- * element entry points (tyre_force, element_tyre, advance_extra_states) take the arguments of
- * the numba kernels the solvers' numba steps still call (tests/engine/test_tyre.py).
+ * element entry points (tyre_force, element_tyre, advance_extra_states) take the packed
+ * buffers of a compiled model (rtmbs.kernels.layouts).
  *
  * Scalar results come back as tuples. */
 #define PY_SSIZE_T_CLEAN
@@ -331,8 +331,8 @@ static PyObject* py_transient_slips_lowspeed(PyObject* self, PyObject* const* ar
 /* -- the element ------------------------------------------------------------------------------ */
 
 /* tyre_force(par, tyre_par, road_buf, tyre_x, with_jac, rA, vA, w, s, sg, f, tau, dfdx, dfdv,
- * dtdx, dtdv, outs, tmp, G, mf) -> Fn: the arguments of kernels.tyre_element.tyre_force (tmp,
- * G and mf are the numba kernel's scratch; the C function keeps its scratch on the stack) */
+ * dtdx, dtdv, outs, tmp, G, mf) -> Fn (tmp, G and mf are accepted and not used: the C function
+ * keeps its scratch on the stack) */
 static PyObject* py_tyre_force(PyObject* self, PyObject* const* args, Py_ssize_t nargs) {
     const double *par, *tp, *road, *tx, *rA, *vA, *w, *sg;
     double *s, *f, *tau, *dfdx, *dfdv, *dtdx, *dtdv, *outs;
@@ -482,7 +482,7 @@ PyMethodDef rtmbs_py_tyre_methods[] = {
          "transient_slips_lowspeed(u, v, Vsx, Vsy, Vx, sigma_kappa, sigma_alpha, vxlow, h)"),
     FAST("tyre_force", py_tyre_force,
          "tyre_force(par, tyre_par, road_buf, tyre_x, with_jac, rA, vA, w, s, sg, f, tau, dfdx, "
-         "dfdv, dtdx, dtdv, outs, tmp, G, mf) -> Fn (kernels.tyre_element.tyre_force)"),
+         "dfdv, dtdx, dtdv, outs, tmp, G, mf) -> Fn: one tyre's force and Jacobians"),
     FAST("element_tyre", py_element_tyre,
          "element_tyre(k, bi, bj, with_jac, fv, outs, ibuf, ilay, fbuf, flay, sbuf, slay)"),
     FAST("advance_extra_states", py_advance_extra_states,

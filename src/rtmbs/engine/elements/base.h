@@ -4,8 +4,8 @@
 
 #include "../stages.h"
 
-/* -- 3-vectors and 3 x 3 matrices (row-major), as rtmbs.kernels.cartesian _cross, _dot, _matvec,
- * _skew: the same operations in the same order ---------------------------------------------- */
+/* -- 3-vectors and 3 x 3 matrices (row-major): cross, dot, matvec,
+ * skew ---------------------------------------------- */
 static inline void rtmbs_el_cross(const double* a, const double* b, double* out) {
     out[0] = a[1] * b[2] - a[2] * b[1];
     out[1] = a[2] * b[0] - a[0] * b[2];

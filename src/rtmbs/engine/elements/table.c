@@ -1,5 +1,5 @@
-/* table.c -- the one table of force element types, in registry order (the codes of
- * rtmbs.kernels.elements.dispatch F_*: an element type's index in rtmbs.model.registry). Adding
+/* table.c -- the one table of force element types, in registry order (the codes RTMBS_F_* of
+ * stages.h: an element type's index in rtmbs.model.registry). Adding
  * an element = one C file and one row here. */
 #include "elements.h"
 

@@ -4,7 +4,7 @@ R = Bᵀ B_j (B = A_i C_i, B_j = A_j C_j), with preloads; named outputs: force a
 in marker_i axes. Per axis a the force on j is f_a = −F_a(u_a) − D_a(u̇_a) + F0_a (torque alike with
 θ, θ̇), F_a(u) = k_a u or a table (force_tables / torque_tables), D_a(u̇) = c_a u̇ or a table
 (damping_tables / rotational_damping_tables; tables linear between points, clamped at the ends,
-rtmbs.kernels.functions.table_eval); the Jacobians use the local slopes F_a', D_a'."""
+the engine's rtmbs_table_eval); the Jacobians use the local slopes F_a', D_a'."""
 from __future__ import annotations
 
 import numpy as np
