@@ -144,11 +144,17 @@ class _H5:
 
     def append(self, block: Result, n0: int) -> None:
         k = len(block.t)
-        need = self.new_bytes(n0, k) + SPACE_MARGIN
         free = _free_bytes(self.path)
-        if free is not None and need > free:  # stop while the file is whole (its last flush)
-            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), str(self.path))
-        arrays = dict((key, a) for key, a, _, _ in block.hdf5_datasets({"t": ""}))
+        full = free is not None and self.new_bytes(n0, k) + SPACE_MARGIN > free
+        if full:  # keep the rows that fit, then stop while the file is whole (its last flush)
+            lo, hi = 0, k  # the most rows that fit: new_bytes grows with the rows
+            while lo < hi:
+                mid = (lo + hi + 1) // 2
+                lo, hi = (mid, hi) if self.new_bytes(n0, mid) + SPACE_MARGIN <= free else (lo, mid - 1)
+            k = lo
+            if k == 0:
+                raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), str(self.path))
+        arrays = dict((key, a[:k]) for key, a, _, _ in block.hdf5_datasets({"t": ""}))
         try:
             for key, d, _, _ in self.sets:
                 d.resize(n0 + k, axis=0)
@@ -158,6 +164,9 @@ class _H5:
         except (OSError, RuntimeError) as exc:  # h5py words a failed write as either
             self.broken = True
             raise OSError(_errno_of(exc), cause_of(exc), str(self.path)) from None
+        if full:
+            self.partial_rows = k  # (written and flushed: the error counts them)
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), str(self.path))
 
     def close(self, meta_of: Result | None) -> None:
         try:
@@ -258,6 +267,10 @@ class ResultStream:
                 try:
                     fobj.append(block, self.rows)
                 except OSError as exc:
+                    k = getattr(fobj, "partial_rows", 0)
+                    if k:  # the rows that fitted are in the file
+                        self.rows += k
+                        self.t_written = float(block.t[k - 1])
                     self._fail(exc)
             self.rows += len(block.t)
             if len(block.t):
