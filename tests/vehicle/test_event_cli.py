@@ -106,15 +106,15 @@ def test_run_drives_a_vehicle_input_channel_from_the_command_line(capsys, tmp_pa
     at 0.2 rad (turned 0.2 rad in the chassis: the driver holds it exactly; the pinion follows
     through the column's torsion bar); a CSV of t and the channel drives it the same way;
     without --input the handwheel stays at 0."""
-    code = main(["run", "sedan", "--t-end", "0.002", "--input", "handwheel_angle=0.2",
+    code = main(["run", "sedan", "--t-end", "0.002", "--format", "h5,csv", "--input", "handwheel_angle=0.2",
                  "--out", str(tmp_path / "a"), "--no-progress"])
     assert code == 0
     (tmp_path / "hw.csv").write_text("t,handwheel_angle\n0,0.2\n1,0.2\n")
-    code = main(["run", "sedan", "--t-end", "0.002", "--input",
+    code = main(["run", "sedan", "--t-end", "0.002", "--format", "h5,csv", "--input",
                  f"handwheel_angle={tmp_path / 'hw.csv'}", "--out", str(tmp_path / "b"),
                  "--no-progress"])
     assert code == 0
-    code = main(["run", "sedan", "--t-end", "0.002", "--out", str(tmp_path / "c"),
+    code = main(["run", "sedan", "--t-end", "0.002", "--format", "h5,csv", "--out", str(tmp_path / "c"),
                  "--no-progress"])
     assert code == 0
     capsys.readouterr()
