@@ -480,7 +480,8 @@ int rtmbs_lu_rereference(const uint32_t* ib, double* fb) {
         if (!(u > 0.0 && u < INFINITY)) ok = 0;
         v.pref[i] = u;
     }
-    for (s = 0; s < RTMBS_LU_S_LEN; s++) v.stats[s] = 0.0;
+    for (s = 0; s < RTMBS_LU_S_LEN; s++)
+        if (s != RTMBS_LU_S_OPS) v.stats[s] = 0.0; /* (the plan's work count stays) */
     v.stats[RTMBS_LU_S_GROWTH_LIMIT] = limit;
     return ok;
 }

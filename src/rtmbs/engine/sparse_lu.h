@@ -23,7 +23,7 @@ enum {
 /* statistics in fb (sparse.py _S_*): flagged (0/1), flagged factorisations since the analysis,
  * original row of the last raised pivot, largest multiplier before flagging */
 enum { RTMBS_LU_S_FLAG = 0, RTMBS_LU_S_COUNT, RTMBS_LU_S_ROW, RTMBS_LU_S_GROWTH_LIMIT,
-       RTMBS_LU_S_LEN };
+       RTMBS_LU_S_OPS, RTMBS_LU_S_LEN };
 
 /* a pivot below this times its reference is raised to that bound (rtmbs.tolerances.PIVOT_REL) */
 #define RTMBS_LU_PIVOT_REL 1e-8

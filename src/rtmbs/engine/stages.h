@@ -126,7 +126,7 @@ void rtmbs_copy_state(const double* q, const double* qd, const double* x, double
 
 /* Count a refactorisation (factor) and `solves` solves of the LU (ib, fb) in the data: the
  * multiply-adds from the factors' own plan, the same in every step of a fixed plan. */
-void rtmbs_count_lu(rtmbs_data* d, const uint32_t* ib, const double* fb, int factor,
+void rtmbs_count_lu(rtmbs_data* d, const uint32_t* ib, double* fb, int factor,
                     int64_t solves);
 
 #endif /* RTMBS_STAGES_H */

@@ -77,7 +77,7 @@ ORDERINGS = ("MMD_ATA", "COLAMD", "MMD_AT_PLUS_A")
  _H_CDST, _H_CSRC, _H_NRUN, _H_URPTR, _H_RC0, _H_RLEN, _H_PAIRED, _H_LEN) = range(20)
 # ``fb`` = [ax (ne) | lu (nnz) | w (N) | pivot references (N) | b0 (N) | r (N) | couplings (nc) |
 #           statistics (_S_LEN) | reciprocal pivots 1/u_kk (N)]
-_S_FLAG, _S_COUNT, _S_ROW, _S_GROWTH_LIMIT, _S_LEN = range(5)
+_S_FLAG, _S_COUNT, _S_ROW, _S_GROWTH_LIMIT, _S_OPS, _S_LEN = range(6)
 
 
 # -- the per-step kernels: the engine's (src/rtmbs/engine/sparse_lu.c, kkt.c) --------------------
@@ -465,6 +465,7 @@ class SparseLU:
         fb[:self.ne] = vals
         self.stats[:] = 0.0
         self.stats[_S_GROWTH_LIMIT] = self.growth_limit
+        self.stats[_S_OPS] = _engine.lu_flops(self.ib)[0]  # the refactorisation's multiply-adds
         self.nanalyse += 1
 
     def _pack(self, ptr, diag, col, amap, prow, pcol) -> np.ndarray:
