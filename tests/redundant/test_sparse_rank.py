@@ -88,5 +88,7 @@ def test_sparse_assembly_and_accelerations_match_the_dense(name, monkeypatch):
     a = simulate.consistent_accelerations(system, 0.0, st.q, st.qd)
     q = assembly.assemble_positions(system, system._q0)
     v = assembly.assemble_velocities(system, q, system._qd0)
-    assert np.abs(a - a_dense).max() < 1e-8 * max(1.0, np.abs(a_dense).max())
+    # (1e-6: the compliant sedan (torsion bar, rack mounts) makes the KKT matrix stiffer; the
+    # augmented-Lagrangian iteration stops at a residual, the dense solve at round-off)
+    assert np.abs(a - a_dense).max() < 1e-6 * max(1.0, np.abs(a_dense).max())
     assert np.abs(q - q_dense).max() < 1e-12 and np.abs(v - v_dense).max() < 1e-12
