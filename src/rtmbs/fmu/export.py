@@ -10,8 +10,8 @@ Layout of the FMU (a zip):
   hidden but the FMI API, ``RPATH=$ORIGIN``.
 * ``sources/``: every engine C file (its folder tree kept), ``fmu/instance.c``, ``fmu/fmi2.c`` or
   ``fmu/fmi3.c`` and ``model_data.c``; listed in ``modelDescription.xml`` (FMI 2) or
-  ``sources/buildDescription.xml`` (FMI 3). The FMI headers are the standard's and come from the
-  importing tool (fmpy, for instance, ships them).
+  ``sources/buildDescription.xml`` (FMI 3). The FMI headers are the standard's (Modelica
+  Association, 2-clause BSD licence), kept beside ``fmi2.c`` and ``fmi3.c`` in ``engine/fmu``.
 
 The model's data are compiled in (``model_data.c``) rather than read from ``resources/`` at
 instantiation: the binary then has no file to find, parse or validate on the target, an FMU
@@ -43,8 +43,8 @@ from ..errors import RtmbsError, SolverError
 SOLVERS = ("li-euler",)
 
 FMI_HEADERS_HELP = ("the FMI API headers (fmi2Functions.h, fmi3Functions.h and the headers they "
-                    "include) come from an installed FMI tool: pip install fmpy, or set "
-                    "RTMBS_FMI_HEADERS to a folder that holds them")
+                    "include) ship with rtmbs in rtmbs/engine/fmu; RTMBS_FMI_HEADERS, if set, must "
+                    "name a folder that holds them")
 
 #: platform folder of the binary per FMI version
 PLATFORM = {2: "linux64", 3: "x86_64-linux"}
@@ -75,21 +75,15 @@ _KIND = {
 
 
 def fmi_headers() -> Path:
-    """The folder holding ``fmi2Functions.h`` and ``fmi3Functions.h``: ``RTMBS_FMI_HEADERS``,
-    else fmpy's ``c-code`` folder."""
-    env = os.environ.get("RTMBS_FMI_HEADERS")
-    candidates = [Path(env)] if env else []
-    try:
-        import fmpy
+    """The folder holding ``fmi2Functions.h`` and ``fmi3Functions.h``: ``RTMBS_FMI_HEADERS`` if
+    set, else the standard's headers shipped in ``rtmbs/engine/fmu``."""
+    from ..engine import SOURCE_DIR
 
-        root = Path(fmpy.__file__).parent
-        candidates += [root / "c-code"] + sorted(p.parent for p in root.rglob("fmi3Functions.h"))
-    except ImportError:
-        pass
-    for c in candidates:
-        if (c / "fmi2Functions.h").is_file() and (c / "fmi3Functions.h").is_file():
-            return c
-    raise RtmbsError(f"FMU export: no FMI headers found; {FMI_HEADERS_HELP}")
+    env = os.environ.get("RTMBS_FMI_HEADERS")
+    folder = Path(env) if env else SOURCE_DIR / "fmu"
+    if (folder / "fmi2Functions.h").is_file() and (folder / "fmi3Functions.h").is_file():
+        return folder
+    raise RtmbsError(f"FMU export: no FMI headers in {folder}; {FMI_HEADERS_HELP}")
 
 
 def _ascii_unit(unit: str) -> str:
