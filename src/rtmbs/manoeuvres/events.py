@@ -176,6 +176,19 @@ def step_steer(speed_kmh: float = 80.0, handwheel_deg: float = 40.0, t_step: flo
     return res
 
 
+def _circle_follower(x0, radius, laps, L, rear, steering_ratio) -> PurePursuit:
+    """Pure pursuit of a circle of ``radius`` turning left, entered tangentially at ``x0`` after
+    a 20 m straight lead-in, ``laps`` turns long; started at the car's rear axle."""
+    th = np.arange(0.0, 2 * math.pi * laps, 0.1 / radius)
+    lead = np.arange(-20.0, 0.0, 0.1)
+    px = np.concatenate([x0 + lead, x0 + radius * np.sin(th)])
+    py = np.concatenate([np.zeros_like(lead), radius * (1.0 - np.cos(th))])
+    pp = PurePursuit(px, py, wheelbase=L, rear_offset=rear, ratio=steering_ratio,
+                     preview_time=0.6, min_lookahead=5.0)
+    pp.start(x0 - rear, 0.0, within=60.0)
+    return pp
+
+
 def steady_state_circular(radius: float = 40.0, kmh_start: float = 30.0, kmh_end: float = 60.0,
                           accel: float = 0.5, settle: float = 2.0,
                           steering_ratio: float | None = None,
@@ -197,13 +210,7 @@ def steady_state_circular(radius: float = 40.0, kmh_start: float = 30.0, kmh_end
     x0 = model.body("chassis").position[0]
     t_end = settle + (v1 - v0) / accel
     laps = (v1 * t_end) / (2 * math.pi * radius) + 1.0
-    th = np.arange(0.0, 2 * math.pi * laps, 0.1 / radius)
-    lead = np.arange(-20.0, 0.0, 0.1)
-    px = np.concatenate([x0 + lead, x0 + radius * np.sin(th)])
-    py = np.concatenate([np.zeros_like(lead), radius * (1.0 - np.cos(th))])
-    pp = PurePursuit(px, py, wheelbase=L, rear_offset=rear, ratio=steering_ratio,
-                     preview_time=0.6, min_lookahead=5.0)
-    pp.start(x0 - rear, 0.0, within=60.0)
+    pp = _circle_follower(x0, radius, laps, L, rear, steering_ratio)
 
     def target(t):
         return v0 + accel * max(0.0, t - settle)
@@ -374,13 +381,7 @@ def brake_in_turn(speed_kmh: float = 80.0, radius: float = 100.0, decel: float =
     steering_ratio = _ratio(model, steering_ratio)
     x0 = model.body("chassis").position[0]
     laps = (v * (t_brake + after)) / (2 * math.pi * radius) + 0.5
-    th = np.arange(0.0, 2 * math.pi * laps, 0.1 / radius)
-    lead = np.arange(-20.0, 0.0, 0.1)
-    px = np.concatenate([x0 + lead, x0 + radius * np.sin(th)])
-    py = np.concatenate([np.zeros_like(lead), radius * (1.0 - np.cos(th))])
-    pp = PurePursuit(px, py, wheelbase=L, rear_offset=rear, ratio=steering_ratio,
-                     preview_time=0.6, min_lookahead=5.0)
-    pp.start(x0 - rear, 0.0, within=60.0)
+    pp = _circle_follower(x0, radius, laps, L, rear, steering_ratio)
     total = mass * decel * radius_w
     drv = _BrakeInTurnDriver(system, SpeedControl(v, mass, radius_w), pp, t_brake,
                              front_share * total / 2.0, (1.0 - front_share) * total / 2.0, ramp)

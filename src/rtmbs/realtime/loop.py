@@ -292,6 +292,7 @@ def run_realtime(
         raise SolverError(f"priority {priority!r}: expected a SCHED_FIFO priority, a whole "
                           "number from 1 to 99")
     slv = _make_solver(system, solver, options)
+    clock = clock if clock is not None else SystemClock()
     state = (state or system.initial_state()).copy()
     h_ns = int(round(h * 1e9))
     budget_ns = int(round((budget if budget is not None else h) * 1e9))
@@ -337,7 +338,7 @@ def run_realtime(
         if nout:
             system.outputs(w.t, w.q, w.qd, out_buf)
     slv.reset(state)
-    shadow = _Shadow(system, slv, state, h, at_start, clock or SystemClock()) if prewarm else None
+    shadow = _Shadow(system, slv, state, h, at_start, clock) if prewarm else None
     if io is not None:
         io.open(system)
     if nout:
@@ -358,7 +359,6 @@ def run_realtime(
     outputs = system.outputs
     read = io.read_inputs if io is not None else None
     write = io.write_outputs if io is not None else None
-    clock = clock if clock is not None else SystemClock()
     perf = clock.perf_ns
     cpu = clock.cpu_ns
     sleep = clock.sleep

@@ -561,6 +561,35 @@ static void base_motion(const rtmbs_synj* sj, const double* q, const double* qd,
     for (i = 0; i < 3; i++) Td[3 + i] = qd[4] * t1[i] + qd[5] * t2[i];
 }
 
+/* the base body's 6 equations in its nb0 coordinates (Kim & Wang 2005, eq. 19 for the base):
+ * A = Tᵀ Mb T (row stride lda) and b = Tᵀ (Pb − Mb Ṫq̇), with scratch MT (6 × nb0) */
+static void base_projection(const double* Mb, const double* Pb, const double* T,
+                            const double* Td, int64_t nb0, double* MT, double* A, int64_t lda,
+                            double* b) {
+    int64_t i, j, l, x;
+    double acc, r;
+    for (i = 0; i < 6; i++)
+        for (j = 0; j < nb0; j++) {
+            acc = 0.0;
+            for (l = 0; l < 6; l++) acc += Mb[6 * i + l] * T[nb0 * l + j];
+            MT[nb0 * i + j] = acc;
+        }
+    for (i = 0; i < nb0; i++) {
+        for (j = 0; j < nb0; j++) {
+            acc = 0.0;
+            for (l = 0; l < 6; l++) acc += T[nb0 * l + i] * MT[nb0 * l + j];
+            A[lda * i + j] = acc;
+        }
+        acc = 0.0;
+        for (l = 0; l < 6; l++) {
+            r = Pb[l];
+            for (x = 0; x < 6; x++) r -= Mb[6 * l + x] * Td[x];
+            acc += T[nb0 * l + i] * r;
+        }
+        b[i] = acc;
+    }
+}
+
 rtmbs_status rtmbs_synj_evaluate(const rtmbs_synj* sj, double t, const double* q,
                                  const double* qd, double* qt, int64_t iters, double* scratch,
                                  int64_t* iscratch, double* M, double* Q, double* qdd) {
@@ -605,27 +634,7 @@ rtmbs_status rtmbs_synj_evaluate(const rtmbs_synj* sj, double t, const double* q
     }
     /* the protocol's M, Q (eq. 19 per subsystem) */
     for (i = 0; i < n * n; i++) M[i] = 0.0;
-    for (i = 0; i < 6; i++)
-        for (j = 0; j < nb0; j++) {
-            acc = 0.0;
-            for (l = 0; l < 6; l++) acc += Mbase[6 * i + l] * T[nb0 * l + j];
-            MT[nb0 * i + j] = acc;
-        }
-    for (i = 0; i < nb0; i++) {
-        for (j = 0; j < nb0; j++) {
-            acc = 0.0;
-            for (l = 0; l < 6; l++) acc += T[nb0 * l + i] * MT[nb0 * l + j];
-            M[n * i + j] = acc;
-        }
-        acc = 0.0;
-        for (l = 0; l < 6; l++) {
-            double r = Qbase[l];
-            int64_t x;
-            for (x = 0; x < 6; x++) r -= Mbase[6 * l + x] * Td[x];
-            acc += T[nb0 * l + i] * r;
-        }
-        Q[i] = acc;
-    }
+    base_projection(Mbase, Qbase, T, Td, nb0, MT, M, n, Q);
     for (s = 0; s < ns; s++) {
         for (i = 0; i < nb0; i++) {
             acc = 0.0;
@@ -639,27 +648,7 @@ rtmbs_status rtmbs_synj_evaluate(const rtmbs_synj* sj, double t, const double* q
         Q[nb0 + s] = Qqs[s] - acc;
     }
     /* the synthesis accelerations: the base equation (eq. 1), then eq. 31 per subsystem */
-    for (i = 0; i < 6; i++)
-        for (j = 0; j < nb0; j++) {
-            acc = 0.0;
-            for (l = 0; l < 6; l++) acc += Mhat[6 * i + l] * T[nb0 * l + j];
-            MT[nb0 * i + j] = acc;
-        }
-    for (i = 0; i < nb0; i++) {
-        for (j = 0; j < nb0; j++) {
-            acc = 0.0;
-            for (l = 0; l < 6; l++) acc += T[nb0 * l + i] * MT[nb0 * l + j];
-            A2[nb0 * i + j] = acc;
-        }
-        acc = 0.0;
-        for (l = 0; l < 6; l++) {
-            double r = Phat[l];
-            int64_t x;
-            for (x = 0; x < 6; x++) r -= Mhat[6 * l + x] * Td[x];
-            acc += T[nb0 * l + i] * r;
-        }
-        b2[i] = acc;
-    }
+    base_projection(Mhat, Phat, T, Td, nb0, MT, A2, nb0, b2);
     if ((st = rtmbs_syn_solve(A2, iscratch, b2, nb0)) != RTMBS_OK) return st;
     for (i = 0; i < nb0; i++) qdd[i] = b2[i];
     for (l = 0; l < 6; l++) {
