@@ -15,9 +15,14 @@ on this project's 2-core machine.
 """
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
+
+# Small dense factorisations thrash with multi-threaded OpenBLAS on a loaded 2-core machine; as
+# .ci/run, the default run is single-threaded (before any test module imports numpy).
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 HERE = Path(__file__).parent
 #: files whose tests pace on the wall clock

@@ -17,7 +17,7 @@ from rtmbs.model import FORCE_TYPES, JOINT_EQUATIONS, Model
 from rtmbs.model import registry
 from rtmbs.system import compile_model
 
-from .randmodel import random_model
+from _models.random_model import random_model
 
 
 # -- registries ------------------------------------------------------------------------------------

@@ -9,7 +9,7 @@ from rtmbs.protocol import EVAL_ALL, EVAL_JAC, EVAL_JAC_STIFF, EVAL_M, EVAL_PHI,
 from rtmbs.system import compile_model
 from rtmbs.kernels.codes import ROT_EP
 
-from .randmodel import random_model
+from _models.random_model import random_model
 
 
 def _normalise(sys, q):

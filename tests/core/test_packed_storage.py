@@ -3,20 +3,15 @@
 li-euler step of the C engine that reads them."""
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
 import numpy as np
 import pytest
 
+from _models.bodies import differential
 from rtmbs.models import BUILTIN, load_model
 from rtmbs.protocol import (EVAL_ALL, EVAL_GAMMA, EVAL_JAC_STIFF, EVAL_M, EVAL_PHI, EVAL_PHIQ,
                             EVAL_Q)
 from rtmbs.solvers.base import get_solver
 from rtmbs.system import CartesianSystem
-
-sys.path.insert(0, str(Path(__file__).parent))
-from test_coupler import _differential  # noqa: E402  (a model with coupler rows)
 
 FIELDS = ("M", "Q", "phi", "phiq", "phit", "gamma", "Jq", "Jqd")
 FLAGS = [EVAL_ALL, EVAL_M | EVAL_Q | EVAL_PHIQ | EVAL_JAC_STIFF, EVAL_PHI | EVAL_PHIQ | EVAL_GAMMA,
@@ -24,7 +19,7 @@ FLAGS = [EVAL_ALL, EVAL_M | EVAL_Q | EVAL_PHIQ | EVAL_JAC_STIFF, EVAL_PHI | EVAL
 
 
 def _system(name):
-    return _differential(3.0) if name == "differential" else load_model(name)
+    return differential(3.0) if name == "differential" else load_model(name)
 
 
 CARTESIAN = [nm for nm in BUILTIN if not nm.startswith("truck")] + ["differential"]

@@ -4,29 +4,13 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from _models.bodies import R0, Y, wheel
 from rtmbs.assembly import static_equilibrium
 from rtmbs.model import Model
 from rtmbs.solvers.simulate import simulate
 from rtmbs.system import compile_model
 
-R0 = 0.3943          # UNLOADED_RADIUS of the shipped MF 6.1 file
-KZ = 314931.2969     # its VERTICAL_STIFFNESS
-Y = {"z_axis": [0, 1, 0]}
-
-
-def wheel(v=10.0, drive=None, road=None, height=R0 - 0.012) -> Model:
-    m = Model(name="wheel", gravity=(0, 0, -9.81))
-    m.add_body("carrier", 380.0, inertia=[10, 10, 10], position=(0, 0, height), velocity=(v, 0, 0),
-               markers={"hub": {"orientation": Y}})
-    m.add_body("rim", 20.0, inertia=[0.8, 1.2, 0.8], position=(0, 0, height), velocity=(v, 0, 0),
-               angular_velocity=(0, v / (height + 0.004), 0), markers={"hub": {"orientation": Y}})
-    m.add_joint("lock", "orientation-lock", "ground.cm", "carrier.cm")
-    m.add_joint("axle", "revolute", "carrier.hub", "rim.hub")
-    m.add_force("tyre", "tyre", marker_i="carrier.hub", marker_j="rim.hub", tyre="MF61",
-                road=road or {"type": "flat"})
-    if drive is not None:
-        m.add_force("drive", "joint-torque", marker_i="carrier.hub", marker_j="rim.hub", function=drive)
-    return m
+KZ = 314931.2969     # VERTICAL_STIFFNESS of the shipped MF 6.1 file
 
 
 @pytest.fixture(scope="module")

@@ -6,7 +6,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-import rtmbs_realtime_test_models as tm
+import _models.realtime as tm
 from rtmbs import realtime_cli as rtcli
 from rtmbs.realtime.modelspec import resolve_model, split_spec
 from rtmbs.errors import ModelError

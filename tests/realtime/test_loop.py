@@ -8,7 +8,7 @@ import gc
 import numpy as np
 import pytest
 
-import rtmbs_realtime_test_models as tm
+import _models.realtime as tm
 from rtmbs.errors import SolverError
 from rtmbs.realtime.clock import SimulatedClock
 from rtmbs.realtime import FLAG_CATCHUP, FLAG_DEGRADED, FLAG_OVERRUN, RealtimeIO, run_realtime

@@ -2,7 +2,7 @@
 import numpy as np
 import pytest
 
-import rtmbs_realtime_test_models as tm
+import _models.realtime as tm
 from rtmbs.io.mdf import save_mdf
 from rtmbs.result import Result
 from rtmbs.solvers.simulate import simulate

@@ -8,7 +8,7 @@ import json
 import numpy as np
 import pytest
 
-import rtmbs_realtime_test_models as tm
+import _models.realtime as tm
 from rtmbs.realtime import FLAG_OVERRUN, run_realtime
 from rtmbs.realtime.stats import split_overruns, summary_markdown
 

@@ -4,7 +4,7 @@ import re
 
 import numpy as np
 import pytest
-import rtmbs_redundant_test_models as tm
+import _models.redundant as tm
 
 from rtmbs.errors import FormulationNotApplicable, SolverError
 from rtmbs.protocol import EVAL_GAMMA, EVAL_M, EVAL_PHIQ, EVAL_Q

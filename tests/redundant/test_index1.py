@@ -2,7 +2,7 @@
 the three stabilisations, and the coordinate-partitioning details (Newton tolerance, condition)."""
 import numpy as np
 import pytest
-import rtmbs_redundant_test_models as tm
+import _models.redundant as tm
 from scipy.integrate import solve_ivp
 
 from rtmbs import simulate

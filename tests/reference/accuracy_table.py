@@ -19,8 +19,8 @@ import sys  # noqa: E402
 
 import numpy as np  # noqa: E402
 
-sys.path.insert(0, str(pathlib.Path(__file__).parent))
-from models import PhysicalPendulum, SpringMassDamper, double_pendulum  # noqa: E402
+sys.path.insert(0, str(pathlib.Path(__file__).parents[1]))  # tests/: the test models
+from _models.exact import PhysicalPendulum, SpringMassDamper, double_pendulum  # noqa: E402
 
 from rtmbs.solvers.reference import ReferenceSolver  # noqa: E402
 

@@ -2,14 +2,15 @@
 (GGL form) and single-threaded BLAS (docs/reference-solver.md states the bounds)."""
 import math
 import os
-import pathlib
 import re
-import sys
 
 import numpy as np
 import pytest
 from threadpoolctl import threadpool_info, threadpool_limits
 
+from _models.exact import (
+    NaNAfter, PhysicalPendulum, PrescribedSlider, SpringMassDamper, double_pendulum,
+)
 import rtmbs
 from rtmbs.errors import SolverError
 from rtmbs.model.files import model_from_dict
@@ -18,10 +19,6 @@ from rtmbs.solvers.reference import ReferenceSolver
 from rtmbs.solvers.reference_ida import GGLJacobian, _patterns, colour_columns, q_block_pattern
 from rtmbs.system import compile_model
 
-sys.path.insert(0, str(pathlib.Path(__file__).parent))
-from models import (  # noqa: E402
-    NaNAfter, PhysicalPendulum, PrescribedSlider, SpringMassDamper, double_pendulum,
-)
 
 G = 9.81
 #: The point-mass pendulum runs this long by default (0.4-1.2 s of wall time per simulated

@@ -9,7 +9,7 @@ import pytest
 
 from rtmbs.errors import ConstraintDriftWarning
 from rtmbs.solvers.simulate import DRIFT_WARNING, simulate
-from solvertest_models import pendulum
+from _models.linkages import pendulum
 
 H = 1e-3
 N = 10_000

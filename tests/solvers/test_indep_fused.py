@@ -10,7 +10,7 @@ from rtmbs.models import load_model
 from rtmbs.solvers import li_euler_indep
 from rtmbs.solvers.basis import PartitionBasis
 from rtmbs.solvers.base import get_solver
-from solvertest_indep_runs import run_indep
+from _models.indep_runs import run_indep
 from rtmbs.solvers.storage import StepStorage
 
 CONFIGS = {

@@ -12,7 +12,7 @@ from rtmbs.solvers.sparse import (
     lu_refactor, _structure, lu_solve_multi_sp, lu_solve_sp, lu_solve_t_sp, min_degree_order,
     paired_rows, substructure_order,
 )
-from solvertest_models import slider_crank
+from _models.linkages import slider_crank
 
 
 def _random_system(seed, N=40, density=0.08):

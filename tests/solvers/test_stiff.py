@@ -9,7 +9,7 @@ from rtmbs.errors import SimulationDiverged
 from rtmbs.protocol import State
 from rtmbs.solvers.base import get_solver
 from rtmbs.solvers.simulate import simulate
-from solvertest_models import StiffTwoMass
+from _models.linkages import StiffTwoMass
 
 H = 1e-3
 

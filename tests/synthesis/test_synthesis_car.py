@@ -9,7 +9,7 @@ from rtmbs.errors import SolverError
 from rtmbs.model import load_model_file
 from rtmbs.models import model_file
 from rtmbs.synthesis import SynthesisSystem, subsystem_model
-from .synthesis_helpers import cartesian_accelerations, compiled
+from _models.synthesis import cartesian_accelerations, compiled
 
 CORNERS = ("fl", "fr", "rl", "rr")
 

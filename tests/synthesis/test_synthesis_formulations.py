@@ -8,7 +8,7 @@ from scipy.integrate import solve_ivp
 from rtmbs.errors import ModelError, SolverError
 from rtmbs.synthesis import SynthesisSystem, subsystem_model
 from rtmbs.synthesis import relative_cartesian as rc
-from .synthesis_helpers import cartesian_accelerations, compiled, random_states, sla_model
+from _models.synthesis import cartesian_accelerations, compiled, random_states, sla_model
 
 
 FORMS = ["relative-cartesian", "relative-joint"]
@@ -225,7 +225,7 @@ def test_bad_descriptions():
 def test_two_subsystems_on_one_base(form):
     """Eq. 1 sums the effective masses and forces of several subsystems: the SLA and its mirror
     image on one chassis give the Cartesian model's accelerations."""
-    from .synthesis_helpers import two_corner_model
+    from _models.synthesis import two_corner_model
 
     model = two_corner_model()
     cart2 = compiled(model)

@@ -9,7 +9,7 @@ from rtmbs.synthesis import SynthesisSystem, subsystem_model
 from rtmbs.synthesis.linalg import solve
 from rtmbs.synthesis.opcount import Op, counting, cos, sqrt, unwrap, wrap
 from rtmbs.synthesis.table1 import STAGES, operation_counts
-from .synthesis_helpers import sla_model
+from _models.synthesis import sla_model
 
 
 def test_scalar_kernel_counted_by_hand():

@@ -1,10 +1,11 @@
-"""Shared helpers of the subsystem-synthesis tests: the SLA quarter car as a Cartesian model and
-as a synthesis system, and Cartesian accelerations from the index-1 (KKT) equations."""
+"""The subsystem-synthesis tests' models: the SLA quarter car as a Cartesian model (to build
+synthesis systems from), the same car with a mirrored second corner, random synthesis states, and
+the Cartesian model's body accelerations from the index-1 (KKT) equations."""
 import numpy as np
 
+from _models.kkt import accelerations
 from rtmbs.model import load_model_file
 from rtmbs.models import model_file
-from rtmbs.protocol import EVAL_ALL
 from rtmbs.system import compile_model
 
 
@@ -14,12 +15,7 @@ def sla_model():
 
 def cartesian_accelerations(cart, q, qd, t=0.0):
     """{body: (r̈, ω̇ global)} of the Cartesian model from [M Φqᵀ; Φq 0][q̈; λ] = [Q; γ]."""
-    ws = cart.workspace()
-    cart.evaluate(t, q, qd, ws, EVAL_ALL)
-    n, m = cart.n, cart.m
-    K = np.zeros((n + m, n + m))
-    K[:n, :n], K[:n, n:], K[n:, :n] = ws.M, ws.phiq.T, ws.phiq
-    qdd = np.linalg.solve(K, np.concatenate([ws.Q, ws.gamma]))[:n]
+    qdd, _ = accelerations(cart, t, q, qd)
     out = {}
     for b, name in enumerate(cart.body_names):
         a = cart.body_qadr[b]
