@@ -4,13 +4,12 @@ the solver's when the caller changes the state between two steps (ż re-mapped i
 (The comparisons of the C step with the numba kernels it replaced went with those kernels; the
 C step against the dense Python-driven step: tests/solvers/test_dense_path.py.)"""
 import numpy as np
-import pytest
 
+from rtmbs.engine import _engine as E
 from rtmbs.models import load_model
 from rtmbs.solvers.base import get_solver
 from rtmbs.solvers.li_euler_indep import C_KERNELS
 
-E = pytest.importorskip("rtmbs.engine._engine")
 
 H = 1e-3
 RTOL = 1e-10

@@ -8,12 +8,12 @@ them; the whole step against the dense numpy step: tests/core/test_packed_storag
 import numpy as np
 import pytest
 
+from rtmbs.engine import _engine as E
 from rtmbs.models import load_model
 from rtmbs.protocol import EVAL_PHI, EVAL_PHIQ
 from rtmbs.solvers import sparse as sp
 from rtmbs.solvers.base import get_solver
 
-E = pytest.importorskip("rtmbs.engine._engine")
 
 MODELS = ["four-bar", "peer-quarter-car", "multilink-bushings", "sedan"]
 

@@ -18,19 +18,18 @@ import subprocess
 import zipfile
 from pathlib import Path
 
+import fmpy  # the `test` extra installs it
 import numpy as np
 import pytest
+from fmpy.validation import validate_fmu
 
-fmpy = pytest.importorskip("fmpy", reason="fmpy not installed (pip install 'rtmbs[fmu]')")
-from fmpy.validation import validate_fmu  # noqa: E402
-
-from rtmbs.cli import main as cli_main  # noqa: E402
-from rtmbs.fmu import export_fmu, fmi_headers  # noqa: E402
-from rtmbs.fmu.export import PLATFORM  # noqa: E402
-from rtmbs.models import load_model  # noqa: E402
-from rtmbs.models.multilink import build as build_multilink  # noqa: E402
-from rtmbs.solvers.base import get_solver  # noqa: E402
-from rtmbs.solvers.rollout import rollout  # noqa: E402
+from rtmbs.cli import main as cli_main
+from rtmbs.fmu import export_fmu, fmi_headers
+from rtmbs.fmu.export import PLATFORM
+from rtmbs.models import load_model
+from rtmbs.models.multilink import build as build_multilink
+from rtmbs.solvers.base import get_solver
+from rtmbs.solvers.rollout import rollout
 
 H = 1e-3
 T = 0.3
