@@ -73,14 +73,22 @@ def test_engine_compiles_without_warnings(cc, tmp_path):
         assert r.returncode == 0 and r.stderr == "", f"{src.name}: {r.stderr}"
 
 
-@pytest.mark.parametrize("name", ["four-bar", "multilink-transient", "sedan"])
-def test_harness_under_sanitizers(name, tmp_path):
+@pytest.fixture(scope="module")
+def sanitized(tmp_path_factory):
+    """The harness built once under AddressSanitizer and UndefinedBehaviorSanitizer."""
+    return _build(_need("gcc"), tmp_path_factory.mktemp("asan") / "harness", "-g",
+                  "-fsanitize=address,undefined", "-fno-sanitize-recover=all",
+                  "-fno-omit-frame-pointer")
+
+
+@pytest.mark.parametrize("name", [pytest.param("four-bar", marks=pytest.mark.slow),
+                                  pytest.param("multilink-transient", marks=pytest.mark.slow),
+                                  "sedan"])  # (the largest model in the fast set)
+def test_harness_under_sanitizers(sanitized, name, tmp_path):
     """10^4 steps under AddressSanitizer and UndefinedBehaviorSanitizer: no finding, no heap
     allocation while stepping, no step whose operation counts changed, and the trajectory of
     the same C step driven from Python (bit for bit: the same code, no contraction)."""
-    cc = _need("gcc")
-    exe = _build(cc, tmp_path / "harness", "-g", "-fsanitize=address,undefined",
-                 "-fno-sanitize-recover=all", "-fno-omit-frame-pointer")
+    exe = sanitized
     steps = 10_000
     plan, system, solver, state = _plan(tmp_path, name, steps)
     r, rows = _run([str(exe)], plan, tmp_path / "out.bin", every=1000)
@@ -99,6 +107,7 @@ def test_harness_under_sanitizers(name, tmp_path):
     np.testing.assert_array_equal(rows, np.array(ref))
 
 
+@pytest.mark.slow  # (two cross builds and qemu; the native build: the tests above)
 @pytest.mark.parametrize("arch,gcc,qemu,sysroot", [
     ("aarch64", "aarch64-linux-gnu-gcc", "qemu-aarch64", "/usr/aarch64-linux-gnu"),
     ("armhf", "arm-linux-gnueabihf-gcc", "qemu-arm", "/usr/arm-linux-gnueabihf"),

@@ -204,12 +204,13 @@ def test_binary_needs_libc_and_libm_only(fmus, name, fmi, tmp_path):
     assert names and all(n.startswith(f"fmi{fmi}") for n in names), names
 
 
-@pytest.mark.parametrize("name,fmi", [("double-pendulum", 2), ("multilink-transient", 3),
-                                      ("sedan", 2), ("sedan", 3)])
+@pytest.mark.parametrize("name,fmi", [("double-pendulum", 2),
+                                      pytest.param("multilink-transient", 3, marks=pytest.mark.slow),
+                                      pytest.param("sedan", 3, marks=pytest.mark.slow)])
 def test_rebuilt_from_sources_gives_the_same_numbers(fmus, name, fmi, tmp_path):
     """fmpy rebuilds the binary from sources/ (the files modelDescription.xml or
     buildDescription.xml list, with CMake): the same numbers as the shipped binary. (One FMI
-    version per model but the sedan, to keep the time down: CMake compiles every source.)"""
+    version per model, to keep the time down: CMake compiles every source, 10-25 s a build.)"""
     if shutil.which("cmake") is None:
         pytest.skip("cmake is not installed (fmpy builds the sources with it)")
     from fmpy.build import build_platform_binary

@@ -110,6 +110,7 @@ def test_four_bar_passes_its_flat_position_many_times():
     assert res.phid_norm.max() < 1e-8
 
 
+@pytest.mark.slow  # the four-bar's 18 flat passes and the chain's dense/sparse flat pass run fast
 def test_chain_of_20_four_bars_over_20_s():
     # 20 s: about 18 turns of all 21 rockers at once, 36 passes through a singular position
     res = _check_singular_run(20, 20.0, 2e-3, err_bound=2e-3, energy_bound=2e-4, phi_bound=2e-8,

@@ -90,6 +90,7 @@ def test_effective_mass_spd(syn):
             assert 0 < Mc[2, 2] < sub.mass.sum()
 
 
+@pytest.mark.slow  # fast: the accelerations on the bump, and the free base's bump run
 def test_bump_run_agrees_with_cartesian(cart):
     """Both axles over the bump: the compiled synthesis car under ab3 (h = 1 ms) and the
     Cartesian car under the reference solver give the same chassis heave."""
