@@ -14,10 +14,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from _models.library import library_model
 from rtmbs.engine import SOURCE_DIR
 from rtmbs.engine.dump import write_plan
-from rtmbs.models import load_model
-from rtmbs.models.multilink import build as build_multilink
 from rtmbs.solvers.base import get_solver
 
 STRICT = ["-std=c99", "-Wall", "-Wextra", "-Wpedantic", "-Werror"]
@@ -43,14 +42,8 @@ def _build(cc: str, out: Path, *flags: str) -> Path:
     return out
 
 
-def _system(name: str):
-    if name == "multilink-transient":
-        return build_multilink("ideal", transient=True)
-    return load_model(name)
-
-
 def _plan(tmp_path: Path, name: str, steps: int):
-    system = _system(name)
+    system = library_model(name)
     solver = get_solver("li-euler")(system)
     state = system.initial_state()
     solver.reset(state)

@@ -5,7 +5,6 @@ the solver's when the caller changes the state between two steps (ż re-mapped i
 C step against the dense Python-driven step: tests/solvers/test_dense_path.py.)"""
 import numpy as np
 
-from rtmbs.engine import _engine as E
 from rtmbs.models import load_model
 from rtmbs.solvers.base import get_solver
 from rtmbs.solvers.li_euler_indep import C_KERNELS

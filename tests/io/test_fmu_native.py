@@ -23,11 +23,11 @@ import numpy as np
 import pytest
 from fmpy.validation import validate_fmu
 
+from _models.library import library_model
 from rtmbs.cli import main as cli_main
 from rtmbs.fmu import export_fmu, fmi_headers
 from rtmbs.fmu.export import PLATFORM
 from rtmbs.models import load_model
-from rtmbs.models.multilink import build as build_multilink
 from rtmbs.solvers.base import get_solver
 from rtmbs.solvers.rollout import rollout
 
@@ -40,12 +40,6 @@ STRICT = ["-std=c99", "-Wall", "-Wextra", "-Wpedantic", "-Werror"]
 
 if shutil.which("cc") is None:
     pytest.skip("no C compiler (cc): the FMU binary is built with it", allow_module_level=True)
-
-
-def _system(name: str):
-    if name == "multilink-transient":
-        return build_multilink("ideal", transient=True)
-    return load_model(name)
 
 
 _FMUS: dict = {}
@@ -64,7 +58,7 @@ def fmus(tmp_path_factory):
                 assert cli_main(["export-fmu", name, "--fmi", str(fmi), "--h", str(H), "-o",
                                  str(path)]) == 0
             else:
-                export_fmu(_system(name), path, fmi=fmi, h=H)
+                export_fmu(library_model(name), path, fmi=fmi, h=H)
             _FMUS[key] = path
         return _FMUS[key]
 
@@ -145,7 +139,7 @@ def test_fmu_validates_and_equals_rtmbs(fmus, name, fmi):
     path = fmus(name, fmi)
     assert validate_fmu(str(path)) == []
     md = fmpy.read_model_description(str(path))
-    system = _system(name)
+    system = library_model(name)
     outs = [v for v in md.modelVariables if v.causality == "output"]
     assert [v.name for v in outs] == _fmi_names(system)
     assert all(v.unit and v.description for v in outs)  # (every output of these has a unit)
@@ -174,7 +168,7 @@ def test_solver_options_are_compiled_in(options, tmp_path):
     assert cli_main(["export-fmu", "double-pendulum", "--fmi", "2", "--h", str(H), "-o", str(path),
                      *args]) == 0
     assert validate_fmu(str(path)) == []
-    system = _system("double-pendulum")
+    system = library_model("double-pendulum")
     worst = _compare(_simulate_fmu(path, system), system, options)
     print(f"double pendulum {options}: largest relative difference {worst:.3g}")
     assert worst <= RTOL
@@ -223,7 +217,7 @@ def test_rebuilt_from_sources_gives_the_same_numbers(fmus, name, fmi, tmp_path):
     os.environ.setdefault("CMAKE_BUILD_PARALLEL_LEVEL", str(os.cpu_count() or 1))
     build_platform_binary(unzipdir.resolve(), build_dir=None)
     assert list((unzipdir / "binaries" / PLATFORM[fmi]).glob("*.so"))
-    system = _system(name)
+    system = library_model(name)
     shipped = _simulate_fmu(path, system)
     rebuilt = _simulate_fmu(unzipdir, system)
     for nm in _fmi_names(system):
@@ -283,7 +277,7 @@ def test_two_instances_stepped_alternately_equal_two_runs(fmus, fmi, tmp_path):
     each equals its own run alone; an FMU state taken halfway and set again repeats the second
     half bit for bit (also through serialisation)."""
     path = fmus("sedan", fmi)
-    system = _system("sedan")
+    system = library_model("sedan")
     outs = _fmi_names(system)
     n = 150
 

@@ -6,8 +6,8 @@ another linear algebra, the same method) to round-off; ``simulate`` runs the eng
 import numpy as np
 import pytest
 
+from _models.library import fresh_data
 from rtmbs.models import load_model
-from rtmbs.models.multilink import build
 from rtmbs.solvers import generalized_alpha
 from rtmbs.solvers.base import get_solver
 from rtmbs.solvers.rollout import compiled, rollout
@@ -25,16 +25,6 @@ CONFIGS = {
 #: under a drive torque ramp
 MODELS = ["peer-four-bar", "peer-quarter-car", "multilink-transient"]
 TORQUE = np.linspace(0.0, 400.0, N)
-
-_SYSTEMS = {}
-
-
-def _system(model):
-    if model not in _SYSTEMS:
-        _SYSTEMS[model] = (build("ideal", transient=True) if model == "multilink-transient"
-                           else load_model(model))
-    return _SYSTEMS[model].new_data()
-
 
 def _inputs(system, k):
     if "drive_torque" in system.input_names:
@@ -74,7 +64,7 @@ def _close_steps(sa, ta, sb, tb, n, inputs=(), rtol=1e-9):
 @pytest.mark.parametrize("model", ["peer-four-bar", "peer-quarter-car"])
 def test_the_engine_step_agrees_with_the_dense_python_step(model, config):
     """Sparse LU in C against numpy + dense LU, 100 steps: the same states to 1e-9."""
-    a, b = _system(model), _system(model)
+    a, b = fresh_data(model), fresh_data(model)
     (sa, ta), (sb, tb) = _solver(a, CONFIGS[config]), _solver(b, CONFIGS[config], dense=True)
     q0 = ta.q.copy()
     _close_steps(sa, ta, sb, tb, 100, (a, b))
@@ -89,7 +79,7 @@ def test_step_outputs_and_rollout_equal_the_compiled_step(model, config):
     (at the step's end, or at its start as ``Solver.step_outputs`` does); the compiled rollout
     takes the same steps with the same inputs and returns the same rows and counters, and a
     second rollout goes on from the solver's state (a, q̈, λ) as the loop of steps does."""
-    a, b, c, d = (_system(model) for _ in range(4))
+    a, b, c, d = (fresh_data(model) for _ in range(4))
     (sa, ta), (sb, tb), (sc, tc), (sd, td) = (_solver(s, CONFIGS[config]) for s in (a, b, c, d))
     assert compiled(sc)
     half = N // 2
@@ -215,7 +205,7 @@ def test_fallbacks_of_both_factorisations_are_counted_and_keep_the_results():
 def test_the_state_between_steps_lives_in_the_compiled_buffer():
     """a, q̈ and λ are views of the buffer the compiled step updates (so a rollout continues
     from them), and the kernel is the module's."""
-    s = _system("peer-quarter-car")
+    s = fresh_data("peer-quarter-car")
     slv, st = _solver(s, {})
     for v in (slv.a, slv.qdd, slv.lam):
         assert np.shares_memory(v, slv.vec)

@@ -6,8 +6,8 @@ the semi-implicit update does not gain energy."""
 import numpy as np
 import pytest
 
+from _models.library import fresh_data
 from rtmbs.models import load_model
-from rtmbs.models.multilink import build
 from rtmbs.solvers import explicit
 from rtmbs.solvers.base import get_solver
 from rtmbs.solvers.rollout import DIVERGENCE_LIMIT, compiled, rollout
@@ -24,18 +24,10 @@ MODELS = ["peer-four-bar", "peer-quarter-car", "multilink-transient"]
 TORQUE = np.linspace(0.0, 400.0, N)
 
 
-
 @pytest.fixture(scope="module")
 def data():
-    """``data(model)``: fresh data (``new_data``) of a model compiled once for the module."""
-    built = {}
-
-    def fresh(model):
-        if model not in built:
-            built[model] = (build("ideal", transient=True) if model == "multilink-transient"
-                            else load_model(model))
-        return built[model].new_data()
-    return fresh
+    """``data(model)``: fresh data (``new_data``) of a model compiled once."""
+    return fresh_data
 
 
 def _drive(systems, k):

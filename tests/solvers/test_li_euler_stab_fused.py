@@ -6,8 +6,8 @@ both factorisations are counted and leave the results unchanged."""
 import numpy as np
 import pytest
 
+from _models.library import fresh_data
 from rtmbs.models import load_model
-from rtmbs.models.multilink import build
 from rtmbs.protocol import EVAL_PHI, EVAL_PHIQ
 from rtmbs.solvers.base import get_solver
 from rtmbs.solvers.rollout import compiled, rollout
@@ -28,16 +28,6 @@ CONFIGS = {
 #: tyres (extra states) under a drive torque ramp
 MODELS = ["four-bar", "peer-quarter-car", "multilink-transient"]
 TORQUE = np.linspace(0.0, 400.0, N)
-
-_SYSTEMS = {}
-
-
-def _system(model):
-    if model not in _SYSTEMS:
-        _SYSTEMS[model] = (build("ideal", transient=True) if model == "multilink-transient"
-                           else load_model(model))
-    return _SYSTEMS[model].new_data()
-
 
 def _inputs(system, k):
     if "drive_torque" in system.input_names:
@@ -68,7 +58,7 @@ def _counters(slv):
 def test_step_outputs_and_rollout_equal_the_compiled_step(model, config):
     """``step_outputs`` (one compiled call) publishes what ``step`` then ``system.outputs`` gives;
     the compiled rollout takes the same steps with the same inputs and returns the same rows."""
-    a, b, c = _system(model), _system(model), _system(model)
+    a, b, c = fresh_data(model), fresh_data(model), fresh_data(model)
     (sa, ta), (sb, tb), (sc, tc) = (_solver(s, CONFIGS[config]) for s in (a, b, c))
     assert compiled(sc)
     inputs = {"drive_torque": TORQUE} if "drive_torque" in c.input_names else None
