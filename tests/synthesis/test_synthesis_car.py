@@ -90,7 +90,7 @@ def test_effective_mass_spd(syn):
             assert 0 < Mc[2, 2] < sub.mass.sum()
 
 
-@pytest.mark.slow  # fast: the accelerations on the bump, and the free base's bump run
+@pytest.mark.slow  # fast: the accelerations on the bump (the quarter car's run: the subsystem study)
 def test_bump_run_agrees_with_cartesian(cart):
     """Both axles over the bump: the compiled synthesis car under ab3 (h = 1 ms) and the
     Cartesian car under the reference solver give the same chassis heave."""
@@ -187,6 +187,7 @@ def test_free_base_compiled_equals_numpy(free_pair):
         assert np.abs(nb.forces(q, qd, 0.6) - Q).max() < 1e-10 * np.abs(Q).max()
 
 
+@pytest.mark.slow  # fast: the free base's accelerations against the Cartesian car's
 def test_free_base_bump_run_agrees_with_cartesian(free_pair):
     """The front axle over the bump with the chassis free: heave and pitch of the synthesis car
     (B, numpy, ab3 at 1 ms) follow the free Cartesian car's reference run."""
