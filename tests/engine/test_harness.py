@@ -1,9 +1,10 @@
-"""The C engine without Python: strict compiles, the harness under sanitizers, ARM under qemu.
+"""The C engine without Python: strict compiles and the harness under sanitizers.
 
 The harness (src/rtmbs/engine/harness) runs a li-euler plan written by rtmbs.engine.dump. These
 tests build it with the system's compilers: each is skipped, with the reason, only when its
-compiler or emulator is absent (.ci/run installs them: gcc, clang, Debian's cross compilers and
-qemu-user).
+compiler is absent (.ci/run installs gcc and clang). The engine cross-compiled for aarch64 and
+armhf and run under qemu: tests/realtime/test_export_c.py (the exported program, which is the
+engine and the model's data).
 """
 from __future__ import annotations
 
@@ -98,24 +99,3 @@ def test_harness_under_sanitizers(sanitized, name, tmp_path):
         if (k + 1) % 1000 == 0:
             ref.append(np.concatenate([[state.t], state.q, state.qd]))
     np.testing.assert_array_equal(rows, np.array(ref))
-
-
-@pytest.mark.slow  # (two cross builds and qemu; the native build: the tests above)
-@pytest.mark.parametrize("arch,gcc,qemu,sysroot", [
-    ("aarch64", "aarch64-linux-gnu-gcc", "qemu-aarch64", "/usr/aarch64-linux-gnu"),
-    ("armhf", "arm-linux-gnueabihf-gcc", "qemu-arm", "/usr/arm-linux-gnueabihf"),
-])
-def test_harness_on_arm_matches_x86_64(arch, gcc, qemu, sysroot, tmp_path):
-    """1 s of the multilink with transient tyres cross-compiled for ARM and run under qemu
-    equals the x86-64 run to 1e-9 (only libm's last bits may differ)."""
-    cross = _need(gcc)
-    emu = _need(qemu)
-    native = _build(_need("gcc"), tmp_path / "harness")
-    armexe = _build(cross, tmp_path / f"harness-{arch}")
-    plan = _plan(tmp_path, "multilink-transient", 1000)[0]
-    r0, x86 = _run([str(native)], plan, tmp_path / "x86.bin")
-    r1, arm = _run([emu, "-L", sysroot, str(armexe)], plan, tmp_path / f"{arch}.bin")
-    assert r0.returncode == 0 and r1.returncode == 0, r1.stderr
-    assert x86.size == arm.size > 0
-    scale = np.maximum(np.abs(x86), 1.0)
-    assert np.max(np.abs(arm - x86) / scale) <= 1e-9
