@@ -16,11 +16,11 @@
 
 #include "sparse_lu.h"
 
-/* the parts of ib and fb (sparse.py _views, _extras, _uinv, _runs, _paired) */
+/* the parts of ib and fb (sparse.py _views, _extras, _uinv, _runs, _paired, row_entries) */
 typedef struct lu_view_ {
-    uint32_t N, ne, nnz, nc, nrun;
+    uint32_t N, ne, nnz, nc, nrun, nfill;
     const uint32_t *ptr, *diag, *col, *amap, *prow, *pcol, *rows, *cols, *cdst, *csrc;
-    const uint32_t *urptr, *rc0, *rlen, *paired;
+    const uint32_t *urptr, *rc0, *rlen, *paired, *fptr, *fcol, *eptr, *ecol, *eidx;
     double *ax, *lu, *w, *pref, *b0, *r, *cval, *stats, *uinv;
 } lu_view;
 
@@ -33,6 +33,7 @@ static void lu_views(const uint32_t* ib, double* fb, lu_view* v) {
     v->nnz = nnz;
     v->nc = nc;
     v->nrun = ib[RTMBS_LU_H_NRUN];
+    v->nfill = ib[RTMBS_LU_H_NFILL];
     v->ptr = ib + ib[RTMBS_LU_H_PTR];
     v->diag = ib + ib[RTMBS_LU_H_DIAG];
     v->col = ib + ib[RTMBS_LU_H_COL];
@@ -47,6 +48,11 @@ static void lu_views(const uint32_t* ib, double* fb, lu_view* v) {
     v->rc0 = ib + ib[RTMBS_LU_H_RC0];
     v->rlen = ib + ib[RTMBS_LU_H_RLEN];
     v->paired = ib + ib[RTMBS_LU_H_PAIRED];
+    v->fptr = ib + ib[RTMBS_LU_H_FPTR];
+    v->fcol = ib + ib[RTMBS_LU_H_FCOL];
+    v->eptr = ib + ib[RTMBS_LU_H_EPTR];
+    v->ecol = ib + ib[RTMBS_LU_H_ECOL];
+    v->eidx = ib + ib[RTMBS_LU_H_EIDX];
     if (!fb) { /* (the index only: rtmbs_lu_check) */
         v->ax = v->lu = v->w = v->pref = v->b0 = v->r = v->cval = v->stats = v->uinv = NULL;
         return;
@@ -80,7 +86,7 @@ static int below(const uint32_t* a, int64_t n, int64_t bound) {
 }
 
 rtmbs_status rtmbs_lu_check(const uint32_t* ib, int64_t nib, int64_t nfb, int full) {
-    int64_t N, ne, nnz, nc, nrun, i, k, p, r, t;
+    int64_t N, ne, nnz, nc, nrun, nfill, i, k, p, r, t;
     lu_view v;
     if (nib < RTMBS_LU_H_LEN) return RTMBS_ERR_SIZE;
     N = ib[RTMBS_LU_H_N];
@@ -88,13 +94,17 @@ rtmbs_status rtmbs_lu_check(const uint32_t* ib, int64_t nib, int64_t nfb, int fu
     nnz = ib[RTMBS_LU_H_NNZ];
     nc = ib[RTMBS_LU_H_NC];
     nrun = ib[RTMBS_LU_H_NRUN];
+    nfill = ib[RTMBS_LU_H_NFILL];
     if (!part_ok(ib, nib, RTMBS_LU_H_PTR, N + 1) || !part_ok(ib, nib, RTMBS_LU_H_DIAG, N)
         || !part_ok(ib, nib, RTMBS_LU_H_COL, nnz) || !part_ok(ib, nib, RTMBS_LU_H_AMAP, ne)
         || !part_ok(ib, nib, RTMBS_LU_H_PROW, N) || !part_ok(ib, nib, RTMBS_LU_H_PCOL, N)
         || !part_ok(ib, nib, RTMBS_LU_H_ROWS, ne) || !part_ok(ib, nib, RTMBS_LU_H_COLS, ne)
         || !part_ok(ib, nib, RTMBS_LU_H_CDST, nc) || !part_ok(ib, nib, RTMBS_LU_H_CSRC, nc)
         || !part_ok(ib, nib, RTMBS_LU_H_URPTR, N + 1) || !part_ok(ib, nib, RTMBS_LU_H_RC0, nrun)
-        || !part_ok(ib, nib, RTMBS_LU_H_RLEN, nrun) || !part_ok(ib, nib, RTMBS_LU_H_PAIRED, N))
+        || !part_ok(ib, nib, RTMBS_LU_H_RLEN, nrun) || !part_ok(ib, nib, RTMBS_LU_H_PAIRED, N)
+        || !part_ok(ib, nib, RTMBS_LU_H_FPTR, N + 1) || !part_ok(ib, nib, RTMBS_LU_H_FCOL, nfill)
+        || !part_ok(ib, nib, RTMBS_LU_H_EPTR, 2 * N + 1) || !part_ok(ib, nib, RTMBS_LU_H_ECOL, ne)
+        || !part_ok(ib, nib, RTMBS_LU_H_EIDX, ne))
         return RTMBS_ERR_LAYOUT;
     if (nfb != rtmbs_lu_fb_size(ib)) return RTMBS_ERR_SIZE;
     if (!full) return RTMBS_OK;
@@ -112,8 +122,17 @@ rtmbs_status rtmbs_lu_check(const uint32_t* ib, int64_t nib, int64_t nfb, int fu
     }
     if (!below(v.amap, ne, nnz) || !below(v.prow, N, N) || !below(v.pcol, N, N)
         || !below(v.rows, ne, N) || !below(v.cols, ne, N) || !below(v.cdst, nc, N)
-        || !below(v.csrc, nc, N))
+        || !below(v.csrc, nc, N) || !below(v.fcol, nfill, N) || !below(v.ecol, ne, N)
+        || !below(v.eidx, ne, ne))
         return RTMBS_ERR_ARGUMENT;
+    /* each row's zeros and entries (sparse.py row_entries): ranges in order, covering the parts */
+    if (v.fptr[0] != 0 || (int64_t)v.fptr[N] != nfill || v.eptr[0] != 0
+        || (int64_t)v.eptr[2 * N] != ne)
+        return RTMBS_ERR_ARGUMENT;
+    for (i = 0; i < N; i++)
+        if (v.fptr[i + 1] < v.fptr[i]) return RTMBS_ERR_ARGUMENT;
+    for (i = 0; i < 2 * N; i++)
+        if (v.eptr[i + 1] < v.eptr[i]) return RTMBS_ERR_ARGUMENT;
     /* runs: each row's U part, in order (sparse.py _column_runs_nb) */
     if (v.urptr[0] != 0 || (int64_t)v.urptr[N] != nrun) return RTMBS_ERR_ARGUMENT;
     for (k = 0; k < N; k++)
@@ -181,13 +200,15 @@ double rtmbs_lu_refactor(const uint32_t* ib, double* fb, double* growth) {
     urptr = v.urptr;
     rc0 = v.rc0;
     rlen = v.rlen;
-    for (p = 0; p < v.nnz; p++) lu[p] = 0.0;
-    for (p = 0; p < v.ne; p++) lu[v.amap[p]] += v.ax[p];
     for (i = 0; i < N; i++) {
         p0 = ptr[i];
         p1 = ptr[i + 1];
         d = diag[i];
-        for (p = p0; p < p1; p++) w[col[p]] = lu[p];
+        /* row i of the matrix into w straight from the entries (no pass over the whole storage):
+         * its zeros, its entries (one per position), the entries of shared positions added */
+        for (p = v.fptr[i]; p < v.fptr[i + 1]; p++) w[v.fcol[p]] = 0.0;
+        for (p = v.eptr[2 * i]; p < v.eptr[2 * i + 1]; p++) w[v.ecol[p]] = v.ax[v.eidx[p]];
+        for (p = v.eptr[2 * i + 1]; p < v.eptr[2 * i + 2]; p++) w[v.ecol[p]] += v.ax[v.eidx[p]];
         p = p0;
         while (p < d) {
             k = col[p];
