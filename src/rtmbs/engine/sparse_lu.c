@@ -370,13 +370,32 @@ static inline double dot4(const double* lu, const double* w, const uint32_t* col
     return (s0 + s1) + (s2 + s3);
 }
 
-/* b <- U^-1 L^-1 b with the row and column permutations (sparse.py _substitute) */
+/* b <- U^-1 L^-1 b with the row and column permutations. Each row's term on the unknown solved
+ * just before it (forward: its last L entry, the largest column; back: its first U entry, the
+ * smallest) is taken last, after the others' sum: a row waits for the row before it only for one
+ * multiply and one subtraction, not for the whole sum (the sweeps are bound by that chain). */
 static void substitute(const lu_view* v, double* b) {
-    uint32_t i, j, N = v->N;
+    uint32_t i, j, p, N = v->N;
+    const double* lu = v->lu;
+    const uint32_t* col = v->col;
     double* w = v->w;
-    for (i = 0; i < N; i++) w[i] = b[v->prow[i]] - dot4(v->lu, w, v->col, v->ptr[i], v->diag[i]);
-    for (i = N; i-- > 0;)
-        w[i] = (w[i] - dot4(v->lu, w, v->col, v->diag[i] + 1, v->ptr[i + 1])) * v->uinv[i];
+    double x;
+    for (i = 0; i < N; i++) {
+        p = v->diag[i];
+        x = b[v->prow[i]];
+        if (p > v->ptr[i]) {
+            p--;
+            x = (x - dot4(lu, w, col, v->ptr[i], p)) - lu[p] * w[col[p]];
+        }
+        w[i] = x;
+    }
+    for (i = N; i-- > 0;) {
+        p = v->diag[i] + 1;
+        x = w[i];
+        if (p < v->ptr[i + 1])
+            x = (x - dot4(lu, w, col, p + 1, v->ptr[i + 1])) - lu[p] * w[col[p]];
+        w[i] = x * v->uinv[i];
+    }
     for (j = 0; j < N; j++) b[v->pcol[j]] = w[j];
 }
 
