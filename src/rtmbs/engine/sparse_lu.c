@@ -182,7 +182,7 @@ static inline void lead_pair(double* restrict w, const double* restrict lu,
 double rtmbs_lu_refactor(const uint32_t* ib, double* fb, double* growth) {
     lu_view v;
     size_t N, i, p, p0, p1, d, k, dk, r, j, c0, ln; /* (size_t: the run loops vectorise) */
-    double umax = 0.0, umin = INFINITY, lmax = 0.0, lik, a, u, bound;
+    double umax = 0.0, umin = INFINITY, lmax = 0.0, lik, a, u, bound, piv;
     int64_t nperturbed = 0;
     int bad = 0, flagged;
     /* (restrict: w, lu and uinv are disjoint parts of fb; the run loops vectorise) */
@@ -310,16 +310,18 @@ double rtmbs_lu_refactor(const uint32_t* ib, double* fb, double* growth) {
             p += 1;
         }
         for (p = p0; p < p1; p++) lu[p] = w[col[p]];
-        u = fabs(lu[d]);
+        piv = w[i]; /* (= lu[d], read where it was formed, not back from the copy) */
+        u = fabs(piv);
         if (!(u < INFINITY)) bad = 1; /* NaN or infinite pivot: no factors */
         bound = RTMBS_LU_PIVOT_REL * v.pref[i];
         if (u < bound) { /* static pivot: keep the sign, raise the magnitude (NaN passes) */
-            lu[d] = lu[d] < 0.0 ? -bound : bound;
+            piv = piv < 0.0 ? -bound : bound;
+            lu[d] = piv;
             u = bound;
             nperturbed += 1;
             v.stats[RTMBS_LU_S_ROW] = (double)v.prow[i];
         }
-        uinv[i] = 1.0 / lu[d];
+        uinv[i] = 1.0 / piv;
         if (u > umax) umax = u;
         if (u < umin) umin = u;
     }
