@@ -2,7 +2,7 @@
 (``rtmbs bench`` used to: 10 steps of 1 ms ended at t = 0.020)."""
 import pytest
 
-from rtmbs.bench import bench_steps
+from rtmbs.solvers.timing import bench_steps
 from rtmbs.solvers import base
 from solvertest_models import LinearOscillator, pendulum
 

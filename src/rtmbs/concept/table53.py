@@ -26,7 +26,7 @@ from types import SimpleNamespace
 
 import numpy as np
 
-from .. import sensors as sn
+from ..analysis import sensors as sn
 from . import longitudinal as lo
 from . import models as cm
 from .sensors import lowpass, reconstruct_wheel_centre

@@ -8,14 +8,14 @@ default) straight ahead, steering locked, on an ISO 8608 road, through four phas
 returns a :class:`Campaign`: the raw (unfiltered) virtual measurements, the true values they
 estimate, the inputs, and the full :class:`~rtmbs.result.Result`.
 
-Sensors (:mod:`rtmbs.sensors`), per corner ``fl``, ``fr``, ``rl``, ``rr``:
+Sensors (:mod:`rtmbs.analysis.sensors`), per corner ``fl``, ``fr``, ``rl``, ``rr``:
 
 * **stroke**: a distance sensor (wire potentiometer) from a chassis point ``CORNER_HEIGHT`` m
   above the design wheel centre to the wheel centre, change from its design length, + extension
   (body farther from the wheel), m; mounted vertically, so it reads the wheel travel (the
   wheel's lateral motion enters at second order);
 * **corner_acc**: vertical (world z) kinematic acceleration of that chassis point, m/s², without
-  gravity (a body-fixed accelerometer senses r̈ − g in body axes: ``rtmbs.sensors``
+  gravity (a body-fixed accelerometer senses r̈ − g in body axes: ``rtmbs.analysis.sensors``
   ``gravity=``, ``frame="body"``); by central differences of its exact velocity;
 * true values: ``corner_z`` (the chassis point's height change), ``wheel_centre_z`` (wheel
   centre height, absolute), ``road_z`` (road height under the wheel centre), m.
@@ -35,7 +35,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .. import sensors
+from ..analysis import sensors
 from ..errors import SolverError
 from .driver import Driver, SpeedControl, drive
 
@@ -131,7 +131,7 @@ class Campaign:
 def vehicle_system(model, road: dict, speed: float = 0.0):
     """(compiled system, description) of ``model`` ("sedan", "sedan-bushings", a vehicle file or
     its folder) on ``road``."""
-    from ..strict_yaml import safe_load
+    from ..model.strict_yaml import safe_load
     from ..system import compile_model
     from ..vehicle.assembly.vehicle import SEDAN, vehicle_from_dict
 

@@ -7,7 +7,7 @@ import yaml
 from pydantic import ValidationError
 
 from ..errors import ModelError
-from ..strict_yaml import safe_load, yaml_problem
+from .strict_yaml import safe_load, yaml_problem
 from .description import Model
 
 #: A model without bodies is refused (it "finished" with exit 0 before issue 32).

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .. import strict_json
+from ..model import strict_json
 
 #: Percentiles reported for each timing series (label -> percentile).
 PERCENTILES = {"p50": 50.0, "p99": 99.0, "p999": 99.9}

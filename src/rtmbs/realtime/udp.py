@@ -164,7 +164,7 @@ def load_udp_config(path) -> UdpConfig:
     """Read a UDP configuration from a YAML or JSON file."""
     import yaml
 
-    from ..strict_yaml import DuplicateKeyError, safe_load
+    from ..model.strict_yaml import DuplicateKeyError, safe_load
 
     path = Path(path)
     try:

@@ -22,7 +22,7 @@ import numpy as np
 import yaml
 
 from ..concept.identify import bounds_reached, converged, stop_summary
-from ..strict_yaml import safe_load, yaml_problem
+from ..model.strict_yaml import safe_load, yaml_problem
 from ..errors import ModelError
 from .engine import local_cluster, run_many
 from .manoeuvre import manoeuvre_inputs, named_manoeuvre, with_road

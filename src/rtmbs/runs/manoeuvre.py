@@ -19,7 +19,7 @@ import numpy as np
 import yaml
 from pydantic import ValidationError
 
-from ..strict_yaml import safe_load, yaml_problem
+from ..model.strict_yaml import safe_load, yaml_problem
 from ..errors import ModelError, did_you_mean
 from ..model import Input, Model
 

@@ -11,7 +11,7 @@ car, then §5.2.2-5.2.4 (Table 5.3) on the sedan (:mod:`rtmbs.studies.concept_fu
   (two cumulative errors of z and v_z) and the stacked time-series residual;
 * Table 5.1 (RMS of z, v_z, a_z before and after), Table 5.2 (V1, V2 with the identified
   parameters), the cost histories (Fig. 5.8), the responses (Figs 5.9-5.12);
-* the cost claim of §5.1.4: µs per step (``rtmbs.bench.bench_steps``) of the concept model with
+* the cost claim of §5.1.4: µs per step (``rtmbs.solvers.timing.bench_steps``) of the concept model with
   explicit Euler + projection and with li-euler against li-euler on ``multilink-ideal``.
 
 The concept model runs li-euler at 1 ms inside the loop: explicit Euler + projection diverges
@@ -36,13 +36,13 @@ from pathlib import Path
 
 import numpy as np
 
-from ..bench import bench_steps
+from ..solvers.timing import bench_steps
 from ..concept import identify as idf
 from ..concept import manoeuvres as mv
 from ..concept import models as cm
 from ..models.multilink import multilink_model
 from ..system import compile_model
-from .. import strict_json
+from ..model import strict_json
 from .figures import figure
 from .verdicts import (Criterion, Finding, all_of, at_most, below, finding, findings_section,
                        is_true, not_comparable, ratio_within)

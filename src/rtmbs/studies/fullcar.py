@@ -11,7 +11,7 @@ Algorithm 1 vs Algorithm 2 on the full car (issue 14).
   corners' vertical displacement by double integration (step 1, Fig. 5.21), plus the < 0.5 Hz
   strokes (step 2, Fig. 5.22), plus the tyre deflection of eq. 5.11 (step 3, Fig. 5.25), the
   wheel centres (Fig. 5.26), each against the true values of the run;
-* a short bench (:func:`rtmbs.bench.bench_steps`) of li-euler against li-euler-indep with
+* a short bench (:func:`rtmbs.solvers.timing.bench_steps`) of li-euler against li-euler-indep with
   B = partition and B = qr on the same car rolling at 20 m/s on the same road;
 * ``report.md`` (findings: every statement of §5.2.3 holds / does not hold, with numbers),
   PNGs, ``campaign.mf4`` (every signal with its unit), ``results.json``.
@@ -29,10 +29,10 @@ from pathlib import Path
 
 import numpy as np
 
-from ..bench import bench_steps
+from ..solvers.timing import bench_steps
 from ..concept import sensors as cs
 from ..manoeuvres.campaign import CORNERS, PHASES, QUICK_SCALE, run_campaign, vehicle_system
-from .. import strict_json
+from ..model import strict_json
 from .figures import figure
 from .verdicts import (Finding, above, all_of, at_most, below, finding, findings_section, is_true,
                        ordering_holds, ratio_within, within)
@@ -563,7 +563,7 @@ def _report(res, c) -> str:
           "to the wheel centre (mounted vertically: it reads the wheel travel), + extension; "
           f"{res['filters']['stroke']};",
           "- **corner accelerations**: vertical (world z) acceleration of those chassis points, "
-          "without gravity, by central differences of their exact velocity (rtmbs.sensors); "
+          "without gravity, by central differences of their exact velocity (rtmbs.analysis.sensors); "
           f"{res['filters']['acceleration']};",
           "- **speed**: the chassis' forward speed (tachometer), a_x its central difference;",
           "- true values for comparison: corner heights, wheel-centre heights and the road "
@@ -609,7 +609,7 @@ def _report(res, c) -> str:
           "## Algorithm 1 vs Algorithm 2 on the full car", ""]
     b = res["bench"]
     cfg = b["_config"]
-    L += [f"`rtmbs.bench.bench_steps` on `{MODEL}` (n {cfg['n']}, m {cfg['m']}) rolling at "
+    L += [f"`rtmbs.solvers.timing.bench_steps` on `{MODEL}` (n {cfg['n']}, m {cfg['m']}) rolling at "
           f"{cfg['speed']:g} m/s on the campaign's road with {cfg['drive_torque']:g} N m per half "
           f"shaft, h = {cfg['h'] * 1e3:g} ms, projection; {cfg['rounds']} round(s) of "
           f"{cfg['steps']} steps after {cfg['warmup']} warm-up, the cases interleaved; "

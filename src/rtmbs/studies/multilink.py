@@ -12,7 +12,7 @@ Figs 4.26-4.30) on this machine.
   each without and with the non-iterative projection (``projection``: :data:`PROJECTIONS`;
   Table 3), instrumented per phase (stepped from Python on dense matrices: the engine's
   compiled step has no phase timers);
-* µs per step without instrumentation (``rtmbs.bench.bench_steps``, median, interleaved
+* µs per step without instrumentation (``rtmbs.solvers.timing.bench_steps``, median, interleaved
   repeats), with the study's linear-algebra path (``SEED_OPTIONS``: B = QR for Algorithm 2, as
   the seed) and, for context, the other path;
 * an independent reference solution per variant: the offline ``reference`` solver with
@@ -38,7 +38,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..bench import bench_steps
+from ..solvers.timing import bench_steps
 from ..errors import ConstraintDriftWarning, SimulationDiverged
 from ..model.description import Input
 from ..models.multilink import multilink_model
@@ -768,7 +768,7 @@ def _report(res, cfg) -> str:
              "5.0 / 5.38 s).\n")
     # bench table
     L.append("## µs per step without instrumentation\n")
-    L.append(f"`rtmbs.bench.bench_steps`, {cfg['bench_steps']} steps after 200 warm-up steps "
+    L.append(f"`rtmbs.solvers.timing.bench_steps`, {cfg['bench_steps']} steps after 200 warm-up steps "
              f"from the design state, median per step, median of {cfg['bench_repeats']} "
              "interleaved repeats. *default* is what the study's runs used; the other path is "
              "given for context (li-euler `linear_solver='dense'`; li-euler-indep `B='partition'`, "

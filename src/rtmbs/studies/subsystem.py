@@ -10,7 +10,7 @@ at 10 km/h from t = 0.5 s) with
   the full study, the offline ``reference`` solver (Radau); the quick study's reference is
   scipy's DOP853 (rtol 1e-10) on formulation B's accelerations;
 * Table 1: M·D and A·S per stage of one evaluation, counted with :mod:`rtmbs.synthesis.opcount`;
-* Table 2: µs per frame (one AB3 step = one evaluation) with :func:`rtmbs.bench.bench_steps`, the
+* Table 2: µs per frame (one AB3 step = one evaluation) with :func:`rtmbs.solvers.timing.bench_steps`, the
   least disturbed of 3 runs (smallest median; smallest CPU time), for the numpy path and the C
   providers (``compiled=True``, ``engine/providers/synthesis_*.c``) of both formulations and the
   Cartesian model's li-euler step.
@@ -28,7 +28,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..bench import bench_steps
+from ..solvers.timing import bench_steps
 from ..errors import SimulationDiverged
 from ..models import load_model
 from ..protocol import EVAL_JAC, EVAL_M, EVAL_Q

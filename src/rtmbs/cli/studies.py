@@ -2,8 +2,8 @@
 from __future__ import annotations
 
 import importlib
-from .cli_numbers import positive_int
-from .io.files import writable_dir
+from .numbers import positive_int
+from ..io.files import writable_dir
 
 #: study name -> (module, function, what it reproduces)
 STUDIES = {
@@ -48,14 +48,12 @@ PARALLEL = ("concept",)
 
 
 def cmd_study(args) -> int:
-    from .errors import RtmbsError
-
     mod_name, fn_name, _ = STUDIES[args.name]
     scheduler = None if args.scheduler in (None, "none", "") else args.scheduler
     parallel = {}
     if scheduler is not None or args.workers is not None:
-        from .errors import SolverError
-        from .runs.engine import check_scheduler
+        from ..errors import SolverError
+        from ..runs.engine import check_scheduler
 
         option = "--scheduler" if scheduler is not None else "--workers"
         if args.name not in PARALLEL:
@@ -70,21 +68,16 @@ def cmd_study(args) -> int:
             raise SolverError(f"--scheduler {scheduler!r}: expected none, local or an address "
                               "such as tcp://host:8786") from None
         parallel = {"scheduler": scheduler, "n_workers": args.workers}
-    try:
-        mod = importlib.import_module(mod_name)
-    except ModuleNotFoundError as exc:
-        if exc.name == mod_name:
-            raise RtmbsError(f"study '{args.name}' is not available in this version") from None
-        raise
+    mod = importlib.import_module(mod_name)
     if getattr(args, "projection", None) is not None:
         if args.name != "multilink":
-            from .errors import SolverError
+            from ..errors import SolverError
 
             raise SolverError(f"--projection: only for study 'multilink', not '{args.name}'")
         parallel["projection"] = args.projection
     out = writable_dir(args.out)  # before the work
     before = {p: p.stat().st_mtime_ns for p in out.rglob("*") if p.is_file()}
-    from .io.interrupts import unwinding
+    from ..io.interrupts import unwinding
 
     try:
         with unwinding(f"study '{args.name}' interrupted; what it wrote so far is in {out}",

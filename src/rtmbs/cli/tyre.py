@@ -59,7 +59,7 @@ def register(subparsers, formatter_class=argparse.HelpFormatter) -> None:
 
 def read_inputs(path) -> tuple[list[str], dict[str, np.ndarray]]:
     """Columns of an operating-point CSV; ModelError names a missing or non-numeric column."""
-    from .errors import ModelError
+    from ..errors import ModelError
 
     path = Path(path)
     try:
@@ -96,8 +96,8 @@ def read_inputs(path) -> tuple[list[str], dict[str, np.ndarray]]:
 
 
 def _eval(args) -> int:
-    from .io.files import writable_file
-    from .vehicle.tyre import evaluate, load_tir
+    from ..io.files import writable_file
+    from ..vehicle.tyre import evaluate, load_tir
 
     props = load_tir(args.file)
     _, cols = read_inputs(args.inputs)
@@ -121,7 +121,7 @@ def _floats(text: str, what: str, positive: bool = False) -> list[float]:
     the option ``--what``."""
     import math
 
-    from .errors import RtmbsError
+    from ..errors import RtmbsError
 
     kind = "finite numbers > 0" if positive else "finite numbers"
     try:
@@ -139,8 +139,8 @@ def _curves(args) -> int:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from .io.files import writable_dir
-    from .vehicle.tyre import evaluate, load_tir
+    from ..io.files import writable_dir
+    from ..vehicle.tyre import evaluate, load_tir
 
     props = load_tir(args.file)
     loads = [f * props["FNOMIN"] for f in _floats(args.loads, "loads", positive=True)]

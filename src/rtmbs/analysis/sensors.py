@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .errors import SolverError, did_you_mean
+from ..errors import SolverError, did_you_mean
 
 #: units of the sensor outputs
 UNITS = {"distance": "m", "position": "m", "velocity": "m/s", "acceleration": "m/s^2"}

@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 import math
 
-from .strict_json import json_line, json_safe  # noqa: F401  (the CLI's names for them)
+from ..model.strict_json import json_line, json_safe  # noqa: F401  (the CLI's names for them)
 
 
 def _number(kind, low: float, strict: bool, what: str):

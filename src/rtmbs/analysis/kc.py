@@ -21,12 +21,12 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .assembly import assemble_positions
-from .errors import AssemblyError, ModelError
-from .model.description import Model
-from .protocol import EVAL_PHIQ, EVAL_Q
-from .system import compile_model
-from .tolerances import MODEL_RANK_RTOL
+from ..assembly import assemble_positions
+from ..errors import AssemblyError, ModelError
+from ..model.description import Model
+from ..protocol import EVAL_PHIQ, EVAL_Q
+from ..system import compile_model
+from ..tolerances import MODEL_RANK_RTOL
 
 CORNERS = {"front-left": "fl", "front-right": "fr", "rear-left": "rl", "rear-right": "rr"}
 MODES = ("parallel", "single")
@@ -57,7 +57,7 @@ class KCResult:
 def corner_tag(corner: str) -> str:
     """``front-left`` -> ``fl``; a bad name raises ModelError naming ``--corner``."""
     if corner not in CORNERS:
-        from .errors import did_you_mean
+        from ..errors import did_you_mean
 
         raise ModelError("--corner", f"unknown corner '{corner}'" + did_you_mean(corner, CORNERS))
     return CORNERS[corner]

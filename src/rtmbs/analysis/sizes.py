@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .protocol import MechanicalSystem
-from .tolerances import MODEL_RANK_RTOL
+from ..protocol import MechanicalSystem
+from ..tolerances import MODEL_RANK_RTOL
 
 
 def constraint_rank(system: MechanicalSystem, q=None, t: float = 0.0) -> int:
