@@ -1,12 +1,12 @@
-"""Suspension kinematics and compliance (K&C) of one corner of a vehicle model (issue 14).
+"""Suspension kinematics and compliance (K&C) of one corner of a vehicle model.
 
 A virtual K&C rig (offline, quasi-static): the chassis is fixed to the ground, gravity is off and
 the tyres are removed (no tyre forces); a ``motion`` driver per corner prescribes the wheel-centre
-height relative to the chassis (seed 003 §4.2.2 driving constraints), another holds every wheel's
+height relative to the chassis (Carpinelli 2015 §4.2.2 driving constraints), another holds every wheel's
 spin, and the steering rack is held by its own driver. Each point of a sweep is a position
 assembly Φ(q) = 0 (``rtmbs.assembly``, continued from the previous point); the force at the wheel
 centre is the reaction of the travel driver from the multipliers of the static balance
-Φqᵀλ = Q(q) (seed 000 eq. 1 with q̇ = q̈ = 0). A model whose corner keeps degrees of freedom
+Φqᵀλ = Q(q) (Carpinelli 2016 eq. 1 with q̇ = q̈ = 0). A model whose corner keeps degrees of freedom
 under these drivers (bushings) is brought to its static equilibrium at each point instead.
 
 Conventions (ISO 8855, vehicle axes x forward, y left, z up): travel + up (bump); camber

@@ -1,5 +1,5 @@
 """``rtmbs demo``: the rear multilink suspension (ideal joints) rolling over a bump with the
-real-time solvers of seed 000 — Algorithm 1 and Algorithm 2, both with the projection step —
+real-time solvers of Carpinelli 2016 — Algorithm 1 and Algorithm 2, both with the projection step —
 then the full car: the built-in sedan through the ISO 3888-1 double lane change at 70 km/h
 under the driver of rtmbs.manoeuvres (Algorithm 1)."""
 from __future__ import annotations

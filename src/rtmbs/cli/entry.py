@@ -11,7 +11,7 @@ import os
 import re
 import sys
 
-# Real-time loops and benchmarks run single-threaded (PERFORMANCE.md): before numpy loads.
+# Real-time loops and benchmarks run single-threaded: before numpy loads.
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 os.environ.setdefault("MPLBACKEND", "Agg")
@@ -38,7 +38,7 @@ class _Formatter(argparse.RawDescriptionHelpFormatter, argparse.ArgumentDefaults
 
 #: What argparse takes for a negative number rather than an option: its own pattern (``-1``,
 #: ``-.5``) misses exponents and ``inf``/``nan``, so ``--h -1e-3`` ended in "expected one
-#: argument" instead of the value check naming the number (issue 32).
+#: argument" instead of the value check naming the number.
 NEGATIVE_NUMBER = re.compile(r"^-(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$|^-(inf|infinity|nan)$",
                              re.IGNORECASE)
 
@@ -77,7 +77,7 @@ EXIT_ERROR, EXIT_USAGE, EXIT_DIVERGED, EXIT_INTERNAL, EXIT_INTERRUPTED = 1, 2, 3
 def singular_error(exc: BaseException, model=None):
     """A :class:`~rtmbs.errors.SolverError` for a ``LinAlgError`` that escaped a command (a
     singular mass matrix or Jacobian: a model fault, not a bug; it ended in "internal error"
-    and exit 70, issue 32), naming the model and what to check; None for other exceptions."""
+    and exit 70), naming the model and what to check; None for other exceptions."""
     np = sys.modules.get("numpy")
     if np is None or not isinstance(exc, np.linalg.LinAlgError):
         return None

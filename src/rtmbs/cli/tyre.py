@@ -46,7 +46,7 @@ def register(subparsers, formatter_class=argparse.HelpFormatter) -> None:
         "curves", help="PNG plots of Fx-kappa, Fy-alpha, Mz-alpha and a Markdown summary",
         description="Plot the longitudinal (DIR/longitudinal.png) and lateral (DIR/lateral.png) "
         "characteristics of a .tir tyre for several loads and cambers (like Figs 4.18-4.19 of "
-        "seed 003) and write DIR/summary.md (peak friction, slip and cornering stiffness).",
+        "Carpinelli 2015) and write DIR/summary.md (peak friction, slip and cornering stiffness).",
         epilog="example:\n  rtmbs tyre curves tyre.tir --out out/tyre_curves",
         formatter_class=formatter_class)
     pc.add_argument("file", metavar="FILE", help="tyre property file (.tir)")
@@ -88,7 +88,7 @@ def read_inputs(path) -> tuple[list[str], dict[str, np.ndarray]]:
             except (ValueError, IndexError):
                 cell = r[j] if j < len(r) else ""
                 raise ModelError(f"{path}:{i}", f"column '{name}': value {cell!r} is not a number")
-            if not math.isfinite(values[-1]):  # NaN in, NaN forces out with exit 0 (issue 32)
+            if not math.isfinite(values[-1]):  # NaN in, NaN forces out with exit 0
                 raise ModelError(f"{path}:{i}", f"column '{name}': value {r[j].strip()!r} is not "
                                  "a finite number")
         cols[name] = np.array(values)

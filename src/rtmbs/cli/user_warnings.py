@@ -29,7 +29,7 @@ def warning_text(message, category, filename: str = "") -> str:
 
 def show_warning(message, category, filename, lineno, file=None, line=None):
     """``warnings.showwarning`` while a command runs: ``rtmbs: warning: ...`` on one line (not
-    Python's file:line and source line; issue 32), and remembered for ``--json``."""
+    Python's file:line and source line), and remembered for ``--json``."""
     text = warning_text(message, category, filename)
     if text not in _SHOWN:
         _SHOWN.append(text)

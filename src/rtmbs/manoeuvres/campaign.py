@@ -1,5 +1,5 @@
-"""The virtual measurement campaign of seed 003 §5.2.3 on a full vehicle (issue 14), as an API
-other code reuses (the study ``rtmbs study fullcar``, the Table 5.3 validation of issue 15).
+"""The virtual measurement campaign of Carpinelli 2015 §5.2.3 on a full vehicle, as an API
+other code reuses (the study ``rtmbs study fullcar``, the Table 5.3 validation).
 
 :func:`run_campaign` drives a car built by ``rtmbs.vehicle.assembly`` (the built-in ``sedan`` by
 default) straight ahead, steering locked, on an ISO 8608 road, through four phases (seconds,
@@ -40,12 +40,12 @@ from ..errors import SolverError
 from .driver import Driver, SpeedControl, drive
 
 CORNERS = ("fl", "fr", "rl", "rr")
-#: seconds of settle (at rest), acceleration, neutral, braking (seed 003 Fig. 5.18)
+#: seconds of settle (at rest), acceleration, neutral, braking (Carpinelli 2015 Fig. 5.18)
 PHASES = (5.0, 5.0, 10.0, 5.0)
 QUICK_SCALE = 0.3   # quick: every phase and the target speed scaled (same accelerations)
 DRIVE_RAMP = 0.2    # s, rise and fall of the drive torque (ours)
 BRAKE_RAMP = 0.3    # s, rise of the brake torque (ours)
-BRAKE_TORQUE = 300.0  # N m per wheel, front and rear (ours: the seed gives no value)
+BRAKE_TORQUE = 300.0  # N m per wheel, front and rear (ours: the paper gives no value)
 ROAD_SEED = 14
 ROAD_DX = 0.05
 ROAD_AHEAD = 1.0    # m: the road starts this far ahead of the front wheels (the car settles
@@ -119,7 +119,7 @@ class Campaign:
         mdf = MDF(version="4.10")
         mdf.append([Signal(samples=np.ascontiguousarray(v, float), timestamps=self.t, name=k,
                            unit=u) for k, (v, u) in sig.items()],
-                   comment=comment or f"rtmbs campaign (seed 003 §5.2.3): model "
+                   comment=comment or f"rtmbs campaign (Carpinelli 2015 §5.2.3): model "
                    f"{self.meta.get('model')}, solver {self.meta.get('solver')}, h = "
                    f"{self.meta.get('h')} s")
         path = Path(path)

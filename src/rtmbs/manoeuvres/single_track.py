@@ -1,5 +1,5 @@
 """The linear single-track (bicycle) model of a car built by rtmbs.vehicle.assembly, from the
-car's own data (issue 14): axle loads from the static equilibrium, each tyre's cornering
+car's own data: axle loads from the static equilibrium, each tyre's cornering
 stiffness C = |∂Fy/∂α| at α = 0 from the Magic Formula (the car's .tir, at that load), the
 on-centre steering ratio with the wheel travel held (the K&C rig), the wheelbase.
 
