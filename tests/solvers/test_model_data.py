@@ -215,3 +215,47 @@ def test_two_data_on_one_model_interleaved_end_as_each_alone(transient_multilink
     # the two runs differ (different starts and torques), and the deflections moved
     assert np.abs(alone[0][-5] - alone[1][-5]).max() > 1e-3
     assert np.abs(alone[0][-3]).max() > 1e-5 and np.abs(alone[1][-3]).max() > 1e-5
+
+
+def test_data_objects_have_their_own_per_run_attributes_and_the_model_s_others(transient_multilink):
+    """``new_data`` makes a :class:`Data`: the per-run attributes new (no array of one data object
+    shares memory with another's or the model's), every other attribute the model's own object.
+    Running on a data object (a solver's steps, outputs, extra-state rates, an initial state with
+    input callables) leaves no attribute on it outside ``DATA_ATTRIBUTES`` and none on the model."""
+    from rtmbs.system import DATA_ATTRIBUTES, Data
+
+    model = transient_multilink
+    before = set(vars(model)) | {"_packed"}  # (the packed layout: a constant, made at first use)
+    a, b = model.new_data(), model.new_data()
+    assert type(a) is Data and a.compiled is model and a.new_data().compiled is model
+    for d in (a, b):
+        slv = get_solver("li-euler")(d)
+        st = d.initial_state()
+        slv.reset(st)
+        assert slv.step_outputs(st, 1e-3, np.zeros(len(d.output_names)))
+        d.outputs(st.t, st.q, st.qd, np.zeros(len(d.output_names)))
+        d.extra_rates(st.t, st.q, st.qd, st.x, np.zeros(d.nx))
+        d.acceleration_outputs(st.t, st.q, st.qd, np.zeros(d.n), np.zeros(len(d.acceleration_names)))
+        d.set_input_functions({"drive_torque": lambda t: 10.0 * t})
+        d.initial_state()
+    for name in DATA_ATTRIBUTES:
+        objs = [getattr(x, name) for x in (model, a, b)]
+        assert len({id(o) for o in objs}) == 3, name
+    arrays = {name: [getattr(x, name) for x in (model, a, b)
+                     if isinstance(getattr(x, name), np.ndarray)] for name in DATA_ATTRIBUTES}
+    arrays["_rates_ws"] = [x._rates_ws.buf for x in (a, b)]
+    assert all(len(arrays[k]) == 3 for k in ("_sbuf", "fun_par", "extra_state", "force_out_all"))
+    assert len(arrays["_outputs_ws"]) == 2
+    for name, objs in arrays.items():
+        for i in range(len(objs)):
+            for j in range(i + 1, len(objs)):
+                assert not np.shares_memory(objs[i], objs[j]), name
+    for name in vars(model):
+        if name not in DATA_ATTRIBUTES:
+            assert getattr(a, name) is getattr(model, name), name
+    assert set(vars(a)) <= set(DATA_ATTRIBUTES) | set(vars(model)) | {"compiled"}
+    assert set(vars(model)) == before
+    # the model's data and a data object's are apart: an input set on one is not on the others
+    a.set_input("drive_torque", 5.0)
+    row = model.fun_names["drive_torque"]
+    assert (a.fun_par[row, 0], b.fun_par[row, 0], model.fun_par[row, 0]) == (5.0, 0.0, 0.0)
