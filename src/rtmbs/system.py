@@ -2,7 +2,7 @@
 
 A :class:`CartesianSystem` is a provider of the mechanical-system protocol (``rtmbs.protocol``)
 for bodies in dependent Cartesian coordinates: 7 per body with Euler parameters (x, y, z, e0..e3;
-seed 003 eq. 4.6) or 6 with zxz Euler angles (seed 002 §2.1).
+Carpinelli 2015 eq. 4.6) or 6 with zxz Euler angles (Pękal & Frączek 2016 §2.1).
 """
 from __future__ import annotations
 
@@ -267,7 +267,7 @@ class CartesianSystem(MechanicalSystem):
                 raise ModelError(f"inputs.{inp.name}", "duplicate input name")
             bld.input(inp)
         self.input_names = tuple(i.name for i in model.inputs if i.type == "channel")
-        # joints -> primitive rows (seed 003 §4.2.2)
+        # joints -> primitive rows (Carpinelli 2015 §4.2.2)
         self.joint_rows: dict[str, tuple[int, int]] = {}
         self.joint_bodies: dict[str, tuple[int, int]] = {}
         for j in model.joints:
@@ -282,7 +282,7 @@ class CartesianSystem(MechanicalSystem):
             axes = {f"{c}{side}": m.C[:, e] for side, m in (("i", mi), ("j", mj)) for e, c in enumerate("xyz")}
             t = j.type
             start = bld.m
-            for spec in joint_primitives(t, j.dof):  # the joint table (seed 003 §4.2.2)
+            for spec in joint_primitives(t, j.dof):  # the joint table (Carpinelli 2015 §4.2.2)
                 kind, *args = spec.split()
                 fun = -1
                 if args[-1:] == ["driven"]:
@@ -309,7 +309,7 @@ class CartesianSystem(MechanicalSystem):
             self.joint_rows[j.name] = (start, count)
             self.joint_bodies[j.name] = (bi, bj)
         self._ncoupler_terms = self._couplers(model, bld, markers, r0, A0)
-        # Euler-parameter normalisation rows (seed 003 eq. 4.8)
+        # Euler-parameter normalisation rows (Carpinelli 2015 eq. 4.8)
         eprow = np.full(nb + 1, -1, dtype=np.int64)
         for i in range(nb):
             if rtype[i] == ROT_EP:
@@ -571,7 +571,7 @@ class CartesianSystem(MechanicalSystem):
             self._initial = State(0.0, q, qd, np.zeros(self.nx))
         return self._initial.copy()
 
-    # -- extra first-order states: the transient tyres' deflections (seed 003 eqs. 4.22-4.24) ----
+    # -- extra first-order states: the transient tyres' deflections (Carpinelli 2015 eqs. 4.22-4.24) ----
     def set_extra(self, x) -> None:
         """The extra states; also clears the step of :meth:`set_extra_step` (deflections as given)."""
         self.extra_state[:] = x
@@ -616,7 +616,7 @@ class CartesianSystem(MechanicalSystem):
         return k
 
     def set_input_functions(self, functions: dict | None) -> None:
-        """Drive input channels by Python callables ``f(t)`` for offline runs (issue 13): each
+        """Drive input channels by Python callables ``f(t)`` for offline runs: each
         returns the value, or ``(value, rate, acceleration)``; without the derivatives they are
         taken by central differences (step ``INPUT_FD_STEP``). Every ``evaluate`` from Python sets
         the channels at its own t exactly; a compiled step sees their Taylor expansion about
@@ -807,7 +807,7 @@ class CartesianSystem(MechanicalSystem):
     def joint_reactions(self, q, qd, t, lam) -> dict[str, np.ndarray]:
         """Reaction on body j of each joint, at marker_j, in global axes: (Fx, Fy, Fz, Tx, Ty, Tz).
 
-        From the multipliers: the generalised reaction is −Φqᵀλ (seed 000 eq. 1), i.e. −Dᵀλ in
+        From the multipliers: the generalised reaction is −Φqᵀλ (Carpinelli 2016 eq. 1), i.e. −Dᵀλ in
         virtual coordinates; the torque is moved from the centre of mass to the marker.
         With redundant constraints λ is the minimum-norm choice, so are the reactions.
         """
@@ -937,7 +937,7 @@ def _virtual_blocks(nb, fbody, ftype, fstiff):
 
 
 class PackedLayout:
-    """The packed workspace of a :class:`CartesianSystem` (issue 11: memory O(non-zeros)), as
+    """The packed workspace of a :class:`CartesianSystem` (memory O(non-zeros)), as
     the engine's ``rtmbs_packed_workspace`` (evaluate.c) carves it: M one SEG × SEG block per body, Φq two
     SEG-wide segments per row (one per body; coupler term e on its own row m + e; the
     normalisation row of a body at columns 3..6), Jq and Jq̇ one SEG × SEG block per virtual block

@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from rtmbs.bench import bench_steps
+from rtmbs.solvers.timing import bench_steps
 from rtmbs.solvers import base
 from solvertest_models import LinearOscillator, pendulum
 

@@ -6,7 +6,7 @@ cannot drift). The loop sleeps
 until ``SPIN_NS`` before the tick and busy-waits the rest (``busy_wait=True``: the whole period,
 never sleeping, as a HIL loop on an isolated core does: the core keeps the model's data in its
 caches and never idles), then reads the inputs, steps, and publishes the outputs (the step and
-the outputs at its end in one compiled call where the solver has it: ``Solver.step_outputs``). Every step's turnaround time (its compute time, seed 003 §3.1) and the
+the outputs at its end in one compiled call where the solver has it: ``Solver.step_outputs``). Every step's turnaround time (its compute time, Carpinelli 2015 §3.1) and the
 lateness of its start are written by index into preallocated arrays; statistics come at the end.
 Python's garbage collector is frozen and disabled during the run and restored after.
 

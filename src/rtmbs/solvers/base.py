@@ -1,4 +1,4 @@
-"""Base class and registry of the fixed-step solvers (STYLE.md §3: a public ``step`` keeps the
+"""Base class and registry of the fixed-step solvers (a public ``step`` keeps the
 counters and status, a subclass writes ``_step_impl``)."""
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from . import redundancy
 
 SOLVERS: dict[str, type["Solver"]] = {}
 
-#: The phases of a step, in the layout of seed 000 Tables 5-6.
+#: The phases of a step, in the layout of Carpinelli 2016 Tables 5-6.
 PHASES = ("evaluation", "jacobians", "factorisation", "solve", "projection", "other")
 
 

@@ -1,4 +1,4 @@
-"""Explicit Euler on the index-1 form (seed 000 eqs. 11-12, 14): the non-stiff baseline.
+"""Explicit Euler on the index-1 form (Carpinelli 2016 eqs. 11-12, 14): the non-stiff baseline.
 
     [M Φqᵀ; Φq 0][q̈; λ] = [Q; γ]               (eq. 12; γ ← γ − 2α(Φq q̇ + Φt) − β²Φ, eq. 4)
     q ← q + h q̇,   q̇ ← q̇ + h q̈                 (eq. 11, both from the values at step i)
@@ -55,7 +55,7 @@ def run_rollout(solver, state, t_origin, i0, h, n_steps, every, chan, inputs, oi
 
 
 def baumgarte_index1(gamma, phiq, qd, phit, phi, alpha, beta, out) -> None:
-    """out = γ − 2α(Φq q̇ + Φt) − β²Φ (seed 000 eq. 4)."""
+    """out = γ − 2α(Φq q̇ + Φt) − β²Φ (Carpinelli 2016 eq. 4)."""
     np.dot(phiq, qd, out=out)
     out += phit
     out *= -2.0 * alpha
@@ -65,7 +65,7 @@ def baumgarte_index1(gamma, phiq, qd, phit, phi, alpha, beta, out) -> None:
 
 @register_solver("explicit-euler")
 class ExplicitEuler(Solver):
-    """Explicit Euler with the index-1 acceleration solve (seed 000 eq. 12).
+    """Explicit Euler with the index-1 acceleration solve (Carpinelli 2016 eq. 12).
 
     Options
     -------

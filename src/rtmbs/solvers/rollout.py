@@ -1,5 +1,5 @@
 """``rollout``: many fixed steps in one compiled call, inputs as arrays over time, outputs as
-arrays (as ``mujoco.rollout``; issue 11).
+arrays (as ``mujoco.rollout``).
 
     from rtmbs.models import load_model
     from rtmbs.solvers import get_solver

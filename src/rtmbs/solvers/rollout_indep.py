@@ -1,4 +1,4 @@
-"""The rollout of Algorithm 2 in the C engine (``li-euler-indep`` with its one-call step, issue 11):
+"""The rollout of Algorithm 2 in the C engine (``li-euler-indep`` with its one-call step):
 many steps of the engine's step (li_euler_indep.c) in one call (rollout_indep.c),
 inputs per step, results every ``every`` steps (``rtmbs.solvers.rollout``, which calls
 :func:`run` through ``LIEulerIndep.rollout_runner``).
