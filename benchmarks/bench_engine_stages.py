@@ -7,8 +7,9 @@ timed from C.
 For each model a step plan is written (rtmbs.engine.dump.write_plan: li-euler with its defaults,
 h = 1 ms) and the C program src/rtmbs/engine/harness/stages/stages.c, built here with the
 extension's flags (-std=c99 -O3 -ffp-contract=off), takes ``--warmup`` steps and then calls each
-named stage ``--calls`` times in a row on the state reached, reading the process CPU clock around
-the calls (the clock is read by the program, never by the engine). Stages: the evaluation at q
+named stage ``--calls`` times in a row on the state reached, in 15 batches each timed by the
+process CPU clock, and keeps the median batch (the clock is read by the program, never by the
+engine; a batch that lost the processor to another job does not move the median). Stages: the evaluation at q
 (M, Q, Jq, Jq̇, Φq) and its parts (kinematics, mass blocks, force elements, tyres, the mapping
 of the virtual blocks to q, the constraint rows and their scatter), the evaluation at the
 predictor q + h q̇ (Φq, Φ), the projection's evaluations of Φ, the KKT assembly (the gather of

@@ -5,8 +5,8 @@
  * Reads PLAN (rtmbs.engine.dump.write_plan), makes the data, takes WARMUP steps (default 200),
  * then calls each stage CALLS times in a row (default 2000) on the state reached and prints one
  * line per stage: its name, how many times a step calls it, and the process CPU nanoseconds per
- * call (clock_gettime(CLOCK_PROCESS_CPUTIME_ID) around the CALLS calls: the clock is read here,
- * never in the engine). The evaluation at q is also split into its parts (kinematics, mass
+ * call (clock_gettime(CLOCK_PROCESS_CPUTIME_ID) around each of 15 batches of the calls, the
+ * median batch: the clock is read here, never in the engine). The evaluation at q is also split into its parts (kinematics, mass
  * blocks, force elements, tyres, the mapping of the virtual blocks to q, the constraint rows and
  * their scatter); they are called on the kinematics of that evaluation and accumulate into
  * buffers the step rewrites, which changes no cost. Last, the whole step, CALLS steps on from
@@ -139,13 +139,22 @@ static void st_step(bench* b) {
     b->t += b->opt->h;
 }
 
+/* the calls in NBATCH batches, each timed alone; the median batch's ns per call (a batch that
+ * lost the processor to another job does not move it) */
+#define NBATCH 15
 static void run(bench* b, const char* name, int64_t per_step, stage_fn fn, long calls) {
-    long k;
-    double t0;
+    long k, n = calls / NBATCH > 0 ? calls / NBATCH : 1;
+    int i, j;
+    double t0, ns[NBATCH], x;
     fn(b); /* (warm) */
-    t0 = now_ns();
-    for (k = 0; k < calls; k++) fn(b);
-    printf("%s\t%ld\t%.1f\n", name, (long)per_step, (now_ns() - t0) / (double)calls);
+    for (i = 0; i < NBATCH; i++) {
+        t0 = now_ns();
+        for (k = 0; k < n; k++) fn(b);
+        x = (now_ns() - t0) / (double)n;
+        for (j = i; j > 0 && ns[j - 1] > x; j--) ns[j] = ns[j - 1]; /* (insertion: sorted) */
+        ns[j] = x;
+    }
+    printf("%s\t%ld\t%.1f\n", name, (long)per_step, ns[NBATCH / 2]);
 }
 
 #define NEED(ptr, what)                                                   \
