@@ -27,7 +27,7 @@ import numpy as np
 import pytest
 import yaml
 
-from rtmbs.vehicle.assembly.vehicle import SEDAN
+from rtmbs.vehicle.build.vehicle import SEDAN
 
 WHEELBASE = 2.60   # m (sedan 2.776)
 MASS = 1450.0      # kg chassis (sedan 1250)
@@ -153,7 +153,7 @@ def test_axle_loads_of_the_report_balance_the_weight_about_the_axles(car, step):
     little, the contact points sit under the wheel centres within a few mm): within 0.5 %."""
     import warnings
 
-    from rtmbs.vehicle.assembly.vehicle import load_vehicle_file
+    from rtmbs.vehicle.build.vehicle import load_vehicle_file
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")

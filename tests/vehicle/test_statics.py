@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from rtmbs.analysis.statics import preloads_for_ride_height, vehicle_statics
-from rtmbs.vehicle.assembly import sedan_model
+from rtmbs.vehicle.build import sedan_model
 
 
 @pytest.fixture(scope="module")
@@ -77,7 +77,7 @@ def test_cli_bad_ride_height_is_one_line():
 def test_vehicle_acceleration_vanishes_at_the_equilibrium():
     from rtmbs.assembly import static_equilibrium
     from rtmbs.system import compile_model
-    from rtmbs.vehicle.assembly import held_for_statics
+    from rtmbs.vehicle.build import held_for_statics
 
     held = compile_model(held_for_statics(sedan_model()))
     q, _ = static_equilibrium(held)
@@ -96,8 +96,8 @@ def test_missing_rear_preload_sags_and_is_warned(tmp_path):
     import shutil
     import warnings
 
-    from rtmbs.vehicle.assembly import load_vehicle_file
-    from rtmbs.vehicle.assembly.vehicle import SEDAN
+    from rtmbs.vehicle.build import load_vehicle_file
+    from rtmbs.vehicle.build.vehicle import SEDAN
 
     car = tmp_path / "car"
     shutil.copytree(SEDAN, car)
@@ -127,8 +127,8 @@ def test_bushing_car_carries_its_weight(statics):
 
 def test_one_axle_vehicle_is_refused():
     from rtmbs.errors import ModelError
-    from rtmbs.vehicle.assembly import load_vehicle_file
-    from rtmbs.vehicle.assembly.vehicle import SEDAN_REAR_AXLE
+    from rtmbs.vehicle.build import load_vehicle_file
+    from rtmbs.vehicle.build.vehicle import SEDAN_REAR_AXLE
 
     with pytest.raises(ModelError) as exc:
         vehicle_statics(load_vehicle_file(SEDAN_REAR_AXLE))

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from rtmbs.analysis.statics import vehicle_info
-from rtmbs.vehicle.assembly import sedan_model
+from rtmbs.vehicle.build import sedan_model
 
 
 @pytest.fixture(scope="module")

@@ -1,7 +1,7 @@
 """The virtual measurement campaign of Carpinelli 2015 §5.2.3 on a full vehicle, as an API
 other code reuses (the study ``rtmbs study fullcar``, the Table 5.3 validation).
 
-:func:`run_campaign` drives a car built by ``rtmbs.vehicle.assembly`` (the built-in ``sedan`` by
+:func:`run_campaign` drives a car built by ``rtmbs.vehicle.build`` (the built-in ``sedan`` by
 default) straight ahead, steering locked, on an ISO 8608 road, through four phases (seconds,
 :data:`PHASES`): at rest (settle), acceleration to ``target_kmh`` (rear drive torque), neutral
 (no torque, rolling resistance only), braking (equal torque front and rear by default). It
@@ -133,7 +133,7 @@ def vehicle_system(model, road: dict, speed: float = 0.0):
     its folder) on ``road``."""
     from ..model.strict_yaml import safe_load
     from ..system import compile_model
-    from ..vehicle.assembly.vehicle import SEDAN, vehicle_from_dict
+    from ..vehicle.build.vehicle import SEDAN, vehicle_from_dict
 
     joints = None
     if model in ("sedan", "sedan-bushings"):

@@ -1,4 +1,4 @@
-"""The linear single-track (bicycle) model of a car built by rtmbs.vehicle.assembly, from the
+"""The linear single-track (bicycle) model of a car built by rtmbs.vehicle.build, from the
 car's own data: axle loads from the static equilibrium, each tyre's cornering
 stiffness C = |∂Fy/∂α| at α = 0 from the Magic Formula (the car's .tir, at that load), the
 on-centre steering ratio with the wheel travel held (the K&C rig), the wheelbase.
@@ -90,7 +90,7 @@ def static_tyre_loads(model) -> dict[str, float]:
     their multipliers vanish there)."""
     from ..assembly import static_equilibrium
     from ..system import compile_model
-    from ..vehicle.assembly.vehicle import held_for_statics
+    from ..vehicle.build.vehicle import held_for_statics
 
     held = compile_model(held_for_statics(model))
     q, _ = static_equilibrium(held)
@@ -111,7 +111,7 @@ def steering_ratio(model, rack: float = 2e-4) -> float:
 
 def single_track_from_car(model, system=None, speed: float = 22.22, tyre=None,
                           gamma: float = 0.0) -> tuple[SingleTrack, dict]:
-    """The single-track model of a car ``model`` (rtmbs.vehicle.assembly; the sedan by
+    """The single-track model of a car ``model`` (rtmbs.vehicle.build; the sedan by
     :func:`~rtmbs.manoeuvres.events.sedan_system`): axle loads from :func:`static_tyre_loads`,
     C per tyre from :func:`cornering_stiffness` at each axle's static load and ``speed`` (the
     .tir ``tyre``, default: the car's own), the ratio from :func:`steering_ratio` (the K&C rig

@@ -51,7 +51,7 @@ def _mcpherson(over):
 def _sedan(joints, transient=False):
     def build():
         from ..system import compile_model
-        from ..vehicle.assembly import sedan_model
+        from ..vehicle.build import sedan_model
 
         m = sedan_model(joints)
         if transient:  # the tyres' carcass deflections as extra states (Carpinelli 2015 eqs. 4.22-4.24)
@@ -66,7 +66,7 @@ def _sedan(joints, transient=False):
 
 def _sedan_rear_axle():
     from ..system import compile_model
-    from ..vehicle.assembly.vehicle import SEDAN_REAR_AXLE, load_vehicle_file, pitch_held
+    from ..vehicle.build.vehicle import SEDAN_REAR_AXLE, load_vehicle_file, pitch_held
 
     return compile_model(pitch_held(load_vehicle_file(SEDAN_REAR_AXLE)))
 
@@ -131,7 +131,7 @@ def load_model(name_or_path) -> MechanicalSystem:
     if p.suffix.lower() in (".yaml", ".yml") or p.exists():
         from ..model import load_model_file
         from ..system import compile_model
-        from ..vehicle.assembly import is_vehicle_file, load_vehicle_file
+        from ..vehicle.build import is_vehicle_file, load_vehicle_file
 
         if is_vehicle_file(p):  # a vehicle file (or its folder): docs/vehicle.md
             return compile_model(load_vehicle_file(p))

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..concept import identify as idf
+from ..concept import calibrate as idf
 from ..concept import table53 as T
 from .figures import figure as _fig
 from .verdicts import Criterion, Finding, all_of, at_most, finding, findings_section, is_true

@@ -27,9 +27,9 @@ from rtmbs.model.rotation import matrix_from_quaternion
 from rtmbs.models import BUILTIN
 from rtmbs.models import multilink as ml
 from rtmbs.solvers.simulate import simulate
-from rtmbs.vehicle.assembly import corner_bodies, sedan_model, vehicle_from_dict
+from rtmbs.vehicle.build import corner_bodies, sedan_model, vehicle_from_dict
 from rtmbs.system import compile_model
-from rtmbs.vehicle.assembly.vehicle import SEDAN, held_for_statics
+from rtmbs.vehicle.build.vehicle import SEDAN, held_for_statics
 
 SPLIT_TOL = 1e-4
 MIRROR_TOL = 1e-7

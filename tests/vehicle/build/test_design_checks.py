@@ -5,8 +5,8 @@ import shutil
 import pytest
 
 from rtmbs.errors import ModelError
-from rtmbs.vehicle.assembly import load_vehicle_file
-from rtmbs.vehicle.assembly.vehicle import SEDAN
+from rtmbs.vehicle.build import load_vehicle_file
+from rtmbs.vehicle.build.vehicle import SEDAN
 
 
 @pytest.fixture()
@@ -66,7 +66,7 @@ def test_coinciding_marker_axis_points_are_named(car):
     """Points that are apart but set one marker axis through the same two points (the
     template's axes) still give a named error, not a ValidationError."""
     from rtmbs.model.description import Model
-    from rtmbs.vehicle.assembly.corner import Side
+    from rtmbs.vehicle.build.corner import Side
 
     side = Side(Model(), "f", "left", (0.0, 0.0, 0.0), "front_suspension.yaml: front_suspension")
     side.model.add_body("chassis", 1.0, inertia=[1.0, 1.0, 1.0])
