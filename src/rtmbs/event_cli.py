@@ -169,17 +169,22 @@ def cmd_event(args) -> int:
         progress.close()
     wall = time.perf_counter() - w0
     from .io.files import save_result
+    from .manoeuvres import published
+
+    L = car.model.body("fl_wheel").position[0] - car.model.body("rl_wheel").position[0]
+    beside = published.beside(event, metrics, L, ratio)
 
     files = [write_csv(out / "event.csv", res, ratio, extra),
              plot_event(out / "event.png", event, res, ratio, settings),
-             write_markdown(out / "event.md", settings, metrics, res),
+             write_markdown(out / "event.md", settings, metrics, res, beside),
              *save_result(res, out, system=car.system)]  # for `rtmbs view DIR`
     course = event_course(event, res, car.model.body("chassis").position[0])
     if course is not None:
         (out / "course.json").write_text(json.dumps(_json_safe(course)))
         files.append(out / "course.json")
     summary = {"event": event, "car": car.name, "settings": settings, "metrics": metrics,
-               "wall_s": wall, "files": [str(f) for f in files] + [str(out / "summary.json")],
+               "published_ranges": beside, "wall_s": wall,
+               "files": [str(f) for f in files] + [str(out / "summary.json")],
                "warnings": warnings_shown()}
     (out / "summary.json").write_text(json.dumps(_json_safe(summary), indent=1))
     if args.json:
@@ -189,6 +194,8 @@ def cmd_event(args) -> int:
         print(f"{EVENTS[event].split(':')[0]}, {car.name} at {kmh:g} km/h: "
               + ", ".join(f"{label(k)} {_fmt(v)}{' ' + unit(k) if unit(k) != '-' else ''}"
                           for k, v in head.items()))
+        for line in published.lines(beside):
+            print(line)
         print(f"report written to {out}/ ({', '.join(Path(f).name for f in summary['files'])})")
     return 0
 
@@ -406,7 +413,9 @@ def write_csv(path: Path, res, ratio: float, extra: dict) -> Path:
     return path
 
 
-def write_markdown(path: Path, settings: dict, metrics: dict, res) -> Path:
+def write_markdown(path: Path, settings: dict, metrics: dict, res, beside=()) -> Path:
+    from .manoeuvres.published import markdown
+
     title = EVENTS[settings["event"]].split(":")[0]
     lines = [f"# {title}: {settings['car']} at {settings['speed_kmh']:g} km/h", "",
              f"{EVENTS[settings['event']]}.", "", "## Settings", "",
@@ -417,7 +426,7 @@ def write_markdown(path: Path, settings: dict, metrics: dict, res) -> Path:
     lines += ["", "## Metrics", "", "| metric | value | unit |", "| --- | --- | --- |"]
     for k, v in metrics.items():
         lines.append(f"| {label(k)} | {_fmt(v)} | {unit(k)} |")
-    lines += ["", "Signals: event.csv (names, then units, then one row per sample) and "
+    lines += ["", *markdown(list(beside)), "Signals: event.csv (names, then units, then one row per sample) and "
               "event.png. Sideslip: of the chassis reference point; a_y = v·r.", ""]
     if "single_track_yaw_rate_gain_road_wheel_1_s" in metrics:
         lines += ["The single-track values are the linear bicycle model of the same car (axle "
