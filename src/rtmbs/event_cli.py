@@ -326,7 +326,8 @@ def event_course(event: str, res, x0: float) -> dict | None:
     if event == "lane-change":
         cones = []
         for ln in res.meta["lanes"]:
-            n = max(1, math.ceil((ln["x1"] - ln["x0"]) / CONE_SPACING))
+            # (a section of 15 m starting at x0 = 1.69 m measures 15.000000000000002 m)
+            n = max(1, math.ceil((ln["x1"] - ln["x0"]) / CONE_SPACING - 1e-9))
             for x in np.linspace(ln["x0"], ln["x1"], n + 1):
                 cones += [[x, ln["y"] - ln["width"] / 2.0], [x, ln["y"] + ln["width"] / 2.0]]
         return {"event": event, "lanes": res.meta["lanes"], "cones": cones}
