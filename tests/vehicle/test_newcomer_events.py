@@ -4,7 +4,7 @@ wheelbase, a heavier body with its centre of mass higher and further forward: a 
 up with ``rtmbs statics --ride-height`` (the preloads that hold it at its design ride height,
 written into its files), measured with ``rtmbs statics``, ``rtmbs kc`` and ``rtmbs info``, and
 driven through ``rtmbs event step-steer`` and ``rtmbs event constant-radius``, each in a new
-process as a user runs it. The reports' numbers are checked against hand calculations:
+process as a user runs it (the car of docs/tutorial-car.md). The reports' numbers are checked against hand calculations:
 
 * axle loads: the weight of every body taken about the axles, F_f = g Σ m_i (x_i − x_r) / L,
   within 0.3 % (the contact points sit a few mm off the points below the wheel centres: camber,
@@ -46,6 +46,7 @@ WHEELBASE = 2.65   # m (sedan 2.776)
 MASS = 1650.0      # kg chassis (sedan 1330)
 CG_X = 0.58 * WHEELBASE  # 58 % of the wheelbase ahead of the rear axle
 CG_Z = 0.65        # m (sedan 0.55)
+INERTIA = [550.0, 2600.0, 2700.0]   # kg m² (docs/tutorial-car.md's crossover)
 FRONT = ("front_suspension", "steering", "front_antiroll", "driveline")
 G = 9.81
 
@@ -84,6 +85,7 @@ def built(tmp_path_factory):
     data["name"] = "crossover"
     data["chassis"]["mass"] = MASS
     data["chassis"]["centre_of_mass"] = [CG_X, 0.0, CG_Z]
+    data["chassis"]["inertia"] = INERTIA
     for role in FRONT:
         data["subsystems"][role]["position"][0] = WHEELBASE
     (folder / "vehicle.yaml").write_text(yaml.safe_dump(data, sort_keys=False))
