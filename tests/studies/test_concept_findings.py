@@ -1,4 +1,4 @@
-"""Carpinelli 2016 §5.1.3-5.1.4 findings of the concept study: each verdict flips when its
+"""Carpinelli 2015 §5.1.3-5.1.4 findings of the concept study: each verdict flips when its
 numbers cross its criterion (made-up numbers; no study run)."""
 import math
 

@@ -11,7 +11,7 @@ import pytest
 from rtmbs.errors import SolverError
 from rtmbs.manoeuvres.campaign import CORNERS, QUICK_SCALE, run_campaign
 from rtmbs.studies.fullcar import BENCH_CASES, PLOTS, run_fullcar_study
-from rtmbs.studies_cli import STUDIES
+from rtmbs.cli.studies import STUDIES
 from rtmbs.vehicle.tyre.tir import data_path, load_tir
 
 _TYRE = load_tir(data_path("chrono_Sedan_Pac02Tire.tir"))

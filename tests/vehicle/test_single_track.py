@@ -128,7 +128,7 @@ def _travel(system, q, corner):
 def _rig_steers(model, axle, zl, zr, rack=0.0):
     """Road-wheel angles (deg, + left) of an axle's left and right wheels on the K&C rig with
     the wheel centres at travels zl, zr from design (m) and the rack at ``rack`` (m)."""
-    from rtmbs.analysis_kc import _Rig
+    from rtmbs.analysis.kc import _Rig
 
     rig = _Rig(model, axle + "l")
     bearing = next(j for j in rig.model.joints if j.name == f"{axle}r_wheel_bearing")

@@ -1,4 +1,4 @@
-"""``rtmbs statics`` (rtmbs.analysis_statics) against hand calculations: the tyres carry the
+"""``rtmbs statics`` (rtmbs.analysis.statics) against hand calculations: the tyres carry the
 weight, the axle loads follow from the centre of mass by moment balance, the vehicle's
 acceleration output vanishes at the equilibrium, and the preloads found for a target ride height
 put the car there in an independent solve."""
@@ -9,7 +9,7 @@ import sys
 import numpy as np
 import pytest
 
-from rtmbs.analysis_statics import preloads_for_ride_height, vehicle_statics
+from rtmbs.analysis.statics import preloads_for_ride_height, vehicle_statics
 from rtmbs.vehicle.assembly import sedan_model
 
 

@@ -28,7 +28,7 @@ def test_steering_compliance_at_the_wheels_by_hand():
 
 @pytest.mark.slow
 def test_sedan_breakdown_adds_up_and_its_steering_is_in_balance():
-    from rtmbs.analysis_kc import steering_ratio_on_centre
+    from rtmbs.analysis.kc import steering_ratio_on_centre
     from rtmbs.manoeuvres.car import load_car
     from rtmbs.manoeuvres.events import steady_state_circular, understeer_gradient
     from rtmbs.manoeuvres.single_track import single_track_from_car

@@ -10,7 +10,7 @@ import sys
 import numpy as np
 import pytest
 
-from rtmbs.analysis_statics import vehicle_info
+from rtmbs.analysis.statics import vehicle_info
 from rtmbs.vehicle.assembly import sedan_model
 
 

@@ -1,10 +1,10 @@
-"""Parameter identification of a concept model from target responses (seed 003 §5.1.3, eq. 5.5).
+"""Parameter identification of a concept model from target responses (Carpinelli 2015 §5.1.3, eq. 5.5).
 
-The seed minimises f1(b)² + f2(b)², f1 and f2 the "cumulative errors" of the chassis vertical
+The paper minimises f1(b)² + f2(b)², f1 and f2 the "cumulative errors" of the chassis vertical
 position z and velocity v_z over the test, with Matlab's ``lsqnonlin``. Here:
 
-* ``residual="cumulative"``: the seed's two residuals f_k = Σ_t |ref_k − model_k| Δt/σ_k
-  (``cumulative="signed"``: Σ_t (ref_k − model_k) Δt/σ_k; the seed says not which); two
+* ``residual="cumulative"``: the paper's two residuals f_k = Σ_t |ref_k − model_k| Δt/σ_k
+  (``cumulative="signed"``: Σ_t (ref_k − model_k) Δt/σ_k; the paper says not which); two
   equations for five unknowns: under-determined at the first order;
 * ``residual="stacked"`` (recommended): every sample, (model_k − ref_k)/(σ_k √N_k), so
   ½‖r‖² = ½ Σ_k RMS_k²/σ_k²;

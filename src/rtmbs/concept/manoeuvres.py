@@ -1,9 +1,9 @@
-"""The quarter-car test manoeuvres of seed 003 §5.1.3-5.1.4 (docs/concept.md).
+"""The quarter-car test manoeuvres of Carpinelli 2015 §5.1.3-5.1.4 (docs/concept.md).
 
 ``TEST`` (18 s, the identification run): 0-6 s settle on an ISO 8608 class B road; 6-10 s
 trapezoidal drive torque up to 500 N m (chassis -> driveline); 10-15 s neutral; 15-18 s brake
 torque 350 N m (knuckle/arm -> rim). ``V1`` (300/150 N m, class A) and ``V2`` (400/250 N m,
-class C) validate (§5.1.4). The seed gives neither the torque ramps nor the road realisation:
+class C) validate (§5.1.4). The paper gives neither the torque ramps nor the road realisation:
 ramps ``DRIVE_RAMP`` and ``BRAKE_RAMP``, road seed ``ROAD_SEED``, 0.05 m spacing, faded in over
 the first metres (our choices).
 
@@ -129,7 +129,7 @@ def run_car(system, manoeuvre: Manoeuvre, solver: str = "li-euler", h: float = 1
             every: int = 1, **options) -> dict:
     """Drive the 12-DOF trailing-arm car (:func:`rtmbs.concept.models.trailing_arm_car_model`)
     through ``manoeuvre``: ``drive`` per rear wheel, ``brake`` on each of the four wheels (the
-    seed's equal front/rear braking torque). Returns t, z, vz (sprung CG), wx, wy (roll and
+    the paper's equal front/rear braking torque). Returns t, z, vz (sprung CG), wx, wy (roll and
     pitch rates), ``status``."""
     from ..solvers.base import get_solver
     from ..solvers.rollout import rollout

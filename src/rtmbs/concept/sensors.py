@@ -1,15 +1,15 @@
-"""Virtual sensors, filters and the wheel-centre reconstruction of seed 003 §5.2.3 (offline).
+"""Virtual sensors, filters and the wheel-centre reconstruction of Carpinelli 2015 §5.2.3 (offline).
 
 Sensors of the measurement campaign: suspension strokes (body-link distance) low-passed at
 ``STROKE_LP_HZ``, body-corner vertical accelerations high-passed at ``ACC_HP_HZ``, the speed
-differentiated to a_x. The seed names the cut-offs, not the filters: here Butterworth filters run
+differentiated to a_x. The paper names the cut-offs, not the filters: here Butterworth filters run
 forward and backward (``scipy.signal.sosfiltfilt``: zero phase, the order doubled), orders
 ``LP_ORDER`` and ``HP_ORDER``.
 
 Reconstruction of a wheel-centre height (Figs 5.19-5.26):
 
 1. double-integrate the high-passed corner acceleration (each integral high-passed again, the
-   drift handling the seed does not give);
+   drift handling the paper does not give);
 2. add the < ``ACC_HP_HZ`` part of the stroke (the slow body motion the accelerometer lost);
 3. less the tyre deflection of the load transfer, ΔF_z/K_tire with ΔF_z = W_tot h_CG a_x/(g L)
    (eq. 5.11), on the rear wheels with the opposite sign on the front ones (its slow part, with

@@ -1,4 +1,4 @@
-/* kkt.c -- the KKT matrix of seed 000 eq. 22 (and of the projection, eq. 30) gathered from the
+/* kkt.c -- the KKT matrix of Carpinelli 2016 eq. 22 (and of the projection, eq. 30) gathered from the
  * packed workspaces into the entries of the fixed-pattern LU (rtmbs.solvers.sparse:
  * _gather_packed, kkt_values_packed, kkt_values_products_packed, phiq_times, a_times;
  * rtmbs.solvers.storage: project_kkt).

@@ -99,7 +99,7 @@ double rtmbs_kkt_values_products_packed(const uint32_t* ib, double* fb, const ui
  * `products`, Phi_q x when `with_phix`, s Phi_q, the augmentation). */
 int64_t rtmbs_kkt_flops_gather(const uint32_t* idx, int plain, int products, int with_phix);
 
-/* The projection of seed 000 eq. 30 from a step's packed buffers (storage.py project_kkt): M's
+/* The projection of Carpinelli 2016 eq. 30 from a step's packed buffers (storage.py project_kkt): M's
  * entries copied from w0 into w1, [M h Phi_q^T; Phi_q 0] at w1 gathered and factored, then
  * [x; mu] = K^-1 [0; -phi1] (rhs: n + m) and dq += x (n). Returns the pivot ratio. */
 double rtmbs_project_kkt(const uint32_t* ib, double* fb, const uint32_t* pidx, const double* w0,

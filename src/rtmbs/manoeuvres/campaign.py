@@ -8,14 +8,14 @@ other code reuses (the study ``rtmbs study fullcar``, the Table 5.3 validation).
 returns a :class:`Campaign`: the raw (unfiltered) virtual measurements, the true values they
 estimate, the inputs, and the full :class:`~rtmbs.result.Result`.
 
-Sensors (:mod:`rtmbs.sensors`), per corner ``fl``, ``fr``, ``rl``, ``rr``:
+Sensors (:mod:`rtmbs.analysis.sensors`), per corner ``fl``, ``fr``, ``rl``, ``rr``:
 
 * **stroke**: a distance sensor (wire potentiometer) from a chassis point ``CORNER_HEIGHT`` m
   above the design wheel centre to the wheel centre, change from its design length, + extension
   (body farther from the wheel), m; mounted vertically, so it reads the wheel travel (the
   wheel's lateral motion enters at second order);
 * **corner_acc**: vertical (world z) kinematic acceleration of that chassis point, m/s², without
-  gravity (a body-fixed accelerometer senses r̈ − g in body axes: ``rtmbs.sensors``
+  gravity (a body-fixed accelerometer senses r̈ − g in body axes: ``rtmbs.analysis.sensors``
   ``gravity=``, ``frame="body"``); by central differences of its exact velocity;
 * true values: ``corner_z`` (the chassis point's height change), ``wheel_centre_z`` (wheel
   centre height, absolute), ``road_z`` (road height under the wheel centre), m.
@@ -35,17 +35,17 @@ from pathlib import Path
 
 import numpy as np
 
-from .. import sensors
+from ..analysis import sensors
 from ..errors import SolverError
 from .driver import Driver, SpeedControl, drive
 
 CORNERS = ("fl", "fr", "rl", "rr")
-#: seconds of settle (at rest), acceleration, neutral, braking (seed 003 Fig. 5.18)
+#: seconds of settle (at rest), acceleration, neutral, braking (Carpinelli 2015 Fig. 5.18)
 PHASES = (5.0, 5.0, 10.0, 5.0)
 QUICK_SCALE = 0.3   # quick: every phase and the target speed scaled (same accelerations)
 DRIVE_RAMP = 0.2    # s, rise and fall of the drive torque (ours)
 BRAKE_RAMP = 0.3    # s, rise of the brake torque (ours)
-BRAKE_TORQUE = 300.0  # N m per wheel, front and rear (ours: the seed gives no value)
+BRAKE_TORQUE = 300.0  # N m per wheel, front and rear (ours: the paper gives no value)
 ROAD_SEED = 14
 ROAD_DX = 0.05
 ROAD_AHEAD = 1.0    # m: the road starts this far ahead of the front wheels (the car settles
@@ -119,7 +119,7 @@ class Campaign:
         mdf = MDF(version="4.10")
         mdf.append([Signal(samples=np.ascontiguousarray(v, float), timestamps=self.t, name=k,
                            unit=u) for k, (v, u) in sig.items()],
-                   comment=comment or f"rtmbs campaign (seed 003 §5.2.3): model "
+                   comment=comment or f"rtmbs campaign (Carpinelli 2015 §5.2.3): model "
                    f"{self.meta.get('model')}, solver {self.meta.get('solver')}, h = "
                    f"{self.meta.get('h')} s")
         path = Path(path)
@@ -131,7 +131,7 @@ class Campaign:
 def vehicle_system(model, road: dict, speed: float = 0.0):
     """(compiled system, description) of ``model`` ("sedan-rwd", "sedan", "sedan-bushings", a
     vehicle file or its folder) on ``road``."""
-    from ..strict_yaml import safe_load
+    from ..model.strict_yaml import safe_load
     from ..system import compile_model
     from ..vehicle.assembly.vehicle import SEDAN, SEDAN_RWD, vehicle_from_dict
 

@@ -1,7 +1,7 @@
 """Any car of ``rtmbs.vehicle.assembly`` ready for an event: built rolling at the event's speed
 from its own vehicle file (no file per speed), and the dimensions the events need taken from
 the car rather than the sedan's: the overall width over the tyres (ISO 3888-1 lane widths) and
-the on-centre steering ratio (the K&C rig, :func:`rtmbs.analysis_kc.steering_ratio_on_centre`).
+the on-centre steering ratio (the K&C rig, :func:`rtmbs.analysis.kc.steering_ratio_on_centre`).
 
 The initial state of a car at speed v (vehicle file key ``speed``, set here): every body moves
 at (v, 0, 0) and each wheel (with its half shafts) spins at v / R_e about its axle, R_e the

@@ -1,5 +1,5 @@
 """The linear single-track (bicycle) model of a car built by rtmbs.vehicle.assembly, from the
-car's own data (issue 14): axle loads from the static equilibrium, each tyre's cornering
+car's own data: axle loads from the static equilibrium, each tyre's cornering
 stiffness C = |∂Fy/∂α| at α = 0 from the Magic Formula (the car's .tir, at that load), the
 on-centre steering ratio with the wheel travel held (the K&C rig), the wheelbase.
 
@@ -86,10 +86,10 @@ def cornering_stiffness(props, Fz: float, Vx: float, gamma: float = 0.0) -> floa
 
 def static_tyre_loads(model) -> dict[str, float]:
     """Vertical tyre loads (N) per corner (fl, fr, rl, rr) at the static equilibrium of a car
-    ``model``: :func:`rtmbs.analysis_statics.vehicle_statics` (chassis x, y, yaw and the wheel
+    ``model``: :func:`rtmbs.analysis.statics.vehicle_statics` (chassis x, y, yaw and the wheel
     spins held, their multipliers vanish there; a car with stiff bushings, whose full Newton
     stalls, by the reduced Newton)."""
-    from ..analysis_statics import vehicle_statics
+    from ..analysis.statics import vehicle_statics
 
     corners = vehicle_statics(model)["corners"]
     return {c: float(corners[c]["Fz_N"]) for c in ("fl", "fr", "rl", "rr")}
@@ -97,9 +97,9 @@ def static_tyre_loads(model) -> dict[str, float]:
 
 def steering_ratio(model, rack: float = 2e-4) -> float:
     """Handwheel / mean front road-wheel angle on centre, with the wheel travel held at design
-    (:func:`rtmbs.analysis_kc.steering_ratio_on_centre`, the ``rtmbs kc`` rig: rack ±``rack``
+    (:func:`rtmbs.analysis.kc.steering_ratio_on_centre`, the ``rtmbs kc`` rig: rack ±``rack``
     m, central difference)."""
-    from ..analysis_kc import steering_ratio_on_centre
+    from ..analysis.kc import steering_ratio_on_centre
 
     return steering_ratio_on_centre(model, rack)
 

@@ -19,7 +19,7 @@ import numpy as np
 import yaml
 from pydantic import ValidationError
 
-from ..strict_yaml import safe_load, yaml_problem
+from ..model.strict_yaml import safe_load, yaml_problem
 from ..errors import ModelError, did_you_mean
 from ..model import Input, Model
 
@@ -116,7 +116,7 @@ def _breakpoints(m) -> np.ndarray:
 def named_manoeuvre(spec, source: str = "manoeuvre") -> NamedManoeuvre | None:
     """The built-in manoeuvre ``spec`` names, ``None`` when it names none (a file or ``model``).
 
-    ``four-phase`` (the 18 s identification test of seed 003 §5.1.3), ``four-phase-V1``,
+    ``four-phase`` (the 18 s identification test of Carpinelli 2015 §5.1.3), ``four-phase-V1``,
     ``four-phase-V2`` (the validations), or a mapping ``{four-phase: test|V1|V2, scale: k}``
     (every time multiplied by k: a shorter window). The torques are piecewise linear, so tables
     at their breakpoints reproduce :meth:`rtmbs.concept.manoeuvres.Manoeuvre.torques` exactly."""

@@ -1,6 +1,6 @@
-"""Sparse LU with a fixed pattern, ordering and pivot sequence (PERFORMANCE.md; docs/solvers.md).
+"""Sparse LU with a fixed pattern, ordering and pivot sequence (docs/solvers.md).
 
-The real-time matrices (the KKT matrix of seed 000 eq. 22, the projection matrix of eq. 30, Φu of
+The real-time matrices (the KKT matrix of Carpinelli 2016 eq. 22, the projection matrix of eq. 30, Φu of
 the coordinate partitioning) keep one sparsity pattern for the whole run. So:
 
 * :meth:`SparseLU.analyse` (once, at ``reset``; Python + SciPy, allocates): SuperLU
@@ -813,7 +813,7 @@ class SparseKKT:
         return self.lu.nfallback
 
 
-# -- the analysis's bookkeeping and a re-reference (Algorithm 2's rebase, issue 11) ----------------
+# -- the analysis's bookkeeping and a re-reference (Algorithm 2's rebase) ----------------
 def _index_given_columns(N, r64, c64, vals, pcol, thresh, rows, cols, cdst, csrc):
     """:meth:`SparseLU.analyse` with ``columns`` (a rebase of Algorithm 2's Φu) up to its index:
     rows by :func:`threshold_rows`, the fill and storage (:func:`_structure`), the runs and

@@ -1,4 +1,4 @@
-"""Subsystem synthesis with independent coordinates (seed 004, Kim & Wang): a base body and
+"""Subsystem synthesis with independent coordinates (Kim & Wang 2005, Kim & Wang): a base body and
 subsystems whose effective mass and force enter the base body's 6×6 equation (eqs. 1-2).
 docs/synthesis.md."""
 from .description import subsystem_model

@@ -1,4 +1,4 @@
-"""The subsystem-synthesis provider of the mechanical-system protocol (seed 004 §2, eqs. 1-2).
+"""The subsystem-synthesis provider of the mechanical-system protocol (Kim & Wang 2005 §2, eqs. 1-2).
 
 Coordinates q = [base coordinates; θ of each subsystem], velocities q̇. The base coordinates are
 the translations its joint to the ground allows (orientation locked: Ŷ0 = S ẋ0), or for a free
@@ -33,7 +33,7 @@ FORMULATIONS = ("relative-cartesian", "relative-joint")
 
 class SynthesisSystem(MechanicalSystem):
     """Base body + subsystems in formulation A (``relative-cartesian``: relative Cartesian
-    coordinates, introduced θ, seed 004 §3) or B (``relative-joint``: recursive relative joint
+    coordinates, introduced θ, Kim & Wang 2005 §3) or B (``relative-joint``: recursive relative joint
     coordinates, cut joints, coordinate partitioning, §4; ``cut``: extra joints to cut)."""
 
     def __init__(self, smodel: SynthesisModel, formulation: str = "relative-cartesian",

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 import yaml
 
-from rtmbs.analysis_kc import steering_ratio_on_centre
+from rtmbs.analysis.kc import steering_ratio_on_centre
 from rtmbs.errors import ModelError
 from rtmbs.vehicle.assembly import load_vehicle_file
 from rtmbs.vehicle.assembly.vehicle import SEDAN

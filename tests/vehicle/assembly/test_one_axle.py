@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 import yaml
 
-from rtmbs.analysis import sizes
+from rtmbs.analysis.sizes import sizes
 from rtmbs.assembly import static_equilibrium
 from rtmbs.errors import ModelError
 from rtmbs.system import compile_model

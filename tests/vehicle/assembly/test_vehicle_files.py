@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 import yaml
 
-from rtmbs.analysis import sizes
+from rtmbs.analysis.sizes import sizes
 from rtmbs.assembly import static_equilibrium
 from rtmbs.errors import ModelError
 from rtmbs.model.rotation import matrix_from_quaternion

@@ -19,7 +19,7 @@ import numpy as np
 import pytest
 import yaml
 
-from rtmbs.analysis import sizes
+from rtmbs.analysis.sizes import sizes
 from rtmbs.assembly import assemble_positions, static_equilibrium
 from rtmbs.cli import main
 from rtmbs.model.description import inertia_matrix

@@ -1,4 +1,4 @@
-/* tyre_element.c -- the tyre force element (seed 003 sec. 4.3).
+/* tyre_element.c -- the tyre force element (Carpinelli 2015 sec. 4.3).
  *
  * The element acts on the rim at the wheel centre A (marker origin, marker z = spin axis s,
  * pointing to the vehicle's left so that the ISO-W axes of the .tir data apply):

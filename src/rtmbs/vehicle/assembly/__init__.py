@@ -1,4 +1,4 @@
-"""Full vehicles from a vehicle file and subsystem files (issue 14; docs/vehicle.md).
+"""Full vehicles from a vehicle file and subsystem files (docs/vehicle.md).
 
 Pure Python: reads YAML (validated like model files) and produces ONE ordinary model
 description (:class:`rtmbs.model.Model`) that ``rtmbs.system.compile_model`` compiles.

@@ -16,7 +16,7 @@ import numpy as np
 import yaml
 from pydantic import ValidationError
 
-from ...strict_yaml import safe_load, yaml_problem
+from ...model.strict_yaml import safe_load, yaml_problem
 from ...errors import ModelError, did_you_mean
 from ...model.description import Model
 from ...model.files import _is_file_name, _path

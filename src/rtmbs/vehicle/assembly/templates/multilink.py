@@ -1,4 +1,4 @@
-"""Five-link (multilink) corner, the topology of rtmbs.models.multilink (seed 003 §4.1-4.2):
+"""Five-link (multilink) corner, the topology of rtmbs.models.multilink (Carpinelli 2015 §4.1-4.2):
 five links from the chassis to the knuckle, universal at the chassis and spherical at the
 knuckle (ideal) or a bushing at each end with z along the link (bushings); wheel revolute to the
 knuckle; coil spring and damper chassis → lower arm. The subframe of the single-corner model is

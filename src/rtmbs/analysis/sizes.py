@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .protocol import MechanicalSystem
-from .tolerances import MODEL_RANK_RTOL
+from ..protocol import MechanicalSystem
+from ..tolerances import MODEL_RANK_RTOL
 
 
 def constraint_rank(system: MechanicalSystem, q=None, t: float = 0.0) -> int:
@@ -16,6 +16,6 @@ def constraint_rank(system: MechanicalSystem, q=None, t: float = 0.0) -> int:
 
 
 def sizes(system: MechanicalSystem, q=None) -> dict:
-    """``{n, m, rank, f}`` with f = n − rank(Φq) (Table 4.1 of seed 003)."""
+    """``{n, m, rank, f}`` with f = n − rank(Φq) (Table 4.1 of Carpinelli 2015)."""
     r = constraint_rank(system, q)
     return {"n": system.n, "m": system.m, "rank": r, "f": system.n - r}

@@ -1,12 +1,12 @@
-"""Suspension kinematics and compliance (K&C) of one corner of a vehicle model (issue 14).
+"""Suspension kinematics and compliance (K&C) of one corner of a vehicle model.
 
 A virtual K&C rig (offline, quasi-static): the chassis is fixed to the ground, gravity is off and
 the tyres are removed (no tyre forces); a ``motion`` driver per corner prescribes the wheel-centre
-height relative to the chassis (seed 003 §4.2.2 driving constraints), another holds every wheel's
+height relative to the chassis (Carpinelli 2015 §4.2.2 driving constraints), another holds every wheel's
 spin, and the steering rack is held by its own driver. Each point of a sweep is a position
 assembly Φ(q) = 0 (``rtmbs.assembly``, continued from the previous point); the force at the wheel
 centre is the reaction of the travel driver from the multipliers of the static balance
-Φqᵀλ = Q(q) (seed 000 eq. 1 with q̇ = q̈ = 0). A model whose corner keeps degrees of freedom
+Φqᵀλ = Q(q) (Carpinelli 2016 eq. 1 with q̇ = q̈ = 0). A model whose corner keeps degrees of freedom
 under these drivers (bushings) is brought to its static equilibrium at each point instead.
 
 Conventions (ISO 8855, vehicle axes x forward, y left, z up): travel + up (bump); camber
@@ -21,12 +21,12 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .assembly import assemble_positions
-from .errors import AssemblyError, ModelError
-from .model.description import Model
-from .protocol import EVAL_PHIQ, EVAL_Q
-from .system import compile_model
-from .tolerances import MODEL_RANK_RTOL
+from ..assembly import assemble_positions
+from ..errors import AssemblyError, ModelError
+from ..model.description import Model
+from ..protocol import EVAL_PHIQ, EVAL_Q
+from ..system import compile_model
+from ..tolerances import MODEL_RANK_RTOL
 
 CORNERS = {"front-left": "fl", "front-right": "fr", "rear-left": "rl", "rear-right": "rr"}
 MODES = ("parallel", "single")
@@ -57,7 +57,7 @@ class KCResult:
 def corner_tag(corner: str) -> str:
     """``front-left`` -> ``fl``; a bad name raises ModelError naming ``--corner``."""
     if corner not in CORNERS:
-        from .errors import did_you_mean
+        from ..errors import did_you_mean
 
         raise ModelError("--corner", f"unknown corner '{corner}'" + did_you_mean(corner, CORNERS))
     return CORNERS[corner]

@@ -1,13 +1,12 @@
 """How the ``rtmbs`` command shows warnings: one ``rtmbs: warning: ...`` line each (not Python's
 file:line and source line), and the list of them for the ``warnings`` of a ``--json`` summary.
-Kept apart from :mod:`rtmbs.cli` so that ``python -m rtmbs.cli`` (which runs it as
-``__main__``) and the commands share one list."""
+Kept apart from :mod:`rtmbs.cli.entry` so that every command module shares one list."""
 from __future__ import annotations
 
 import os
 import sys
 
-_PACKAGE = os.path.dirname(os.path.abspath(__file__))
+_PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # src/rtmbs
 
 #: The warnings shown while the current command runs (one line each), for the ``warnings`` of
 #: its ``--json`` summary: :func:`warnings_shown`.
@@ -30,7 +29,7 @@ def warning_text(message, category, filename: str = "") -> str:
 
 def show_warning(message, category, filename, lineno, file=None, line=None):
     """``warnings.showwarning`` while a command runs: ``rtmbs: warning: ...`` on one line (not
-    Python's file:line and source line; issue 32), and remembered for ``--json``."""
+    Python's file:line and source line), and remembered for ``--json``."""
     text = warning_text(message, category, filename)
     if text not in _SHOWN:
         _SHOWN.append(text)

@@ -1,4 +1,4 @@
-"""``rtmbs kc``: suspension kinematics and compliance of one corner (rtmbs.analysis_kc)."""
+"""``rtmbs kc``: suspension kinematics and compliance of one corner (rtmbs.analysis.kc)."""
 from __future__ import annotations
 
 import argparse
@@ -45,8 +45,8 @@ def register(subparsers, formatter_class=argparse.HelpFormatter) -> None:
 
 def vehicle_model(name: str):
     """A vehicle's model description by built-in name or file."""
-    from .errors import ModelError
-    from .vehicle.assembly import load_vehicle_file, sedan_model
+    from ..errors import ModelError
+    from ..vehicle.assembly import load_vehicle_file, sedan_model
 
     if name in ("sedan", "sedan-bushings"):
         return sedan_model("ideal" if name == "sedan" else "bushings")
@@ -58,7 +58,7 @@ def vehicle_model(name: str):
 
 
 def cmd_kc(args) -> int:
-    from .analysis_kc import STEER_COLUMNS, TRAVEL_COLUMNS, corner_tag, kc_sweep, parse_range
+    from ..analysis.kc import STEER_COLUMNS, TRAVEL_COLUMNS, corner_tag, kc_sweep, parse_range
 
     corner_tag(args.corner)
     travel = parse_range(args.travel, "--travel")
@@ -86,7 +86,7 @@ def cmd_kc(args) -> int:
 
 def steer_columns(res) -> dict:
     """The rack-travel table's columns; with a pinion also the handwheel angle and ratio."""
-    from .analysis_kc import PINION_COLUMNS, STEER_COLUMNS
+    from ..analysis.kc import PINION_COLUMNS, STEER_COLUMNS
 
     return {**STEER_COLUMNS, **(PINION_COLUMNS if "handwheel" in res.steering else {})}
 
@@ -110,7 +110,7 @@ def _md_table(tab: dict, units: dict) -> list[str]:
 
 
 def write_markdown(path: Path, res) -> Path:
-    from .analysis_kc import STEER_COLUMNS, TRAVEL_COLUMNS
+    from ..analysis.kc import STEER_COLUMNS, TRAVEL_COLUMNS
 
     s = res.summary
     lines = [f"# K&C: {res.model}, {res.corner} ({res.mode} wheel travel)", "",

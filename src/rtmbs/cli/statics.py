@@ -1,4 +1,4 @@
-"""``rtmbs statics``: the static equilibrium of a car on a flat road (rtmbs.analysis_statics)."""
+"""``rtmbs statics``: the static equilibrium of a car on a flat road (rtmbs.analysis.statics)."""
 from __future__ import annotations
 
 import argparse
@@ -35,7 +35,7 @@ def register(subparsers, formatter_class=argparse.HelpFormatter) -> None:
 def parse_ride_height(text: str) -> dict:
     """``front=0.33,rear=design`` -> {"front": 0.33, "rear": "design"}; a bad entry names the
     option and the entry."""
-    from .errors import ModelError
+    from ..errors import ModelError
 
     out = {}
     for item in (s.strip() for s in text.split(",") if s.strip()):
@@ -101,8 +101,8 @@ UNITS = {"mass_kg": "kg", "weight_N": "N", "total_Fz_N": "N"}
 
 
 def cmd_statics(args) -> int:
-    from .analysis_statics import preloads_for_ride_height, vehicle_statics
-    from .kc_cli import vehicle_model
+    from ..analysis.statics import preloads_for_ride_height, vehicle_statics
+    from .kc import vehicle_model
 
     target = parse_ride_height(args.ride_height) if args.ride_height else None
     model = vehicle_model(args.model)
@@ -111,7 +111,7 @@ def cmd_statics(args) -> int:
     if target:
         pre, adjusted = preloads_for_ride_height(model, target)
         st["with_preloads"] = adjusted
-    from .cli_warnings import warnings_shown
+    from .user_warnings import warnings_shown
 
     doc = {**st, "preloads": pre, "warnings": warnings_shown(),
            "units": "SI: every key ends in its unit (_N, _m, _kg, _deg; load_share 1)"}

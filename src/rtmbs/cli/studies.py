@@ -2,20 +2,20 @@
 from __future__ import annotations
 
 import importlib
-from .cli_numbers import positive_int
-from .io.files import writable_dir
+from .numbers import positive_int
+from ..io.files import writable_dir
 
 #: study name -> (module, function, what it reproduces)
 STUDIES = {
-    "truck": ("rtmbs.studies.truck", "run_truck_study", "seed 001 Tables 1-4: planar truck, LI Euler vs GRK4T, "
+    "truck": ("rtmbs.studies.truck", "run_truck_study", "Truck benchmark Tables 1-4: planar truck, LI Euler vs GRK4T, "
               "Baumgarte vs GGL"),
-    "redundant": ("rtmbs.studies.redundant", "run_redundant_study", "seed 002 Appendix Table 1: redundant-"
+    "redundant": ("rtmbs.studies.redundant", "run_redundant_study", "Pękal & Frączek 2016 Appendix Table 1: redundant-"
                   "constraint formulations on the McPherson struts"),
-    "multilink": ("rtmbs.studies.multilink", "run_multilink_study", "seed 000 §6 / seed 003 §4.4: Algorithms 1 "
+    "multilink": ("rtmbs.studies.multilink", "run_multilink_study", "Carpinelli 2016 §6 / Carpinelli 2015 §4.4: Algorithms 1 "
                   "and 2 on the rear multilink suspension"),
-    "concept": ("rtmbs.studies.concept", "run_concept_study", "seed 003 §5.1-5.2 Tables 5.1-5.3: quarter-car concept model identified on multilink-ideal, full car on the sedan"),
-    "subsystem": ("rtmbs.studies.subsystem", "run_subsystem_study", "seed 004 Fig. 5, Tables 1-2: subsystem synthesis on the SLA quarter car"),
-    "fullcar": ("rtmbs.studies.fullcar", "run_fullcar_study", "seed 003 §5.2.3 Figs 5.17-5.26: virtual "
+    "concept": ("rtmbs.studies.concept", "run_concept_study", "Carpinelli 2015 §5.1-5.2 Tables 5.1-5.3: quarter-car concept model identified on multilink-ideal, full car on the sedan"),
+    "subsystem": ("rtmbs.studies.subsystem", "run_subsystem_study", "Kim & Wang 2005 Fig. 5, Tables 1-2: subsystem synthesis on the SLA quarter car"),
+    "fullcar": ("rtmbs.studies.fullcar", "run_fullcar_study", "Carpinelli 2015 §5.2.3 Figs 5.17-5.26: virtual "
                 "measurement campaign on the sedan; Alg. 1 vs Alg. 2 on the full car"),
 }
 
@@ -39,7 +39,7 @@ def register(sub, fmt):
     p.add_argument("--projection", choices=("step", "eq30"), default=None,
                    help="multilink study only: the position projection of its projection runs: "
                    "'step' (li-euler's default: eq. 30's system with the factors of eq. 22, two "
-                   "corrections) or 'eq30' (Carpinelli et al. 2016 eq. 30 as written)")
+                   "corrections) or 'eq30' (Carpinelli 2016 eq. 30 as written)")
     p.set_defaults(func=cmd_study)
 
 
@@ -48,14 +48,12 @@ PARALLEL = ("concept",)
 
 
 def cmd_study(args) -> int:
-    from .errors import RtmbsError
-
     mod_name, fn_name, _ = STUDIES[args.name]
     scheduler = None if args.scheduler in (None, "none", "") else args.scheduler
     parallel = {}
     if scheduler is not None or args.workers is not None:
-        from .errors import SolverError
-        from .runs.engine import check_scheduler
+        from ..errors import SolverError
+        from ..runs.engine import check_scheduler
 
         option = "--scheduler" if scheduler is not None else "--workers"
         if args.name not in PARALLEL:
@@ -70,21 +68,16 @@ def cmd_study(args) -> int:
             raise SolverError(f"--scheduler {scheduler!r}: expected none, local or an address "
                               "such as tcp://host:8786") from None
         parallel = {"scheduler": scheduler, "n_workers": args.workers}
-    try:
-        mod = importlib.import_module(mod_name)
-    except ModuleNotFoundError as exc:
-        if exc.name == mod_name:
-            raise RtmbsError(f"study '{args.name}' is not available in this version") from None
-        raise
+    mod = importlib.import_module(mod_name)
     if getattr(args, "projection", None) is not None:
         if args.name != "multilink":
-            from .errors import SolverError
+            from ..errors import SolverError
 
             raise SolverError(f"--projection: only for study 'multilink', not '{args.name}'")
         parallel["projection"] = args.projection
     out = writable_dir(args.out)  # before the work
     before = {p: p.stat().st_mtime_ns for p in out.rglob("*") if p.is_file()}
-    from .io.interrupts import unwinding
+    from ..io.interrupts import unwinding
 
     try:
         with unwinding(f"study '{args.name}' interrupted; what it wrote so far is in {out}",

@@ -9,9 +9,9 @@ import time
 
 import numpy as np
 
-from .analysis import sizes
-from .errors import SolverError
-from .solvers.base import get_solver
+from ..analysis.sizes import sizes
+from ..errors import SolverError
+from .base import get_solver
 
 
 def factorisation_events(slv) -> dict:

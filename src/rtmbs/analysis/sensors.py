@@ -1,5 +1,5 @@
-"""Virtual sensors on any model, computed offline from a :class:`~rtmbs.result.Result` (issue 14,
-seed 003 §5.2.3): marker distance (a wire potentiometer: suspension stroke), marker position
+"""Virtual sensors on any model, computed offline from a :class:`~rtmbs.result.Result`
+(Carpinelli 2015 §5.2.3): marker distance (a wire potentiometer: suspension stroke), marker position
 (wheel-centre position), marker velocity and marker acceleration (an accelerometer, with or
 without gravity, in the world or in the body frame). Units: m, m/s, m/s².
 
@@ -9,7 +9,7 @@ model marker ``"body.marker"`` (or ``"body.cm"``) on a compiled system; :func:`p
 position given in the global frame at the system's initial configuration.
 
 How: position r_P = r + A s' and velocity ṙ_P = ṙ + Ȧ s' exactly from the recorded q and q̇
-(Euler parameters, seed 003 ch. 3: Ȧ = 2 Q(p, ṗ) with A(p) = Q(p, p) the homogeneous quadratic
+(Euler parameters, Carpinelli 2015 ch. 3: Ȧ = 2 Q(p, ṗ) with A(p) = Q(p, p) the homogeneous quadratic
 form); the acceleration is the **second-order central difference** of ṙ_P over the
 recorded samples (``numpy.gradient``, one-sided at the ends): error ≈ (ω Δt)²/6 at a frequency
 ω, 0.6 % at 15 Hz with samples every 2 ms. Record densely enough for the band of interest.
@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .errors import SolverError, did_you_mean
+from ..errors import SolverError, did_you_mean
 
 #: units of the sensor outputs
 UNITS = {"distance": "m", "position": "m", "velocity": "m/s", "acceleration": "m/s^2"}

@@ -1,5 +1,5 @@
 """``rtmbs demo``: the rear multilink suspension (ideal joints) rolling over a bump with the
-real-time solvers of seed 000 — Algorithm 1 and Algorithm 2, both with the projection step —
+real-time solvers of Carpinelli 2016 — Algorithm 1 and Algorithm 2, both with the projection step —
 then the full car: the built-in sedan through the ISO 3888-1 double lane change at 70 km/h
 under the driver of rtmbs.manoeuvres (Algorithm 1)."""
 from __future__ import annotations
@@ -21,8 +21,8 @@ LANE_CHANGE_KMH = 70.0  # the full-car demo: ISO 3888-1 at this speed (about 7 s
 def demo_system(bump_ahead: float = 1.0):
     """multilink-ideal rolling at SPEED towards a 2 cm × 2 m square bump ``bump_ahead`` metres
     ahead of the wheel centre."""
-    from .models.multilink import HARD_POINTS, multilink_model, spin_axis
-    from .system import compile_model
+    from ..models.multilink import HARD_POINTS, multilink_model, spin_axis
+    from ..system import compile_model
 
     wc = np.array(HARD_POINTS["wheel_centre"])
     model = multilink_model("ideal", road={**BUMP, "start": float(wc[0] + bump_ahead)})
@@ -35,10 +35,10 @@ def demo_system(bump_ahead: float = 1.0):
 
 
 def run_demo(out: Path, t_end: float | None = None) -> int:
-    from .bench import bench_steps
-    from .io.files import save_result
-    from .io.plot import plot_signals
-    from .solvers.simulate import simulate
+    from ..solvers.timing import bench_steps
+    from ..io.files import save_result
+    from ..io.plot import plot_signals
+    from ..solvers.simulate import simulate
 
     t_end = t_end or DEMO_T_END
     out.mkdir(parents=True, exist_ok=True)
@@ -76,9 +76,9 @@ def run_demo(out: Path, t_end: float | None = None) -> int:
 def lane_change_demo(out: Path) -> dict:
     """The sedan through the ISO 3888-1 double lane change at LANE_CHANGE_KMH; prints and
     returns its numbers, writes the results and a plot to ``out``."""
-    from .io.files import save_result
-    from .io.plot import plot_signals
-    from .manoeuvres.events import double_lane_change, lane_margins, sedan_system
+    from ..io.files import save_result
+    from ..io.plot import plot_signals
+    from ..manoeuvres.events import double_lane_change, lane_margins, sedan_system
 
     system, model = sedan_system(LANE_CHANGE_KMH / 3.6)
     print(f"rtmbs demo: full car, built-in sedan ({len(model.bodies)} bodies, n = {system.n}, "

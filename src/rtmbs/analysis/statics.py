@@ -23,13 +23,13 @@ import warnings
 
 import numpy as np
 
-from .assembly import assemble_positions, static_equilibrium
-from .errors import AssemblyError, ModelError
-from .model.description import Model
-from .protocol import EVAL_PHIQ, EVAL_Q
-from .system import compile_model
-from .tolerances import MODEL_RANK_RTOL
-from .vehicle.assembly.vehicle import DesignWarning, held_for_statics
+from ..assembly import assemble_positions, static_equilibrium
+from ..errors import AssemblyError, ModelError
+from ..model.description import Model
+from ..protocol import EVAL_PHIQ, EVAL_Q
+from ..system import compile_model
+from ..tolerances import MODEL_RANK_RTOL
+from ..vehicle.assembly.vehicle import DesignWarning, held_for_statics
 
 CORNERS = ("fl", "fr", "rl", "rr")
 #: an axle farther than this from its design ride height at rest is warned about (m)
@@ -86,7 +86,7 @@ def _reduced_statics(system, q, tol: float = 1e-9, max_iter: int = 40):
     """Static equilibrium by Newton on Nᵀ Q(q) = 0 over the null space N of Φq (the forces
     projected on the free directions vanish, so Q = Φqᵀλ), the reduced stiffness Nᵀ ∂Q/∂q N by
     central differences, the positions re-assembled after each step (as the K&C rig's statics,
-    rtmbs.analysis_kc). For stiff bushings, where the full (q, λ) Newton stalls."""
+    rtmbs.analysis.kc). For stiff bushings, where the full (q, λ) Newton stalls."""
     ws = system.workspace()
     zero = np.zeros(system.n)
     g = np.zeros(1)
@@ -248,7 +248,7 @@ def vehicle_info(model: Model, statics: dict | None = None) -> dict:
     both wheels of the axle together; m_s: the corner's static load / g less its unsprung mass),
     kinematic roll-centre heights (at design, above the road) and the steering ratio on centre
     (K&C rig). SI units, keys ending in their unit."""
-    from .analysis_kc import kc_sweep
+    from .kc import kc_sweep
 
     corners = _corners(model)
     st = statics or vehicle_statics(model)

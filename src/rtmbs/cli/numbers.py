@@ -1,12 +1,12 @@
 """Number types for the command line: a bad number is an argparse error naming the flag and the
 value ("argument --h: expected a finite number > 0, got '0'", exit code 2), never a traceback
-or a silent run (issue 13)."""
+or a silent run."""
 from __future__ import annotations
 
 import argparse
 import math
 
-from .strict_json import json_line, json_safe  # noqa: F401  (the CLI's names for them)
+from ..model.strict_json import json_line, json_safe  # noqa: F401  (the CLI's names for them)
 
 
 def _number(kind, low: float, strict: bool, what: str):

@@ -93,7 +93,7 @@ def register(subparsers, formatter_class=argparse.HelpFormatter) -> None:
 
 
 def _check(args) -> None:
-    from .errors import ModelError, did_you_mean
+    from ..errors import ModelError, did_you_mean
 
     if args.event not in EVENTS:
         raise ModelError("EVENT", f"unknown event '{args.event}'" + did_you_mean(args.event, EVENTS))
@@ -140,8 +140,8 @@ class _Progress:
 
 
 def cmd_event(args) -> int:
-    from .cli_warnings import warnings_shown
-    from .manoeuvres import car as carmod
+    from .user_warnings import warnings_shown
+    from ..manoeuvres import car as carmod
 
     _check(args)
     event = args.event
@@ -154,7 +154,7 @@ def cmd_event(args) -> int:
     if args.steering_ratio is not None:
         ratio, settings["steering_ratio_source"] = args.steering_ratio, "--steering-ratio"
     else:
-        from .analysis_kc import steering_ratio_on_centre
+        from ..analysis.kc import steering_ratio_on_centre
 
         ratio = steering_ratio_on_centre(car.model)
         settings["steering_ratio_source"] = "the car's K&C rig, on centre"
@@ -168,8 +168,8 @@ def cmd_event(args) -> int:
     finally:
         progress.close()
     wall = time.perf_counter() - w0
-    from .io.files import save_result
-    from .manoeuvres import published
+    from ..io.files import save_result
+    from ..manoeuvres import published
 
     L = car.model.body("fl_wheel").position[0] - car.model.body("rl_wheel").position[0]
     beside = published.beside(event, metrics, L, ratio)
@@ -203,9 +203,9 @@ def cmd_event(args) -> int:
 # -- the events --------------------------------------------------------------------------------
 
 def _step_steer(args, car, kmh, ratio, settings, run):
-    from .manoeuvres.events import step_steer
-    from .manoeuvres.metrics import step_steer_metrics
-    from .manoeuvres.single_track import single_track_from_car
+    from ..manoeuvres.events import step_steer
+    from ..manoeuvres.metrics import step_steer_metrics
+    from ..manoeuvres.single_track import single_track_from_car
 
     v = kmh / 3.6
     st, ing = single_track_from_car(car.model, speed=v)
@@ -227,8 +227,8 @@ def _step_steer(args, car, kmh, ratio, settings, run):
 
 
 def _constant_radius(args, car, kmh, ratio, settings, run):
-    from .manoeuvres.events import steady_state_circular
-    from .manoeuvres.metrics import circle_metrics
+    from ..manoeuvres.events import steady_state_circular
+    from ..manoeuvres.metrics import circle_metrics
 
     R = args.radius or 40.0
     settings.update(radius_m=R, speed_end_kmh=args.speed_end, accel_m_s2=args.accel)
@@ -243,7 +243,7 @@ def _ay_range(kmh0, kmh1, R):
     a0, a1 = (kmh0 / 3.6) ** 2 / R, (kmh1 / 3.6) ** 2 / R
     lo = max(1.0, a0 + 0.5)
     hi = min(4.0, a1 - 0.2)
-    from .errors import ModelError
+    from ..errors import ModelError
 
     if hi - lo < 0.5:
         raise ModelError("--speed-end", f"the circle's lateral acceleration {a0:.2f}-{a1:.2f} "
@@ -253,9 +253,9 @@ def _ay_range(kmh0, kmh1, R):
 
 
 def _lane_change(args, car, kmh, ratio, settings, run):
-    from .manoeuvres import car as carmod
-    from .manoeuvres.events import double_lane_change
-    from .manoeuvres.metrics import lane_change_metrics
+    from ..manoeuvres import car as carmod
+    from ..manoeuvres.events import double_lane_change
+    from ..manoeuvres.metrics import lane_change_metrics
 
     if args.width is not None:
         width, settings["width_source"] = args.width, "--width"
@@ -267,7 +267,7 @@ def _lane_change(args, car, kmh, ratio, settings, run):
 
 
 def _sine_dwell(args, car, kmh, ratio, settings, run):
-    from .manoeuvres.events import SINE_DWELL_LIMITS, sine_with_dwell
+    from ..manoeuvres.events import SINE_DWELL_LIMITS, sine_with_dwell
 
     direction = 1 if args.direction == "left" else -1
     settings.update(scale=args.scale, direction=args.direction)
@@ -286,8 +286,8 @@ def _sine_dwell(args, car, kmh, ratio, settings, run):
 
 
 def _brake_in_turn(args, car, kmh, ratio, settings, run):
-    from .manoeuvres.events import brake_in_turn
-    from .manoeuvres.metrics import brake_in_turn_metrics
+    from ..manoeuvres.events import brake_in_turn
+    from ..manoeuvres.metrics import brake_in_turn_metrics
 
     R = args.radius or 100.0
     settings.update(radius_m=R, decel_demand_m_s2=args.decel)
@@ -388,7 +388,7 @@ def _json_safe(x):
 
 def time_series(res, ratio: float, extra: dict | None = None) -> dict:
     """The report's signals: name -> (unit, array)."""
-    from .manoeuvres.metrics import roll_angle, sideslip
+    from ..manoeuvres.metrics import roll_angle, sideslip
 
     o = res.outputs
     hw = o["driver.handwheel_angle"] if "driver.handwheel_angle" in o else o["driver.handwheel"]
@@ -415,7 +415,7 @@ def write_csv(path: Path, res, ratio: float, extra: dict) -> Path:
 
 
 def write_markdown(path: Path, settings: dict, metrics: dict, res, beside=()) -> Path:
-    from .manoeuvres.published import markdown
+    from ..manoeuvres.published import markdown
 
     title = EVENTS[settings["event"]].split(":")[0]
     lines = [f"# {title}: {settings['car']} at {settings['speed_kmh']:g} km/h", "",

@@ -4,8 +4,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from .cli_numbers import json_line, json_safe, positive_float, positive_int
-from .solver_args import add_solver_arguments, solver_options
+from .numbers import json_line, json_safe, positive_float, positive_int
+from .solver_options import add_solver_arguments, solver_options
 
 _SCHEDULER_HELP = ("where the runs go: 'local' (a Dask LocalCluster of --workers single-threaded "
                    "processes), 'none' (one after the other in this process) or a scheduler address "
@@ -84,19 +84,19 @@ def _scheduler(text):
 def cmd_sweep(args) -> int:
     import sys
 
-    from .io.files import writable_file
-    from .runs.sweep import parse_values, sweep
+    from ..io.files import writable_file
+    from ..runs.sweep import parse_values, sweep
 
     out = writable_file(args.out)
     params = {}
     for text in args.param:
         path, values = parse_values(text)
         if path in params:
-            from .errors import SolverError
+            from ..errors import SolverError
 
             raise SolverError(f"--param {path}: given twice")
         params[path] = values
-    from .io.interrupts import unwinding
+    from ..io.interrupts import unwinding
 
     note = ("sweep interrupted; nothing written (the table is written when every run has "
             "finished)")
@@ -133,8 +133,8 @@ def cmd_sweep(args) -> int:
 
 
 def cmd_identify(args) -> int:
-    from .io.files import writable_file
-    from .runs.identify import identify, load_config
+    from ..io.files import writable_file
+    from ..runs.identify import identify, load_config
 
     out = writable_file(args.out) if args.out else None
     data, _, _ = load_config(args.config)

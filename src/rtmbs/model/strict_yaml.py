@@ -1,7 +1,7 @@
 """YAML as every reader of rtmbs takes it (model, vehicle and subsystem files, manoeuvre, UDP,
 sweep and identification configs): safe, and a key given twice in one mapping is an error
 naming the key and both lines — PyYAML's own loader silently keeps the last one, and the
-error then surfaced far from the cause (issue 32)."""
+error then surfaced far from the cause."""
 from __future__ import annotations
 
 import yaml

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import sys
 
-from .cli_numbers import fifo_priority, json_line, nonnegative_float, positive_float, positive_int
-from .solver_args import add_solver_arguments, solver_options
+from .numbers import fifo_priority, json_line, nonnegative_float, positive_float, positive_int
+from .solver_options import add_solver_arguments, solver_options
 
 #: Keys of the one-line ``--json`` summary, in order.
 JSON_KEYS = ("model", "solver", "policy", "h", "steps", "overruns", "step_overruns",
@@ -123,21 +123,21 @@ def register(subparsers, formatter_class) -> None:
 def cmd_realtime(args) -> int:
     from pathlib import Path
 
-    from .io.files import writable_dir
-    from .realtime.loop import _make_solver, run_realtime
-    from .realtime.modelspec import resolve_model
+    from ..io.files import writable_dir
+    from ..realtime.loop import _make_solver, run_realtime
+    from ..realtime.modelspec import resolve_model
 
     if args.out:
         writable_dir(args.out)  # before the run, not after it
     io = None
     if args.udp:
-        from .realtime.udp import UdpIO
+        from ..realtime.udp import UdpIO
 
         io = UdpIO(args.udp)  # the configuration is checked before the model is built
     system = resolve_model(args.model)
     # built here so that the options go to the solver alone (not to run_realtime's keywords)
     slv = _make_solver(system, args.solver, solver_options(args))
-    from .io.interrupts import results_follow
+    from ..io.interrupts import results_follow
 
     with results_follow():  # Ctrl-C ends the loop, which then writes its report and files
         rep = run_realtime(system, slv, h=args.h, duration=args.duration,
@@ -147,9 +147,9 @@ def cmd_realtime(args) -> int:
                            prewarm=args.prewarm)
     written = []
     if args.out:
-        from .io.files import signals_held
-        from .io.mdf import save_mdf
-        from .io.meta import attach
+        from ..io.files import signals_held
+        from ..io.mdf import save_mdf
+        from ..io.meta import attach
 
         out = Path(args.out)
         attach(rep.result, system)  # units and the geometry `rtmbs view` draws
@@ -160,7 +160,7 @@ def cmd_realtime(args) -> int:
                                          "timings.npz", "result.h5", "result.mf4")]
     s = rep.summary()
     if args.json:
-        from .cli_warnings import warnings_shown
+        from .user_warnings import warnings_shown
 
         print(json_line({**{k: s[k] for k in JSON_KEYS}, "warnings": warnings_shown()}))
     else:
@@ -181,8 +181,8 @@ def cmd_realtime(args) -> int:
 
 
 def cmd_export_fmu(args) -> int:
-    from .io.files import writable_file
-    from .fmu import export_fmu
+    from ..io.files import writable_file
+    from ..fmu import export_fmu
 
     writable_file(args.output)  # before the model is built and the FMU packed
     path = export_fmu(args.model, args.output, fmi=args.fmi, h=args.h, solver=args.solver,
@@ -194,13 +194,13 @@ def cmd_export_fmu(args) -> int:
 def cmd_export_c(args) -> int:
     import subprocess
 
-    from .fmu.export_c import export_c
-    from .io.files import writable_dir
+    from ..fmu.export_c import export_c
+    from ..io.files import writable_dir
 
     writable_dir(args.output)  # before the model is built
     udp = None
     if args.udp:
-        from .realtime.udp import load_udp_config
+        from ..realtime.udp import load_udp_config
 
         udp = load_udp_config(args.udp)  # (checked before the model is built)
     out = export_c(args.model, args.output, h=args.h, solver=args.solver,

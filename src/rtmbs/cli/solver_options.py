@@ -9,7 +9,7 @@ from __future__ import annotations
 import argparse
 import json
 
-from .errors import SolverError
+from ..errors import SolverError
 
 #: (solver keyword, command-line flag, type, help) of the options with a flag of their own.
 FLAGS = (

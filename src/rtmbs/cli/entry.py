@@ -11,24 +11,24 @@ import os
 import re
 import sys
 
-# Real-time loops and benchmarks run single-threaded (PERFORMANCE.md): before numpy loads.
+# Real-time loops and benchmarks run single-threaded: before numpy loads.
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 os.environ.setdefault("MPLBACKEND", "Agg")
 
-from .cli_warnings import clear_warnings, show_warning  # noqa: E402
+from .user_warnings import clear_warnings, show_warning  # noqa: E402
 
 _PLUGINS = (
-    "rtmbs.commands",          # demo, info, models, run, bench, plot
-    "rtmbs.tyre_cli",          # tyre eval, tyre curves
-    "rtmbs.road_cli",          # road
-    "rtmbs.studies_cli",       # study ...
-    "rtmbs.realtime_cli",      # realtime, export-fmu, export-c
-    "rtmbs.view_cli",          # view
-    "rtmbs.sweep_cli",         # sweep, identify
-    "rtmbs.kc_cli",            # kc
-    "rtmbs.event_cli",         # event
-    "rtmbs.statics_cli",       # statics
+    "rtmbs.cli.commands",   # demo, info, models, run, bench, plot
+    "rtmbs.cli.tyre",       # tyre eval, tyre curves
+    "rtmbs.cli.road",       # road
+    "rtmbs.cli.studies",    # study ...
+    "rtmbs.cli.realtime",   # realtime, export-fmu, export-c
+    "rtmbs.cli.view",       # view
+    "rtmbs.cli.sweep",      # sweep, identify
+    "rtmbs.cli.kc",         # kc
+    "rtmbs.cli.event",      # event
+    "rtmbs.cli.statics",    # statics
 )
 
 
@@ -38,7 +38,7 @@ class _Formatter(argparse.RawDescriptionHelpFormatter, argparse.ArgumentDefaults
 
 #: What argparse takes for a negative number rather than an option: its own pattern (``-1``,
 #: ``-.5``) misses exponents and ``inf``/``nan``, so ``--h -1e-3`` ended in "expected one
-#: argument" instead of the value check naming the number (issue 32).
+#: argument" instead of the value check naming the number.
 NEGATIVE_NUMBER = re.compile(r"^-(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$|^-(inf|infinity|nan)$",
                              re.IGNORECASE)
 
@@ -64,13 +64,7 @@ def build_parser() -> argparse.ArgumentParser:
                         help="show the Python traceback of an internal error (also RTMBS_DEBUG=1)")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name in _PLUGINS:
-        try:
-            mod = importlib.import_module(name)
-        except ModuleNotFoundError as exc:
-            if exc.name and name.startswith(exc.name):
-                continue  # that area is not built yet
-            raise
-        mod.register(sub, _Formatter)
+        importlib.import_module(name).register(sub, _Formatter)
     return parser
 
 
@@ -83,11 +77,11 @@ EXIT_ERROR, EXIT_USAGE, EXIT_DIVERGED, EXIT_INTERNAL, EXIT_INTERRUPTED = 1, 2, 3
 def singular_error(exc: BaseException, model=None):
     """A :class:`~rtmbs.errors.SolverError` for a ``LinAlgError`` that escaped a command (a
     singular mass matrix or Jacobian: a model fault, not a bug; it ended in "internal error"
-    and exit 70, issue 32), naming the model and what to check; None for other exceptions."""
+    and exit 70), naming the model and what to check; None for other exceptions."""
     np = sys.modules.get("numpy")
     if np is None or not isinstance(exc, np.linalg.LinAlgError):
         return None
-    from .errors import SolverError
+    from ..errors import SolverError
 
     what = str(exc).splitlines()[0] if str(exc) else "singular matrix"
     return SolverError(
@@ -103,7 +97,7 @@ def main(argv=None) -> int:
     :mod:`rtmbs.io.interrupts`)."""
     import warnings
 
-    from .io import interrupts
+    from ..io import interrupts
 
     # Ctrl-C and SIGTERM raise KeyboardInterrupt from here on, also while the parser imports
     # the commands' modules; from the command line a watchdog covers long calls into C
@@ -132,7 +126,7 @@ def disk_error(exc: BaseException):
     the file; None for other exceptions."""
     import errno
 
-    from .errors import OutputError
+    from ..errors import OutputError
 
     if not isinstance(exc, OSError) and not (isinstance(exc, RuntimeError) and "errno = " in str(exc)):
         return None  # (h5py words a failed write as an OSError or a RuntimeError with its errno)
@@ -158,7 +152,7 @@ def _main(argv=None) -> int:
     if not getattr(args, "func", None):
         parser.print_help()
         return EXIT_USAGE
-    from .errors import RtmbsError
+    from ..errors import RtmbsError
 
     try:
         code = int(args.func(args) or 0)
@@ -179,7 +173,7 @@ def _main(argv=None) -> int:
         named = singular_error(exc, getattr(args, "model", None))
         full = disk_error(exc)
         if full is not None:  # an HDF5 file that failed is not freed at exit (it crashed there)
-            from .io import interrupts
+            from ..io import interrupts
 
             interrupts.STATE.broken_files = True
         if named or full:  # a singular system or a full disk: named, not a bug
@@ -190,6 +184,3 @@ def _main(argv=None) -> int:
               "(a bug in rtmbs: rerun with --debug for the traceback and report it)", file=sys.stderr)
         return EXIT_INTERNAL
 
-
-if __name__ == "__main__":
-    sys.exit(main())

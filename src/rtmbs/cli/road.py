@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import argparse
 
-from .cli_numbers import finite_float, nonnegative_float, positive_float
+from .numbers import finite_float, nonnegative_float, positive_float
 
 EXAMPLES = """examples:
   rtmbs road plot --type iso --class C --length 200 --dx 0.05 --seed 1 --out out/road_c
@@ -82,7 +82,7 @@ def _spec(args) -> dict:
     elif kind == "flat":
         spec["z0"] = args.z0
     elif kind == "csv":
-        from .errors import ModelError
+        from ..errors import ModelError
 
         if not args.file:
             raise ModelError("--file", "required with --type csv (a CSV with columns x,z or x,z_left,z_right)")
@@ -95,9 +95,9 @@ def _spec(args) -> dict:
 
 
 def _plot(args) -> int:
-    from .io.files import writable_dir
-    from .io.plot import plot_road
-    from .vehicle import road as R
+    from ..io.files import writable_dir
+    from ..io.plot import plot_road
+    from ..vehicle import road as R
 
     road = R.from_spec(_spec(args))  # a bad spec leaves no folder behind
     out = writable_dir(args.out)  # before the files are written
@@ -115,7 +115,7 @@ def _plot(args) -> int:
 
 
 def _classify(args) -> int:
-    from .vehicle import road as R
+    from ..vehicle import road as R
 
     road = R.from_csv(args.file)
     tracks = [("both", road.z[0])] if road.z[0].tobytes() == road.z[1].tobytes() else \

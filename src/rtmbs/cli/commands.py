@@ -5,11 +5,11 @@ import json
 import time
 from pathlib import Path
 
-from .bench import bench_steps
-from .cli_numbers import json_line, json_safe, nonnegative_int, positive_float, positive_int
-from .io.files import writable_dir, writable_file
-from .solver_args import add_solver_arguments, solver_options
-from .solvers.simulate import DRIFT_WARNING
+from ..solvers.timing import bench_steps
+from .numbers import json_line, json_safe, nonnegative_int, positive_float, positive_int
+from ..io.files import writable_dir, writable_file
+from .solver_options import add_solver_arguments, solver_options
+from ..solvers.simulate import DRIFT_WARNING
 
 
 def register(sub, fmt):
@@ -26,6 +26,12 @@ def register(sub, fmt):
     p = sub.add_parser("models", help="list the built-in models", formatter_class=fmt,
                        epilog="example:\n  rtmbs models")
     p.set_defaults(func=cmd_models)
+
+    p = sub.add_parser("schema", help="write the JSON Schema of the model format",
+                       formatter_class=fmt,
+                       epilog="example:\n  rtmbs schema --out docs/model-schema.json")
+    p.add_argument("--out", default="model-schema.json", help="the file to write")
+    p.set_defaults(func=cmd_schema)
 
     p = sub.add_parser("info", help="bodies, joints, forces and n, m, rank, f of a model",
                        formatter_class=fmt,
@@ -101,7 +107,7 @@ def _run_args(p):
 
 
 def cmd_models(args) -> int:
-    from .models import BUILTIN
+    from ..models import BUILTIN
 
     w = max(len(k) for k in BUILTIN)
     for name, (_, desc) in BUILTIN.items():
@@ -109,9 +115,19 @@ def cmd_models(args) -> int:
     return 0
 
 
+def cmd_schema(args) -> int:
+    from ..io.files import writable_file
+    from ..model.schema import schema_text
+
+    out = writable_file(args.out)
+    out.write_text(schema_text())
+    print(f"wrote {out}")
+    return 0
+
+
 def model_table(system) -> dict:
     """Bodies, joints and forces of a compiled body model, and its sizes."""
-    from .analysis import sizes
+    from ..analysis.sizes import sizes
 
     info = {"name": system.name, **sizes(system)}
     if hasattr(system, "model"):
@@ -128,7 +144,7 @@ def model_table(system) -> dict:
 
 
 def cmd_info(args) -> int:
-    from .models import load_model
+    from ..models import load_model
 
     system = load_model(args.model)
     info = model_table(system)
@@ -157,8 +173,8 @@ def cmd_info(args) -> int:
 
 def vehicle_section(system) -> dict | None:
     """The vehicle data of a car (a model with a chassis and wheels with tyres:
-    rtmbs.analysis_statics.vehicle_info), None for any other model."""
-    from .analysis_statics import vehicle_info
+    rtmbs.analysis.statics.vehicle_info), None for any other model."""
+    from ..analysis.statics import vehicle_info
 
     model = getattr(system, "model", None)
     names = {b.name for b in getattr(model, "bodies", ())}
@@ -192,7 +208,7 @@ def vehicle_markdown(v: dict) -> str:
 def check_steps(t_end: float, h: float, what: str = "--t-end") -> int:
     """The number of steps of a run of ``t_end`` at ``h``; a run shorter than one step is refused
     naming the options (before the model is even loaded)."""
-    from .errors import SolverError
+    from ..errors import SolverError
 
     nsteps = round(t_end / h)
     if nsteps < 1:
@@ -218,7 +234,7 @@ def default_every(h: float) -> int:
 def save_every(args) -> int:
     """Steps between saved samples from ``--save-every`` or ``--output-rate`` (which must be
     1/(k·h) for an integer k ≥ 1), else :func:`default_every`."""
-    from .errors import SolverError
+    from ..errors import SolverError
 
     if getattr(args, "output_rate", None) is None:
         return args.save_every or default_every(args.h)
@@ -232,7 +248,7 @@ def save_every(args) -> int:
 
 def run_formats(args) -> list[str]:
     """The result formats of ``rtmbs run`` (``--format``, plus mdf with ``--mdf``)."""
-    from .io.stream import parse_formats
+    from ..io.stream import parse_formats
 
     formats = parse_formats(args.format)
     if args.mdf and "mdf" not in formats:
@@ -246,7 +262,7 @@ def announce_size(system, nsteps: int, every: int, formats, out) -> None:
     import shutil
     import warnings
 
-    from .io.stream import expected_bytes, human
+    from ..io.stream import expected_bytes, human
 
     rows = nsteps // every + 1
     width = (2 * system.n + system.m + system.nx + len(system.output_names)
@@ -270,11 +286,11 @@ def cmd_run(args) -> int:
     import sys
     import warnings
 
-    from .errors import ConstraintDriftWarning, SimulationDiverged, SimulationInterrupted
-    from .io import interrupts
-    from .models import load_model
-    from .solvers.base import get_solver
-    from .solvers.simulate import simulate
+    from ..errors import ConstraintDriftWarning, SimulationDiverged, SimulationInterrupted
+    from ..io import interrupts
+    from ..models import load_model
+    from ..solvers.base import get_solver
+    from ..solvers.simulate import simulate
 
     nsteps = check_steps(args.t_end, args.h)
     every = save_every(args)
@@ -282,13 +298,13 @@ def cmd_run(args) -> int:
     if args.out:
         writable_dir(args.out)  # before the run, not after it
     system = load_model(args.model)
-    from .runs.manoeuvre import input_functions
+    from ..runs.manoeuvre import input_functions
 
     inputs = input_functions(args.input, system)
     slv = get_solver(args.solver)(system, **solver_options(args))  # its own option errors
     stream = None
     if args.out:
-        from .io.stream import ResultStream
+        from ..io.stream import ResultStream
 
         announce_size(system, nsteps, every, formats, args.out)
         stream = ResultStream(args.out, formats, system, rows=nsteps // every + 1,
@@ -317,7 +333,7 @@ def cmd_run(args) -> int:
                 warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
         wall = time.perf_counter() - t0
         s = res.summary(wall)
-        from .cli_warnings import warnings_shown
+        from .user_warnings import warnings_shown
 
         s["warnings"] = list(dict.fromkeys(warnings_shown() + s["warnings"]))  # e.g. redundant joints
         if stream is not None:
@@ -339,8 +355,8 @@ def cmd_run(args) -> int:
 
 def write_summary(path: Path, s: dict) -> None:
     """``summary.json`` (a full disk: the named error of the result files)."""
-    from .errors import OutputError
-    from .io.stream import cause_of
+    from ..errors import OutputError
+    from ..io.stream import cause_of
 
     try:
         path.write_text(json.dumps(json_safe(s), indent=1, allow_nan=False))
@@ -350,7 +366,7 @@ def write_summary(path: Path, s: dict) -> None:
 
 
 def cmd_bench(args) -> int:
-    from .models import load_model
+    from ..models import load_model
 
     system = load_model(args.model)
     r = bench_steps(system, args.solver, args.h, args.steps, warmup=args.warmup,
@@ -377,8 +393,8 @@ def cmd_bench(args) -> int:
 def load_result(path):
     """The :class:`~rtmbs.result.Result` in ``path`` (a folder written by ``rtmbs run`` or its
     ``.h5`` file; a folder with only a ``result.csv``, as ``rtmbs export-c``'s program writes), or an :class:`~rtmbs.errors.OutputError` naming the file and the cause."""
-    from .errors import OutputError
-    from .result import Result
+    from ..errors import OutputError
+    from ..result import Result
 
     src = Path(path)
     if not src.exists():
@@ -401,7 +417,7 @@ def load_result(path):
 
 
 def cmd_plot(args) -> int:
-    from .io.plot import plot_signals
+    from ..io.plot import plot_signals
 
     src = Path(args.result)
     res = load_result(src)

@@ -46,7 +46,7 @@ def register(subparsers, formatter_class=argparse.HelpFormatter) -> None:
         "curves", help="PNG plots of Fx-kappa, Fy-alpha, Mz-alpha and a Markdown summary",
         description="Plot the longitudinal (DIR/longitudinal.png) and lateral (DIR/lateral.png) "
         "characteristics of a .tir tyre for several loads and cambers (like Figs 4.18-4.19 of "
-        "seed 003) and write DIR/summary.md (peak friction, slip and cornering stiffness).",
+        "Carpinelli 2015) and write DIR/summary.md (peak friction, slip and cornering stiffness).",
         epilog="example:\n  rtmbs tyre curves tyre.tir --out out/tyre_curves",
         formatter_class=formatter_class)
     pc.add_argument("file", metavar="FILE", help="tyre property file (.tir)")
@@ -59,7 +59,7 @@ def register(subparsers, formatter_class=argparse.HelpFormatter) -> None:
 
 def read_inputs(path) -> tuple[list[str], dict[str, np.ndarray]]:
     """Columns of an operating-point CSV; ModelError names a missing or non-numeric column."""
-    from .errors import ModelError
+    from ..errors import ModelError
 
     path = Path(path)
     try:
@@ -88,7 +88,7 @@ def read_inputs(path) -> tuple[list[str], dict[str, np.ndarray]]:
             except (ValueError, IndexError):
                 cell = r[j] if j < len(r) else ""
                 raise ModelError(f"{path}:{i}", f"column '{name}': value {cell!r} is not a number")
-            if not math.isfinite(values[-1]):  # NaN in, NaN forces out with exit 0 (issue 32)
+            if not math.isfinite(values[-1]):  # NaN in, NaN forces out with exit 0
                 raise ModelError(f"{path}:{i}", f"column '{name}': value {r[j].strip()!r} is not "
                                  "a finite number")
         cols[name] = np.array(values)
@@ -96,8 +96,8 @@ def read_inputs(path) -> tuple[list[str], dict[str, np.ndarray]]:
 
 
 def _eval(args) -> int:
-    from .io.files import writable_file
-    from .vehicle.tyre import evaluate, load_tir
+    from ..io.files import writable_file
+    from ..vehicle.tyre import evaluate, load_tir
 
     props = load_tir(args.file)
     _, cols = read_inputs(args.inputs)
@@ -121,7 +121,7 @@ def _floats(text: str, what: str, positive: bool = False) -> list[float]:
     the option ``--what``."""
     import math
 
-    from .errors import RtmbsError
+    from ..errors import RtmbsError
 
     kind = "finite numbers > 0" if positive else "finite numbers"
     try:
@@ -139,8 +139,8 @@ def _curves(args) -> int:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from .io.files import writable_dir
-    from .vehicle.tyre import evaluate, load_tir
+    from ..io.files import writable_dir
+    from ..vehicle.tyre import evaluate, load_tir
 
     props = load_tir(args.file)
     loads = [f * props["FNOMIN"] for f in _floats(args.loads, "loads", positive=True)]

@@ -1,5 +1,5 @@
 """Strict JSON for everything rtmbs writes: non-finite numbers become ``null``, never ``NaN``
-(which ``json.loads`` of other tools rejects; issue 13)."""
+(which ``json.loads`` of other tools rejects)."""
 from __future__ import annotations
 
 import json

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .cli_numbers import positive_int
+from .numbers import positive_int
 
 
 def register(sub, fmt):
@@ -40,9 +40,9 @@ def register(sub, fmt):
 
 
 def cmd_view(args) -> int:
-    from .errors import RtmbsError
-    from .io.view import read_course, write_view
-    from .result import Result
+    from ..errors import RtmbsError
+    from ..io.view import read_course, write_view
+    from ..result import Result
 
     src = Path(args.result)
     if not src.exists():
@@ -53,7 +53,7 @@ def cmd_view(args) -> int:
         raise RtmbsError(f"result '{src}': cannot read it ({exc})") from None
     model = None
     if args.model:
-        from .models import load_model
+        from ..models import load_model
 
         model = load_model(args.model)
     folder = src if src.is_dir() else src.parent
