@@ -43,4 +43,6 @@ def test_rows_beside_the_metrics_name_the_verdict_and_the_source():
                                             "response_time_s": 0.5}, L, RATIO)
     assert [r["verdict"] for r in steps] == ["within", "above"]
     assert published.markdown(steps)[4].startswith("| yaw-rate gain at 100 km/h | 0.3 | 0.224-0.319 |")
+    assert published.lines(steps)[0] == ("  yaw-rate gain at 100 km/h: 0.3 (deg/s)/deg (published "
+                                         "0.224-0.319, within; Gillespie 1992, eq. 6-17)")
     assert published.beside("lane-change", {}, L, RATIO) == []

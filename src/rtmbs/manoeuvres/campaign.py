@@ -2,9 +2,10 @@
 other code reuses (the study ``rtmbs study fullcar``, the Table 5.3 validation).
 
 :func:`run_campaign` drives a car built by ``rtmbs.vehicle.assembly`` (the rear-drive
-``sedan-rwd`` by default; the built-in ``sedan`` drives its front axle) straight ahead, steering locked, on an ISO 8608 road, through four phases (seconds,
-:data:`PHASES`): at rest (settle), acceleration to ``target_kmh`` (rear drive torque), neutral
-(no torque, rolling resistance only), braking (equal torque front and rear by default). It
+``sedan-rwd`` by default; the built-in ``sedan`` drives its front axle) straight ahead, steering
+locked, on an ISO 8608 road, through four phases (seconds, :data:`PHASES`): at rest (settle),
+acceleration to ``target_kmh`` (drive torque on the car's driven axle), neutral (no torque,
+rolling resistance only), braking (equal torque front and rear by default). It
 returns a :class:`Campaign`: the raw (unfiltered) virtual measurements, the true values they
 estimate, the inputs, and the full :class:`~rtmbs.result.Result`.
 
@@ -175,7 +176,7 @@ def _window(t: float, t0: float, t1: float, ramp: float) -> float:
 
 
 class CampaignDriver(Driver):
-    """The campaign's inputs: rear drive torque in [t0, t1) (ramp tracking or open loop), brake
+    """The campaign's inputs: drive torque in [t0, t1) (ramp tracking or open loop), brake
     torques from ``t2`` on, handwheel held at 0; ``progress(t)`` every simulated second."""
 
     def __init__(self, system, t0, t1, t2, target, drive_torque, brake_front, brake_rear,
