@@ -236,10 +236,12 @@ def test_step_steer_yaw_rate_gain_matches_the_single_track_formula(car, circle, 
     ay = (delta - y0) / (L / v ** 2 + K)
     assert m["ay_ss_m_s2"] == pytest.approx(ay, rel=0.08)
     assert m["yaw_rate_gain_road_wheel_1_s"] == pytest.approx(ay / (v * delta), rel=0.08)
-    # ISO 7401: a response time of a passenger car. The default steer is the single-track
-    # model's for 4 m/s² (its tyres only); the car understeers more and reaches 3.2-3.6 m/s².
+    # ISO 7401: a response time of a passenger car, and the default steer (a trial step at the
+    # single-track model's angle, scaled) gives the standard's 4 m/s² within 5 % (the car is
+    # not quite linear between the trial's a_y and 4 m/s²)
     assert 0.05 < m["response_time_s"] < 0.4
-    assert 3.0 < m["ay_ss_m_s2"] < 4.2
+    assert m["ay_ss_m_s2"] == pytest.approx(4.0, rel=0.05)
+    assert s["settings"]["handwheel_source"].startswith("a trial step steer of ")
 
 
 def test_the_car_starts_at_the_events_speed_from_its_own_file(car, step):

@@ -62,8 +62,9 @@ def register(subparsers, formatter_class=argparse.HelpFormatter) -> None:
                    help="initial (and held) speed, km/h (default: step-steer, lane-change, "
                    "sine-dwell, brake-in-turn 80; constant-radius 30, its start)")
     p.add_argument("--handwheel", type=float, default=None, metavar="DEG",
-                   help="step-steer: handwheel angle, deg, + left (default: the single-track "
-                   f"model's steer for a_y = {STEP_AY:g} m/s², ISO 7401)")
+                   help="step-steer: handwheel angle, deg, + left (default: the angle for "
+                   f"a_y = {STEP_AY:g} m/s², ISO 7401: a trial step at the single-track model's "
+                   "angle, scaled)")
     p.add_argument("--t-end", type=float, default=3.0, metavar="S",
                    help="step-steer: end of the run, s (the step at 0.5 s)")
     p.add_argument("--radius", type=float, default=None, metavar="M",
@@ -203,7 +204,7 @@ def cmd_event(args) -> int:
 # -- the events --------------------------------------------------------------------------------
 
 def _step_steer(args, car, kmh, ratio, settings, run):
-    from ..manoeuvres.events import step_steer
+    from ..manoeuvres.events import steer_for_ay, step_steer
     from ..manoeuvres.metrics import step_steer_metrics
     from ..manoeuvres.single_track import single_track_from_car
 
@@ -211,9 +212,12 @@ def _step_steer(args, car, kmh, ratio, settings, run):
     st, ing = single_track_from_car(car.model, speed=v)
     hw = args.handwheel
     if hw is None:
-        hw = math.degrees(ratio * st.steer_for_ay(v, STEP_AY))
-        settings["handwheel_source"] = (f"single-track steer for a_y = {STEP_AY:g} m/s² "
-                                        "(ISO 7401)")
+        # a trial step at the single-track model's angle (it knows only the tyres' share of the
+        # understeer), scaled to the a_y the standard asks
+        trial = math.degrees(ratio * st.steer_for_ay(v, STEP_AY))
+        hw = steer_for_ay(kmh, STEP_AY, trial_deg=trial, **run)
+        settings["handwheel_source"] = (f"a trial step steer of {trial:.4g} deg (the single-track "
+                                        f"model's), scaled to a_y = {STEP_AY:g} m/s² (ISO 7401)")
     else:
         settings["handwheel_source"] = "--handwheel"
     settings.update(handwheel_deg=hw, t_step_s=0.5, rise_s=0.15, t_end_s=args.t_end)
