@@ -34,7 +34,7 @@ def _config(target, **extra):
 
 
 def test_named_four_phase_manoeuvre_reproduces_the_concept_run():
-    """The config's tables and road drive the YAML model exactly as concept.manoeuvres.run
+    """The config's tables and road drive the YAML model exactly as concept.drive_cycles.run
     drives the Python-built one (the same numbers to round-off)."""
     man = mv.TEST.scaled(SCALE)
     prob = problem(_config({"run": {}}))

@@ -64,14 +64,14 @@ def _inertia_about(bodies, cg):
 
 def sedan_layout(model=None) -> cm.CarLayout:
     """:class:`~rtmbs.concept.models.CarLayout` of a car built by ``rtmbs.vehicle.build`` (the
-    built-in sedan by default): per corner the wheel (rim) and an arm of upright/knuckle + half
+    rear-drive ``sedan-rwd`` by default): per corner the wheel (rim) and an arm of upright/knuckle + half
     of each link (+ half the half shaft at the rear), at their centres of mass; everything else
     sprung. ``sprung_inertia`` is the sprung parts' about their centre of mass (the reference
     the identified I_xx, I_yy compare to)."""
     if model is None:
-        from ..manoeuvres.events import sedan_system
+        from ..vehicle.build.vehicle import SEDAN_RWD, load_vehicle_file
 
-        model = sedan_system(0.0)[1]
+        model = load_vehicle_file(SEDAN_RWD)
     bodies = {b.name: b for b in model.bodies}
     share = {name: 1.0 for name in bodies}
     axles, offsets, wcs = {}, {}, {}

@@ -86,18 +86,13 @@ def cornering_stiffness(props, Fz: float, Vx: float, gamma: float = 0.0) -> floa
 
 def static_tyre_loads(model) -> dict[str, float]:
     """Vertical tyre loads (N) per corner (fl, fr, rl, rr) at the static equilibrium of a car
-    ``model`` (assembly.vehicle.held_for_statics: chassis x, y, yaw and the wheel spins held;
-    their multipliers vanish there)."""
-    from ..assembly import static_equilibrium
-    from ..system import compile_model
-    from ..vehicle.build.vehicle import held_for_statics
+    ``model``: :func:`rtmbs.analysis.statics.vehicle_statics` (chassis x, y, yaw and the wheel
+    spins held, their multipliers vanish there; a car with stiff bushings, whose full Newton
+    stalls, by the reduced Newton)."""
+    from ..analysis.statics import vehicle_statics
 
-    held = compile_model(held_for_statics(model))
-    q, _ = static_equilibrium(held)
-    out = np.zeros(len(held.output_names))
-    held.outputs(0.0, q, np.zeros(held.n), out)
-    names = list(held.output_names)
-    return {c: float(out[names.index(f"{c}_tyre.Fz")]) for c in ("fl", "fr", "rl", "rr")}
+    corners = vehicle_statics(model)["corners"]
+    return {c: float(corners[c]["Fz_N"]) for c in ("fl", "fr", "rl", "rr")}
 
 
 def steering_ratio(model, rack: float = 2e-4) -> float:

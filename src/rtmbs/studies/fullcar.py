@@ -3,7 +3,7 @@ Algorithm 1 vs Algorithm 2 on the full car.
 
 ``run_fullcar_study(out_dir, quick=False, log=print)``:
 
-* the campaign (:func:`rtmbs.manoeuvres.campaign.run_campaign`) on the built-in ``sedan``:
+* the campaign (:func:`rtmbs.manoeuvres.campaign.run_campaign`) on the rear-drive ``sedan-rwd``:
   at rest 0-5 s, 0 → 80 km/h in 5 s (rear drive torque), neutral 10 s, braking 5 s (300 N m
   per wheel, front = rear), ISO 8608 class B road (independent tracks), li-euler 1 ms;
 * post-processing with :mod:`rtmbs.concept.measurement`: strokes low-passed at 25 Hz, corner
@@ -38,7 +38,7 @@ from .verdicts import (Finding, above, all_of, at_most, below, finding, findings
                        ordering_holds, ratio_within, within)
 
 H = 1e-3
-MODEL = "sedan"
+MODEL = "sedan-rwd"
 BENCH_SPEED = 20.0        # m/s, the bench car rolling on the campaign's road
 BENCH_TORQUE = 100.0      # N m per half shaft during the bench
 FULL_BENCH = {"steps": 2000, "rounds": 3, "warmup": 200}
