@@ -26,7 +26,7 @@ import numpy as np  # noqa: E402
 
 from rtmbs.solvers.base import get_solver  # noqa: E402
 from rtmbs.system import compile_model  # noqa: E402
-from rtmbs.vehicle.assembly import sedan_model  # noqa: E402
+from rtmbs.vehicle.build import sedan_model  # noqa: E402
 
 JOINTS = {"sedan": "ideal", "sedan-bushings": "bushings"}
 
