@@ -22,7 +22,7 @@ buffer counted once, views counted through their base), and of the largest of th
 nnz(M) + nnz(Φq) + nnz(Jq) evaluated at the initial state (non-zero values there, not the
 structural pattern), and the packed workspace that the compiled li-euler step evaluates into
 (M, Φq, Jq, Jq̇ in their fixed blocks, ``CartesianSystem.packed_layout``). The re-analyses / fallbacks / rebases counted during the timed steps
-(rtmbs.bench.factorisation_events) explain the tails. Not a test: numbers go to
+(rtmbs.solvers.timing.factorisation_events) explain the tails. Not a test: numbers go to
 docs/benchmarks.md "Full vehicle (issue 14)" and docs/models/sedan.md.
 """
 from __future__ import annotations
@@ -38,7 +38,7 @@ import time  # noqa: E402
 
 import numpy as np  # noqa: E402
 
-from rtmbs.bench import factorisation_events  # noqa: E402
+from rtmbs.solvers.timing import factorisation_events  # noqa: E402
 from rtmbs.models import load_model  # noqa: E402
 from rtmbs.protocol import EVAL_JAC, EVAL_M, EVAL_PHIQ, EVAL_Q  # noqa: E402
 from rtmbs.solvers.base import get_solver  # noqa: E402
@@ -57,7 +57,7 @@ CASES = [  # (label, model, solver, options)
 def _system(name):
     if name == "sedan-rear-axle":
         from rtmbs.system import compile_model
-        from rtmbs.vehicle.assembly.vehicle import SEDAN_REAR_AXLE, load_vehicle_file, pitch_held
+        from rtmbs.vehicle.build.vehicle import SEDAN_REAR_AXLE, load_vehicle_file, pitch_held
 
         s = compile_model(pitch_held(load_vehicle_file(SEDAN_REAR_AXLE)))
     else:

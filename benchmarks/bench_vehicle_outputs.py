@@ -4,7 +4,7 @@ Usage:  python benchmarks/bench_vehicle_outputs.py [--calls 3000] [--rounds 7]
 
 1. ``system.outputs`` on the sedan at design, with and without its 22 sensors (the same model
    otherwise), interleaved in rounds: median µs per call (process CPU time).
-2. One static solve (``rtmbs.analysis_statics.vehicle_statics``) of sedan and sedan-bushings:
+2. One static solve (``rtmbs.analysis.statics.vehicle_statics``) of sedan and sedan-bushings:
    process CPU seconds. Not a test: numbers go to docs/benchmarks.md.
 """
 from __future__ import annotations
@@ -19,9 +19,9 @@ import time  # noqa: E402
 
 import numpy as np  # noqa: E402
 
-from rtmbs.analysis_statics import vehicle_statics  # noqa: E402
+from rtmbs.analysis.statics import vehicle_statics  # noqa: E402
 from rtmbs.system import compile_model  # noqa: E402
-from rtmbs.vehicle.assembly import sedan_model  # noqa: E402
+from rtmbs.vehicle.build import sedan_model  # noqa: E402
 
 
 def main() -> None:

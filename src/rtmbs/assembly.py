@@ -27,7 +27,7 @@ SETUP_NOTICE_FROM_N = 2000
 
 def setup_notice(system, phase: str) -> None:
     """One line on stderr before a set-up phase of a large model (n ≥ SETUP_NOTICE_FROM_N):
-    each of these phases takes seconds there (progress, issue 32)."""
+    each of these phases takes seconds there (progress)."""
     if system.n >= SETUP_NOTICE_FROM_N:
         print(f"rtmbs: setting up '{system.name}' (n {system.n}, m {system.m}): {phase} ...",
               file=sys.stderr, flush=True)

@@ -3,7 +3,7 @@
 A provider (the Cartesian body assembler, the hand-written planar truck, a concept car, a
 recursive subsystem formulation) describes
 
-    M(q) q̈ + Φqᵀ(q, t) λ = Q(q, q̇, t),     Φ(q, t) = 0,        (seed 000 eq. 1)
+    M(q) q̈ + Φqᵀ(q, t) λ = Q(q, q̇, t),     Φ(q, t) = 0,        (Carpinelli 2016 eq. 1)
 
 through one compiled entry point, :meth:`MechanicalSystem.evaluate`, which writes the requested
 quantities into a preallocated :class:`Workspace`. Nothing allocates inside ``evaluate``.
@@ -21,7 +21,7 @@ EVAL_M = 1          # mass matrix M(q)                       -> ws.M      (n, n)
 EVAL_Q = 2          # generalized forces Q(q, q̇, t)          -> ws.Q      (n,)
 EVAL_PHI = 4        # constraints Φ(q, t)                    -> ws.phi    (m,)
 EVAL_PHIQ = 8       # Φq and Φt                              -> ws.phiq (m, n), ws.phit (m,)
-EVAL_GAMMA = 16     # γ = -(Φq q̇)_q q̇ - 2Φqt q̇ - Φtt       -> ws.gamma  (m,)  (seed 000 eq. 23)
+EVAL_GAMMA = 16     # γ = -(Φq q̇)_q q̇ - 2Φqt q̇ - Φtt       -> ws.gamma  (m,)  (Carpinelli 2016 eq. 23)
 EVAL_JAC = 32       # Jq = ∂Q/∂q, Jq̇ = ∂Q/∂q̇ of all terms  -> ws.Jq, ws.Jqd (n, n)
 EVAL_JAC_STIFF = 64 # same, stiff force elements only
 EVAL_ALL = EVAL_M | EVAL_Q | EVAL_PHI | EVAL_PHIQ | EVAL_GAMMA | EVAL_JAC

@@ -100,14 +100,14 @@ def test_table_53_validations_run_and_the_identified_car_is_closer(study):
 
 
 def test_report_lists_every_finding_with_a_computed_verdict(study):
-    """The report's findings section: every Carpinelli 2016 §5.1.3-5.1.4 finding with its
+    """The report's findings section: every Carpinelli 2015 §5.1.3-5.1.4 finding with its
     criterion and verdict; the explicit-Euler finding follows the measured divergence at 1 ms,
     the cost finding is judged on explicit Euler's ratio, and the optimiser line says whether
     least_squares converged and which parameters ended at a bound."""
     out, res, _ = study
     text = (out / "report.md").read_text()
-    assert "## Findings of Carpinelli 2016 §5.1.3-5.1.4, as measured here" in text
-    assert "## Findings of Carpinelli 2016 §5.2.4, as measured here" in text
+    assert "## Findings of Carpinelli 2015 §5.1.3-5.1.4, as measured here" in text
+    assert "## Findings of Carpinelli 2015 §5.2.4, as measured here" in text
     fs = {f["claim"]: f for f in res["findings"]}
     assert len(fs) == 8
     steady = next(f for c, f in fs.items() if "steady-state tyre" in c)

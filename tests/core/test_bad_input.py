@@ -399,12 +399,12 @@ def test_a_linalg_error_escaping_a_command_names_the_model(monkeypatch, capsys):
     """A singular factorisation ended in "internal error: LinAlgError: ..." with exit 70."""
     import numpy as np
 
-    import rtmbs.commands
+    import rtmbs.cli.commands
 
     def singular(args):
         raise np.linalg.LinAlgError("SparseLU.analyse: zero or non-finite pivot in row 3")
 
-    monkeypatch.setattr(rtmbs.commands, "cmd_info", singular)
+    monkeypatch.setattr(rtmbs.cli.commands, "cmd_info", singular)
     assert main(["info", "my-model.yaml"]) == 1
     assert capsys.readouterr().err.strip() == (
         "rtmbs: error: my-model.yaml: the equations of motion could not be solved "
@@ -416,7 +416,7 @@ def test_a_linalg_error_escaping_a_command_names_the_model(monkeypatch, capsys):
 def test_duplicate_keys_are_refused_in_vehicle_and_subsystem_files(tmp_path, capsys):
     import shutil
 
-    from rtmbs.vehicle.assembly.vehicle import SEDAN
+    from rtmbs.vehicle.build.vehicle import SEDAN
 
     car = tmp_path / "car"
     shutil.copytree(SEDAN, car)
@@ -435,7 +435,7 @@ def test_duplicate_keys_are_refused_in_vehicle_and_subsystem_files(tmp_path, cap
 def test_booleans_are_refused_in_vehicle_files():
     from pydantic import ValidationError
 
-    from rtmbs.vehicle.assembly.schema import Chassis, Part
+    from rtmbs.vehicle.build.schema import Chassis, Part
 
     for bad in (dict(mass=True), dict(mass=1.0, inertia=[1.0, True, 1.0])):
         with pytest.raises(ValidationError, match="expected a number, got true"):
@@ -445,7 +445,7 @@ def test_booleans_are_refused_in_vehicle_files():
 
 
 def test_the_strict_yaml_loader():
-    from rtmbs.strict_yaml import DuplicateKeyError, safe_load
+    from rtmbs.model.strict_yaml import DuplicateKeyError, safe_load
 
     assert safe_load("a: &m {p: 1}\nb: {<<: *m, p: 2}\n") == {"a": {"p": 1}, "b": {"p": 2}}
     with pytest.raises(DuplicateKeyError, match=r"^duplicate key 'n' at lines 2 and 3 "):

@@ -107,7 +107,7 @@ def test_bench_counts_the_events_of_the_timed_steps_only(capsys):
 def test_solver_options_are_parsed_and_only_given_ones_passed():
     from rtmbs.cli import build_parser
     from rtmbs.errors import SolverError
-    from rtmbs.solver_args import solver_options
+    from rtmbs.cli.solver_options import solver_options
 
     parser = build_parser()
     args = parser.parse_args(["run", "m", "--stabilize", "ggl", "--ggl-iterations", "2",

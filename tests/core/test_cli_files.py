@@ -28,7 +28,7 @@ def test_a_closed_pipe_ends_the_command_quietly():
     """A command printing 5 MB into a pipe whose reader stops after 100 bytes: exit code 1, no
     traceback and no 'Exception ignored' at interpreter exit."""
     code = textwrap.dedent("""
-        import rtmbs.commands as c
+        import rtmbs.cli.commands as c
         def big(args):
             for _ in range(100_000):
                 print("x" * 50)

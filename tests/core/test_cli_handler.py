@@ -3,7 +3,7 @@
 is exit 130 (issue 13)."""
 import pytest
 
-import rtmbs.commands as commands
+import rtmbs.cli.commands as commands
 from rtmbs.cli import main
 from rtmbs.errors import SolverError
 
@@ -39,7 +39,7 @@ def test_ctrl_c_outside_a_run_exits_130(monkeypatch, capsys):
 def test_an_interrupted_study_lists_what_it_wrote(monkeypatch, tmp_path, capsys):
     import types
 
-    import rtmbs.studies_cli as studies_cli
+    import rtmbs.cli.studies as studies_cli
 
     def study(out, quick=False):
         (out / "table1.md").write_text("| a |\n")

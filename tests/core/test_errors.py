@@ -147,4 +147,4 @@ def test_published_json_schema_is_current():
     from rtmbs.model.schema import schema_text
 
     doc = Path(__file__).resolve().parents[2] / "docs" / "model-schema.json"
-    assert doc.read_text() == schema_text(), "run: python -m rtmbs.model.schema docs/model-schema.json"
+    assert doc.read_text() == schema_text(), "run: rtmbs schema --out docs/model-schema.json"

@@ -1,9 +1,9 @@
-"""rtmbs.sensors against a body in known motion: a translation r(t) and a rotation by θ(t) about a
+"""rtmbs.analysis.sensors against a body in known motion: a translation r(t) and a rotation by θ(t) about a
 fixed axis u, so that R s has derivatives θ̇ ũ R s and θ̈ ũ R s + θ̇² ũ² R s."""
 import numpy as np
 import pytest
 
-from rtmbs import sensors
+from rtmbs.analysis import sensors
 from rtmbs.errors import SolverError
 from rtmbs.result import Result
 

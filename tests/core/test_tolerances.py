@@ -1,7 +1,7 @@
 """The named rank tolerance (rtmbs.tolerances): `rtmbs info` and System.rank decide alike."""
 import numpy as np
 
-from rtmbs.analysis import constraint_rank, sizes
+from rtmbs.analysis.sizes import constraint_rank, sizes
 from rtmbs.models import load_model
 from rtmbs.tolerances import MODEL_RANK_RTOL, SOLVER_RANK_RTOL
 

@@ -373,7 +373,7 @@ def test_course_of_the_iso_3888_lanes():
     5 m apart; a circle's course is its centre and radius."""
     from types import SimpleNamespace
 
-    from rtmbs.event_cli import CONE_SPACING, event_course
+    from rtmbs.cli.event import CONE_SPACING, event_course
     from rtmbs.manoeuvres.events import iso3888_lanes
 
     lanes = iso3888_lanes(1.85, start=2.0)

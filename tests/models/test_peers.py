@@ -6,7 +6,7 @@ import pytest
 from scipy.integrate import solve_ivp
 
 from rtmbs import simulate
-from rtmbs.analysis import sizes
+from rtmbs.analysis.sizes import sizes
 from rtmbs.errors import ModelError
 from rtmbs.models import load_model
 from rtmbs.models import peers

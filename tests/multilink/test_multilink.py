@@ -13,7 +13,7 @@ import math
 import numpy as np
 import pytest
 
-from rtmbs.analysis import sizes
+from rtmbs.analysis.sizes import sizes
 from rtmbs.assembly import assemble_velocities, static_equilibrium
 from rtmbs.errors import ModelError
 from rtmbs.model import load_model_file

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import _models.realtime as tm
-from rtmbs import realtime_cli as rtcli
+from rtmbs.cli import realtime as rtcli
 from rtmbs.realtime.modelspec import resolve_model, split_spec
 from rtmbs.errors import ModelError
 
@@ -76,9 +76,9 @@ def test_model_specs():
 
 
 def test_plugin_is_listed():
-    from rtmbs import cli
+    from rtmbs.cli import entry
 
-    assert "rtmbs.realtime_cli" in cli._PLUGINS
+    assert "rtmbs.cli.realtime" in entry._PLUGINS
 
 
 def test_options_a_solver_does_not_take_are_its_error(tmp_path):

@@ -177,7 +177,7 @@ def test_paced_run_summary(program, tmp_path):
                                             + int(counters["os_overruns_preempted"]))
     assert counters["status"].strip() == "1" and "finished" in text
     # the same run with --json: the keys of `rtmbs realtime --json`
-    from rtmbs.realtime_cli import JSON_KEYS
+    from rtmbs.cli.realtime import JSON_KEYS
 
     line = _run(out / "rtmbs-rt", "--duration", 0.2, "--json", "--out", tmp_path / "js").strip()
     s = json.loads(line)

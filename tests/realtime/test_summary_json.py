@@ -4,7 +4,7 @@ import json
 import math
 
 from rtmbs.realtime.stats import save_summary
-from rtmbs.strict_json import dumps, json_safe
+from rtmbs.model.strict_json import dumps, json_safe
 
 
 def test_summary_of_an_empty_run_is_strict_json(tmp_path):

@@ -1,4 +1,4 @@
-"""Carpinelli 2016 §5.2.3 findings of the full-car study: each verdict flips when its numbers
+"""Carpinelli 2015 §5.2.3 findings of the full-car study: each verdict flips when its numbers
 cross its criterion (made-up numbers; no study run)."""
 from rtmbs.studies import fullcar as F
 from rtmbs.studies.verdicts import FAILS, HOLDS

@@ -1,4 +1,4 @@
-"""Carpinelli et al. 2016 §6.2 findings of the multilink study: each verdict flips when its numbers
+"""Carpinelli 2016 §6.2 findings of the multilink study: each verdict flips when its numbers
 cross its criterion (made-up numbers); the projection option names and passes what it runs."""
 import pytest
 

@@ -150,7 +150,7 @@ def test_phase_times_and_findings(study):
 
 
 def test_every_seed_finding_has_a_verdict(study):
-    """Each finding of Carpinelli et al. 2016 §6.2 is listed with its criterion, the numbers and
+    """Each finding of Carpinelli 2016 §6.2 is listed with its criterion, the numbers and
     holds / does not hold / not comparable, and the like-for-like (dense against dense) verdict
     agrees with the bench."""
     out, res, _ = study

@@ -43,7 +43,7 @@ def test_report_table_and_figures(study):
     assert rep.count("with the paper") >= 2
     # every seed 002 finding is listed with its verdict, and no stale model note
     sf = info["findings"]["seed002"]
-    sec = rep[rep.index("## Findings of seed 002"):rep.index("## Timing and constraint")]
+    sec = rep[rep.index("## Findings of Pękal & Frączek 2016"):rep.index("## Timing and constraint")]
     for k, e in enumerate(sf.values(), 1):
         row = next(ln for ln in sec.splitlines() if ln.startswith(f"| {k} | "))
         assert row.endswith("| **holds** |" if e["holds"] else "| **does not hold** |")

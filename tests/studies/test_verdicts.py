@@ -59,7 +59,7 @@ def test_finding_verdicts_and_table():
     assert fs[2].numbers == "full runs only"
     assert fs[3].numbers == "runs: — (not measured in this run)"
     L = findings_table(fs)
-    assert L[0] == "| # | finding | seed | criterion | here | verdict |"
+    assert L[0] == "| # | finding | paper | criterion | here | verdict |"
     assert L[2] == "| 1 | claim one | 1.55 | A/B > 1 | A 3, B 1 | **holds** |"
     assert L[3] == "| 2 | claim \\| two | 3.27 | A/B > 1 | A 0.2, B 1 | **does not hold** |"
     assert L[-1] == tally(fs) == "1 hold, 1 do not hold, 2 not comparable (of 4)."

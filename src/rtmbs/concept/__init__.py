@@ -1,4 +1,4 @@
-"""Concept models of seed 003 chapter 5 and their identification (docs/concept.md).
+"""Concept models of Carpinelli 2015 chapter 5 and their identification (docs/concept.md).
 
 * :mod:`.anti`: load transfer and the anti-squat / anti-lift / anti-dive forces (eqs. 5.1-5.4);
 * :mod:`.models`: the trailing-arm quarter car (Fig. 5.5), the 12-DOF trailing-arm car

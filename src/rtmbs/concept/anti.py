@@ -1,5 +1,5 @@
 """Longitudinal load transfer and the anti-features of a suspension with an instant centre
-(seed 003 §5.1.1, eqs. 5.1-5.4), written as the seed writes them.
+(Carpinelli 2015 §5.1.1, eqs. 5.1-5.4), written as the paper writes them.
 
 Symbols (SI units): ``W_tot`` vehicle weight [N], ``h_cg`` centre-of-gravity height [m],
 ``a_x`` longitudinal acceleration [m/s²] (+ forward), ``L`` wheelbase [m], ``F`` the signed
@@ -10,7 +10,7 @@ patch [m], ``r`` the loaded radius (wheel-centre height) [m].
 Every equation is ΔW = W_tot h_CG a_x/(g L) − F k/d with k = e − r when the drive torque
 reacts on the sprung mass (inboard differential, eq. 5.1) and k = e when it reacts on the
 suspension arm (outboard brakes, eqs. 5.2 and 5.4; front drive through the arm, eq. 5.3).
-For the rear axle ΔW is the load gained; for the front axle (eqs. 5.3-5.4) the seed's ΔW is
+For the rear axle ΔW is the load gained; for the front axle (eqs. 5.3-5.4) the paper's ΔW is
 the load lost. In the concept models the instant centre sits at (d_r, e_r) from the unsprung
 centre of mass (:func:`rtmbs.concept.models.ic_geometry` gives e and d).
 """

@@ -1,5 +1,5 @@
 """Longitudinal tyre forces and drive torques of the identification model from the measured
-longitudinal acceleration (seed 003 §5.2.2, eqs. 5.6-5.10; flat road, no aerodynamics).
+longitudinal acceleration (Carpinelli 2015 §5.2.2, eqs. 5.6-5.10; flat road, no aerodynamics).
 
 Symbols: ``M_tot`` vehicle mass [kg], ``a_x`` measured acceleration [m/s²], ``W_z`` a wheel's
 vertical load [N], ``f_r`` rolling-resistance coefficient [-], ``I_w`` wheel spin inertia
@@ -28,7 +28,7 @@ def drive_torque(F_x, r: float):
 
 def braking_forces(M_tot: float, a_x, R_x_rear, R_x_front, rear_share: float):
     """(F_x,rear, F_x,front) of one side under braking: the side's total ½ M_tot a_x + R_x,rear +
-    R_x,front split by ``rear_share`` and 1 − rear_share (eqs. 5.9-5.10; the seed's %rear,
+    R_x,front split by ``rear_share`` and 1 − rear_share (eqs. 5.9-5.10; the paper's %rear,
     %front)."""
     if not 0.0 <= rear_share <= 1.0:
         raise ValueError(f"rear_share must be in [0, 1], got {rear_share}")

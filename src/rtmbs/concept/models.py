@@ -1,4 +1,4 @@
-"""Concept models of seed 003 §5 as model descriptions (:class:`rtmbs.model.Model`) for
+"""Concept models of Carpinelli 2015 §5 as model descriptions (:class:`rtmbs.model.Model`) for
 :func:`rtmbs.system.compile_model` (docs/concept.md).
 
 ==============================  ====  ====  ====  ==========================================
@@ -20,7 +20,7 @@ longitudinal and vertical offsets from the unsprung centre of mass (+x forward f
 corner, rearward for a front one; +z up), ``K``, ``L0``, ``C``: the rate, free length and
 damping of the spring-damper between the arm (at the wheel centre) and the sprung mass (a point
 ``SPRING_LENGTH`` above it). The spring acts at the wheel centre, so ``K`` and ``C`` are wheel
-rates. The instant centre does not move with travel (the seed's assumption).
+rates. The instant centre does not move with travel (the paper's assumption).
 
 Masses of the quarter car from ``multilink-ideal`` (seed: "links' masses split equally between
 sprung and unsprung"): sprung = chassis + subframe + outshaft + ½ links + ½ halfshaft; arm =
@@ -166,7 +166,7 @@ def quarter_car_model(params: dict | None = None, road: dict | None = None, tyre
     """The trailing-arm quarter car (Fig. 5.5): n = 21, m = 16, f = 5.
 
     ``params``: any of d_r, e_r, K_r, L0_r, C_r (defaults :func:`quarter_defaults`). Inputs
-    ``drive_torque`` (chassis -> rim, about y: the seed's chassis -> arm -> rim) and
+    ``drive_torque`` (chassis -> rim, about y: the paper's chassis -> arm -> rim) and
     ``brake_torque`` (arm -> rim), channels like ``multilink-ideal``'s. Chassis body at the
     detailed chassis' centre of mass, so ``chassis.z`` compares directly.
     """
@@ -175,14 +175,14 @@ def quarter_car_model(params: dict | None = None, road: dict | None = None, tyre
     wc = np.array(ml.HARD_POINTS["wheel_centre"])
     geo = ic_geometry(p["d_r"], p["e_r"], masses)
     m = Model(name="concept-quarter-car", gravity=(0.0, 0.0, -G),
-              description="Trailing-arm quarter car of seed 003 Fig. 5.5 (docs/concept.md)")
+              description="Trailing-arm quarter car of Carpinelli 2015 Fig. 5.5 (docs/concept.md)")
     m.add_body("chassis", masses.sprung, inertia=[120.0, 450.0, 500.0],
                position=ml.CENTRES["chassis"])
     m.add_marker("ground", "origin", (0.0, 0.0, 0.0))
     m.add_joint("chassis_lock", "orientation-lock", "ground.origin", "chassis.cm")
     _add_corner(m, "rl", "chassis", wc, geo["ic"], masses, p["K_r"], p["C_r"], p["L0_r"], tyre,
                 road, transient, arm_cg=masses.arm_cg)
-    # the seed's body names: arm and rim
+    # the paper's body names: arm and rim
     _rename(m, {"arm_rl": "arm", "rim_rl": "rim", "tyre_rl": "tyre", "spring_rl": "spring"})
     m.add_input("drive_torque", "channel", value=0.0)
     m.add_input("brake_torque", "channel", value=0.0)
@@ -210,7 +210,7 @@ def _rename(m: Model, names: dict):
 
 
 # -- full vehicle ------------------------------------------------------------------------------------
-#: Full-car layout (our choice; seed 003 §5.2 gives none): wheelbase, track, sprung mass, its
+#: Full-car layout (our choice; Carpinelli 2015 §5.2 gives none): wheelbase, track, sprung mass, its
 #: CG (x from the rear axle, height) and inertias.
 WHEELBASE = 2.70
 TRACK = 1.60
@@ -224,7 +224,7 @@ CAR_PARAMS = ("I_xx", "I_yy", "L0_rl", "L0_rr", "L0_fl", "L0_fr", "K_f", "K_r", 
 
 @dataclass(frozen=True)
 class CarLayout:
-    """What the full-car concept models take from the car they stand for (the seed's "assessed
+    """What the full-car concept models take from the car they stand for (the paper's "assessed
     parameters", §5.2.2): sprung mass, centre of mass and inertias (I_xx, I_yy are identified,
     I_zz is kept), per axle (``"f"``, ``"r"``) the arm and rim masses (:class:`CornerMasses`;
     its ``arm_cg`` unused) and the arm centre of mass as an (x, z) offset from the wheel centre,
@@ -341,7 +341,7 @@ def trailing_arm_car_model(params: dict | None = None, road: dict | None = None,
     layout = layout or default_layout()
     p = _check_params(params, car_defaults(layout=layout), "params")
     m = Model(name="concept-trailing-arm-car", gravity=(0.0, 0.0, -G),
-              description="12-DOF trailing-arm car of seed 003 Fig. 5.13 (docs/concept.md)")
+              description="12-DOF trailing-arm car of Carpinelli 2015 Fig. 5.13 (docs/concept.md)")
     _sprung_body(m, "body", (p["I_xx"], p["I_yy"], layout.sprung_inertia[2]), layout)
     _lock_y_yaw(m, "body")
     for c, (wc, _) in corner_positions(layout=layout).items():
@@ -365,7 +365,7 @@ def ride_model_7dof(K: float = 30000.0, C: float = 2500.0, tyre_rate: float = TY
                     tyre_damping: float = 500.0) -> Model:
     """The classic 7-DOF ride model: sprung mass (bounce, roll, pitch; x, y, yaw held) and four
     unsprung masses on vertical prismatic joints, linear tyre springs to the flat ground:
-    n = 35, m = 28, f = 7. It carries no anti-features (the seed's point, §5.2.1)."""
+    n = 35, m = 28, f = 7. It carries no anti-features (the paper's point, §5.2.1)."""
     masses = detailed_masses()
     m = Model(name="concept-ride-7dof", gravity=(0.0, 0.0, -G),
               description="Classic 7-DOF ride model (docs/concept.md)")
@@ -408,7 +408,7 @@ def identification_model(params: dict | None = None, wheel_z: dict | None = None
     layout = layout or default_layout()
     p = _check_params(params, car_defaults(layout=layout), "params")
     m = Model(name="concept-identification", gravity=(0.0, 0.0, -G),
-              description="5-body identification model of seed 003 §5.2.2 (docs/concept.md)")
+              description="5-body identification model of Carpinelli 2015 §5.2.2 (docs/concept.md)")
     _sprung_body(m, "body", (p["I_xx"], p["I_yy"], layout.sprung_inertia[2]), layout)
     if lock_y_yaw:
         _lock_y_yaw(m, "body")

@@ -1,15 +1,15 @@
-"""Full-car identification and validation on the detailed sedan: seed 003 §5.2.2-5.2.4, Table 5.3
+"""Full-car identification and validation on the detailed sedan: Carpinelli 2015 §5.2.2-5.2.4, Table 5.3
 (docs/concept.md "Table 5.3 on the sedan").
 
 Pipeline (each step a function):
 
-1. :func:`sedan_layout`: what the concept models take from the sedan (the seed's "assessed
+1. :func:`sedan_layout`: what the concept models take from the sedan (the paper's "assessed
    parameters"): sprung and unsprung masses and centres of mass, wheel centres, tyre. The
-   seed splits the links' masses equally between sprung and unsprung;
+   paper splits the links' masses equally between sprung and unsprung;
 2. the virtual measurement campaign, :func:`rtmbs.manoeuvres.campaign.run_campaign` (raw strokes,
    corner accelerations, speed);
 3. :func:`reconstruct`: strokes low-passed at 25 Hz, corner accelerations high-passed at 0.5 Hz,
-   a_x from the speed, wheel-centre heights by :func:`rtmbs.concept.sensors.reconstruct_wheel_centre`
+   a_x from the speed, wheel-centre heights by :func:`rtmbs.concept.measurement.reconstruct_wheel_centre`
    with the eq. 5.11 tyre-deflection correction;
 4. :func:`longitudinal_inputs`: F_x per wheel and the rear drive torque from a_x (eqs. 5.6-5.10);
 5. :func:`identify_car`: the 14 parameters of :data:`rtmbs.concept.models.CAR_PARAMS` on the
@@ -26,14 +26,14 @@ from types import SimpleNamespace
 
 import numpy as np
 
-from .. import sensors as sn
+from ..analysis import sensors as sn
 from . import longitudinal as lo
 from . import models as cm
-from .sensors import lowpass, reconstruct_wheel_centre
+from .measurement import lowpass, reconstruct_wheel_centre
 
 CORNERS = cm.CORNERS
 STROKES = tuple(f"s_{c}" for c in CORNERS)
-#: a_x from the differentiated speed, low-passed (ours; the seed gives no filter)
+#: a_x from the differentiated speed, low-passed (ours; the paper gives no filter)
 AX_LP_HZ = 5.0
 #: braking detected where the filtered a_x is below this (m/s²; coasting is about −0.1)
 BRAKE_DETECT = -0.5
@@ -41,11 +41,11 @@ BRAKE_DETECT = -0.5
 CORNER_HEIGHT = 0.25
 #: rolling-resistance coefficient when the coast gives none in (0, F_R_MAX) (ours)
 F_R_DEFAULT, F_R_MAX = 0.01, 0.05
-#: seed 003 Table 5.3 (manoeuvre: target km/h, brake front, brake rear N m per wheel, road)
+#: Carpinelli 2015 Table 5.3 (manoeuvre: target km/h, brake front, brake rear N m per wheel, road)
 TABLE_53 = {"I": (80.0, 200.0, 200.0, "A"), "II": (80.0, 300.0, 300.0, "C"),
             "III": (54.0, 310.0, 200.0, "A/B")}
 SEED_ITERATIONS_53 = 21
-#: parts of each sedan corner on the unsprung side: full and half (the seed's split)
+#: parts of each sedan corner on the unsprung side: full and half (the paper's split)
 UNSPRUNG_FULL = {"f": ("upright",), "r": ("knuckle",)}
 UNSPRUNG_HALF = {"f": ("upper_arm", "lower_arm"),
                  "r": ("upper_arm", "leading_arm", "control_arm", "trailing_arm", "lower_arm",
@@ -63,15 +63,15 @@ def _inertia_about(bodies, cg):
 
 
 def sedan_layout(model=None) -> cm.CarLayout:
-    """:class:`~rtmbs.concept.models.CarLayout` of a car built by ``rtmbs.vehicle.assembly`` (the
-    built-in sedan by default): per corner the wheel (rim) and an arm of upright/knuckle + half
+    """:class:`~rtmbs.concept.models.CarLayout` of a car built by ``rtmbs.vehicle.build`` (the
+    rear-drive ``sedan-rwd`` by default): per corner the wheel (rim) and an arm of upright/knuckle + half
     of each link (+ half the half shaft at the rear), at their centres of mass; everything else
     sprung. ``sprung_inertia`` is the sprung parts' about their centre of mass (the reference
     the identified I_xx, I_yy compare to)."""
     if model is None:
-        from ..manoeuvres.events import sedan_system
+        from ..vehicle.build.vehicle import SEDAN_RWD, load_vehicle_file
 
-        model = sedan_system(0.0)[1]
+        model = load_vehicle_file(SEDAN_RWD)
     bodies = {b.name: b for b in model.bodies}
     share = {name: 1.0 for name in bodies}
     axles, offsets, wcs = {}, {}, {}
@@ -168,7 +168,7 @@ def reconstruction_errors(campaign, rec: Reconstruction, fc: float = 0.5) -> dic
     reconstruction's own); ``road_slow``: RMS of the road's part below ``fc`` under the wheel;
     ``less_road_slow``: of the error less that part of the road (what no body-mounted sensor
     high-passed at ``fc`` can see)."""
-    from .sensors import highpass
+    from .measurement import highpass
 
     out = {}
     for c in CORNERS:
@@ -189,7 +189,7 @@ def reconstruction_errors(campaign, rec: Reconstruction, fc: float = 0.5) -> dic
 def longitudinal_inputs(rec: Reconstruction, campaign, layout: cm.CarLayout, i_w: float | None = None,
                         f_r: float | None = None) -> dict:
     """Per-sample F_x per wheel and rear drive torque (eqs. 5.6-5.10) from the filtered a_x.
-    f_r: from the coasting deceleration of the neutral phase (the seed's ≈ 0.01 g) unless
+    f_r: from the coasting deceleration of the neutral phase (the paper's ≈ 0.01 g) unless
     given (:data:`F_R_DEFAULT` when that is not in (0, :data:`F_R_MAX`)); braking where
     a_x < :data:`BRAKE_DETECT`, split by the campaign's brake torques; r: the loaded radius
     (design wheel-centre height)."""
@@ -244,7 +244,7 @@ def chassis_signals(system, res, point) -> dict:
 
 @dataclass(frozen=True)
 class StrokeSimulator:
-    """``simulate(params)`` for :func:`rtmbs.concept.identify.identify`: the 5-body identification
+    """``simulate(params)`` for :func:`rtmbs.concept.calibrate.identify`: the 5-body identification
     model of ``layout`` (wheel-centre heights ``wheel_z``: corner -> table Input; channel inputs
     one value per step), ``n`` steps of ``h`` with li-euler, sampled every ``every`` steps;
     returns the four strokes ``s_<corner>`` (and the chassis signals at ``point``). Picklable."""
@@ -355,7 +355,7 @@ def ic_parameters(campaign, layout: cm.CarLayout) -> dict:
 
 
 def problem(layout: cm.CarLayout, ic_sides: dict) -> tuple:
-    """(names, start, lower, upper) of the 14-parameter identification (our choices; the seed
+    """(names, start, lower, upper) of the 14-parameter identification (our choices; the paper
     gives none): generic mid-size-car values, not the sedan's: I_xx 400, I_yy 1500 kg m²,
     K 30 kN/m, C 2.5 kN s/m, the IC 2 m from the arm on the side ``ic_sides[a]`` (+1/−1) says
     and at its height, free lengths for the design ride height at K; bounds wide (a free

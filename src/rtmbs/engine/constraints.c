@@ -4,7 +4,7 @@
  * Constraints are written in virtual coordinates x_b = (dr, dpi) of the two bodies of a
  * primitive (D = dPhi/dx, 12 columns: body i, then body j) and mapped to q with
  * L_b = blockdiag(I, G_b): Phi_q = D L, gamma = -(beta + D_pi alpha) with
- * Phiddot = D vdot + beta (seed 003 sec. 4.2; seed 000 eq. 23).
+ * Phiddot = D vdot + beta (Carpinelli 2015 sec. 4.2; Carpinelli 2016 eq. 23).
  *
  * Primitives (RTMBS_PRIM_*): SPH r_Pj - r_Pi = 0 (3 rows); DOT1 a_i^T a_j = 0; DOT2
  * a_i^T (r_Pj - r_Pi) - s(t) = 0; DIST d^T d - L(t)^2 = 0; ROTDRV cos th(t) (b_i^T a_j)

@@ -1,4 +1,4 @@
-/* explicit_euler.c -- explicit Euler on the index-1 form (seed 000 eqs. 11-12, 14), the non-stiff
+/* explicit_euler.c -- explicit Euler on the index-1 form (Carpinelli 2016 eqs. 11-12, 14), the non-stiff
  * baseline, on the sparse path (rtmbs.solvers.compiled_explicit):
  *
  *   evaluate at (t, q, qdot): M, Q, Phi_q, Phi_t, gamma [, Phi]             (evaluate.c)

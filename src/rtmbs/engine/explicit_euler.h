@@ -1,4 +1,4 @@
-/* explicit_euler.h -- explicit Euler on the index-1 form (explicit_euler.c; seed 000 eqs. 11-12,
+/* explicit_euler.h -- explicit Euler on the index-1 form (explicit_euler.c; Carpinelli 2016 eqs. 11-12,
  * 14): the step and its rollout on the sparse path of a compiled Cartesian model. */
 #ifndef RTMBS_EXPLICIT_EULER_H
 #define RTMBS_EXPLICIT_EULER_H

@@ -1,5 +1,5 @@
 /* extra_states.c -- the extra first-order states of a model: the transient tyres' carcass
- * deflections u, v (seed 003 eqs. 4.22-4.24), advanced once per fixed step.
+ * deflections u, v (Carpinelli 2015 eqs. 4.22-4.24), advanced once per fixed step.
  *
  * d->xstate holds [h, u0, v0, u1, v1, ...]; tyre k (frc_par[r, TP_XSTATE] = k) owns entries
  * 1 + 2k, 2 + 2k. The tyre element writes the inputs of eq. 4.23 (slip velocities, V_x,

@@ -4,7 +4,7 @@
  * the point P_j (and -f on body i at the same point) and a couple tau on j (-tau on i), with
  * df/dx, df/dv, dtau/dx, dtau/dv (3 x 12, x = (dr_i, dpi_i, dr_j, dpi_j) at fixed global
  * velocities). They are added to 6 x 6 blocks per body pair, and each block is mapped once to
- * Q and its Jacobians in q through L = blockdiag(I, G) (seed 003 sec. 4.2; seed 000 eqs. 1, 3).
+ * Q and its Jacobians in q through L = blockdiag(I, G) (Carpinelli 2015 sec. 4.2; Carpinelli 2016 eqs. 1, 3).
  * Single-body loads use the ground (index nbody) as body i.
  */
 #include "elements/elements.h"
@@ -272,7 +272,7 @@ void rtmbs_virtual_blocks_to_clear(const rtmbs_model* m, rtmbs_data* d, int stif
 
 /* Q_q = L^T Q_x per body and, with what_jac, Jq_ab = L_a^T (K_ab L_b + C_ab,omega W_b)
  * + delta_ab [(dG^T/dp) tau_b + direct p-terms], Jqdot_ab = L_a^T C_ab L_b for every block,
- * with L = blockdiag(I, G) (seed 003 sec. 4.2; seed 000 eqs. 1, 3). Every block is written (not
+ * with L = blockdiag(I, G) (Carpinelli 2015 sec. 4.2; Carpinelli 2016 eqs. 1, 3). Every block is written (not
  * added); with stiff_only a block no stiff element writes (blk_pair[k][3] = 0) is written as
  * zeros. packed: block k at rows SEG k, columns 0 of Jq, Jqd (row stride SEG), else at the
  * bodies' coordinates (row stride ld = n). */

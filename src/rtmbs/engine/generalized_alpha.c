@@ -8,7 +8,7 @@
  *     [M - s gamma' Jqdot - s Jq, Phi_q^T; Phi_q, 0] gathered and factored at the first (kkt.c)
  *     [dq; s dlam] = -K^-1 [s (M qdd1 - Q + Phi_q^T lam1); Phi]   q1, qd1, qdd1, lam1 corrected
  *   stabilisation: velocity (VELOCITY_PASSES solves of [0; -(Phi_q qd1 + Phi_t)] with the step's
- *   factors), projection ([M Phi_q^T; Phi_q 0] at q1: positions (seed 000 eq. 30), velocities),
+ *   factors), projection ([M Phi_q^T; Phi_q 0] at q1: positions (Carpinelli 2016 eq. 30), velocities),
  *   or none
  *   commit a, q, qd, qdd, lambda (tiny values flushed to 0); extra states (extra_states.c)
  *

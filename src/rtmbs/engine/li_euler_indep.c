@@ -1,5 +1,5 @@
 /* li_euler_indep.c -- Algorithm 2 (Carpinelli 2016: linearly implicit Euler in independent
- * coordinates, seed 000 Table 2) for B = the coordinate partition, on packed workspaces.
+ * coordinates, Carpinelli 2016 Table 2) for B = the coordinate partition, on packed workspaces.
  *
  * State (q, zd). With T = [S R] = [Phi_q; B]^-1 (eq. 24), b = -Phi_t [- gb Phi], c = gamma:
  *   qdot = S b + R zd                                                          (eq. 24)

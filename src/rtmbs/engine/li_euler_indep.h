@@ -91,7 +91,7 @@ typedef struct rtmbs_indep_options_ {
     (2 * (n) * ((n) - (m)) + ((n) - (m)) * ((n) - (m)) + (na) + 10 * (n) + 2 * ((n) - (m)) + \
      2 * (m) + ((n) + (m)))
 
-/* One step of Algorithm 2 (seed 000 Table 2, eqs. 24-28, 18, 30) on the packed workspaces w0,
+/* One step of Algorithm 2 (Carpinelli 2016 Table 2, eqs. 24-28, 18, 30) on the packed workspaces w0,
  * w1: q, qd (and zd, lambda in vec) updated in place. aidx: the PackedKKTMap index of A's and
  * Phi_q's entries; proj_kkt: the projection's KKT (opt->proj == KKT). out0[k] = data[oidx0[k]]
  * at the step's start. *code gets OK | CHANGED | REBASE; diag = (Phi_u's pivot ratio at the new

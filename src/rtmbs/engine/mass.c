@@ -1,7 +1,7 @@
 /* mass.c -- the mass block of a body and its inertia terms.
  *
  * M = blockdiag(m I, G^T J_g G) with J_g = A J' A^T; the weight m g and the inertia torque
- * T = -omega~ J_g omega - J_g alpha are part of Q (seed 003 sec. 4.2; seed 000 eqs. 1, 3).
+ * T = -omega~ J_g omega - J_g alpha are part of Q (Carpinelli 2015 sec. 4.2; Carpinelli 2016 eqs. 1, 3).
  */
 #include "stages.h"
 

@@ -1,5 +1,5 @@
 /* rosenbrock.c -- the stages of GRK4T (Kaps and Rentrop 1979) in the transformed form of Hairer's
- * ROS4 with mass matrix (Hairer-Wanner IV.7, eq. 7.25), partitioned as seed 001 eqs. 3-4:
+ * ROS4 with mass matrix (Hairer-Wanner IV.7, eq. 7.25), partitioned as Truck benchmark eqs. 3-4:
  *
  *   A = M - h gamma dQ/dv - (h gamma)^2 dQ/dq,
  *   A u_v = h gamma (Q_s + h d_i Q_t + M sum c_ij/h u_v,j) + (h gamma)^2 dQ/dq r_q,

@@ -1,5 +1,5 @@
 /* rosenbrock.h -- the stages of GRK4T (Kaps and Rentrop 1979), fixed step, for ODE models (m = 0)
- * in the partitioned form of seed 001 eqs. 3-4 (rosenbrock.c; rtmbs.solvers.rosenbrock).
+ * in the partitioned form of the truck benchmark eqs. 3-4 (rosenbrock.c; rtmbs.solvers.rosenbrock).
  * Row-major dense arrays: M, Jq, Jqd, LU (n x n), U (4 x 2 x n: u_q, u_v of each stage). */
 #ifndef RTMBS_ROSENBROCK_H
 #define RTMBS_ROSENBROCK_H

@@ -1,9 +1,9 @@
 /* rotations.c -- orientation coordinates and their kinematics (codes: rtmbs.kernels.codes ROT_*).
  *
  * Two choices per body (RTMBS_ROT_*):
- *  - Euler parameters p = (e0, e1, e2, e3) (seed 003 eqs. 4.4-4.8): A = (2 e0^2 - 1) I
+ *  - Euler parameters p = (e0, e1, e2, e3) (Carpinelli 2015 eqs. 4.4-4.8): A = (2 e0^2 - 1) I
  *    + 2 (e e^T + e0 e~), omega = 2 E(p) pdot with E = [-e, e~ + e0 I]; p^T p = 1 is a constraint.
- *  - zxz Euler angles p = (phi, theta, psi) (seed 002 sec. 2.1): A = Rz(phi) Rx(theta) Rz(psi),
+ *  - zxz Euler angles p = (phi, theta, psi) (Pękal & Frączek 2016 sec. 2.1): A = Rz(phi) Rx(theta) Rz(psi),
  *    omega = G(phi, theta) pdot; singular at sin theta = 0.
  * Layouts (row-major): A 3x3, G 3x4, dG 4x3x4 (dG[k] = dG/dp_k), W 3x4, alpha 3, dadp and dadpd
  * 3x4, d2G 4x4x3x4; columns beyond the body's number of coordinates are zero.
@@ -13,7 +13,7 @@
 #include "stages.h"
 
 /* A = R(p/|p|): the rotation matrix of the normalised Euler parameters, so that A does not change
- * along p (docs/solvers.md, "Euler parameters"); at |p| = 1 seed 003 eq. 4.6. */
+ * along p (docs/solvers.md, "Euler parameters"); at |p| = 1 Carpinelli 2015 eq. 4.6. */
 void rtmbs_ep_to_matrix(const double* p, double* A) {
     const double e0 = p[0], e1 = p[1], e2 = p[2], e3 = p[3];
     const double s = 2.0 / (e0 * e0 + e1 * e1 + e2 * e2 + e3 * e3);

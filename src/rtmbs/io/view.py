@@ -57,7 +57,7 @@ DISPLAY = {"rad": ("deg", 180.0 / np.pi), "rad/s": ("deg/s", 180.0 / np.pi)}
 
 def rotation(rtype: int, p) -> np.ndarray:
     """Rotation matrix of a body from its rotational coordinates: Euler parameters
-    (seed 003 eq. 4.5, A = (2e0² − 1)I + 2(e eᵀ + e0 ẽ)) or zxz angles (A = Rz(φ) Rx(θ) Rz(ψ))."""
+    (Carpinelli 2015 eq. 4.5, A = (2e0² − 1)I + 2(e eᵀ + e0 ẽ)) or zxz angles (A = Rz(φ) Rx(θ) Rz(ψ))."""
     if rtype == 0:
         e0, e1, e2, e3 = p[:4]
         e = np.array([e1, e2, e3])

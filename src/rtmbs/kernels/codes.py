@@ -7,7 +7,7 @@ columns. Plain Python: importing it compiles nothing.
 """
 from __future__ import annotations
 
-# -- primitive constraints (rows; Nikravesh 1988, ch. 7; seed 003 §4.1) ------------------------
+# -- primitive constraints (rows; Nikravesh 1988, ch. 7; Carpinelli 2015 §4.1) ------------------------
 PRIM_SPH = 0     # r_Pj − r_Pi = 0                                   (3 rows)
 PRIM_DOT1 = 1    # a_iᵀ a_j = 0                                      (1 row)
 PRIM_DOT2 = 2    # a_iᵀ (r_Pj − r_Pi) − s(t) = 0                     (1 row)
@@ -37,7 +37,7 @@ SEG = 7
 FUN_CONST, FUN_STEP, FUN_RAMP, FUN_TRAPEZOID, FUN_SINE, FUN_TABLE, FUN_CHANNEL, FUN_EXPR = range(8)
 NPAR = 8
 
-# -- orientation coordinates (Euler parameters, seed 003 eqs. 4.4-4.8; zxz angles, seed 002 §2.1) --
+# -- orientation coordinates (Euler parameters, Carpinelli 2015 eqs. 4.4-4.8; zxz angles, Pękal & Frączek 2016 §2.1) --
 ROT_EP = 0
 ROT_ZXZ = 1
 NROT = (4, 3)
@@ -47,7 +47,7 @@ ROTATION_NAMES = {"euler-parameters": ROT_EP, "euler-angles-zxz": ROT_ZXZ}
 #: angular velocity (row = body, col = axis), force-element output (row = element, col = column)
 OUT_R, OUT_RD, OUT_W, OUT_FORCE, OUT_SENSOR = range(5)  # a sensor: computed by the C engine only
 
-# -- the tyre element (seed 003 §4.3; the engine's tyre/tyre_element.c) ------------------------
+# -- the tyre element (Carpinelli 2015 §4.3; the engine's tyre/tyre_element.c) ------------------------
 #: frc_par layout of a tyre element
 TP_ROW, TP_ROAD_ADR, TP_ROAD_LEN, TP_LF, TP_KZ, TP_CZ, TP_VMIN, TP_RFREE, TP_XSTATE = range(9)
 #: extra outputs of a tyre element (frc_out columns 1..)

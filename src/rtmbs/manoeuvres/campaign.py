@@ -1,21 +1,22 @@
-"""The virtual measurement campaign of seed 003 §5.2.3 on a full vehicle (issue 14), as an API
-other code reuses (the study ``rtmbs study fullcar``, the Table 5.3 validation of issue 15).
+"""The virtual measurement campaign of Carpinelli 2015 §5.2.3 on a full vehicle, as an API
+other code reuses (the study ``rtmbs study fullcar``, the Table 5.3 validation).
 
-:func:`run_campaign` drives a car built by ``rtmbs.vehicle.assembly`` (the built-in ``sedan`` by
-default) straight ahead, steering locked, on an ISO 8608 road, through four phases (seconds,
-:data:`PHASES`): at rest (settle), acceleration to ``target_kmh`` (rear drive torque), neutral
-(no torque, rolling resistance only), braking (equal torque front and rear by default). It
+:func:`run_campaign` drives a car built by ``rtmbs.vehicle.build`` (the rear-drive
+``sedan-rwd`` by default; the built-in ``sedan`` drives its front axle) straight ahead, steering
+locked, on an ISO 8608 road, through four phases (seconds, :data:`PHASES`): at rest (settle),
+acceleration to ``target_kmh`` (drive torque on the car's driven axle), neutral (no torque,
+rolling resistance only), braking (equal torque front and rear by default). It
 returns a :class:`Campaign`: the raw (unfiltered) virtual measurements, the true values they
 estimate, the inputs, and the full :class:`~rtmbs.result.Result`.
 
-Sensors (:mod:`rtmbs.sensors`), per corner ``fl``, ``fr``, ``rl``, ``rr``:
+Sensors (:mod:`rtmbs.analysis.sensors`), per corner ``fl``, ``fr``, ``rl``, ``rr``:
 
 * **stroke**: a distance sensor (wire potentiometer) from a chassis point ``CORNER_HEIGHT`` m
   above the design wheel centre to the wheel centre, change from its design length, + extension
   (body farther from the wheel), m; mounted vertically, so it reads the wheel travel (the
   wheel's lateral motion enters at second order);
 * **corner_acc**: vertical (world z) kinematic acceleration of that chassis point, m/s², without
-  gravity (a body-fixed accelerometer senses r̈ − g in body axes: ``rtmbs.sensors``
+  gravity (a body-fixed accelerometer senses r̈ − g in body axes: ``rtmbs.analysis.sensors``
   ``gravity=``, ``frame="body"``); by central differences of its exact velocity;
 * true values: ``corner_z`` (the chassis point's height change), ``wheel_centre_z`` (wheel
   centre height, absolute), ``road_z`` (road height under the wheel centre), m.
@@ -35,17 +36,17 @@ from pathlib import Path
 
 import numpy as np
 
-from .. import sensors
+from ..analysis import sensors
 from ..errors import SolverError
 from .driver import Driver, SpeedControl, drive
 
 CORNERS = ("fl", "fr", "rl", "rr")
-#: seconds of settle (at rest), acceleration, neutral, braking (seed 003 Fig. 5.18)
+#: seconds of settle (at rest), acceleration, neutral, braking (Carpinelli 2015 Fig. 5.18)
 PHASES = (5.0, 5.0, 10.0, 5.0)
 QUICK_SCALE = 0.3   # quick: every phase and the target speed scaled (same accelerations)
 DRIVE_RAMP = 0.2    # s, rise and fall of the drive torque (ours)
 BRAKE_RAMP = 0.3    # s, rise of the brake torque (ours)
-BRAKE_TORQUE = 300.0  # N m per wheel, front and rear (ours: the seed gives no value)
+BRAKE_TORQUE = 300.0  # N m per wheel, front and rear (ours: the paper gives no value)
 ROAD_SEED = 14
 ROAD_DX = 0.05
 ROAD_AHEAD = 1.0    # m: the road starts this far ahead of the front wheels (the car settles
@@ -119,7 +120,7 @@ class Campaign:
         mdf = MDF(version="4.10")
         mdf.append([Signal(samples=np.ascontiguousarray(v, float), timestamps=self.t, name=k,
                            unit=u) for k, (v, u) in sig.items()],
-                   comment=comment or f"rtmbs campaign (seed 003 §5.2.3): model "
+                   comment=comment or f"rtmbs campaign (Carpinelli 2015 §5.2.3): model "
                    f"{self.meta.get('model')}, solver {self.meta.get('solver')}, h = "
                    f"{self.meta.get('h')} s")
         path = Path(path)
@@ -129,21 +130,23 @@ class Campaign:
 
 
 def vehicle_system(model, road: dict, speed: float = 0.0):
-    """(compiled system, description) of ``model`` ("sedan", "sedan-bushings", a vehicle file or
-    its folder) on ``road``."""
-    from ..strict_yaml import safe_load
+    """(compiled system, description) of ``model`` ("sedan-rwd", "sedan", "sedan-bushings", a
+    vehicle file or its folder) on ``road``."""
+    from ..model.strict_yaml import safe_load
     from ..system import compile_model
-    from ..vehicle.assembly.vehicle import SEDAN, vehicle_from_dict
+    from ..vehicle.build.vehicle import SEDAN, SEDAN_RWD, vehicle_from_dict
 
     joints = None
     if model in ("sedan", "sedan-bushings"):
         path, joints = SEDAN / "vehicle.yaml", ("ideal" if model == "sedan" else "bushings")
+    elif model == "sedan-rwd":
+        path = SEDAN_RWD / "vehicle.yaml"
     else:
         path = Path(model)
         path = path / "vehicle.yaml" if path.is_dir() else path
         if not path.is_file():
-            raise SolverError(f"campaign: model must be 'sedan', 'sedan-bushings' or a vehicle "
-                              f"file, got {model!r}")
+            raise SolverError(f"campaign: model must be 'sedan-rwd', 'sedan', 'sedan-bushings' or a "
+                              f"vehicle file, got {model!r}")
     data = safe_load(path.read_text())
     data["road"], data["speed"] = road, float(speed)
     m = vehicle_from_dict(data, path.parent, str(path), joints)
@@ -173,7 +176,7 @@ def _window(t: float, t0: float, t1: float, ramp: float) -> float:
 
 
 class CampaignDriver(Driver):
-    """The campaign's inputs: rear drive torque in [t0, t1) (ramp tracking or open loop), brake
+    """The campaign's inputs: drive torque in [t0, t1) (ramp tracking or open loop), brake
     torques from ``t2`` on, handwheel held at 0; ``progress(t)`` every simulated second."""
 
     def __init__(self, system, t0, t1, t2, target, drive_torque, brake_front, brake_rear,
@@ -238,7 +241,7 @@ def _number(name, v, lo=0.0):
     return float(v)
 
 
-def run_campaign(model="sedan", *, target_kmh: float = 80.0, drive_torque=None,
+def run_campaign(model="sedan-rwd", *, target_kmh: float = 80.0, drive_torque=None,
                  brake_front: float = BRAKE_TORQUE, brake_rear: float = BRAKE_TORQUE,
                  road_class: str = "B", road: dict | None = None, road_seed: int = ROAD_SEED,
                  phases=PHASES, h: float = 1e-3, solver: str = "li-euler", save_every: int = 2,

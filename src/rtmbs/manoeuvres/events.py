@@ -1,4 +1,4 @@
-"""Standard full-vehicle events on a car built by rtmbs.vehicle.assembly (the built-in
+"""Standard full-vehicle events on a car built by rtmbs.vehicle.build (the built-in
 ``sedan`` by default), each a fixed-step run returning a Result (docs/vehicle.md "Driver and
 events").
 
@@ -84,10 +84,10 @@ def _car(model):
 
 def _ratio(model, given):
     """The steering ratio ``given``, else the car's own on centre (the K&C rig,
-    :func:`rtmbs.analysis_kc.steering_ratio_on_centre`; the sedan: 18.02)."""
+    :func:`rtmbs.analysis.kc.steering_ratio_on_centre`; the sedan: 18.02)."""
     if given is not None:
         return float(given)
-    from ..analysis_kc import steering_ratio_on_centre
+    from ..analysis.kc import steering_ratio_on_centre
 
     return steering_ratio_on_centre(model)
 

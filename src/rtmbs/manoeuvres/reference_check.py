@@ -1,5 +1,5 @@
 """The ISO 7401 step steer run with a fixed-step solver and with the offline ``reference``
-solver on the same inputs, and their differences (issue 14, docs/vehicle.md "Step steer
+solver on the same inputs, and their differences (docs/vehicle.md "Step steer
 against the reference").
 
 The driver's PI speed control reads the state between fixed steps, which an adaptive offline

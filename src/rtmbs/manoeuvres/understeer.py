@@ -112,7 +112,7 @@ def breakdown(res, system, model, ay_range=(1.0, 4.0)) -> dict:
     (:func:`rtmbs.manoeuvres.events.steady_state_circular` of ``system`` built from ``model``)
     over ``ay_range`` (m/s²): ``total`` (as :func:`.events.understeer_gradient`), each of
     :data:`PARTS`, ``closure`` (total − Σ parts) and the roll gradient (deg/g)."""
-    from ..analysis_kc import pinion_ratio
+    from ..analysis.kc import pinion_ratio
     from .car import _tyre_props
     from .single_track import SingleTrack, cornering_stiffness
 

@@ -19,7 +19,7 @@ from .registry import FORCE_TYPES, JOINT_EQUATIONS, STIFF_BY_DEFAULT
 
 def not_a_boolean(v):
     """Numbers of a model are numbers: ``mass: true`` was taken as 1.0 (pydantic's lax mode
-    reads booleans as 0/1); refused naming the key (issue 32)."""
+    reads booleans as 0/1); refused naming the key."""
     if isinstance(v, (bool, np.bool_)):
         raise ValueError(f"expected a number, got {str(bool(v)).lower()} (a boolean)")
     return v
@@ -170,7 +170,7 @@ class Shape(_Strict):
 
 
 #: The lightest body accepted [kg] (docs/model-format.md): a body of 1e-12 kg passed the
-#: schema and ended in a singular factorisation (issue 32).
+#: schema and ended in a singular factorisation.
 MIN_MASS = 1e-6
 
 
@@ -317,7 +317,7 @@ def _function(v):
 
 class Joint(_Strict):
     """An ideal joint between marker_i (on body i) and marker_j (on body j), with the number of
-    equations of seed 003 §4.2.2. Axes: revolute/cylindrical/prismatic about marker_i's z;
+    equations of Carpinelli 2015 §4.2.2. Axes: revolute/cylindrical/prismatic about marker_i's z;
     universal: spherical + marker_i z ⊥ marker_j z. ``motion`` prescribes the rotation about
     (``dof: rotation``) or the translation along (``dof: translation``) marker_i z of marker_j
     (rotation measured from marker_i x to marker_j x). ``planar``: marker_j's origin stays in

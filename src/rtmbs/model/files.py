@@ -7,10 +7,10 @@ import yaml
 from pydantic import ValidationError
 
 from ..errors import ModelError
-from ..strict_yaml import safe_load, yaml_problem
+from .strict_yaml import safe_load, yaml_problem
 from .description import Model
 
-#: A model without bodies is refused (it "finished" with exit 0 before issue 32).
+#: A model without bodies is refused.
 NO_BODIES = "a model needs at least one body; none given (nothing would move)"
 _NAMED_LISTS = ("bodies", "joints", "couplers", "forces", "inputs", "markers")
 

@@ -6,7 +6,7 @@ validates type names without importing the kernels (docs/extending.md).
   the compiled model's ``frc_type``, is its index here: codes are never written by hand (the C
   engine's element table, ``engine/elements/table.c``, lists the types in the same order, and
   tests/engine checks it).
-* A joint is one entry of :data:`JOINTS`: the constraint primitives it is made of (seed 003
+* A joint is one entry of :data:`JOINTS`: the constraint primitives it is made of (Carpinelli 2015
   §4.2.2) and the marker axes each one uses; its equation count follows from
   :data:`PRIMITIVE_ROWS`.
 """

@@ -1,10 +1,10 @@
-"""Simplified and overconstrained McPherson struts (seed 002 §4.1, after Haug 1989).
+"""Simplified and overconstrained McPherson struts (Pękal & Frączek 2016 §4.1, after Haug 1989).
 
 Five bodies in absolute coordinates with zxz Euler angles (n = 30), 4 degrees of freedom: the
 control-arm swing, the rack travel and the spins of the strut rod and of the tie rod about their
-own axes (the two local mobilities the seed mentions). Dimensions, masses (1 kg), inertias
+own axes (the two local mobilities the paper mentions). Dimensions, masses (1 kg), inertias
 (0.1 kg m²), loads (Fz = 38 N on body 1, Fy = 2 + 0.01 sin t N on body 5) and gravity
-(−9.80665 m/s² along z) are the seed's; the joint types and axes are our reading of its
+(−9.80665 m/s² along z) are the paper's; the joint types and axes are our reading of its
 figures, documented in docs/models/mcpherson.md.
 
 ===========================  ===============  ==========  =====
@@ -28,7 +28,7 @@ MASS = 1.0
 INERTIA = (0.1, 0.1, 0.1)
 
 #: Characteristic points (global, initial configuration; x forward, y outboard, z up), built
-#: from the seed's distances: |P1P2| = 0.3, |P1P1A| = |P1P1B| = 0.025, |P3P4| = 0.45,
+#: from the paper's distances: |P1P2| = 0.3, |P1P1A| = |P1P1B| = 0.025, |P3P4| = 0.45,
 #: |P3P5| = 0.1, |P3P6| = 0.25, |P2P3| = 0.05, |P6P7| = 0.1, |P5P8| = 0.15, |P7P9| = 0.05,
 #: |P10P11| = 0.3, |P9P12| = 0.5, |P12P13| = 0.2.
 P = {
@@ -71,7 +71,7 @@ BODIES = (
 def _strut(overconstrained: bool) -> Model:
     name = "mcpherson-overconstrained" if overconstrained else "mcpherson-simplified"
     m = Model(name=name, gravity=(0.0, 0.0, -G), orientation_coordinates="euler-angles-zxz",
-              description="McPherson strut of seed 002 §4.1 (Pękal & Frączek), after Haug (1989)")
+              description="McPherson strut of Pękal & Frączek 2016 §4.1 (Pękal & Frączek), after Haug (1989)")
     for bname, (a, b), ang in BODIES:
         m.add_body(bname, MASS, inertia=INERTIA, position=_mid(a, b),
                    orientation={"euler_zxz": ang})
@@ -109,12 +109,12 @@ def _strut(overconstrained: bool) -> Model:
 
 
 def mcpherson_simplified() -> Model:
-    """Simplified McPherson strut (seed 002 Fig. 1): n = 30, m = 26, 4 DOF, no redundancy."""
+    """Simplified McPherson strut (Pękal & Frączek 2016 Fig. 1): n = 30, m = 26, 4 DOF, no redundancy."""
     return _strut(False)
 
 
 def mcpherson_overconstrained() -> Model:
-    """Overconstrained McPherson strut (seed 002 Fig. 2): two coaxial arm hinges, m = 31,
+    """Overconstrained McPherson strut (Pękal & Frączek 2016 Fig. 2): two coaxial arm hinges, m = 31,
     rank Φq = 26 (5 redundant equations), 4 DOF."""
     return _strut(True)
 

@@ -1,11 +1,11 @@
-"""Rear-left multilink suspension of a rear-drive passenger car (seed 003 §4.1-4.2, seed 000 §6.1).
+"""Rear-left multilink suspension of a rear-drive passenger car (Carpinelli 2015 §4.1-4.2, Carpinelli 2016 §6.1).
 
-Eleven bodies in Euler parameters (n = 77), in the order of seed 003 §4.2.1: upper arm, leading
+Eleven bodies in Euler parameters (n = 77), in the order of Carpinelli 2015 §4.2.1: upper arm, leading
 arm, control arm, trailing arm, lower arm, knuckle, rim, differential outshaft, halfshaft,
 chassis, subframe. The chassis only translates (orientation lock + its Euler-parameter row: the
-seed's 4 chassis constraints) and carries a quarter of the sprung mass; the subframe hangs on 4
+the paper's 4 chassis constraints) and carries a quarter of the sprung mass; the subframe hangs on 4
 bushings; the driveline is outshaft–chassis cylindrical (y), outshaft–halfshaft and halfshaft–rim
-universal, rim–knuckle revolute (17 equations). Two variants (seed 003 Table 4.1):
+universal, rim–knuckle revolute (17 equations). Two variants (Carpinelli 2015 Table 4.1):
 
 ==================  ======  ======  ======  ==============================================
 variant             n       m       f       link connections
@@ -14,8 +14,8 @@ variant             n       m       f       link connections
 ``ideal``           77      66      11      5 universal (subframe) + 5 spherical (knuckle)
 ==================  ======  ======  ======  ==============================================
 
-The industrial hard points of the seed are not published: the geometry, masses, rates and
-dampers below are **a plausible design of ours** (docs/models/multilink.md), not the seed's data.
+The industrial hard points of the paper are not published: the geometry, masses, rates and
+dampers below are **a plausible design of ours** (docs/models/multilink.md), not the paper's data.
 Vehicle frame ISO 8855: origin on the road under the rear-axle centre, x forward, y left, z up.
 """
 from __future__ import annotations
@@ -28,7 +28,7 @@ from ..model.description import Model
 
 G = 9.81
 VARIANTS = ("bushings", "ideal")
-#: Order of the bodies in q (seed 003 §4.2.1).
+#: Order of the bodies in q (Carpinelli 2015 §4.2.1).
 BODY_ORDER = ("upper_arm", "leading_arm", "control_arm", "trailing_arm", "lower_arm", "knuckle",
               "rim", "outshaft", "halfshaft", "chassis", "subframe")
 LINKS = BODY_ORDER[:5]
@@ -148,7 +148,7 @@ def multilink_model(variant: str = "ideal", tyre: str | None = None, road: dict 
     """The rear-left multilink (description). ``variant``: ``bushings`` or ``ideal``.
 
     ``tyre`` (the one switch of the tyre model): a property-file name (``"MF61"``, default) or a
-    ``.tir`` path for the ``tyre`` force element (seed 003 §4.3) on ``road`` (mapping of
+    ``.tir`` path for the ``tyre`` force element (Carpinelli 2015 §4.3) on ``road`` (mapping of
     rtmbs.vehicle.road, default ``{type: flat}``; ``transient`` as the element's key); or
     ``"stand-in"``: a ground-rim bushing at the wheel centre acting as a linear tyre spring on
     the flat road z = 0 (no rolling; horizontal carcass-like rates), for tests of the suspension
@@ -165,10 +165,10 @@ def multilink_model(variant: str = "ideal", tyre: str | None = None, road: dict 
     s = spin_axis()
     ex = np.eye(3)[0]
     m = Model(name=f"multilink-{variant}", gravity=(0.0, 0.0, -G),
-              description=(f"Rear-left multilink of a rear-drive car, {variant} variant (seed 003 "
-                           "§4.1-4.2); plausible design, not the seed's data "
+              description=(f"Rear-left multilink of a rear-drive car, {variant} variant (Carpinelli 2015 "
+                           "§4.1-4.2); plausible design, not the paper's data "
                            "(docs/models/multilink.md)"))
-    # -- bodies in the seed's order ------------------------------------------------------------
+    # -- bodies in the paper's order ------------------------------------------------------------
     for ln in LINKS:
         a, b = hp[ln]
         r = 0.018 if ln in ("lower_arm", "trailing_arm") else 0.012

@@ -1,6 +1,6 @@
-"""The planar truck of Simeon, Grupp, Führer and Rentrop (1994), as used in seed 001 §2.
+"""The planar truck of Simeon, Grupp, Führer and Rentrop (1994), as used in the truck benchmark §2.
 
-A vertical/pitch model with 9 coordinates (seed 001 eq. 1): rear wheel, front wheel, chassis
+A vertical/pitch model with 9 coordinates (Truck benchmark eq. 1): rear wheel, front wheel, chassis
 (heave, pitch), cabin (heave, pitch) and loading area (horizontal, heave, pitch), driven at
 constant speed over a vertical road profile. Pneumatic (polytropic) springs with dampers join
 the wheels to the chassis, linear tyres join the wheels to the road, the cabin sits on two
@@ -10,11 +10,11 @@ support S.
 
 Variants (``truck(variant)``):
 
-* ``"ode"``: the three loading-area springs (seed 001 eq. 1, Fig. 1a);
+* ``"ode"``: the three loading-area springs (Truck benchmark eq. 1, Fig. 1a);
 * ``"dae"``: the two hinge springs replaced by the constraint g(q) = r_H(load) - r_H(chassis)
-  = 0, g: R⁹ → R², G = ∂g/∂q ∈ R^{2×9} (seed 001 eq. 2, Fig. 1b);
+  = 0, g: R⁹ → R², G = ∂g/∂q ∈ R^{2×9} (Truck benchmark eq. 2, Fig. 1b);
 * ``"linear"``: the ODE linearised about its static equilibrium,
-  M q̈ = −K (q − q_eq) − D q̇ + f(t) (seed 001 §4.1), with the road entering through the tyres.
+  M q̈ = −K (q − q_eq) − D q̇ + f(t) (Truck benchmark §4.1), with the road entering through the tyres.
 
 The original parameter table is not available: the numbers are a documented reconstruction
 (``docs/models/truck.md``), the topology is the paper's. Every variant's ``evaluate`` is ONE
@@ -133,7 +133,7 @@ class TruckParams:
 
 
 def _bodies(p: TruckParams) -> np.ndarray:
-    """Body table (6 × 4): ix, iz, itheta, fixed x (seed 001 coordinates, see COORDINATE_NAMES)."""
+    """Body table (6 × 4): ix, iz, itheta, fixed x (Truck benchmark coordinates, see COORDINATE_NAMES)."""
     B = np.zeros((6, 4))
     B[ROAD] = (-1, -1, -1, 0.0)
     B[REAR] = (-1, 0, -1, p.x_rear)
@@ -362,7 +362,7 @@ class _NonlinearTruck(_TruckBase):
 
 
 class TruckODE(_NonlinearTruck):
-    """The unconstrained truck (seed 001 eq. 1): loading area on three spring-dampers."""
+    """The unconstrained truck (Truck benchmark eq. 1): loading area on three spring-dampers."""
 
     m = 0
     name = "truck-ode"
@@ -390,7 +390,7 @@ class TruckODE(_NonlinearTruck):
 
 
 class TruckDAE(_NonlinearTruck):
-    """The constrained truck (seed 001 eq. 2): the hinge springs replaced by g(q) = 0 ∈ R²."""
+    """The constrained truck (Truck benchmark eq. 2): the hinge springs replaced by g(q) = 0 ∈ R²."""
 
     m = 2
     name = "truck-dae"
@@ -425,7 +425,7 @@ class TruckDAE(_NonlinearTruck):
 
 
 class TruckLinear(_TruckBase):
-    """The ODE truck linearised at its static equilibrium (seed 001 §4.1):
+    """The ODE truck linearised at its static equilibrium (Truck benchmark §4.1):
     K = −∂Q/∂q, D = −∂Q/∂q̇ at (q_eq, 0) from the analytic Jacobians."""
 
     m = 0
@@ -465,7 +465,7 @@ _VARIANTS = {"ode": TruckODE, "dae": TruckDAE, "linear": TruckLinear}
 
 
 def truck(variant: str = "ode", params: TruckParams | None = None, **overrides) -> MechanicalSystem:
-    """The planar truck of seed 001: ``variant`` is ``"ode"``, ``"dae"`` or ``"linear"``;
+    """The planar truck of the truck benchmark: ``variant`` is ``"ode"``, ``"dae"`` or ``"linear"``;
     ``overrides`` replace fields of :class:`TruckParams` (e.g. ``road="flat"``)."""
     if variant not in _VARIANTS:
         from ..errors import did_you_mean

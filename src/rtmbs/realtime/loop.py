@@ -6,7 +6,7 @@ cannot drift). The loop sleeps
 until ``SPIN_NS`` before the tick and busy-waits the rest (``busy_wait=True``: the whole period,
 never sleeping, as a HIL loop on an isolated core does: the core keeps the model's data in its
 caches and never idles), then reads the inputs, steps, and publishes the outputs (the step and
-the outputs at its end in one compiled call where the solver has it: ``Solver.step_outputs``). Every step's turnaround time (its compute time, seed 003 §3.1) and the
+the outputs at its end in one compiled call where the solver has it: ``Solver.step_outputs``). Every step's turnaround time (its compute time, Carpinelli 2015 §3.1) and the
 lateness of its start are written by index into preallocated arrays; statistics come at the end.
 Python's garbage collector is frozen and disabled during the run and restored after.
 
@@ -45,7 +45,7 @@ import numpy as np
 from ..errors import SolverError, did_you_mean
 from ..protocol import EVAL_PHI, EVAL_PHIQ, MechanicalSystem, State
 from ..result import Result
-from ..solvers.base import Solver, get_solver
+from ..solvers.base import Solver, get_solver, time_after
 from ..solvers.simulate import RESULT_MEMORY_SHARE, _memory_bytes
 from .clock import SystemClock
 from .iobase import RealtimeIO
@@ -421,7 +421,7 @@ def run_realtime(
                 ok = step_out(state, h, out_buf, at_start)
             else:
                 ok = step(state, h)
-            state.t = t_start + (k + 1) * h
+            state.t = time_after(t_start, h, k + 1)
             if not behind and publish_outputs and write is not None:
                 write(t_start + (k + (not at_start)) * h, out_buf)
             c1 = cpu()

@@ -1,8 +1,8 @@
 """Turnaround and lateness statistics of a paced run, and their reports (PNG, JSON, Markdown).
 
-The *turnaround time* of a step is the time needed to complete its operations (seed 003 §3.1:
+The *turnaround time* of a step is the time needed to complete its operations (Carpinelli 2015 §3.1:
 read the inputs, integrate, publish the outputs); it must stay below the communication step
-``h`` (1 ms in the seeds). The *lateness* of a step is how long after its tick it started. Its
+``h`` (1 ms in the papers). The *lateness* of a step is how long after its tick it started. Its
 *CPU time* is the process CPU time spent during the turnaround (the step's own compute).
 
 An overrun (lateness + turnaround > h) is split by :func:`split_overruns`:
@@ -19,7 +19,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .. import strict_json
+from ..model import strict_json
 
 #: Percentiles reported for each timing series (label -> percentile).
 PERCENTILES = {"p50": 50.0, "p99": 99.0, "p999": 99.9}

@@ -52,7 +52,7 @@ HEADER = struct.Struct("<4sIdH")
 HEADER_SIZE = HEADER.size  # 18
 MAX_DATAGRAM = 65536
 #: Packets read per step at most: a bounded cost (a flood of 280 000 packets/s drained whole made
-#: one step take 96 ms, issue 13; measured 2-5 µs per packet read and checked on the loaded 2-core
+#: one step take 96 ms; measured 2-5 µs per packet read and checked on the loaded 2-core
 #: test machine, so at most ~80 µs per step). A sender at the step rate needs 1; 16 absorbs its
 #: bursts. Under a flood the newest packet of each drain is applied and the queue lags behind.
 MAX_DRAIN = 16
@@ -164,7 +164,7 @@ def load_udp_config(path) -> UdpConfig:
     """Read a UDP configuration from a YAML or JSON file."""
     import yaml
 
-    from ..strict_yaml import DuplicateKeyError, safe_load
+    from ..model.strict_yaml import DuplicateKeyError, safe_load
 
     path = Path(path)
     try:

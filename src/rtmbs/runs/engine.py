@@ -14,7 +14,7 @@ import os
 
 from ..errors import RtmbsError, SolverError
 
-#: environment of the local workers: single-threaded BLAS/OpenMP (PERFORMANCE.md)
+#: environment of the local workers: single-threaded BLAS/OpenMP
 WORKER_THREADS_ENV = {"OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1",
                       "NUMEXPR_NUM_THREADS": "1"}
 

@@ -6,7 +6,7 @@ values and bounds (and ``also``: more paths given the same value), the measured 
 another model through the same manoeuvre, e.g. the named ``four-phase`` test) and the cost
 (residuals simulated − measured at the measured times, divided per signal by the measured
 signal's standard deviation, or not: ``residual: stacked``, every sample; or ``residual: eq55``,
-seed 003 eq. 5.5's cumulative error per signal, Σ_t |simulated − measured| Δt / σ). The
+Carpinelli 2015 eq. 5.5's cumulative error per signal, Σ_t |simulated − measured| Δt / σ). The
 Jacobian is by forward differences; its columns — one run each — go through
 :func:`rtmbs.runs.engine.run_many`, in parallel on Dask when a scheduler is given.
 """
@@ -21,18 +21,18 @@ from pathlib import Path
 import numpy as np
 import yaml
 
-from ..concept.identify import bounds_reached, converged, stop_summary
-from ..strict_yaml import safe_load, yaml_problem
+from ..concept.calibrate import bounds_reached, converged, stop_summary
+from ..model.strict_yaml import safe_load, yaml_problem
 from ..errors import ModelError
 from .engine import local_cluster, run_many
-from .manoeuvre import manoeuvre_inputs, named_manoeuvre, with_road
+from .input_files import manoeuvre_inputs, named_manoeuvre, with_road
 from .parameters import build_system, check_paths, model_spec, unit_of_parameter, with_values
 from .sweep import RunSpec
 
 _KEYS = {"model", "solver", "h", "t_end", "options", "manoeuvre", "signals", "parameters",
          "target", "cost", "fd_step", "max_nfev", "scheduler", "workers"}
 _COST_KEYS = {"normalise", "loss", "residual"}
-#: the residual vector: every sample (stacked) or one cumulative error per signal (seed 003 eq. 5.5)
+#: the residual vector: every sample (stacked) or one cumulative error per signal (Carpinelli 2015 eq. 5.5)
 RESIDUALS = ("stacked", "eq55")
 _LOSSES = ("linear", "soft_l1", "huber", "cauchy", "arctan")
 
@@ -307,7 +307,7 @@ def residuals_task(task) -> np.ndarray:
     out = simulate_signals(prob.spec, expand(dict(zip(prob.paths, map(float, x))), prob.tied))
     r = [(np.interp(prob.t_meas, out["t"], out[s]) - prob.measured[s]) / prob.scale[s]
          for s in prob.spec.signals]
-    if prob.residual == "eq55":  # seed 003 eq. 5.5: f_k = Σ_t |model_k − ref_k| Δt / σ_k
+    if prob.residual == "eq55":  # Carpinelli 2015 eq. 5.5: f_k = Σ_t |model_k − ref_k| Δt / σ_k
         dt = float(np.mean(np.diff(prob.t_meas))) if prob.t_meas.size > 1 else 1.0
         return np.array([np.sum(np.abs(d)) * dt for d in r])
     return np.concatenate(r)

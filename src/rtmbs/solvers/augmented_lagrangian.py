@@ -3,7 +3,7 @@
 
 Bayo & García de Jalón, *Kinematic and Dynamic Simulation of Multibody Systems* (1994), ch. 5,
 in the ALI3-P form (Bayo & Ledesma 1996; Cuadrado et al. 1997), on the generalized-α integrator
-(Chung & Hulbert 1993; Arnold & Brüls 2007 for the index-3 form, seed 000 eq. 1 at tₙ₊₁):
+(Chung & Hulbert 1993; Arnold & Brüls 2007 for the index-3 form, Carpinelli 2016 eq. 1 at tₙ₊₁):
 
     qₙ₊₁ = qₙ + h q̇ₙ + h²(½ − β) aₙ + h²β aₙ₊₁,   q̇ₙ₊₁ = q̇ₙ + h(1 − γ) aₙ + hγ aₙ₊₁,
     (1 − αm) aₙ₊₁ + αm aₙ = (1 − αf) q̈ₙ₊₁ + αf q̈ₙ,

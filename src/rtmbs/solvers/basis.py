@@ -1,4 +1,4 @@
-"""Algorithm 2's ways of choosing B (seed 000 eq. 24: T = [S R] = [Φq; B]⁻¹), behind one interface.
+"""Algorithm 2's ways of choosing B (Carpinelli 2016 eq. 24: T = [S R] = [Φq; B]⁻¹), behind one interface.
 
 A basis object offers, in Python (at ``reset`` and at a rebase; may allocate):
 
@@ -16,7 +16,7 @@ and the operations of a step on its factors (numpy and the engine's LU):
 
 Ways:
 
-* "qr" (:class:`QRBasis`, seed 003 eqs. 4.11-4.12): B = the right n × f block of C1 in
+* "qr" (:class:`QRBasis`, Carpinelli 2015 eqs. 4.11-4.12): B = the right n × f block of C1 in
   Φqᵀ(q0) = C1 C2, transposed; [Φq; B] (n × n) is factorised densely every step.
 * "partition" (:class:`PartitionBasis`): B = rows of the identity at f independent coordinates v
   chosen by Gaussian elimination with rook pivoting of Φq (coordinate partitioning,
@@ -40,7 +40,7 @@ from .storage import phiq_reader, phiq_values
 
 
 class QRBasis:
-    """B from the QR decomposition of Φqᵀ (seed 003 eqs. 4.11-4.12); dense [Φq; B] factors."""
+    """B from the QR decomposition of Φqᵀ (Carpinelli 2015 eqs. 4.11-4.12); dense [Φq; B] factors."""
 
     mode = "qr"
     sparse = False
@@ -137,7 +137,7 @@ class PartitionBasis:
         self.upiv = None if self.sparse else np.zeros(m, np.int64)
         self.nretired = 0
         self.args = None
-        self.keep_same = True  # (False: every rebase re-analyses Φu, as before issue 11's reuse)
+        self.keep_same = True  # (False: every rebase re-analyses Φu)
         self.nsame = 0
         self.nrows = 0  # (rebases to the same partition whose row pivots changed: analysed)
 

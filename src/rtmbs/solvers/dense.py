@@ -48,7 +48,7 @@ def kkt_factor(K, piv, M, Jq, Jqd, c, cd, phiq_top, s, phiq_bottom) -> float:
 
 
 def kkt_correction(K, piv, phi, rhs, dq) -> None:
-    """Solve K[x; μ] = [0; −Φ] and add x to ``dq`` (the projection of seed 000 eq. 30 with the
+    """Solve K[x; μ] = [0; −Φ] and add x to ``dq`` (the projection of Carpinelli 2016 eq. 30 with the
     factors of any KKT matrix of that form)."""
     n = dq.shape[0]
     rhs[:n] = 0.0
@@ -58,7 +58,7 @@ def kkt_correction(K, piv, phi, rhs, dq) -> None:
 
 
 def kkt_rhs_solve(K, piv, top, bottom, rhs) -> None:
-    """rhs = [top; bottom], then K x = rhs in place (seed 000 eq. 12's [Q; γ])."""
+    """rhs = [top; bottom], then K x = rhs in place (Carpinelli 2016 eq. 12's [Q; γ])."""
     n = top.shape[0]
     rhs[:n] = top
     rhs[n:] = bottom
@@ -84,7 +84,7 @@ def pivot_range(lu) -> tuple[float, float]:
 
 
 def update(q, qd, dq, rhs, h, implicit) -> None:
-    """The Euler update of seed 000 Table 1: q̇ ← q̇ + Δq̇ (Δq̇ = rhs[:n]); q ← q + Δq, with
+    """The Euler update of Carpinelli 2016 Table 1: q̇ ← q̇ + Δq̇ (Δq̇ = rhs[:n]); q ← q + Δq, with
     Δq = h(q̇ + Δq̇) for the implicit position update (``implicit``), else the given ``dq``."""
     n = q.shape[0]
     if implicit:

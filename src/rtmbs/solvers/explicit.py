@@ -1,4 +1,4 @@
-"""Explicit Euler on the index-1 form (seed 000 eqs. 11-12, 14): the non-stiff baseline.
+"""Explicit Euler on the index-1 form (Carpinelli 2016 eqs. 11-12, 14): the non-stiff baseline.
 
     [M Φqᵀ; Φq 0][q̈; λ] = [Q; γ]               (eq. 12; γ ← γ − 2α(Φq q̇ + Φt) − β²Φ, eq. 4)
     q ← q + h q̇,   q̇ ← q̇ + h q̈                 (eq. 11, both from the values at step i)
@@ -23,7 +23,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..protocol import EVAL_GAMMA, EVAL_M, EVAL_PHI, EVAL_PHIQ, EVAL_Q, State
-from .base import Solver, register_solver
+from .base import Solver, register_solver, time_after
 from ..engine import _engine
 from .dense import kkt_correction, kkt_factor, kkt_rhs_solve
 from .factorisation import make_kkt
@@ -55,7 +55,7 @@ def run_rollout(solver, state, t_origin, i0, h, n_steps, every, chan, inputs, oi
 
 
 def baumgarte_index1(gamma, phiq, qd, phit, phi, alpha, beta, out) -> None:
-    """out = γ − 2α(Φq q̇ + Φt) − β²Φ (seed 000 eq. 4)."""
+    """out = γ − 2α(Φq q̇ + Φt) − β²Φ (Carpinelli 2016 eq. 4)."""
     np.dot(phiq, qd, out=out)
     out += phit
     out *= -2.0 * alpha
@@ -65,7 +65,7 @@ def baumgarte_index1(gamma, phiq, qd, phit, phi, alpha, beta, out) -> None:
 
 @register_solver("explicit-euler")
 class ExplicitEuler(Solver):
-    """Explicit Euler with the index-1 acceleration solve (seed 000 eq. 12).
+    """Explicit Euler with the index-1 acceleration solve (Carpinelli 2016 eq. 12).
 
     Options
     -------
@@ -202,7 +202,7 @@ class ExplicitEuler(Solver):
         self.neval += ne
         self.nfactor += nf
         self.nsolve += ns
-        state.t = state.t + h
+        state.t = time_after(state.t, h)
         return ratio > 0.0
 
     def count_steps(self, k: int) -> None:
@@ -255,6 +255,5 @@ class ExplicitEuler(Solver):
         state.q += self.dq  # q ← q + Δq, q̇ ← q̇ + h q̈ (eq. 11)
         state.qd += h * self.rhs[:self.system.n]
         self.lam[:] = self.rhs[self.system.n:]
-        state.t += h
         self._toc("other")
         return ratio > 0.0

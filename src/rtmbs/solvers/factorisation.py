@@ -11,7 +11,7 @@ Every LU factorisation is a pair of arrays ``(fa, fb)``:
 The functions below take either (:func:`kkt_factor`, :func:`solve`, :func:`solve_t`,
 :func:`kkt_correction`); the objects hold the arrays and the counters and are chosen once, in a
 solver's ``__init__``/``_reset``, by :func:`make_kkt` (the KKT matrices [M − c_d Jq̇ − c Jq,
-s Φq_topᵀ; Φq_bottom, 0] of seed 000 eqs. 12, 22, 30). The sparse KKT is analysed once, at its
+s Φq_topᵀ; Φq_bottom, 0] of Carpinelli 2016 eqs. 12, 22, 30). The sparse KKT is analysed once, at its
 first ``factor`` (in ``reset``); the solvers' steps on compiled models factor it inside the
 engine, from packed workspaces.
 """
@@ -47,7 +47,7 @@ def solve_t(fa, fb, b) -> None:
 
 
 def kkt_correction(fa, fb, phi, rhs, dq) -> None:
-    """Solve K[x; μ] = [0; −Φ] and add x to ``dq`` (the projection of seed 000 eq. 30, with
+    """Solve K[x; μ] = [0; −Φ] and add x to ``dq`` (the projection of Carpinelli 2016 eq. 30, with
     the factors of any KKT matrix of that form)."""
     n = dq.shape[0]
     rhs[:n] = 0.0

@@ -1,6 +1,6 @@
-"""Acceleration-level formulations for systems that may have redundant constraints (seed 002 §3).
+"""Acceleration-level formulations for systems that may have redundant constraints (Pękal & Frączek 2016 §3).
 
-Each formulation solves the index-1 system (seed 002 eq. 8)
+Each formulation solves the index-1 system (Pękal & Frączek 2016 eq. 8)
 
     M q̈ + Φqᵀ λ = Q,     Φq q̈ = γ
 
@@ -10,7 +10,7 @@ formulation here returns the **minimum-norm** λ, i.e. the one in range(Φq) (or
 null(Φqᵀ)); the generalised reactions Φqᵀλ are unique.
 
 ========================  ===================  =========  ===========  =====================
-name                      seed 002 equations   singular   redundant    λ
+name                      Pękal & Frączek 2016 equations   singular   redundant    λ
                                                M allowed  constraints
 ========================  ===================  =========  ===========  =====================
 ``direct``                 10                   yes [1]    no           unique
@@ -95,14 +95,14 @@ def min_norm_multipliers(phiq, M, Q, qdd, rtol: float = SOLVER_RANK_RTOL) -> np.
 
 # -- the formulations ------------------------------------------------------------------
 class Formulation:
-    """Base class: ``f(M, phiq, Q, gamma) -> (qdd, lam)`` (seed 002 eq. 8).
+    """Base class: ``f(M, phiq, Q, gamma) -> (qdd, lam)`` (Pękal & Frączek 2016 eq. 8).
 
     Attributes after a call: ``rank`` (rank of Φq or of the factor the method decomposes),
     ``cond`` (its condition number over the non-zero singular values).
     """
 
     name = "formulation"
-    #: seed 002 equation numbers
+    #: Pękal & Frączek 2016 equation numbers
     equations = ""
     #: needs a non-singular M (Udwadia-Kalaba, least-squares 1)
     needs_regular_mass = False
@@ -174,7 +174,7 @@ class Formulation:
 
 
 class Direct(Formulation):
-    """Direct solution of the KKT system by LU (seed 002 eq. 10); independent constraints only."""
+    """Direct solution of the KKT system by LU (Pękal & Frączek 2016 eq. 10); independent constraints only."""
 
     name = "direct"
     equations = "10"
@@ -205,7 +205,7 @@ class Direct(Formulation):
 
 
 class Pseudoinverse(Formulation):
-    """Moore-Penrose solution of the KKT system, ``[q̈; λ] = X⁺ [Q; γ]`` (seed 002 eq. 11).
+    """Moore-Penrose solution of the KKT system, ``[q̈; λ] = X⁺ [Q; γ]`` (Pękal & Frączek 2016 eq. 11).
 
     X⁺b is the minimum-norm least-squares solution: q̈ is unique, so λ is the min-norm one."""
 
@@ -229,7 +229,7 @@ class Pseudoinverse(Formulation):
 
 
 class UdwadiaKalaba(Formulation):
-    """Udwadia-Kalaba (seed 002 eqs. 14-24) with M^(1/2) = L from Cholesky (eqs. 17-19),
+    """Udwadia-Kalaba (Pękal & Frączek 2016 eqs. 14-24) with M^(1/2) = L from Cholesky (eqs. 17-19),
     D = Φq M^(-1/2) (eq. 20), q̈ = q̈f + M^(-1/2) D⁺ (γ − Φq q̈f) (eq. 23) and
     λ = (DDᵀ)⁺ (Φq q̈f − γ) (eq. 24), Moore-Penrose inverses for redundant systems."""
 
@@ -255,7 +255,7 @@ class UdwadiaKalaba(Formulation):
 
 
 class LeastSquares1(Formulation):
-    """Least-squares block solution 1 (seed 002 eqs. 25-29): Q_LS1 = Φq M⁻¹ Φqᵀ (eq. 26),
+    """Least-squares block solution 1 (Pękal & Frączek 2016 eqs. 25-29): Q_LS1 = Φq M⁻¹ Φqᵀ (eq. 26),
     q̈ = (I − M⁻¹ΦqᵀQ_LS1⁺Φq) M⁻¹Q + M⁻¹Φqᵀ Q_LS1⁺ γ,  λ = Q_LS1⁺ (Φq M⁻¹Q − γ) (eq. 29)."""
 
     name = "least-squares-1"
@@ -276,7 +276,7 @@ class LeastSquares1(Formulation):
 
 
 class LeastSquares2(Formulation):
-    """Least-squares block solution 2 (seed 002 eqs. 30-34), valid for a singular M:
+    """Least-squares block solution 2 (Pękal & Frączek 2016 eqs. 30-34), valid for a singular M:
     R = M Φq⁺ (eq. 30), E = I − Φq⁺Φq (eq. 31), Q_LS2 = (EME)⁺ (eq. 32),
     q̈ = Q_LS2 Q + (Φq⁺ − Q_LS2 R) γ,
     λ = [(Φq⁺)ᵀ − RᵀQ_LS2] Q + [−(Φq⁺)ᵀ + RᵀQ_LS2] R γ (eq. 34)."""
@@ -301,7 +301,7 @@ class LeastSquares2(Formulation):
 
 
 class UdwadiaPhohomsiri(Formulation):
-    """Udwadia-Phohomsiri (seed 002 eqs. 35-43) for ideal constraints (C = 0):
+    """Udwadia-Phohomsiri (Pękal & Frączek 2016 eqs. 35-43) for ideal constraints (C = 0):
     M̄ = [EM; Φq] (eq. 41), q̈ = M̄⁺ [Q; γ] (eq. 43). The formulation gives no λ; the
     min-norm one is λ = (Φqᵀ)⁺ (Q − M q̈) (from eqs. 2-3, W = −Φqᵀλ = M q̈ − Q)."""
 
@@ -352,7 +352,7 @@ _INSTANCES: dict[str, Formulation] = {}
 
 
 def accelerations(formulation, M, phiq, Q, gamma):
-    """``(q̈, λ)`` of ``M q̈ + Φqᵀλ = Q, Φq q̈ = γ`` by the named formulation (seed 002 eq. 8).
+    """``(q̈, λ)`` of ``M q̈ + Φqᵀλ = Q, Φq q̈ = γ`` by the named formulation (Pękal & Frączek 2016 eq. 8).
 
     The acceleration solve a fixed-step explicit solver can call; one cached instance per name
     (so M's factorisation is reused while M does not change)."""

@@ -1,7 +1,7 @@
 """``generalized-alpha``: second-order, fixed-cost integrator for stiff constrained systems.
 
 The generalized-α method of Chung & Hulbert (1993) for the index-3 equations of motion
-(seed 000 eq. 1) in the form of Arnold & Brüls (2007, "Convergence of the generalized-α scheme
+(Carpinelli 2016 eq. 1) in the form of Arnold & Brüls (2007, "Convergence of the generalized-α scheme
 for constrained mechanical systems", Multibody Syst Dyn 18): with the acceleration-like
 variable a,
 
@@ -28,7 +28,7 @@ Dopico & Trainelli 2008) so that its conditioning does not grow as h → 0:
   of the iteration matrix, refined once because the factors hold the predictor's Φq; no
   factorisation;
 * "projection": [M Φqᵀ; Φq 0] evaluated and factorised at q₁, position correction with
-  [0; −Φ(q₁)] (seed 000 eq. 30) then velocity correction with [0; −(Φq q̇₁ + Φt)];
+  [0; −Φ(q₁)] (Carpinelli 2016 eq. 30) then velocity correction with [0; −(Φq q̇₁ + Φt)];
 * "none": the plain index-3 scheme (Φq q̇ + Φt stays at the size of the velocity error).
 
 Cost per step: evaluations k (+1 "velocity": Φq only; +1 "projection"), factorisations 1
@@ -51,7 +51,7 @@ from ..errors import SolverError
 from ..protocol import (
     EVAL_GAMMA, EVAL_JAC, EVAL_JAC_STIFF, EVAL_M, EVAL_PHI, EVAL_PHIQ, EVAL_Q, State,
 )
-from .base import Solver, register_solver
+from .base import Solver, register_solver, time_after
 from .dense import kkt_correction, kkt_factor, lu_solve
 from .factorisation import make_kkt
 from .li_euler import sparse_in_engine
@@ -225,7 +225,7 @@ class GeneralizedAlpha(Solver):
          self.lam) = vector_views(self.vec, n, m)
         self.what = EVAL_M | EVAL_Q | EVAL_PHI | (EVAL_PHIQ if m else 0)
         self.ratio = 1.0
-        # consistent start: q̈₀, λ₀ of the index-1 equations (seed 000 eq. 12); a₀ = q̈₀
+        # consistent start: q̈₀, λ₀ of the index-1 equations (Carpinelli 2016 eq. 12); a₀ = q̈₀
         ws = self.ws
         sysm.evaluate(state.t, state.q, state.qd, ws,
                       EVAL_M | EVAL_Q | (EVAL_PHIQ | EVAL_GAMMA if m else 0))
@@ -355,7 +355,7 @@ class GeneralizedAlpha(Solver):
         elif self.stabilize == "projection":
             evaluate(self, ws, t1, q1, v1, EVAL_M | EVAL_PHI | EVAL_PHIQ)
             # P = [M Φqᵀ; Φq 0] at q₁; q₁ += the correction of [0; −Φ], then q̇₁ += that of
-            # [0; −(Φq q̇₁ + Φt)] (seed 000 eq. 30, velocities alike)
+            # [0; −(Φq q̇₁ + Φt)] (Carpinelli 2016 eq. 30, velocities alike)
             pr = kkt_factor(self.P, self.ppiv, ws.M, ws.M, ws.M, 0.0, 0.0, ws.phiq, 1.0, ws.phiq)
             kkt_correction(self.P, self.ppiv, ws.phi, rhs, q1)
             _velocity(self.P, self.ppiv, ws.phiq, ws.phit, v1, rhs)
@@ -364,7 +364,6 @@ class GeneralizedAlpha(Solver):
             ok &= pr > 0.0
             self._toc("projection")
         _finish(state.q, state.qd, self.a, self.qdd, self.lam, q1, v1, qdd1, lam1, am, af)
-        state.t = t1
         self.ratio = ratio
         self._toc("other")
         return bool(ok and finite(state.q) and finite(state.qd))
@@ -406,7 +405,7 @@ class GeneralizedAlpha(Solver):
             state.x[:] = x
         self.take_statistics(r[0], r[1], r[2], r[3])
         self.count_steps(1)
-        state.t = state.t + h
+        state.t = time_after(state.t, h)
         return r[0] > 0.0 and r[2] > 0.0 and r[4]
 
     def take_statistics(self, ratio, growth, ratio2, growth2) -> None:

@@ -1,6 +1,6 @@
-"""Index-1 integration with adaptive ODE integrators (seed 002 §2.1, §4.1; offline).
+"""Index-1 integration with adaptive ODE integrators (Pękal & Frączek 2016 §2.1, §4.1; offline).
 
-The accelerations of seed 002 eq. 8 come from one of the formulations of
+The accelerations of Pękal & Frączek 2016 eq. 8 come from one of the formulations of
 :mod:`rtmbs.solvers.formulations`; ``scipy.integrate.solve_ivp`` (RK45 by default, the paper's
 ode45) integrates them with one of three stabilisations:
 

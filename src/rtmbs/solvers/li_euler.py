@@ -1,4 +1,4 @@
-"""Linearly implicit Euler in dependent coordinates, Algorithm 1 (seed 000 eq. 22, Table 1).
+"""Linearly implicit Euler in dependent coordinates, Algorithm 1 (Carpinelli 2016 eq. 22, Table 1).
 
 Two position updates (``position_update``):
 
@@ -12,17 +12,17 @@ Two position updates (``position_update``):
   positions satisfy the constraints up to O(h²‖Δq̇‖²) even before any projection, and (as the
   iteration matrix M − hJq̇ − h²Jq assumes) positions move with the new velocity: no energy gain
   on undamped motion (docs/solvers.md). For m = 0 this is the 1-stage linearly implicit Euler /
-  Rosenbrock method (seed 001 eqs. 3-5).
-* ``"explicit"``: the seeds' form, Δq = h q̇ (seed 001 eq. 7, seed 000 Table 1), with the velocity
+  Rosenbrock method (Truck benchmark eqs. 3-5).
+* ``"explicit"``: the papers' form, Δq = h q̇ (Truck benchmark eq. 7, Carpinelli 2016 Table 1), with the velocity
   constraint Φq(q + Δq, t + h)(q̇ + Δq̇) + Φt = 0 in the bottom row (eq. 22). It pumps energy
-  into undamped motion; the studies that reproduce the seeds use it.
+  into undamped motion; the studies that reproduce the papers use it.
 
 Jq, Jq̇ are the Jacobians of the stiff force terms (``jacobian="stiff"``, ``EVAL_JAC_STIFF``) or of
 all terms (``"all"``).
 
 Stabilisation (``stabilize``):
 
-* ``"projection"``: the non-iterative projection of the positions, seed 000 eq. 30 / Table 3.
+* ``"projection"``: the non-iterative projection of the positions, Carpinelli 2016 eq. 30 / Table 3.
   ``projection="step"`` (default) solves it with the factors of eq. 22 already made:
   [A hΦq(q)ᵀ; Φq(q_p) 0][Δ; μ] = [0; −Φ(q⁺, t + h)] (the metric A = M − hJq̇ − h²Jq instead of
   M; one factorisation per step). With the explicit update q⁺ = q_p, so this is an exact Newton
@@ -30,8 +30,8 @@ Stabilisation (``stabilize``):
   O(h²‖Δq̇‖²), shrinks by that factor. ``projection="mass"``: eq. 30 as written, a second
   factorisation of [M hΦqᵀ; Φq(q⁺) 0] at q⁺ (one exact Newton step at the projected point).
 * ``"baumgarte"``: index-2 Baumgarte, Φq q̇ + Φt + γ_B Φ = 0 at the predicted positions (eq. 5,
-  seed 001 eq. 10), ``baumgarte_gamma`` (default 1/h); explicit position update only.
-* ``"ggl"``: Gear-Gupta-Leimkuhler (seed 001 eq. 11): M(q⁺ − q)/h = M q̇ − Φqᵀ(q) η, Φ(q⁺, t+h) = 0,
+  Truck benchmark eq. 10), ``baumgarte_gamma`` (default 1/h); explicit position update only.
+* ``"ggl"``: Gear-Gupta-Leimkuhler (Truck benchmark eq. 11): M(q⁺ − q)/h = M q̇ − Φqᵀ(q) η, Φ(q⁺, t+h) = 0,
   solved by ``ggl_iterations`` simplified Newton corrections from q + h q̇ (Jacobian frozen at the
   predictor); the velocity system (eq. 22) then imposes Φq(q⁺) q̇⁺ + Φt = 0 at the corrected q⁺.
 
@@ -51,7 +51,7 @@ import numpy as np
 
 from ..errors import SolverError
 from ..protocol import EVAL_JAC, EVAL_JAC_STIFF, EVAL_M, EVAL_PHI, EVAL_PHIQ, EVAL_Q, State
-from .base import Solver, register_solver
+from .base import Solver, register_solver, time_after
 from ..engine import _engine
 from .dense import iteration_matrix, kkt_assemble, kkt_correction, lu_factor, lu_solve, update
 from .sparse import H_ANALYSIS, PackedKKTMap, SparseKKT, choose_linear_solver, kkt_hubs
@@ -91,7 +91,7 @@ def _solve(K, piv, Q, Jq, qd, phiq_1, phit_1, phi_1, gb, cv, h, rhs):
 
 
 def _ggl_newton(P, piv, M, phiq_i, h, qp, qk, eta, phi, rhs):
-    """One simplified Newton correction of the GGL positions (seed 001 eq. 11), multiplied by h:
+    """One simplified Newton correction of the GGL positions (Truck benchmark eq. 11), multiplied by h:
     F1 = M(qk − qp) + hΦqᵀ(q)η, F2 = Φ(qk); [M hΦqᵀ(q); Φq(qp) 0][δq; δη] = −[F1; F2]."""
     n = M.shape[0]
     rhs[:n] = -(M @ (qk - qp) + h * (phiq_i.T @ eta))
@@ -127,7 +127,7 @@ def sparse_in_engine(solver_name: str, system, choice: str) -> bool:
 
 @register_solver("li-euler")
 class LIEuler(Solver):
-    """Linearly implicit Euler, dependent coordinates, index 2 (seed 000 Algorithm 1).
+    """Linearly implicit Euler, dependent coordinates, index 2 (Carpinelli 2016 Algorithm 1).
 
     Options
     -------
@@ -140,7 +140,7 @@ class LIEuler(Solver):
     projection_solves : int, default 2: corrections with the factors of eq. 22, each after an
         evaluation of Φ at the corrected positions (projection="step" only)
     position_update : "auto" (implicit; explicit with GGL) | "implicit" (Δq = h(q̇ + Δq̇) with
-        the constraint at the new positions) | "explicit" (Δq = h q̇, seed 000 Table 1)
+        the constraint at the new positions) | "explicit" (Δq = h q̇, Carpinelli 2016 Table 1)
     linear_solver : "auto" (sparse on a compiled model, else dense) | "dense" | "sparse" (the C
         engine's step: fixed pattern, ordering and pivots; ``nanalyse`` counts the re-analyses
         after the first; compiled models only)
@@ -389,7 +389,6 @@ class LIEuler(Solver):
             update(q, qd, self.dq, self.rhs, h, self.implicit)
         self.lam[:] = self.rhs[self.system.n:]
         self.ratio = ratio
-        state.t = t + h
         self._toc("other")
         return ok
 
@@ -444,7 +443,7 @@ class LIEuler(Solver):
         self.neval += ne
         self.nfactor += nf
         self.nsolve += ns
-        state.t = state.t + h
+        state.t = time_after(state.t, h)
         if self._lu2 is not None:  # the second KKT's statistics, as the Python-driven step reports them
             return self._second_stats(r[2], r[3]) and ratio > 0.0
         return ratio > 0.0
@@ -479,7 +478,7 @@ class LIEuler(Solver):
         self._tic()
         evaluate(self, ws, t, q, qd, self.what0 | self.jac_flag)  # one pass: M, Q, Φq, Jq, Jq̇
         self._toc("evaluation")
-        # GGL positions (seed 001 eq. 11): simplified Newton from the predictor q + h q̇
+        # GGL positions (Truck benchmark eq. 11): simplified Newton from the predictor q + h q̇
         np.multiply(qd, h, out=self.dq)
         np.add(q, self.dq, out=self.qp)
         self.qk[:] = self.qp
@@ -506,6 +505,5 @@ class LIEuler(Solver):
         update(q, qd, self.dq, self.rhs, h, False)
         self.lam[:] = self.rhs[n:]
         self.ratio = ratio
-        state.t = t + h
         self._toc("other")
         return ok and ratio > 0.0

@@ -1,4 +1,4 @@
-"""Linearly implicit Euler in independent coordinates, Algorithm 2 (seed 000 eqs. 24-28, Table 2).
+"""Linearly implicit Euler in independent coordinates, Algorithm 2 (Carpinelli 2016 eqs. 24-28, Table 2).
 
 State (q, ż). With T = [S R] = [Φq; B]⁻¹ (eq. 24), b = −Φt and c = γ (eq. 23):
 
@@ -10,12 +10,12 @@ State (q, ż). With T = [S R] = [Φq; B]⁻¹ (eq. 24), b = −Φt and c = γ (e
 satisfy the velocity constraints); ż is internal (``self.zd``). The multipliers follow from eq. 18:
 hλ = Sᵀ(hQ + h²Jq q̇ − A Δq̇) with Δq̇ = h S c + R Δż (one transposed solve; ``multipliers``).
 
-Choice of B (``B=``): ``rtmbs.solvers.basis`` ("qr", seed 003 eqs. 4.11-4.12: [Φq; B] factorised;
+Choice of B (``B=``): ``rtmbs.solvers.basis`` ("qr", Carpinelli 2015 eqs. 4.11-4.12: [Φq; B] factorised;
 "partition" (default), coordinate partitioning: only Φu is factorised, dense or on its fixed
 pattern). This module is the method; the basis supplies the factorisation of T⁻¹ (or Φu), R, S c,
 q̇ = S b + R ż, ż = B q̇, λ and the projection with T.
 
-Beyond the seed: the pivot ratio of that factorisation (min|u_kk|/max|u_kk|) is a cheap
+Beyond the paper: the pivot ratio of that factorisation (min|u_kk|/max|u_kk|) is a cheap
 conditioning estimate, checked every step. When it falls below ``rebase_tol`` times its value at
 the last choice of B, B is chosen again at the current configuration (QR or partitioning of the
 current Φq) and ż is re-mapped, ż = B q̇ with q̇ = q̇ᵢ + Δq̇. That event (counted in ``nrebase``)
@@ -49,7 +49,7 @@ from ..protocol import (
     EVAL_GAMMA, EVAL_JAC, EVAL_JAC_STIFF, EVAL_M, EVAL_PHI, EVAL_PHIQ, EVAL_Q, State,
 )
 from ..tolerances import SINGULAR_PIVOT_RATIO
-from .base import Solver, register_solver
+from .base import Solver, register_solver, time_after
 from .basis import make_basis
 from .dense import kkt_correction, kkt_factor
 from .factorisation import make_kkt
@@ -93,19 +93,19 @@ C_KERNELS = (_engine.li_euler_indep_step, _engine.li_euler_indep_step_outputs)
 
 @register_solver("li-euler-indep")
 class LIEulerIndep(Solver):
-    """Linearly implicit Euler in independent coordinates (seed 000 Algorithm 2).
+    """Linearly implicit Euler in independent coordinates (Carpinelli 2016 Algorithm 2).
 
     Options
     -------
-    B : "partition" (default, coordinate partitioning) | "qr" (seed 003 eqs. 4.11-4.12)
+    B : "partition" (default, coordinate partitioning) | "qr" (Carpinelli 2015 eqs. 4.11-4.12)
     jacobian : "stiff" (default) | "all"
     stabilize : "projection" (default, eq. 30) | "none" | "baumgarte" (b = −Φt − γ_B Φ, eq. 5);
         ignored when m = 0
     projection_solve : "kkt" (eq. 30, default) | "T" (Δq* − Δq = S(−Φ): reuses [Φq; B]'s factors)
     baumgarte_gamma : float or None (1/h)
     position_update : "implicit" (default: Δq = h(q̇ + Δq̇), positions follow the new velocity; runs
-        the whip of ``spatial-chain-10`` where the seed's form diverges) | "explicit" (Δq = h q̇,
-        seed 000 Table 2)
+        the whip of ``spatial-chain-10`` where the paper's form diverges) | "explicit" (Δq = h q̇,
+        Carpinelli 2016 Table 2)
     independent : list of f coordinate indices (B="partition" only): the initial independent
         coordinates instead of the automatic choice (a rebase then chooses automatically)
     rebase : bool, default True; rebase_tol : float, default 0.1
@@ -247,7 +247,7 @@ class LIEulerIndep(Solver):
             st.evaluate(self, 0, state.t, state.q, state.qd, EVAL_M | EVAL_PHIQ)
             k.ratio = k.kkt.factor_packed(self.proj_idx, st.w0, 0.0, 0.0, H_ANALYSIS, st.w0)
             k.args = (k.lu.ib, k.lu.fb, k.idx)
-        # B at q0 (seed 003 eqs. 4.11-4.12 or partitioning), ż0 = B q̇0, q̇0 = S b + R ż0
+        # B at q0 (Carpinelli 2015 eqs. 4.11-4.12 or partitioning), ż0 = B q̇0, q̇0 = S b + R ż0
         st.evaluate(self, 0, state.t, state.q, state.qd, self.what_end)
         self._choose_B(state.t, self.independent)
         self._map_velocity(state.qd, state.qd)
@@ -419,7 +419,7 @@ class LIEulerIndep(Solver):
         self.nfactor += nf + changed
         self.nsolve += ns + changed
         self._take_diagnostics(ratio, lratio, growth, pratio, pgrowth)
-        state.t = t + h
+        state.t = time_after(t, h)
         if code & REBASE and not self._finish_rebase(state.t, state.q, state.qd, h):
             return False
         ok = bool(code & OK) and self.ratio > 0.0
@@ -563,8 +563,7 @@ class LIEulerIndep(Solver):
         q += self.dq
         np.add(qd, self.dqd, out=self.qd_pred)
         self.zd += self.dzd
-        t1 = t + h
-        state.t = t1
+        t1 = time_after(t, h)  # (state.t: moved by Solver.step)
         self._toc("other")
         # T at the new positions, conditioning check, q̇ = S b + R ż
         self.st.evaluate(self, 0, t1, q, qd, self.what_end)

@@ -5,7 +5,7 @@
   returns a cheap conditioning estimate, the pivot ratio min|u_kk| / max|u_kk| (0 for an exactly
   singular matrix).
 * :func:`null_basis_qr`: B as the transpose of the right n x f block of the orthogonal factor of
-  the QR decomposition of Φqᵀ (seed 003 eqs. 4.11-4.12), by Householder reflections.
+  the QR decomposition of Φqᵀ (Carpinelli 2015 eqs. 4.11-4.12), by Householder reflections.
 * :func:`select_partition`: independent coordinates by Gaussian elimination with rook pivoting of
   Φq (coordinate partitioning, García de Jalón & Bayo), full pivoting where a rook pivot is small.
 
@@ -22,7 +22,7 @@ from .dense import lu_factor, lu_solve, lu_solve_t  # noqa: F401  (the engine's 
 
 def null_basis_qr(phiq, w, v, beta, B):
     """Rows of ``B (f, n)``: an orthonormal basis of the null space of ``phiq (m, n)``, the last
-    f columns of C1 in Φqᵀ = C1 C2 (seed 003 eqs. 4.11-4.12), by Householder reflections
+    f columns of C1 in Φqᵀ = C1 C2 (Carpinelli 2015 eqs. 4.11-4.12), by Householder reflections
     (Golub & Van Loan 2013, Algorithm 5.2.1). Work arrays ``w (n, m)``, ``v (m, n)``,
     ``beta (m,)``. Returns min|r_kk| / max|r_kk| (0 when Φq is rank deficient)."""
     m, n = phiq.shape

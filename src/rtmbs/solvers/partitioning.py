@@ -1,4 +1,4 @@
-"""Coordinate partitioning (Wehage-Haug; Nikravesh 1988) for the index-1 formulations (seed 002 §2.1
+"""Coordinate partitioning (Wehage-Haug; Nikravesh 1988) for the index-1 formulations (Pękal & Frączek 2016 §2.1
 and §4.1).
 
 The coordinates are split once, at the start, into dependent ``u`` (r = rank Φq of them) and
@@ -8,7 +8,7 @@ evaluation
 
 * u solves Φ(u, v, t) = 0 by Newton-Raphson, ``Δu = −Φu⁺ Φ`` with the Moore-Penrose inverse of
   the m × r dependent sub-Jacobian (rank deficient Φq: m > r), until ‖Φ‖₂ ≤ ``newton_tol``
-  (seed 002: three orders of magnitude below the integrator tolerance);
+  (Pękal & Frączek 2016: three orders of magnitude below the integrator tolerance);
 * u̇ solves the velocity constraints Φu u̇ = −(Φv v̇ + Φt) (eq. 5) in the least-squares sense;
 * the condition number of Φu (σ1/σr) is monitored: its maximum over the run tells whether the
   partition chosen at the start stayed good.
@@ -23,9 +23,9 @@ from ..protocol import EVAL_PHI, EVAL_PHIQ, MechanicalSystem
 from ..tolerances import SOLVER_RANK_RTOL
 from .formulations import _svd_pinv, jacobian_rank
 
-#: Newton tolerance on ‖Φ‖₂ = NEWTON_TOL_FACTOR × integrator tolerance (seed 002 §4.1: 1000× smaller).
+#: Newton tolerance on ‖Φ‖₂ = NEWTON_TOL_FACTOR × integrator tolerance (Pękal & Frączek 2016 §4.1: 1000× smaller).
 NEWTON_TOL_FACTOR = 1e-3
-#: Newton-Raphson iterations before giving up (the seed reports 3-4 in practice).
+#: Newton-Raphson iterations before giving up (the paper reports 3-4 in practice).
 NEWTON_MAXITER = 25
 
 

@@ -1,4 +1,4 @@
-"""Algorithm 2's reduced system (seed 000 eqs. 26-28, 18) on dense matrices (numpy, the engine's
+"""Algorithm 2's reduced system (Carpinelli 2016 eqs. 26-28, 18) on dense matrices (numpy, the engine's
 dense LU); on the fixed pattern of A the C engine forms it inside its step (li_euler_indep.c).
 
     Rᵀ A R Δż = Rᵀ (hQ + h²Jq q̇) − Rᵀ A h S c,   A = M − hJq̇ − h²Jq             (eq. 28)

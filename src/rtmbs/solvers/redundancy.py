@@ -14,7 +14,7 @@ counts, without raising, those in which one exceeds
 ``LEFT_OUT_ATOL + LEFT_OUT_FACTOR·‖Φ_kept‖∞`` (``nviolations``, with the row and the size).
 
 Rank decisions use :data:`rtmbs.tolerances.SOLVER_RANK_RTOL` (σ ≤ SOLVER_RANK_RTOL·σmax is zero),
-the tolerance of the redundant-constraint formulations of seed 002.
+the tolerance of the redundant-constraint formulations of Pękal & Frączek 2016.
 """
 from __future__ import annotations
 

@@ -1,15 +1,15 @@
 """``reference``: the adaptive, high-accuracy offline solver for reference solutions.
 
-Seed 001 (§4.1) compares the real-time integrators with a reference solution from a
+Truck benchmark (§4.1) compares the real-time integrators with a reference solution from a
 variable-step RADAU5; this is rtmbs's. It integrates the index-1 form of the equations of
-motion (seed 000 eqs. 1 and 23; the KKT matrix of Algorithm 1, eq. 22, without the step terms)
+motion (Carpinelli 2016 eqs. 1 and 23; the KKT matrix of Algorithm 1, eq. 22, without the step terms)
 
     [ M   Φqᵀ ] [ q̈ ]   [ Q ]
     [ Φq  0   ] [ λ ] = [ γ ]
 
 as a first-order ODE in y = (q, q̇, x) with scipy's ``Radau`` (RADAU5, Hairer & Wanner IV.8)
 and removes the drift of the index-1 form by **coordinate projection** (Hairer & Wanner VII.2;
-seed 000 §3.3): after every accepted step, q is moved onto Φ(q, t) = 0 by Newton iterations
+Carpinelli 2015 §3.3): after every accepted step, q is moved onto Φ(q, t) = 0 by Newton iterations
 with the minimal M-weighted correction, q̇ onto Φq q̇ + Φt = 0, and the integrator continues
 from the projected point. Output points on the grid t0 + k·h are taken from the step's
 continuous output (or, with ``grid="step"``, by stepping onto each grid point) and projected
@@ -184,7 +184,7 @@ class ReferenceSolver(Solver):
         return A
 
     def accelerations(self, t: float, q: np.ndarray, qd: np.ndarray):
-        """q̈ and λ at (t, q, q̇) from the KKT system above (seed 000 eqs. 1, 23)."""
+        """q̈ and λ at (t, q, q̇) from the KKT system above (Carpinelli 2016 eqs. 1, 23)."""
         sys, ws = self.system, self.ws
         n, m = sys.n, sys.m
         what = EVAL_M | EVAL_Q | (EVAL_PHIQ | EVAL_GAMMA if m else 0)
@@ -262,7 +262,7 @@ class ReferenceSolver(Solver):
         J[n:2 * n, :2 * n] = X[:n]
         return J
 
-    # -- projection (Hairer & Wanner VII.2; seed 000 §3.3) -----------------------------------
+    # -- projection (Hairer & Wanner VII.2; Carpinelli 2015 §3.3) -----------------------------------
     def project(self, t: float, q: np.ndarray, qd: np.ndarray):
         """Return (q, q̇) moved onto Φ(q, t) = 0 and Φq q̇ + Φt = 0, and ‖Φ‖∞ reached.
 

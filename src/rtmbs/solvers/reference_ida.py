@@ -1,8 +1,8 @@
 """``reference`` with ``method="ida"``: SUNDIALS IDA on the stabilised index-2 form, sparse.
 
-The sparse, fast reference for large models (issue 12). IDA (variable-order, variable-step
+The sparse, fast reference for large models. IDA (variable-order, variable-step
 BDF, Hindmarsh et al. 2005; through ``scikit-sundae``) integrates the equations of motion
-(seed 000 eq. 1) in the stabilised index-2 form of Gear, Gupta and Leimkuhler (GGL; Hairer &
+(Carpinelli 2016 eq. 1) in the stabilised index-2 form of Gear, Gupta and Leimkuhler (GGL; Hairer &
 Wanner VII.1), y = (q, v, λ, μ, x):
 
     q' − v + Φqᵀ μ = 0              (n)   μ = 0 on the exact solution

@@ -1,5 +1,5 @@
 """``rosenbrock-grk4t``: the 4-stage, order-4 Rosenbrock method GRK4T of Kaps and Rentrop
-(1979) with fixed step, for ODE models (m = 0), in the partitioned form of seed 001 eqs. 3-4.
+(1979) with fixed step, for ODE models (m = 0), in the partitioned form of the truck benchmark eqs. 3-4.
 
 The ODE q̇ = v, v̇ = M⁻¹Q(q, v, t) is written y' = f(t, y). The method (Hairer-Wanner IV.7,
 eq. 7.25, the transformed form of ROS4 with mass matrix) solves per stage
@@ -7,18 +7,18 @@ eq. 7.25, the transformed form of ROS4 with mass matrix) solves per stage
     (diag(I, M)/(hγ) − J) u_i = F(t + c_i h, y + Σ a_ij u_j) + diag(I, M) Σ (c_ij/h) u_j
                                + h d_i ∂F/∂t,                 y_{n+1} = y + Σ b_i u_i,
 
-with F = [v; Q] and the partitioned Jacobian J = [[0, I], [∂Q/∂q, ∂Q/∂v]] (seed 001 eq. 4).
+with F = [v; Q] and the partitioned Jacobian J = [[0, I], [∂Q/∂q, ∂Q/∂v]] (Truck benchmark eq. 4).
 Eliminating the position block leaves one n×n matrix per step,
 
     A = M − hγ ∂Q/∂v − (hγ)² ∂Q/∂q,   A u_v = hγ r_v + (hγ)² ∂Q/∂q r_q,   u_q = hγ (r_q + u_v),
 
 factored once by the engine's dense LU (dense_lu.c; n is small) and solved four times: a fixed
 cost per step.
-∂Q/∂t (the road's ∂f/∂u u̇ of seed 001 §3.3) is a forward difference (one extra evaluation).
+∂Q/∂t (the road's ∂f/∂u u̇ of the truck benchmark §3.3) is a forward difference (one extra evaluation).
 Stages 3 and 4 share their argument, so a step costs 3 force evaluations + 1 for ∂Q/∂t.
 
 Options: ``jacobian="all"|"stiff"`` (which force Jacobians enter J), ``freeze_jq`` (True:
-∂Q/∂q computed once at the initial state, as in seed 001 §3.3; the order then drops to that
+∂Q/∂q computed once at the initial state, as in the truck benchmark §3.3; the order then drops to that
 of a W-method with an inexact Jacobian), ``time_derivative`` (False: drop the ∂Q/∂t term).
 """
 from __future__ import annotations
@@ -62,7 +62,7 @@ _c_factor, _c_stage, _c_mass_scale = _engine.grk_factor, _engine.grk_stage, _eng
 
 @register_solver("rosenbrock-grk4t")
 class GRK4T(Solver):
-    """GRK4T (Kaps-Rentrop) with fixed step for ODE models (seed 001 §3.1, eqs. 3-4)."""
+    """GRK4T (Kaps-Rentrop) with fixed step for ODE models (Truck benchmark §3.1, eqs. 3-4)."""
 
     ode_only = True
 
@@ -136,8 +136,6 @@ class GRK4T(Solver):
             self.neval += 1 + self.time_derivative + (2 if ok else 0)
             self.nfactor += 1 + (scale if ok else 0)
             self.nsolve += (4 + scale) if ok else 0
-            if ok:
-                state.t = t + h
             return ok
         ws = self.ws
         self._tic()
@@ -178,6 +176,5 @@ class GRK4T(Solver):
         _c_stage(2, h, *args, Qs, Qt, U, q, v, vs, qs, vs, *bufs)
         _c_stage(3, h, *args, Qs, Qt, U, q, v, vs, qs, vs, *bufs)
         self.nsolve += 4
-        state.t = t + h
         self._toc("solve")
         return True

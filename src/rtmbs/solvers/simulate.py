@@ -15,7 +15,7 @@ from .threads import with_limited_blas
 from ..errors import ConstraintDriftWarning, SimulationDiverged, SimulationInterrupted, SolverError
 from ..result import Result
 from ..protocol import EVAL_GAMMA, EVAL_M, EVAL_PHI, EVAL_PHIQ, EVAL_Q, MechanicalSystem, State
-from .base import Solver, get_solver
+from .base import Solver, get_solver, time_after
 from .rollout import compiled as compiled_rollout, rollout
 
 #: A state whose norm passes this is taken as diverged.
@@ -27,7 +27,7 @@ DRIFT_WARNING = 1e-4
 
 
 def consistent_accelerations(system: MechanicalSystem, t, q, qd) -> np.ndarray:
-    """q̈ of the index-1 equations [M Φqᵀ; Φq 0][q̈; λ] = [Q; γ] (seed 000 eq. 23), the
+    """q̈ of the index-1 equations [M Φqᵀ; Φq 0][q̈; λ] = [Q; γ] (Carpinelli 2016 eq. 23), the
     minimum-norm least-squares solution, so redundant constraints are accepted (offline use)."""
     if use_sparse(system) and system.m:
         return _sparse_accelerations(system, t, q, qd)
@@ -135,7 +135,7 @@ def simulate(
     (the acceleration the linearly implicit Euler step used), at t0 from the index-1 equations.
 
     ``inputs`` drives input channels by Python callables, ``{"name": f}`` with ``f(t)`` returning
-    the value or ``(value, rate, acceleration)`` (e.g. a ``motion`` joint's function; issue 13):
+    the value or ``(value, rate, acceleration)`` (e.g. a ``motion`` joint's function):
     an offline solver sees them exactly at every evaluation, a fixed-step one through their
     Taylor expansion about each step's start (``CartesianSystem.set_input_functions``); the
     steps then run one Python call each, not in compiled chunks. Without ``state`` the initial
@@ -291,7 +291,7 @@ def _simulate(system, solver, t_end, h, state, save_every, progress, raise_on_di
                 if driven:
                     system.apply_input_functions(state.t)
                 ok = slv.step(state, h)
-                state.t = t_start + i * h
+                state.t = time_after(t_start, h, i)
                 bad = (not ok) or not (
                     math.isfinite(state.q.sum() + state.qd.sum())
                     and np.abs(state.q).max(initial=0.0) < DIVERGENCE_LIMIT

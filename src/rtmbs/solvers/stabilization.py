@@ -1,11 +1,11 @@
 """Constraint stabilisation shared by the fixed-step solvers, each with a fixed cost.
 
-* Baumgarte at index 1 (seed 000 eq. 4): Φq q̈ = γ − 2α(Φq q̇ + Φt) − β²Φ (``explicit``).
-* Baumgarte at index 2 (seed 000 eq. 5, seed 001 eq. 10): Φq q̇ + Φt + γ_B Φ = 0.
-* Non-iterative projection (seed 000 eq. 30, Table 3): one solve of
+* Baumgarte at index 1 (Carpinelli 2016 eq. 4): Φq q̈ = γ − 2α(Φq q̇ + Φt) − β²Φ (``explicit``).
+* Baumgarte at index 2 (Carpinelli 2016 eq. 5, Truck benchmark eq. 10): Φq q̇ + Φt + γ_B Φ = 0.
+* Non-iterative projection (Carpinelli 2016 eq. 30, Table 3): one solve of
   [M hΦqᵀ; Φq 0][Δq* − Δq; μ] = [0; −Φ(q + Δq, t + h)] (:class:`Projector`, dense or sparse
   behind ``factorisation.KKTFactorisation``).
-* GGL positions (seed 001 eq. 11) live in ``li_euler.py`` (they need the step's data).
+* GGL positions (Truck benchmark eq. 11) live in ``li_euler.py`` (they need the step's data).
 
 Option checking helpers are here too, so every solver reports a bad option the same way.
 """
@@ -23,7 +23,7 @@ projection_rhs_solve = kkt_correction
 
 
 class Projector:
-    """The non-iterative projection (seed 000 eq. 30) for an (n, m) system on a
+    """The non-iterative projection (Carpinelli 2016 eq. 30) for an (n, m) system on a
     :class:`~rtmbs.solvers.factorisation.KKTFactorisation` (dense unless ``kkt`` is given)."""
 
     def __init__(self, n: int, m: int, kkt: KKTFactorisation | None = None):

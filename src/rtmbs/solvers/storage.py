@@ -1,4 +1,4 @@
-"""Where Algorithm 2's step reads M, Φq, Jq, Jq̇ (issue 11 "Storage that scales").
+"""Where Algorithm 2's step reads M, Φq, Jq, Jq̇.
 
 Every kernel of ``li-euler-indep`` that reads these matrices on its sparse path takes one flat
 float buffer ``w`` and a :class:`~rtmbs.solvers.sparse.PackedKKTMap` index ``idx`` (a flat value
@@ -103,7 +103,7 @@ def phiq_scatter(w, idx, out) -> None:
     out[zr, zc] = phiq_values(w, idx)
 
 
-#: The projection (seed 000 eq. 30) from a step's packed buffers, in the engine (kkt.c):
+#: The projection (Carpinelli 2016 eq. 30) from a step's packed buffers, in the engine (kkt.c):
 #: ``project_kkt(ib, fb, pidx, w0, w1, phi1, h, rhs, dq)`` gathers [M(q) hΦqᵀ; Φq 0] with Φq at
 #: the projected positions (``w1``; M copied there from ``w0``) through ``pidx``, factorises it and
 #: adds the correction of [0; −Φ] to ``dq``; returns (pivot ratio, largest multiplier).

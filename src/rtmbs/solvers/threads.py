@@ -1,9 +1,9 @@
-"""Single-threaded BLAS for rtmbs's own dense linear algebra (issue 12).
+"""Single-threaded BLAS for rtmbs's own dense linear algebra.
 
 The CLI sets ``OPENBLAS_NUM_THREADS=1`` before numpy loads; the Python API cannot (numpy is
 usually imported first), so the offline solvers limit the BLAS/LAPACK thread pools around their
 runs with ``threadpoolctl``: on the 2-core project machine a dense LU of a 1133×1133 matrix took
-0.40 s with threads against 0.06 s without (issue 12), and parallel runs fight for the cores.
+0.40 s with threads against 0.06 s without, and parallel runs fight for the cores.
 
 Opt out with the environment variable ``RTMBS_BLAS_THREADS``: a number of threads (``"4"``), or
 ``"all"`` / ``"0"`` to leave the pools as they are. Unset or empty means 1.

@@ -1,4 +1,4 @@
-"""The concept-model study: seed 003 §5.1.3-5.1.4 (Tables 5.1-5.2, Figs 5.8-5.12) on the quarter
+"""The concept-model study: Carpinelli 2015 §5.1.3-5.1.4 (Tables 5.1-5.2, Figs 5.8-5.12) on the quarter
 car, then §5.2.2-5.2.4 (Table 5.3) on the sedan (:mod:`rtmbs.studies.concept_fullcar`).
 
 ``run_concept_study(out_dir, quick=False, log=print)``:
@@ -7,11 +7,11 @@ car, then §5.2.2-5.2.4 (Table 5.3) on the sedan (:mod:`rtmbs.studies.concept_fu
   ISO 8608 class B, 500 N m drive trapezoid, neutral, 350 N m brake) and the validations V1
   (300/150 N m, class A) and V2 (400/250 N m, class C);
 * identification of the trailing-arm quarter car's (d_r, e_r, K_r, L0_r, C_r) with
-  ``scipy.optimize.least_squares`` (TRF, bounds) twice from the same start: the seed's eq. 5.5
+  ``scipy.optimize.least_squares`` (TRF, bounds) twice from the same start: the paper's eq. 5.5
   (two cumulative errors of z and v_z) and the stacked time-series residual;
 * Table 5.1 (RMS of z, v_z, a_z before and after), Table 5.2 (V1, V2 with the identified
   parameters), the cost histories (Fig. 5.8), the responses (Figs 5.9-5.12);
-* the cost claim of §5.1.4: µs per step (``rtmbs.bench.bench_steps``) of the concept model with
+* the cost claim of §5.1.4: µs per step (``rtmbs.solvers.timing.bench_steps``) of the concept model with
   explicit Euler + projection and with li-euler against li-euler on ``multilink-ideal``.
 
 The concept model runs li-euler at 1 ms inside the loop: explicit Euler + projection diverges
@@ -22,7 +22,7 @@ their length, at most ``QUICK_ITERATIONS`` iterations, short benches.
 ``scheduler``: where the identification's Jacobian columns run (``None``: in this process, the
 default; ``"local"``: a Dask LocalCluster of ``n_workers`` processes; an address
 ``tcp://host:8786``; a ``distributed.Client``), through :func:`rtmbs.runs.engine.run_many` as
-the ``map`` of :func:`rtmbs.concept.identify.identify`. The results do not depend on it.
+the ``map`` of :func:`rtmbs.concept.calibrate.identify`. The results do not depend on it.
 """
 from __future__ import annotations
 
@@ -36,13 +36,13 @@ from pathlib import Path
 
 import numpy as np
 
-from ..bench import bench_steps
-from ..concept import identify as idf
-from ..concept import manoeuvres as mv
+from ..solvers.timing import bench_steps
+from ..concept import calibrate as idf
+from ..concept import drive_cycles as mv
 from ..concept import models as cm
 from ..models.multilink import multilink_model
 from ..system import compile_model
-from .. import strict_json
+from ..model import strict_json
 from .figures import figure
 from .verdicts import (Criterion, Finding, all_of, at_most, below, finding, findings_section,
                        is_true, not_comparable, ratio_within)
@@ -52,7 +52,7 @@ H_EXPLICIT = 5e-4
 QUICK_SCALE = 0.25
 QUICK_ITERATIONS = 4
 FULL_ITERATIONS = 40
-#: Seed 003 Table 5.1 (before -> after) and Table 5.2 (RMS), for comparison only.
+#: Carpinelli 2015 Table 5.1 (before -> after) and Table 5.2 (RMS), for comparison only.
 SEED_TABLE_51 = {"z": (0.2370, 0.0260), "vz": (0.1145, 0.0425), "az": (0.5191, 0.2583)}
 SEED_TABLE_52 = {"V1": {"z": 0.0285, "vz": 0.0330, "az": 0.1645},
                  "V2": {"z": 0.0276, "vz": 0.0546, "az": 0.3067}}
@@ -60,7 +60,7 @@ SEED_ITERATIONS = 33
 SEED_COST_RATIO = 0.30
 
 
-#: Start of the identification (the seed's "green curves" are not given): a deliberately poor
+#: Start of the identification (the paper's "green curves" are not given): a deliberately poor
 #: design with the IC on the side the detailed model's kinematics put it (behind and below the
 #: wheel centre, :func:`rtmbs.concept.models.detailed_side_view_ic`) but 2 m away, at the
 #: unsprung CG height, 50 % stiffer, half the damping, the spring 2 cm too long.
@@ -188,7 +188,7 @@ def run_concept_study(out_dir, quick: bool = False, log=print, scheduler=None,
         traj[f"test/before/{s}"] = before[s]
     # explicit Euler + projection on the concept model: stability and accuracy on the full
     # 18 s test (also in quick runs: the divergence at 1 ms comes after 4.5 s), with the
-    # steady-state and the transient tyre (Carpinelli 2016 ch. 4.3)
+    # steady-state and the transient tyre (Carpinelli 2015 ch. 4.3)
     res["explicit_euler"] = {}
     ident = res["identification"]["stacked"]["params"]
     base = _concept(mv.TEST, ident)
@@ -233,7 +233,7 @@ def _bench(params, man, quick, log):
     return rows
 
 
-# -- Carpinelli 2016 §5.1.3-5.1.4: one pure function per finding (numbers in, Finding out) --------
+# -- Carpinelli 2015 §5.1.3-5.1.4: one pure function per finding (numbers in, Finding out) --------
 #: "reproduces the anti-squat / anti-lift of the detailed model": the identified ratio within this
 #: fraction of the one the detailed model's kinematics give (our choice)
 ANTI_TOL = 0.20
@@ -247,19 +247,19 @@ SIGNALS = ("z", "vz", "az")
 
 
 def finding_converged(ident: dict) -> Finding:
-    """Carpinelli 2016 §5.1.3: the identification ends at parameters that minimise the cost
+    """Carpinelli 2015 §5.1.3: the identification ends at parameters that minimise the cost
     (scipy's status > 0: a tolerance met, not the iteration cap)."""
     return finding("The identification returns the parameters that minimise the cost "
-                   "(Carpinelli 2016 §5.1.3, eq. 5.5)",
+                   "(Carpinelli 2015 §5.1.3, eq. 5.5)",
                    is_true(idf.converged(ident["status"]),
                            "least_squares stops on a tolerance (status > 0), not on the cap"),
                    ident["stop"], f"{SEED_ITERATIONS} iterations (lsqnonlin)")
 
 
 def finding_errors_fall(before: dict, after: dict) -> Finding:
-    """Carpinelli 2016 Table 5.1: the RMS errors of z, v_z and a_z fall with identification."""
+    """Carpinelli 2015 Table 5.1: the RMS errors of z, v_z and a_z fall with identification."""
     return finding("Identification reduces the RMS errors of the chassis z, v_z and a_z on the "
-                   "test (Carpinelli 2016 Table 5.1)",
+                   "test (Carpinelli 2015 Table 5.1)",
                    all_of(*(below(after[k] / before[k] if before[k] else math.nan, 1.0,
                                   f"after/before ({k})") for k in SIGNALS)),
                    ", ".join(f"{k} {before[k]:.4g} → {after[k]:.4g}" for k in SIGNALS),
@@ -267,11 +267,11 @@ def finding_errors_fall(before: dict, after: dict) -> Finding:
 
 
 def finding_anti(kind: str, identified: float, detailed: float) -> Finding:
-    """Carpinelli 2016 §5.1.3, Fig. 5.9: the identified trailing arm reproduces the anti-squat /
+    """Carpinelli 2015 §5.1.3, Fig. 5.9: the identified trailing arm reproduces the anti-squat /
     anti-lift of the detailed suspension (``kind``: "anti-squat" or "anti-lift")."""
     r = identified / detailed if detailed else math.nan
     return finding(f"The identified concept model reproduces the {kind} of the detailed "
-                   "suspension (Carpinelli 2016 §5.1.3, Fig. 5.9)",
+                   "suspension (Carpinelli 2015 §5.1.3, Fig. 5.9)",
                    ratio_within(identified, detailed, ANTI_TOL, f"identified {kind}",
                                 "the detailed model's (kinematics)"),
                    f"identified {identified:.4f}, detailed {detailed:.4f}: {r:.0%}",
@@ -279,14 +279,14 @@ def finding_anti(kind: str, identified: float, detailed: float) -> Finding:
 
 
 def finding_validations(validation: dict, target_std: dict | None) -> Finding:
-    """Carpinelli 2016 §5.1.4, Table 5.2: in V1 and V2 the identified model's accuracy is
+    """Carpinelli 2015 §5.1.4, Table 5.2: in V1 and V2 the identified model's accuracy is
     acceptable: every validation RMS error ≤ VALIDATION_SHARE × the standard deviation of the
     detailed model's signal in that manoeuvre (``target_std``: manoeuvre -> signal -> std; None
     when the run did not record it)."""
     text = (f"every validation RMS error ≤ {VALIDATION_SHARE:g} × the std of the detailed "
             "model's signal (z, v_z, a_z; V1 and V2)")
     claim = ("The identified model is accurate in the validation manoeuvres V1 and V2 "
-             "(Carpinelli 2016 §5.1.4, Table 5.2)")
+             "(Carpinelli 2015 §5.1.4, Table 5.2)")
     seed = "0.028-0.31 RMS (Table 5.2), \"acceptable\""
     if target_std is None:
         return finding(claim, not_comparable(text, "the targets' spread was not recorded"),
@@ -301,12 +301,12 @@ def finding_validations(validation: dict, target_std: dict | None) -> Finding:
 
 
 def finding_explicit_stable(runs: dict, tyre: str) -> Finding:
-    """Carpinelli 2016 §5.1.4: with no stiff elements the concept model can be integrated by
+    """Carpinelli 2015 §5.1.4: with no stiff elements the concept model can be integrated by
     explicit Euler + projection: every run of ``runs`` (step label -> None if it finished, else
     the time of divergence [s], NaN when it failed without one) finishes the 18 s test."""
     bad = {k: t for k, t in runs.items() if t is not None}
     return finding("Explicit Euler with the projection integrates the concept model (no stiff "
-                   f"elements), {tyre} tyre (Carpinelli 2016 §5.1.4)",
+                   f"elements), {tyre} tyre (Carpinelli 2015 §5.1.4)",
                    is_true(not bad if runs else None,
                            "explicit Euler + projection finishes the 18 s test at each step run"),
                    "; ".join(f"h = {k} s: " + ("finished" if t is None else "failed"
@@ -315,7 +315,7 @@ def finding_explicit_stable(runs: dict, tyre: str) -> Finding:
 
 
 def finding_cost(cost: dict, explicit_stable: bool | None) -> Finding:
-    """Carpinelli 2016 §5.1.4: explicit Euler on the concept model costs about 30 % of li-euler
+    """Carpinelli 2015 §5.1.4: explicit Euler on the concept model costs about 30 % of li-euler
     on the detailed model (per simulated second), at a step where it is stable."""
     e = cost.get("concept explicit-euler 0.5 ms", {}).get("ratio_to_detailed")
     li = cost.get("concept li-euler 1 ms", {}).get("ratio_to_detailed")
@@ -324,14 +324,14 @@ def finding_cost(cost: dict, explicit_stable: bool | None) -> Finding:
                   is_true(explicit_stable, "explicit Euler is stable at the benchmarked step "
                                            f"({H_EXPLICIT * 1e3:g} ms)"))
     return finding("Explicit Euler + projection on the concept model costs about 30 % of "
-                   "li-euler on the detailed model (Carpinelli 2016 §5.1.4)", crit,
+                   "li-euler on the detailed model (Carpinelli 2015 §5.1.4)", crit,
                    f"explicit Euler (0.5 ms) {e:.2f}; for context li-euler on the concept (1 ms) "
                    f"{li:.2f}" if e is not None and li is not None else "not benchmarked",
                    f"about {SEED_COST_RATIO:.0%}")
 
 
 def seed_findings(res: dict) -> list[Finding]:
-    """Every finding of Carpinelli 2016 §5.1.3-5.1.4 this study measures, judged on ``res``
+    """Every finding of Carpinelli 2015 §5.1.3-5.1.4 this study measures, judged on ``res``
     (the stacked-residual identification; the explicit-Euler runs; the bench)."""
     idn = res["identification"]["stacked"]
     ic = res["detailed_ic"]
@@ -370,7 +370,7 @@ def _plots(out, res, traj, test, quick):
     ax[0, 0].set_ylabel("cost ½‖r‖²")
     ax[0, 0].legend()
     ax[0, 0].grid(True, which="both", alpha=0.3)
-    fig.suptitle("Identification cost history (seed 003 Fig. 5.8)")
+    fig.suptitle("Identification cost history (Carpinelli 2015 Fig. 5.8)")
     fig.savefig(out / "fig_cost.png")
     zoom = (8.0 * (QUICK_SCALE if quick else 1.0), 10.0 * (QUICK_SCALE if quick else 1.0))
     for man, lines in (("test", ("before", "stacked", "cumulative")), ("V1", ("stacked",)),
@@ -390,14 +390,14 @@ def _plots(out, res, traj, test, quick):
         ax[0, 0].legend(fontsize="x-small")
         ax[-1, 0].set_xlabel("t [s]")
         ax[-1, 1].set_xlabel(f"t [s] (zoom {zoom[0]:g}-{zoom[1]:g} s)")
-        fig.suptitle(f"Chassis vertical response, {man} (seed 003 Figs 5.9-5.12)")
+        fig.suptitle(f"Chassis vertical response, {man} (Carpinelli 2015 Figs 5.9-5.12)")
         fig.savefig(out / f"fig_{man}.png")
 
 
 # -- report ---------------------------------------------------------------------------------------
 def _report(res, quick) -> str:
     idn = res["identification"]
-    L = ["# Quarter-car concept model: identification (seed 003 §5.1.3-5.1.4)", ""]
+    L = ["# Quarter-car concept model: identification (Carpinelli 2015 §5.1.3-5.1.4)", ""]
     if quick:
         L += ["**Quick run**: manoeuvres scaled to a quarter of their length, at most "
               f"{QUICK_ITERATIONS} iterations: the numbers are not the study's.", ""]
@@ -427,7 +427,7 @@ def _report(res, quick) -> str:
     L += [""] + [f"Optimiser ({k}): " + idn[k].get("stop", idn[k]["message"]) + "."
                  for k in ("stacked", "cumulative")]
     L += ["", "## Table 5.1: RMS errors on the test before and after", "",
-          "| signal | before | after (stacked) | after (eq. 5.5) | seed before → after |",
+          "| signal | before | after (stacked) | after (eq. 5.5) | paper before → after |",
           "|---|---|---|---|---|"]
     for s, unit in (("z", "m"), ("vz", "m/s"), ("az", "m/s²")):
         b = idn["stacked"]["table_5_1"]["before"][s]
@@ -435,7 +435,7 @@ def _report(res, quick) -> str:
                  f"{idn['cumulative']['table_5_1']['after'][s]:.4g} | "
                  f"{SEED_TABLE_51[s][0]} → {SEED_TABLE_51[s][1]} |")
     L += ["", "## Table 5.2: validations (identified parameters)", "",
-          "| manoeuvre | signal | stacked | eq. 5.5 | seed |", "|---|---|---|---|---|"]
+          "| manoeuvre | signal | stacked | eq. 5.5 | paper |", "|---|---|---|---|---|"]
     for v in ("V1", "V2"):
         for s in ("z", "vz", "az"):
             L.append(f"| {v} | {s} | {idn['stacked']['table_5_2'][v][s]:.4g} | "
@@ -458,7 +458,7 @@ def _report(res, quick) -> str:
     if "findings" in res:
         L += [""] + findings_section(
             [Finding(**f) for f in res["findings"]],
-            "Findings of Carpinelli 2016 §5.1.3-5.1.4, as measured here",
+            "Findings of Carpinelli 2015 §5.1.3-5.1.4, as measured here",
             "Each verdict is computed from the numbers above by the stated criterion (the "
             "stacked-residual identification; the thresholds are ours); the thesis' numbers are "
             "for comparison, not targets." + (" Quick run: judged on the quick numbers." if quick

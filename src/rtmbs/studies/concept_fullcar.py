@@ -1,5 +1,5 @@
 """Table 5.3 part of the concept study: the full-car identification on the detailed sedan and the
-three validation manoeuvres (seed 003 §5.2.2-5.2.4; pipeline :mod:`rtmbs.concept.table53`).
+three validation manoeuvres (Carpinelli 2015 §5.2.2-5.2.4; pipeline :mod:`rtmbs.concept.table53`).
 
 ``run_table53(out_dir, quick, log)`` writes ``fig_53_*.png`` into ``out_dir`` and returns the
 numbers (``results.json`` of the study holds them under ``table_5_3``); ``report_section(res)``
@@ -15,7 +15,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..concept import identify as idf
+from ..concept import calibrate as idf
 from ..concept import table53 as T
 from .figures import figure as _fig
 from .verdicts import Criterion, Finding, all_of, at_most, finding, findings_section, is_true
@@ -30,7 +30,7 @@ def _campaign(quick, log, **kw):
     from ..manoeuvres.campaign import run_campaign
 
     t0 = time.perf_counter()
-    c = run_campaign("sedan", quick=quick, **kw)
+    c = run_campaign("sedan-rwd", quick=quick, **kw)
     log(f"    sedan campaign {kw or 'identification'}: {time.perf_counter() - t0:.0f} s, top speed "
         f"{3.6 * float(np.max(c.speed)):.1f} km/h")
     return c
@@ -159,7 +159,7 @@ def _plots(out, res, traj):
         a.grid(True, alpha=0.3)
     ax[0, 0].legend(fontsize="x-small")
     ax[-1, 0].set_xlabel("t [s]")
-    fig.suptitle("Wheel-centre heights from strokes and corner accelerations (seed 003 Fig. 5.26)")
+    fig.suptitle("Wheel-centre heights from strokes and corner accelerations (Carpinelli 2015 Fig. 5.26)")
     fig.savefig(out / "fig_53_reconstruction.png")
 
     fig, ax = _fig(4, 1)
@@ -173,7 +173,7 @@ def _plots(out, res, traj):
         a.grid(True, alpha=0.3)
     ax[0, 0].legend(fontsize="x-small")
     ax[-1, 0].set_xlabel("t [s]")
-    fig.suptitle("Identification: suspension strokes, sedan vs 5-body model (seed 003 §5.2.4)")
+    fig.suptitle("Identification: suspension strokes, sedan vs 5-body model (Carpinelli 2015 §5.2.4)")
     fig.savefig(out / "fig_53_strokes.png")
 
     fig, ax = _fig(1)
@@ -199,28 +199,28 @@ def _plots(out, res, traj):
             a.grid(True, alpha=0.3)
         ax[0, 0].legend(fontsize="x-small")
         ax[-1, 0].set_xlabel("t [s]")
-        fig.suptitle(f"Validation manoeuvre {man} (seed 003 Figs 5.29-5.31)")
+        fig.suptitle(f"Validation manoeuvre {man} (Carpinelli 2015 Figs 5.29-5.31)")
         fig.savefig(out / f"fig_53_{man}.png")
 
 
-# -- Carpinelli 2016 §5.2.4: one pure function per finding -----------------------------------------
+# -- Carpinelli 2015 §5.2.4: one pure function per finding -----------------------------------------
 #: "accurately predict": every RMS error of the identified car at most this share of the sedan
 #: signal's standard deviation (our choice; the thesis gives figures only)
 ACCURATE_SHARE = 0.5
 
 
 def finding_car_converged(ident: dict) -> Finding:
-    """Carpinelli 2016 §5.2.4: the 14-parameter identification of the full car ends at the
+    """Carpinelli 2015 §5.2.4: the 14-parameter identification of the full car ends at the
     parameters that minimise the cost (scipy's status > 0, not the iteration cap)."""
     return finding("The full-car identification (14 parameters, the four strokes) returns the "
-                   "parameters that minimise the cost (Carpinelli 2016 §5.2.4)",
+                   "parameters that minimise the cost (Carpinelli 2015 §5.2.4)",
                    is_true(idf.converged(ident["status"]),
                            "least_squares stops on a tolerance (status > 0), not on the cap"),
                    ident["stop"], f"{T.SEED_ITERATIONS_53} iterations (lsqnonlin)")
 
 
 def finding_car_accurate(man: str, rms: dict, std: dict) -> Finding:
-    """Carpinelli 2016 §5.2.4, Figs 5.29-5.31: the identified concept car accurately predicts the
+    """Carpinelli 2015 §5.2.4, Figs 5.29-5.31: the identified concept car accurately predicts the
     sedan in validation manoeuvre ``man``: every signal's RMS error ≤ ACCURATE_SHARE × the
     sedan signal's standard deviation."""
     share = {s: rms[s] / std[s] if std[s] else math.nan for s, _ in SIGNALS}
@@ -228,13 +228,13 @@ def finding_car_accurate(man: str, rms: dict, std: dict) -> Finding:
     crit = Criterion(c.ok, f"every RMS error (CG z, v_z, pitch, roll) ≤ {ACCURATE_SHARE:g} × the "
                            "sedan signal's standard deviation", c.why)
     return finding(f"The identified concept car accurately predicts the sedan in validation "
-                   f"manoeuvre {man} (Carpinelli 2016 §5.2.4, Table 5.3, Figs 5.29-5.31)", crit,
+                   f"manoeuvre {man} (Carpinelli 2015 §5.2.4, Table 5.3, Figs 5.29-5.31)", crit,
                    "RMS error / std: " + ", ".join(f"{s} {x:.2f}" for s, x in share.items()),
                    "\"accurately predict\" (figures only)")
 
 
 def seed_findings(res: dict) -> list[Finding]:
-    """The findings of Carpinelli 2016 §5.2.4 judged on the Table 5.3 numbers (identification
+    """The findings of Carpinelli 2015 §5.2.4 judged on the Table 5.3 numbers (identification
     on the reconstructed wheel-centre heights)."""
     out = [finding_car_converged(res["identification"]["reconstructed"])]
     for man, v in res["validation"].items():
@@ -246,12 +246,12 @@ def report_section(res) -> list:
     """Markdown lines of the Table 5.3 part of report.md."""
     idn = res["identification"]
     kinds = list(idn)
-    L = ["", "# Full car on the sedan: identification and Table 5.3 (seed 003 §5.2.2-5.2.4)", ""]
+    L = ["", "# Full car on the sedan: identification and Table 5.3 (Carpinelli 2015 §5.2.2-5.2.4)", ""]
     if res["quick"]:
         L += [f"**Quick run**: campaigns scaled (phases and speeds ×0.3), at most "
               f"{QUICK_ITERATIONS} iterations: the numbers are not the study's.", ""]
     c = res["campaign"]
-    L += [f"Campaign on `sedan` (li-euler 1 ms, signals every 2 ms): settle, accelerate to "
+    L += [f"Campaign on `sedan-rwd` (li-euler 1 ms, signals every 2 ms): settle, accelerate to "
           f"{c['meta']['target_kmh']:.0f} km/h (reached {c['top_speed_kmh']:.1f}), neutral, brake "
           f"{c['meta']['brake_front']:.0f}/{c['meta']['brake_rear']:.0f} N m front/rear per wheel; "
           f"ISO 8608 class {c['road'].get('class')} (seed {c['road'].get('seed')}). Eq. 5.11 "
@@ -302,14 +302,14 @@ def report_section(res) -> list:
             L.append(f"| {man} | {kmh:.0f} / {v['top_speed_kmh']:.1f} km/h | {bf:.0f}/{br:.0f} | "
                      f"{road} | {lab} | {v['start']['rms'][s]:.4g} | {v['identified']['rms'][s]:.4g} | "
                      f"{v['signal_std'][s]:.4g} |")
-    L += ["", "Seed 003 gives no numbers for Table 5.3 (Figs 5.29-5.31 only: \"accurately "
+    L += ["", "Carpinelli 2015 gives no numbers for Table 5.3 (Figs 5.29-5.31 only: \"accurately "
           "predict\"); its identification took 21 iterations.", "",
           "Figures: `fig_53_reconstruction.png` (Fig. 5.26), `fig_53_strokes.png`, "
           "`fig_53_cost.png`, `fig_53_I.png`, `fig_53_II.png`, `fig_53_III.png` (Figs 5.29-5.31).",
           "", f"Table 5.3 part: {res['wall_s']:.0f} s wall.", ""]
     if "findings" in res:
         L += findings_section([Finding(**f) for f in res["findings"]],
-                              "Findings of Carpinelli 2016 §5.2.4, as measured here",
+                              "Findings of Carpinelli 2015 §5.2.4, as measured here",
                               "Verdicts computed from the numbers above by the stated criteria "
                               "(thresholds ours; the thesis gives figures, no numbers).")
     return L

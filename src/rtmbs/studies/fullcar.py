@@ -1,17 +1,17 @@
-"""The virtual measurement campaign on the full vehicle: seed 003 §5.2.3 (Figs 5.17-5.26) and
-Algorithm 1 vs Algorithm 2 on the full car (issue 14).
+"""The virtual measurement campaign on the full vehicle: Carpinelli 2015 §5.2.3 (Figs 5.17-5.26) and
+Algorithm 1 vs Algorithm 2 on the full car.
 
 ``run_fullcar_study(out_dir, quick=False, log=print)``:
 
-* the campaign (:func:`rtmbs.manoeuvres.campaign.run_campaign`) on the built-in ``sedan``:
+* the campaign (:func:`rtmbs.manoeuvres.campaign.run_campaign`) on the rear-drive ``sedan-rwd``:
   at rest 0-5 s, 0 → 80 km/h in 5 s (rear drive torque), neutral 10 s, braking 5 s (300 N m
   per wheel, front = rear), ISO 8608 class B road (independent tracks), li-euler 1 ms;
-* post-processing with :mod:`rtmbs.concept.sensors`: strokes low-passed at 25 Hz, corner
+* post-processing with :mod:`rtmbs.concept.measurement`: strokes low-passed at 25 Hz, corner
   accelerations high-passed at 0.5 Hz (Butterworth, **zero phase**: ``sosfiltfilt``), the
   corners' vertical displacement by double integration (step 1, Fig. 5.21), plus the < 0.5 Hz
   strokes (step 2, Fig. 5.22), plus the tyre deflection of eq. 5.11 (step 3, Fig. 5.25), the
   wheel centres (Fig. 5.26), each against the true values of the run;
-* a short bench (:func:`rtmbs.bench.bench_steps`) of li-euler against li-euler-indep with
+* a short bench (:func:`rtmbs.solvers.timing.bench_steps`) of li-euler against li-euler-indep with
   B = partition and B = qr on the same car rolling at 20 m/s on the same road;
 * ``report.md`` (findings: every statement of §5.2.3 holds / does not hold, with numbers),
   PNGs, ``campaign.mf4`` (every signal with its unit), ``results.json``.
@@ -29,24 +29,24 @@ from pathlib import Path
 
 import numpy as np
 
-from ..bench import bench_steps
-from ..concept import sensors as cs
+from ..solvers.timing import bench_steps
+from ..concept import measurement as cs
 from ..manoeuvres.campaign import CORNERS, PHASES, QUICK_SCALE, run_campaign, vehicle_system
-from .. import strict_json
+from ..model import strict_json
 from .figures import figure
 from .verdicts import (Finding, above, all_of, at_most, below, finding, findings_section, is_true,
                        ordering_holds, ratio_within, within)
 
 H = 1e-3
-MODEL = "sedan"
+MODEL = "sedan-rwd"
 BENCH_SPEED = 20.0        # m/s, the bench car rolling on the campaign's road
 BENCH_TORQUE = 100.0      # N m per half shaft during the bench
 FULL_BENCH = {"steps": 2000, "rounds": 3, "warmup": 200}
 QUICK_BENCH = {"steps": 300, "rounds": 1, "warmup": 50}
 BENCH_CASES = (("Alg. 1 (li-euler)", "li-euler", {}),
                ("Alg. 2 (li-euler-indep, B = partition)", "li-euler-indep", {"B": "partition"}),
-               ("Alg. 2 (li-euler-indep, B = qr, the seed's)", "li-euler-indep", {"B": "qr"}))
-#: seed values, for comparison only
+               ("Alg. 2 (li-euler-indep, B = qr, the paper's)", "li-euler-indep", {"B": "qr"}))
+#: paper values, for comparison only
 SEED_TARGET_KMH = 80.0
 SEED_NEUTRAL_DECEL_G = 0.01
 STEADY = 0.5              # the last half of a phase is its "steady" part for the means
@@ -170,7 +170,7 @@ def _numbers(c, rec) -> dict:
     return n
 
 
-# -- Carpinelli 2016 §5.2.3 (and Carpinelli et al. 2016 on the full car): one pure function each --
+# -- Carpinelli 2015 §5.2.3 (and Carpinelli 2016 on the full car): one pure function each --
 #: criteria thresholds (ours): the speed reached within this fraction of the target; the neutral
 #: deceleration in this band [g]; the step-1 error at least this many times step 2's; the
 #: wheel-centre RMS error at most this share of the signal's RMS
@@ -287,9 +287,9 @@ def finding_wheel_centres(shares: dict, detail: str, against: str) -> Finding:
 
 
 def finding_alg2_faster(a2_us: float, a1_us: float, label: str, detail: str) -> Finding:
-    """Carpinelli et al. 2016 §6.2: Algorithm 2 is faster than Algorithm 1 on a highly
+    """Carpinelli 2016 §6.2: Algorithm 2 is faster than Algorithm 1 on a highly
     constrained model (median µs per step)."""
-    return finding("Carpinelli et al. 2016: Algorithm 2 is faster than Algorithm 1 on a highly "
+    return finding("Carpinelli 2016: Algorithm 2 is faster than Algorithm 1 on a highly "
                    f"constrained model (here the full car, m/n = 0.94), {label}",
                    ordering_holds({"Alg. 2": a2_us, "Alg. 1": a1_us}, ["Alg. 2", "Alg. 1"],
                                   unit="median µs per step"), detail,
@@ -304,7 +304,7 @@ def finding_fixed_cost(rebases: int, fallbacks: int, detail: str) -> Finding:
 
 
 def seed_findings(res) -> list[dict]:
-    """Every statement of Carpinelli 2016 §5.2.3 (and Carpinelli et al. 2016's Alg. 1 vs Alg. 2
+    """Every statement of Carpinelli 2015 §5.2.3 (and Carpinelli 2016's Alg. 1 vs Alg. 2
     finding on the full car), judged on this run, as Finding dicts."""
     n, out = res["numbers"], []
     r = n["road"]
@@ -352,7 +352,7 @@ def seed_findings(res) -> list[dict]:
         f"{a2p['median_us']:.0f} vs {a1['median_us']:.0f} µs per step (wall median); p99.9 "
         f"{a2p['p999_us']:.0f} vs {a1['p999_us']:.0f} µs; rebases {a2p['nrebase']}, fallbacks "
         f"{a2p['nfallback']} in {a2p['steps']} steps"))
-    out.append(finding_alg2_faster(a2q["median_us"], a1["median_us"], "the seed's B from QR",
+    out.append(finding_alg2_faster(a2q["median_us"], a1["median_us"], "the paper's B from QR",
                                    f"{a2q['median_us']:.0f} vs {a1['median_us']:.0f} µs per step"))
     out.append(finding_fixed_cost(
         a2p["nrebase"], a2p["nfallback"],
@@ -449,7 +449,7 @@ def _plots(out, c, rec):
     ax[1, 0].legend(fontsize="x-small", ncol=2)
     for a in ax.ravel():
         a.grid(True, which="both", alpha=0.3)
-    fig.suptitle("Road profile (first 100 m) and its PSD against ISO 8608 (seed 003 Fig. 5.17)")
+    fig.suptitle("Road profile (first 100 m) and its PSD against ISO 8608 (Carpinelli 2015 Fig. 5.17)")
     fig.savefig(out / PLOTS[0])
 
     fig, ax = _fig(2)
@@ -464,7 +464,7 @@ def _plots(out, c, rec):
     ax[1, 0].legend(fontsize="small")
     ax[-1, 0].set_xlabel("t [s]")
     _phase_lines(ax, c)
-    fig.suptitle("Inputs and longitudinal speed (seed 003 Fig. 5.18)")
+    fig.suptitle("Inputs and longitudinal speed (Carpinelli 2015 Fig. 5.18)")
     fig.savefig(out / PLOTS[1])
 
     fig, ax = _fig(4)
@@ -475,7 +475,7 @@ def _plots(out, c, rec):
     ax[0, 0].legend(fontsize="small")
     ax[-1, 0].set_xlabel("t [s]")
     _phase_lines(ax, c)
-    fig.suptitle("Suspension strokes, + extension (seed 003 Fig. 5.19)")
+    fig.suptitle("Suspension strokes, + extension (Carpinelli 2015 Fig. 5.19)")
     fig.savefig(out / PLOTS[2])
 
     fig, ax = _fig(4)
@@ -486,7 +486,7 @@ def _plots(out, c, rec):
     ax[0, 0].legend(fontsize="small")
     ax[-1, 0].set_xlabel("t [s]")
     _phase_lines(ax, c)
-    fig.suptitle("Body-corner vertical accelerations (seed 003 Fig. 5.20)")
+    fig.suptitle("Body-corner vertical accelerations (Carpinelli 2015 Fig. 5.20)")
     fig.savefig(out / PLOTS[3])
 
     for name, key, title in ((PLOTS[4], "step1", "step 1: double integration (Fig. 5.21)"),
@@ -531,7 +531,7 @@ def _plots(out, c, rec):
     ax[0, 0].legend(fontsize="small")
     ax[-1, 0].set_xlabel("t [s]")
     _phase_lines(ax, c)
-    fig.suptitle("Wheel-centre vertical displacements (seed 003 Fig. 5.26)")
+    fig.suptitle("Wheel-centre vertical displacements (Carpinelli 2015 Fig. 5.26)")
     fig.savefig(out / PLOTS[7])
 
 
@@ -539,7 +539,7 @@ def _plots(out, c, rec):
 def _report(res, c) -> str:
     n, cam, obs = res["numbers"], res["campaign"], res["observer"]
     ph = res["phases"]
-    L = ["# Virtual measurement campaign on the full vehicle (seed 003 §5.2.3)", ""]
+    L = ["# Virtual measurement campaign on the full vehicle (Carpinelli 2015 §5.2.3)", ""]
     if res["quick"]:
         L += ["**Quick run**: phases and target speed scaled by 0.3, a short bench: the numbers "
               "are not the study's.", ""]
@@ -563,7 +563,7 @@ def _report(res, c) -> str:
           "to the wheel centre (mounted vertically: it reads the wheel travel), + extension; "
           f"{res['filters']['stroke']};",
           "- **corner accelerations**: vertical (world z) acceleration of those chassis points, "
-          "without gravity, by central differences of their exact velocity (rtmbs.sensors); "
+          "without gravity, by central differences of their exact velocity (rtmbs.analysis.sensors); "
           f"{res['filters']['acceleration']};",
           "- **speed**: the chassis' forward speed (tachometer), a_x its central difference;",
           "- true values for comparison: corner heights, wheel-centre heights and the road "
@@ -609,7 +609,7 @@ def _report(res, c) -> str:
           "## Algorithm 1 vs Algorithm 2 on the full car", ""]
     b = res["bench"]
     cfg = b["_config"]
-    L += [f"`rtmbs.bench.bench_steps` on `{MODEL}` (n {cfg['n']}, m {cfg['m']}) rolling at "
+    L += [f"`rtmbs.solvers.timing.bench_steps` on `{MODEL}` (n {cfg['n']}, m {cfg['m']}) rolling at "
           f"{cfg['speed']:g} m/s on the campaign's road with {cfg['drive_torque']:g} N m per half "
           f"shaft, h = {cfg['h'] * 1e3:g} ms, projection; {cfg['rounds']} round(s) of "
           f"{cfg['steps']} steps after {cfg['warmup']} warm-up, the cases interleaved; "
@@ -623,7 +623,7 @@ def _report(res, c) -> str:
                  f"{r['cpu_us']:.0f} | {r['nanalyse']} / {r['nfallback']} / {r['nrebase']} | "
                  f"{', '.join(sorted(set(r['status'])))} |")
     L += [""] + findings_section([Finding(**f) for f in res["findings"]],
-                                 "Findings (seed values for comparison only)",
+                                 "Findings (paper values for comparison only)",
                                  "Each verdict is computed from the numbers above by the stated "
                                  "criterion (thresholds ours).")
     L += ["", f"Study wall time {res['wall_s']:.0f} s on {res['machine']['cpus']} CPUs "

@@ -1,20 +1,20 @@
-"""The rear multilink study: seed 000 §6 (Tables 5-6, Figs 2-4) / seed 003 §4.4 (Tables 4.2-4.3,
+"""The rear multilink study: Carpinelli 2016 §6 (Tables 5-6, Figs 2-4) / Carpinelli 2015 §4.4 (Tables 4.2-4.3,
 Figs 4.26-4.30) on this machine.
 
-``run_multilink_study(out_dir, quick=False, log=print)`` runs the test manoeuvre of seed 000
+``run_multilink_study(out_dir, quick=False, log=print)`` runs the test manoeuvre of Carpinelli 2016
 §6.2 on both variants of :mod:`rtmbs.models.multilink` (``bushings``: n 77, m 31, f 46;
 ``ideal``: n 77, m 66, f 11):
 
 * every body raised by ``DROP`` at t = 0 (the car falls and settles on the flat road), a 100 N m
   step drive torque from the chassis to the differential outshaft at ``T_TORQUE``, then a square
   bump 2 cm high and 2 m long (the road starts at ``BUMP_START``), h = 1 ms;
-* Algorithm 1 (``li-euler``, seed 000 eq. 22) and Algorithm 2 (``li-euler-indep``, eqs. 24-28),
+* Algorithm 1 (``li-euler``, Carpinelli 2016 eq. 22) and Algorithm 2 (``li-euler-indep``, eqs. 24-28),
   each without and with the non-iterative projection (``projection``: :data:`PROJECTIONS`;
   Table 3), instrumented per phase (stepped from Python on dense matrices: the engine's
   compiled step has no phase timers);
-* µs per step without instrumentation (``rtmbs.bench.bench_steps``, median, interleaved
+* µs per step without instrumentation (``rtmbs.solvers.timing.bench_steps``, median, interleaved
   repeats), with the study's linear-algebra path (``SEED_OPTIONS``: B = QR for Algorithm 2, as
-  the seed) and, for context, the other path;
+  the paper) and, for context, the other path;
 * an independent reference solution per variant: the offline ``reference`` solver with
   ``method="ida"`` (SUNDIALS IDA on the stabilised index-2 form, sparse; docs/reference-solver.md)
   at rtol ``REF_RTOL`` on the 1 ms grid; its own error is bounded by the difference to a run at
@@ -38,7 +38,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..bench import bench_steps
+from ..solvers.timing import bench_steps
 from ..errors import ConstraintDriftWarning, SimulationDiverged
 from ..model.description import Input
 from ..models.multilink import multilink_model
@@ -53,11 +53,11 @@ from .verdicts import (Finding, above, all_of, below, finding, findings_section,
 VARIANTS = ("bushings", "ideal")
 ALGORITHMS = (("li-euler", "Algorithm 1"), ("li-euler-indep", "Algorithm 2"))
 STABS = ("none", "projection")
-#: The seed's choices, passed explicitly (the solvers' defaults differ: B="partition").
+#: The paper's choices, passed explicitly (the solvers' defaults differ: B="partition").
 SEED_OPTIONS = {"li-euler": {}, "li-euler-indep": {"B": "qr"}}
 #: The position projection of each algorithm, by the study's ``projection`` option: solver
 #: options and the name the report gives it. "step" (default): Algorithm 1 solves the system of
-#: Carpinelli et al. 2016 eq. 30 with the factors of eq. 22 already made (metric A = M − hJq̇ −
+#: Carpinelli 2016 eq. 30 with the factors of eq. 22 already made (metric A = M − hJq̇ −
 #: h²Jq instead of M, Φq at q, two corrections, each after an evaluation of Φ); "eq30": eq. 30
 #: as written, [M hΦqᵀ; Φq 0] factorised again at the predicted positions, one correction.
 #: Algorithm 2 takes eq. 30 as written (its own KKT) in both.
@@ -77,7 +77,7 @@ PROJECTIONS = {
 
 
 def solver_options(solver: str, projection: str = "step") -> dict:
-    """The options the study passes to ``solver``: the seed's linear algebra
+    """The options the study passes to ``solver``: the paper's linear algebra
     (:data:`SEED_OPTIONS`) and the chosen position projection (:data:`PROJECTIONS`)."""
     if projection not in PROJECTIONS:
         from ..errors import SolverError
@@ -86,13 +86,13 @@ def solver_options(solver: str, projection: str = "step") -> dict:
                           f"{', '.join(PROJECTIONS)}")
     return {**SEED_OPTIONS[solver], **PROJECTIONS[projection][solver][0]}
 H = 1e-3
-TORQUE = 100.0                    # N m, step drive torque chassis -> outshaft (seed 000 §6.2)
-BUMP = dict(height=0.02, length=2.0)  # square bump (seed 000 §6.2)
-#: The full manoeuvre (10 s as in the seed). The torque comes at 1.5 s rather than 1 s: the
+TORQUE = 100.0                    # N m, step drive torque chassis -> outshaft (Carpinelli 2016 §6.2)
+BUMP = dict(height=0.02, length=2.0)  # square bump (Carpinelli 2016 §6.2)
+#: The full manoeuvre (10 s as in the paper). The torque comes at 1.5 s rather than 1 s: the
 #: body bounce (≈ 1.35 Hz) after a 3 cm drop still moves at 10 % of its landing speed at 1 s
-#: and at 6-7 % at 1.5 s ("from the rest condition", seed 000 §6.2). The corner
+#: and at 6-7 % at 1.5 s ("from the rest condition", Carpinelli 2016 §6.2). The corner
 #: accelerates at ≈ 0.51 m/s² (measured; rigid rolling 0.61 less rolling resistance), so the
-#: wheel reaches the bump at ≈ 7.8 s and leaves it at ≈ 8.4 s (the seed zooms on 8-9.5 s).
+#: wheel reaches the bump at ≈ 7.8 s and leaves it at ≈ 8.4 s (the paper zooms on 8-9.5 s).
 FULL = dict(t_end=10.0, drop=0.03, t_torque=1.5, bump_start=10.0,
             bench_steps=2000, bench_warmup=200, bench_repeats=3, zoom=(7.5, 9.5))
 #: The quick manoeuvre: same code paths, 2 s.
@@ -105,17 +105,17 @@ MOUNTS = tuple(f"subframe_mount_{k}" for k in range(1, 5))
 FORCE_COMPONENTS = ("Fx", "Fy", "Fz")
 TORQUE_COMPONENTS = ("Tx", "Ty", "Tz")
 
-#: Seed 000 Tables 5-6 (Matlab, interpreted: "only indicative"), total seconds for 10 s.
+#: Carpinelli 2016 Tables 5-6 (Matlab, interpreted: "only indicative"), total seconds for 10 s.
 SEED_TOTAL_S = {("Algorithm 1", "bushings"): 2.85, ("Algorithm 1", "ideal"): 5.06,
                 ("Algorithm 2", "bushings"): 3.57, ("Algorithm 2", "ideal"): 3.74}
-#: Seed 003 Tables 4.2-4.3 (same study, other runs).
+#: Carpinelli 2015 Tables 4.2-4.3 (same study, other runs).
 THESIS_TOTAL_S = {("Algorithm 1", "bushings"): 4.19, ("Algorithm 1", "ideal"): 7.67,
                   ("Algorithm 2", "bushings"): 5.0, ("Algorithm 2", "ideal"): 5.38}
 
 
 # -- set-up ------------------------------------------------------------------------------------------
 def build_system(variant: str, cfg: dict):
-    """The compiled multilink with the study's road and a step drive torque (seed 000 §6.2)."""
+    """The compiled multilink with the study's road and a step drive torque (Carpinelli 2016 §6.2)."""
     m = multilink_model(variant, road={"type": "square_bump", "start": cfg["bump_start"], **BUMP})
     T = cfg["t_torque"]
     m.inputs = [Input(name="drive_torque", type="step", t0=T, t1=T + 0.001,
@@ -192,17 +192,17 @@ def _linear_path(slv) -> str:
 
 
 def _system_size(slv) -> int:
-    """Size of the linear system solved for the accelerations (seed 000 §6.2: n + m for
+    """Size of the linear system solved for the accelerations (Carpinelli 2016 §6.2: n + m for
     Algorithm 1, f = n − m for Algorithm 2), read from the solver's own arrays."""
     return int(slv.H.shape[0]) if slv.name == "li-euler-indep" else int(slv.K.shape[0])
 
 
 # -- runs -------------------------------------------------------------------------------------------
 def _run(system, solver, state, cfg, h=H, save_every=1, instrument=False, **opts):
-    """One fixed-step run; both algorithms take the seed's position update Δq = h q̇ (seed 000
+    """One fixed-step run; both algorithms take the paper's position update Δq = h q̇ (Carpinelli 2016
     Tables 1-2) unless ``opts`` say otherwise."""
     opts.setdefault("position_update", "explicit")
-    if instrument:  # per-phase times: the step from Python on dense matrices, as the seed's
+    if instrument:  # per-phase times: the step from Python on dense matrices, as the paper's
         opts["linear_solver"] = "dense"  # implementation (the engine's step is timed whole)
     slv = get_solver(solver)(system, instrument=instrument, **opts)
     t0 = time.perf_counter()
@@ -400,7 +400,7 @@ def _findings(res) -> dict:
     f["alg2_beats_alg1_bushings"] = bool(f["bushings/none"]["alg2_faster"])
     f["alg2_partition_beats_alg1_ideal"] = bool(f["ideal/none"]["alg2_partition_faster"])
     f["alg2_partition_beats_alg1_bushings"] = bool(f["bushings/none"]["alg2_partition_faster"])
-    # relative gain of Algorithm 2 from the bushings to the ideal model (the seed's point)
+    # relative gain of Algorithm 2 from the bushings to the ideal model (the paper's point)
     f["alg2_gain_ideal_vs_bushings"] = (f["bushings/none"]["alg2_over_alg1"]
                                         / f["ideal/none"]["alg2_over_alg1"])
     ph = {}
@@ -415,7 +415,7 @@ def _findings(res) -> dict:
     return f
 
 
-# -- Carpinelli et al. 2016 §6.2 (Carpinelli 2016 §4.4): one pure function per finding ------------
+# -- Carpinelli 2016 §6.2 (Carpinelli 2015 §4.4): one pure function per finding ------------
 #: "about the same cost": a ratio within these bounds (ours; instrumented phases are noisy)
 SAME_COST = (0.67, 1.5)
 #: "match the reference": chassis z RMS error in the bump window below this share of the spread
@@ -518,16 +518,16 @@ def finding_mount_forces(variant: str, rel_f: float, rel_t: float, rel_z: float)
 
 
 def finding_tyre() -> Finding:
-    """The seed's transient tyre against the study's steady-state one."""
-    return finding("Tyre: the seed used Pacejka's single-contact-point transient tyre",
+    """The paper's transient tyre against the study's steady-state one."""
+    return finding("Tyre: the paper used Pacejka's single-contact-point transient tyre",
                    not_comparable("same tyre model", "this study uses the steady-state Magic "
-                                  "Formula 6.1: the stiff tyre-carcass dynamics the seed "
+                                  "Formula 6.1: the stiff tyre-carcass dynamics the paper "
                                   "integrated are absent, which flatters the first-order method "
                                   "in Fig. 4"), "", "transient tyre")
 
 
 def seed_findings(res) -> list[dict]:
-    """Every finding of Carpinelli et al. 2016 §6.2 (Carpinelli 2016 §4.4) judged on this run, as
+    """Every finding of Carpinelli 2016 §6.2 (Carpinelli 2015 §4.4) judged on this run, as
     :class:`~rtmbs.studies.verdicts.Finding` dicts."""
     V, b = res["variants"], res["bench"]
     out = []
@@ -536,7 +536,7 @@ def seed_findings(res) -> list[dict]:
         {v: 100 * a1[v]["phase_us"]["factorisation"] / a1[v]["phase_total_us"] for v in VARIANTS},
         {v: max(a1[v]["phase_us"], key=a1[v]["phase_us"].get) == "factorisation"
          for v in VARIANTS}))
-    for path, label in (("dense", "dense KKT LU, as the seed"), ("default", "sparse KKT")):
+    for path, label in (("dense", "dense KKT LU, as the paper"), ("default", "sparse KKT")):
         out.append(finding_alg1_grows(b[f"ideal/li-euler/none/{path}"],
                                       b[f"bushings/li-euler/none/{path}"], label))
     tq = {v: V[v]["runs"]["li-euler-indep/none"]["phase_us"]["factorisation"] for v in VARIANTS}
@@ -545,7 +545,7 @@ def seed_findings(res) -> list[dict]:
     out.append(finding_reduced_shrinks(sz["bushings"], sz["ideal"]))
     sr = res["findings"]["seed_alg2_over_alg1"]
     for path2, path1, label in (("default", "dense", "like for like: both dense (Alg. 1 dense "
-                                 "KKT LU, Alg. 2 with the seed's B from QR, dense [Φq; B] LU)"),
+                                 "KKT LU, Alg. 2 with the paper's B from QR, dense [Φq; B] LU)"),
                                 ("partition", "default", "both sparse (Alg. 1 fixed-pattern "
                                  "KKT, Alg. 2 B = partition)"),
                                 ("default", "default", "the study's defaults (Alg. 1 sparse, "
@@ -605,7 +605,7 @@ def _plots(out, res, traj, cfg):
         ax[i, 0].grid(True, which="both", alpha=0.3)
         ax[i, 0].legend(loc="best", fontsize="small", ncol=2)
     ax[-1, 0].set_xlabel("t [s]")
-    fig.suptitle("Constraint violation ‖Φ‖₂ (seed 000 Fig. 2 / seed 003 Fig. 4.26)")
+    fig.suptitle("Constraint violation ‖Φ‖₂ (Carpinelli 2016 Fig. 2 / Carpinelli 2015 Fig. 4.26)")
     fig.savefig(out / "fig_phi.png")
     z0, z1 = cfg["zoom"]
     for variant in VARIANTS:
@@ -643,18 +643,18 @@ def _g(x, fmt=".3g"):
 
 
 SEED_ROWS = {
-    "li-euler": {"evaluation": "M, Q, Φq(i) and Φq(i+1) at q + hq̇ (seed row Φq(i+1))",
+    "li-euler": {"evaluation": "M, Q, Φq(i) and Φq(i+1) at q + hq̇ (paper row Φq(i+1))",
                  "jacobians": "Jq, Jq̇ of the stiff forces",
                  "factorisation": "KKT assembly, factorisation and solve for [Δq̇ λ] "
-                                  "(seed row [Δq̇(i) λ(i)])",
+                                  "(paper row [Δq̇(i) λ(i)])",
                  "solve": "bookkeeping after the solve",
                  "projection": "the position projection",
                  "other": "update of q, q̇"},
     "li-euler-indep": {"evaluation": "M, Q, c = γ; Φq at the new q (end of step)",
                        "jacobians": "Jq, Jq̇ of the stiff forces",
-                       "factorisation": "T = [Φq; B]⁻¹ factorisation (seed row T = [S R]) and "
+                       "factorisation": "T = [Φq; B]⁻¹ factorisation (paper row T = [S R]) and "
                                         "RᵀAR (f×f)",
-                       "solve": "R, S c (seed rows S c, q̇ = T[0 ż]), Δż solve and λ (seed row "
+                       "solve": "R, S c (paper rows S c, q̇ = T[0 ż]), Δż solve and λ (paper row "
                                 "Δż), q̇ = S b + R ż",
                        "projection": "the position projection",
                        "other": "Euler update of q, ż"},
@@ -665,15 +665,15 @@ def _report(res, cfg) -> str:
     V = res["variants"]
     L = []
     q = res["quick"]
-    L.append("# Rear multilink study: Algorithms 1 and 2 (seed 000 §6, seed 003 §4.4)\n")
+    L.append("# Rear multilink study: Algorithms 1 and 2 (Carpinelli 2016 §6, Carpinelli 2015 §4.4)\n")
     if q:
         L.append("**Quick version** (`quick=True`): a short manoeuvre for CI, same code paths; "
                  "the numbers are not the study's.\n")
     L.append(f"Machine: {res['machine']['platform']}, {res['machine']['cpus']} CPUs, "
              f"OPENBLAS_NUM_THREADS={res['machine']['OPENBLAS_NUM_THREADS']}, load average at the "
              f"start {res['machine']['loadavg']}. Study wall time {res['wall_s']:.0f} s.\n")
-    L.append("The model is our plausible design of the seed's suspension (docs/models/multilink.md), "
-             "not the seed's industrial data: results compare with the seed in kind only.\n")
+    L.append("The model is our plausible design of the paper's suspension (docs/models/multilink.md), "
+             "not the paper's industrial data: results compare with the paper in kind only.\n")
     L.append("## Manoeuvre\n")
     L.append(f"- t = 0: every body raised by {cfg['drop'] * 100:g} cm above the assembled design "
              "state; the car falls and settles on the flat road;")
@@ -686,7 +686,7 @@ def _report(res, cfg) -> str:
     if "projection_names" in res:
         pn = res["projection_names"]
         L.append(f"Position projection of the *projection* runs (study option `projection="
-                 f"{res['projection']!r}`; `'eq30'` is Carpinelli et al. 2016 eq. 30 as written "
+                 f"{res['projection']!r}`; `'eq30'` is Carpinelli 2016 eq. 30 as written "
                  "for both algorithms, `'step'` li-euler's default): Algorithm 1 "
                  f"{pn['li-euler']}; Algorithm 2 {pn['li-euler-indep']}.\n")
     L.append("| variant | n | m | f | vz peak in the fall (m/s) | max \\|vz\\| in the 0.2 s before "
@@ -721,17 +721,17 @@ def _report(res, cfg) -> str:
                      f"{_g(e1 / d if d else float('nan'), '.1f')} |")
     L.append("")
     # phase tables
-    L.append("## Computing time per phase (seed 000 Tables 5-6, seed 003 Tables 4.2-4.3)\n")
+    L.append("## Computing time per phase (Carpinelli 2016 Tables 5-6, Carpinelli 2015 Tables 4.2-4.3)\n")
     L.append("Instrumented 1 ms runs of the whole manoeuvre (`instrument=True`, after a warm-up "
              "run: no compilation inside), stepped from Python on dense matrices "
-             "(`linear_solver=\"dense\"`, as the seed's implementation; the engine's compiled step "
+             "(`linear_solver=\"dense\"`, as the paper's implementation; the engine's compiled step "
              "has no phase timers and is timed whole in the next section), "
              "mean µs per step and % of the step, the phases of "
              "`rtmbs.solvers.base.PHASES`. Time over the manoeuvre = µs/step × "
              f"{int(round(cfg['t_end'] / H))} steps. The timers add about 1 µs per phase.\n")
     for solver, alg in ALGORITHMS:
         L.append(f"### {alg} (`{solver}`)\n")
-        hdr = "| phase (seed rows it contains) |"
+        hdr = "| phase (paper rows it contains) |"
         sep = "|---|"
         for var in VARIANTS:
             for stab in STABS:
@@ -764,11 +764,11 @@ def _report(res, cfg) -> str:
         L += [row, row2, row3, row4, ""]
     L.append("Seed (Matlab, interpreted; only the whole-run totals are comparable in kind): "
              "Algorithm 1 2.85 s (bushings) / 5.06 s (ideal), 91-92 % in the [Δq̇ λ] solve; "
-             "Algorithm 2 3.57 s / 3.74 s, 66-68 % in T = [Φq; B]⁻¹ (seed 003: 4.19 / 7.67 and "
+             "Algorithm 2 3.57 s / 3.74 s, 66-68 % in T = [Φq; B]⁻¹ (Carpinelli 2015: 4.19 / 7.67 and "
              "5.0 / 5.38 s).\n")
     # bench table
     L.append("## µs per step without instrumentation\n")
-    L.append(f"`rtmbs.bench.bench_steps`, {cfg['bench_steps']} steps after 200 warm-up steps "
+    L.append(f"`rtmbs.solvers.timing.bench_steps`, {cfg['bench_steps']} steps after 200 warm-up steps "
              f"from the design state, median per step, median of {cfg['bench_repeats']} "
              "interleaved repeats. *default* is what the study's runs used; the other path is "
              "given for context (li-euler `linear_solver='dense'`; li-euler-indep `B='partition'`, "
@@ -785,7 +785,7 @@ def _report(res, cfg) -> str:
                          f"{b[f'{var}/{solver}/{stab}/{other}']:.1f} ({other}) |")
     L.append("")
     # constraint violation
-    L.append("## Constraint violation (seed 000 Fig. 2 / seed 003 Fig. 4.26)\n")
+    L.append("## Constraint violation (Carpinelli 2016 Fig. 2 / Carpinelli 2015 Fig. 4.26)\n")
     L.append("![constraint violation](fig_phi.png)\n")
     L.append("| variant | algorithm | projection | max ‖Φ‖ | ‖Φ‖ at the end |")
     L.append("|---|---|---|---|---|")
@@ -796,7 +796,7 @@ def _report(res, cfg) -> str:
                 L.append(f"| {var} | {alg} | {stab} | {r['phi_max']:.2e} | {r['phi_end']:.2e} |")
     L.append("")
     # accuracy
-    L.append("## Accuracy against the reference (seed 000 Figs 3-4 / seed 003 Figs 4.28-4.30)\n")
+    L.append("## Accuracy against the reference (Carpinelli 2016 Figs 3-4 / Carpinelli 2015 Figs 4.28-4.30)\n")
     z0, z1 = cfg["zoom"]
     for var in VARIANTS:
         mount = V[var]["mount"]
@@ -821,12 +821,12 @@ def _report(res, cfg) -> str:
                 L.append(f"| {alg}, {stab} | " + " | ".join(
                     f"{_g(r['rms'][c])} / {_g(r['rms_zoom'][c])}" for c in comps) + " |")
         L.append("")
-    # the seed's findings, one by one
+    # the paper's findings, one by one
     L += findings_section([Finding(**x) for x in res["seed_findings"]],
-                          "Findings of Carpinelli et al. 2016 §6.2 (Carpinelli 2016 §4.4), as "
+                          "Findings of Carpinelli 2016 §6.2 (Carpinelli 2015 §4.4), as "
                           "measured here",
                           "Each verdict is computed from the numbers above by the stated "
-                          "criterion (thresholds ours); the seed's numbers are for comparison.")
+                          "criterion (thresholds ours); the paper's numbers are for comparison.")
     L.append("")
     # findings
     f = res["findings"]
@@ -840,7 +840,7 @@ def _report(res, cfg) -> str:
                      f"{x['alg2_over_alg1']:.2f}); with B = partition (sparse) Algorithm 2 takes "
                      f"{x['alg2_partition_us']:.1f} µs (ratio {x['alg2_partition_over_alg1']:.2f}).")
     sr = f["seed_alg2_over_alg1"]
-    L.append(f"- Seed 000 Tables 5-6: Algorithm 2 / Algorithm 1 = {sr['bushings']:.2f} on the "
+    L.append(f"- Carpinelli 2016 Tables 5-6: Algorithm 2 / Algorithm 1 = {sr['bushings']:.2f} on the "
              f"bushings model and {sr['ideal']:.2f} on the ideal-joints model (Algorithm 2 wins "
              "only on the ideal-joints model, where its reduced system is 11×11 against the "
              "143×143 KKT system). Here the ratio improves by a factor "
@@ -855,10 +855,10 @@ def _report(res, cfg) -> str:
              f"{f['ideal/none']['alg2_partition_over_alg1']:.2f}); on the bushings model: "
              f"**{'yes' if f['alg2_partition_beats_alg1_bushings'] else 'no'}** (ratio "
              f"{f['bushings/none']['alg2_partition_over_alg1']:.2f}).")
-    L.append("- Why it can differ from the seed: Algorithm 1 here solves its (n+m) KKT system with "
+    L.append("- Why it can differ from the paper: Algorithm 1 here solves its (n+m) KKT system with "
              "a fixed-pattern sparse LU in C (tens of µs) rather than Matlab's "
              "dense solve, which removes the cost that Algorithm 2 saves; Algorithm 2 with the "
-             "seed's B from QR still factorises the dense n×n [Φq; B] every step and solves it "
+             "the paper's B from QR still factorises the dense n×n [Φq; B] every step and solves it "
              "for the f columns of R.")
     for var in VARIANTS:
         p = f["projection"][var]

@@ -1,14 +1,14 @@
-"""The redundant-constraints study: seed 002 Appendix Table 1 (Figs 3-8) and Figs 9-11 on this
+"""The redundant-constraints study: Pękal & Frączek 2016 Appendix Table 1 (Figs 3-8) and Figs 9-11 on this
 machine.
 
 ``run_redundant_study(out_dir, quick=False, progress=True)`` integrates the simplified and the
-overconstrained McPherson struts of :mod:`rtmbs.models.mcpherson` (seed 002 §4.1) over 10 s with
+overconstrained McPherson struts of :mod:`rtmbs.models.mcpherson` (Pękal & Frączek 2016 §4.1) over 10 s with
 ``scipy.integrate.solve_ivp`` RK45 (the paper's ode45) through
 :func:`rtmbs.solvers.index1.integrate_index1`, for
 
-* every acceleration formulation of :mod:`rtmbs.solvers.formulations` (seed 002 §3; where one
+* every acceleration formulation of :mod:`rtmbs.solvers.formulations` (Pękal & Frączek 2016 §3; where one
   does not apply, e.g. ``direct`` (eq. 10) on redundant constraints, the table says why);
-* the three stabilisation cases: none, Baumgarte (eq. 9, α̂ = β̂ = 10 as in seed 002 §4.1) and
+* the three stabilisation cases: none, Baumgarte (eq. 9, α̂ = β̂ = 10 as in Pękal & Frączek 2016 §4.1) and
   coordinate partitioning (Newton tolerance 1e-3 × the integrator tolerance, partition chosen
   once at the start, as in §4.1);
 * AbsTol = RelTol ∈ {1e-3, 1e-6, 1e-8, 1e-10}.
@@ -53,9 +53,9 @@ SHORT = {"direct": "direct", "pseudoinverse": "pinv", "udwadia-kalaba": "UK",
          "least-squares-1": "LS1", "least-squares-2": "LS2", "udwadia-phohomsiri": "UP"}
 STABILIZATIONS = ("none", "baumgarte", "partitioning")
 STRUTS = (("simplified", False), ("overconstrained", True))
-#: Baumgarte parameters α̂ = β̂ = 10 (seed 002 §4.1).
+#: Baumgarte parameters α̂ = β̂ = 10 (Pękal & Frączek 2016 §4.1).
 ALPHA = BETA = 10.0
-#: The formulation and stabilisation cases of Figs 9-11 (seed 002 §4.2: least-squares 2,
+#: The formulation and stabilisation cases of Figs 9-11 (Pękal & Frączek 2016 §4.2: least-squares 2,
 #: simplified strut, AbsTol = RelTol = 1e-10; here the tightest tolerance of the run).
 FIG_FORMULATION = "least-squares-2"
 FIG_NUMBERS = {"none": 9, "baumgarte": 10, "partitioning": 11}
@@ -71,7 +71,7 @@ MAX_RHS = 100_000
 #: own error.
 REF_TOL, REF_CHECK_TOL = 1e-12, 1e-11
 
-#: Seed 002 Appendix Table 1: mean seconds of 10 runs (MATLAB R2014b, Intel i5 M520), rows
+#: Pękal & Frączek 2016 Appendix Table 1: mean seconds of 10 runs (MATLAB R2014b, Intel i5 M520), rows
 #: tolerance, columns in the order of the text (§4.2: direct, Udwadia-Kalaba, least-squares 1,
 #: least-squares 2, Udwadia-Phohomsiri; the figures' legends were lost in the text extraction,
 #: the order is inferred from the statements of §4.2, which it matches). The "direct" column of
@@ -154,7 +154,7 @@ def study_config(quick: bool = False, repeats: int | None = None) -> dict:
 
 # -- pieces ------------------------------------------------------------------------------
 def paper_column(strut: str, formulation: str) -> str | None:
-    """The column of seed 002 Table 1 a formulation of ours corresponds to (or None)."""
+    """The column of Pękal & Frączek 2016 Table 1 a formulation of ours corresponds to (or None)."""
     if formulation == "pseudoinverse":
         return "direct" if strut == "overconstrained" else None
     if formulation == "direct":
@@ -256,7 +256,7 @@ def _fmt_s(x):
 def run_redundant_study(out_dir, quick: bool = False, progress: bool = True,
                         repeats: int | None = None, arm_frame: str = "hinge",
                         max_rhs: int = MAX_RHS, log=print) -> dict:
-    """Reproduce seed 002 Appendix Table 1 and Figs 9-11 for both McPherson struts; write
+    """Reproduce Pękal & Frączek 2016 Appendix Table 1 and Figs 9-11 for both McPherson struts; write
     ``report.md``, ``results.json``, ``trajectories.npz`` and PNG plots into ``out_dir`` and
     return the numbers and findings (keys ``config``, ``runs``, ``findings``, ``figures``,
     ``report``).
@@ -460,7 +460,7 @@ def _findings(runs, tols, results, indep) -> dict:
                         pw[c] += 1
         F[f"paper_fastest_{s}"] = dict(by_total=min(pt, key=pt.get), wins=pw, total_s=pt,
                                        ranking=sorted(pt, key=pt.get))
-    # nfev equal across formulations in each case (seed 002 §4.2)
+    # nfev equal across formulations in each case (Pękal & Frączek 2016 §4.2)
     same = {}
     for s, _ in STRUTS:
         for stab in STABILIZATIONS:
@@ -500,10 +500,10 @@ def _findings(runs, tols, results, indep) -> dict:
     return F
 
 
-# -- seed 002 findings: one holds / does-not-hold entry each ------------------------------
-#: Every finding of seed 002 §4.2 and §5 this study measures: key -> the seed's statement.
+# -- Pękal & Frączek 2016 findings: one holds / does-not-hold entry each ------------------------------
+#: Every finding of Pękal & Frączek 2016 §4.2 and §5 this study measures: key -> the paper's statement.
 #: :func:`seed002_findings` gives each a verdict from the runs; the timing findings are also
-#: evaluated on the paper's own Appendix Table 1 by the same rule (the "seed" column).
+#: evaluated on the paper's own Appendix Table 1 by the same rule (the "paper" column).
 SEED002_CLAIMS = {
     "direct_fastest_simplified": "direct integration (eq. 10) is the fastest on the simplified "
     "strut (§4.2, §5; sum of the mean times over all stabilisations and tolerances)",
@@ -552,7 +552,7 @@ SEED002_CRITERIA = {
     "partitioning (same runs)",
     "newton_3_to_4": "mean Newton iterations per call in [2.5, 4.5] in every partitioning run",
 }
-#: The seed's statements for the findings not read from its Table 1.
+#: The paper's statements for the findings not read from its Table 1.
 SEED002_FIXED = {
     "nfev_same": "same in general; differs only for overconstrained/Baumgarte/1e-3 (Fig. 6)",
     "none_drifts": "‖Φ‖ and ‖Φ̇‖ degrade quickly (Fig. 9)",
@@ -568,7 +568,7 @@ def _times_from_runs(runs) -> dict:
 
 
 def _times_from_paper() -> dict:
-    """The same map from seed 002 Appendix Table 1."""
+    """The same map from Pękal & Frączek 2016 Appendix Table 1."""
     return {(s, stab, tol, c): v for (s, stab), (_, tab) in PAPER_TABLE1.items()
             for tol, vals in tab.items() for c, v in zip(PAPER_COLUMNS, vals)}
 
@@ -759,11 +759,11 @@ def _report(info: dict) -> str:
     by = {(r["strut"], r["stabilization"], r["tol"], r["formulation"]): r for r in runs}
     L = []
     w = L.append
-    w("# Redundant constraints: seed 002 Appendix Table 1 and Figs 9-11 on this machine\n")
+    w("# Redundant constraints: Pękal & Frączek 2016 Appendix Table 1 and Figs 9-11 on this machine\n")
     w(f"Generated by `rtmbs.studies.redundant.run_redundant_study` "
       f"({'quick' if cfg['t_end'] < 10 else 'full'} run, {cfg['elapsed_s']:.0f} s). "
       f"Machine: {cfg['machine']}.\n")
-    w(f"Both McPherson struts of seed 002 §4.1 (`rtmbs.models.mcpherson`: simplified n = 30, "
+    w(f"Both McPherson struts of Pękal & Frączek 2016 §4.1 (`rtmbs.models.mcpherson`: simplified n = 30, "
       f"m = 26; overconstrained n = 30, m = 31, rank 26), {cfg['t_end']:g} s, scipy `solve_ivp` "
       f"RK45 (the paper's ode45), AbsTol = RelTol ∈ {{{', '.join(f'{t:g}' for t in tols)}}}; "
       f"Baumgarte α̂ = β̂ = {cfg['alpha']:g} (the paper's values); coordinate partitioning chosen "
@@ -783,12 +783,12 @@ def _report(info: dict) -> str:
       "(zxz angles (90°, 90°, 0)), so θ stays at 90°, away from the zxz singularity, and M stays "
       "regular as the paper requires (docs/studies/redundant.md).\n")
 
-    # -- the seed's findings, each with a verdict
-    w("## Findings of seed 002, as measured here\n")
-    w("Every finding of seed 002 §4.2 and §5 this study measures, with its verdict computed from "
+    # -- the paper's findings, each with a verdict
+    w("## Findings of Pękal & Frączek 2016, as measured here\n")
+    w("Every finding of Pękal & Frączek 2016 §4.2 and §5 this study measures, with its verdict computed from "
       "the runs (`seed002_findings`). The timing findings are judged on the sums of the mean "
       "times over all stabilisations and tolerances of this run, and by the same rule on the "
-      "paper's Appendix Table 1 (seed column). Criteria for 'similar' and the like are ours and "
+      "paper's Appendix Table 1 (paper column). Criteria for 'similar' and the like are ours and "
       "stated.\n")
     sf = F["seed002"]
     w("\n".join(findings_table(

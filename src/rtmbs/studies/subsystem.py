@@ -1,16 +1,16 @@
-"""The subsystem-synthesis study: seed 004 §5 (Fig. 5, Tables 1-2) on this machine.
+"""The subsystem-synthesis study: Kim & Wang 2005 §5 (Fig. 5, Tables 1-2) on this machine.
 
 ``run_subsystem_study(out_dir, quick=False)`` runs the SLA quarter car
 (``sla-quarter-car``, docs/models/sla.md) over the half-sine bump (0.05 m high, 0.5 m long, met
 at 10 km/h from t = 0.5 s) with
 
 * formulation A (relative Cartesian, introduced θ) and B (recursive relative joint coordinates)
-  of :mod:`rtmbs.synthesis` with ``ab3`` at the seed's h = 8.3 ms and at h = 1 ms;
+  of :mod:`rtmbs.synthesis` with ``ab3`` at the paper's h = 8.3 ms and at h = 1 ms;
 * the ordinary Cartesian model of the same file with ``li-euler`` (h = 8.3 ms and 1 ms) and, in
   the full study, the offline ``reference`` solver (Radau); the quick study's reference is
   scipy's DOP853 (rtol 1e-10) on formulation B's accelerations;
 * Table 1: M·D and A·S per stage of one evaluation, counted with :mod:`rtmbs.synthesis.opcount`;
-* Table 2: µs per frame (one AB3 step = one evaluation) with :func:`rtmbs.bench.bench_steps`, the
+* Table 2: µs per frame (one AB3 step = one evaluation) with :func:`rtmbs.solvers.timing.bench_steps`, the
   least disturbed of 3 runs (smallest median; smallest CPU time), for the numpy path and the C
   providers (``compiled=True``, ``engine/providers/synthesis_*.c``) of both formulations and the
   Cartesian model's li-euler step.
@@ -28,7 +28,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..bench import bench_steps
+from ..solvers.timing import bench_steps
 from ..errors import SimulationDiverged
 from ..models import load_model
 from ..protocol import EVAL_JAC, EVAL_M, EVAL_Q
@@ -41,7 +41,7 @@ from .verdicts import (Criterion, Finding, above, all_of, at_most, finding, find
 H_SEED = 0.0083
 H_SMALL = 0.001
 Z0 = 0.45                      # chassis CG height at the design position
-#: seed 004 Table 1 (M·D, A·S) per stage and Table 2 (s per frame)
+#: Kim & Wang 2005 Table 1 (M·D, A·S) per stage and Table 2 (s per frame)
 PAPER_TABLE1 = {"relative-cartesian": {"position": (401, 302), "velocity": (414, 302), "RHS": (245, 196),
                                        "mass/force": (3594, 3241), "effective mass/force": (25, 24),
                                        "acceleration": (49, 42)},
@@ -193,12 +193,12 @@ def _figure(out, traj, ref_label, ref):
     ax.legend(fontsize="x-small")
     for a in (ax, ax2):
         a.grid(True, alpha=0.3)
-    fig.suptitle("seed 004 Fig. 5: SLA quarter car over a half-sine bump at 10 km/h")
+    fig.suptitle("Kim & Wang 2005 Fig. 5: SLA quarter car over a half-sine bump at 10 km/h")
     fig.savefig(out / "fig5_chassis_z.png", format="png", dpi=100)
 
 
 def _car_bench(nsteps, repeats, log) -> dict:
-    """The full vehicle (issue 16, seed 004 §1 "more than 4 times faster"): the four-corner car
+    """The full vehicle (Kim & Wang 2005 §1 "more than 4 times faster"): the four-corner car
     ``sla-car`` by synthesis (B, C provider, ab3) and as the Cartesian model (li-euler), CPU µs per
     step at 1 ms (benchmarks/bench_synthesis_car.py measures it in interleaved rounds)."""
     log("  bench four-corner car")
@@ -214,7 +214,7 @@ def _car_bench(nsteps, repeats, log) -> dict:
     return out
 
 
-# -- seed 004's findings: one pure function each (numbers in, Finding out) ----------------------
+# -- Kim & Wang 2005's findings: one pure function each (numbers in, Finding out) ----------------------
 #: how close "essentially identical" is: the largest difference of the chassis displacements
 #: of A and B, as a share of the reference's largest chassis rise (our choice)
 IDENTICAL_SHARE = 0.01
@@ -224,7 +224,7 @@ BUMP_ERROR_SHARE = 0.10
 
 
 def finding_identical(diff_ab: float | None, rise: float) -> Finding:
-    """Seed 004 §5, Fig. 5: both formulations give essentially identical results."""
+    """Kim & Wang 2005 §5, Fig. 5: both formulations give essentially identical results."""
     d = None if diff_ab is None else diff_ab / rise
     return finding(
         "Both formulations give essentially identical results (Kim & Wang, Fig. 5)",
@@ -235,7 +235,7 @@ def finding_identical(diff_ab: float | None, rise: float) -> Finding:
 
 
 def finding_bump_at_seed_step(diverged: dict, errors: dict, rise: float) -> Finding:
-    """Seed 004 §5: AB3 with h = 8.3 ms simulates the bump run, both formulations.
+    """Kim & Wang 2005 §5: AB3 with h = 8.3 ms simulates the bump run, both formulations.
     ``diverged``: label -> time of divergence [s] or None; ``errors``: label -> max |z − z_ref| [m]
     of the runs that finished."""
     bad = {k: t for k, t in diverged.items() if t is not None}
@@ -250,7 +250,7 @@ def finding_bump_at_seed_step(diverged: dict, errors: dict, rise: float) -> Find
 
 
 def finding_fewer_operations(ops_a: int, ops_b: int, newton: int) -> Finding:
-    """Seed 004 Table 1: formulation B needs fewer operations than A (M·D + A·S)."""
+    """Kim & Wang 2005 Table 1: formulation B needs fewer operations than A (M·D + A·S)."""
     r = ops_a / ops_b if ops_b else math.nan
     return finding("Formulation B (relative joint) needs fewer operations than A (relative "
                    "Cartesian) (Kim & Wang, Table 1)",
@@ -260,7 +260,7 @@ def finding_fewer_operations(ops_a: int, ops_b: int, newton: int) -> Finding:
 
 
 def finding_faster_per_frame(us_a: float, us_b: float) -> Finding:
-    """Seed 004 Table 2: B takes less CPU time per frame than A (compiled kernels)."""
+    """Kim & Wang 2005 Table 2: B takes less CPU time per frame than A (compiled kernels)."""
     r = us_a / us_b if us_b else math.nan
     return finding("Formulation B is faster per frame than A (Kim & Wang, Table 2)",
                    above(r, 1.0, "CPU time per frame A / B (compiled)"),
@@ -269,7 +269,7 @@ def finding_faster_per_frame(us_a: float, us_b: float) -> Finding:
 
 
 def finding_real_time(us_a: float, us_b: float, diverged: dict) -> Finding:
-    """Seed 004 §5-6: both formulations are real-time capable at the 8.3 ms frame (a frame
+    """Kim & Wang 2005 §5-6: both formulations are real-time capable at the 8.3 ms frame (a frame
     costs less than 8.3 ms and the run at 8.3 ms is stable)."""
     frame_us = H_SEED * 1e6
     bad = [k for k, t in diverged.items() if t is not None]
@@ -284,7 +284,7 @@ def finding_real_time(us_a: float, us_b: float, diverged: dict) -> Finding:
 
 
 def finding_full_vehicle(car: dict | None) -> Finding:
-    """Seed 004 §1: on a full vehicle with 4 subsystems synthesis is more than 4 times faster
+    """Kim & Wang 2005 §1: on a full vehicle with 4 subsystems synthesis is more than 4 times faster
     than the conventional (Cartesian) method."""
     claim = ("A full vehicle with 4 subsystems is more than 4 times faster by subsystem "
              "synthesis than by the conventional method (Kim & Wang §1)")
@@ -319,7 +319,7 @@ def seed_findings(info: dict, totals: dict, newton: int, table2: dict) -> list[F
 
 def _report(info, table1, table2, syn) -> str:
     cfg, runs = info["config"], info["runs"]
-    L = ["# Subsystem synthesis study (seed 004 §5)", "",
+    L = ["# Subsystem synthesis study (Kim & Wang 2005 §5)", "",
          f"{'Quick' if cfg['quick'] else 'Full'} run, {cfg['t_end']} s, machine {cfg['machine']}. "
          "Model and data: [docs/models/sla.md](../models/sla.md); formulations: "
          "[docs/synthesis.md](../synthesis.md). Seed numbers are for comparison only (other data, "
@@ -346,9 +346,9 @@ def _report(info, table1, table2, syn) -> str:
           "(AB3 is stable on the negative real axis up to h|λ| ≈ 0.55 and on the imaginary axis up to ≈ 0.72).",
           "", "## Table 1: operation counts per stage (one evaluation)", "",
           "Counts of this implementation (object arrays of `Op`; Newton iterations as given; LU by plain "
-          "Gaussian elimination), with the seed's for comparison. They count the numpy path's operations; "
+          "Gaussian elimination), with the paper's for comparison. They count the numpy path's operations; "
           "the C providers timed in Table 2 run the same stages but are not counted.", "",
-          "| stage | A M·D | A A·S | B M·D | B A·S | seed A M·D | seed A A·S | seed B M·D | seed B A·S |",
+          "| stage | A M·D | A A·S | B M·D | B A·S | paper A M·D | paper A A·S | paper B M·D | paper B A·S |",
           "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
     it = syn["relative-cartesian"].newton_iterations
     tot = {}
@@ -368,7 +368,7 @@ def _report(info, table1, table2, syn) -> str:
           "## Table 2: time per frame (one AB3 step, h = 1 ms; seed: 8.3 ms)", "",
           f"Best of {info['config']['repeats']} runs of {cfg['timed_steps']} timed steps (smallest median wall "
           "time; smallest CPU time per step).", "",
-          "| formulation | median µs/frame | mean µs/frame | CPU µs/frame | % of 8.3 ms | seed s/frame |",
+          "| formulation | median µs/frame | mean µs/frame | CPU µs/frame | % of 8.3 ms | paper s/frame |",
           "| --- | --- | --- | --- | --- | --- |"]
     for k, v in table2.items():
         seed = PAPER_TABLE2.get(k.replace(" compiled", ""))
@@ -383,13 +383,13 @@ def _report(info, table1, table2, syn) -> str:
     cpu_ratio = ta["cpu_us_per_step"] / tb["cpu_us_per_step"]
     cratio = ca["us_per_step_median"] / cb["us_per_step_median"]
     L += ["", f"Measured ratio A/B: C {cratio:.2f} (median wall time); numpy {ratio:.2f} on the median "
-          f"wall time, {cpu_ratio:.2f} on CPU time (seed 3.27 measured, 1.55 counted).", "", "## Findings", ""]
+          f"wall time, {cpu_ratio:.2f} on CPU time (paper 3.27 measured, 1.55 counted).", "", "## Findings", ""]
     L += findings_table(Finding(**f) for f in info["findings"])
     L += ["", "Finding 2 with this data: the Chrono sedan coil-over (500 kN/m, 10 kN s/m) and tyre "
           "(281 kN/m) on a 15.7 kg knuckle put the fastest eigenvalue outside AB3's stability region "
           "at 8.3 ms (eigenvalues above). Finding 3: A's counts are dominated by the dense LU of its "
           "18×18 Ψ_z (about 2000 M·D each: once per Newton iteration and once for the velocity and "
-          "RHS stages); the seed's A (401 M·D for the position stage) must exploit Ψ_z's structure, "
+          "RHS stages); the paper's A (401 M·D for the position stage) must exploit Ψ_z's structure, "
           "which this implementation does not. The criteria's thresholds "
           f"({IDENTICAL_SHARE:.0%}, {BUMP_ERROR_SHARE:.0%} of the chassis rise) are ours.", ""]
     return "\n".join(L)

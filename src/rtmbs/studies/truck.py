@@ -1,15 +1,15 @@
-"""The planar-truck study: seed 001 Tables 1-4 (and Figs. 2-4) reproduced on this machine.
+"""The planar-truck study: Truck benchmark Tables 1-4 (and Figs. 2-4) reproduced on this machine.
 
 ``run_truck_study(out_dir, quick=False)`` runs the truck of :mod:`rtmbs.models.truck` over
 three 0.2 m bumps (100 s; quick: 2 s with the bumps close together), at h = 1 ms and the
 larger steps of Table 1, with
 
-* the ODE truck: ``li-euler`` (the 1-stage Rosenbrock method, seed 001 eq. 5) and
+* the ODE truck: ``li-euler`` (the 1-stage Rosenbrock method, Truck benchmark eq. 5) and
   ``rosenbrock-grk4t``; the linearised truck with both (Table 1);
 * the DAE truck: ``li-euler`` unstabilised, ``stabilize="baumgarte"`` (eq. 10) and
   ``stabilize="ggl"`` (eq. 11) (Table 2, constraint violations as in Tables 2 and 4).
 
-Reference solutions (seed 001 §4.1 used RADAU5): the ``reference`` solver of rtmbs, i.e.
+Reference solutions (Truck benchmark §4.1 used RADAU5): the ``reference`` solver of rtmbs, i.e.
 scipy's DOP853 at rtol 1e-12 on the ODE, and on the index-1 form M q̈ + Gᵀλ = Q, G q̈ = γ with a
 coordinate projection onto g = 0, G q̇ = 0 after every step for the DAE (see
 ``rtmbs.solvers.reference``). DOP853 is used rather than Radau because it is 3-5× faster here
@@ -22,7 +22,7 @@ Timings: the best (smallest) of 3 runs of min(T, 5 s) of a plain Python loop ove
 ``solver.step``: on a shared machine the least disturbed run is the closest to the step's own
 cost (the median moved by 50 % between runs here).
 
-Error measure (seed 001 eq. 12): err_i(t) = ref_i(t) − q_i(t); the table gives
+Error measure (Truck benchmark eq. 12): err_i(t) = ref_i(t) − q_i(t); the table gives
 max_i ‖err_i‖_L2 with ‖e‖_L2 = (1/T ∫ e² dt)^½ (RMS over the 1 ms output grid, metres for
 the lengths, radians for the angles) and also max_i max_t |err_i|.
 """
@@ -38,11 +38,11 @@ import numpy as np
 
 from ..errors import RtmbsError
 from ..models.truck import TruckParams, truck
-from ..solvers.base import get_solver
+from ..solvers.base import get_solver, time_after
 from ..solvers.simulate import simulate
 from .verdicts import FAILS, HOLDS, Finding, findings_table
 
-#: µs per step of seed 001 Table 2 on the DS1006 (3 GHz), for comparison in the report.
+#: µs per step of the truck benchmark Table 2 on the DS1006 (3 GHz), for comparison in the report.
 SEED_TABLE2 = {
     "ODE li-euler": (0.90e-4, 4.22e-5, None, None),
     "ODE rosenbrock-grk4t": (1.08e-4, 1.80e-5, None, None),
@@ -50,7 +50,7 @@ SEED_TABLE2 = {
     "DAE li-euler baumgarte": (0.75e-4, 1.65e-3, 1.80e-8, 1.21e-8),
     "DAE li-euler ggl": (0.76e-4, 1.65e-3, 1.50e-15, 1.31e-15),
 }
-#: seed 001 Table 1 (TriCore MCU, single precision): t_step [s], max ‖err‖ [m].
+#: Truck benchmark Table 1 (TriCore MCU, single precision): t_step [s], max ‖err‖ [m].
 SEED_TABLE1 = {
     ("non-linear", "li-euler"): (2.39e-2, 1.04e-2),
     ("non-linear", "rosenbrock-grk4t"): (3.14e-2, 7.99e-3),
@@ -59,15 +59,15 @@ SEED_TABLE1 = {
 }
 
 
-#: The seed's real-time steps on the TriCore (seed 001 §4.1, Table 1): the linearised truck at
+#: The paper's real-time steps on the TriCore (Truck benchmark §4.1, Table 1): the linearised truck at
 #: h = 2 ms (li-euler) and 8 ms (GRK4T), the next steps above their t_step; the non-linear truck
-#: at 32 ms, the next power of two above its t_step of 24-31 ms (our reading: the seed does not
+#: at 32 ms, the next power of two above its t_step of 24-31 ms (our reading: the paper does not
 #: state that step).
 SEED_STEPS = {("linearised", "li-euler"): 2e-3, ("linearised", "rosenbrock-grk4t"): 8e-3,
               ("non-linear", "li-euler"): 32e-3, ("non-linear", "rosenbrock-grk4t"): 32e-3}
-#: Label of the GRK4T run with ∂f/∂q frozen at the initial state (seed 001 §3.3).
+#: Label of the GRK4T run with ∂f/∂q frozen at the initial state (Truck benchmark §3.3).
 FROZEN = "ODE rosenbrock-grk4t frozen ∂f/∂q"
-SEED_TABLE2[FROZEN] = SEED_TABLE2["ODE rosenbrock-grk4t"]   # the seed's GRK4T froze ∂f/∂q
+SEED_TABLE2[FROZEN] = SEED_TABLE2["ODE rosenbrock-grk4t"]   # the paper's GRK4T froze ∂f/∂q
 
 
 def _setup(quick: bool):
@@ -108,7 +108,7 @@ def _check_reference_sees_bumps(sys, t, q_ref):
 
 def _run(sys, solver, h, t_end, instrument=False, **opts):
     """Fixed-step run in a plain loop (no per-step recording beyond q): (q (N+1, n), µs/step,
-    status, solver). ``li-euler`` takes the seed's position update Δq = h q̇ (seed 001 eq. 7)
+    status, solver). ``li-euler`` takes the paper's position update Δq = h q̇ (Truck benchmark eq. 7)
     unless ``opts`` say otherwise."""
     if solver == "li-euler" and sys.m:
         opts.setdefault("position_update", "explicit")
@@ -122,7 +122,7 @@ def _run(sys, solver, h, t_end, instrument=False, **opts):
     t0 = time.perf_counter()
     for i in range(1, nsteps + 1):
         slv.step(st, h)
-        st.t = i * h
+        st.t = time_after(0.0, h, i)
         Q[i] = st.q
         if i % 1000 == 0 and not (np.all(np.isfinite(st.q)) and np.abs(st.q).max() < 1e6):
             ok = False
@@ -164,7 +164,7 @@ def _fmt(x, digits=2):
 
 def run_truck_study(out_dir, quick: bool = False, reference_method: str = "DOP853",
                     log=print) -> dict:
-    """Reproduce seed 001 Tables 1-4 for the planar truck; write ``report.md`` and PNG plots
+    """Reproduce Truck benchmark Tables 1-4 for the planar truck; write ``report.md`` and PNG plots
     into ``out_dir`` and return the measured numbers and findings."""
     os.environ.setdefault("MPLBACKEND", "Agg")
     out = Path(out_dir)
@@ -266,8 +266,8 @@ def drift_profile(t, gabs, bump_times, window=1.5) -> dict:
                 full_over_half=float(m[-1] / half) if half > 0 else math.nan)
 
 
-#: Every finding of seed 001 that this study measures: key -> (the seed's statement, the
-#: criterion it is judged by (thresholds ours), the seed's numbers). :func:`seed001_findings`
+#: Every finding of the truck benchmark that this study measures: key -> (the paper's statement, the
+#: criterion it is judged by (thresholds ours), the paper's numbers). :func:`seed001_findings`
 #: returns one holds/does-not-hold entry per key.
 SEED001_CLAIMS = {
     'linear_step_cheaper': (
@@ -279,14 +279,14 @@ SEED001_CLAIMS = {
         'at the real-time steps the linearised model is more accurate than the non-linear one '
         '(§4.1; each model against its own reference)',
         'error non-linear / linearised > 1 for both solvers, each model against its own '
-        "reference, at the seed's steps",
+        "reference, at the paper's steps",
         "err ratio 2.9 (li-euler), 1.4 (GRK4T), Table 1; text: 'about ten times'"),
     'linear_more_accurate_vs_nonlinear_ref': (
         'the same, with the linearised runs measured against the non-linear reference '
         '(linearisation error included)',
         'error non-linear / linearised > 1 for both solvers, the linearised runs against the '
         'non-linear reference',
-        'as above (the seed does not say which reference)'),
+        'as above (the paper does not say which reference)'),
     'lin_li_euler_2ms_beats_lin_grk4t_8ms': (
         'linearised: li-euler at h = 2 ms is more accurate than GRK4T at h = 8 ms (§4.1)',
         'error li-euler (2 ms) / GRK4T (8 ms) < 1, linearised model',
@@ -305,7 +305,7 @@ SEED001_CLAIMS = {
         'error li-euler / GRK4T > 1 at every (model, h) of Table 1',
         'Tables 2 and 3 (h = 1 ms)'),
     'grk4t_frozen_more_accurate': (
-        "GRK4T with ∂f/∂q frozen at the initial state (the seed's §3.3 Jacobian) is still more "
+        "GRK4T with ∂f/∂q frozen at the initial state (the paper's §3.3 Jacobian) is still more "
         'accurate than li-euler (ODE, h = 1 ms)',
         'error li-euler / frozen-∂f/∂q GRK4T > 1 (ODE, h = 1 ms)',
         '1.80e-5 vs 4.22e-5 m (Table 2, frozen ∂f/∂q)'),
@@ -346,7 +346,7 @@ SEED001_CLAIMS = {
         'explicit methods do not suit the stiff truck (§1, §3.1): explicit Euler and AB3 '
         'diverge at h = 1 ms',
         'explicit Euler and AB3 both diverge at h = 1 ms (ODE)',
-        'stated, not measured in the seed'),
+        'stated, not measured in the paper'),
 }
 
 
@@ -469,7 +469,7 @@ def _plots(out, t, q_ode, q_dae, runs, T):
     ax[1].plot(t, q_dae[:, 8], "--", label="DAE")
     ax[1].set_ylabel("loading area pitch [rad]")
     ax[1].set_xlabel("t [s]")
-    fig.suptitle("Truck over three 0.2 m bumps (cf. seed 001 Figs. 2, 6)")
+    fig.suptitle("Truck over three 0.2 m bumps (cf. Truck benchmark Figs. 2, 6)")
     fig.tight_layout()
     fig.savefig(out / "truck_motion.png", dpi=90)
     plt.close(fig)
@@ -482,7 +482,7 @@ def _plots(out, t, q_ode, q_dae, runs, T):
                         label=label.replace("DAE li-euler ", ""))
     ax.set_xlabel("t [s]")
     ax.set_ylabel("|g1| [m]")
-    ax.set_title("Horizontal constraint violation, h = 1 ms (cf. seed 001 Figs. 3, 5)")
+    ax.set_title("Horizontal constraint violation, h = 1 ms (cf. Truck benchmark Figs. 3, 5)")
     ax.legend()
     fig.tight_layout()
     fig.savefig(out / "truck_constraint_violation.png", dpi=90)
@@ -496,7 +496,7 @@ def _plots(out, t, q_ode, q_dae, runs, T):
                     label=label.replace("ODE ", ""))
     ax.set_xlabel("t [s]")
     ax.set_ylabel("|err| chassis heave [m]")
-    ax.set_title("Residuals of the ODE truck, h = 1 ms (cf. seed 001 Fig. 4)")
+    ax.set_title("Residuals of the ODE truck, h = 1 ms (cf. Truck benchmark Fig. 4)")
     ax.legend()
     fig.tight_layout()
     fig.savefig(out / "truck_residuals.png", dpi=90)
@@ -518,19 +518,19 @@ def _machine():
 def _report(out, s, cfg):
     f = s["findings"]
     L = []
-    L.append("# Planar truck: seed 001 Tables 1-4 on this machine\n")
+    L.append("# Planar truck: Truck benchmark Tables 1-4 on this machine\n")
     L.append(f"Run: {'quick' if s['quick'] else 'full'}, T = {s['t_end']} s, bumps (0.2 m, "
              f"cosine, 5 m long, 10 m/s) reached by the front wheel at t = {s['bump_times']} s. "
              f"Machine: {_machine()}; single thread. Reference: `{s['reference_method']}` "
              "(rtmbs `reference` solver; DAE on the index-1 form with projection).\n")
     L.append("Model: the reconstructed truck of `docs/models/truck.md` (topology of Simeon et "
              "al. 1994, parameters NOT the original ones), so errors are comparable with the "
-             "seed only in their ordering, not in value. Timings are µs per step of a Python "
+             "paper only in their ordering, not in value. Timings are µs per step of a Python "
              "loop over `solver.step` (compiled kernels inside; best of 3 runs of min(T, 5 s)), "
              "not C on a dSPACE board.\n")
     L.append("Error: max over the 9 coordinates of the RMS over time of ref − q (metres and "
-             "radians), seed 001 eq. 12; `max |err|` is the largest pointwise residual.\n")
-    L.append("## Table 1: non-linear vs linearised ODE, larger steps (seed Table 1)\n")
+             "radians), Truck benchmark eq. 12; `max |err|` is the largest pointwise residual.\n")
+    L.append("## Table 1: non-linear vs linearised ODE, larger steps (the paper's Table 1)\n")
     L.append("| model | solver | h [ms] | µs/step | max‖err‖ (own ref.) | max\\|err\\| | "
              "max‖err‖ vs non-linear ref. |")
     L.append("| --- | --- | --- | --- | --- | --- | --- |")
@@ -540,9 +540,9 @@ def _report(out, s, cfg):
     L.append("\nSeed Table 1 (TriCore, single precision): " + "; ".join(
         f"{m} {sv}: t_step {a:.2e} s, err {b:.2e} m" for (m, sv), (a, b) in SEED_TABLE1.items())
         + ".\n")
-    L.append("## Table 2: h = 1 ms, ODE and DAE (seed Tables 2 and 4)\n")
+    L.append("## Table 2: h = 1 ms, ODE and DAE (the paper's Tables 2 and 4)\n")
     L.append("| configuration | µs/step | max‖err‖ (own ref.) | max‖err‖ vs ODE ref. | "
-             "max\\|g1\\| [m] | max\\|g2\\| [m] | seed µs/step (DS1006) | seed \\|g1\\| |")
+             "max\\|g1\\| [m] | max\\|g2\\| [m] | paper µs/step (DS1006) | paper \\|g1\\| |")
     L.append("| --- | --- | --- | --- | --- | --- | --- | --- |")
     for r in s["table2"]:
         sd = SEED_TABLE2.get(r["config"])
@@ -554,7 +554,7 @@ def _report(out, s, cfg):
     L.append("\nFor the ODE, g1 and g2 are the deflections of the two hinge springs that the "
              "DAE replaces by the constraint.\n")
     L.append("## Table 3: phase times per step (instrumented run, µs)\n")
-    L.append("The SIMPACK runs of seed Tables 3-4 have no counterpart here (no SIMPACK); the "
+    L.append("The SIMPACK runs of the paper's Tables 3-4 have no counterpart here (no SIMPACK); the "
              "same solver comparisons are those of Table 2. Phase split of each configuration:\n")
     phases = list(s["table2"][0]["phases"])
     L.append("| configuration | " + " | ".join(phases) + " |")
@@ -562,20 +562,20 @@ def _report(out, s, cfg):
     for r in s["table2"]:
         L.append(f"| {r['config']} | " + " | ".join(f"{r['phases'][p]:.1f}" for p in phases)
                  + " |")
-    L.append("\n## Findings of seed 001, as measured here\n")
-    L.append("Every finding of the seed that this study can measure, with its verdict computed "
-             "from the numbers above (`seed001_findings`); the seed's numbers are for comparison, "
+    L.append("\n## Findings of the truck benchmark, as measured here\n")
+    L.append("Every finding of the paper that this study can measure, with its verdict computed "
+             "from the numbers above (`seed001_findings`); the paper's numbers are for comparison, "
              "not targets. Criteria for 'about equal' or 'much cheaper' are ours and stated.\n")
     L += findings_table(as_findings(f)) + [""]
-    L.append("Not measured here: seed Tables 3-4 (SIMPACK-generated models: no SIMPACK) and the "
+    L.append("Not measured here: the paper's Tables 3-4 (SIMPACK-generated models: no SIMPACK) and the "
              "SimMechanics Heun runs of §4.2.3; the platform comparison (TriCore, MicroAutoBox, "
              "DS1006; §4.1-4.2, §5) - our timings are a Python loop over compiled kernels on one "
              "PC core, so only cost ratios compare. The frozen-Jacobian GRK4T row freezes "
-             "∂f/∂q at the initial state as the seed does (`freeze_jq=True` of "
+             "∂f/∂q at the initial state as the paper does (`freeze_jq=True` of "
              "`rosenbrock-grk4t`), but the model still evaluates ∂Q/∂q every step (one call "
              "computes both Jacobians), so freezing saves only a 9×9 copy here (cost ratio in "
-             "finding 8), where the seed saved one Jacobian evaluation per step. The truck has no tyre model (tyre springs and dampers to the "
-             "road, seed 001 §2), so the steady-state vs transient tyre question of the other "
+             "finding 8), where the paper saved one Jacobian evaluation per step. The truck has no tyre model (tyre springs and dampers to the "
+             "road, Truck benchmark §2), so the steady-state vs transient tyre question of the other "
              "studies does not arise.\n")
     L.append("\n## Plots\n")
     L.append("![motion](truck_motion.png)\n\n![constraint](truck_constraint_violation.png)\n\n"

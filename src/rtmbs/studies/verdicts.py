@@ -167,10 +167,10 @@ def tally(findings: Iterable[Finding]) -> str:
 
 
 def findings_table(findings: Iterable[Finding], seed_column: bool = True) -> list[str]:
-    """Markdown lines: one row per finding (#, finding, seed, criterion, here, verdict) and the
+    """Markdown lines: one row per finding (#, finding, the paper's number, criterion, here, verdict) and the
     tally."""
     fs = list(findings)
-    head = ["#", "finding"] + (["seed"] if seed_column else []) + ["criterion", "here", "verdict"]
+    head = ["#", "finding"] + (["paper"] if seed_column else []) + ["criterion", "here", "verdict"]
     L = ["| " + " | ".join(head) + " |", "|" + " --- |" * len(head)]
     for k, f in enumerate(fs, 1):
         cells = [str(k), f.claim] + ([f.seed] if seed_column else []) + [f.criterion, f.numbers,

@@ -1,4 +1,4 @@
-"""Subsystem description for subsystem synthesis (seed 004 §2), read from an ordinary model.
+"""Subsystem description for subsystem synthesis (Kim & Wang 2005 §2), read from an ordinary model.
 
 The same bodies, markers, joints and forces that compile as a Cartesian model: one body is the
 base (the chassis, body 0 of eq. 1), joined to the ground by a joint that fixes its orientation
@@ -20,7 +20,7 @@ from ..model.description import Model, inertia_matrix
 
 BASE, GROUND = -1, -2          # body indices of the base and the ground in a subsystem
 
-#: joint type -> number of equations it contributes (seed 003 §4.2.2)
+#: joint type -> number of equations it contributes (Carpinelli 2015 §4.2.2)
 JOINT_ROWS = {"spherical": 3, "revolute": 5, "distance": 1}
 
 
@@ -61,7 +61,7 @@ class ForceElem:
 @dataclass
 class Subsystem:
     """The bodies of one subsystem, its constraint primitives and its introduced coordinate θ
-    (seed 004 eq. 14): the rotation angle of the body on ``theta_joint`` (a revolute to the base)
+    (Kim & Wang 2005 eq. 14): the rotation angle of the body on ``theta_joint`` (a revolute to the base)
     about the joint axis ``theta_axis`` (base frame), measured from the initial configuration:
     x axis ``theta_x`` (body frame of that body) starts along ``theta_e1`` (base frame)."""
 
@@ -119,7 +119,7 @@ def _markers(model: Model, A0, r0):
 
 
 def subsystem_model(model: Model, base: str, dof: dict | int | None = None) -> SynthesisModel:
-    """Read ``model`` as base body ``base`` plus subsystems (seed 004 Fig. 1).
+    """Read ``model`` as base body ``base`` plus subsystems (Kim & Wang 2005 Fig. 1).
 
     ``dof``: the declared degrees of freedom of each subsystem (an int for one subsystem, or a
     mapping from the name of its first body): checked against 6·bodies − equations."""

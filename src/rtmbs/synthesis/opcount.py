@@ -1,4 +1,4 @@
-"""An operation-counting number (seed 004 Table 1): a float that counts every multiplication or
+"""An operation-counting number (Kim & Wang 2005 Table 1): a float that counts every multiplication or
 division (M·D) and addition or subtraction (A·S) it takes part in, and the elementary functions
 (sin, cos, sqrt) apart. Negation, abs and comparisons are not counted.
 

@@ -1,4 +1,4 @@
-"""Formulation B of seed 004 (§4): a subsystem in relative joint coordinates, built recursively
+"""Formulation B of Kim & Wang 2005 (§4): a subsystem in relative joint coordinates, built recursively
 over a spanning tree, closed by cut-joint constraints and reduced by coordinate partitioning.
 
 Tree: from the base, breadth first over the revolute (1 coordinate: the angle about the axis)

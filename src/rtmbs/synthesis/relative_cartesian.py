@@ -1,4 +1,4 @@
-"""Formulation A of seed 004 (§3): a subsystem in relative Cartesian coordinates with respect to
+"""Formulation A of Kim & Wang 2005 (§3): a subsystem in relative Cartesian coordinates with respect to
 the base body, reduced to the introduced independent coordinate θ.
 
 Per body i of the subsystem: relative position r*_i0 (base frame), relative orientation A_i0 and

@@ -1,4 +1,4 @@
-"""Seed 004 Table 1: multiplications/divisions (M·D) and additions/subtractions (A·S) per stage of
+"""Kim & Wang 2005 Table 1: multiplications/divisions (M·D) and additions/subtractions (A·S) per stage of
 one evaluation of each formulation, counted by running the kernels on
 :class:`~rtmbs.synthesis.opcount.Op` numbers (the counts of this implementation, not of the
 paper's Fortran: compare ratios)."""

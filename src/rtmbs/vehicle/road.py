@@ -42,7 +42,7 @@ DEFAULT_TRACK_WIDTH = 1.6  # m: tracks at y = +-0.8 unless told otherwise
 DEFAULT_SHAPE_DX = 1e-3  # m: sampling of analytic shapes
 #: The most samples per track a road table may hold (two tracks of float64: 0.8 GB). A longer
 #: road at a finer spacing is refused before anything is allocated: a road of 1e9 m at 1 mm
-#: asked numpy for terabytes and ended in MemoryError (issue 32).
+#: asked numpy for terabytes and ended in MemoryError.
 MAX_ROAD_POINTS = 50_000_000
 
 

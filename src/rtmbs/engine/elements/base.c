@@ -50,7 +50,7 @@ void rtmbs_line_jacobians(const double* sgi, const double* sgj, const double* wi
 }
 
 /* f = -F u; with P = (I - u u^T)/L: du/dx = P Dd, dL/dx = u^T Dd, dLdot/dx = (P ddot)^T Dd +
- * u^T Ddd, dLdot/dv = u^T Dd (seed 003 sec. 4.2). */
+ * u^T Ddd, dLdot/dv = u^T Dd (Carpinelli 2015 sec. 4.2). */
 void rtmbs_line_force(rtmbs_data* d, double F, double FL, double FLd, double L, const double* u,
                       double Ld, int with_jac, int64_t bi, int64_t bj) {
     const double* dd = RTMBS_TMP(d, 9);

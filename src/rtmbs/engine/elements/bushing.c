@@ -1,4 +1,4 @@
-/* bushing.c -- six-component bushing between two markers (seed 003 sec. 4.2.3): stiffness and
+/* bushing.c -- six-component bushing between two markers (Carpinelli 2015 sec. 4.2.3): stiffness and
  * damping per axis of marker_i on the translation u = B^T d and the small rotation
  * theta = vee(skew(R)), R = B^T B_j (B = A_i C_i, B_j = A_j C_j), with preloads; named outputs:
  * force and torque on body j in marker_i axes. Per axis a the force on j is

@@ -162,7 +162,7 @@ static void point(const double* B, const double* q, const double* qd, int body, 
     *Pd = sgn * pd;
 }
 
-/* deflection s, its rate, gradient and theta-curvature of element e (seed 001 eq. 1) */
+/* deflection s, its rate, gradient and theta-curvature of element e (Truck benchmark eq. 1) */
 static void deflection(const rtmbs_truck* tr, double t, const double* q, const double* qd,
                        const double* E, double* grad, double* hess, double* s, double* sd) {
     int axis = (int)E[RTMBS_TRUCK_E_AXIS], bA = (int)E[RTMBS_TRUCK_E_BA];

@@ -1,5 +1,5 @@
 /* contact.c -- 2-point follower, slips and the transient single contact point model
- * (seed 003 secs. 4.3.1-4.3.4; rtmbs.vehicle.tyre.contact, docs/tyre.md "Transient model at
+ * (Carpinelli 2015 secs. 4.3.1-4.3.4; rtmbs.vehicle.tyre.contact, docs/tyre.md "Transient model at
  * low speed"). */
 #include <math.h>
 

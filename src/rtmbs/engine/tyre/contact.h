@@ -1,4 +1,4 @@
-/* contact.h -- contact building blocks of the tyre force element (seed 003 secs. 4.3.1, 4.3.2,
+/* contact.h -- contact building blocks of the tyre force element (Carpinelli 2015 secs. 4.3.1, 4.3.2,
  * 4.3.4; rtmbs.vehicle.tyre.contact): 2-point follower enveloping, slip quantities, the single
  * contact point transient model with relaxation lengths and its low-speed damping.
  *

@@ -39,7 +39,7 @@ static double cos_atan(double x) {
     return cos(a);
 }
 
-/* Magic Formula y = D sin(C atan(Bx - E(Bx - atan Bx))), seed 003 eq. 4.17 */
+/* Magic Formula y = D sin(C atan(Bx - E(Bx - atan Bx))), Carpinelli 2015 eq. 4.17 */
 static double mf(double B, double C, double D, double E, double x) {
     double bx = B * x;
     return D * sin(C * atan(bx - E * (bx - atan(bx))));

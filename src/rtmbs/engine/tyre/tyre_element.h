@@ -1,4 +1,4 @@
-/* tyre_element.h -- the tyre force element (seed 003 sec. 4.3):
+/* tyre_element.h -- the tyre force element (Carpinelli 2015 sec. 4.3):
  * 2-point follower enveloping, steady-state Magic Formula, slips from the rim's motion (or from
  * the transient carcass deflections), with its exact Jacobians. */
 #ifndef RTMBS_TYRE_ELEMENT_H

@@ -1,4 +1,4 @@
-"""Six-component bushing between two markers (seed 003 §4.2.3): stiffness and damping per
+"""Six-component bushing between two markers (Carpinelli 2015 §4.2.3): stiffness and damping per
 axis of marker_i on the translation u = Bᵀd and the small rotation θ = vee(skew(R)),
 R = Bᵀ B_j (B = A_i C_i, B_j = A_j C_j), with preloads; named outputs: force and torque on body j
 in marker_i axes. Per axis a the force on j is f_a = −F_a(u_a) − D_a(u̇_a) + F0_a (torque alike with

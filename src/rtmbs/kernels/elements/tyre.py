@@ -1,4 +1,4 @@
-"""Tyre on a rim (seed 003 §4.3): 2-point follower enveloping and the Magic Formula, in
+"""Tyre on a rim (Carpinelli 2015 §4.3): 2-point follower enveloping and the Magic Formula, in
 the engine's ``tyre/tyre_element.c``; marker_j on the rim (origin at the wheel centre, z the spin
 axis), marker_i (optional) on the wheel carrier, for reference. Named outputs:
 :data:`~rtmbs.kernels.codes.TYRE_OUTPUTS`."""

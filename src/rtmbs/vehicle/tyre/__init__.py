@@ -1,4 +1,4 @@
-"""Tyre force element building blocks (seed 003 §4.3).
+"""Tyre force element building blocks (Carpinelli 2015 §4.3).
 
 - :func:`load_tir` reads a TNO ``.tir`` file (MF 5.2, PAC2002, MF 6.1/6.2) into
   :class:`TyreProperties`;

@@ -1,4 +1,4 @@
-"""Contact building blocks of the tyre force element (seed 003 §4.3.1, §4.3.2, §4.3.4).
+"""Contact building blocks of the tyre force element (Carpinelli 2015 §4.3.1, §4.3.2, §4.3.4).
 
 The functions are the engine's (``src/rtmbs/engine/tyre/contact.c``, bound in
 :mod:`rtmbs.engine._engine`), scalars that allocate nothing:

@@ -2,7 +2,7 @@
 
 The equations are those of Pacejka, *Tire and Vehicle Dynamics*, 3rd ed. (2012), §4.3.2 and
 Appendix 3 (eqs. 4.E1-4.E78), with the details MFeval 4.3.1 (M. Furlan, "TNO-compatible" mode:
-limit checks on, alpha_star off, turn slip off) uses to match TNO MF-Tyre; seed 003 §4.3.2
+limit checks on, alpha_star off, turn slip off) uses to match TNO MF-Tyre; Carpinelli 2015 §4.3.2
 (eqs. 4.17-4.18) gives the general form. ``docs/tyre.md`` lists every departure from the book.
 
 The evaluation is the engine's (``src/rtmbs/engine/tyre/magic_formula.c``, bound in

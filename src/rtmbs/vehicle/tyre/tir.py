@@ -57,7 +57,7 @@ SECTION_OF: dict[str, str] = {n: sec for sec, names in _SECTIONS for n in names.
 REQUIRED = ("LONGVL", "UNLOADED_RADIUS", "FNOMIN", "VERTICAL_STIFFNESS",
             "PCX1", "PDX1", "PKX1", "PCY1", "PDY1", "PKY1", "PKY2", "QBZ1", "QCZ1", "QDZ1")
 
-#: Coefficients that are > 0 in any physical tyre, with what 0 (or less) would do (issue 13).
+#: Coefficients that are > 0 in any physical tyre, with what 0 (or less) would do.
 MUST_BE_POSITIVE = {
     "VXLOW": "the speed scale of the low-speed slip damping; 0 gives NaN forces at standstill",
     "PCX1": "the shape factor of Fx; 0 removes all longitudinal force",
@@ -152,7 +152,7 @@ class TirFile:
 def _strip_comment(line: str, where: str = "") -> str:
     """``line`` without its comment (``$`` or ``!`` outside quotes); a quote left open is an
     error naming ``where`` (the file and line): the rest of the line, comment included, would
-    silently become the value (issue 32)."""
+    silently become the value."""
     quote, start = None, 0
     for i, ch in enumerate(line):
         if quote:
@@ -170,7 +170,7 @@ def _strip_comment(line: str, where: str = "") -> str:
 
 def _decode(data: bytes, name: str) -> str:
     """The text of a .tir file: UTF-8 (ASCII included), with or without a byte-order mark (an
-    editor's BOM made the first line unreadable, issue 31); other bytes are refused naming the
+    editor's BOM made the first line unreadable); other bytes are refused naming the
     line and column (latin-1 used to be assumed, so a damaged file passed silently)."""
     try:
         return data.decode("utf-8-sig")
