@@ -1,19 +1,11 @@
 """Design checks when a vehicle file is loaded: each bad input gives one ModelError naming the
 file, the key and the cause (the exact messages)."""
-import shutil
 
 import pytest
 
 from rtmbs.errors import ModelError
 from rtmbs.vehicle.assembly import load_vehicle_file
 from rtmbs.vehicle.assembly.vehicle import SEDAN
-
-
-@pytest.fixture()
-def car(tmp_path):
-    d = tmp_path / "car"
-    shutil.copytree(SEDAN, d)
-    return d
 
 
 def _edit(path, old, new):
@@ -28,38 +20,33 @@ def _error(car) -> str:
     return str(exc.value)
 
 
-def test_hard_points_in_millimetres(car):
-    f = car / "front_suspension.yaml"
-    _edit(f, "wheel_centre: [0.000, 0.7979, -0.1199]", "wheel_centre: [0.000, 797.9, -119.9]")
-    assert _error(car) == (f"{f}: front_suspension.hard_points.wheel_centre: [0.0, 797.9, -119.9] "
-                           "is more than 10 m from the origin: looks like millimetres (hard "
-                           "points are in metres)")
+FRONT, VEHICLE = "front_suspension.yaml", "vehicle.yaml"
 
 
-def test_subsystem_position_in_millimetres(car):
-    f = car / "vehicle.yaml"
-    _edit(f, "front_suspension: {file: front_suspension.yaml, position: [2.776, 0.0, 0.4519]}",
-          "front_suspension: {file: front_suspension.yaml, position: [2776, 0.0, 451.9]}")
-    assert _error(car) == (f"{car / 'front_suspension.yaml'}: front_suspension.position: "
-                           "[2776.0, 0.0, 451.9] is more than 10 m from the origin: looks like "
-                           "millimetres (hard points are in metres)")
-
-
-def test_identical_hard_points_are_named(car):
-    f = car / "front_suspension.yaml"
-    _edit(f, "lower_arm_back: [-0.200, 0.470, -0.265]", "lower_arm_back: [0.200, 0.420, -0.270]")
-    assert _error(car) == (f"{f}: front_suspension.hard_points.lower_arm_back: [0.2, 0.42, -0.27] "
-                           "coincides with lower_arm_front: a body or joint between two points "
-                           "needs them apart")
-
-
-def test_arm_on_its_pivot_axis_is_named(car):
-    f = car / "front_suspension.yaml"
+@pytest.mark.parametrize("edited, old, new, named, message", [
+    (FRONT, "wheel_centre: [0.000, 0.7979, -0.1199]", "wheel_centre: [0.000, 797.9, -119.9]", FRONT,
+     "front_suspension.hard_points.wheel_centre: [0.0, 797.9, -119.9] is more than 10 m from the "
+     "origin: looks like millimetres (hard points are in metres)"),
+    (VEHICLE, "front_suspension: {file: front_suspension.yaml, position: [2.776, 0.0, 0.4519]}",
+     "front_suspension: {file: front_suspension.yaml, position: [2776, 0.0, 451.9]}", FRONT,
+     "front_suspension.position: [2776.0, 0.0, 451.9] is more than 10 m from the origin: looks "
+     "like millimetres (hard points are in metres)"),
+    (FRONT, "lower_arm_back: [-0.200, 0.470, -0.265]", "lower_arm_back: [0.200, 0.420, -0.270]", FRONT,
+     "front_suspension.hard_points.lower_arm_back: [0.2, 0.42, -0.27] coincides with "
+     "lower_arm_front: a body or joint between two points needs them apart"),
     # the ball joint half way between the two pivots: on the arm's axis
-    _edit(f, "upper_arm_upright: [-0.040, 0.695, 0.105]", "upper_arm_upright: [-0.175, 0.490, 0.1075]")
-    assert _error(car) == (f"{f}: front_suspension.hard_points.upper_arm_upright: [-0.175, 0.49, "
-                           "0.1075] is 0.0 mm from the pivot axis upper_arm_front-upper_arm_back: "
-                           "the three points of an arm must not lie on one line")
+    (FRONT, "upper_arm_upright: [-0.040, 0.695, 0.105]", "upper_arm_upright: [-0.175, 0.490, 0.1075]",
+     FRONT, "front_suspension.hard_points.upper_arm_upright: [-0.175, 0.49, 0.1075] is 0.0 mm from "
+     "the pivot axis upper_arm_front-upper_arm_back: the three points of an arm must not lie on one "
+     "line"),
+    (VEHICLE, "speed: 0.0", "sped: 0.0", VEHICLE,
+     "sped: unknown key 'sped' (did you mean 'speed'? known: chassis, description, gravity, joints, "
+     "name, road, speed, subsystems)"),
+], ids=["hard-points-in-millimetres", "subsystem-position-in-millimetres",
+        "identical-hard-points", "arm-on-its-pivot-axis", "misspelled-key"])
+def test_bad_design_is_named_with_its_file_and_key(car, edited, old, new, named, message):
+    _edit(car / edited, old, new)
+    assert _error(car) == f"{car / named}: {message}"
 
 
 def test_coinciding_marker_axis_points_are_named(car):
@@ -75,13 +62,6 @@ def test_coinciding_marker_axis_points_are_named(car):
     assert str(exc.value) == ("front_suspension.yaml: front_suspension.hard_points: the points "
                               "that set the z axis of chassis.pivot coincide (a body or joint "
                               "needs two distinct points)")
-
-
-def test_misspelled_key_gets_did_you_mean(car):
-    f = car / "vehicle.yaml"
-    _edit(f, "speed: 0.0", "sped: 0.0")
-    assert _error(car) == (f"{f}: sped: unknown key 'sped' (did you mean 'speed'? known: chassis, "
-                           "description, gravity, joints, name, road, speed, subsystems)")
 
 
 def test_misspelled_nested_key_gets_did_you_mean(car):
