@@ -21,6 +21,7 @@ import numpy as np  # noqa: E402
 
 from rtmbs.protocol import EVAL_JAC, EVAL_M, EVAL_PHI, EVAL_PHIQ, EVAL_Q  # noqa: E402
 from rtmbs.solvers.base import get_solver  # noqa: E402
+from rtmbs.solvers.timing import evaluate_us  # noqa: E402
 from rtmbs.system import compile_model  # noqa: E402
 from rtmbs.vehicle.assembly import sedan_model  # noqa: E402
 
@@ -53,13 +54,7 @@ def _steps(system, steps, h=1e-3, **opts):
 
 
 def _eval(system, calls=2000):
-    ws, st = system.workspace(), system.initial_state()
-    what = EVAL_M | EVAL_Q | EVAL_JAC | EVAL_PHI | EVAL_PHIQ
-    system.evaluate(0.0, st.q, st.qd, ws, what)
-    t0 = time.perf_counter()
-    for _ in range(calls):
-        system.evaluate(0.0, st.q, st.qd, ws, what)
-    return 1e6 * (time.perf_counter() - t0) / calls
+    return evaluate_us(system, EVAL_M | EVAL_Q | EVAL_JAC | EVAL_PHI | EVAL_PHIQ, calls)
 
 
 def main(argv=None):

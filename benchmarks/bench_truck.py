@@ -22,6 +22,7 @@ import numpy as np  # noqa: E402
 from rtmbs.models.truck import truck  # noqa: E402
 from rtmbs.protocol import EVAL_JAC, EVAL_M, EVAL_PHI, EVAL_PHIQ, EVAL_Q  # noqa: E402
 from rtmbs.solvers.base import SolverError, get_solver  # noqa: E402
+from rtmbs.solvers.timing import evaluate_us  # noqa: E402
 
 CONFIGS = [
     # (model, solver, h, options)
@@ -54,13 +55,7 @@ def _time_steps(sys, solver, h, steps, opts):
 
 
 def _time_eval(sys, what, calls=20000):
-    ws = sys.workspace()
-    st = sys.initial_state()
-    sys.evaluate(0.0, st.q, st.qd, ws, what)
-    t0 = time.perf_counter()
-    for _ in range(calls):
-        sys.evaluate(0.0, st.q, st.qd, ws, what)
-    return 1e6 * (time.perf_counter() - t0) / calls
+    return evaluate_us(sys, what, calls)
 
 
 def main(argv=None):

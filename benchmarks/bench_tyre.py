@@ -8,10 +8,10 @@ import os
 
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 import platform
-import time
 
 import numpy as np
 
+from rtmbs.solvers.timing import median_cpu_s
 from rtmbs.vehicle.tyre import contact, data_path, load_tir
 from rtmbs.vehicle.tyre import magic_formula as mfk
 
@@ -29,15 +29,6 @@ def _loop_contact(hf, hr, z, vx, vy, h):
     return acc
 
 
-def _median(fn, repeats=15):
-    ts = []
-    for _ in range(repeats):
-        t0 = time.process_time()
-        fn()
-        ts.append(time.process_time() - t0)
-    return float(np.median(ts)), min(ts)
-
-
 def main():
     print(f"machine: {platform.machine()}, {os.cpu_count()} cores, python {platform.python_version()}, "
           f"load average {os.getloadavg()[0]:.1f}")
@@ -53,7 +44,7 @@ def main():
         Vx = rng.uniform(5.0, 40.0, n)
         out = np.empty(mfk.N_OUT)
         outs = np.empty((n, mfk.N_OUT))
-        m, b = _median(lambda: mfk.mf_steady_state_batch(props.params, Fz, kappa, alpha, gamma, Vx,
+        m, b = median_cpu_s(lambda: mfk.mf_steady_state_batch(props.params, Fz, kappa, alpha, gamma, Vx,
                                                          outs))
         print(f"{fname} ({props.family}): mf_steady_state in a C loop: "
               f"{m / n * 1e6:.3f} us/eval ({b / n * 1e6:.3f})")
@@ -67,7 +58,7 @@ def main():
                 f(p, Fz[i], kappa[i], alpha[i], gamma[i], Vx[i], out)
 
         py_loop()
-        m, b = _median(py_loop, repeats=7)
+        m, b = median_cpu_s(py_loop, repeats=7)
         print(f"  one call from Python: {m / reps * 1e6:.3f} us/eval ({b / reps * 1e6:.3f})")
 
     hf = rng.uniform(0, 0.02, n)
@@ -76,7 +67,7 @@ def main():
     vx = rng.uniform(5, 40, n)
     vy = rng.uniform(-1, 1, n)
     nc = 20_000
-    m, b = _median(lambda: _loop_contact(hf[:nc], hr[:nc], z[:nc], vx[:nc], vy[:nc], 1e-3), repeats=7)
+    m, b = median_cpu_s(lambda: _loop_contact(hf[:nc], hr[:nc], z[:nc], vx[:nc], vy[:nc], 1e-3), repeats=7)
     print(f"two_point_follower + slip_quantities + transient_step from Python: "
           f"{m / nc * 1e9:.1f} ns ({b / nc * 1e9:.1f})")
 
