@@ -105,36 +105,36 @@ def test_rack_off_the_tie_rod_line_is_warned(car):
                               f"{f}: steering.hard_points.rack_centre, along y)"]
 
 
-def test_implausible_kingpin_inclination_is_warned(car):
-    f = car / "front_suspension.yaml"
+@pytest.mark.parametrize("edited, old, new, part, warning", [
     # a digit typo: the upper ball joint 0.495 m from the centre line instead of 0.695 m:
     # atan(0.275 / 0.425) = 32.9 deg (the sedan: atan(0.075 / 0.425) = 10.0 deg)
-    _edit(f, "upper_arm_upright: [-0.040, 0.695, 0.105]", "upper_arm_upright: [-0.040, 0.495, 0.105]")
-    assert [m for m in _warnings(car) if ": kingpin inclination" in m] == [f"{f}: front_suspension.hard_points.upper_arm_upright: kingpin "
-                              "inclination 32.9 deg from lower_arm_upright to upper_arm_upright "
-                              "(plausible 0-20 deg, top inboard)"]
-
-
-def test_tyre_above_the_road_at_design_is_warned(car):
-    f = car / "vehicle.yaml"
+    (FRONT, "upper_arm_upright: [-0.040, 0.695, 0.105]", "upper_arm_upright: [-0.040, 0.495, 0.105]",
+     ": kingpin inclination", "{d}/front_suspension.yaml: front_suspension.hard_points."
+     "upper_arm_upright: kingpin inclination 32.9 deg from lower_arm_upright to upper_arm_upright "
+     "(plausible 0-20 deg, top inboard)"),
     # the front suspension 0.1 m higher: wheel centre 0.432 m, PAC2002 unloaded radius 0.344 m
-    _edit(f, "front_suspension: {file: front_suspension.yaml, position: [2.776, 0.0, 0.4519]}",
-          "front_suspension: {file: front_suspension.yaml, position: [2.776, 0.0, 0.5519]}")
-    w = [m for m in _warnings(car) if "tyre (unloaded" in m]
-    assert w == [f"{car / 'front_suspension.yaml'}: front_suspension.hard_points.wheel_centre: "
-                 "the fl tyre (unloaded radius 0.344 m) is 88 mm above the road at design "
-                 "(wheel centre 0.432 m above it)"]
-
-
-def test_subsystem_of_an_axle_elsewhere_is_warned(car):
-    f = car / "vehicle.yaml"
-    _edit(f, "front_antiroll: {file: front_antiroll.yaml, position: [2.776, 0.0, 0.4519]}",
-          "front_antiroll: {file: front_antiroll.yaml, position: [2.776, 0.0, 0.4619]}")
-    w = [m for m in _warnings(car) if "differs from" in m]
-    assert w == [f"{car / 'front_antiroll.yaml'}: front_antiroll.position: [2.776, 0.0, 0.4619] "
-                 f"differs from {car / 'front_suspension.yaml'}: front_suspension.position "
-                 "[2.776, 0.0, 0.4519] (subsystems of one axle are placed at its suspension's "
-                 "position)"]
+    (VEHICLE, "front_suspension: {file: front_suspension.yaml, position: [2.776, 0.0, 0.4519]}",
+     "front_suspension: {file: front_suspension.yaml, position: [2.776, 0.0, 0.5519]}",
+     "tyre (unloaded", "{d}/front_suspension.yaml: front_suspension.hard_points.wheel_centre: the "
+     "fl tyre (unloaded radius 0.344 m) is 88 mm above the road at design (wheel centre 0.432 m "
+     "above it)"),
+    (VEHICLE, "front_antiroll: {file: front_antiroll.yaml, position: [2.776, 0.0, 0.4519]}",
+     "front_antiroll: {file: front_antiroll.yaml, position: [2.776, 0.0, 0.4619]}",
+     "differs from", "{d}/front_antiroll.yaml: front_antiroll.position: [2.776, 0.0, 0.4619] "
+     "differs from {d}/front_suspension.yaml: front_suspension.position [2.776, 0.0, 0.4519] "
+     "(subsystems of one axle are placed at its suspension's position)"),
+    # a digit typo: y 0.395 instead of 0.695 puts the ball joint inboard of the pivots
+    (FRONT, "upper_arm_upright: [-0.040, 0.695, 0.105]", "upper_arm_upright: [-0.040, 0.395, 0.105]",
+     "the arm points inboard", "{d}/front_suspension.yaml: front_suspension.hard_points."
+     "upper_arm_upright: [-0.04, 0.395, 0.105] is not outboard of upper_arm_front and "
+     "upper_arm_back (y 0.47, 0.51): the arm points inboard (hard points are the left side, y to "
+     "the left)"),
+], ids=["implausible-kingpin-inclination", "tyre-above-the-road-at-design",
+        "subsystem-of-an-axle-elsewhere", "arm-pointing-inboard"])
+def test_implausible_design_is_warned(car, edited, old, new, part, warning):
+    """The warning about the edit (``part`` of its text), with the file and key it names."""
+    _edit(car / edited, old, new)
+    assert [m for m in _warnings(car) if part in m] == [warning.format(d=car)]
 
 
 def test_missing_preload_is_warned(car):
@@ -145,11 +145,3 @@ def test_missing_preload_is_warned(car):
                               "--ride-height front=design,rear=design gives the preloads)"]
 
 
-def test_arm_pointing_inboard_is_warned(car):
-    f = car / "front_suspension.yaml"
-    # a digit typo: y 0.395 instead of 0.695 puts the ball joint inboard of the pivots
-    _edit(f, "upper_arm_upright: [-0.040, 0.695, 0.105]", "upper_arm_upright: [-0.040, 0.395, 0.105]")
-    w = [m for m in _warnings(car) if "the arm points inboard" in m]
-    assert w == [f"{f}: front_suspension.hard_points.upper_arm_upright: [-0.04, 0.395, 0.105] is "
-                 "not outboard of upper_arm_front and upper_arm_back (y 0.47, 0.51): the arm "
-                 "points inboard (hard points are the left side, y to the left)"]
