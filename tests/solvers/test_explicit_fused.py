@@ -11,7 +11,6 @@ from rtmbs.models.multilink import build
 from rtmbs.solvers import explicit
 from rtmbs.solvers.base import get_solver
 from rtmbs.solvers.rollout import DIVERGENCE_LIMIT, compiled, rollout
-from rtmbs.solvers.simulate import simulate
 
 H = 1e-3
 N = 300
@@ -200,27 +199,6 @@ def test_rollout_stops_at_a_diverging_step_and_keeps_the_last_good_state(data, s
     assert ta.t == r.t[-1] and np.all(np.isfinite(ta.q))
     assert sa.status == -1 and sa.nstep == 21  # (the failed step is counted, as from Python)
     assert _counters(sa) == _counters(sb)
-
-
-def test_simulate_runs_the_compiled_rollout_and_gives_the_loop_of_steps(monkeypatch):
-    """``simulate`` goes through the engine's rollout (a Python step would raise) and saves what
-    a loop of the engine's steps gives."""
-    sysm = load_model("peer-quarter-car")
-    slv, st = _solver(sysm.new_data(), "projection")
-    qs = []
-    for k in range(300):
-        assert slv.step(st, H)
-        if k % 2 == 1:
-            qs.append(st.q.copy())
-
-    def refuse(*args, **kwargs):
-        raise AssertionError("a Python step")
-
-    monkeypatch.setattr(explicit.ExplicitEuler, "step", refuse)
-    res = simulate(load_model("peer-quarter-car"), "explicit-euler", t_end=0.3, h=H, save_every=2)
-    assert res.meta["status"] == 1 and len(res.t) == 151
-    assert np.array_equal(res.q[1:], np.array(qs))
-    assert res.meta["steps"] == 300
 
 
 @pytest.mark.parametrize("stabilize", STABS)
