@@ -1,8 +1,8 @@
-"""``generalized-alpha`` as one call of the C engine per step (issue 11,
-src/rtmbs/engine/generalized_alpha.c): ``step_outputs`` and the engine's ``rollout`` take exactly
+"""``generalized-alpha`` as one call of the C engine per step
+(src/rtmbs/engine/generalized_alpha.c): ``step_outputs`` and the engine's ``rollout`` take exactly
 the steps of the step (the rollout continues from the solver's a, q̈, λ as a loop of ``step``
 does); the step agrees with the dense step driven from Python (numpy and the engine's dense LU:
-another linear algebra, the same method) to round-off; ``simulate`` runs the engine's rollout."""
+another linear algebra, the same method) to round-off (``simulate``: test_simulate_compiled.py)."""
 import numpy as np
 import pytest
 

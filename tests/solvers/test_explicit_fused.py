@@ -1,8 +1,8 @@
-"""``explicit-euler`` as one call of the C engine per step (issue 11, explicit_euler.c,
+"""``explicit-euler`` as one call of the C engine per step (explicit_euler.c,
 fixed_rollout.c): in every stabilisation the step agrees with the dense step driven from Python
-(numpy and the engine's dense LU) to round-off with the same counts; ``step_outputs``, the
-engine's ``rollout`` and ``simulate`` take exactly the steps of the step; the stabilisations act;
-the semi-implicit update does not gain energy."""
+(numpy and the engine's dense LU) to round-off with the same counts; ``step_outputs`` and the
+engine's ``rollout`` take exactly the steps of the step (``simulate``: test_simulate_compiled.py);
+the stabilisations act; the semi-implicit update does not gain energy."""
 import numpy as np
 import pytest
 

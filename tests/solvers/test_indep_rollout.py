@@ -1,5 +1,5 @@
 """Algorithm 2 (``li-euler-indep`` with its one-call step) in the compiled rollout and with its
-named outputs in the step (issue 11; ``rtmbs.solvers.rollout_indep``,
+named outputs in the step (``rtmbs.solvers.rollout_indep``,
 the engine's ``li_euler_indep_step_outputs``): the same rows, state, multipliers, outputs,
 extra states and counters bit for bit as a Python loop of ``step`` and ``system.outputs``, with
 inputs over time, rebases (the compiled call returns to Python for them), transient tyres, a
