@@ -14,8 +14,8 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 import platform
 
 import numpy as np
-from bench_tyre import _median  # benchmarks/ is the script's directory: median and best of repeats
 
+from rtmbs.solvers.timing import median_cpu_s
 from rtmbs.vehicle.tyre import data_path, load_tir
 from rtmbs.vehicle.tyre import magic_formula as mfk
 
@@ -73,7 +73,7 @@ def main():
                          ("finite differences: 3 forces-only calls + Re", _loop_differences),
                          ("mf_force_partials + effective_rolling_radius_dfz", _loop_partials)):
             fn(*(a[:10] if hasattr(a, "shape") and a.shape[0] == n else a for a in args))
-            m, b = _median(lambda: fn(*args), repeats=5)
+            m, b = median_cpu_s(lambda: fn(*args), repeats=5)
             print(f"  {name:50s} {m / n * 1e6:7.3f} ({b / n * 1e6:.3f})")
 
 
