@@ -15,13 +15,12 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 
 import argparse  # noqa: E402
-import time  # noqa: E402
 
 import numpy as np  # noqa: E402
 
 from rtmbs.protocol import EVAL_JAC, EVAL_M, EVAL_PHI, EVAL_PHIQ, EVAL_Q  # noqa: E402
 from rtmbs.solvers.base import get_solver  # noqa: E402
-from rtmbs.solvers.timing import evaluate_us  # noqa: E402
+from rtmbs.solvers.timing import evaluate_us, mean_step_us  # noqa: E402
 from rtmbs.system import compile_model  # noqa: E402
 from rtmbs.vehicle.assembly import sedan_model  # noqa: E402
 
@@ -44,13 +43,10 @@ def _steps(system, steps, h=1e-3, **opts):
     slv.reset(st)
     for _ in range(50):
         slv.step(st, h)
-    t0 = time.perf_counter()
-    for _ in range(steps):
-        slv.step(st, h)
-    dt = time.perf_counter() - t0
+    us = mean_step_us(slv, st, h, steps)
     if not np.all(np.isfinite(st.q)):
         raise RuntimeError(f"li-euler diverged on {system.name}")
-    return 1e6 * dt / steps, st
+    return us, st
 
 
 def _eval(system, calls=2000):

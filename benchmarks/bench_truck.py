@@ -15,14 +15,13 @@ os.environ.setdefault("OMP_NUM_THREADS", "1")
 
 import argparse  # noqa: E402
 import platform  # noqa: E402
-import time  # noqa: E402
 
 import numpy as np  # noqa: E402
 
 from rtmbs.models.truck import truck  # noqa: E402
 from rtmbs.protocol import EVAL_JAC, EVAL_M, EVAL_PHI, EVAL_PHIQ, EVAL_Q  # noqa: E402
 from rtmbs.solvers.base import SolverError, get_solver  # noqa: E402
-from rtmbs.solvers.timing import evaluate_us  # noqa: E402
+from rtmbs.solvers.timing import evaluate_us, mean_step_us  # noqa: E402
 
 CONFIGS = [
     # (model, solver, h, options)
@@ -45,13 +44,10 @@ def _time_steps(sys, solver, h, steps, opts):
     st = sys.initial_state()
     st.t = 9.8                       # the front wheel is about to meet the first bump
     slv.reset(st)
-    t0 = time.perf_counter()
-    for _ in range(steps):
-        slv.step(st, h)
-    dt = time.perf_counter() - t0
+    us = mean_step_us(slv, st, h, steps)
     if not np.all(np.isfinite(st.q)):
         raise RuntimeError(f"{solver} {opts} diverged on {sys.name}")
-    return 1e6 * dt / steps
+    return us
 
 
 def _time_eval(sys, what, calls=20000):

@@ -40,6 +40,15 @@ def median_cpu_s(fn, repeats: int = 15) -> tuple[float, float]:
     return float(np.median(ts)), min(ts)
 
 
+def mean_step_us(slv, state, h: float, steps: int) -> float:
+    """Mean wall µs of ``steps`` calls of ``slv.step(state, h)``, one timer around the loop (no
+    check of the result: the caller looks at the state)."""
+    t0 = time.perf_counter()
+    for _ in range(steps):
+        slv.step(state, h)
+    return 1e6 * (time.perf_counter() - t0) / steps
+
+
 def evaluate_us(system, what: int, calls: int) -> float:
     """Mean wall µs of ``system.evaluate(0, q0, q̇0, ws, what)`` over ``calls`` calls at the
     initial state, after one call that warms up."""
