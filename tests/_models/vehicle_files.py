@@ -1,4 +1,4 @@
-"""Edits of a copy of the sedan's vehicle files (``rtmbs.vehicle.assembly.vehicle.SEDAN``) and
+"""Edits of a copy of the sedan's vehicle files (``rtmbs.vehicle.build.vehicle.SEDAN``) and
 the exact error each bad file gives."""
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ import pytest
 import yaml
 
 from rtmbs.errors import ModelError
-from rtmbs.vehicle.assembly import load_vehicle_file
-from rtmbs.vehicle.assembly.vehicle import SEDAN
+from rtmbs.vehicle.build import load_vehicle_file
+from rtmbs.vehicle.build.vehicle import SEDAN
 
 
 def edit_yaml(path: Path, change) -> None:

@@ -8,7 +8,7 @@ import yaml
 from _models.vehicle_files import assert_load_fails, edit_yaml as _edit
 
 from rtmbs.analysis.kc import steering_ratio_on_centre
-from rtmbs.vehicle.assembly import load_vehicle_file
+from rtmbs.vehicle.build import load_vehicle_file
 
 
 _fails = assert_load_fails

@@ -3,7 +3,7 @@ import shutil
 
 import pytest
 
-from rtmbs.vehicle.assembly.vehicle import SEDAN
+from rtmbs.vehicle.build.vehicle import SEDAN
 
 
 @pytest.fixture

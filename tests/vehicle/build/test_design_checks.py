@@ -1,11 +1,10 @@
 """Design checks when a vehicle file is loaded: each bad input gives one ModelError naming the
 file, the key and the cause (the exact messages)."""
-
 import pytest
 
 from rtmbs.errors import ModelError
-from rtmbs.vehicle.assembly import load_vehicle_file
-from rtmbs.vehicle.assembly.vehicle import SEDAN
+from rtmbs.vehicle.build import load_vehicle_file
+from rtmbs.vehicle.build.vehicle import SEDAN
 
 
 def _edit(path, old, new):
@@ -27,9 +26,9 @@ FRONT, VEHICLE = "front_suspension.yaml", "vehicle.yaml"
     (FRONT, "wheel_centre: [0.000, 0.7979, -0.1199]", "wheel_centre: [0.000, 797.9, -119.9]", FRONT,
      "front_suspension.hard_points.wheel_centre: [0.0, 797.9, -119.9] is more than 10 m from the "
      "origin: looks like millimetres (hard points are in metres)"),
-    (VEHICLE, "front_suspension: {file: front_suspension.yaml, position: [2.776, 0.0, 0.4519]}",
-     "front_suspension: {file: front_suspension.yaml, position: [2776, 0.0, 451.9]}", FRONT,
-     "front_suspension.position: [2776.0, 0.0, 451.9] is more than 10 m from the origin: looks "
+    (VEHICLE, "front_suspension: {file: front_suspension.yaml, position: [2.776, 0.0, 0.4482]}",
+     "front_suspension: {file: front_suspension.yaml, position: [2776, 0.0, 448.2]}", FRONT,
+     "front_suspension.position: [2776.0, 0.0, 448.2] is more than 10 m from the origin: looks "
      "like millimetres (hard points are in metres)"),
     (FRONT, "lower_arm_back: [-0.200, 0.470, -0.265]", "lower_arm_back: [0.200, 0.420, -0.270]", FRONT,
      "front_suspension.hard_points.lower_arm_back: [0.2, 0.42, -0.27] coincides with "
@@ -53,7 +52,7 @@ def test_coinciding_marker_axis_points_are_named(car):
     """Points that are apart but set one marker axis through the same two points (the
     template's axes) still give a named error, not a ValidationError."""
     from rtmbs.model.description import Model
-    from rtmbs.vehicle.assembly.corner import Side
+    from rtmbs.vehicle.build.corner import Side
 
     side = Side(Model(), "f", "left", (0.0, 0.0, 0.0), "front_suspension.yaml: front_suspension")
     side.model.add_body("chassis", 1.0, inertia=[1.0, 1.0, 1.0])
@@ -66,7 +65,7 @@ def test_coinciding_marker_axis_points_are_named(car):
 
 def test_misspelled_nested_key_gets_did_you_mean(car):
     f = car / "front_suspension.yaml"
-    _edit(f, "spring: {stiffness: 85000.0, preload: 6248.0}", "spring: {stifness: 85000.0, preload: 6248.0}")
+    _edit(f, "spring: {stiffness: 93000.0, preload: 7857.0}", "spring: {stifness: 93000.0, preload: 7857.0}")
     msg = _error(car)
     assert msg.startswith(f"{f}: front_suspension.spring.stifness: unknown key 'stifness' (did you "
                           "mean 'stiffness'?")
@@ -112,16 +111,16 @@ def test_rack_off_the_tie_rod_line_is_warned(car):
      ": kingpin inclination", "{d}/front_suspension.yaml: front_suspension.hard_points."
      "upper_arm_upright: kingpin inclination 32.9 deg from lower_arm_upright to upper_arm_upright "
      "(plausible 0-20 deg, top inboard)"),
-    # the front suspension 0.1 m higher: wheel centre 0.432 m, PAC2002 unloaded radius 0.344 m
-    (VEHICLE, "front_suspension: {file: front_suspension.yaml, position: [2.776, 0.0, 0.4519]}",
-     "front_suspension: {file: front_suspension.yaml, position: [2.776, 0.0, 0.5519]}",
+    # the front suspension 0.1 m higher: wheel centre 0.428 m, PAC2002 unloaded radius 0.344 m
+    (VEHICLE, "front_suspension: {file: front_suspension.yaml, position: [2.776, 0.0, 0.4482]}",
+     "front_suspension: {file: front_suspension.yaml, position: [2.776, 0.0, 0.5482]}",
      "tyre (unloaded", "{d}/front_suspension.yaml: front_suspension.hard_points.wheel_centre: the "
-     "fl tyre (unloaded radius 0.344 m) is 88 mm above the road at design (wheel centre 0.432 m "
+     "fl tyre (unloaded radius 0.344 m) is 84 mm above the road at design (wheel centre 0.428 m "
      "above it)"),
-    (VEHICLE, "front_antiroll: {file: front_antiroll.yaml, position: [2.776, 0.0, 0.4519]}",
-     "front_antiroll: {file: front_antiroll.yaml, position: [2.776, 0.0, 0.4619]}",
-     "differs from", "{d}/front_antiroll.yaml: front_antiroll.position: [2.776, 0.0, 0.4619] "
-     "differs from {d}/front_suspension.yaml: front_suspension.position [2.776, 0.0, 0.4519] "
+    (VEHICLE, "front_antiroll: {file: front_antiroll.yaml, position: [2.776, 0.0, 0.4482]}",
+     "front_antiroll: {file: front_antiroll.yaml, position: [2.776, 0.0, 0.4582]}",
+     "differs from", "{d}/front_antiroll.yaml: front_antiroll.position: [2.776, 0.0, 0.4582] "
+     "differs from {d}/front_suspension.yaml: front_suspension.position [2.776, 0.0, 0.4482] "
      "(subsystems of one axle are placed at its suspension's position)"),
     # a digit typo: y 0.395 instead of 0.695 puts the ball joint inboard of the pivots
     (FRONT, "upper_arm_upright: [-0.040, 0.695, 0.105]", "upper_arm_upright: [-0.040, 0.395, 0.105]",
@@ -139,7 +138,7 @@ def test_implausible_design_is_warned(car, edited, old, new, part, warning):
 
 def test_missing_preload_is_warned(car):
     f = car / "rear_suspension.yaml"
-    _edit(f, "spring: {stiffness: 55000.0, preload: 4005.0}", "spring: {stiffness: 55000.0}")
+    _edit(f, "spring: {stiffness: 40000.0, preload: 3466.0}", "spring: {stiffness: 40000.0}")
     assert _warnings(car) == [f"{f}: rear_suspension.spring.preload: 0 N: the car will sag "
                               "under its weight from the design position (rtmbs statics CAR "
                               "--ride-height front=design,rear=design gives the preloads)"]
