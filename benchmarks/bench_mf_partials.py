@@ -14,6 +14,7 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 import platform
 
 import numpy as np
+from bench_tyre import operating_points  # benchmarks/ is the script's directory
 
 from rtmbs.solvers.timing import median_cpu_s
 from rtmbs.vehicle.tyre import data_path, load_tir
@@ -61,11 +62,7 @@ def main():
     for fname in ("chrono_MagicFormula61_Parameters.tir", "chrono_MagicFormula52_Parameters.tir",
                   "chrono_Sedan_Pac02Tire.tir"):
         props = load_tir(data_path(fname))
-        Fz = rng.uniform(0.3, 1.8, n) * props["FNOMIN"]
-        kappa = rng.uniform(-0.3, 0.3, n)
-        alpha = rng.uniform(-0.3, 0.3, n)
-        gamma = rng.uniform(-0.05, 0.05, n)
-        Vx = rng.uniform(5.0, 40.0, n)
+        Fz, kappa, alpha, gamma, Vx = operating_points(rng, props["FNOMIN"], n)
         out = np.empty(mfk.N_OUT)
         args = (props.params, Fz, kappa, alpha, gamma, Vx, out)
         print(f"{fname} ({props.family}), us per operating point, median (best):")

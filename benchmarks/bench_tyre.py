@@ -29,6 +29,17 @@ def _loop_contact(hf, hr, z, vx, vy, h):
     return acc
 
 
+def operating_points(rng, Fz_nominal: float, n: int):
+    """``n`` random operating points of a tyre (Fz from 0.3 to 1.8 times nominal, κ and α within
+    ±0.3, γ within ±0.05 rad, Vx from 5 to 40 m/s), drawn from ``rng`` in that order."""
+    Fz = rng.uniform(0.3, 1.8, n) * Fz_nominal
+    kappa = rng.uniform(-0.3, 0.3, n)
+    alpha = rng.uniform(-0.3, 0.3, n)
+    gamma = rng.uniform(-0.05, 0.05, n)
+    Vx = rng.uniform(5.0, 40.0, n)
+    return Fz, kappa, alpha, gamma, Vx
+
+
 def main():
     print(f"machine: {platform.machine()}, {os.cpu_count()} cores, python {platform.python_version()}, "
           f"load average {os.getloadavg()[0]:.1f}")
@@ -37,15 +48,11 @@ def main():
     for fname in ("chrono_MagicFormula61_Parameters.tir", "chrono_Sedan_Pac02Tire.tir"):
         props = load_tir(data_path(fname))
         Fz0 = props["FNOMIN"]
-        Fz = rng.uniform(0.3, 1.8, n) * Fz0
-        kappa = rng.uniform(-0.3, 0.3, n)
-        alpha = rng.uniform(-0.3, 0.3, n)
-        gamma = rng.uniform(-0.05, 0.05, n)
-        Vx = rng.uniform(5.0, 40.0, n)
+        Fz, kappa, alpha, gamma, Vx = operating_points(rng, Fz0, n)
         out = np.empty(mfk.N_OUT)
         outs = np.empty((n, mfk.N_OUT))
-        m, b = median_cpu_s(lambda: mfk.mf_steady_state_batch(props.params, Fz, kappa, alpha, gamma, Vx,
-                                                         outs))
+        m, b = median_cpu_s(lambda: mfk.mf_steady_state_batch(props.params, Fz, kappa, alpha, gamma,
+                                                              Vx, outs))
         print(f"{fname} ({props.family}): mf_steady_state in a C loop: "
               f"{m / n * 1e6:.3f} us/eval ({b / n * 1e6:.3f})")
         # one call from Python (what a Python-level caller pays, dispatch included)
