@@ -120,23 +120,9 @@ static rtmbs_status explicit_step(void* ctx, double t, int* ok) {
 
 rtmbs_status rtmbs_explicit_euler_rollout(const rtmbs_model* mdl, rtmbs_data* d, double* w0,
                                           double* w1, rtmbs_kkt* kkt, double* vec, double* q,
-                                          double* qd, double t_origin, int64_t i0,
-                                          const rtmbs_explicit_options* opt, int64_t n_steps,
-                                          int64_t every, const int64_t* chan, int64_t nchan,
-                                          const double* inputs, const int64_t* oidx, int64_t nout,
-                                          rtmbs_rollout_rows* rows, double* q_good,
-                                          double* qd_good, double* x_good, int64_t* done) {
-    explicit_ctx c;
-    c.mdl = mdl;
-    c.d = d;
-    c.w0 = w0;
-    c.w1 = w1;
-    c.vec = vec;
-    c.q = q;
-    c.qd = qd;
-    c.kkt = kkt;
-    c.opt = opt;
-    return rtmbs_fixed_rollout(mdl, d, explicit_step, &c, q, qd, vec + mdl->size.nq, w1, t_origin,
-                               i0, opt->h, n_steps, every, chan, nchan, inputs, oidx, nout, rows,
-                               q_good, qd_good, x_good, done);
+                                          double* qd, const rtmbs_explicit_options* opt,
+                                          const rtmbs_rollout* ro, int64_t* done) {
+    explicit_ctx c = {mdl, d, w0, w1, vec, q, qd, kkt, opt};
+    return rtmbs_fixed_rollout(mdl, d, explicit_step, &c, q, qd, vec + mdl->size.nq, w1, opt->h,
+                               ro, done);
 }

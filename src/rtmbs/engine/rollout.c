@@ -21,25 +21,10 @@ static rtmbs_status li_euler_step(void* ctx, double t, int* ok) {
 
 rtmbs_status rtmbs_li_euler_rollout(const rtmbs_model* mdl, rtmbs_data* d, double* w0, double* w1,
                                     rtmbs_kkt* kkt, rtmbs_kkt* kkt2, double* vec, double* q,
-                                    double* qd, double t_origin, int64_t i0,
-                                    const rtmbs_li_euler_options* opt, int64_t n_steps,
-                                    int64_t every, const int64_t* chan, int64_t nchan,
-                                    const double* inputs, const int64_t* oidx, int64_t nout,
-                                    rtmbs_rollout_rows* rows, double* q_good, double* qd_good,
-                                    double* x_good, int64_t* done) {
+                                    double* qd, const rtmbs_li_euler_options* opt,
+                                    const rtmbs_rollout* ro, int64_t* done) {
     const int64_t n = mdl->size.nq, m = mdl->size.nc;
-    li_euler_ctx c;
-    c.mdl = mdl;
-    c.d = d;
-    c.w0 = w0;
-    c.w1 = w1;
-    c.vec = vec;
-    c.q = q;
-    c.qd = qd;
-    c.kkt = kkt;
-    c.kkt2 = kkt2;
-    c.opt = opt;
+    li_euler_ctx c = {mdl, d, w0, w1, vec, q, qd, kkt, kkt2, opt};
     return rtmbs_fixed_rollout(mdl, d, li_euler_step, &c, q, qd, vec + RTMBS_LI_EULER_VEC(n, m) - m,
-                               w1, t_origin, i0, opt->h, n_steps, every, chan, nchan, inputs, oidx,
-                               nout, rows, q_good, qd_good, x_good, done);
+                               w1, opt->h, ro, done);
 }
