@@ -15,19 +15,7 @@
 /* A C-contiguous aligned uint32 array (ib, idx): its data pointer and length, or NULL with a
  * Python exception naming `what`. */
 static const uint32_t* py_u32(PyObject* obj, const char* what, Py_ssize_t* len) {
-    PyArrayObject* a;
-    if (!PyArray_Check(obj)) {
-        PyErr_Format(PyExc_TypeError, "%s: expected a numpy array, got %s", what,
-                     Py_TYPE(obj)->tp_name);
-        return NULL;
-    }
-    a = (PyArrayObject*)obj;
-    if (PyArray_TYPE(a) != NPY_UINT32 || !PyArray_IS_C_CONTIGUOUS(a) || !PyArray_ISALIGNED(a)) {
-        PyErr_Format(PyExc_TypeError, "%s: expected a C-contiguous aligned array of uint32", what);
-        return NULL;
-    }
-    *len = PyArray_SIZE(a);
-    return (const uint32_t*)PyArray_DATA(a);
+    return (const uint32_t*)rtmbs_py_array(obj, NPY_UINT32, 0, what, len);
 }
 
 /* ib and fb of a SparseLU, checked against each other (O(1), or in full) */
@@ -47,15 +35,7 @@ static int py_factors(PyObject* const* args, const uint32_t** ib, double** fb, i
 /* a float64 vector of length at least n */
 static double* py_vec(PyObject* obj, const char* what, Py_ssize_t n, int writable,
                       Py_ssize_t* len) {
-    Py_ssize_t l;
-    double* p = rtmbs_py_array(obj, NPY_DOUBLE, writable, what, &l);
-    if (!p) return NULL;
-    if (l < n) {
-        PyErr_Format(PyExc_ValueError, "%s: length %zd, expected at least %zd", what, l, n);
-        return NULL;
-    }
-    if (len) *len = l;
-    return p;
+    return (double*)rtmbs_py_array_min(obj, NPY_DOUBLE, writable, what, n, len);
 }
 
 /* idx of a PackedKKTMap, checked against ib (O(1)) */
@@ -355,7 +335,7 @@ static PyObject* py_lu_constants(PyObject* self, PyObject* const* args, Py_ssize
                          (int)RTMBS_LU_S_LEN);
 }
 
-#define FAST(name, fn, doc) {name, (PyCFunction)(void (*)(void))fn, METH_FASTCALL, doc}
+#define FAST RTMBS_PY_FASTCALL
 PyMethodDef rtmbs_py_lu_methods[] = {
     FAST("lu_refactor", py_lu_refactor, "lu_refactor(ib, fb) -> (pivot ratio, largest multiplier)"
          " (rtmbs.solvers.sparse.lu_refactor)."),

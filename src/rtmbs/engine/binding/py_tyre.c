@@ -17,13 +17,7 @@
 
 /* a float64 array of at least `want` entries (writable if asked); NULL with an exception */
 static double* farray(PyObject* obj, int writable, const char* what, Py_ssize_t want) {
-    Py_ssize_t n;
-    double* a = (double*)rtmbs_py_array(obj, NPY_DOUBLE, writable, what, &n);
-    if (a && n < want) {
-        PyErr_Format(PyExc_ValueError, "%s: expected at least %zd entries, got %zd", what, want, n);
-        return NULL;
-    }
-    return a;
+    return (double*)rtmbs_py_array_min(obj, NPY_DOUBLE, writable, what, want, NULL);
 }
 
 /* the arguments beyond the required ones: flags and floats with defaults */
@@ -440,7 +434,7 @@ static PyObject* py_mf_param_names(PyObject* self, PyObject* noargs) {
     return t;
 }
 
-#define FAST(name, fn, doc) {name, (PyCFunction)(void (*)(void))fn, METH_FASTCALL, doc}
+#define FAST RTMBS_PY_FASTCALL
 
 PyMethodDef rtmbs_py_tyre_methods[] = {
     FAST("mf_steady_state", py_mf_steady_state,
