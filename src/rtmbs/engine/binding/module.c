@@ -9,6 +9,8 @@
 #define PY_ARRAY_UNIQUE_SYMBOL rtmbs_engine_ARRAY_API
 #include <numpy/arrayobject.h>
 
+#include <stdarg.h>
+
 #include "py_common.h"
 
 static const char* dtype_name(int type) {
@@ -137,19 +139,43 @@ int rtmbs_py_kkt(PyObject* const* args, rtmbs_kkt* k) {
     return 0;
 }
 
-int rtmbs_py_outputs_args(PyObject* const* args, int* at_start, const int64_t** oidx,
-                          double** out, Py_ssize_t* nout) {
+int rtmbs_py_outputs_args(PyObject* const* args, int with_flag, rtmbs_py_outputs* o) {
     Py_ssize_t nbuf;
-    if (!(*oidx = rtmbs_py_array(args[0], NPY_INT64, 0, at_start ? "oidx" : "oidx0", nout)))
+    if (!(o->oidx = rtmbs_py_array(args[0], NPY_INT64, 0, with_flag ? "oidx" : "oidx0", &o->nout)))
         return -1;
-    if (!(*out = rtmbs_py_array(args[1], NPY_DOUBLE, 1, at_start ? "out" : "out0", &nbuf)))
+    if (!(o->out = rtmbs_py_array(args[1], NPY_DOUBLE, 1, with_flag ? "out" : "out0", &nbuf)))
         return -1;
-    if (at_start && (*at_start = PyObject_IsTrue(args[2])) < 0) return -1;
-    if (nbuf < *nout) {
-        PyErr_SetString(PyExc_ValueError, at_start ? "out shorter than oidx" : "out0 shorter than oidx0");
+    o->at_start = with_flag ? PyObject_IsTrue(args[2]) : 1;
+    if (o->at_start < 0) return -1;
+    if (nbuf < o->nout) {
+        PyErr_SetString(PyExc_ValueError,
+                        with_flag ? "out shorter than oidx" : "out0 shorter than oidx0");
         return -1;
     }
     return 0;
+}
+
+rtmbs_status rtmbs_py_outputs_end(rtmbs_status s, int good, rtmbs_py_step* a, double t,
+                                  const rtmbs_py_outputs* o) {
+    if (s != RTMBS_OK || !good || !o->nout || o->at_start) return s;
+    return rtmbs_step_outputs(&a->model, &a->data, t, a->q, a->qd, a->w1, o->oidx, o->nout, o->out);
+}
+
+int rtmbs_py_scalars(PyObject* const* args, const char* fmt, ...) {
+    va_list ap;
+    int k, bad = 0;
+    va_start(ap, fmt);
+    for (k = 0; fmt[k]; k++) {
+        PyObject* x = args[k];
+        switch (fmt[k]) {
+        case 'd': *va_arg(ap, double*) = PyFloat_AsDouble(x); break;
+        case 'L': *va_arg(ap, int64_t*) = PyLong_AsLongLong(x); break;
+        case 'i': *va_arg(ap, int*) = (int)PyLong_AsLong(x); break;
+        default: bad |= (*va_arg(ap, int*) = PyObject_IsTrue(x)) < 0; break;
+        }
+    }
+    va_end(ap);
+    return bad || PyErr_Occurred() ? -1 : 0;
 }
 
 int rtmbs_py_rollout_args(PyObject* const* at, PyObject* const* args, const rtmbs_model* m,

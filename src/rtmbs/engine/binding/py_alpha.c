@@ -23,17 +23,11 @@ static int common_args(PyObject* const* args, alpha_args* a) {
     return rtmbs_py_need(a->s.nvec, RTMBS_ALPHA_VEC(a->s.n, a->s.m), "generalized-alpha", "vec");
 }
 
+/* h, am, af, g, b, jac_what, niter, stab */
 static int options_args(PyObject* const* args, rtmbs_alpha_options* o) {
-    /* h, am, af, g, b, jac_what, niter, stab */
-    o->h = PyFloat_AsDouble(args[0]);
-    o->am = PyFloat_AsDouble(args[1]);
-    o->af = PyFloat_AsDouble(args[2]);
-    o->g = PyFloat_AsDouble(args[3]);
-    o->b = PyFloat_AsDouble(args[4]);
-    o->jac_what = PyLong_AsLongLong(args[5]);
-    o->niter = PyLong_AsLongLong(args[6]);
-    o->stab = (int)PyLong_AsLong(args[7]);
-    if (PyErr_Occurred()) return -1;
+    if (rtmbs_py_scalars(args, "dddddLLi", &o->h, &o->am, &o->af, &o->g, &o->b, &o->jac_what,
+                         &o->niter, &o->stab) < 0)
+        return -1;
     if (o->stab < RTMBS_ALPHA_STAB_NONE || o->stab > RTMBS_ALPHA_STAB_PROJECTION) {
         PyErr_SetString(PyExc_ValueError, "generalized-alpha: stab is 0, 1 or 2");
         return -1;
@@ -50,19 +44,18 @@ static PyObject* step(PyObject* const* args, Py_ssize_t nargs, int outputs) {
     const char* name = outputs ? "generalized_alpha_step_outputs" : "generalized_alpha_step";
     alpha_args a;
     rtmbs_alpha_options opt;
-    const int64_t* oidx = NULL;
-    double *out = NULL, t, diag[4];
-    Py_ssize_t nout = 0;
-    int finite = 0, at_start = 0;
+    rtmbs_py_outputs o = {NULL, NULL, 0, 0};
+    double t, diag[4];
+    int finite = 0;
     rtmbs_status s;
-    if (rtmbs_py_nargs(nargs, outputs ? 31 : 28, name) < 0 || common_args(args, &a) < 0) return NULL;
-    t = PyFloat_AsDouble(args[19]);
-    if (PyErr_Occurred() || options_args(args + 20, &opt) < 0) return NULL;
-    if (outputs && rtmbs_py_outputs_args(args + 28, &at_start, &oidx, &out, &nout) < 0) return NULL;
+    if (rtmbs_py_nargs(nargs, outputs ? 31 : 28, name) < 0 || common_args(args, &a) < 0 ||
+        rtmbs_py_scalars(args + 19, "d", &t) < 0 || options_args(args + 20, &opt) < 0 ||
+        (outputs && rtmbs_py_outputs_args(args + 28, 1, &o) < 0))
+        return NULL;
     if (outputs)
         s = rtmbs_alpha_step_outputs(&a.s.model, &a.s.data, a.s.w0, a.s.w1, &a.kkt, &a.pkkt, a.midx,
-                                     a.s.vec, a.s.q, a.s.qd, t, &opt, oidx, nout, out, at_start,
-                                     diag, &finite);
+                                     a.s.vec, a.s.q, a.s.qd, t, &opt, o.oidx, o.nout, o.out,
+                                     o.at_start, diag, &finite);
     else
         s = rtmbs_alpha_step(&a.s.model, &a.s.data, a.s.w0, &a.kkt, &a.pkkt, a.midx, a.s.vec, a.s.q,
                              a.s.qd, t, &opt, diag, &finite);
@@ -70,15 +63,8 @@ static PyObject* step(PyObject* const* args, Py_ssize_t nargs, int outputs) {
     return Py_BuildValue("(ddddN)", diag[0], diag[1], diag[2], diag[3], PyBool_FromLong(finite));
 }
 
-static PyObject* py_alpha_step(PyObject* self, PyObject* const* args, Py_ssize_t nargs) {
-    (void)self;
-    return step(args, nargs, 0);
-}
-
-static PyObject* py_alpha_step_outputs(PyObject* self, PyObject* const* args, Py_ssize_t nargs) {
-    (void)self;
-    return step(args, nargs, 1);
-}
+RTMBS_PY_FORM(py_alpha_step, step, 0)
+RTMBS_PY_FORM(py_alpha_step_outputs, step, 1)
 
 /* generalized_alpha_rollout(ibuf, ilay, fbuf, flay, sbuf, slay, w0, w1, kib, kfb, kidx, pib, pfb,
  *     pidx, midx, vec, q, qd, m, t_origin, i0, h, am, af, g, b, jac_what, niter, stab, n_steps,

@@ -57,10 +57,24 @@ int rtmbs_py_step_args(PyObject* const* args, Py_ssize_t ivec, Py_ssize_t iq, co
 int rtmbs_py_kkt(PyObject* const* args, rtmbs_kkt* k);
 
 /* The named outputs of a step binding: oidx (int64) at args[0] and out (float64, at least as
- * long) at args[1], named oidx0 and out0 (the step's own outputs at its start) when at_start is
- * NULL, else oidx and out with the flag at args[2] into *at_start. Returns 0 or -1. */
-int rtmbs_py_outputs_args(PyObject* const* args, int* at_start, const int64_t** oidx,
-                          double** out, Py_ssize_t* nout);
+ * long) at args[1]. With with_flag 0 they are oidx0 and out0, the step's outputs at its start;
+ * with 1 they are oidx and out, and the flag at args[2] says whether they are taken at the
+ * step's start (at_start) or at its end (rtmbs_py_outputs_end). Returns 0 or -1. */
+typedef struct rtmbs_py_outputs_ {
+    const int64_t* oidx;
+    double* out;
+    Py_ssize_t nout;
+    int at_start;
+} rtmbs_py_outputs;
+int rtmbs_py_outputs_args(PyObject* const* args, int with_flag, rtmbs_py_outputs* o);
+
+/* After a step s that was good: the outputs asked at its end, at (t, q+, qdot+) evaluated in w1. */
+rtmbs_status rtmbs_py_outputs_end(rtmbs_status s, int good, rtmbs_py_step* a, double t,
+                                  const rtmbs_py_outputs* o);
+
+/* Python scalars at args[0..] into the pointers that follow, one per letter of `fmt`: d (double),
+ * L (int64_t), i (int), b (int, truth value). Returns 0 or -1 with an exception. */
+int rtmbs_py_scalars(PyObject* const* args, const char* fmt, ...);
 
 /* The arguments every rollout binding shares: t_origin, i0 at at[0], at[1], and from args[0]:
  * n_steps, every, chan, inputs, oidx, out_t, out_q, out_qd, out_qd_prev, out_lam, out_y, out_x,
@@ -72,6 +86,14 @@ int rtmbs_py_rollout_args(PyObject* const* at, PyObject* const* args, const rtmb
 
 /* Check the number of positional arguments of a METH_FASTCALL function. */
 int rtmbs_py_nargs(Py_ssize_t nargs, Py_ssize_t want, const char* name);
+
+/* A METH_FASTCALL function `fn` that returns impl(args, nargs, flag): one of the forms of a
+ * binding that share their body. */
+#define RTMBS_PY_FORM(fn, impl, flag)                                                    \
+    static PyObject* fn(PyObject* self, PyObject* const* args, Py_ssize_t nargs) {       \
+        (void)self;                                                                      \
+        return impl(args, nargs, flag);                                                  \
+    }
 
 /* A METH_FASTCALL entry of a method table. */
 #define RTMBS_PY_FASTCALL(name, fn, doc) \

@@ -22,12 +22,8 @@ static int common_args(PyObject* const* args, explicit_args* a) {
 
 /* h, stab, alpha, beta, semi */
 static int options_args(PyObject* const* args, rtmbs_explicit_options* o) {
-    o->h = PyFloat_AsDouble(args[0]);
-    o->stab = (int)PyLong_AsLong(args[1]);
-    o->alpha = PyFloat_AsDouble(args[2]);
-    o->beta = PyFloat_AsDouble(args[3]);
-    o->semi = PyObject_IsTrue(args[4]);
-    if (PyErr_Occurred() || o->semi < 0) return -1;
+    if (rtmbs_py_scalars(args, "diddb", &o->h, &o->stab, &o->alpha, &o->beta, &o->semi) < 0)
+        return -1;
     if (o->stab != RTMBS_STAB_NONE && o->stab != RTMBS_STAB_BAUMGARTE &&
         o->stab != RTMBS_STAB_PROJECT) {
         PyErr_SetString(PyExc_ValueError, "explicit-euler: stab is none (0), projection (1) or "
@@ -46,35 +42,22 @@ static PyObject* step(PyObject* const* args, Py_ssize_t nargs, int outputs) {
     const char* name = outputs ? "explicit_euler_step_outputs" : "explicit_euler_step";
     explicit_args a;
     rtmbs_explicit_options opt;
-    const int64_t* oidx;
-    double *out, t, diag[2];
-    Py_ssize_t nout;
-    int at_start = 1;
+    rtmbs_py_outputs o;
+    double t, diag[2];
     rtmbs_status s;
-    if (rtmbs_py_nargs(nargs, 23 + outputs, name) < 0 || common_args(args, &a) < 0) return NULL;
-    t = PyFloat_AsDouble(args[15]);
-    if (PyErr_Occurred() || options_args(args + 16, &opt) < 0 ||
-        rtmbs_py_outputs_args(args + 21, outputs ? &at_start : NULL, &oidx, &out, &nout) < 0)
+    if (rtmbs_py_nargs(nargs, 23 + outputs, name) < 0 || common_args(args, &a) < 0 ||
+        rtmbs_py_scalars(args + 15, "d", &t) < 0 || options_args(args + 16, &opt) < 0 ||
+        rtmbs_py_outputs_args(args + 21, outputs, &o) < 0)
         return NULL;
     s = rtmbs_explicit_euler_step(&a.s.model, &a.s.data, a.s.w0, a.s.w1, &a.kkt, a.s.vec, a.s.q,
-                                  a.s.qd, t, &opt, oidx, at_start ? nout : 0, out, diag);
-    if (s == RTMBS_OK && diag[0] > 0.0 && nout && !at_start)
-        s = rtmbs_step_outputs(&a.s.model, &a.s.data, t + opt.h, a.s.q, a.s.qd, a.s.w1, oidx, nout,
-                               out);
+                                  a.s.qd, t, &opt, o.oidx, o.at_start ? o.nout : 0, o.out, diag);
+    s = rtmbs_py_outputs_end(s, diag[0] > 0.0, &a.s, t + opt.h, &o);
     if (s != RTMBS_OK) return rtmbs_py_status(s, name);
     return Py_BuildValue("(dd)", diag[0], diag[1]);
 }
 
-static PyObject* py_explicit_euler_step(PyObject* self, PyObject* const* args, Py_ssize_t nargs) {
-    (void)self;
-    return step(args, nargs, 0);
-}
-
-static PyObject* py_explicit_euler_step_outputs(PyObject* self, PyObject* const* args,
-                                                Py_ssize_t nargs) {
-    (void)self;
-    return step(args, nargs, 1);
-}
+RTMBS_PY_FORM(py_explicit_euler_step, step, 0)
+RTMBS_PY_FORM(py_explicit_euler_step_outputs, step, 1)
 
 /* explicit_euler_rollout(ibuf, ilay, fbuf, flay, sbuf, slay, w0, w1, kib, kfb, kidx, vec, q, qd,
  *     m, t_origin, i0, h, stab, alpha, beta, semi, n_steps, every, chan, inputs, oidx, out_t,

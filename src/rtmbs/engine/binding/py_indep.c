@@ -60,16 +60,11 @@ static int common_args(PyObject* const* args, indep_args* a) {
     return 0;
 }
 
+/* h, jac_what, implicit, multipliers, proj, gb, rebase_below */
 static int options_args(PyObject* const* args, rtmbs_indep_options* o) {
-    /* h, jac_what, implicit, multipliers, proj, gb, rebase_below */
-    o->h = PyFloat_AsDouble(args[0]);
-    o->jac_what = PyLong_AsLongLong(args[1]);
-    o->implicit = PyObject_IsTrue(args[2]);
-    o->multipliers = PyObject_IsTrue(args[3]);
-    o->proj = (int)PyLong_AsLong(args[4]);
-    o->gb = PyFloat_AsDouble(args[5]);
-    o->rebase_below = PyFloat_AsDouble(args[6]);
-    if (PyErr_Occurred()) return -1;
+    if (rtmbs_py_scalars(args, "dLbbidd", &o->h, &o->jac_what, &o->implicit, &o->multipliers,
+                         &o->proj, &o->gb, &o->rebase_below) < 0)
+        return -1;
     if (o->proj < RTMBS_INDEP_PROJ_NONE || o->proj > RTMBS_INDEP_PROJ_T)
         return fail("li-euler-indep: proj out of range");
     return 0;
@@ -92,37 +87,25 @@ static PyObject* step(PyObject* const* args, Py_ssize_t nargs, int outputs) {
     const char* name = outputs ? "li_euler_indep_step_outputs" : "li_euler_indep_step";
     indep_args a;
     rtmbs_indep_options opt;
-    const int64_t* oidx;
-    double *out, t, diag[5];
-    Py_ssize_t nout;
-    int code = 0, at_start = 1;
+    rtmbs_py_outputs o;
+    double t, diag[5];
+    int code = 0;
     rtmbs_status s;
-    if (rtmbs_py_nargs(nargs, 34 + outputs, name) < 0 || common_args(args, &a) < 0) return NULL;
-    t = PyFloat_AsDouble(args[24]);
-    if (PyErr_Occurred() || options_args(args + 25, &opt) < 0 || check_kkt(&a, &opt) < 0 ||
-        rtmbs_py_outputs_args(args + 32, outputs ? &at_start : NULL, &oidx, &out, &nout) < 0)
+    if (rtmbs_py_nargs(nargs, 34 + outputs, name) < 0 || common_args(args, &a) < 0 ||
+        rtmbs_py_scalars(args + 24, "d", &t) < 0 || options_args(args + 25, &opt) < 0 ||
+        check_kkt(&a, &opt) < 0 || rtmbs_py_outputs_args(args + 32, outputs, &o) < 0)
         return NULL;
     s = rtmbs_li_euler_indep_step(&a.s.model, &a.s.data, a.s.w0, a.s.w1, &a.basis, a.aidx, &a.kkt,
-                                  a.s.vec, a.hpiv, a.s.q, a.s.qd, t, &opt, oidx,
-                                  at_start ? nout : 0, out, &code, diag);
-    if (s == RTMBS_OK && !at_start && nout > 0 && (code & RTMBS_INDEP_OK) && diag[0] > 0.0 &&
-        !(code & RTMBS_INDEP_REBASE))
-        s = rtmbs_step_outputs(&a.s.model, &a.s.data, t + opt.h, a.s.q, a.s.qd, a.s.w1, oidx, nout,
-                               out);
+                                  a.s.vec, a.hpiv, a.s.q, a.s.qd, t, &opt, o.oidx,
+                                  o.at_start ? o.nout : 0, o.out, &code, diag);
+    s = rtmbs_py_outputs_end(s, (code & RTMBS_INDEP_OK) && diag[0] > 0.0 &&
+                                    !(code & RTMBS_INDEP_REBASE), &a.s, t + opt.h, &o);
     if (s != RTMBS_OK) return rtmbs_py_status(s, name);
     return Py_BuildValue("(iddddd)", code, diag[0], diag[1], diag[2], diag[3], diag[4]);
 }
 
-static PyObject* py_li_euler_indep_step(PyObject* self, PyObject* const* args, Py_ssize_t nargs) {
-    (void)self;
-    return step(args, nargs, 0);
-}
-
-static PyObject* py_li_euler_indep_step_outputs(PyObject* self, PyObject* const* args,
-                                                Py_ssize_t nargs) {
-    (void)self;
-    return step(args, nargs, 1);
-}
+RTMBS_PY_FORM(py_li_euler_indep_step, step, 0)
+RTMBS_PY_FORM(py_li_euler_indep_step_outputs, step, 1)
 
 /* li_euler_indep_rollout(ibuf .. m, t_origin, i0, h, jac_what, implicit, multipliers, proj, gb,
  *     rebase_below, k0, n_steps, every, chan, inputs, oidx, out_t, out_q, out_qd, out_qd_prev,
@@ -139,15 +122,10 @@ static PyObject* py_li_euler_indep_rollout(PyObject* self, PyObject* const* args
     rtmbs_status s;
     (void)self;
     if (rtmbs_py_nargs(nargs, 50, name) < 0 || common_args(args, &a) < 0 ||
-        options_args(args + 26, &opt) < 0 || check_kkt(&a, &opt) < 0)
-        return NULL;
-    k0 = PyLong_AsLongLong(args[33]);
-    if (PyErr_Occurred()) return NULL;
-    if (k0 < 0) {
-        fail("li_euler_indep_rollout: k0 >= 0");
-        return NULL;
-    }
-    if (rtmbs_py_rollout_args(args + 24, args + 34, &a.s.model, name, &r) < 0 ||
+        options_args(args + 26, &opt) < 0 || check_kkt(&a, &opt) < 0 ||
+        rtmbs_py_scalars(args + 33, "L", &k0) < 0 ||
+        (k0 < 0 && fail("li_euler_indep_rollout: k0 >= 0") < 0) ||
+        rtmbs_py_rollout_args(args + 24, args + 34, &a.s.model, name, &r) < 0 ||
         !(diag = rtmbs_py_array_min(args[49], NPY_DOUBLE, 1, "diag", 5, NULL)))
         return NULL;
     Py_BEGIN_ALLOW_THREADS

@@ -76,7 +76,8 @@ static PyObject* py_lu_pivot_range(PyObject* self, PyObject* const* args, Py_ssi
     return pair(lo, hi);
 }
 
-static PyObject* solve(PyObject* const* args, Py_ssize_t nargs, const char* name, int transpose) {
+static PyObject* solve(PyObject* const* args, Py_ssize_t nargs, int transpose) {
+    const char* name = transpose ? "lu_solve_t" : "lu_solve";
     const uint32_t* ib;
     double *fb, *b;
     if (rtmbs_py_nargs(nargs, 3, name) < 0 || py_factors(args, &ib, &fb, 0) < 0) return NULL;
@@ -89,16 +90,10 @@ static PyObject* solve(PyObject* const* args, Py_ssize_t nargs, const char* name
 }
 
 /* lu_solve(ib, fb, b): A x = b in place */
-static PyObject* py_lu_solve(PyObject* self, PyObject* const* args, Py_ssize_t nargs) {
-    (void)self;
-    return solve(args, nargs, "lu_solve", 0);
-}
+RTMBS_PY_FORM(py_lu_solve, solve, 0)
 
 /* lu_solve_t(ib, fb, b): A^T x = b in place */
-static PyObject* py_lu_solve_t(PyObject* self, PyObject* const* args, Py_ssize_t nargs) {
-    (void)self;
-    return solve(args, nargs, "lu_solve_t", 1);
-}
+RTMBS_PY_FORM(py_lu_solve_t, solve, 1)
 
 /* an (N, k) C-contiguous float64 matrix */
 static double* py_mat(PyObject* obj, const char* what, npy_intp N, npy_intp* k) {
@@ -295,7 +290,8 @@ static const double* py_dense(PyObject* obj, const char* what, int64_t* ncol) {
     return p;
 }
 
-static PyObject* times(PyObject* const* args, Py_ssize_t nargs, const char* name, int phiq) {
+static PyObject* times(PyObject* const* args, Py_ssize_t nargs, int phiq) {
+    const char* name = phiq ? "phiq_times" : "a_times";
     const uint32_t* idx;
     const double *A, *x;
     double* y;
@@ -314,16 +310,10 @@ static PyObject* times(PyObject* const* args, Py_ssize_t nargs, const char* name
 }
 
 /* phiq_times(idx, phiq, x, y): y = Phi_q x over the entries of a KKTMap idx */
-static PyObject* py_phiq_times(PyObject* self, PyObject* const* args, Py_ssize_t nargs) {
-    (void)self;
-    return times(args, nargs, "phiq_times", 1);
-}
+RTMBS_PY_FORM(py_phiq_times, times, 1)
 
 /* a_times(idx, J, x, y): y = J x over the A entries of a KKTMap idx */
-static PyObject* py_a_times(PyObject* self, PyObject* const* args, Py_ssize_t nargs) {
-    (void)self;
-    return times(args, nargs, "a_times", 0);
-}
+RTMBS_PY_FORM(py_a_times, times, 0)
 
 /* lu_constants() -> dict of the constants compiled into the engine (tests compare them) */
 static PyObject* py_lu_constants(PyObject* self, PyObject* const* args, Py_ssize_t nargs) {

@@ -65,16 +65,9 @@ static PyObject* truck_eval(PyObject* const* args, Py_ssize_t nargs, int linear)
     return PyLong_FromLong((long)s);
 }
 
-static PyObject* py_truck_evaluate(PyObject* self, PyObject* const* args, Py_ssize_t nargs) {
-    (void)self;
-    return truck_eval(args, nargs, 0);
-}
+RTMBS_PY_FORM(py_truck_evaluate, truck_eval, 0)
 
-static PyObject* py_truck_linear_evaluate(PyObject* self, PyObject* const* args,
-                                          Py_ssize_t nargs) {
-    (void)self;
-    return truck_eval(args, nargs, 1);
-}
+RTMBS_PY_FORM(py_truck_linear_evaluate, truck_eval, 1)
 
 /* truck_deflections(par, t, q, out): the spring deflection of every element */
 static PyObject* py_truck_deflections(PyObject* self, PyObject* const* args, Py_ssize_t nargs) {
@@ -171,17 +164,9 @@ static PyObject* syn_sizes(PyObject* const* args, Py_ssize_t nargs, int joint) {
     return Py_BuildValue("(LLL)", (long long)y.n, (long long)y.nscr, (long long)y.niscr);
 }
 
-static PyObject* py_synthesis_joint_sizes(PyObject* self, PyObject* const* args,
-                                          Py_ssize_t nargs) {
-    (void)self;
-    return syn_sizes(args, nargs, 1);
-}
+RTMBS_PY_FORM(py_synthesis_joint_sizes, syn_sizes, 1)
 
-static PyObject* py_synthesis_cartesian_sizes(PyObject* self, PyObject* const* args,
-                                              Py_ssize_t nargs) {
-    (void)self;
-    return syn_sizes(args, nargs, 0);
-}
+RTMBS_PY_FORM(py_synthesis_cartesian_sizes, syn_sizes, 0)
 
 /* synthesis_joint_evaluate(ints, par, t, q, qd, qt, iters, scratch, iscratch, M, Q, qdd),
  * synthesis_cartesian_evaluate(ints, par, t, q, qd, rw, Aw, iters, scratch, iscratch, M, Q,
@@ -208,17 +193,9 @@ static PyObject* syn_evaluate(PyObject* const* args, Py_ssize_t nargs, int joint
     Py_RETURN_NONE;
 }
 
-static PyObject* py_synthesis_joint_evaluate(PyObject* self, PyObject* const* args,
-                                             Py_ssize_t nargs) {
-    (void)self;
-    return syn_evaluate(args, nargs, 1);
-}
+RTMBS_PY_FORM(py_synthesis_joint_evaluate, syn_evaluate, 1)
 
-static PyObject* py_synthesis_cartesian_evaluate(PyObject* self, PyObject* const* args,
-                                                 Py_ssize_t nargs) {
-    (void)self;
-    return syn_evaluate(args, nargs, 0);
-}
+RTMBS_PY_FORM(py_synthesis_cartesian_evaluate, syn_evaluate, 0)
 
 /* synthesis_joint_workspace(ints, par, t, q, qd, qt, iters, eps, what, scratch, iscratch, work,
  * ws), synthesis_cartesian_workspace(ints, par, t, q, qd, rw, Aw, iters, eps, what, scratch,
@@ -253,17 +230,9 @@ static PyObject* syn_workspace(PyObject* const* args, Py_ssize_t nargs, int join
     Py_RETURN_NONE;
 }
 
-static PyObject* py_synthesis_joint_workspace(PyObject* self, PyObject* const* args,
-                                              Py_ssize_t nargs) {
-    (void)self;
-    return syn_workspace(args, nargs, 1);
-}
+RTMBS_PY_FORM(py_synthesis_joint_workspace, syn_workspace, 1)
 
-static PyObject* py_synthesis_cartesian_workspace(PyObject* self, PyObject* const* args,
-                                                  Py_ssize_t nargs) {
-    (void)self;
-    return syn_workspace(args, nargs, 0);
-}
+RTMBS_PY_FORM(py_synthesis_cartesian_workspace, syn_workspace, 0)
 
 /* expr_eval(t, ops, args, adr, n) -> (value, first, second time derivative) of an expression
  * program (rtmbs.model.expression), for the offline numpy paths of the providers */

@@ -19,15 +19,10 @@ static int common_args(PyObject* const* args, step_args* a) {
     return rtmbs_py_need(a->s.nvec, RTMBS_LI_EULER_VEC(a->s.n, a->s.m), "li-euler", "vec");
 }
 
+/* h, jac_what, implicit, stab, niter, gamma */
 static int options_args(PyObject* const* args, rtmbs_li_euler_options* o) {
-    /* h, jac_what, implicit, stab, niter, gamma */
-    o->h = PyFloat_AsDouble(args[0]);
-    o->jac_what = PyLong_AsLongLong(args[1]);
-    o->implicit = PyObject_IsTrue(args[2]);
-    o->stab = (int)PyLong_AsLong(args[3]);
-    o->niter = (int)PyLong_AsLong(args[4]);
-    o->gamma = PyFloat_AsDouble(args[5]);
-    return PyErr_Occurred() ? -1 : 0;
+    return rtmbs_py_scalars(args, "dLbiid", &o->h, &o->jac_what, &o->implicit, &o->stab, &o->niter,
+                            &o->gamma);
 }
 
 /* li_euler_stab_step(ibuf, ilay, fbuf, flay, sbuf, slay, w0, w1, kib, kfb, kidx, vec, q, qd, m,
@@ -41,36 +36,22 @@ static PyObject* step(PyObject* const* args, Py_ssize_t nargs, int outputs) {
     const char* name = outputs ? "li_euler_stab_step_outputs" : "li_euler_stab_step";
     step_args a;
     rtmbs_li_euler_options opt;
-    const int64_t* oidx;
-    double *out, t, diag[4];
-    Py_ssize_t nout;
-    int at_start = 1;
+    rtmbs_py_outputs o;
+    double t, diag[4];
     rtmbs_status s;
-    if (rtmbs_py_nargs(nargs, 27 + outputs, name) < 0 || common_args(args, &a) < 0) return NULL;
-    t = PyFloat_AsDouble(args[15]);
-    if (PyErr_Occurred() || options_args(args + 16, &opt) < 0) return NULL;
-    if (rtmbs_py_kkt(args + 22, &a.kkt2) < 0 ||
-        rtmbs_py_outputs_args(args + 25, outputs ? &at_start : NULL, &oidx, &out, &nout) < 0)
+    if (rtmbs_py_nargs(nargs, 27 + outputs, name) < 0 || common_args(args, &a) < 0 ||
+        rtmbs_py_scalars(args + 15, "d", &t) < 0 || options_args(args + 16, &opt) < 0 ||
+        rtmbs_py_kkt(args + 22, &a.kkt2) < 0 || rtmbs_py_outputs_args(args + 25, outputs, &o) < 0)
         return NULL;
     s = rtmbs_li_euler_step(&a.s.model, &a.s.data, a.s.w0, a.s.w1, &a.kkt, &a.kkt2, a.s.vec, a.s.q,
-                            a.s.qd, t, &opt, oidx, at_start ? nout : 0, out, diag);
-    if (s == RTMBS_OK && diag[0] > 0.0 && diag[2] > 0.0 && nout && !at_start)
-        s = rtmbs_step_outputs(&a.s.model, &a.s.data, t + opt.h, a.s.q, a.s.qd, a.s.w1, oidx, nout,
-                               out);
+                            a.s.qd, t, &opt, o.oidx, o.at_start ? o.nout : 0, o.out, diag);
+    s = rtmbs_py_outputs_end(s, diag[0] > 0.0 && diag[2] > 0.0, &a.s, t + opt.h, &o);
     if (s != RTMBS_OK) return rtmbs_py_status(s, name);
     return Py_BuildValue("(dddd)", diag[0], diag[1], diag[2], diag[3]);
 }
 
-static PyObject* py_li_euler_stab_step(PyObject* self, PyObject* const* args, Py_ssize_t nargs) {
-    (void)self;
-    return step(args, nargs, 0);
-}
-
-static PyObject* py_li_euler_stab_step_outputs(PyObject* self, PyObject* const* args,
-                                               Py_ssize_t nargs) {
-    (void)self;
-    return step(args, nargs, 1);
-}
+RTMBS_PY_FORM(py_li_euler_stab_step, step, 0)
+RTMBS_PY_FORM(py_li_euler_stab_step_outputs, step, 1)
 
 /* li_euler_rollout(ibuf, ilay, fbuf, flay, sbuf, slay, w0, w1, kib, kfb, kidx, vec, q, qd, m,
  *     t_origin, i0, h, jac_what, implicit, stab, niter, gamma, pib, pfb, pidx, n_steps, every,

@@ -187,15 +187,9 @@ static PyObject* rolling_radius(PyObject* const* args, Py_ssize_t nargs, int wit
     return Py_BuildValue("(dddd)", Re, om, dz, dv);
 }
 
-static PyObject* py_rolling_radius(PyObject* self, PyObject* const* args, Py_ssize_t nargs) {
-    (void)self;
-    return rolling_radius(args, nargs, 0);
-}
+RTMBS_PY_FORM(py_rolling_radius, rolling_radius, 0)
 
-static PyObject* py_rolling_radius_d(PyObject* self, PyObject* const* args, Py_ssize_t nargs) {
-    (void)self;
-    return rolling_radius(args, nargs, 1);
-}
+RTMBS_PY_FORM(py_rolling_radius_d, rolling_radius, 1)
 
 /* road_height_packed(table, x, y) -> (z, dz/dx) */
 static PyObject* py_road_height_packed(PyObject* self, PyObject* const* args, Py_ssize_t nargs) {
