@@ -101,19 +101,11 @@ rtmbs_status rtmbs_explicit_euler_step(const rtmbs_model* mdl, rtmbs_data* d, do
 }
 
 /* the step as rtmbs_fixed_rollout calls it */
-typedef struct explicit_ctx_ {
-    const rtmbs_model* mdl;
-    rtmbs_data* d;
-    double *w0, *w1, *vec, *q, *qd;
-    rtmbs_kkt* kkt;
-    const rtmbs_explicit_options* opt;
-} explicit_ctx;
-
-static rtmbs_status explicit_step(void* ctx, double t, int* ok) {
-    explicit_ctx* c = (explicit_ctx*)ctx;
+static rtmbs_status explicit_step(const rtmbs_step_args* c, double t, int* ok) {
     double diag[2];
     rtmbs_status s = rtmbs_explicit_euler_step(c->mdl, c->d, c->w0, c->w1, c->kkt, c->vec, c->q,
-                                               c->qd, t, c->opt, NULL, 0, NULL, diag);
+                                               c->qd, t, (const rtmbs_explicit_options*)c->opt,
+                                               NULL, 0, NULL, diag);
     *ok = diag[0] > 0.0;
     return s;
 }
@@ -122,7 +114,6 @@ rtmbs_status rtmbs_explicit_euler_rollout(const rtmbs_model* mdl, rtmbs_data* d,
                                           double* w1, rtmbs_kkt* kkt, double* vec, double* q,
                                           double* qd, const rtmbs_explicit_options* opt,
                                           const rtmbs_rollout* ro, int64_t* done) {
-    explicit_ctx c = {mdl, d, w0, w1, vec, q, qd, kkt, opt};
-    return rtmbs_fixed_rollout(mdl, d, explicit_step, &c, q, qd, vec + mdl->size.nq, w1, opt->h,
-                               ro, done);
+    const rtmbs_step_args a = {mdl, d, w0, w1, vec, q, qd, NULL, kkt, NULL, NULL, opt};
+    return rtmbs_fixed_rollout(&a, explicit_step, vec + mdl->size.nq, opt->h, ro, done);
 }

@@ -2,19 +2,11 @@
  * step bound to the loop every fixed-step rollout shares (fixed_rollout.c). */
 #include "fixed_rollout.h"
 
-typedef struct li_euler_ctx_ {
-    const rtmbs_model* mdl;
-    rtmbs_data* d;
-    double *w0, *w1, *vec, *q, *qd;
-    rtmbs_kkt *kkt, *kkt2;
-    const rtmbs_li_euler_options* opt;
-} li_euler_ctx;
-
-static rtmbs_status li_euler_step(void* ctx, double t, int* ok) {
-    li_euler_ctx* c = (li_euler_ctx*)ctx;
+static rtmbs_status li_euler_step(const rtmbs_step_args* c, double t, int* ok) {
     double diag[4];
     rtmbs_status s = rtmbs_li_euler_step(c->mdl, c->d, c->w0, c->w1, c->kkt, c->kkt2, c->vec, c->q,
-                                         c->qd, t, c->opt, NULL, 0, NULL, diag);
+                                         c->qd, t, (const rtmbs_li_euler_options*)c->opt, NULL, 0,
+                                         NULL, diag);
     *ok = diag[0] != 0.0 && diag[2] != 0.0;
     return s;
 }
@@ -24,7 +16,7 @@ rtmbs_status rtmbs_li_euler_rollout(const rtmbs_model* mdl, rtmbs_data* d, doubl
                                     double* qd, const rtmbs_li_euler_options* opt,
                                     const rtmbs_rollout* ro, int64_t* done) {
     const int64_t n = mdl->size.nq, m = mdl->size.nc;
-    li_euler_ctx c = {mdl, d, w0, w1, vec, q, qd, kkt, kkt2, opt};
-    return rtmbs_fixed_rollout(mdl, d, li_euler_step, &c, q, qd, vec + RTMBS_LI_EULER_VEC(n, m) - m,
-                               w1, opt->h, ro, done);
+    const rtmbs_step_args a = {mdl, d, w0, w1, vec, q, qd, NULL, kkt, kkt2, NULL, opt};
+    return rtmbs_fixed_rollout(&a, li_euler_step, vec + RTMBS_LI_EULER_VEC(n, m) - m, opt->h, ro,
+                               done);
 }

@@ -11,8 +11,7 @@ rtmbs_status rtmbs_li_euler_indep_rollout(const rtmbs_model* mdl, rtmbs_data* d,
                                           const uint32_t* aidx, const rtmbs_kkt* proj_kkt,
                                           double* vec, int64_t* hpiv, double* q, double* qd,
                                           const rtmbs_indep_options* opt, int64_t k0,
-                                          const rtmbs_rollout* ro, double diag[5], int64_t* k_end,
-                                          int* code, int64_t* nchanged) {
+                                          const rtmbs_rollout* ro, rtmbs_indep_stop* stop) {
     const int64_t n = mdl->size.nq, m = mdl->size.nc, nx = mdl->size.nx, f = n - m;
     const double h = opt->h;
     const int64_t na = aidx[0], n_steps = ro->n_steps, every = ro->every, nchan = ro->nchan;
@@ -23,10 +22,12 @@ rtmbs_status rtmbs_li_euler_indep_rollout(const rtmbs_model* mdl, rtmbs_data* d,
     /* lambda: the view of vec after Rn, AR, H, Aval, 10 n-vectors, dzd, zd, zero_m */
     const double* lam = vec + 2 * n * f + f * f + na + 10 * n + 2 * f + m;
     double* x = d->xstate + 1;
+    double* diag = stop->diag;
+    int* code = &stop->code;
     int64_t k, c, r;
     int save;
     rtmbs_status s;
-    *nchanged = 0;
+    stop->nchanged = 0;
     *code = RTMBS_INDEP_OK;
     for (k = k0; k < n_steps; k++) {
         double t = t_origin + (double)(i0 + k) * h;
@@ -38,14 +39,14 @@ rtmbs_status rtmbs_li_euler_indep_rollout(const rtmbs_model* mdl, rtmbs_data* d,
         s = rtmbs_li_euler_indep_step(mdl, d, w0, w1, basis, aidx, proj_kkt, vec, hpiv, q, qd, t,
                                       opt, NULL, 0, NULL, code, diag);
         if (s != RTMBS_OK) return s;
-        if (*code & RTMBS_INDEP_CHANGED) *nchanged += 1;
+        if (*code & RTMBS_INDEP_CHANGED) stop->nchanged += 1;
         if (*code & RTMBS_INDEP_REBASE) {
-            *k_end = k;
+            stop->k_end = k;
             return RTMBS_OK;
         }
         if (!((*code & RTMBS_INDEP_OK) && diag[0] > 0.0) || rtmbs_diverged(q, qd, n)) {
             rtmbs_copy_state(ro->q_good, ro->qd_good, ro->x_good, q, qd, x, n, nx);
-            *k_end = k;
+            stop->k_end = k;
             return RTMBS_OK;
         }
         if (save) {
@@ -61,7 +62,7 @@ rtmbs_status rtmbs_li_euler_indep_rollout(const rtmbs_model* mdl, rtmbs_data* d,
             }
         }
     }
-    *k_end = n_steps;
+    stop->k_end = n_steps;
     *code = RTMBS_INDEP_OK;
     return RTMBS_OK;
 }

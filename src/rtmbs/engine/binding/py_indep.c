@@ -116,9 +116,8 @@ static PyObject* py_li_euler_indep_rollout(PyObject* self, PyObject* const* args
     indep_args a;
     rtmbs_indep_options opt;
     rtmbs_rollout r;
-    double* diag;
-    int64_t k0, k_end = 0, nchanged = 0;
-    int code = 0;
+    rtmbs_indep_stop stop = {0, 0, 0, NULL};
+    int64_t k0;
     rtmbs_status s;
     (void)self;
     if (rtmbs_py_nargs(nargs, 50, name) < 0 || common_args(args, &a) < 0 ||
@@ -126,15 +125,14 @@ static PyObject* py_li_euler_indep_rollout(PyObject* self, PyObject* const* args
         rtmbs_py_scalars(args + 33, "L", &k0) < 0 ||
         (k0 < 0 && fail("li_euler_indep_rollout: k0 >= 0") < 0) ||
         rtmbs_py_rollout_args(args + 24, args + 34, &a.s.model, name, &r) < 0 ||
-        !(diag = rtmbs_py_array_min(args[49], NPY_DOUBLE, 1, "diag", 5, NULL)))
+        !(stop.diag = rtmbs_py_array_min(args[49], NPY_DOUBLE, 1, "diag", 5, NULL)))
         return NULL;
     Py_BEGIN_ALLOW_THREADS
     s = rtmbs_li_euler_indep_rollout(&a.s.model, &a.s.data, a.s.w0, a.s.w1, &a.basis, a.aidx,
-                                     &a.kkt, a.s.vec, a.hpiv, a.s.q, a.s.qd, &opt, k0, &r, diag,
-                                     &k_end, &code, &nchanged);
+                                     &a.kkt, a.s.vec, a.hpiv, a.s.q, a.s.qd, &opt, k0, &r, &stop);
     Py_END_ALLOW_THREADS
     if (s != RTMBS_OK) return rtmbs_py_status(s, name);
-    return Py_BuildValue("(LiL)", (long long)k_end, code, (long long)nchanged);
+    return Py_BuildValue("(LiL)", (long long)stop.k_end, stop.code, (long long)stop.nchanged);
 }
 
 PyMethodDef rtmbs_py_indep_methods[] = {

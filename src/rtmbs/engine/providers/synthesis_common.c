@@ -191,3 +191,22 @@ rtmbs_status rtmbs_syn_workspace(rtmbs_syn_eval eval, void* ctx, int64_t n, doub
         }
     return eval(ctx, t, q, qd, Mt, Qt, qdd);
 }
+
+rtmbs_status rtmbs_syn_take_tail(const double* par, int64_t npar, int64_t f, int64_t ne,
+                                 int64_t nops, int64_t nbase, rtmbs_syn_tail* t) {
+    t->fsi = par + f;
+    t->fsj = t->fsi + ne * 3;
+    t->fdir = t->fsj + ne * 3;
+    t->fpar = t->fdir + ne * 3;
+    t->fops = t->fpar + ne * 5;
+    t->fargs = t->fops + nops;
+    f += ne * 14 + 2 * nops;
+    if (npar < f + 1 + 9 + 3 + 6 * nbase + 9 + 3) return RTMBS_ERR_SIZE;
+    t->m0 = par[f];
+    t->J0 = par + f + 1;
+    t->r0i = t->J0 + 9;
+    t->S = t->r0i + 3;
+    t->A0 = t->S + 6 * nbase;
+    t->grav = t->A0 + 9;
+    return RTMBS_OK;
+}

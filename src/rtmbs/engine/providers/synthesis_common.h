@@ -25,6 +25,20 @@ void rtmbs_syn_skew(const double* v, double* S);
  * RTMBS_ERR_SINGULAR on a zero pivot. */
 rtmbs_status rtmbs_syn_solve(double* a, int64_t* piv, double* b, int64_t n);
 
+/* The floats both model layouts end with (rtmbs.synthesis.provider.pack_cartesian, pack_joint):
+ * the force elements' si, sj, dir (ne x 3) and par (ne x 5), their expression programs ops, args
+ * (nops), the base's mass m0, J0 (9), r0i (3), S (6 x nbase), A0 (9) and gravity (3). */
+typedef struct rtmbs_syn_tail_ {
+    const double *fsi, *fsj, *fdir, *fpar, *fops, *fargs;
+    double m0;
+    const double *J0, *r0i, *S, *A0, *grav;
+} rtmbs_syn_tail;
+
+/* Views of the tail of par from par[f] on (npar values in all); RTMBS_ERR_SIZE when par is too
+ * short. */
+rtmbs_status rtmbs_syn_take_tail(const double* par, int64_t npar, int64_t f, int64_t ne,
+                                 int64_t nops, int64_t nbase, rtmbs_syn_tail* t);
+
 /* The force elements of one subsystem (nf, padded with kind -1) and the base's joint motion. */
 typedef struct rtmbs_syn_forces_ {
     int64_t nf;
