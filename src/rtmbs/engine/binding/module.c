@@ -58,6 +58,12 @@ int rtmbs_py_need(Py_ssize_t have, Py_ssize_t need, const char* name, const char
     return -1;
 }
 
+int rtmbs_py_check(int ok, const char* msg) {
+    if (ok) return 0;
+    PyErr_SetString(PyExc_ValueError, msg);
+    return -1;
+}
+
 int rtmbs_py_bind(PyObject* const* args, int64_t n, int64_t m, rtmbs_model* model, rtmbs_data* data) {
     Py_ssize_t ni, nil, nf, nfl, ns, nsl;
     const int64_t *ibuf, *ilay, *flay, *slay;

@@ -28,11 +28,8 @@ static int options_args(PyObject* const* args, rtmbs_alpha_options* o) {
     if (rtmbs_py_scalars(args, "dddddLLi", &o->h, &o->am, &o->af, &o->g, &o->b, &o->jac_what,
                          &o->niter, &o->stab) < 0)
         return -1;
-    if (o->stab < RTMBS_ALPHA_STAB_NONE || o->stab > RTMBS_ALPHA_STAB_PROJECTION) {
-        PyErr_SetString(PyExc_ValueError, "generalized-alpha: stab is 0, 1 or 2");
-        return -1;
-    }
-    return 0;
+    return rtmbs_py_check(o->stab >= RTMBS_ALPHA_STAB_NONE && o->stab <= RTMBS_ALPHA_STAB_PROJECTION,
+                          "generalized-alpha: stab is 0, 1 or 2");
 }
 
 /* generalized_alpha_step(ibuf, ilay, fbuf, flay, sbuf, slay, w0, w1, kib, kfb, kidx, pib, pfb,

@@ -28,6 +28,9 @@ void* rtmbs_py_array_min(PyObject* obj, int type, int writable, const char* what
 /* A ValueError "`name`: `what` has `have` values, `need` needed" when have < need: -1, else 0. */
 int rtmbs_py_need(Py_ssize_t have, Py_ssize_t need, const char* name, const char* what);
 
+/* A ValueError with `msg` when !ok: -1, else 0. */
+int rtmbs_py_check(int ok, const char* msg);
+
 /* Bind model and data from the six packed buffers (ibuf, ilay, fbuf, flay, sbuf, slay) and the
  * sizes n, m. Returns 0, or -1 with a Python exception. */
 int rtmbs_py_bind(PyObject* const* args, int64_t n, int64_t m, rtmbs_model* model, rtmbs_data* data);

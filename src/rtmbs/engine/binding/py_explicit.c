@@ -24,13 +24,9 @@ static int common_args(PyObject* const* args, explicit_args* a) {
 static int options_args(PyObject* const* args, rtmbs_explicit_options* o) {
     if (rtmbs_py_scalars(args, "diddb", &o->h, &o->stab, &o->alpha, &o->beta, &o->semi) < 0)
         return -1;
-    if (o->stab != RTMBS_STAB_NONE && o->stab != RTMBS_STAB_BAUMGARTE &&
-        o->stab != RTMBS_STAB_PROJECT) {
-        PyErr_SetString(PyExc_ValueError, "explicit-euler: stab is none (0), projection (1) or "
-                                          "baumgarte (2)");
-        return -1;
-    }
-    return 0;
+    return rtmbs_py_check(o->stab == RTMBS_STAB_NONE || o->stab == RTMBS_STAB_BAUMGARTE ||
+                              o->stab == RTMBS_STAB_PROJECT,
+                          "explicit-euler: stab is none (0), projection (1) or baumgarte (2)");
 }
 
 /* explicit_euler_step(ibuf, ilay, fbuf, flay, sbuf, slay, w0, w1, kib, kfb, kidx, vec, q, qd, m,

@@ -17,10 +17,7 @@ typedef struct {
     Py_ssize_t nkib;
 } indep_args;
 
-static int fail(const char* msg) {
-    PyErr_SetString(PyExc_ValueError, msg);
-    return -1;
-}
+static int fail(const char* msg) { return rtmbs_py_check(0, msg); }
 
 static int common_args(PyObject* const* args, indep_args* a) {
     Py_ssize_t nib, nfb, npidx, ncols, nX, nW, ntmp, naidx, nhpiv;
@@ -65,9 +62,8 @@ static int options_args(PyObject* const* args, rtmbs_indep_options* o) {
     if (rtmbs_py_scalars(args, "dLbbidd", &o->h, &o->jac_what, &o->implicit, &o->multipliers,
                          &o->proj, &o->gb, &o->rebase_below) < 0)
         return -1;
-    if (o->proj < RTMBS_INDEP_PROJ_NONE || o->proj > RTMBS_INDEP_PROJ_T)
-        return fail("li-euler-indep: proj out of range");
-    return 0;
+    return rtmbs_py_check(o->proj >= RTMBS_INDEP_PROJ_NONE && o->proj <= RTMBS_INDEP_PROJ_T,
+                          "li-euler-indep: proj out of range");
 }
 
 static int check_kkt(const indep_args* a, const rtmbs_indep_options* o) {

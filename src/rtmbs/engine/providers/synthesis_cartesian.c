@@ -425,25 +425,15 @@ rtmbs_status rtmbs_sync_evaluate(const rtmbs_sync* sc, double t, const double* q
     return RTMBS_OK;
 }
 
-/* the evaluation with its warm start and scratch, for rtmbs_syn_workspace */
-typedef struct sync_ctx_ {
-    const rtmbs_sync* model;
-    double *rw, *Aw;
-    int64_t iters;
-    double* scratch;
-    int64_t* iscratch;
-} sync_ctx;
-
-static rtmbs_status sync_eval(void* ctx, double t, const double* q, const double* qd, double* M,
-                              double* Q, double* qdd) {
-    sync_ctx* c = (sync_ctx*)ctx;
-    return rtmbs_sync_evaluate(c->model, t, q, qd, c->rw, c->Aw, c->iters, c->scratch, c->iscratch, M,
-                               Q, qdd);
+static rtmbs_status sync_eval(const rtmbs_syn_call* c, double t, const double* q,
+                              const double* qd, double* M, double* Q, double* qdd) {
+    return rtmbs_sync_evaluate((const rtmbs_sync*)c->model, t, q, qd, c->warm[0], c->warm[1],
+                               c->iters, c->scratch, c->iscratch, M, Q, qdd);
 }
 
 rtmbs_status rtmbs_sync_workspace(const rtmbs_sync* model, double t, const double* q, const double* qd,
                                   double* rw, double* Aw, int64_t iters, double eps, int what,
                                   double* scratch, int64_t* iscratch, double* work, double* ws) {
-    sync_ctx c = {model, rw, Aw, iters, scratch, iscratch};
+    const rtmbs_syn_call c = {model, {rw, Aw}, iters, scratch, iscratch};
     return rtmbs_syn_workspace(sync_eval, &c, model->n, t, q, qd, eps, what, work, ws);
 }

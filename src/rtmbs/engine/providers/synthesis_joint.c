@@ -633,25 +633,15 @@ rtmbs_status rtmbs_synj_evaluate(const rtmbs_synj* sj, double t, const double* q
     return RTMBS_OK;
 }
 
-/* the evaluation with its warm start and scratch, for rtmbs_syn_workspace */
-typedef struct synj_ctx_ {
-    const rtmbs_synj* model;
-    double* qt;
-    int64_t iters;
-    double* scratch;
-    int64_t* iscratch;
-} synj_ctx;
-
-static rtmbs_status synj_eval(void* ctx, double t, const double* q, const double* qd, double* M,
-                              double* Q, double* qdd) {
-    synj_ctx* c = (synj_ctx*)ctx;
-    return rtmbs_synj_evaluate(c->model, t, q, qd, c->qt, c->iters, c->scratch, c->iscratch, M,
-                               Q, qdd);
+static rtmbs_status synj_eval(const rtmbs_syn_call* c, double t, const double* q,
+                              const double* qd, double* M, double* Q, double* qdd) {
+    return rtmbs_synj_evaluate((const rtmbs_synj*)c->model, t, q, qd, c->warm[0], c->iters,
+                               c->scratch, c->iscratch, M, Q, qdd);
 }
 
 rtmbs_status rtmbs_synj_workspace(const rtmbs_synj* model, double t, const double* q, const double* qd,
                                   double* qt, int64_t iters, double eps, int what,
                                   double* scratch, int64_t* iscratch, double* work, double* ws) {
-    synj_ctx c = {model, qt, iters, scratch, iscratch};
+    const rtmbs_syn_call c = {model, {qt, NULL}, iters, scratch, iscratch};
     return rtmbs_syn_workspace(synj_eval, &c, model->n, t, q, qd, eps, what, work, ws);
 }
