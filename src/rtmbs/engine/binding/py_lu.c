@@ -54,27 +54,23 @@ static const uint32_t* py_kkt_index(PyObject* obj, const uint32_t* ib, const cha
 
 static PyObject* pair(double a, double b) { return Py_BuildValue("(dd)", a, b); }
 
-/* lu_refactor(ib, fb) -> (pivot ratio, largest multiplier) */
-static PyObject* py_lu_refactor(PyObject* self, PyObject* const* args, Py_ssize_t nargs) {
+/* lu_refactor(ib, fb) -> (pivot ratio, largest multiplier);
+ * lu_pivot_range(ib, fb) -> (min, max) of |u_kk| */
+static PyObject* factors_pair(PyObject* const* args, Py_ssize_t nargs, int range) {
     const uint32_t* ib;
-    double *fb, ratio, growth;
-    (void)self;
-    if (rtmbs_py_nargs(nargs, 2, "lu_refactor") < 0 || py_factors(args, &ib, &fb, 0) < 0)
+    double *fb, a, b;
+    if (rtmbs_py_nargs(nargs, 2, range ? "lu_pivot_range" : "lu_refactor") < 0 ||
+        py_factors(args, &ib, &fb, 0) < 0)
         return NULL;
-    ratio = rtmbs_lu_refactor(ib, fb, &growth);
-    return pair(ratio, growth);
+    if (range)
+        rtmbs_lu_pivot_range(ib, fb, &a, &b);
+    else
+        a = rtmbs_lu_refactor(ib, fb, &b);
+    return pair(a, b);
 }
 
-/* lu_pivot_range(ib, fb) -> (min, max) of |u_kk| */
-static PyObject* py_lu_pivot_range(PyObject* self, PyObject* const* args, Py_ssize_t nargs) {
-    const uint32_t* ib;
-    double *fb, lo, hi;
-    (void)self;
-    if (rtmbs_py_nargs(nargs, 2, "lu_pivot_range") < 0 || py_factors(args, &ib, &fb, 0) < 0)
-        return NULL;
-    rtmbs_lu_pivot_range(ib, fb, &lo, &hi);
-    return pair(lo, hi);
-}
+RTMBS_PY_FORM(py_lu_refactor, factors_pair, 0)
+RTMBS_PY_FORM(py_lu_pivot_range, factors_pair, 1)
 
 static PyObject* solve(PyObject* const* args, Py_ssize_t nargs, int transpose) {
     const char* name = transpose ? "lu_solve_t" : "lu_solve";

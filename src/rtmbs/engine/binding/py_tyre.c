@@ -45,19 +45,28 @@ static PyObject* dual_tuple(const rtmbs_dual* a) {
     return Py_BuildValue("(dddddd)", a->v[0], a->v[1], a->v[2], a->v[3], a->v[4], a->v[5]);
 }
 
-/* mf_steady_state(p, Fz, kappa, alpha, gamma, Vx, out, slip_reduction=True) */
-static PyObject* py_mf_steady_state(PyObject* self, PyObject* const* args, Py_ssize_t nargs) {
+/* mf_steady_state(p, Fz, kappa, alpha, gamma, Vx, out, slip_reduction=True);
+ * mf_force_partials(p, Fz, kappa, alpha, gamma, Vx, out, slip_reduction=True): the same inputs,
+ * the partial derivatives of the forces into out */
+static PyObject* mf_call(PyObject* const* args, Py_ssize_t nargs, int partials) {
     const double* p;
     double x[5], *out;
     int red;
-    (void)self;
-    if (nargs_between(nargs, 7, 8, "mf_steady_state") < 0) return NULL;
+    if (nargs_between(nargs, 7, 8, partials ? "mf_force_partials" : "mf_steady_state") < 0)
+        return NULL;
     if (!(p = farray(args[0], 0, "p", RTMBS_MF_N_PARAM)) || five(args, x) < 0) return NULL;
-    if (!(out = farray(args[6], 1, "out", RTMBS_MF_N_OUT))) return NULL;
+    if (!(out = farray(args[6], 1, "out", partials ? RTMBS_MF_N_PARTIALS : RTMBS_MF_N_OUT)))
+        return NULL;
     if ((red = opt_flag(args, nargs, 7, 1)) < 0) return NULL;
-    rtmbs_mf_steady_state(p, x[0], x[1], x[2], x[3], x[4], out, red);
+    if (partials)
+        rtmbs_mf_force_partials(p, x[0], x[1], x[2], x[3], x[4], out, red);
+    else
+        rtmbs_mf_steady_state(p, x[0], x[1], x[2], x[3], x[4], out, red);
     Py_RETURN_NONE;
 }
+
+RTMBS_PY_FORM(py_mf_steady_state, mf_call, 0)
+RTMBS_PY_FORM(py_mf_force_partials, mf_call, 1)
 
 /* mf_evaluate(p, Fz, kappa, alpha, gamma, Vx, out, full, slip_reduction=True) */
 static PyObject* py_mf_evaluate(PyObject* self, PyObject* const* args, Py_ssize_t nargs) {
@@ -122,20 +131,6 @@ static PyObject* py_mf_steady_state_batch(PyObject* self, PyObject* const* args,
     for (i = 0; i < n; i++)
         rtmbs_mf_steady_state(p, x[0][i], x[1][i], x[2][i], x[3][i], x[4][i],
                               out + i * RTMBS_MF_N_OUT, 1);
-    Py_RETURN_NONE;
-}
-
-/* mf_force_partials(p, Fz, kappa, alpha, gamma, Vx, out, slip_reduction=True) */
-static PyObject* py_mf_force_partials(PyObject* self, PyObject* const* args, Py_ssize_t nargs) {
-    const double* p;
-    double x[5], *out;
-    int red;
-    (void)self;
-    if (nargs_between(nargs, 7, 8, "mf_force_partials") < 0) return NULL;
-    if (!(p = farray(args[0], 0, "p", RTMBS_MF_N_PARAM)) || five(args, x) < 0) return NULL;
-    if (!(out = farray(args[6], 1, "out", RTMBS_MF_N_PARTIALS))) return NULL;
-    if ((red = opt_flag(args, nargs, 7, 1)) < 0) return NULL;
-    rtmbs_mf_force_partials(p, x[0], x[1], x[2], x[3], x[4], out, red);
     Py_RETURN_NONE;
 }
 
