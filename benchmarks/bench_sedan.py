@@ -22,7 +22,7 @@ import numpy as np  # noqa: E402
 from rtmbs.protocol import EVAL_JAC, EVAL_M, EVAL_PHI, EVAL_PHIQ, EVAL_Q  # noqa: E402
 from rtmbs.solvers.base import get_solver  # noqa: E402
 from rtmbs.system import compile_model  # noqa: E402
-from rtmbs.vehicle.assembly import sedan_model  # noqa: E402
+from rtmbs.vehicle.build import sedan_model  # noqa: E402
 
 
 def _system(joints):

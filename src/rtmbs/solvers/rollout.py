@@ -1,17 +1,18 @@
 """``rollout``: many fixed steps in one compiled call, inputs as arrays over time, outputs as
 arrays (as ``mujoco.rollout``).
 
-    from rtmbs.models import load_model
-    from rtmbs.solvers import get_solver
-    from rtmbs.solvers.rollout import rollout
-
-    system = load_model("multilink-ideal")
-    solver = get_solver("li-euler")(system)
-    state = system.initial_state()
-    solver.reset(state)
-    r = rollout(solver, state, n_steps=2000, h=1e-3,
-                inputs={"drive_torque": np.full(2000, 150.0)})
-    r.t, r.q, r.outputs["wheel.z"]
+    >>> import numpy as np
+    >>> from rtmbs.models import load_model
+    >>> from rtmbs.solvers.base import get_solver
+    >>> from rtmbs.solvers.rollout import rollout
+    >>> system = load_model("multilink-ideal")
+    >>> solver = get_solver("li-euler")(system)
+    >>> state = system.initial_state()
+    >>> solver.reset(state)
+    >>> r = rollout(solver, state, n_steps=2000, h=1e-3,
+    ...             inputs={"drive_torque": np.full(2000, 150.0)})
+    >>> r.t.shape, r.q.shape, r.outputs["rim.z"].shape
+    ((2000,), (2000, 77), (2000,))
 
 A solver whose step runs in the C engine (``solver.kernel_args``: ``li-euler``,
 ``explicit-euler`` and ``generalized-alpha`` on the sparse path of a compiled Cartesian model,
