@@ -106,11 +106,9 @@ static PyObject* py_table_eval(PyObject* self, PyObject* const* args, Py_ssize_t
     int64_t adr, n;
     double x, y, slope;
     (void)self;
-    if (rtmbs_py_nargs(nargs, 5, "table_eval") < 0) return NULL;
-    x = PyFloat_AsDouble(args[0]);
-    adr = PyLong_AsLongLong(args[3]);
-    n = PyLong_AsLongLong(args[4]);
-    if (PyErr_Occurred()) return NULL;
+    if (rtmbs_py_nargs(nargs, 5, "table_eval") < 0 || rtmbs_py_scalars(args, "d", &x) < 0 ||
+        rtmbs_py_scalars(args + 3, "LL", &adr, &n) < 0)
+        return NULL;
     if (!(tx = rtmbs_py_array(args[1], NPY_DOUBLE, 0, "tx", &nx))) return NULL;
     if (!(ty = rtmbs_py_array(args[2], NPY_DOUBLE, 0, "ty", &ny))) return NULL;
     if (n < 1 || adr < 0 || adr + n > nx || adr + n > ny) {

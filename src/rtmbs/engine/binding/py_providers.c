@@ -239,21 +239,19 @@ RTMBS_PY_FORM(py_synthesis_cartesian_workspace, syn_workspace, 0)
 static PyObject* py_expr_eval(PyObject* self, PyObject* const* args, Py_ssize_t nargs) {
     const double *ops, *a;
     Py_ssize_t no, na;
-    long long adr, n;
+    int64_t adr, n;
     double t, v, v1, v2;
     (void)self;
-    if (rtmbs_py_nargs(nargs, 5, "expr_eval") < 0) return NULL;
-    t = PyFloat_AsDouble(args[0]);
-    adr = PyLong_AsLongLong(args[3]);
-    n = PyLong_AsLongLong(args[4]);
-    if (PyErr_Occurred()) return NULL;
+    if (rtmbs_py_nargs(nargs, 5, "expr_eval") < 0 || rtmbs_py_scalars(args, "d", &t) < 0 ||
+        rtmbs_py_scalars(args + 3, "LL", &adr, &n) < 0)
+        return NULL;
     if (!(ops = farr(args[1], 0, "ops", 0, &no)) || !(a = farr(args[2], 0, "args", 0, &na))) return NULL;
     if (adr < 0 || n < 0 || adr + n > no || adr + n > na) {
         PyErr_Format(PyExc_ValueError, "expr_eval: program %lld..%lld outside ops (%zd) or args (%zd)",
-                     adr, adr + n, no, na);
+                     (long long)adr, (long long)(adr + n), no, na);
         return NULL;
     }
-    rtmbs_expr_eval(t, ops, a, (int64_t)adr, (int64_t)n, &v, &v1, &v2);
+    rtmbs_expr_eval(t, ops, a, adr, n, &v, &v1, &v2);
     return Py_BuildValue("(ddd)", v, v1, v2);
 }
 
