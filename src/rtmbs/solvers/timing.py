@@ -40,26 +40,6 @@ def median_cpu_s(fn, repeats: int = 15) -> tuple[float, float]:
     return float(np.median(ts)), min(ts)
 
 
-def mean_step_us(slv, state, h: float, steps: int) -> float:
-    """Mean wall µs of ``steps`` calls of ``slv.step(state, h)``, one timer around the loop (no
-    check of the result: the caller looks at the state)."""
-    t0 = time.perf_counter()
-    for _ in range(steps):
-        slv.step(state, h)
-    return 1e6 * (time.perf_counter() - t0) / steps
-
-
-def evaluate_us(system, what: int, calls: int) -> float:
-    """Mean wall µs of ``system.evaluate(0, q0, q̇0, ws, what)`` over ``calls`` calls at the
-    initial state, after one call that warms up."""
-    ws, st = system.workspace(), system.initial_state()
-    system.evaluate(0.0, st.q, st.qd, ws, what)
-    t0 = time.perf_counter()
-    for _ in range(calls):
-        system.evaluate(0.0, st.q, st.qd, ws, what)
-    return 1e6 * (time.perf_counter() - t0) / calls
-
-
 def factorisation_events(slv) -> dict:
     """Counters of the rare, non-fixed-cost events (docs/solvers.md "fixed cost")."""
     return {k: int(getattr(slv, k, 0)) for k in ("nanalyse", "nfallback", "nrebase")}
