@@ -5,6 +5,7 @@ does); the step agrees with the dense step driven from Python (numpy and the eng
 another linear algebra, the same method) to round-off (``simulate``: test_simulate_compiled.py)."""
 import numpy as np
 import pytest
+from _models.fused import counters as _counters, started
 
 from rtmbs.models import load_model
 from rtmbs.models.multilink import build
@@ -41,15 +42,10 @@ def _inputs(system, k):
 
 
 def _solver(system, opts, dense=False):
-    slv = get_solver(GA)(system, linear_solver="dense" if dense else "sparse", **opts)
-    st = system.initial_state()
-    slv.reset(st)
+    slv, st = started(get_solver(GA)(system, linear_solver="dense" if dense else "sparse", **opts),
+                      system)
     assert slv.fused != dense
     return slv, st
-
-
-def _counters(slv):
-    return (slv.nstep, slv.neval, slv.nfactor, slv.nsolve, slv.nfallback, slv.nanalyse)
 
 
 def _close_steps(sa, ta, sb, tb, n, inputs=(), rtol=1e-9):

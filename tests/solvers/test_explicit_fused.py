@@ -5,6 +5,7 @@ engine's ``rollout`` take exactly the steps of the step (``simulate``: test_simu
 the stabilisations act; the semi-implicit update does not gain energy."""
 import numpy as np
 import pytest
+from _models.fused import counters as _counters, started
 
 from rtmbs.models import load_model
 from rtmbs.models.multilink import build
@@ -52,14 +53,9 @@ def _solver(system, stabilize, dense=False):
         stabilize=stabilize.removesuffix("-semi"),
         position_update="semi-implicit" if semi else "explicit")
     assert slv.semi_implicit == semi
-    st = system.initial_state()
-    slv.reset(st)
+    slv, st = started(slv, system)
     assert slv.fused != dense
     return slv, st
-
-
-def _counters(slv):
-    return (slv.nstep, slv.neval, slv.nfactor, slv.nsolve, slv.nfallback, slv.nanalyse)
 
 
 @pytest.mark.parametrize("stabilize", CONFIGS)
