@@ -8,6 +8,7 @@ import math
 import numpy as np
 import pytest
 from scipy.spatial.transform import Rotation
+from _models.sphere import on_sphere as _on_sphere
 
 import rtmbs
 from _models.bodies import differential
@@ -42,15 +43,6 @@ def _coupled(seed=0):
     m.add_coupler("three", ["rev", "slide", "cyl"], coefficients=[1.0, -0.3, 2.0], offset=0.05)
     m.add_coupler("gear", ["rev2", "rev"], ratio=2.5)
     return compile_model(m)
-
-
-def _on_sphere(system, q):
-    q = q.copy()
-    for b in range(system.nbody):
-        if system.body_rtype[b] == ROT_EP:
-            a = system.body_qadr[b] + 3
-            q[a:a + 4] /= np.linalg.norm(q[a:a + 4])
-    return q
 
 
 def test_coupler_rows_and_their_initial_value():

@@ -66,8 +66,9 @@ def _stop(proc, sig, timeout=120):
     return proc.returncode, err.decode(errors="replace")
 
 
-def _wait_for_progress(proc, timeout=300.0) -> bytes:
-    """Read stderr until the progress bar shows a first completed chunk of steps."""
+def _read_progress(proc, total: int, timeout: float) -> tuple[bytes, bool]:
+    """Read stderr until the progress bar shows a first completed chunk of its ``total`` (then
+    True), stderr closes or ``timeout`` s pass (then False); (what was read, whether shown)."""
     seen = b""
     end = time.monotonic() + timeout
     while time.monotonic() < end:
@@ -77,9 +78,17 @@ def _wait_for_progress(proc, timeout=300.0) -> bytes:
             if not chunk:
                 break
             seen += chunk
-            if re.search(rb"\| *[1-9]\d*/10000000 ", seen):
-                return seen
-    pytest.fail(f"no progress within {timeout} s: {seen!r}")
+            if re.search(rb"\| *[1-9]\d*/%d " % total, seen):
+                return seen, True
+    return seen, False
+
+
+def _wait_for_progress(proc, timeout=300.0) -> bytes:
+    """Read stderr until the progress bar shows a first completed chunk of steps."""
+    seen, shown = _read_progress(proc, 10000000, timeout)
+    if not shown:
+        pytest.fail(f"no progress within {timeout} s: {seen!r}")
+    return seen
 
 
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
@@ -244,15 +253,7 @@ def test_a_dask_sweep_stops_on_a_signal_with_130_and_leaves_no_worker(tmp_path):
     out = tmp_path / "sweep.h5"
     proc = _start("sweep", "double-pendulum", "--param", "bodies.link2.mass=1:2:40",
                   "--t-end", "20", "--scheduler", "local", "--workers", "2", "--out", out)
-    seen = b""
-    end = time.monotonic() + 600
-    while time.monotonic() < end and not re.search(rb"\| *[1-9]\d*/40 ", seen):
-        ready, _, _ = select.select([proc.stderr], [], [], 1.0)
-        if ready:
-            chunk = os.read(proc.stderr.fileno(), 4096)
-            if not chunk:
-                break
-            seen += chunk
+    seen, _ = _read_progress(proc, 40, 600.0)
     workers = _descendants(proc.pid)
     assert workers, "the local cluster has no worker process"
     code, err = _stop(proc, signal.SIGINT)

@@ -4,32 +4,13 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from _models.sphere import on_sphere as _normalise, tangent as _tangent
 
 from rtmbs.protocol import EVAL_ALL, EVAL_JAC, EVAL_JAC_STIFF, EVAL_M, EVAL_PHI, EVAL_PHIQ, EVAL_Q
 from rtmbs.system import compile_model
 from rtmbs.kernels.codes import ROT_EP
 
 from _models.random_model import random_model
-
-
-def _normalise(sys, q):
-    q = q.copy()
-    for b in range(sys.nbody):
-        if sys.body_rtype[b] == ROT_EP:
-            a = sys.body_qadr[b] + 3
-            q[a:a + 4] /= np.linalg.norm(q[a:a + 4])
-    return q
-
-
-def _tangent(sys, q, dq):
-    """Remove the component of each body's δp along p (keep perturbations on the sphere)."""
-    dq = dq.copy()
-    for b in range(sys.nbody):
-        if sys.body_rtype[b] == ROT_EP:
-            a = sys.body_qadr[b] + 3
-            p = q[a:a + 4]
-            dq[a:a + 4] -= p * (p @ dq[a:a + 4])
-    return dq
 
 
 @pytest.fixture(scope="module", params=["mixed", "euler-parameters", "euler-angles-zxz"])

@@ -16,13 +16,6 @@ NSTEPS = 250
 CHANGE_AT = 150  # the caller halves q̇ before this step (ż re-mapped inside the compiled call)
 CNT_EVAL, CNT_ELEMENT, CNT_FACTOR, CNT_SOLVE, CNT_FLOP, CNT_STEP = range(6)
 
-CONFIGS = {
-    "projection": {},
-    "projection-T": {"projection_solve": "T", "jacobian": "all"},
-    "none": {"stabilize": "none", "multipliers": False},
-    "baumgarte": {"stabilize": "baumgarte", "position_update": "explicit"},
-    "rebase-every-step": {"rebase_tol": 1e3},
-}
 # four-bar is small (n < 18): linear_solver="sparse" puts it on the compiled (packed) path
 MODELS = {"four-bar": {"linear_solver": "sparse"}, "peer-quarter-car": {}, "multilink-ideal": {}}
 

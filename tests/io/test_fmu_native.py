@@ -256,15 +256,19 @@ def _slave(path: Path, tmp_path: Path, fmi: int, instance: str):
     return fmu, vrs
 
 
-def _start(fmu, fmi):
-    fmu.instantiate()
+def _init(fmu, fmi):
+    """Initialise an instantiated FMU at t = 0 (FMI 2: setupExperiment first)."""
     if fmi == 2:
         fmu.setupExperiment(startTime=0.0)
         fmu.enterInitializationMode()
-        fmu.exitInitializationMode()
     else:
         fmu.enterInitializationMode(startTime=0.0)
-        fmu.exitInitializationMode()
+    fmu.exitInitializationMode()
+
+
+def _start(fmu, fmi):
+    fmu.instantiate()
+    _init(fmu, fmi)
 
 
 def _real(fmu, fmi):
@@ -379,16 +383,6 @@ def test_failed_step_is_an_error_naming_the_time(fmus, fmi, tmp_path):
             fmu.doStep(k * H, H)
     assert any(("diverged" in m or "failed" in m) and "from t = " in m for m in messages), messages
     fmu.freeInstance()
-
-
-def _init(fmu, fmi):
-    if fmi == 2:
-        fmu.setupExperiment(startTime=0.0)
-        fmu.enterInitializationMode()
-        fmu.exitInitializationMode()
-    else:
-        fmu.enterInitializationMode(startTime=0.0)
-        fmu.exitInitializationMode()
 
 
 def _fmi2_callbacks(logger):

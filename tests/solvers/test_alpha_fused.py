@@ -1,17 +1,17 @@
-"""``generalized-alpha`` as one call of the C engine per step (issue 11,
-src/rtmbs/engine/generalized_alpha.c): ``step_outputs`` and the engine's ``rollout`` take exactly
+"""``generalized-alpha`` as one call of the C engine per step
+(src/rtmbs/engine/generalized_alpha.c): ``step_outputs`` and the engine's ``rollout`` take exactly
 the steps of the step (the rollout continues from the solver's a, q̈, λ as a loop of ``step``
 does); the step agrees with the dense step driven from Python (numpy and the engine's dense LU:
-another linear algebra, the same method) to round-off; ``simulate`` runs the engine's rollout."""
+another linear algebra, the same method) to round-off (``simulate``: test_simulate_compiled.py)."""
 import numpy as np
 import pytest
+from _models.fused import counters as _counters, started
 
 from _models.library import fresh_data
 from rtmbs.models import load_model
 from rtmbs.solvers import generalized_alpha
 from rtmbs.solvers.base import get_solver
 from rtmbs.solvers.rollout import compiled, rollout
-from rtmbs.solvers.simulate import simulate
 
 GA = "generalized-alpha"
 H = 1e-3
@@ -32,15 +32,10 @@ def _inputs(system, k):
 
 
 def _solver(system, opts, dense=False):
-    slv = get_solver(GA)(system, linear_solver="dense" if dense else "sparse", **opts)
-    st = system.initial_state()
-    slv.reset(st)
+    slv, st = started(get_solver(GA)(system, linear_solver="dense" if dense else "sparse", **opts),
+                      system)
     assert slv.fused != dense
     return slv, st
-
-
-def _counters(slv):
-    return (slv.nstep, slv.neval, slv.nfactor, slv.nsolve, slv.nfallback, slv.nanalyse)
 
 
 def _close_steps(sa, ta, sb, tb, n, inputs=(), rtol=1e-9):
@@ -132,27 +127,6 @@ def test_rollout_stops_at_a_failing_step_and_keeps_the_last_good_state(config):
     assert np.array_equal(st.q, r.q[-1]) and np.array_equal(st.qd, r.qd[-1])
     assert st.t == r.t[-1] and np.all(np.isfinite(st.q))
     assert slv.status == -1 and slv.nstep == k + 1  # (the failed step is counted, as from Python)
-
-
-def test_simulate_runs_the_compiled_rollout(monkeypatch):
-    """``simulate`` with generalized-alpha goes through the engine's rollout (a Python step would
-    raise) and saves what a loop of the engine's steps gives."""
-    sysm = load_model("peer-quarter-car")
-    slv, st = _solver(sysm.new_data(), {})
-    qs = []
-    for k in range(200):
-        assert slv.step(st, H)
-        if k % 2 == 1:
-            qs.append(st.q.copy())
-
-    def refuse(*args, **kwargs):
-        raise AssertionError("a Python step")
-
-    monkeypatch.setattr(generalized_alpha.GeneralizedAlpha, "step", refuse)
-    res = simulate(load_model("peer-quarter-car"), GA, t_end=0.2, h=H, save_every=2)
-    assert res.meta["status"] == 1 and len(res.t) == 101
-    assert np.array_equal(res.q[1:], np.array(qs))
-    assert res.meta["steps"] == 200
 
 
 @pytest.mark.parametrize("config", ["velocity", "projection"])

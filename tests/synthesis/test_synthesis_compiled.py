@@ -11,20 +11,26 @@ from _models.synthesis import random_states, sla_model, two_corner_model
 FORMS = ["relative-cartesian", "relative-joint"]
 
 
+def _assert_equal_at(py, nb, q, qd, t=0.6):
+    """The compiled system ``nb`` gives the numpy one's ``py`` q̈ (to 1e-10), M (to 1e-12) and Q
+    (to 1e-10 of their largest entry) at (t, q, q̇), once both warm starts have converged."""
+    for _ in range(8):                           # converge both warm starts (4 iterations each)
+        nb.accelerations(t, q, qd)
+    py.terms(t, q, qd, iterations=30)
+    ref = py.accelerations(t, q, qd)
+    assert np.abs(nb.accelerations(t, q, qd) - ref).max() < 1e-10 * np.abs(ref).max()
+    assert np.abs(nb.mass(q) - py.mass(q)).max() < 1e-12 * np.abs(py.mass(q)).max()
+    Q = py.forces(q, qd, t)
+    assert np.abs(nb.forces(q, qd, t) - Q).max() < 1e-10 * np.abs(Q).max()
+
+
 @pytest.mark.parametrize("form", FORMS)
 def test_compiled_equals_numpy(form):
     sm = subsystem_model(sla_model(), "chassis", dof=1)
     py = SynthesisSystem(sm, formulation=form)
     nb = SynthesisSystem(sm, formulation=form, compiled=True)
     for q, qd in random_states(np.random.default_rng(4), 4):
-        for _ in range(8):                       # converge both warm starts (4 iterations each)
-            nb.accelerations(0.6, q, qd)
-        py.terms(0.6, q, qd, iterations=30)
-        ref = py.accelerations(0.6, q, qd)
-        assert np.abs(nb.accelerations(0.6, q, qd) - ref).max() < 1e-10 * np.abs(ref).max()
-        assert np.abs(nb.mass(q) - py.mass(q)).max() < 1e-12 * np.abs(py.mass(q)).max()
-        Q = py.forces(q, qd, 0.6)
-        assert np.abs(nb.forces(q, qd, 0.6) - Q).max() < 1e-10 * np.abs(Q).max()
+        _assert_equal_at(py, nb, q, qd)
 
 
 @pytest.mark.parametrize("form,solver", [
@@ -64,11 +70,4 @@ def test_compiled_two_subsystems_equal_numpy():
     for _ in range(3):
         q = np.array([rng.uniform(-0.05, 0.05), *rng.uniform(-0.12, 0.12, 2)])
         qd = rng.normal(size=3) * [0.5, 3.0, 3.0]
-        for _ in range(8):
-            nb.accelerations(0.6, q, qd)
-        py.terms(0.6, q, qd, iterations=30)
-        ref = py.accelerations(0.6, q, qd)
-        assert np.abs(nb.accelerations(0.6, q, qd) - ref).max() < 1e-10 * np.abs(ref).max()
-        assert np.abs(nb.mass(q) - py.mass(q)).max() < 1e-12 * np.abs(py.mass(q)).max()
-        Q = py.forces(q, qd, 0.6)
-        assert np.abs(nb.forces(q, qd, 0.6) - Q).max() < 1e-10 * np.abs(Q).max()
+        _assert_equal_at(py, nb, q, qd)
