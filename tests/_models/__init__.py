@@ -17,4 +17,10 @@ pendulum``; pyproject.toml puts ``tests/`` on pytest's ``pythonpath``):
 * :mod:`.synthesis`: the SLA quarter car for the subsystem-synthesis tests.
 * :mod:`.kkt`: accelerations from the index-1 equations and a DOP853 reference run.
 * :mod:`.indep_runs`: ``li-euler-indep`` runs recorded step by step.
+* :mod:`.library`: the library's models by name (``multilink-transient`` included), and fresh
+  data of a model compiled once per session.
+* :mod:`.fused`: helpers of the tests of the solvers whose step is one call of the C engine.
+* :mod:`.lu_groups`: how the sparse LU's refactorisation groups the rows it eliminates.
+* :mod:`.sphere`: configurations and directions on the unit sphere of Euler parameters.
+* :mod:`.vehicle_files`: edits of a copy of the sedan's vehicle files and the errors they give.
 """
