@@ -25,6 +25,24 @@ def cartesian_accelerations(cart, q, qd, t=0.0):
     return out
 
 
+def cartesian_reference(syn, cart, t, q, qd):
+    """The synthesis state (converged in position) carried to the Cartesian model: its
+    accelerations {body: (r̈, ω̇)}, after checking Φ = 0 and Φq q̇ = 0 there to 1e-12."""
+    syn.terms(t, q, qd, iterations=30)
+    qc, qdc = syn.cartesian_state(cart, q, qd)
+    assert np.abs(cart.constraints(qc)).max() < 1e-12
+    assert np.abs(cart.constraint_jacobian(qc) @ qdc).max() < 1e-12
+    return cartesian_accelerations(cart, qc, qdc, t)
+
+
+def assert_bodies_match(got, ref, rtol=1e-9):
+    """Every body's r̈ and ω̇ of ``got`` equal ``ref``'s to ``rtol`` of its scale."""
+    for name, (a, w) in ref.items():
+        scale = max(1.0, np.abs(a).max(), np.abs(w).max())
+        assert np.abs(got[name][0] - a).max() < rtol * scale, name
+        assert np.abs(got[name][1] - w).max() < rtol * scale, name
+
+
 def compiled(model):
     return compile_model(model)
 

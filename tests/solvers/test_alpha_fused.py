@@ -5,7 +5,7 @@ does); the step agrees with the dense step driven from Python (numpy and the eng
 another linear algebra, the same method) to round-off (``simulate``: test_simulate_compiled.py)."""
 import numpy as np
 import pytest
-from _models.fused import counters as _counters, started
+from _models.fused import N, TORQUE, counters as _counters, ramp_inputs as _inputs, started
 
 from _models.library import fresh_data
 from rtmbs.models import load_model
@@ -15,7 +15,6 @@ from rtmbs.solvers.rollout import compiled, rollout
 
 GA = "generalized-alpha"
 H = 1e-3
-N = 300
 CONFIGS = {
     "velocity": {},
     "projection": {"stabilize": "projection"},
@@ -24,12 +23,6 @@ CONFIGS = {
 #: the four-bar (n = 21), the quarter car, and the multilink with transient tyres (extra states)
 #: under a drive torque ramp
 MODELS = ["peer-four-bar", "peer-quarter-car", "multilink-transient"]
-TORQUE = np.linspace(0.0, 400.0, N)
-
-def _inputs(system, k):
-    if "drive_torque" in system.input_names:
-        system.set_input("drive_torque", TORQUE[k])
-
 
 def _solver(system, opts, dense=False):
     slv, st = started(get_solver(GA)(system, linear_solver="dense" if dense else "sparse", **opts),

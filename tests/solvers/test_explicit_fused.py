@@ -5,7 +5,7 @@ engine's ``rollout`` take exactly the steps of the step (``simulate``: test_simu
 the stabilisations act; the semi-implicit update does not gain energy."""
 import numpy as np
 import pytest
-from _models.fused import counters as _counters, started
+from _models.fused import N, TORQUE, counters as _counters, started
 
 from _models.library import fresh_data
 from rtmbs.models import load_model
@@ -14,14 +14,12 @@ from rtmbs.solvers.base import get_solver
 from rtmbs.solvers.rollout import DIVERGENCE_LIMIT, compiled, rollout
 
 H = 1e-3
-N = 300
 STABS = ["none", "baumgarte", "projection"]
 #: + the semi-implicit update (q + h q̇⁺) with the projection, in the bit-for-bit comparison
 CONFIGS = STABS + ["projection-semi"]
 #: the four-bar (n = 21), the quarter car, and the multilink with transient tyres (extra states)
 #: under a drive torque ramp
 MODELS = ["peer-four-bar", "peer-quarter-car", "multilink-transient"]
-TORQUE = np.linspace(0.0, 400.0, N)
 
 
 @pytest.fixture(scope="module")

@@ -5,7 +5,7 @@ stabilisations still do what they are for; no Python-level kernel runs in a step
 both factorisations are counted and leave the results unchanged."""
 import numpy as np
 import pytest
-from _models.fused import counters as _counters, started
+from _models.fused import N, TORQUE, counters as _counters, ramp_inputs as _inputs, started
 
 from _models.library import fresh_data
 from rtmbs.models import load_model
@@ -14,7 +14,6 @@ from rtmbs.solvers.base import get_solver
 from rtmbs.solvers.rollout import compiled, rollout
 
 H = 1e-3
-N = 300
 CONFIGS = {
     "baumgarte": {"stabilize": "baumgarte"},
     "baumgarte-gamma-all": {"stabilize": "baumgarte", "baumgarte_gamma": 200.0,
@@ -28,12 +27,6 @@ CONFIGS = {
 #: the four-bar, the quarter car, and the multilink with transient
 #: tyres (extra states) under a drive torque ramp
 MODELS = ["four-bar", "peer-quarter-car", "multilink-transient"]
-TORQUE = np.linspace(0.0, 400.0, N)
-
-def _inputs(system, k):
-    if "drive_torque" in system.input_names:
-        system.set_input("drive_torque", TORQUE[k])
-
 
 def _solver(system, opts, instrument=False):
     slv, st = started(get_solver("li-euler")(system, instrument=instrument, linear_solver="sparse",
