@@ -1,4 +1,4 @@
-"""Quarter-car manoeuvres and identification (seed 003 §5.1.3): the concept model's known
+"""Quarter-car manoeuvres and identification (Carpinelli 2015 §5.1.3): the concept model's known
 parameters come back from its own noisy responses; bad set-ups are named errors."""
 import numpy as np
 import pytest

@@ -52,7 +52,7 @@ def test_constraint_jacobian_matches_finite_differences(system, seed):
 def test_constraint_jacobian_is_exact_in_every_direction(system, scale):
     """Φq against central differences along arbitrary directions, radial ones (δp ∥ p) included,
     at Euler parameters on and off the unit sphere: a projection's Newton step needs Φq exact
-    along p too (issue 10; a check on the sphere only hid that Φ changed along p)."""
+    along p too (a check on the sphere only hid that Φ changed along p)."""
     q, _, t = _state(system, 5)
     rng = np.random.default_rng(7)
     for b in range(system.nbody):

@@ -1,4 +1,4 @@
-"""Issue 11 / 14: M, Φq, Jq, Jq̇ stored in their fixed blocks (the packed workspace of
+"""M, Φq, Jq, Jq̇ stored in their fixed blocks (the packed workspace of
 ``CartesianSystem.packed_layout``, written by the same evaluation with ``_PACKED``), and the
 li-euler step of the C engine that reads them."""
 from __future__ import annotations

@@ -102,7 +102,7 @@ def _spinning_wheel(transient, slip=0.02, V=10.0):
 
 def test_transient_tyre_lags_the_slip_by_its_relaxation_length():
     """At (nearly) constant slip the steady-state tyre pushes at once; the transient one builds
-    its force as a first-order lag of time constant σκ/V (seed 003 eqs. 4.22-4.24)."""
+    its force as a first-order lag of time constant σκ/V (Carpinelli 2015 eqs. 4.22-4.24)."""
     h, V = 1e-3, 10.0
     steady = simulate(_spinning_wheel(False), "li-euler", t_end=0.15, h=h, stabilize="projection")
     sysm = _spinning_wheel(True)

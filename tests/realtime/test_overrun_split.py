@@ -1,4 +1,4 @@
-"""Overruns split by cause (issue 14): a step overrun when the step's own CPU time exceeds h,
+"""Overruns split by cause: a step overrun when the step's own CPU time exceeds h,
 else an OS overrun, a late start when lateness + CPU time > h, else a preemption
 (rtmbs.realtime.stats.split_overruns, docs/realtime.md). A synthetic timing record with every
 kind and the boundaries, then a paced run in which each kind is caused on purpose."""

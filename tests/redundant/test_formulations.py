@@ -1,4 +1,4 @@
-"""The six acceleration formulations of seed 002 (eqs. 10-43) against an independent null-space
+"""The six acceleration formulations of Pękal & Frączek 2016 (eqs. 10-43) against an independent null-space
 solution, an analytical one-degree-of-freedom result, and their applicability conditions."""
 import re
 

@@ -1,4 +1,4 @@
-"""Adaptive index-1 integration (seed 002 §2.1, §4.1): motion against an analytical 1-DOF reference,
+"""Adaptive index-1 integration (Pękal & Frączek 2016 §2.1, §4.1): motion against an analytical 1-DOF reference,
 the three stabilisations, and the coordinate-partitioning details (Newton tolerance, condition)."""
 import numpy as np
 import pytest

@@ -1,4 +1,4 @@
-"""Issue 12: the reference's default Jacobian, bounded finite differences, the sparse IDA method
+"""The reference's default Jacobian, bounded finite differences, the sparse IDA method
 (GGL form) and single-threaded BLAS (docs/reference-solver.md states the bounds)."""
 import math
 import os

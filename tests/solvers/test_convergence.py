@@ -1,5 +1,5 @@
-"""Order of convergence. All the fixed-step methods here are first order (seed 000 §3: Euler
-forms; seed 001 eq. 5: p = 1), so the global error at a fixed time falls like h: the slope of
+"""Order of convergence. All the fixed-step methods here are first order (Carpinelli 2016 §3: Euler
+forms; Truck benchmark eq. 5: p = 1), so the global error at a fixed time falls like h: the slope of
 log(error) against log(h) over four step sizes must be 1 ± 0.15. References: the exact solution
 of the linear oscillator, or DOP853 at rtol 1e-11 on the index-1 ODE (reference.py)."""
 import numpy as np

@@ -1,4 +1,4 @@
-"""Fixed cost on every built-in model (issue 10, part 2): after ``reset`` no step re-analyses a
+"""Fixed cost on every built-in model (part 2): after ``reset`` no step re-analyses a
 factorisation, and every step does the same evaluations, factorisations and solves. The one
 counted exception is Algorithm 2's re-choice of B (``nrebase``), which adds one factorisation."""
 import numpy as np

@@ -1,5 +1,5 @@
 """Algorithm 2 (``li-euler-indep``, B = "partition", packed storage) as one call of the C engine per
-step (issue 11, li_euler_indep.c, partition.c): the trajectories agree with the dense step driven
+step (li_euler_indep.c, partition.c): the trajectories agree with the dense step driven
 from Python (numpy and the engine's dense LU) to round-off, with the same counters, rebases
 (natural), a caller who changes the state, transient tyres; fallbacks of Φu's factors are counted
 and leave the results; no Python-level kernel runs in a step without a rebase."""

@@ -1,5 +1,5 @@
 """``li-euler`` with Baumgarte, GGL and ``projection="mass"`` as one call of the C engine per step
-(issue 11, src/rtmbs/engine/li_euler.c): ``step_outputs`` and the engine's ``rollout`` take
+(src/rtmbs/engine/li_euler.c): ``step_outputs`` and the engine's ``rollout`` take
 exactly the steps of the step; a failing step stops the rollout at the last good state; the
 stabilisations still do what they are for; no Python-level kernel runs in a step; the fallbacks of
 both factorisations are counted and leave the results unchanged."""

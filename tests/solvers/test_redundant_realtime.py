@@ -1,4 +1,4 @@
-"""Redundant joint sets in the fixed-step solvers (issue 10, part 5; rtmbs.solvers.redundancy).
+"""Redundant joint sets in the fixed-step solvers (part 5; rtmbs.solvers.redundancy).
 
 Planar loops drawn with revolutes only (four parallel axes) run with every constrained fixed-step
 solver and match the built-in spatial versions (spherical + universal, no redundant equation);

@@ -1,4 +1,4 @@
-"""The four-corner SLA car (models/sla-car.yaml, issue 16): four 1-DOF SLA subsystems on one
+"""The four-corner SLA car (models/sla-car.yaml): four 1-DOF SLA subsystems on one
 heave-only chassis, by synthesis (formulations A and B, B also compiled) against the ordinary
 Cartesian model of the same file."""
 import numpy as np

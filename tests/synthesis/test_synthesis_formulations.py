@@ -1,4 +1,4 @@
-"""Formulations A (relative Cartesian coordinates, introduced θ; seed 004 §3) and B (recursive
+"""Formulations A (relative Cartesian coordinates, introduced θ; Kim & Wang 2005 §3) and B (recursive
 relative joint coordinates, cut joints, coordinate partitioning; §4) on the SLA quarter car against
 the ordinary Cartesian model of the same file."""
 import numpy as np

@@ -1,4 +1,4 @@
-"""The operation-counting number (seed 004 Table 1) on small kernels counted by hand, and the
+"""The operation-counting number (Kim & Wang 2005 Table 1) on small kernels counted by hand, and the
 per-stage counts of both formulations on the SLA quarter car."""
 import math
 

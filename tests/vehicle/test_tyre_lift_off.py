@@ -1,4 +1,4 @@
-"""A transient tyre that leaves the road and lands again (seed 003 eqs. 4.22-4.24 at zero load).
+"""A transient tyre that leaves the road and lands again (Carpinelli 2015 eqs. 4.22-4.24 at zero load).
 
 Unloaded, the Magic Formula's relaxation lengths σκ, σα vanish with the load; the slips u/σ and
 the deflections' rate |Vx|/σ were then 0/0 (the sedan with transient tyres failed 31 ms into a

@@ -198,9 +198,9 @@ def test_params_array_holds_the_file_values():
     assert np.all(np.isfinite(props.params[[mfk.I_PCX1, mfk.I_QSX14, mfk.I_SSZ4]]))
 
 
-# -- encodings and quotes (issues 31 and 32) -------------------------------------------------------
+# -- encodings and quotes -------------------------------------------------------------------------
 def test_a_utf8_byte_order_mark_is_read(tmp_path):
-    """An editor's BOM before [MDI_HEADER] made the first line "not 'KEY = value'" (issue 31)."""
+    """An editor's BOM before [MDI_HEADER] made the first line "not 'KEY = value'"."""
     bom = tmp_path / "bom.tir"
     bom.write_bytes(b"\xef\xbb\xbf" + MF61.read_bytes())
     a, b = load_tir(bom), load_tir(MF61)
