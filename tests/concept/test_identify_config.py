@@ -88,6 +88,7 @@ def test_example_config_of_the_docs_is_valid():
     assert np.std(prob.measured["chassis.z"]) > 1e-3   # multilink-ideal moved over the road
 
 
+@pytest.mark.slow
 def test_recovers_known_parameters_from_own_noisy_run(tmp_path):
     truth = {K: 34000.0, C: 2600.0, L0: 0.479}
     cfg = _config({"run": truth})

@@ -249,6 +249,7 @@ def _descendants(pid) -> set[int]:
     return out
 
 
+@pytest.mark.slow
 def test_a_dask_sweep_stops_on_a_signal_with_130_and_leaves_no_worker(tmp_path):
     out = tmp_path / "sweep.h5"
     proc = _start("sweep", "double-pendulum", "--param", "bodies.link2.mass=1:2:40",

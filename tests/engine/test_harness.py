@@ -57,7 +57,7 @@ def _run(cmd, plan: Path, out: Path, every: int = 10):
     return r, np.fromfile(out, np.float64)
 
 
-@pytest.mark.parametrize("cc", ["gcc", "clang"])
+@pytest.mark.parametrize("cc", ["gcc", pytest.param("clang", marks=pytest.mark.slow)])
 def test_engine_compiles_without_warnings(cc, tmp_path):
     """Every engine source (the binding aside) and the stage timer of
     benchmarks/bench_engine_stages.py under -std=c99 -Wall -Wextra -Wpedantic -Werror."""
@@ -78,7 +78,7 @@ def sanitized(tmp_path_factory):
 
 @pytest.mark.parametrize("name", [pytest.param("four-bar", marks=pytest.mark.slow),
                                   pytest.param("multilink-transient", marks=pytest.mark.slow),
-                                  "sedan"])  # (the largest model in the fast set)
+                                  pytest.param("sedan", marks=pytest.mark.slow)])
 def test_harness_under_sanitizers(sanitized, name, tmp_path):
     """10^4 steps under AddressSanitizer and UndefinedBehaviorSanitizer: no finding, no heap
     allocation while stepping, no step whose operation counts changed, and the trajectory of

@@ -198,7 +198,7 @@ def test_binary_needs_libc_and_libm_only(fmus, name, fmi, tmp_path):
     assert names and all(n.startswith(f"fmi{fmi}") for n in names), names
 
 
-@pytest.mark.parametrize("name,fmi", [("double-pendulum", 2),
+@pytest.mark.parametrize("name,fmi", [pytest.param("double-pendulum", 2, marks=pytest.mark.slow),
                                       pytest.param("multilink-transient", 3, marks=pytest.mark.slow),
                                       pytest.param("sedan", 3, marks=pytest.mark.slow)])
 def test_rebuilt_from_sources_gives_the_same_numbers(fmus, name, fmi, tmp_path):

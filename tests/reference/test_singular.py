@@ -103,6 +103,7 @@ def _check_singular_run(N, t_end, step, err_bound, energy_bound, phi_bound, min_
     return res
 
 
+@pytest.mark.slow
 def test_four_bar_passes_its_flat_position_many_times():
     # 10 s: 9 turns, 18 passes through a singular position
     res = _check_singular_run(1, 10.0, 1e-3, err_bound=1e-4, energy_bound=1e-5,

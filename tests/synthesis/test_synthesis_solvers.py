@@ -37,6 +37,7 @@ def test_fixed_step_solvers_converge_at_their_order(setup, solver, h, order):
     assert e2 < 0.01
 
 
+@pytest.mark.slow
 def test_reference_solver(setup):
     syn, st, ref = setup
     r = rtmbs.simulate(syn, "reference", t_end=T, h=1e-3, state=st.copy(), accelerations=False)

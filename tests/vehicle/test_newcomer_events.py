@@ -50,6 +50,8 @@ INERTIA = [550.0, 2600.0, 2700.0]   # kg m² (docs/tutorial-car.md's crossover)
 FRONT = ("front_suspension", "steering", "front_antiroll", "driveline")
 G = 9.81
 
+pytestmark = pytest.mark.slow  # five CLI runs of a car built from files (about a minute)
+
 
 def rtmbs(*args, json_out: bool = True, progress: bool = False):
     """``rtmbs ARGS`` in a new process, as a user runs it: its JSON summary (``--json``), or

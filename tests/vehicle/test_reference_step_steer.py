@@ -36,6 +36,7 @@ def test_smooth_step_input_value_rate_and_acceleration():
         smooth_step_input(1.0, 0.5, 0.0)
 
 
+@pytest.mark.slow
 def test_step_steer_li_euler_against_the_reference():
     kw = dict(t_step=0.5, t_end=2.0) if LONG else dict(t_step=0.1, t_end=0.5)
     out = step_steer_vs_reference(80.0, 20.0, rise=0.15, **kw)
