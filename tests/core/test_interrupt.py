@@ -1,7 +1,8 @@
 """Nothing lost: Ctrl-C (SIGINT) or SIGTERM at any moment of ``rtmbs run``, ``realtime``, ``study``
 and a Dask ``sweep`` ends it with exit 130, one line and no traceback; a run keeps (streamed) the
 results up to the last completed step and says where; a diverged run names the files that hold
-its results. No timing is asserted here (benchmarks/interrupt_latency.py measures the delay)."""
+its results; an interrupted sweep or identification writes what finished. No timing is asserted
+here but the 2 s bound of those two (benchmarks/interrupt_latency.py measures the delay)."""
 import os
 import re
 import select
