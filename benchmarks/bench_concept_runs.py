@@ -5,7 +5,7 @@ runs on Dask").
     python benchmarks/bench_concept_runs.py [--runs 8] [--scales 1,0.25] [--rounds 3]
 
 A run is what one Jacobian column of the concept identification costs:
-``rtmbs.concept.identify.QuarterCarSimulator`` (build and compile the model description with a
+``rtmbs.concept.calibrate.QuarterCarSimulator`` (build and compile the model description with a
 changed K_r, li-euler at h = 1 ms through the test, z, v_z, a_z). For each test length (the 18 s
 test scaled by ``--scales``): ``--runs`` runs in process one after the other, then the same runs
 through ``run_many`` on a 2-worker LocalCluster kept open (one run per Dask task), then one
@@ -47,8 +47,8 @@ def main(argv=None):
 
     import cloudpickle
 
-    from rtmbs.concept import identify as idf
-    from rtmbs.concept import manoeuvres as mv
+    from rtmbs.concept import calibrate as idf
+    from rtmbs.concept import drive_cycles as mv
     from rtmbs.runs.engine import local_cluster, run_many
 
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])

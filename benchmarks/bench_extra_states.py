@@ -29,7 +29,7 @@ import numpy as np  # noqa: E402
 from rtmbs.kernels.codes import TYRE_TRANSIENT_COLUMNS  # noqa: E402
 from rtmbs.system import compile_model  # noqa: E402
 from rtmbs.solvers.base import get_solver  # noqa: E402
-from rtmbs.vehicle.assembly.vehicle import load_vehicle_file  # noqa: E402
+from rtmbs.vehicle.build.vehicle import load_vehicle_file  # noqa: E402
 from rtmbs.vehicle.tyre.contact import transient_step  # noqa: E402
 
 H = 1e-3

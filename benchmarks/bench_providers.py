@@ -45,7 +45,7 @@ def _build(spec):
         from rtmbs.models.truck import truck
 
         return truck(rest[0])
-    from rtmbs.synthesis.system import build
+    from rtmbs.synthesis.numpy_provider import build
 
     return build(rest[1], "chassis", dof=1, formulation=rest[0], compiled=True)
 

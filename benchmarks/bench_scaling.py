@@ -57,7 +57,7 @@ CASES = [  # (label, model, solver, options)
 def _system(name):
     if name == "sedan-rear-axle":
         from rtmbs.system import compile_model
-        from rtmbs.vehicle.assembly.vehicle import SEDAN_REAR_AXLE, load_vehicle_file, pitch_held
+        from rtmbs.vehicle.build.vehicle import SEDAN_REAR_AXLE, load_vehicle_file, pitch_held
 
         s = compile_model(pitch_held(load_vehicle_file(SEDAN_REAR_AXLE)))
     else:

@@ -21,7 +21,7 @@ import numpy as np  # noqa: E402
 
 from rtmbs.analysis.statics import vehicle_statics  # noqa: E402
 from rtmbs.system import compile_model  # noqa: E402
-from rtmbs.vehicle.assembly import sedan_model  # noqa: E402
+from rtmbs.vehicle.build import sedan_model  # noqa: E402
 
 
 def main() -> None:

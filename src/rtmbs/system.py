@@ -6,7 +6,6 @@ Carpinelli 2015 eq. 4.6) or 6 with zxz Euler angles (Pękal & Frączek 2016 §2.
 """
 from __future__ import annotations
 
-import copy
 import math
 from dataclasses import dataclass
 
@@ -42,6 +41,15 @@ _FUN_CODE = {"constant": codes.FUN_CONST, "step": codes.FUN_STEP, "ramp": codes.
              "trapezoid": codes.FUN_TRAPEZOID, "sine": codes.FUN_SINE, "table": codes.FUN_TABLE,
              "expr": codes.FUN_EXPR, "channel": codes.FUN_CHANNEL}
 _EX, _EY, _EZ = np.eye(3)
+
+#: The attributes of a compiled system that a run writes, one set per data object (:class:`Data`;
+#: MuJoCo's mjData): the engine's DATA buffer (``_sbuf``, its layout ``_slay``, its views
+#: ``data``) and the views ``fun_par`` (input functions and channel values), ``extra_state``,
+#: ``force_out_all``, ``force_out``; the channels driven by Python callables, the initial state
+#: assembled with them, and the scratch workspaces of ``outputs`` and ``extra_rates`` (made at
+#: first use). Everything else of a :class:`CartesianSystem` is the model, read-only during a run.
+DATA_ATTRIBUTES = ("_sbuf", "_slay", "data", "fun_par", "extra_state", "force_out_all", "force_out",
+                   "_input_functions", "_initial", "_outputs_ws", "_rates_ws")
 
 #: Time step of the central differences that give the rate and acceleration of an input driven
 #: by a callable returning only its value: δ ≈ ε^¼ balances truncation (δ²) and round-off (ε/δ²),
@@ -148,7 +156,9 @@ class _Builder:
 class CartesianSystem(MechanicalSystem):
     """A compiled body model. Sizes: ``nbody``, ``n``, ``m``; per-body ``body_names``,
     ``body_qadr`` (first coordinate), ``body_rtype``; per-joint ``joint_rows`` (name -> (first
-    row, count)); ``force_names``; ``coordinate_names``; ``output_names``."""
+    row, count)); ``force_names``; ``coordinate_names``; ``output_names``. It carries one data
+    object's attributes (:data:`DATA_ATTRIBUTES`), so that ``evaluate``, ``outputs``,
+    ``set_input`` work on it directly; :meth:`new_data` makes more (:class:`Data`)."""
 
     def __init__(self, model: Model):
         self.model = model
@@ -387,7 +397,7 @@ class CartesianSystem(MechanicalSystem):
         # Dx / beta: a row per constraint, then one per coupler term (kernels.codes PRIM_CPL)
         self._data_sizes = (nb, max(self.m + self._ncoupler_terms, 1), nf, len(blk_pair))
         self._transient_rows = [k for k, fe in enumerate(model.forces) if fe.type == "tyre" and fe.transient]
-        self._attach_data(self._make_data())
+        vars(self).update(self._fresh_data())
         self.output_names = tuple(
             [f"{b}.{c}" for b in names for c in ("x", "y", "z", "vx", "vy", "vz", "wx", "wy", "wz")]
             + [f"{f}.force" for f in self.force_names]
@@ -480,10 +490,11 @@ class CartesianSystem(MechanicalSystem):
         return nterms
 
     # -- data (one per run) -------------------------------------------------------------------------
-    def _make_data(self):
-        """A fresh DATA buffer (:mod:`rtmbs.kernels.layouts`): kinematics, scratch and element
-        outputs, the input functions with their channels at their initial values and the extra
-        states at zero."""
+    def _fresh_data(self) -> dict:
+        """Every per-run attribute (:data:`DATA_ATTRIBUTES`), new: the engine's DATA buffer
+        (:mod:`rtmbs.kernels.layouts`: kinematics, scratch and element outputs, the input functions
+        with their channels at their initial values, the extra states at zero) and the views into
+        it, no input callables, no initial state yet, no scratch workspaces yet."""
         nb, m1, nf, nblk = self._data_sizes
         z = np.zeros
         arrays = dict(
@@ -501,28 +512,23 @@ class CartesianSystem(MechanicalSystem):
         for b in range(nb):  # ∂G/∂p of Euler parameters is constant (G = 2E(p) is linear in p)
             if self.body_rtype[b] == ROT_EP:
                 views.kin_dG[b] = _EP_DG
-        return buf, lay, views
+        own = dict(
+            _sbuf=buf, _slay=lay, data=views, fun_par=views.fun_par,
+            # xstate: [h, u0, v0, u1, ...]: the solver's step h (0 outside a fixed step) for the
+            # transient tyres' end-of-step deflections, then the carcass deflections (u, v) per tyre
+            extra_state=views.xstate[1:1 + self.nx], force_out_all=views.frc_out,
+            force_out=views.frc_out[:, 0],
+            _input_functions={},  # channel index -> (name, f(t)): set_input_functions
+            _initial=None, _outputs_ws=None, _rates_ws=None)
+        assert tuple(own) == DATA_ATTRIBUTES
+        return own
 
-    def _attach_data(self, data) -> None:
-        self._sbuf, self._slay, self.data = data
-        self.fun_par = self.data.fun_par
-        # xstate: [h, u0, v0, u1, ...]: the solver's step h (0 outside a fixed step) for the
-        # transient tyres' end-of-step deflections, then the carcass deflections (u, v) per tyre
-        self.extra_state = self.data.xstate[1:1 + self.nx]
-        self.force_out_all = self.data.frc_out
-        self.force_out = self.data.frc_out[:, 0]
-        self._input_functions = {}  # channel index -> (name, f(t)): set_input_functions
-        self.__dict__.pop("_ows", None)
-        self.__dict__.pop("_opw", None)
-
-    def new_data(self) -> "CartesianSystem":
-        """The same compiled model with its own data: kinematics, scratch, input channels (at
-        their initial values) and extra states (zero). Runs on different data objects are
-        independent; the model arrays (read-only) are shared, not copied."""
-        other = copy.copy(self)
-        other.__dict__.pop("_initial", None)
-        other._attach_data(self._make_data())
-        return other
+    def new_data(self) -> "Data":
+        """A new :class:`Data` of this compiled model: its own engine buffer, input channels (at
+        their initial values), extra states (zero) and scratch. Runs on different data objects
+        are independent; the model (sizes, names, index maps, the read-only model buffers) is
+        read from this object, not copied."""
+        return Data(self)
 
     # -- protocol --------------------------------------------------------------------------------
     def evaluate(self, t, q, qd, ws: Workspace, what: int) -> None:
@@ -556,7 +562,7 @@ class CartesianSystem(MechanicalSystem):
         return (self._ibuf, self._ilay, self._fbuf, self._flay, self._sbuf, self._slay)
 
     def initial_state(self) -> State:
-        if not hasattr(self, "_initial"):
+        if self._initial is None:
             from .assembly import assemble
 
             # redundant joint sets are accepted here: the fixed-step solvers leave the dependent
@@ -583,8 +589,9 @@ class CartesianSystem(MechanicalSystem):
         from .vehicle.tyre.contact import transient_rates
 
         self.set_extra(x)
-        ws = self._ows if hasattr(self, "_ows") else self.workspace()
-        self._ows = ws
+        if self._rates_ws is None:
+            self._rates_ws = self.workspace()
+        ws = self._rates_ws
         self.evaluate(t, q, qd, ws, EVAL_Q)
         for j, r in enumerate(self._transient_rows):
             vsx, vsy, vx, sk, sa = self.force_out_all[r, TYRE_TRANSIENT_COLUMNS]
@@ -622,7 +629,7 @@ class CartesianSystem(MechanicalSystem):
                 raise TypeError(f"input '{name}': expected a callable f(t), got {type(fn).__name__}")
             funs[k] = (name, fn)
         self._input_functions = funs
-        self.__dict__.pop("_initial", None)  # the initial state is assembled with them
+        self._initial = None  # the initial state is assembled with them
 
     def apply_input_functions(self, t: float) -> None:
         """Set every channel driven by a callable to its value and derivatives at ``t``."""
@@ -641,12 +648,12 @@ class CartesianSystem(MechanicalSystem):
         (the C engine's ``rtmbs_outputs``); transient tyres at the state's
         deflections, or with ``extra_step`` = h at those of the end of a step h
         (:meth:`set_extra_step`: the forces that step applies)."""
-        if "_opw" not in self.__dict__:  # a packed workspace (Q only is evaluated)
-            self._opw = np.zeros(self.packed_layout.size)
+        if self._outputs_ws is None:  # a packed workspace (Q only is evaluated)
+            self._outputs_ws = np.zeros(self.packed_layout.size)
         h, self.data.xstate[0] = self.data.xstate[0], extra_step
         q = np.ascontiguousarray(q, dtype=np.float64)
         qd = np.ascontiguousarray(qd, dtype=np.float64)
-        _engine.outputs(float(t), q, qd, *self.kernel_buffers(), self._opw, self.n, self.m,
+        _engine.outputs(float(t), q, qd, *self.kernel_buffers(), self._outputs_ws, self.n, self.m,
                         self.output_index, out)
         self.data.xstate[0] = h
 
@@ -819,6 +826,45 @@ class CartesianSystem(MechanicalSystem):
             sg = kin_A[bj] @ mj.s
             out[name] = np.concatenate([F, T - np.cross(sg, F)])
         return out
+
+
+class Data(CartesianSystem):
+    """A data object of a compiled model (``model.new_data()``; MuJoCo's mjData beside mjModel,
+    Pinocchio's Data beside Model): the :data:`DATA_ATTRIBUTES`, made new from the model. Every
+    other attribute (sizes, names, index maps, patterns, the read-only model buffers) is the
+    model's (:attr:`compiled`): looked up there at first use and kept as a reference, never
+    copied (a step then reads it at the cost of the model's own attributes). A data object is a
+    system in its own right: a solver made on it evaluates, steps and publishes its outputs in
+    its own buffers, so runs on different data objects of one model are independent (the model's
+    own data, that ``model.evaluate`` uses, is one more of them)."""
+
+    def __init__(self, model: CartesianSystem):
+        model = model.compiled if isinstance(model, Data) else model
+        self.compiled = model
+        # the protocol's class-level defaults (n = 0, m = 0, name, ...) would hide the model's
+        # values from __getattr__
+        for name in _PROTOCOL_DEFAULTS:
+            setattr(self, name, getattr(model, name))
+        vars(self).update(model._fresh_data())
+
+    def __getattr__(self, name):
+        # (only for names this object does not have yet: the model's; every per-run name is set
+        # in __init__, so none of them is ever taken from the model)
+        model = vars(self).get("compiled")
+        if model is None or name in DATA_ATTRIBUTES or name.startswith("__"):
+            raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
+        value = getattr(model, name)
+        setattr(self, name, value)
+        return value
+
+    @property
+    def packed_layout(self) -> "PackedLayout":
+        return self.compiled.packed_layout
+
+
+#: the protocol's class-level defaults (``MechanicalSystem``): a data object holds the model's
+_PROTOCOL_DEFAULTS = tuple(k for k, v in vars(MechanicalSystem).items()
+                           if not k.startswith("_") and not callable(v) and not isinstance(v, property))
 
 
 def _wrap_period(coefficients, path, most=1000) -> float:

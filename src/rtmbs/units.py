@@ -22,7 +22,7 @@ COORDINATE = {
 BODY_OUTPUT = {
     "x": "m", "y": "m", "z": "m", "vx": "m/s", "vy": "m/s", "vz": "m/s",
     "wx": "rad/s", "wy": "rad/s", "wz": "rad/s", "ax": "m/s²", "ay": "m/s²", "az": "m/s²",
-    # vehicle outputs (rtmbs.model.Sensor, vehicle/assembly/outputs.py) and driver signals
+    # vehicle outputs (rtmbs.model.Sensor, vehicle/build/outputs.py) and driver signals
     "roll": "rad", "pitch": "rad", "yaw": "rad", "roll_rate": "rad/s", "pitch_rate": "rad/s",
     "yaw_rate": "rad/s", "sideslip": "rad", "steer": "rad", "spin": "rad/s",
     "handwheel": "rad", "handwheel_angle": "rad", "rack_travel": "m",

@@ -3,8 +3,8 @@ parameters come back from its own noisy responses; bad set-ups are named errors.
 import numpy as np
 import pytest
 
-from rtmbs.concept import identify as idf
-from rtmbs.concept import manoeuvres as mv
+from rtmbs.concept import calibrate as idf
+from rtmbs.concept import drive_cycles as mv
 from rtmbs.concept import models as cm
 from rtmbs.errors import ModelError, SolverError
 from rtmbs.models import load_model

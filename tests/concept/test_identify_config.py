@@ -1,5 +1,5 @@
 """`rtmbs identify CONFIG.yaml` on the concept quarter car (issue 15, docs/concept.md): the
-four-phase manoeuvre named in a config reproduces rtmbs.concept.manoeuvres.run, known parameters
+four-phase manoeuvre named in a config reproduces rtmbs.concept.drive_cycles.run, known parameters
 come back from the model's own noisy run, a target run of another model (multilink-ideal), the
 exact messages of bad configs, and the Jacobian columns on a 2-worker LocalCluster equal the
 in-process ones bit for bit."""
@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 import yaml
 
-from rtmbs.concept import identify as idf
-from rtmbs.concept import manoeuvres as mv
+from rtmbs.concept import calibrate as idf
+from rtmbs.concept import drive_cycles as mv
 from rtmbs.concept import models as cm
 from rtmbs.errors import ModelError
 from rtmbs.models.multilink import multilink_model
@@ -34,7 +34,7 @@ def _config(target, **extra):
 
 
 def test_named_four_phase_manoeuvre_reproduces_the_concept_run():
-    """The config's tables and road drive the YAML model exactly as concept.manoeuvres.run
+    """The config's tables and road drive the YAML model exactly as concept.drive_cycles.run
     drives the Python-built one (the same numbers to round-off)."""
     man = mv.TEST.scaled(SCALE)
     prob = problem(_config({"run": {}}))

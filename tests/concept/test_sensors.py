@@ -2,7 +2,7 @@
 import numpy as np
 import pytest
 
-from rtmbs.concept import sensors as se
+from rtmbs.concept import measurement as se
 
 FS = 1000.0
 

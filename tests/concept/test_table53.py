@@ -9,19 +9,20 @@ import pytest
 
 from rtmbs.concept import models as cm
 from rtmbs.concept import table53 as T
-from rtmbs.manoeuvres.events import sedan_system
+from rtmbs.vehicle.build import load_vehicle_file
+from rtmbs.vehicle.build.vehicle import SEDAN_RWD
 
 
 @pytest.fixture(scope="module")
 def sedan():
-    return sedan_system(0.0)[1]
+    return load_vehicle_file(SEDAN_RWD)   # the rear-drive sedan the campaign drives
 
 
 @pytest.fixture(scope="module")
 def campaign():
     from rtmbs.manoeuvres.campaign import run_campaign
 
-    return run_campaign("sedan", quick=True)
+    return run_campaign("sedan-rwd", quick=True)
 
 
 def test_layout_splits_the_sedan_by_mass_and_moment(sedan):

@@ -416,7 +416,7 @@ def test_a_linalg_error_escaping_a_command_names_the_model(monkeypatch, capsys):
 def test_duplicate_keys_are_refused_in_vehicle_and_subsystem_files(tmp_path, capsys):
     import shutil
 
-    from rtmbs.vehicle.assembly.vehicle import SEDAN
+    from rtmbs.vehicle.build.vehicle import SEDAN
 
     car = tmp_path / "car"
     shutil.copytree(SEDAN, car)
@@ -435,7 +435,7 @@ def test_duplicate_keys_are_refused_in_vehicle_and_subsystem_files(tmp_path, cap
 def test_booleans_are_refused_in_vehicle_files():
     from pydantic import ValidationError
 
-    from rtmbs.vehicle.assembly.schema import Chassis, Part
+    from rtmbs.vehicle.build.schema import Chassis, Part
 
     for bad in (dict(mass=True), dict(mass=1.0, inertia=[1.0, True, 1.0])):
         with pytest.raises(ValidationError, match="expected a number, got true"):

@@ -3,7 +3,9 @@
 Recorded once with the numba engine, before any stage was switched to C (the kernels of main at
 1bd4731): ``python tests/engine/make_golden.py [CASE ...]``. Each case is a built-in model with a solver and its
 options, run with h = 1 ms for ``T`` seconds; every ``EVERY``-th step is kept (q, q̇, the extra
-states, every named output) in ``golden/<case>.npz``.
+states, every named output) in ``golden/<case>.npz``. The three sedan cases were recorded again
+on the C engine when the sedan's design data changed (a front-drive 60/40 car): they check the
+engine against its own earlier runs of the same model, not against numba.
 """
 from __future__ import annotations
 

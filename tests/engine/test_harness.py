@@ -65,9 +65,10 @@ def _run(cmd, plan: Path, out: Path, every: int = 10):
 
 @pytest.mark.parametrize("cc", ["gcc", "clang"])
 def test_engine_compiles_without_warnings(cc, tmp_path):
-    """Every engine source (the binding aside) under -std=c99 -Wall -Wextra -Wpedantic -Werror."""
+    """Every engine source (the binding aside) and the stage timer of
+    benchmarks/bench_engine_stages.py under -std=c99 -Wall -Wextra -Wpedantic -Werror."""
     exe = _need(cc)
-    for src in HARNESS_SOURCES:
+    for src in HARNESS_SOURCES + [SOURCE_DIR / "harness" / "stages" / "stages.c"]:
         r = subprocess.run([exe, *STRICT, "-O2", f"-I{SOURCE_DIR}", "-c", str(src), "-o",
                             str(tmp_path / (src.stem + ".o"))], capture_output=True, text=True)
         assert r.returncode == 0 and r.stderr == "", f"{src.name}: {r.stderr}"

@@ -130,3 +130,132 @@ def test_step_outputs_equals_the_step_then_the_outputs(model_name, solver):
     for name, change in (("rim.z", 1e-5), ("tyre.Fz", 1.0)):
         j = a.output_names.index(name)
         assert abs(ya[j] - first[j]) > change, name
+
+
+# -- several data on one model: interleaved runs -------------------------------------------------
+#: (solver, options): the compiled steps of the four fixed-step solvers of a compiled model and
+#: the dense path driven from Python (every evaluation through ``system.evaluate``)
+INTERLEAVED = [("li-euler", {}), ("li-euler", {"linear_solver": "dense"}), ("li-euler-indep", {}),
+               ("explicit-euler", {}), ("generalized-alpha", {})]
+
+
+@pytest.fixture(scope="module")
+def transient_multilink():
+    """multilink-ideal with a transient tyre (extra states in the data) and a drive torque."""
+    from rtmbs.models.multilink import build
+
+    return build("ideal", transient=True)
+
+
+def _two_starts(model, solver, options):
+    """Two different consistent states of ``model``: its initial state, and the state after 60
+    steps with a drive torque of 400 N m (the wheel spinning, the tyre deflected)."""
+    d = model.new_data()
+    slv = get_solver(solver)(d, **options)
+    st = d.initial_state()
+    slv.reset(st)
+    d.set_input("drive_torque", 400.0)
+    for _ in range(60):
+        assert slv.step(st, 1e-3)
+    return model.initial_state(), st
+
+
+def _chunks(slv, data, st, torque, y):
+    """The run in pieces: a rollout of 40 steps, two ``step_outputs``, a rollout of 40 more, a
+    ``step`` and the outputs. Yields after each piece (so that two runs can be interleaved) and
+    collects what each piece returns into ``y``."""
+    from rtmbs.solvers.rollout import rollout
+
+    out = np.zeros(len(data.output_names))
+    for k in range(2):
+        r = rollout(slv, st, 40, 1e-3, inputs={"drive_torque": torque[k]}, every=8)
+        y += [r.q, r.qd, r.lam, r.x, *r.outputs.values()]
+        yield
+        for _ in range(2):
+            data.set_input("drive_torque", torque[k])
+            assert slv.step_outputs(st, 1e-3, out)
+            y.append(out.copy())
+            yield
+    assert slv.step(st, 1e-3)
+    data.outputs(st.t, st.q, st.qd, out)
+    y += [st.q.copy(), st.qd.copy(), st.x.copy(), np.array([st.t]), out.copy()]
+    yield
+
+
+@pytest.mark.parametrize("solver,options", INTERLEAVED)
+def test_two_data_on_one_model_interleaved_end_as_each_alone(transient_multilink, solver, options):
+    """Two data objects of one model, two solvers, two initial states and two drive torques:
+    the runs taken piece by piece in turn (rollouts and single steps) give, bit for bit, every
+    row, output, multiplier, extra state and end state that each run gives alone."""
+    model = transient_multilink
+    starts = _two_starts(model, solver, options)
+    torques = (np.array([150.0, 250.0]), np.array([-80.0, 30.0]))
+
+    def run(k):
+        d = model.new_data()
+        slv = get_solver(solver)(d, **options)
+        st = starts[k].copy()
+        slv.reset(st)
+        y = []
+        return _chunks(slv, d, st, torques[k], y), y
+
+    alone = []
+    for k in range(2):
+        pieces, y = run(k)
+        for _ in pieces:
+            pass
+        alone.append(y)
+    (pa, ya), (pb, yb) = run(0), run(1)
+    for _ in zip(pa, pb):  # a piece of run 0, a piece of run 1, ...
+        pass
+    for got, want in ((ya, alone[0]), (yb, alone[1])):
+        assert len(got) == len(want)
+        for g, w in zip(got, want):
+            np.testing.assert_array_equal(g, w)
+    # the two runs differ (different starts and torques), and the deflections moved
+    assert np.abs(alone[0][-5] - alone[1][-5]).max() > 1e-3
+    assert np.abs(alone[0][-3]).max() > 1e-5 and np.abs(alone[1][-3]).max() > 1e-5
+
+
+def test_data_objects_have_their_own_per_run_attributes_and_the_model_s_others(transient_multilink):
+    """``new_data`` makes a :class:`Data`: the per-run attributes new (no array of one data object
+    shares memory with another's or the model's), every other attribute the model's own object.
+    Running on a data object (a solver's steps, outputs, extra-state rates, an initial state with
+    input callables) leaves no attribute on it outside ``DATA_ATTRIBUTES`` and none on the model."""
+    from rtmbs.system import DATA_ATTRIBUTES, Data
+
+    model = transient_multilink
+    before = set(vars(model)) | {"_packed"}  # (the packed layout: a constant, made at first use)
+    a, b = model.new_data(), model.new_data()
+    assert type(a) is Data and a.compiled is model and a.new_data().compiled is model
+    for d in (a, b):
+        slv = get_solver("li-euler")(d)
+        st = d.initial_state()
+        slv.reset(st)
+        assert slv.step_outputs(st, 1e-3, np.zeros(len(d.output_names)))
+        d.outputs(st.t, st.q, st.qd, np.zeros(len(d.output_names)))
+        d.extra_rates(st.t, st.q, st.qd, st.x, np.zeros(d.nx))
+        d.acceleration_outputs(st.t, st.q, st.qd, np.zeros(d.n), np.zeros(len(d.acceleration_names)))
+        d.set_input_functions({"drive_torque": lambda t: 10.0 * t})
+        d.initial_state()
+    for name in DATA_ATTRIBUTES:
+        objs = [getattr(x, name) for x in (model, a, b)]
+        assert len({id(o) for o in objs}) == 3, name
+    arrays = {name: [getattr(x, name) for x in (model, a, b)
+                     if isinstance(getattr(x, name), np.ndarray)] for name in DATA_ATTRIBUTES}
+    arrays["_rates_ws"] = [x._rates_ws.buf for x in (a, b)]
+    assert all(len(arrays[k]) == 3 for k in ("_sbuf", "fun_par", "extra_state", "force_out_all"))
+    assert len(arrays["_outputs_ws"]) == 2
+    for name, objs in arrays.items():
+        for i in range(len(objs)):
+            for j in range(i + 1, len(objs)):
+                assert not np.shares_memory(objs[i], objs[j]), name
+    for name in vars(model):
+        if name not in DATA_ATTRIBUTES:
+            assert getattr(a, name) is getattr(model, name), name
+    assert set(vars(a)) <= set(DATA_ATTRIBUTES) | set(vars(model)) | {"compiled"}
+    assert set(vars(model)) == before
+    # the model's data and a data object's are apart: an input set on one is not on the others
+    a.set_input("drive_torque", 5.0)
+    row = model.fun_names["drive_torque"]
+    assert (a.fun_par[row, 0], b.fun_par[row, 0], model.fun_par[row, 0]) == (5.0, 0.0, 0.0)

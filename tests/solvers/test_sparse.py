@@ -10,7 +10,7 @@ from rtmbs.solvers.base import get_solver
 from rtmbs.solvers.sparse import (
     _H_AMAP, _H_COL, _H_DIAG, _H_NNZ, _H_PTR, SparseKKT, SparseLU, column_runs, kkt_hubs,
     lu_refactor, _structure, lu_solve_multi_sp, lu_solve_sp, lu_solve_t_sp, min_degree_order,
-    paired_rows, substructure_order,
+    paired_rows, row_entries, substructure_order,
 )
 from solvertest_models import slider_crank
 
@@ -60,6 +60,35 @@ def test_sparse_lu_solves_like_numpy_and_after_value_changes(seed, ordering):
         lu.solve(x)
         assert lu.residual(x, b) < 1e-14
     assert lu.nanalyse == 1
+
+
+def test_entries_at_shared_positions_are_summed_in_the_factors():
+    """Two entries at one position (row, col): the factors are those of their sum (each row of the
+    factors loads its zeros, its single entries and then its shared ones: row_entries)."""
+    N = 30
+    rng, r, c = _random_system(5, N, 0.12)
+    dup = rng.choice(r.size, 12, replace=False)
+    r2, c2 = np.concatenate([r, r[dup]]), np.concatenate([c, c[dup]])
+    v = rng.standard_normal(r2.size)
+    lu = SparseLU(N, r2, c2, ordering="COLAMD")
+    lu.ax[:] = v
+    lu.analyse()
+    assert lu.refactor() > 0.0
+    A = np.zeros((N, N))
+    np.add.at(A, (r2, c2), v)
+    b = rng.standard_normal(N)
+    x = b.copy()
+    lu.solve(x)
+    np.testing.assert_allclose(x, np.linalg.solve(A, b), rtol=1e-9, atol=1e-9)
+    ptr, diag, col = _storage(lu)
+    amap = lu.ib[lu.ib[_H_AMAP]:lu.ib[_H_AMAP] + lu.ne].astype(np.int64)
+    fptr, fcol, eptr, ecol, eidx = row_entries(ptr, col, amap)
+    # every position of the storage is zeroed or assigned once; the 12 shared ones zeroed, then
+    # their 24 entries added
+    assert fcol.size + np.count_nonzero(np.bincount(amap) == 1) == lu.nnz
+    assert sorted(eidx.tolist()) == list(range(lu.ne))
+    assert int(sum(eptr[2 * i + 2] - eptr[2 * i + 1] for i in range(N))) == 24
+    np.testing.assert_array_equal(ecol, col[amap[eidx]])
 
 
 def _storage(lu):

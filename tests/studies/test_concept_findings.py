@@ -100,7 +100,7 @@ def test_full_car_accuracy_flips_at_half_the_signal_spread():
 
 
 def test_bounds_reached_and_stop_summary():
-    from rtmbs.concept.identify import bounds_reached, stop_summary
+    from rtmbs.concept.calibrate import bounds_reached, stop_summary
 
     names = ("d_f", "d_r", "K")
     lo, hi = [-5.0, -5.0, 1e4], [-0.2, -0.2, 8e4]
@@ -126,7 +126,7 @@ def test_identify_reports_the_cap_and_the_bound_it_hit():
     converged; with one iteration allowed it stops at the cap."""
     import numpy as np
 
-    from rtmbs.concept.identify import identify
+    from rtmbs.concept.calibrate import identify
 
     t = np.linspace(0.0, 1.0, 21)
     target = {"t": t, "z": 3.0 * t}

@@ -140,7 +140,7 @@ def test_open_loop_drive_torque_momentum_balance():
     roll = QSY1 * c.observer["W_tot"] * R0 / r * np.trapezoid(fade, c.t[:i1 + 1])
     want = (2 * T * (acc[1] - acc[0] - 0.2) / r - roll) / m_eff
     assert dv == pytest.approx(want, rel=0.03)
-    assert set(c.stroke) == set(CORNERS) and c.result.meta["model"] == "sedan"
+    assert set(c.stroke) == set(CORNERS) and c.result.meta["model"] == "sedan-rwd"
 
 
 def test_named_errors():
@@ -150,6 +150,6 @@ def test_named_errors():
         run_campaign(target_kmh=-5)
     with pytest.raises(SolverError, match="brake_front must be a finite number"):
         run_campaign(brake_front=float("nan"))
-    with pytest.raises(SolverError, match="model must be 'sedan', 'sedan-bushings' or a vehicle "
-                       "file, got 'truck9'"):
+    with pytest.raises(SolverError, match="model must be 'sedan-rwd', 'sedan', 'sedan-bushings' or a "
+                       "vehicle file, got 'truck9'"):
         run_campaign("truck9")

@@ -91,11 +91,11 @@ def _steady_K(res, hw):
 def test_step_steer_reaches_a_steady_yaw_rate_whose_sign_follows_the_handwheel(step_steers):
     """ISO 7401 at 80 km/h, ±20° handwheel in 0.15 s: little yaw before the step, a peak then a
     steady yaw rate (spread < 1 % over the last 0.5 s) of the handwheel's sign, close to the
-    bicycle model's v δ/(L + K v²) with δ = handwheel / steering ratio (18.1) and a small
-    understeer gradient K, 0.1-1 deg/g: the tyres' (single-track 0.025 deg/g, slip angles 0.19,
-    test_single_track.py) plus the roll steer of the front's −1.9 deg/m and the rear's +1.3 deg/m
-    bump steer (≈ 0.12 deg/g by hand from the K&C slopes and ≈ 8 mm of travel per 0.24 g); with
-    Chrono's −36 deg/m front it was 1.5 deg/g. Left and right within 5 % (ply steer)."""
+    bicycle model's v δ/(L + K v²) with δ = handwheel / steering ratio (18.1) and a moderate
+    understeer gradient K, 0.5-2 deg/g: the tyres at the 60/40 loads (single-track 0.45 deg/g),
+    the load transfer, the steering's compliance and the roll steer (1.3 deg/g on the constant
+    radius, test_understeer.py; measured here 0.95-1.02 deg/g). Left and right within 5 % (ply
+    steer)."""
     r = {}
     for hw, res in step_steers.items():
         t, yr = res.t, res.outputs["chassis.yaw_rate"]
@@ -106,7 +106,7 @@ def test_step_steer_reaches_a_steady_yaw_rate_whose_sign_follows_the_handwheel(s
         assert np.ptp(ss) < 0.01 * abs(ss.mean())
         assert np.sign(ss.mean()) == np.sign(hw)
         assert abs(yr).max() > abs(ss.mean())               # overshoot before settling
-        assert math.radians(0.1) / 9.81 < _steady_K(res, hw) < math.radians(1.0) / 9.81
+        assert math.radians(0.5) / 9.81 < _steady_K(res, hw) < math.radians(2.0) / 9.81
         r[hw] = ss.mean()
     assert r[20.0] == pytest.approx(-r[-20.0], rel=0.05)
 
@@ -159,27 +159,26 @@ def test_open_loop_handwheel_reaches_the_pinion_and_the_rack(step_steers):
 
 def test_constant_radius_understeer_gradient_matches_the_step_steer(step_steers):
     """ISO 4138 on a 40 m circle, 30 → 43 km/h at 0.5 m/s²: the car stays within 0.3 m of the
-    circle; δ − L r/v is linear in ay over 1-3.5 m/s² (rms residual < 1e-4 rad, 6 % of its
-    range of 1.7 mrad; measured 6.8e-5: 4 %; with Chrono's bump steer the range was 4× as
-    large and the test asked 3 % of it) and its
-    slope, the understeer gradient, is within 4e-4 rad/(m/s²) (0.23 deg/g) of the one from the
-    step steer's steady state (a different speed, 80 km/h, a different method, and the drive
-    torque on the rear axle that holds the speed against the rolling resistance adds
-    understeer). That was 15 % of the 2.7e-3 with Chrono's front bump steer; the car is now
-    nearly neutral (measured 7.8e-4 against 4.5e-4), so the tolerance is kept absolute."""
+    circle; δ − L r/v is linear in ay over 1-3.5 m/s² (rms residual < 5 % of its range; measured
+    1.1e-4 rad, 2.6 % of 4.2 mrad) and its slope, the understeer gradient, is within 7e-4 rad/(m/s²) (0.4 deg/g) of the
+    one from the step steer's steady state. The two are different measurements: 30-43 km/h
+    with the speed rising at 0.5 m/s² (the front axle driving) against 80 km/h at a held speed,
+    the gradient over 1-3.5 m/s² against the secant at one a_y. Measured 2.15e-3 on the circle
+    against 1.65e-3 from the step; the circle reads more understeer than the step steer, as it
+    did on the near-neutral rear-drive sedan before (7.8e-4 against 4.5e-4)."""
     res = steady_state_circular(40.0, 30.0, 43.0, accel=0.5, settle=1.5)
     e = res.outputs["driver.lateral_error"][res.t > 1.5]
     assert np.abs(e).max() < 0.3
     ug = understeer_gradient(res, (1.0, 3.5))
     K_step = 0.5 * (_steady_K(step_steers[20.0], 20.0) + _steady_K(step_steers[-20.0], -20.0))
-    assert ug["K_rad_per_m_s2"] == pytest.approx(K_step, abs=4e-4)
+    assert ug["K_rad_per_m_s2"] == pytest.approx(K_step, abs=7e-4)
     o = res.outputs
     v, r = o["chassis.speed"], o["chassis.yaw_rate"]
     m = (res.t > 1.5) & (v * r >= 1.0) & (v * r <= 3.5)
     # the car's own steering ratio (the K&C rig's 18.02, in the run's meta), as the fit used
     y = o["driver.handwheel"][m] / res.meta["steering_ratio"] - 2.776 * r[m] / v[m]
     resid = y - (ug["K_rad_per_m_s2"] * v[m] * r[m] + ug["offset_rad"])
-    assert np.sqrt(np.mean(resid ** 2)) < 1e-4, (np.sqrt(np.mean(resid ** 2)), np.ptp(y))
+    assert np.sqrt(np.mean(resid ** 2)) < 0.05 * np.ptp(y), (np.sqrt(np.mean(resid ** 2)), np.ptp(y))
 
 
 def test_bad_inputs_are_named():

@@ -80,7 +80,7 @@ def test_width_and_tracks_come_from_the_car():
     245 mm tyre (the .tir's WIDTH): 1.600 + 0.245 m, not the former fixed 1.85 m."""
     import warnings
 
-    from rtmbs.vehicle.assembly.vehicle import sedan_model
+    from rtmbs.vehicle.build.vehicle import sedan_model
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")

@@ -10,8 +10,8 @@ import yaml
 
 from rtmbs.analysis.kc import kc_sweep, parse_range
 from rtmbs.errors import ModelError
-from rtmbs.vehicle.assembly import sedan_model, vehicle_from_dict
-from rtmbs.vehicle.assembly.vehicle import SEDAN
+from rtmbs.vehicle.build import sedan_model, vehicle_from_dict
+from rtmbs.vehicle.build.vehicle import SEDAN
 
 # Test SLA (left side, suspension frame): both arms horizontal and of length L = 0.3 m, pivot
 # axes along x, upright balls on one vertical line: a parallelogram in the y-z plane. The tie

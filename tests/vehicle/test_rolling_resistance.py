@@ -11,7 +11,7 @@ import yaml
 
 from rtmbs.manoeuvres.driver import Driver, drive
 from rtmbs.manoeuvres.events import sedan_system
-from rtmbs.vehicle.assembly.vehicle import SEDAN
+from rtmbs.vehicle.build.vehicle import SEDAN
 from rtmbs.vehicle.tyre.tir import data_path, load_tir
 
 CORNERS = ("fl", "fr", "rl", "rr")

@@ -63,10 +63,11 @@ def _by_hand(res, direction):
 
 @pytest.mark.parametrize("scale, direction", [(3.0, 1), (6.5, -1)])
 def test_criteria_follow_from_the_signal(sedan_A, scale, direction):
-    """3 A, left first: the car settles (ratios < 0.05, pass); 6.5 A (the standard's largest),
-    right first: the sedan (no ESC) spins, the yaw rate keeps growing after the steer (ratios
-    > 1, fail). (5 A right first spun with Chrono's −36 deg/m front bump steer; with −1.9 deg/m
-    it settles, and 5 A left first spins.)"""
+    """3 A, left first, and 6.5 A (the standard's largest), right first: the front-drive sedan
+    (no ESC) settles after the steer (ratios < 0.05, pass): its front axle saturates first
+    (60 % of the load and 64.5 % of the roll stiffness at the front), so the rear keeps its grip.
+    Measured at 80 km/h, A = 22.7°: ratios within ±0.012 at 1.5, 3, 5 and 6.5 A, both
+    directions."""
     res = sine_with_dwell(80.0, scale, amplitude_deg=sedan_A, direction=direction)
     c, hand = res.meta["criteria"], _by_hand(res, direction)
     assert c["cos"] == pytest.approx(0.5 + 1 / 0.7 + 0.5, abs=1e-12)
@@ -83,8 +84,8 @@ def test_criteria_follow_from_the_signal(sedan_A, scale, direction):
         assert abs(hand["peak"]) == pytest.approx(hand["window_max"], rel=0.01)
         assert max(abs(c["ratio_1.0"]), abs(c["ratio_1.75"])) < 0.05 and c["pass"]
     else:
-        assert c["ratio_1.75"] > 1.0 and c["ratio_1.0"] > SINE_DWELL_LIMITS["ratio_1.0"]
-        assert not c["pass"]
+        assert max(abs(c["ratio_1.0"]), abs(c["ratio_1.75"])) < 0.05 < SINE_DWELL_LIMITS["ratio_1.75"]
+        assert c["pass"] and not c["spin"]
 
 
 def test_bad_inputs_are_named():

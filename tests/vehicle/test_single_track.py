@@ -101,9 +101,11 @@ def test_sedan_axle_stiffness_and_force_split_match_the_step_steer(sedan):
 def test_sedan_understeer_gradient_against_the_single_track(sedan):
     """(iii): the slip-angle understeer of the step steer's steady state within 0.25 deg/g of the
     single-track K; the steer-based gradient (δ = handwheel / the model's ratio) exceeds it by
-    the roll steer the linear model leaves out. By hand: the front bump steer (−1.9 deg/m, K&C)
-    over the ≈ ±8 mm of front wheel travel per 0.24 g of the steady state is ≈ 0.07 deg/g, the
-    rear's +1.3 deg/m ≈ 0.05: 0.05-0.3 deg/g (with Chrono's −36 deg/m the gap was 1.43)."""
+    what the linear model leaves out: the roll steer (the front's −1.9 deg/m of bump steer turns
+    the outer wheel out of the turn, the rear's +1.3 deg/m the outer rear wheel into it) and the
+    steering's compliance under the aligning torques (column torsion bar and rack mounts). The
+    constant-radius breakdown gives 0.15 and 0.20 deg/g for them (test_understeer.py); test (iv)
+    checks the sum against the K&C rig at this state's wheel travels. Measured 0.41: 0.2-0.6."""
     st, _, res, _ = sedan
     v, r = _steady(res, "chassis.speed"), _steady(res, "chassis.yaw_rate")
     ay = v * r
@@ -113,7 +115,7 @@ def test_sedan_understeer_gradient_against_the_single_track(sedan):
     g = math.degrees(1.0) * 9.81
     assert K_slip * g == pytest.approx(st.K_deg_per_g, abs=0.25), (K_slip * g, st.K_deg_per_g)
     K_steer = (math.radians(HW) / st.steering_ratio - st.wheelbase * r / v) / ay
-    assert 0.05 < (K_steer - K_slip) * g < 0.3, (K_steer * g, K_slip * g)
+    assert 0.2 < (K_steer - K_slip) * g < 0.6, (K_steer * g, K_slip * g)
 
 
 def _travel(system, q, corner):

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from rtmbs.analysis.statics import preloads_for_ride_height, vehicle_statics
-from rtmbs.vehicle.assembly import sedan_model
+from rtmbs.vehicle.build import sedan_model
 
 
 @pytest.fixture(scope="module")
@@ -41,9 +41,9 @@ def test_axle_loads_from_the_centre_of_mass(statics):
 
 def test_spring_force_is_rate_times_compression(statics):
     c = statics["corners"]["rl"]
-    assert c["spring_force_N"] == pytest.approx(55000.0 * (c["spring_free_length_m"] - c["spring_length_m"]))
-    # the file's preload (rear_suspension.yaml: 4005 N at the design length)
-    assert c["spring_preload_at_design_N"] == pytest.approx(4005.0, abs=1e-3)
+    assert c["spring_force_N"] == pytest.approx(40000.0 * (c["spring_free_length_m"] - c["spring_length_m"]))
+    # the file's preload (rear_suspension.yaml: 3466 N at the design length)
+    assert c["spring_preload_at_design_N"] == pytest.approx(3466.0, abs=1e-3)
 
 
 def test_preloads_reach_the_target_ride_height():
@@ -51,9 +51,10 @@ def test_preloads_reach_the_target_ride_height():
     assert adjusted["axles"]["front"]["ride_height_m"] == pytest.approx(0.325, abs=1e-4)
     design_rear = adjusted["axles"]["rear"]["design_ride_height_m"]
     assert adjusted["axles"]["rear"]["ride_height_m"] == pytest.approx(design_rear, abs=1e-4)
-    # 7 mm lower at the front: about 7 mm x the front wheel rate (23.2 kN/m from rtmbs kc) x
-    # the spring's lever (spring 85 kN/m: motion ratio^2 = 23.2/85) less preload per spring
-    assert pre["front"]["preload_N"] < 6248.0 - 100.0
+    # 3.3 mm lower at the front (design 0.3283 m): about 3.3 mm x the front wheel rate (25.5
+    # kN/m from rtmbs kc) / the spring's lever (spring 93 kN/m: motion ratio = √(25.5/93) =
+    # 0.52), 160 N less preload per spring
+    assert 7857.0 - 250.0 < pre["front"]["preload_N"] < 7857.0 - 100.0
 
 
 def test_cli_writes_json_with_units(tmp_path):
@@ -77,7 +78,7 @@ def test_cli_bad_ride_height_is_one_line():
 def test_vehicle_acceleration_vanishes_at_the_equilibrium():
     from rtmbs.assembly import static_equilibrium
     from rtmbs.system import compile_model
-    from rtmbs.vehicle.assembly import held_for_statics
+    from rtmbs.vehicle.build import held_for_statics
 
     held = compile_model(held_for_statics(sedan_model()))
     q, _ = static_equilibrium(held)
@@ -90,25 +91,32 @@ def test_vehicle_acceleration_vanishes_at_the_equilibrium():
 
 
 def test_missing_rear_preload_sags_and_is_warned(tmp_path):
-    """Without its 4005 N preload the rear axle sinks until the springs carry the load again:
-    about 4005 N / (k_s · MR) with MR = √(k_w / k_s) = √(30414 / 55000) (wheel rate from rtmbs
-    info): 98 mm of wheel travel, within the geometry's non-linearity."""
+    """Without its 3466 N preload P the rear axle sinks until the springs and the bump stops
+    carry the load again. On the spring line (travel s): k_s s + k_b (s − c)² = P, with the stop's
+    clearance c = 60 mm, rate k_b = 5e6 N/m² (rear_suspension.yaml); s = 71.2 mm, and the wheel
+    travel s / MR with MR = √(k_w / k_s) = √(21992 / 40000) (wheel rate from rtmbs info): 96 mm,
+    within 5 % (the geometry's non-linearity over that travel)."""
     import shutil
     import warnings
 
-    from rtmbs.vehicle.assembly import load_vehicle_file
-    from rtmbs.vehicle.assembly.vehicle import SEDAN
+    from rtmbs.vehicle.build import load_vehicle_file
+    from rtmbs.vehicle.build.vehicle import SEDAN
 
     car = tmp_path / "car"
     shutil.copytree(SEDAN, car)
     f = car / "rear_suspension.yaml"
-    f.write_text(f.read_text().replace("preload: 4005.0", "preload: 0.0"))
+    f.write_text(f.read_text().replace("preload: 3466.0", "preload: 0.0"))
     with warnings.catch_warnings(record=True) as rec:
         warnings.simplefilter("always")
         st = vehicle_statics(load_vehicle_file(car))
     sag = st["axles"]["rear"]["sag_m"]
-    mr = (30414.0 / 55000.0) ** 0.5
-    assert sag == pytest.approx(4005.0 / (55000.0 * mr), rel=0.1)
+    mr = (21992.0 / 40000.0) ** 0.5
+    ks, kb, c, P = 40000.0, 5.0e6, 0.060, 3466.0
+    # kb s² + (ks − 2 kb c) s + kb c² − P = 0, the root beyond the clearance
+    b = ks - 2 * kb * c
+    s = (-b + (b * b - 4 * kb * (kb * c * c - P)) ** 0.5) / (2 * kb)
+    assert s > c and s == pytest.approx(0.0712, abs=1e-4)
+    assert sag == pytest.approx(s / mr, rel=0.05)
     msgs = [str(w.message) for w in rec if "ride height at rest" in str(w.message)]
     assert msgs == [f"sedan: the rear axle sags {1e3 * sag:.0f} mm from its design ride height at "
                     "rest (more than 30 mm): spring preload missing or wrong? (rtmbs statics "
@@ -127,8 +135,8 @@ def test_bushing_car_carries_its_weight(statics):
 
 def test_one_axle_vehicle_is_refused():
     from rtmbs.errors import ModelError
-    from rtmbs.vehicle.assembly import load_vehicle_file
-    from rtmbs.vehicle.assembly.vehicle import SEDAN_REAR_AXLE
+    from rtmbs.vehicle.build import load_vehicle_file
+    from rtmbs.vehicle.build.vehicle import SEDAN_REAR_AXLE
 
     with pytest.raises(ModelError) as exc:
         vehicle_statics(load_vehicle_file(SEDAN_REAR_AXLE))

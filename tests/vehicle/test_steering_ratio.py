@@ -15,7 +15,7 @@ import yaml
 from rtmbs.analysis.kc import steering_ratio_on_centre
 from rtmbs.errors import ModelError
 from rtmbs.manoeuvres.single_track import steering_ratio
-from rtmbs.vehicle.assembly.vehicle import SEDAN, sedan_model
+from rtmbs.vehicle.build.vehicle import SEDAN, sedan_model
 
 
 def hand_ratio() -> float:

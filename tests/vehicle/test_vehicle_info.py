@@ -11,7 +11,10 @@ import numpy as np
 import pytest
 
 from rtmbs.analysis.statics import vehicle_info
-from rtmbs.vehicle.assembly import sedan_model
+from rtmbs.vehicle.build import sedan_model
+
+
+FRONT_UNSPRUNG = 23.2 + 9.0 + 0.5 * (1.032 + 1.611 + 1.5 + 1.5 + 4.0)   # kg
 
 
 @pytest.fixture(scope="module")
@@ -26,8 +29,9 @@ def test_geometry_from_the_vehicle_files(info):
 
 
 def test_front_unsprung_mass_by_hand(info):
-    # wheel 23.2 + upright 1.397 in full; upper arm 1.032, lower arm 1.611, bar half 1.5 half
-    assert info["unsprung_mass_kg"]["fl"] == pytest.approx(23.2 + 1.397 + 0.5 * (1.032 + 1.611 + 1.5))
+    # wheel 23.2 + upright 9.0 in full; upper arm 1.032, lower arm 1.611, bar half 1.5 and the
+    # half shaft (outshaft 1.5, halfshaft 4.0) half
+    assert info["unsprung_mass_kg"]["fl"] == pytest.approx(FRONT_UNSPRUNG)
 
 
 def _front_wheel_rate_by_hand():
@@ -36,11 +40,11 @@ def _front_wheel_rate_by_hand():
     pivot_y = 0.5 * (0.420 + 0.470)
     mr = (0.620 - pivot_y) / (0.770 - pivot_y)
     d = np.subtract([-0.040, 0.520, 0.230], [0.000, 0.620, -0.270])
-    return 85000.0 * (mr * d[2] / np.linalg.norm(d)) ** 2
+    return 93000.0 * (mr * d[2] / np.linalg.norm(d)) ** 2
 
 
 def test_front_wheel_rate_from_spring_rate_and_motion_ratio(info):
-    # the hand calculation leaves out the upper arm's effect on the wheel's path: 1.4 % here
+    # the hand calculation leaves out the upper arm's effect on the wheel's path: 1.2 % here
     assert info["axles"]["front"]["wheel_rate_N_per_m"] == pytest.approx(_front_wheel_rate_by_hand(), rel=0.03)
 
 
@@ -49,7 +53,7 @@ def test_front_ride_frequency_by_hand(info):
     mass = np.array([b.mass for b in m.bodies])
     x_cm = float(mass @ np.array([b.position[0] for b in m.bodies]) / mass.sum())
     front_mass = mass.sum() * x_cm / 2.776  # rear axle at x = 0
-    ms = 0.5 * front_mass - (23.2 + 1.397 + 0.5 * (1.032 + 1.611 + 1.5))
+    ms = 0.5 * front_mass - FRONT_UNSPRUNG
     f = math.sqrt(_front_wheel_rate_by_hand() / ms) / (2 * math.pi)
     assert info["axles"]["front"]["ride_frequency_Hz"] == pytest.approx(f, rel=0.03)
     assert 1.0 < info["axles"]["front"]["ride_frequency_Hz"] < 1.6  # passenger cars
@@ -67,11 +71,11 @@ def test_info_cli_has_a_vehicle_section_with_units():
 
 
 def test_front_roll_centre_by_the_instant_centre_construction(info):
-    """Front view at x = 0 (front_suspension frame; road at z = -0.4519): the upper arm's pivot
+    """Front view at x = 0 (front_suspension frame; road at z = -0.4482): the upper arm's pivot
     axis crosses it at (0.4433, 0.1017), its ball joint at (0.695, 0.105); the lower arm's at
     (0.445, -0.2675) and (0.770, -0.320). The two arm lines meet at the instant centre
-    (-1.667, 0.0737); the line from the contact point (0.7979, -0.4519) through it crosses the
-    centre line 0.170 m above the road."""
+    (-1.667, 0.0737); the line from the contact point (0.7979, -0.4482) through it crosses the
+    centre line 0.169 m above the road."""
     def at_x0(a, b):
         a, b = np.asarray(a), np.asarray(b)
         lam = -a[0] / (b[0] - a[0])
@@ -84,7 +88,7 @@ def test_front_roll_centre_by_the_instant_centre_construction(info):
     A = np.column_stack([up_out - up_in, -(lo_out - lo_in)])
     u = np.linalg.solve(A, lo_in - up_in)[0]
     ic = up_in + u * (up_out - up_in)
-    contact = np.array([0.7979, -0.4519])
-    rch = contact[1] + (ic[1] - contact[1]) / (ic[0] - contact[0]) * (0.0 - contact[0]) + 0.4519
-    assert rch == pytest.approx(0.170, abs=1e-3)
+    contact = np.array([0.7979, -0.4482])
+    rch = contact[1] + (ic[1] - contact[1]) / (ic[0] - contact[0]) * (0.0 - contact[0]) + 0.4482
+    assert rch == pytest.approx(0.169, abs=1e-3)
     assert info["axles"]["front"]["roll_centre_height_m"] == pytest.approx(rch, rel=0.02)

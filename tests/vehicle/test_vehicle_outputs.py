@@ -1,4 +1,4 @@
-"""Vehicle outputs of every car (vehicle/assembly/outputs.py, engine/sensors.c) against values
+"""Vehicle outputs of every car (vehicle/build/outputs.py, engine/sensors.c) against values
 set by hand: attitude from a rotation built as Rz Ry Rx, centre-of-mass velocity in heading
 axes, sideslip, rates, steer angle and wheel spin; the acceleration from Newton's law in the air
 (only the weight: a = g) and at rest on the ground after statics (a = 0)."""
@@ -11,7 +11,7 @@ from rtmbs.model.rotation import quaternion_from_matrix
 from rtmbs.system import compile_model
 from rtmbs.units import unit_of
 from rtmbs.io.meta import system_units
-from rtmbs.vehicle.assembly import sedan_model
+from rtmbs.vehicle.build import sedan_model
 
 
 def _rx(a):

@@ -92,7 +92,7 @@ def rig_model(model: Model) -> Model:
                     function=0.0)
     if not found:
         raise ModelError(model.name, "no wheel bearings '<fl|fr|rl|rr>_wheel_bearing': not a "
-                         "vehicle built by rtmbs.vehicle.assembly")
+                         "vehicle built by rtmbs.vehicle.build")
     if any(j.name == "pinion_angle" for j in m.joints):
         # a pinion-driven rack: the rig drives the rack's travel instead, the coupler turns the pinion
         m.joints = [j for j in m.joints if j.name != "pinion_angle"]

@@ -3,7 +3,7 @@ equilibrium): corner loads, ride heights, spring and tyre deflections, and the s
 that give a target ride height.
 
 The solve is :func:`rtmbs.assembly.static_equilibrium` (Newton on Q(q, 0) − Φqᵀλ = 0, Φ = 0) on
-:func:`~rtmbs.vehicle.assembly.vehicle.held_for_statics` (chassis x, y, yaw and the wheel spins
+:func:`~rtmbs.vehicle.build.vehicle.held_for_statics` (chassis x, y, yaw and the wheel spins
 held: a car at rest has no stiffness there; their multipliers vanish at the equilibrium).
 
 Definitions (ISO 8855: x forward, y left, z up; SI units):
@@ -29,7 +29,7 @@ from ..model.description import Model
 from ..protocol import EVAL_PHIQ, EVAL_Q
 from ..system import compile_model
 from ..tolerances import MODEL_RANK_RTOL
-from ..vehicle.assembly.vehicle import DesignWarning, held_for_statics
+from ..vehicle.build.vehicle import DesignWarning, held_for_statics
 
 CORNERS = ("fl", "fr", "rl", "rr")
 #: an axle farther than this from its design ride height at rest is warned about (m)

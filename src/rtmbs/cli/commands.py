@@ -298,7 +298,7 @@ def cmd_run(args) -> int:
     if args.out:
         writable_dir(args.out)  # before the run, not after it
     system = load_model(args.model)
-    from ..runs.manoeuvre import input_functions
+    from ..runs.input_files import input_functions
 
     inputs = input_functions(args.input, system)
     slv = get_solver(args.solver)(system, **solver_options(args))  # its own option errors

@@ -62,8 +62,9 @@ def register(subparsers, formatter_class=argparse.HelpFormatter) -> None:
                    help="initial (and held) speed, km/h (default: step-steer, lane-change, "
                    "sine-dwell, brake-in-turn 80; constant-radius 30, its start)")
     p.add_argument("--handwheel", type=float, default=None, metavar="DEG",
-                   help="step-steer: handwheel angle, deg, + left (default: the single-track "
-                   f"model's steer for a_y = {STEP_AY:g} m/s², ISO 7401)")
+                   help="step-steer: handwheel angle, deg, + left (default: the angle for "
+                   f"a_y = {STEP_AY:g} m/s², ISO 7401: a trial step at the single-track model's "
+                   "angle, scaled)")
     p.add_argument("--t-end", type=float, default=3.0, metavar="S",
                    help="step-steer: end of the run, s (the step at 0.5 s)")
     p.add_argument("--radius", type=float, default=None, metavar="M",
@@ -169,17 +170,22 @@ def cmd_event(args) -> int:
         progress.close()
     wall = time.perf_counter() - w0
     from ..io.files import save_result
+    from ..manoeuvres import published
+
+    L = car.model.body("fl_wheel").position[0] - car.model.body("rl_wheel").position[0]
+    beside = published.beside(event, metrics, L, ratio)
 
     files = [write_csv(out / "event.csv", res, ratio, extra),
              plot_event(out / "event.png", event, res, ratio, settings),
-             write_markdown(out / "event.md", settings, metrics, res),
+             write_markdown(out / "event.md", settings, metrics, res, beside),
              *save_result(res, out, system=car.system)]  # for `rtmbs view DIR`
     course = event_course(event, res, car.model.body("chassis").position[0])
     if course is not None:
         (out / "course.json").write_text(json.dumps(_json_safe(course)))
         files.append(out / "course.json")
     summary = {"event": event, "car": car.name, "settings": settings, "metrics": metrics,
-               "wall_s": wall, "files": [str(f) for f in files] + [str(out / "summary.json")],
+               "published_ranges": beside, "wall_s": wall,
+               "files": [str(f) for f in files] + [str(out / "summary.json")],
                "warnings": warnings_shown()}
     (out / "summary.json").write_text(json.dumps(_json_safe(summary), indent=1))
     if args.json:
@@ -189,6 +195,8 @@ def cmd_event(args) -> int:
         print(f"{EVENTS[event].split(':')[0]}, {car.name} at {kmh:g} km/h: "
               + ", ".join(f"{label(k)} {_fmt(v)}{' ' + unit(k) if unit(k) != '-' else ''}"
                           for k, v in head.items()))
+        for line in published.lines(beside):
+            print(line)
         print(f"report written to {out}/ ({', '.join(Path(f).name for f in summary['files'])})")
     return 0
 
@@ -196,7 +204,7 @@ def cmd_event(args) -> int:
 # -- the events --------------------------------------------------------------------------------
 
 def _step_steer(args, car, kmh, ratio, settings, run):
-    from ..manoeuvres.events import step_steer
+    from ..manoeuvres.events import steer_for_ay, step_steer
     from ..manoeuvres.metrics import step_steer_metrics
     from ..manoeuvres.single_track import single_track_from_car
 
@@ -204,9 +212,12 @@ def _step_steer(args, car, kmh, ratio, settings, run):
     st, ing = single_track_from_car(car.model, speed=v)
     hw = args.handwheel
     if hw is None:
-        hw = math.degrees(ratio * st.steer_for_ay(v, STEP_AY))
-        settings["handwheel_source"] = (f"single-track steer for a_y = {STEP_AY:g} m/s² "
-                                        "(ISO 7401)")
+        # a trial step at the single-track model's angle (it knows only the tyres' share of the
+        # understeer), scaled to the a_y the standard asks
+        trial = math.degrees(ratio * st.steer_for_ay(v, STEP_AY))
+        hw = steer_for_ay(kmh, STEP_AY, trial_deg=trial, **run)
+        settings["handwheel_source"] = (f"a trial step steer of {trial:.4g} deg (the single-track "
+                                        f"model's), scaled to a_y = {STEP_AY:g} m/s² (ISO 7401)")
     else:
         settings["handwheel_source"] = "--handwheel"
     settings.update(handwheel_deg=hw, t_step_s=0.5, rise_s=0.15, t_end_s=args.t_end)
@@ -319,7 +330,8 @@ def event_course(event: str, res, x0: float) -> dict | None:
     if event == "lane-change":
         cones = []
         for ln in res.meta["lanes"]:
-            n = max(1, math.ceil((ln["x1"] - ln["x0"]) / CONE_SPACING))
+            # (a section of 15 m starting at x0 = 1.69 m measures 15.000000000000002 m)
+            n = max(1, math.ceil((ln["x1"] - ln["x0"]) / CONE_SPACING - 1e-9))
             for x in np.linspace(ln["x0"], ln["x1"], n + 1):
                 cones += [[x, ln["y"] - ln["width"] / 2.0], [x, ln["y"] + ln["width"] / 2.0]]
         return {"event": event, "lanes": res.meta["lanes"], "cones": cones}
@@ -406,7 +418,9 @@ def write_csv(path: Path, res, ratio: float, extra: dict) -> Path:
     return path
 
 
-def write_markdown(path: Path, settings: dict, metrics: dict, res) -> Path:
+def write_markdown(path: Path, settings: dict, metrics: dict, res, beside=()) -> Path:
+    from ..manoeuvres.published import markdown
+
     title = EVENTS[settings["event"]].split(":")[0]
     lines = [f"# {title}: {settings['car']} at {settings['speed_kmh']:g} km/h", "",
              f"{EVENTS[settings['event']]}.", "", "## Settings", "",
@@ -417,7 +431,7 @@ def write_markdown(path: Path, settings: dict, metrics: dict, res) -> Path:
     lines += ["", "## Metrics", "", "| metric | value | unit |", "| --- | --- | --- |"]
     for k, v in metrics.items():
         lines.append(f"| {label(k)} | {_fmt(v)} | {unit(k)} |")
-    lines += ["", "Signals: event.csv (names, then units, then one row per sample) and "
+    lines += ["", *markdown(list(beside)), "Signals: event.csv (names, then units, then one row per sample) and "
               "event.png. Sideslip: of the chassis reference point; a_y = v·r.", ""]
     if "single_track_yaw_rate_gain_road_wheel_1_s" in metrics:
         lines += ["The single-track values are the linear bicycle model of the same car (axle "

@@ -46,7 +46,7 @@ def register(subparsers, formatter_class=argparse.HelpFormatter) -> None:
 def vehicle_model(name: str):
     """A vehicle's model description by built-in name or file."""
     from ..errors import ModelError
-    from ..vehicle.assembly import load_vehicle_file, sedan_model
+    from ..vehicle.build import load_vehicle_file, sedan_model
 
     if name in ("sedan", "sedan-bushings"):
         return sedan_model("ideal" if name == "sedan" else "bushings")

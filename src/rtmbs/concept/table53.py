@@ -9,7 +9,7 @@ Pipeline (each step a function):
 2. the virtual measurement campaign, :func:`rtmbs.manoeuvres.campaign.run_campaign` (raw strokes,
    corner accelerations, speed);
 3. :func:`reconstruct`: strokes low-passed at 25 Hz, corner accelerations high-passed at 0.5 Hz,
-   a_x from the speed, wheel-centre heights by :func:`rtmbs.concept.sensors.reconstruct_wheel_centre`
+   a_x from the speed, wheel-centre heights by :func:`rtmbs.concept.measurement.reconstruct_wheel_centre`
    with the eq. 5.11 tyre-deflection correction;
 4. :func:`longitudinal_inputs`: F_x per wheel and the rear drive torque from a_x (eqs. 5.6-5.10);
 5. :func:`identify_car`: the 14 parameters of :data:`rtmbs.concept.models.CAR_PARAMS` on the
@@ -29,7 +29,7 @@ import numpy as np
 from ..analysis import sensors as sn
 from . import longitudinal as lo
 from . import models as cm
-from .sensors import lowpass, reconstruct_wheel_centre
+from .measurement import lowpass, reconstruct_wheel_centre
 
 CORNERS = cm.CORNERS
 STROKES = tuple(f"s_{c}" for c in CORNERS)
@@ -63,15 +63,15 @@ def _inertia_about(bodies, cg):
 
 
 def sedan_layout(model=None) -> cm.CarLayout:
-    """:class:`~rtmbs.concept.models.CarLayout` of a car built by ``rtmbs.vehicle.assembly`` (the
-    built-in sedan by default): per corner the wheel (rim) and an arm of upright/knuckle + half
+    """:class:`~rtmbs.concept.models.CarLayout` of a car built by ``rtmbs.vehicle.build`` (the
+    rear-drive ``sedan-rwd`` by default): per corner the wheel (rim) and an arm of upright/knuckle + half
     of each link (+ half the half shaft at the rear), at their centres of mass; everything else
     sprung. ``sprung_inertia`` is the sprung parts' about their centre of mass (the reference
     the identified I_xx, I_yy compare to)."""
     if model is None:
-        from ..manoeuvres.events import sedan_system
+        from ..vehicle.build.vehicle import SEDAN_RWD, load_vehicle_file
 
-        model = sedan_system(0.0)[1]
+        model = load_vehicle_file(SEDAN_RWD)
     bodies = {b.name: b for b in model.bodies}
     share = {name: 1.0 for name in bodies}
     axles, offsets, wcs = {}, {}, {}
@@ -168,7 +168,7 @@ def reconstruction_errors(campaign, rec: Reconstruction, fc: float = 0.5) -> dic
     reconstruction's own); ``road_slow``: RMS of the road's part below ``fc`` under the wheel;
     ``less_road_slow``: of the error less that part of the road (what no body-mounted sensor
     high-passed at ``fc`` can see)."""
-    from .sensors import highpass
+    from .measurement import highpass
 
     out = {}
     for c in CORNERS:
@@ -244,7 +244,7 @@ def chassis_signals(system, res, point) -> dict:
 
 @dataclass(frozen=True)
 class StrokeSimulator:
-    """``simulate(params)`` for :func:`rtmbs.concept.identify.identify`: the 5-body identification
+    """``simulate(params)`` for :func:`rtmbs.concept.calibrate.identify`: the 5-body identification
     model of ``layout`` (wheel-centre heights ``wheel_z``: corner -> table Input; channel inputs
     one value per step), ``n`` steps of ``h`` with li-euler, sampled every ``every`` steps;
     returns the four strokes ``s_<corner>`` (and the chassis signals at ``point``). Picklable."""

@@ -101,42 +101,19 @@ rtmbs_status rtmbs_explicit_euler_step(const rtmbs_model* mdl, rtmbs_data* d, do
 }
 
 /* the step as rtmbs_fixed_rollout calls it */
-typedef struct explicit_ctx_ {
-    const rtmbs_model* mdl;
-    rtmbs_data* d;
-    double *w0, *w1, *vec, *q, *qd;
-    rtmbs_kkt* kkt;
-    const rtmbs_explicit_options* opt;
-} explicit_ctx;
-
-static rtmbs_status explicit_step(void* ctx, double t, int* ok) {
-    explicit_ctx* c = (explicit_ctx*)ctx;
+static rtmbs_status explicit_step(const rtmbs_step_args* c, double t, int* ok) {
     double diag[2];
     rtmbs_status s = rtmbs_explicit_euler_step(c->mdl, c->d, c->w0, c->w1, c->kkt, c->vec, c->q,
-                                               c->qd, t, c->opt, NULL, 0, NULL, diag);
+                                               c->qd, t, (const rtmbs_explicit_options*)c->opt,
+                                               NULL, 0, NULL, diag);
     *ok = diag[0] > 0.0;
     return s;
 }
 
 rtmbs_status rtmbs_explicit_euler_rollout(const rtmbs_model* mdl, rtmbs_data* d, double* w0,
                                           double* w1, rtmbs_kkt* kkt, double* vec, double* q,
-                                          double* qd, double t_origin, int64_t i0,
-                                          const rtmbs_explicit_options* opt, int64_t n_steps,
-                                          int64_t every, const int64_t* chan, int64_t nchan,
-                                          const double* inputs, const int64_t* oidx, int64_t nout,
-                                          rtmbs_rollout_rows* rows, double* q_good,
-                                          double* qd_good, double* x_good, int64_t* done) {
-    explicit_ctx c;
-    c.mdl = mdl;
-    c.d = d;
-    c.w0 = w0;
-    c.w1 = w1;
-    c.vec = vec;
-    c.q = q;
-    c.qd = qd;
-    c.kkt = kkt;
-    c.opt = opt;
-    return rtmbs_fixed_rollout(mdl, d, explicit_step, &c, q, qd, vec + mdl->size.nq, w1, t_origin,
-                               i0, opt->h, n_steps, every, chan, nchan, inputs, oidx, nout, rows,
-                               q_good, qd_good, x_good, done);
+                                          double* qd, const rtmbs_explicit_options* opt,
+                                          const rtmbs_rollout* ro, int64_t* done) {
+    const rtmbs_step_args a = {mdl, d, w0, w1, vec, q, qd, NULL, kkt, NULL, NULL, opt};
+    return rtmbs_fixed_rollout(&a, explicit_step, vec + mdl->size.nq, opt->h, ro, done);
 }

@@ -30,14 +30,11 @@ rtmbs_status rtmbs_explicit_euler_step(const rtmbs_model* mdl, rtmbs_data* d, do
                                        const int64_t* oidx0, int64_t nout0, double* out0,
                                        double diag[2]);
 
-/* n_steps steps (compiled_explicit._explicit_euler_rollout) through rtmbs_fixed_rollout. */
+/* The rollout `ro` of explicit-Euler steps (compiled_explicit._explicit_euler_rollout) through
+ * rtmbs_fixed_rollout. */
 rtmbs_status rtmbs_explicit_euler_rollout(const rtmbs_model* mdl, rtmbs_data* d, double* w0,
                                           double* w1, rtmbs_kkt* kkt, double* vec, double* q,
-                                          double* qd, double t_origin, int64_t i0,
-                                          const rtmbs_explicit_options* opt, int64_t n_steps,
-                                          int64_t every, const int64_t* chan, int64_t nchan,
-                                          const double* inputs, const int64_t* oidx, int64_t nout,
-                                          rtmbs_rollout_rows* rows, double* q_good,
-                                          double* qd_good, double* x_good, int64_t* done);
+                                          double* qd, const rtmbs_explicit_options* opt,
+                                          const rtmbs_rollout* ro, int64_t* done);
 
 #endif /* RTMBS_EXPLICIT_EULER_H */

@@ -6,21 +6,26 @@
 
 #include "li_euler.h"
 
-/* One step at time t of an integrator bound in ctx (q, qd, the extra states advanced in place);
- * *ok = 0 for a failed step (a factorisation's pivot ratio 0). */
-typedef rtmbs_status (*rtmbs_step_fn)(void* ctx, double t, int* ok);
+/* The arguments of a fixed-step integrator's step, as its rollout binds them; each integrator
+ * reads those its step takes (kkt2: li-euler's second KKT; midx, diag: generalized-alpha's; opt:
+ * its options struct). */
+typedef struct rtmbs_step_args_ {
+    const rtmbs_model* mdl;
+    rtmbs_data* d;
+    double *w0, *w1, *vec, *q, *qd, *diag;
+    rtmbs_kkt *kkt, *kkt2;
+    const uint32_t* midx;
+    const void* opt;
+} rtmbs_step_args;
 
-/* n_steps steps of `step` from step i0 (time t_origin + i h before step i); before step k the
- * input channels chan take inputs[k * nchan + c]; every `every`-th step saves row r of `rows`
- * (t, q, qd, qd before the step, lam (m), the extra states) and the outputs oidx evaluated in the
- * packed workspace w; a failed or diverging step puts q, qd and the extra states back to the last
- * good step (scratch: q_good, qd_good, x_good). *done gets the number of good steps. */
-rtmbs_status rtmbs_fixed_rollout(const rtmbs_model* mdl, rtmbs_data* d, rtmbs_step_fn step,
-                                 void* ctx, double* q, double* qd, const double* lam, double* w,
-                                 double t_origin, int64_t i0, double h, int64_t n_steps,
-                                 int64_t every, const int64_t* chan, int64_t nchan,
-                                 const double* inputs, const int64_t* oidx, int64_t nout,
-                                 rtmbs_rollout_rows* rows, double* q_good, double* qd_good,
-                                 double* x_good, int64_t* done);
+/* One step at time t with the arguments a (q, qd, the extra states advanced in place); *ok = 0
+ * for a failed step (a factorisation's pivot ratio 0). */
+typedef rtmbs_status (*rtmbs_step_fn)(const rtmbs_step_args* a, double t, int* ok);
+
+/* The rollout `ro` (li_euler.h) of `step`, steps of h: every saved row takes lam (m) and the
+ * outputs evaluated in the packed workspace a->w1; a failed or diverging step puts q, qd and the
+ * extra states back to the last good step. *done gets the number of good steps. */
+rtmbs_status rtmbs_fixed_rollout(const rtmbs_step_args* a, rtmbs_step_fn step, const double* lam,
+                                 double h, const rtmbs_rollout* ro, int64_t* done);
 
 #endif /* RTMBS_FIXED_ROLLOUT_H */

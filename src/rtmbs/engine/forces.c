@@ -61,6 +61,22 @@ rtmbs_status rtmbs_element_forces(const rtmbs_model* m, rtmbs_data* d, int64_t k
     return RTMBS_OK;
 }
 
+/* K += sg [d; a x d + t] over the six columns of one block: d the 3 x 6 block of an element's
+ * force Jacobian (rows of stride 12, as dfdx), t its torque's, a the arm. */
+static void add_block(double* K, double sg, double a0, double a1, double a2, const double* d,
+                      const double* t) {
+    int c;
+    for (c = 0; c < 6; c++) {
+        const double d0 = d[c], d1 = d[12 + c], d2 = d[24 + c];
+        K[c] += sg * d0;
+        K[6 + c] += sg * d1;
+        K[12 + c] += sg * d2;
+        K[18 + c] += sg * (a1 * d2 - a2 * d1 + t[c]);
+        K[24 + c] += sg * (a2 * d0 - a0 * d2 + t[12 + c]);
+        K[30 + c] += sg * (a0 * d1 - a1 * d0 + t[24 + c]);
+    }
+}
+
 /* Add element k's force f (at P_j on j, -f on i) and couple tau to the virtual forces vQ (per
  * body: force, torque, and again the torque if the Jacobian counts it) and, with with_jac, its
  * Jacobians to the 6 x 6 virtual blocks vK = dQ_x/dx, vC = dQ_x/dv of its body pairs.
@@ -129,22 +145,8 @@ void rtmbs_accumulate_element(const rtmbs_model* m, rtmbs_data* d, int64_t k, in
             if (blk < 0) continue;
             K = d->vK + 36 * blk;
             C = d->vC + 36 * blk;
-            for (c = 0; c < 6; c++) {
-                const double d0 = dfdx[c0 + c], d1 = dfdx[12 + c0 + c], d2 = dfdx[24 + c0 + c];
-                const double e0 = dfdv[c0 + c], e1 = dfdv[12 + c0 + c], e2 = dfdv[24 + c0 + c];
-                K[c] += sg * d0;
-                K[6 + c] += sg * d1;
-                K[12 + c] += sg * d2;
-                K[18 + c] += sg * (a1 * d2 - a2 * d1 + dtdx[c0 + c]);
-                K[24 + c] += sg * (a2 * d0 - a0 * d2 + dtdx[12 + c0 + c]);
-                K[30 + c] += sg * (a0 * d1 - a1 * d0 + dtdx[24 + c0 + c]);
-                C[c] += sg * e0;
-                C[6 + c] += sg * e1;
-                C[12 + c] += sg * e2;
-                C[18 + c] += sg * (a1 * e2 - a2 * e1 + dtdv[c0 + c]);
-                C[24 + c] += sg * (a2 * e0 - a0 * e2 + dtdv[12 + c0 + c]);
-                C[30 + c] += sg * (a0 * e1 - a1 * e0 + dtdv[24 + c0 + c]);
-            }
+            add_block(K, sg, a0, a1, a2, dfdx + c0, dtdx + c0);
+            add_block(C, sg, a0, a1, a2, dfdv + c0, dtdv + c0);
         }
     }
     /* arm terms: +-f~ on (pi_i, r_i), (pi_i, r_j); f~ sg_j~ = sg_j f^T - (f . sg_j) I on

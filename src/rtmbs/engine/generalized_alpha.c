@@ -211,46 +211,21 @@ rtmbs_status rtmbs_alpha_step_outputs(const rtmbs_model* mdl, rtmbs_data* d, dou
 /* -- the rollout (compiled_alpha._generalized_alpha_rollout): the step bound to the loop every
  * fixed-step rollout shares (fixed_rollout.c) ------------------------------------------------ */
 
-typedef struct alpha_ctx_ {
-    const rtmbs_model* mdl;
-    rtmbs_data* d;
-    double *w0, *vec, *q, *qd, *diag;
-    rtmbs_kkt *kkt, *pkkt;
-    const uint32_t* midx;
-    const rtmbs_alpha_options* opt;
-} alpha_ctx;
-
-static rtmbs_status alpha_step(void* ctx, double t, int* ok) {
-    alpha_ctx* c = (alpha_ctx*)ctx;
+static rtmbs_status alpha_step(const rtmbs_step_args* c, double t, int* ok) {
     int finite;
-    rtmbs_status s = rtmbs_alpha_step(c->mdl, c->d, c->w0, c->kkt, c->pkkt, c->midx, c->vec, c->q,
-                                      c->qd, t, c->opt, c->diag, &finite);
+    rtmbs_status s = rtmbs_alpha_step(c->mdl, c->d, c->w0, c->kkt, c->kkt2, c->midx, c->vec, c->q,
+                                      c->qd, t, (const rtmbs_alpha_options*)c->opt, c->diag,
+                                      &finite);
     *ok = c->diag[0] > 0.0 && c->diag[2] > 0.0 && finite;
     return s;
 }
 
 rtmbs_status rtmbs_alpha_rollout(const rtmbs_model* mdl, rtmbs_data* d, double* w0, double* w1,
                                  rtmbs_kkt* kkt, rtmbs_kkt* pkkt, const uint32_t* midx,
-                                 double* vec, double* q, double* qd, double t_origin, int64_t i0,
-                                 const rtmbs_alpha_options* opt, int64_t n_steps, int64_t every,
-                                 const int64_t* chan, int64_t nchan, const double* inputs,
-                                 const int64_t* oidx, int64_t nout, rtmbs_rollout_rows* rows,
-                                 double* q_good, double* qd_good, double* x_good, double diag[4],
-                                 int64_t* done) {
+                                 double* vec, double* q, double* qd,
+                                 const rtmbs_alpha_options* opt, const rtmbs_rollout* ro,
+                                 double diag[4], int64_t* done) {
     const int64_t n = mdl->size.nq, m = mdl->size.nc;
-    alpha_ctx c;
-    c.mdl = mdl;
-    c.d = d;
-    c.w0 = w0;
-    c.vec = vec;
-    c.q = q;
-    c.qd = qd;
-    c.diag = diag;
-    c.kkt = kkt;
-    c.pkkt = pkkt;
-    c.midx = midx;
-    c.opt = opt;
-    return rtmbs_fixed_rollout(mdl, d, alpha_step, &c, q, qd, vec + RTMBS_ALPHA_VEC(n, m) - m, w1,
-                               t_origin, i0, opt->h, n_steps, every, chan, nchan, inputs, oidx,
-                               nout, rows, q_good, qd_good, x_good, done);
+    const rtmbs_step_args a = {mdl, d, w0, w1, vec, q, qd, diag, kkt, pkkt, midx, opt};
+    return rtmbs_fixed_rollout(&a, alpha_step, vec + RTMBS_ALPHA_VEC(n, m) - m, opt->h, ro, done);
 }

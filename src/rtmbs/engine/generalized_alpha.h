@@ -53,18 +53,15 @@ rtmbs_status rtmbs_alpha_step_outputs(const rtmbs_model* mdl, rtmbs_data* d, dou
                                       const int64_t* oidx, int64_t nout, double* out,
                                       int at_start, double diag[4], int* finite);
 
-/* n_steps steps from step i0 with the inputs, rows, outputs and divergence check of
- * rtmbs_li_euler_rollout (compiled_alpha._generalized_alpha_rollout); diag takes the last
- * step's factor statistics. A failed or diverging step puts q, qd and the extra states back to
- * the last good step (a, qddot, lambda are left as that step made them, as after a failed step).
- * *done gets the number of good steps. */
+/* The rollout `ro` (li_euler.h) of generalized-alpha steps
+ * (compiled_alpha._generalized_alpha_rollout); diag takes the last step's factor statistics. A
+ * failed or diverging step puts q, qd and the extra states back to the last good step (a, qddot,
+ * lambda are left as that step made them, as after a failed step). *done gets the number of good
+ * steps. */
 rtmbs_status rtmbs_alpha_rollout(const rtmbs_model* mdl, rtmbs_data* d, double* w0, double* w1,
                                  rtmbs_kkt* kkt, rtmbs_kkt* pkkt, const uint32_t* midx,
-                                 double* vec, double* q, double* qd, double t_origin, int64_t i0,
-                                 const rtmbs_alpha_options* opt, int64_t n_steps, int64_t every,
-                                 const int64_t* chan, int64_t nchan, const double* inputs,
-                                 const int64_t* oidx, int64_t nout, rtmbs_rollout_rows* rows,
-                                 double* q_good, double* qd_good, double* x_good, double diag[4],
-                                 int64_t* done);
+                                 double* vec, double* q, double* qd,
+                                 const rtmbs_alpha_options* opt, const rtmbs_rollout* ro,
+                                 double diag[4], int64_t* done);
 
 #endif /* RTMBS_GENERALIZED_ALPHA_H */

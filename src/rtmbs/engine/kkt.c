@@ -119,17 +119,32 @@ void rtmbs_kkt_gather_packed(const uint32_t* idx, const double* w0, double c, do
     kkt_views(idx, &v);
     na = v.na;
     nz = v.nz;
-    if (c == 0.0 && cd == 0.0)
+    /* (the products Jq x and Phi_q x in the same passes as the entries they read: each sum's
+     * terms in entry order, as in separate passes) */
+    if (njx > 0) {
+        for (i = 0; i < njx; i++) jx[i] = 0.0;
+        if (c == 0.0 && cd == 0.0)
+            for (e = 0; e < na; e++) {
+                ax[e] = w0[v.am[e]];
+                jx[v.ai[e]] += w0[v.aq[e]] * x[v.aj[e]];
+            }
+        else
+            for (e = 0; e < na; e++) {
+                double jq;
+                k = v.aq[e];
+                jq = w0[k];
+                ax[e] = (w0[v.am[e]] - cd * w0[k + v.dj]) - c * jq;
+                jx[v.ai[e]] += jq * x[v.aj[e]];
+            }
+    } else if (c == 0.0 && cd == 0.0)
         for (e = 0; e < na; e++) ax[e] = w0[v.am[e]];
     else
         for (e = 0; e < na; e++) {
             k = v.aq[e];
             ax[e] = (w0[v.am[e]] - cd * w0[k + v.dj]) - c * w0[k];
         }
-    if (njx > 0) {
-        for (i = 0; i < njx; i++) jx[i] = 0.0;
-        for (e = 0; e < na; e++) jx[v.ai[e]] += w0[v.aq[e]] * x[v.aj[e]];
-    }
+    if (nphix > 0)
+        for (i = 0; i < nphix; i++) phix[i] = 0.0;
     for (e = 0; e < nz; e++) { /* (sparse.py _phiq_value of w0 and of w1, in one loop) */
         size_t k0 = v.zptr[e], k1 = v.zptr[e + 1];
         double a0 = w0[v.zidx[k0]], a1 = w1[v.zidx[k0]];
@@ -139,10 +154,7 @@ void rtmbs_kkt_gather_packed(const uint32_t* idx, const double* w0, double c, do
         }
         ax[na + e] = s * a0;
         ax[na + nz + e] = a1;
-    }
-    if (nphix > 0) {
-        for (i = 0; i < nphix; i++) phix[i] = 0.0;
-        for (e = 0; e < nz; e++) phix[v.zr[e]] += ax[na + nz + e] * x[v.zc[e]];
+        if (nphix > 0) phix[v.zr[e]] += a1 * x[v.zc[e]];
     }
     for (g = 0; g < v.ng; g++) {
         sm = 0.0;

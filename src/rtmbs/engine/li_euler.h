@@ -60,17 +60,25 @@ typedef struct rtmbs_rollout_rows_ {
     double* x;       /* (rows, nx) */
 } rtmbs_rollout_rows;
 
-/* n_steps steps from step i0 (time t_origin + i h before step i); before step k the input
- * channels chan (input-function rows) take inputs[k * nchan + c]; every `every`-th step saves a
- * row and its outputs (oidx). A failed or diverging step puts q, qd and the extra states back to
- * the last good step (scratch: q_good, qd_good, x_good). *done gets the number of good steps. */
+/* What a rollout is asked to do and where its results go (rtmbs.solvers.rollout
+ * .run_rollout_kernel's arguments): n_steps steps from step i0 (time t_origin + i h before step
+ * i); before step k the input channels chan (input-function rows) take inputs[k * nchan + c];
+ * every `every`-th step saves a row of `rows` and its outputs (oidx, nout). q_good, qd_good,
+ * x_good: scratch for the state of the last good step. */
+typedef struct rtmbs_rollout_ {
+    double t_origin;
+    int64_t i0, n_steps, every, nchan, nout;
+    const int64_t *chan, *oidx;
+    const double* inputs;
+    rtmbs_rollout_rows rows;
+    double *q_good, *qd_good, *x_good;
+} rtmbs_rollout;
+
+/* The rollout `ro` of li-euler steps. A failed or diverging step puts q, qd and the extra states
+ * back to the last good step. *done gets the number of good steps. */
 rtmbs_status rtmbs_li_euler_rollout(const rtmbs_model* mdl, rtmbs_data* d, double* w0, double* w1,
                                     rtmbs_kkt* kkt, rtmbs_kkt* kkt2, double* vec, double* q,
-                                    double* qd, double t_origin, int64_t i0,
-                                    const rtmbs_li_euler_options* opt, int64_t n_steps,
-                                    int64_t every, const int64_t* chan, int64_t nchan,
-                                    const double* inputs, const int64_t* oidx, int64_t nout,
-                                    rtmbs_rollout_rows* rows, double* q_good, double* qd_good,
-                                    double* x_good, int64_t* done);
+                                    double* qd, const rtmbs_li_euler_options* opt,
+                                    const rtmbs_rollout* ro, int64_t* done);
 
 #endif /* RTMBS_LI_EULER_H */

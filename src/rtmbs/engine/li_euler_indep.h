@@ -104,22 +104,22 @@ rtmbs_status rtmbs_li_euler_indep_step(const rtmbs_model* mdl, rtmbs_data* d, do
                                        const rtmbs_indep_options* opt, const int64_t* oidx0,
                                        int64_t nout0, double* out0, int* code, double diag[5]);
 
-/* Steps k0 .. n_steps - 1 (time t_origin + (i0 + k) h before step k) with the inputs, rows and
- * divergence check of rtmbs_li_euler_rollout (rollout_indep._li_euler_indep_rollout). *k_end gets
- * the step that stopped the call (n_steps: none), *code its code, *nchanged the steps that
- * re-mapped zd; diag the last step's. A REBASE stop leaves the step to the caller (q_good,
- * qd_good: the state before it); a failed or diverging step is undone. */
+/* Where a rollout of Algorithm 2 stopped: k_end the step that stopped it (n_steps: none), code
+ * that step's code, nchanged the steps that re-mapped zd, diag (5) the last step's diag. */
+typedef struct rtmbs_indep_stop_ {
+    int64_t k_end, nchanged;
+    int code;
+    double* diag;
+} rtmbs_indep_stop;
+
+/* Steps k0 .. n_steps - 1 of the rollout `ro` (li_euler.h; rollout_indep._li_euler_indep_rollout),
+ * *stop where and why it stopped. A REBASE stop leaves the step to the caller (q_good, qd_good:
+ * the state before it); a failed or diverging step is undone. */
 rtmbs_status rtmbs_li_euler_indep_rollout(const rtmbs_model* mdl, rtmbs_data* d, double* w0,
                                           double* w1, const rtmbs_partition* basis,
                                           const uint32_t* aidx, const rtmbs_kkt* proj_kkt,
                                           double* vec, int64_t* hpiv, double* q, double* qd,
-                                          double t_origin, int64_t i0,
                                           const rtmbs_indep_options* opt, int64_t k0,
-                                          int64_t n_steps, int64_t every, const int64_t* chan,
-                                          int64_t nchan, const double* inputs,
-                                          const int64_t* oidx, int64_t nout,
-                                          rtmbs_rollout_rows* rows, double* q_good,
-                                          double* qd_good, double* x_good, double diag[5],
-                                          int64_t* k_end, int* code, int64_t* nchanged);
+                                          const rtmbs_rollout* ro, rtmbs_indep_stop* stop);
 
 #endif /* RTMBS_LI_EULER_INDEP_H */

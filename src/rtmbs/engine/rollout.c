@@ -2,44 +2,21 @@
  * step bound to the loop every fixed-step rollout shares (fixed_rollout.c). */
 #include "fixed_rollout.h"
 
-typedef struct li_euler_ctx_ {
-    const rtmbs_model* mdl;
-    rtmbs_data* d;
-    double *w0, *w1, *vec, *q, *qd;
-    rtmbs_kkt *kkt, *kkt2;
-    const rtmbs_li_euler_options* opt;
-} li_euler_ctx;
-
-static rtmbs_status li_euler_step(void* ctx, double t, int* ok) {
-    li_euler_ctx* c = (li_euler_ctx*)ctx;
+static rtmbs_status li_euler_step(const rtmbs_step_args* c, double t, int* ok) {
     double diag[4];
     rtmbs_status s = rtmbs_li_euler_step(c->mdl, c->d, c->w0, c->w1, c->kkt, c->kkt2, c->vec, c->q,
-                                         c->qd, t, c->opt, NULL, 0, NULL, diag);
+                                         c->qd, t, (const rtmbs_li_euler_options*)c->opt, NULL, 0,
+                                         NULL, diag);
     *ok = diag[0] != 0.0 && diag[2] != 0.0;
     return s;
 }
 
 rtmbs_status rtmbs_li_euler_rollout(const rtmbs_model* mdl, rtmbs_data* d, double* w0, double* w1,
                                     rtmbs_kkt* kkt, rtmbs_kkt* kkt2, double* vec, double* q,
-                                    double* qd, double t_origin, int64_t i0,
-                                    const rtmbs_li_euler_options* opt, int64_t n_steps,
-                                    int64_t every, const int64_t* chan, int64_t nchan,
-                                    const double* inputs, const int64_t* oidx, int64_t nout,
-                                    rtmbs_rollout_rows* rows, double* q_good, double* qd_good,
-                                    double* x_good, int64_t* done) {
+                                    double* qd, const rtmbs_li_euler_options* opt,
+                                    const rtmbs_rollout* ro, int64_t* done) {
     const int64_t n = mdl->size.nq, m = mdl->size.nc;
-    li_euler_ctx c;
-    c.mdl = mdl;
-    c.d = d;
-    c.w0 = w0;
-    c.w1 = w1;
-    c.vec = vec;
-    c.q = q;
-    c.qd = qd;
-    c.kkt = kkt;
-    c.kkt2 = kkt2;
-    c.opt = opt;
-    return rtmbs_fixed_rollout(mdl, d, li_euler_step, &c, q, qd, vec + RTMBS_LI_EULER_VEC(n, m) - m,
-                               w1, t_origin, i0, opt->h, n_steps, every, chan, nchan, inputs, oidx,
-                               nout, rows, q_good, qd_good, x_good, done);
+    const rtmbs_step_args a = {mdl, d, w0, w1, vec, q, qd, NULL, kkt, kkt2, NULL, opt};
+    return rtmbs_fixed_rollout(&a, li_euler_step, vec + RTMBS_LI_EULER_VEC(n, m) - m, opt->h, ro,
+                               done);
 }

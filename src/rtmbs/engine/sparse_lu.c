@@ -16,11 +16,11 @@
 
 #include "sparse_lu.h"
 
-/* the parts of ib and fb (sparse.py _views, _extras, _uinv, _runs, _paired) */
+/* the parts of ib and fb (sparse.py _views, _extras, _uinv, _runs, _paired, row_entries) */
 typedef struct lu_view_ {
-    uint32_t N, ne, nnz, nc, nrun;
+    uint32_t N, ne, nnz, nc, nrun, nfill;
     const uint32_t *ptr, *diag, *col, *amap, *prow, *pcol, *rows, *cols, *cdst, *csrc;
-    const uint32_t *urptr, *rc0, *rlen, *paired;
+    const uint32_t *urptr, *rc0, *rlen, *paired, *fptr, *fcol, *eptr, *ecol, *eidx;
     double *ax, *lu, *w, *pref, *b0, *r, *cval, *stats, *uinv;
 } lu_view;
 
@@ -33,6 +33,7 @@ static void lu_views(const uint32_t* ib, double* fb, lu_view* v) {
     v->nnz = nnz;
     v->nc = nc;
     v->nrun = ib[RTMBS_LU_H_NRUN];
+    v->nfill = ib[RTMBS_LU_H_NFILL];
     v->ptr = ib + ib[RTMBS_LU_H_PTR];
     v->diag = ib + ib[RTMBS_LU_H_DIAG];
     v->col = ib + ib[RTMBS_LU_H_COL];
@@ -47,6 +48,11 @@ static void lu_views(const uint32_t* ib, double* fb, lu_view* v) {
     v->rc0 = ib + ib[RTMBS_LU_H_RC0];
     v->rlen = ib + ib[RTMBS_LU_H_RLEN];
     v->paired = ib + ib[RTMBS_LU_H_PAIRED];
+    v->fptr = ib + ib[RTMBS_LU_H_FPTR];
+    v->fcol = ib + ib[RTMBS_LU_H_FCOL];
+    v->eptr = ib + ib[RTMBS_LU_H_EPTR];
+    v->ecol = ib + ib[RTMBS_LU_H_ECOL];
+    v->eidx = ib + ib[RTMBS_LU_H_EIDX];
     if (!fb) { /* (the index only: rtmbs_lu_check) */
         v->ax = v->lu = v->w = v->pref = v->b0 = v->r = v->cval = v->stats = v->uinv = NULL;
         return;
@@ -80,7 +86,7 @@ static int below(const uint32_t* a, int64_t n, int64_t bound) {
 }
 
 rtmbs_status rtmbs_lu_check(const uint32_t* ib, int64_t nib, int64_t nfb, int full) {
-    int64_t N, ne, nnz, nc, nrun, i, k, p, r, t;
+    int64_t N, ne, nnz, nc, nrun, nfill, i, k, p, r, t;
     lu_view v;
     if (nib < RTMBS_LU_H_LEN) return RTMBS_ERR_SIZE;
     N = ib[RTMBS_LU_H_N];
@@ -88,13 +94,17 @@ rtmbs_status rtmbs_lu_check(const uint32_t* ib, int64_t nib, int64_t nfb, int fu
     nnz = ib[RTMBS_LU_H_NNZ];
     nc = ib[RTMBS_LU_H_NC];
     nrun = ib[RTMBS_LU_H_NRUN];
+    nfill = ib[RTMBS_LU_H_NFILL];
     if (!part_ok(ib, nib, RTMBS_LU_H_PTR, N + 1) || !part_ok(ib, nib, RTMBS_LU_H_DIAG, N)
         || !part_ok(ib, nib, RTMBS_LU_H_COL, nnz) || !part_ok(ib, nib, RTMBS_LU_H_AMAP, ne)
         || !part_ok(ib, nib, RTMBS_LU_H_PROW, N) || !part_ok(ib, nib, RTMBS_LU_H_PCOL, N)
         || !part_ok(ib, nib, RTMBS_LU_H_ROWS, ne) || !part_ok(ib, nib, RTMBS_LU_H_COLS, ne)
         || !part_ok(ib, nib, RTMBS_LU_H_CDST, nc) || !part_ok(ib, nib, RTMBS_LU_H_CSRC, nc)
         || !part_ok(ib, nib, RTMBS_LU_H_URPTR, N + 1) || !part_ok(ib, nib, RTMBS_LU_H_RC0, nrun)
-        || !part_ok(ib, nib, RTMBS_LU_H_RLEN, nrun) || !part_ok(ib, nib, RTMBS_LU_H_PAIRED, N))
+        || !part_ok(ib, nib, RTMBS_LU_H_RLEN, nrun) || !part_ok(ib, nib, RTMBS_LU_H_PAIRED, N)
+        || !part_ok(ib, nib, RTMBS_LU_H_FPTR, N + 1) || !part_ok(ib, nib, RTMBS_LU_H_FCOL, nfill)
+        || !part_ok(ib, nib, RTMBS_LU_H_EPTR, 2 * N + 1) || !part_ok(ib, nib, RTMBS_LU_H_ECOL, ne)
+        || !part_ok(ib, nib, RTMBS_LU_H_EIDX, ne))
         return RTMBS_ERR_LAYOUT;
     if (nfb != rtmbs_lu_fb_size(ib)) return RTMBS_ERR_SIZE;
     if (!full) return RTMBS_OK;
@@ -112,8 +122,17 @@ rtmbs_status rtmbs_lu_check(const uint32_t* ib, int64_t nib, int64_t nfb, int fu
     }
     if (!below(v.amap, ne, nnz) || !below(v.prow, N, N) || !below(v.pcol, N, N)
         || !below(v.rows, ne, N) || !below(v.cols, ne, N) || !below(v.cdst, nc, N)
-        || !below(v.csrc, nc, N))
+        || !below(v.csrc, nc, N) || !below(v.fcol, nfill, N) || !below(v.ecol, ne, N)
+        || !below(v.eidx, ne, ne))
         return RTMBS_ERR_ARGUMENT;
+    /* each row's zeros and entries (sparse.py row_entries): ranges in order, covering the parts */
+    if (v.fptr[0] != 0 || (int64_t)v.fptr[N] != nfill || v.eptr[0] != 0
+        || (int64_t)v.eptr[2 * N] != ne)
+        return RTMBS_ERR_ARGUMENT;
+    for (i = 0; i < N; i++)
+        if (v.fptr[i + 1] < v.fptr[i]) return RTMBS_ERR_ARGUMENT;
+    for (i = 0; i < 2 * N; i++)
+        if (v.eptr[i + 1] < v.eptr[i]) return RTMBS_ERR_ARGUMENT;
     /* runs: each row's U part, in order (sparse.py _column_runs_nb) */
     if (v.urptr[0] != 0 || (int64_t)v.urptr[N] != nrun) return RTMBS_ERR_ARGUMENT;
     for (k = 0; k < N; k++)
@@ -163,7 +182,7 @@ static inline void lead_pair(double* restrict w, const double* restrict lu,
 double rtmbs_lu_refactor(const uint32_t* ib, double* fb, double* growth) {
     lu_view v;
     size_t N, i, p, p0, p1, d, k, dk, r, j, c0, ln; /* (size_t: the run loops vectorise) */
-    double umax = 0.0, umin = INFINITY, lmax = 0.0, lik, a, u, bound;
+    double umax = 0.0, umin = INFINITY, lmax = 0.0, lik, a, u, bound, piv;
     int64_t nperturbed = 0;
     int bad = 0, flagged;
     /* (restrict: w, lu and uinv are disjoint parts of fb; the run loops vectorise) */
@@ -181,13 +200,15 @@ double rtmbs_lu_refactor(const uint32_t* ib, double* fb, double* growth) {
     urptr = v.urptr;
     rc0 = v.rc0;
     rlen = v.rlen;
-    for (p = 0; p < v.nnz; p++) lu[p] = 0.0;
-    for (p = 0; p < v.ne; p++) lu[v.amap[p]] += v.ax[p];
     for (i = 0; i < N; i++) {
         p0 = ptr[i];
         p1 = ptr[i + 1];
         d = diag[i];
-        for (p = p0; p < p1; p++) w[col[p]] = lu[p];
+        /* row i of the matrix into w straight from the entries (no pass over the whole storage):
+         * its zeros, its entries (one per position), the entries of shared positions added */
+        for (p = v.fptr[i]; p < v.fptr[i + 1]; p++) w[v.fcol[p]] = 0.0;
+        for (p = v.eptr[2 * i]; p < v.eptr[2 * i + 1]; p++) w[v.ecol[p]] = v.ax[v.eidx[p]];
+        for (p = v.eptr[2 * i + 1]; p < v.eptr[2 * i + 2]; p++) w[v.ecol[p]] += v.ax[v.eidx[p]];
         p = p0;
         while (p < d) {
             k = col[p];
@@ -289,16 +310,18 @@ double rtmbs_lu_refactor(const uint32_t* ib, double* fb, double* growth) {
             p += 1;
         }
         for (p = p0; p < p1; p++) lu[p] = w[col[p]];
-        u = fabs(lu[d]);
+        piv = w[i]; /* (= lu[d], read where it was formed, not back from the copy) */
+        u = fabs(piv);
         if (!(u < INFINITY)) bad = 1; /* NaN or infinite pivot: no factors */
         bound = RTMBS_LU_PIVOT_REL * v.pref[i];
         if (u < bound) { /* static pivot: keep the sign, raise the magnitude (NaN passes) */
-            lu[d] = lu[d] < 0.0 ? -bound : bound;
+            piv = piv < 0.0 ? -bound : bound;
+            lu[d] = piv;
             u = bound;
             nperturbed += 1;
             v.stats[RTMBS_LU_S_ROW] = (double)v.prow[i];
         }
-        uinv[i] = 1.0 / lu[d];
+        uinv[i] = 1.0 / piv;
         if (u > umax) umax = u;
         if (u < umin) umin = u;
     }
@@ -349,13 +372,32 @@ static inline double dot4(const double* lu, const double* w, const uint32_t* col
     return (s0 + s1) + (s2 + s3);
 }
 
-/* b <- U^-1 L^-1 b with the row and column permutations (sparse.py _substitute) */
+/* b <- U^-1 L^-1 b with the row and column permutations. Each row's term on the unknown solved
+ * just before it (forward: its last L entry, the largest column; back: its first U entry, the
+ * smallest) is taken last, after the others' sum: a row waits for the row before it only for one
+ * multiply and one subtraction, not for the whole sum (the sweeps are bound by that chain). */
 static void substitute(const lu_view* v, double* b) {
-    uint32_t i, j, N = v->N;
+    uint32_t i, j, p, N = v->N;
+    const double* lu = v->lu;
+    const uint32_t* col = v->col;
     double* w = v->w;
-    for (i = 0; i < N; i++) w[i] = b[v->prow[i]] - dot4(v->lu, w, v->col, v->ptr[i], v->diag[i]);
-    for (i = N; i-- > 0;)
-        w[i] = (w[i] - dot4(v->lu, w, v->col, v->diag[i] + 1, v->ptr[i + 1])) * v->uinv[i];
+    double x;
+    for (i = 0; i < N; i++) {
+        p = v->diag[i];
+        x = b[v->prow[i]];
+        if (p > v->ptr[i]) {
+            p--;
+            x = (x - dot4(lu, w, col, v->ptr[i], p)) - lu[p] * w[col[p]];
+        }
+        w[i] = x;
+    }
+    for (i = N; i-- > 0;) {
+        p = v->diag[i] + 1;
+        x = w[i];
+        if (p < v->ptr[i + 1])
+            x = (x - dot4(lu, w, col, p + 1, v->ptr[i + 1])) - lu[p] * w[col[p]];
+        w[i] = x * v->uinv[i];
+    }
     for (j = 0; j < N; j++) b[v->pcol[j]] = w[j];
 }
 

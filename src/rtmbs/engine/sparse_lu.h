@@ -18,7 +18,9 @@ enum {
     RTMBS_LU_H_N = 0, RTMBS_LU_H_NE, RTMBS_LU_H_NNZ, RTMBS_LU_H_PTR, RTMBS_LU_H_DIAG,
     RTMBS_LU_H_COL, RTMBS_LU_H_AMAP, RTMBS_LU_H_PROW, RTMBS_LU_H_PCOL, RTMBS_LU_H_ROWS,
     RTMBS_LU_H_COLS, RTMBS_LU_H_NC, RTMBS_LU_H_CDST, RTMBS_LU_H_CSRC, RTMBS_LU_H_NRUN,
-    RTMBS_LU_H_URPTR, RTMBS_LU_H_RC0, RTMBS_LU_H_RLEN, RTMBS_LU_H_PAIRED, RTMBS_LU_H_LEN
+    RTMBS_LU_H_URPTR, RTMBS_LU_H_RC0, RTMBS_LU_H_RLEN, RTMBS_LU_H_PAIRED, RTMBS_LU_H_NFILL,
+    RTMBS_LU_H_FPTR, RTMBS_LU_H_FCOL, RTMBS_LU_H_EPTR, RTMBS_LU_H_ECOL, RTMBS_LU_H_EIDX,
+    RTMBS_LU_H_LEN
 };
 /* statistics in fb (sparse.py _S_*): flagged (0/1), flagged factorisations since the analysis,
  * original row of the last raised pivot, largest multiplier before flagging */

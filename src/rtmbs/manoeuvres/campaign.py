@@ -1,10 +1,11 @@
 """The virtual measurement campaign of Carpinelli 2015 §5.2.3 on a full vehicle, as an API
 other code reuses (the study ``rtmbs study fullcar``, the Table 5.3 validation).
 
-:func:`run_campaign` drives a car built by ``rtmbs.vehicle.assembly`` (the built-in ``sedan`` by
-default) straight ahead, steering locked, on an ISO 8608 road, through four phases (seconds,
-:data:`PHASES`): at rest (settle), acceleration to ``target_kmh`` (rear drive torque), neutral
-(no torque, rolling resistance only), braking (equal torque front and rear by default). It
+:func:`run_campaign` drives a car built by ``rtmbs.vehicle.build`` (the rear-drive
+``sedan-rwd`` by default; the built-in ``sedan`` drives its front axle) straight ahead, steering
+locked, on an ISO 8608 road, through four phases (seconds, :data:`PHASES`): at rest (settle),
+acceleration to ``target_kmh`` (drive torque on the car's driven axle), neutral (no torque,
+rolling resistance only), braking (equal torque front and rear by default). It
 returns a :class:`Campaign`: the raw (unfiltered) virtual measurements, the true values they
 estimate, the inputs, and the full :class:`~rtmbs.result.Result`.
 
@@ -129,21 +130,23 @@ class Campaign:
 
 
 def vehicle_system(model, road: dict, speed: float = 0.0):
-    """(compiled system, description) of ``model`` ("sedan", "sedan-bushings", a vehicle file or
-    its folder) on ``road``."""
+    """(compiled system, description) of ``model`` ("sedan-rwd", "sedan", "sedan-bushings", a
+    vehicle file or its folder) on ``road``."""
     from ..model.strict_yaml import safe_load
     from ..system import compile_model
-    from ..vehicle.assembly.vehicle import SEDAN, vehicle_from_dict
+    from ..vehicle.build.vehicle import SEDAN, SEDAN_RWD, vehicle_from_dict
 
     joints = None
     if model in ("sedan", "sedan-bushings"):
         path, joints = SEDAN / "vehicle.yaml", ("ideal" if model == "sedan" else "bushings")
+    elif model == "sedan-rwd":
+        path = SEDAN_RWD / "vehicle.yaml"
     else:
         path = Path(model)
         path = path / "vehicle.yaml" if path.is_dir() else path
         if not path.is_file():
-            raise SolverError(f"campaign: model must be 'sedan', 'sedan-bushings' or a vehicle "
-                              f"file, got {model!r}")
+            raise SolverError(f"campaign: model must be 'sedan-rwd', 'sedan', 'sedan-bushings' or a "
+                              f"vehicle file, got {model!r}")
     data = safe_load(path.read_text())
     data["road"], data["speed"] = road, float(speed)
     m = vehicle_from_dict(data, path.parent, str(path), joints)
@@ -173,7 +176,7 @@ def _window(t: float, t0: float, t1: float, ramp: float) -> float:
 
 
 class CampaignDriver(Driver):
-    """The campaign's inputs: rear drive torque in [t0, t1) (ramp tracking or open loop), brake
+    """The campaign's inputs: drive torque in [t0, t1) (ramp tracking or open loop), brake
     torques from ``t2`` on, handwheel held at 0; ``progress(t)`` every simulated second."""
 
     def __init__(self, system, t0, t1, t2, target, drive_torque, brake_front, brake_rear,
@@ -238,7 +241,7 @@ def _number(name, v, lo=0.0):
     return float(v)
 
 
-def run_campaign(model="sedan", *, target_kmh: float = 80.0, drive_torque=None,
+def run_campaign(model="sedan-rwd", *, target_kmh: float = 80.0, drive_torque=None,
                  brake_front: float = BRAKE_TORQUE, brake_rear: float = BRAKE_TORQUE,
                  road_class: str = "B", road: dict | None = None, road_seed: int = ROAD_SEED,
                  phases=PHASES, h: float = 1e-3, solver: str = "li-euler", save_every: int = 2,

@@ -1,11 +1,11 @@
-"""Any car of ``rtmbs.vehicle.assembly`` ready for an event: built rolling at the event's speed
+"""Any car of ``rtmbs.vehicle.build`` ready for an event: built rolling at the event's speed
 from its own vehicle file (no file per speed), and the dimensions the events need taken from
 the car rather than the sedan's: the overall width over the tyres (ISO 3888-1 lane widths) and
 the on-centre steering ratio (the K&C rig, :func:`rtmbs.analysis.kc.steering_ratio_on_centre`).
 
 The initial state of a car at speed v (vehicle file key ``speed``, set here): every body moves
 at (v, 0, 0) and each wheel (with its half shafts) spins at v / R_e about its axle, R_e the
-tyre's effective rolling radius (``vehicle.assembly.vehicle._rolling``); the assembly projects
+tyre's effective rolling radius (``vehicle.build.vehicle._rolling``); the assembly projects
 these velocities onto the joints, so the driveline and the steering follow consistently."""
 from __future__ import annotations
 
@@ -36,7 +36,7 @@ class Car:
 def vehicle_file(car: str) -> tuple[Path, str | None]:
     """The vehicle.yaml of ``car`` (a built-in name, a vehicle file or its folder) and the
     joints variant that overrides the file's (None: the file's own)."""
-    from ..vehicle.assembly.vehicle import SEDAN
+    from ..vehicle.build.vehicle import SEDAN
 
     if car in BUILTIN_CARS:
         return SEDAN / "vehicle.yaml", BUILTIN_CARS[car]
@@ -52,7 +52,7 @@ def vehicle_file(car: str) -> tuple[Path, str | None]:
 def load_car(car: str, speed: float) -> Car:
     """``car`` compiled rolling straight ahead at ``speed`` m/s (its file's ``speed`` replaced)."""
     from ..system import compile_model
-    from ..vehicle.assembly.vehicle import _read_yaml, vehicle_from_dict
+    from ..vehicle.build.vehicle import _read_yaml, vehicle_from_dict
 
     if not (math.isfinite(speed) and speed >= 0.0):
         raise ModelError("--speed", f"expected a finite speed >= 0, got {speed!r}")

@@ -24,7 +24,7 @@ import numpy as np
 
 from ..errors import SolverError
 from ..result import Result
-from ..solvers.base import get_solver
+from ..solvers.base import get_solver, time_after
 from ..protocol import EVAL_PHI
 
 
@@ -244,7 +244,7 @@ def drive(system, driver: Driver, t_end: float, h: float = 1e-3, solver: str = "
             if i == nsteps:
                 break
             ok = slv.step(state, h)
-            state.t = t_start + (i + 1) * h
+            state.t = time_after(t_start, h, i + 1)
             if not ok or not math.isfinite(state.q.sum() + state.qd.sum()):
                 raise SolverError(f"drive: the run diverged at t = {state.t:.4g} s (solver '{solver}', "
                                   f"h = {h:g} s)")

@@ -1,4 +1,4 @@
-"""Standard full-vehicle events on a car built by rtmbs.vehicle.assembly (the built-in
+"""Standard full-vehicle events on a car built by rtmbs.vehicle.build (the built-in
 ``sedan`` by default), each a fixed-step run returning a Result (docs/vehicle.md "Driver and
 events").
 

@@ -1,4 +1,4 @@
-"""The linear single-track (bicycle) model of a car built by rtmbs.vehicle.assembly, from the
+"""The linear single-track (bicycle) model of a car built by rtmbs.vehicle.build, from the
 car's own data: axle loads from the static equilibrium, each tyre's cornering
 stiffness C = |∂Fy/∂α| at α = 0 from the Magic Formula (the car's .tir, at that load), the
 on-centre steering ratio with the wheel travel held (the K&C rig), the wheelbase.
@@ -86,18 +86,13 @@ def cornering_stiffness(props, Fz: float, Vx: float, gamma: float = 0.0) -> floa
 
 def static_tyre_loads(model) -> dict[str, float]:
     """Vertical tyre loads (N) per corner (fl, fr, rl, rr) at the static equilibrium of a car
-    ``model`` (assembly.vehicle.held_for_statics: chassis x, y, yaw and the wheel spins held;
-    their multipliers vanish there)."""
-    from ..assembly import static_equilibrium
-    from ..system import compile_model
-    from ..vehicle.assembly.vehicle import held_for_statics
+    ``model``: :func:`rtmbs.analysis.statics.vehicle_statics` (chassis x, y, yaw and the wheel
+    spins held, their multipliers vanish there; a car with stiff bushings, whose full Newton
+    stalls, by the reduced Newton)."""
+    from ..analysis.statics import vehicle_statics
 
-    held = compile_model(held_for_statics(model))
-    q, _ = static_equilibrium(held)
-    out = np.zeros(len(held.output_names))
-    held.outputs(0.0, q, np.zeros(held.n), out)
-    names = list(held.output_names)
-    return {c: float(out[names.index(f"{c}_tyre.Fz")]) for c in ("fl", "fr", "rl", "rr")}
+    corners = vehicle_statics(model)["corners"]
+    return {c: float(corners[c]["Fz_N"]) for c in ("fl", "fr", "rl", "rr")}
 
 
 def steering_ratio(model, rack: float = 2e-4) -> float:
@@ -111,7 +106,7 @@ def steering_ratio(model, rack: float = 2e-4) -> float:
 
 def single_track_from_car(model, system=None, speed: float = 22.22, tyre=None,
                           gamma: float = 0.0) -> tuple[SingleTrack, dict]:
-    """The single-track model of a car ``model`` (rtmbs.vehicle.assembly; the sedan by
+    """The single-track model of a car ``model`` (rtmbs.vehicle.build; the sedan by
     :func:`~rtmbs.manoeuvres.events.sedan_system`): axle loads from :func:`static_tyre_loads`,
     C per tyre from :func:`cornering_stiffness` at each axle's static load and ``speed`` (the
     .tir ``tyre``, default: the car's own), the ratio from :func:`steering_ratio` (the K&C rig

@@ -51,7 +51,7 @@ def _mcpherson(over):
 def _sedan(joints, transient=False):
     def build():
         from ..system import compile_model
-        from ..vehicle.assembly import sedan_model
+        from ..vehicle.build import sedan_model
 
         m = sedan_model(joints)
         if transient:  # the tyres' carcass deflections as extra states (Carpinelli 2015 eqs. 4.22-4.24)
@@ -66,7 +66,7 @@ def _sedan(joints, transient=False):
 
 def _sedan_rear_axle():
     from ..system import compile_model
-    from ..vehicle.assembly.vehicle import SEDAN_REAR_AXLE, load_vehicle_file, pitch_held
+    from ..vehicle.build.vehicle import SEDAN_REAR_AXLE, load_vehicle_file, pitch_held
 
     return compile_model(pitch_held(load_vehicle_file(SEDAN_REAR_AXLE)))
 
@@ -94,11 +94,11 @@ BUILTIN: dict[str, tuple[Callable[[], MechanicalSystem], str]] = {
     "peer-four-bar": (_yaml("peer-four-bar"), "peer planar Grashof four-bar, undamped (n=21, m=20, f=1)"),
     "peer-chain": (_yaml("peer-chain"), "peer 10-rod chain on spherical joints, spinning (n=70, m=40, f=30)"),
     "peer-quarter-car": (_yaml("peer-quarter-car"), "peer double-wishbone quarter car (n=42, m=38, f=4)"),
-    "sedan": (_sedan("ideal"), "mid-size rear-drive sedan, ideal joints (n=231, m=217, f=14)"),
-    "sedan-bushings": (_sedan("bushings"), "mid-size rear-drive sedan, bushings (n=231, m=127, f=104)"),
+    "sedan": (_sedan("ideal"), "mid-size front-drive sedan, ideal joints (n=245, m=229, f=16)"),
+    "sedan-bushings": (_sedan("bushings"), "mid-size front-drive sedan, bushings (n=245, m=139, f=106)"),
     "sedan-transient": (_sedan("ideal", transient=True),
                         "the sedan with transient tyres (relaxation lengths; 8 extra states)"),
-    "sedan-rear-axle": (_sedan_rear_axle, "the sedan's rear axle on a rig holding its pitch (n=147, m=138, f=9)"),
+    "sedan-rear-axle": (_sedan_rear_axle, "the sedan's rear axle, with half shafts, on a rig holding its pitch (n=147, m=138, f=9)"),
     "sla-quarter-car": (_yaml("sla-quarter-car"), "SLA quarter car of Kim & Wang 2005, half-sine bump (n=28, m=26, f=2)"),
     "sla-car": (_yaml("sla-car"), "four-corner SLA car (Kim & Wang 2005 corners), heave-only chassis, bump (n=91, m=86, f=5)"),
 }
@@ -131,7 +131,7 @@ def load_model(name_or_path) -> MechanicalSystem:
     if p.suffix.lower() in (".yaml", ".yml") or p.exists():
         from ..model import load_model_file
         from ..system import compile_model
-        from ..vehicle.assembly import is_vehicle_file, load_vehicle_file
+        from ..vehicle.build import is_vehicle_file, load_vehicle_file
 
         if is_vehicle_file(p):  # a vehicle file (or its folder): docs/vehicle.md
             return compile_model(load_vehicle_file(p))

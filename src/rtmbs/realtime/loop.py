@@ -45,7 +45,7 @@ import numpy as np
 from ..errors import SolverError, did_you_mean
 from ..protocol import EVAL_PHI, EVAL_PHIQ, MechanicalSystem, State
 from ..result import Result
-from ..solvers.base import Solver, get_solver
+from ..solvers.base import Solver, get_solver, time_after
 from ..solvers.simulate import RESULT_MEMORY_SHARE, _memory_bytes
 from .clock import SystemClock
 from .iobase import RealtimeIO
@@ -421,7 +421,7 @@ def run_realtime(
                 ok = step_out(state, h, out_buf, at_start)
             else:
                 ok = step(state, h)
-            state.t = t_start + (k + 1) * h
+            state.t = time_after(t_start, h, k + 1)
             if not behind and publish_outputs and write is not None:
                 write(t_start + (k + (not at_start)) * h, out_buf)
             c1 = cpu()

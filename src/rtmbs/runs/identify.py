@@ -21,11 +21,11 @@ from pathlib import Path
 import numpy as np
 import yaml
 
-from ..concept.identify import bounds_reached, converged, stop_summary
+from ..concept.calibrate import bounds_reached, converged, stop_summary
 from ..model.strict_yaml import safe_load, yaml_problem
 from ..errors import ModelError
 from .engine import RunsInterrupted, local_cluster, run_many
-from .manoeuvre import manoeuvre_inputs, named_manoeuvre, with_road
+from .input_files import manoeuvre_inputs, named_manoeuvre, with_road
 from .parameters import build_system, check_paths, model_spec, unit_of_parameter, with_values
 from .sweep import RunSpec
 

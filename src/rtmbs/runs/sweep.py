@@ -17,7 +17,7 @@ import numpy as np
 from ..errors import ModelError, SolverError, did_you_mean
 from ..solvers.base import get_solver
 from .engine import RunsInterrupted, TaskFailure, run_many
-from .manoeuvre import manoeuvre_inputs, named_manoeuvre, with_road
+from .input_files import manoeuvre_inputs, named_manoeuvre, with_road
 from .parameters import ModelSpec, build_system, check_paths, model_spec, unit_of_parameter, with_values
 
 #: per-signal statistics of a run (table columns ``<signal>.<stat>``)

@@ -88,7 +88,6 @@ class AB3(Solver):
             if not self.constant_mass:
                 self.nfactor += nf
             self.k += 1
-            state.t = t + h
             return ok
         self._tic()
         slot = self.k % 3
@@ -99,7 +98,6 @@ class AB3(Solver):
             _c_update(h, self.F, self.k, q, v)
             self._toc("other")
         self.k += 1
-        state.t = t + h
         return bool(ok)
 
     def _rk4(self, t, h, q, v):

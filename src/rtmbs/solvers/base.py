@@ -17,6 +17,15 @@ SOLVERS: dict[str, type["Solver"]] = {}
 PHASES = ("evaluation", "jacobians", "factorisation", "solve", "projection", "other")
 
 
+def time_after(t0: float, h: float, k: int = 1) -> float:
+    """The time at the end of the k-th fixed step of ``h`` from ``t0``: t0 + k h. The one rule
+    by which time moves: :meth:`Solver.step` (and the solvers' compiled steps) set ``state.t``
+    with it from the step's start, and a run of many steps (``simulate``, ``rollout``, the
+    real-time loop, the driver) from its start and its step count, as the engine's rollouts do
+    (``fixed_rollout.c``): k additions of h would gather k round-offs."""
+    return t0 + k * h
+
+
 def register_solver(name: str):
     """Class decorator: make a solver available by ``name`` (``rtmbs run --solver name``)."""
 
@@ -54,8 +63,9 @@ class Solver:
     """A fixed-step integrator over the mechanical-system protocol.
 
     Duties of a subclass: implement ``_reset(state)`` (allocate every buffer, analyse
-    patterns once) and ``_step_impl(state, h)`` (advance ``state`` in place by one step with a
-    fixed number of operations; return ``False`` on a numerical failure). Set
+    patterns once) and ``_step_impl(state, h)`` (advance ``state.q``, ``state.qd`` in place by
+    one step with a fixed number of operations; :meth:`step` sets ``state.t``; return
+    ``False`` on a numerical failure). Set
     ``self.lam`` (multipliers of the last step) when the method has them.
 
     Attributes
@@ -122,12 +132,17 @@ class Solver:
         self.reset_counters()  # set-up work (patterns, first factorisation) is not counted
 
     def step(self, state: State, h: float) -> bool:
+        """Advance ``state`` by one step of ``h``: ``_step_impl`` moves q, q̇, then the time is
+        set from the step's start (:func:`time_after`), then the extra states. (A compiled step
+        called without this glue sets the time the same way in its own bookkeeping.)"""
         extra = self.system.nx and not (self.offline or self.extra_in_step)
         if extra:  # transient tyres: end-of-step deflections
             set_step = getattr(self.system, "set_extra_step", None)  # (systems without: none)
             if set_step is not None:
                 set_step(h)
+        t0 = state.t
         ok = self._step_impl(state, h)
+        state.t = time_after(t0, h)
         if extra:
             self.system.advance_extra(state, h)  # extra first-order states (transient tyres)
         self.nstep += 1

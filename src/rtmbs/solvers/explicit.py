@@ -23,7 +23,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..protocol import EVAL_GAMMA, EVAL_M, EVAL_PHI, EVAL_PHIQ, EVAL_Q, State
-from .base import Solver, register_solver
+from .base import Solver, register_solver, time_after
 from ..engine import _engine
 from .dense import kkt_correction, kkt_factor, kkt_rhs_solve
 from .factorisation import make_kkt
@@ -202,7 +202,7 @@ class ExplicitEuler(Solver):
         self.neval += ne
         self.nfactor += nf
         self.nsolve += ns
-        state.t = state.t + h
+        state.t = time_after(state.t, h)
         return ratio > 0.0
 
     def count_steps(self, k: int) -> None:
@@ -255,6 +255,5 @@ class ExplicitEuler(Solver):
         state.q += self.dq  # q ← q + Δq, q̇ ← q̇ + h q̈ (eq. 11)
         state.qd += h * self.rhs[:self.system.n]
         self.lam[:] = self.rhs[self.system.n:]
-        state.t += h
         self._toc("other")
         return ratio > 0.0

@@ -51,7 +51,7 @@ from ..errors import SolverError
 from ..protocol import (
     EVAL_GAMMA, EVAL_JAC, EVAL_JAC_STIFF, EVAL_M, EVAL_PHI, EVAL_PHIQ, EVAL_Q, State,
 )
-from .base import Solver, register_solver
+from .base import Solver, register_solver, time_after
 from .dense import kkt_correction, kkt_factor, lu_solve
 from .factorisation import make_kkt
 from .li_euler import sparse_in_engine
@@ -364,7 +364,6 @@ class GeneralizedAlpha(Solver):
             ok &= pr > 0.0
             self._toc("projection")
         _finish(state.q, state.qd, self.a, self.qdd, self.lam, q1, v1, qdd1, lam1, am, af)
-        state.t = t1
         self.ratio = ratio
         self._toc("other")
         return bool(ok and finite(state.q) and finite(state.qd))
@@ -406,7 +405,7 @@ class GeneralizedAlpha(Solver):
             state.x[:] = x
         self.take_statistics(r[0], r[1], r[2], r[3])
         self.count_steps(1)
-        state.t = state.t + h
+        state.t = time_after(state.t, h)
         return r[0] > 0.0 and r[2] > 0.0 and r[4]
 
     def take_statistics(self, ratio, growth, ratio2, growth2) -> None:

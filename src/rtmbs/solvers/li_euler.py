@@ -51,7 +51,7 @@ import numpy as np
 
 from ..errors import SolverError
 from ..protocol import EVAL_JAC, EVAL_JAC_STIFF, EVAL_M, EVAL_PHI, EVAL_PHIQ, EVAL_Q, State
-from .base import Solver, register_solver
+from .base import Solver, register_solver, time_after
 from ..engine import _engine
 from .dense import iteration_matrix, kkt_assemble, kkt_correction, lu_factor, lu_solve, update
 from .sparse import H_ANALYSIS, PackedKKTMap, SparseKKT, choose_linear_solver, kkt_hubs
@@ -389,7 +389,6 @@ class LIEuler(Solver):
             update(q, qd, self.dq, self.rhs, h, self.implicit)
         self.lam[:] = self.rhs[self.system.n:]
         self.ratio = ratio
-        state.t = t + h
         self._toc("other")
         return ok
 
@@ -444,7 +443,7 @@ class LIEuler(Solver):
         self.neval += ne
         self.nfactor += nf
         self.nsolve += ns
-        state.t = state.t + h
+        state.t = time_after(state.t, h)
         if self._lu2 is not None:  # the second KKT's statistics, as the Python-driven step reports them
             return self._second_stats(r[2], r[3]) and ratio > 0.0
         return ratio > 0.0
@@ -506,6 +505,5 @@ class LIEuler(Solver):
         update(q, qd, self.dq, self.rhs, h, False)
         self.lam[:] = self.rhs[n:]
         self.ratio = ratio
-        state.t = t + h
         self._toc("other")
         return ok and ratio > 0.0

@@ -49,7 +49,7 @@ from ..protocol import (
     EVAL_GAMMA, EVAL_JAC, EVAL_JAC_STIFF, EVAL_M, EVAL_PHI, EVAL_PHIQ, EVAL_Q, State,
 )
 from ..tolerances import SINGULAR_PIVOT_RATIO
-from .base import Solver, register_solver
+from .base import Solver, register_solver, time_after
 from .basis import make_basis
 from .dense import kkt_correction, kkt_factor
 from .factorisation import make_kkt
@@ -419,7 +419,7 @@ class LIEulerIndep(Solver):
         self.nfactor += nf + changed
         self.nsolve += ns + changed
         self._take_diagnostics(ratio, lratio, growth, pratio, pgrowth)
-        state.t = t + h
+        state.t = time_after(t, h)
         if code & REBASE and not self._finish_rebase(state.t, state.q, state.qd, h):
             return False
         ok = bool(code & OK) and self.ratio > 0.0
@@ -563,8 +563,7 @@ class LIEulerIndep(Solver):
         q += self.dq
         np.add(qd, self.dqd, out=self.qd_pred)
         self.zd += self.dzd
-        t1 = t + h
-        state.t = t1
+        t1 = time_after(t, h)  # (state.t: moved by Solver.step)
         self._toc("other")
         # T at the new positions, conditioning check, q̇ = S b + R ż
         self.st.evaluate(self, 0, t1, q, qd, self.what_end)

@@ -1,17 +1,18 @@
 """``rollout``: many fixed steps in one compiled call, inputs as arrays over time, outputs as
 arrays (as ``mujoco.rollout``).
 
-    from rtmbs.models import load_model
-    from rtmbs.solvers import get_solver
-    from rtmbs.solvers.rollout import rollout
-
-    system = load_model("multilink-ideal")
-    solver = get_solver("li-euler")(system)
-    state = system.initial_state()
-    solver.reset(state)
-    r = rollout(solver, state, n_steps=2000, h=1e-3,
-                inputs={"drive_torque": np.full(2000, 150.0)})
-    r.t, r.q, r.outputs["wheel.z"]
+    >>> import numpy as np
+    >>> from rtmbs.models import load_model
+    >>> from rtmbs.solvers.base import get_solver
+    >>> from rtmbs.solvers.rollout import rollout
+    >>> system = load_model("multilink-ideal")
+    >>> solver = get_solver("li-euler")(system)
+    >>> state = system.initial_state()
+    >>> solver.reset(state)
+    >>> r = rollout(solver, state, n_steps=2000, h=1e-3,
+    ...             inputs={"drive_torque": np.full(2000, 150.0)})
+    >>> r.t.shape, r.q.shape, r.outputs["rim.z"].shape
+    ((2000,), (2000, 77), (2000,))
 
 A solver whose step runs in the C engine (``solver.kernel_args``: ``li-euler``,
 ``explicit-euler`` and ``generalized-alpha`` on the sparse path of a compiled Cartesian model,
@@ -32,7 +33,7 @@ import numpy as np
 
 from ..errors import SolverError
 from ..protocol import State
-from .base import Solver
+from .base import Solver, time_after
 from ..engine import _engine
 
 #: |q| or |q̇| above this counts as divergence (as ``simulate``)
@@ -160,7 +161,7 @@ def rollout(solver: Solver, state: State, n_steps: int, h: float, inputs: dict |
         oidx = system.output_index if outputs else np.zeros(0, np.int64)
         done = run(solver, state, float(t_origin), int(i0), float(h), n_steps, every, rows, vals,
                    oidx, (t, q, qd, qd_prev, lam, y, x))
-        state.t = t_origin + (i0 + done) * h
+        state.t = time_after(t_origin, h, i0 + done)
     else:
         done = 0
         buf = np.zeros(len(out_names))
@@ -169,7 +170,7 @@ def rollout(solver: Solver, state: State, n_steps: int, h: float, inputs: dict |
                 system.set_input(nm, vals[k, c])
             q_good, prev, x_good = state.q.copy(), state.qd.copy(), state.x.copy()
             ok = solver.step(state, h)
-            state.t = t_origin + (i0 + k + 1) * h
+            state.t = time_after(t_origin, h, i0 + k + 1)
             if not ok or not (np.abs(state.q).max(initial=0.0) < DIVERGENCE_LIMIT
                               and np.abs(state.qd).max(initial=0.0) < DIVERGENCE_LIMIT):
                 state.q[:], state.qd[:] = q_good, prev
@@ -189,7 +190,7 @@ def rollout(solver: Solver, state: State, n_steps: int, h: float, inputs: dict |
     status, message = 1, "finished"
     nkept = done // every
     if done < n_steps:  # q, q̇ are back at the last good step
-        state.t = t_origin + (i0 + done) * h
+        state.t = time_after(t_origin, h, i0 + done)
         solver.status = status = -1
         message = (f"rollout stopped at step {done + 1} of {n_steps} "
                    f"(t = {t_origin + (i0 + done + 1) * h:.6g} s): singular or diverging step")

@@ -14,6 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..engine import _engine
+from .base import time_after
 from .rollout import DIVERGENCE_LIMIT
 
 #: bits of the code the engine's step and rollout return (src/rtmbs/engine/li_euler_indep.h)
@@ -45,7 +46,7 @@ def run(solver, state, t_origin, i0, h, n_steps, every, chan, inputs, oidx, res)
             break
         ok = False
         if code & REBASE:  # the end of step k: B chosen again, ż re-mapped, q̇ = S b + R ż
-            t1 = t_origin + (i0 + k + 1) * h
+            t1 = time_after(t_origin, h, i0 + k + 1)
             ok = (solver._finish_rebase(t1, state.q, state.qd, h)
                   and bool(code & OK) and solver.ratio > 0.0
                   and np.abs(state.q).max(initial=0.0) < DIVERGENCE_LIMIT

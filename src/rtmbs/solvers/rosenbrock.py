@@ -136,8 +136,6 @@ class GRK4T(Solver):
             self.neval += 1 + self.time_derivative + (2 if ok else 0)
             self.nfactor += 1 + (scale if ok else 0)
             self.nsolve += (4 + scale) if ok else 0
-            if ok:
-                state.t = t + h
             return ok
         ws = self.ws
         self._tic()
@@ -178,6 +176,5 @@ class GRK4T(Solver):
         _c_stage(2, h, *args, Qs, Qt, U, q, v, vs, qs, vs, *bufs)
         _c_stage(3, h, *args, Qs, Qt, U, q, v, vs, qs, vs, *bufs)
         self.nsolve += 4
-        state.t = t + h
         self._toc("solve")
         return True

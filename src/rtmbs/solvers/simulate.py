@@ -15,7 +15,7 @@ from .threads import with_limited_blas
 from ..errors import ConstraintDriftWarning, SimulationDiverged, SimulationInterrupted, SolverError
 from ..result import Result
 from ..protocol import EVAL_GAMMA, EVAL_M, EVAL_PHI, EVAL_PHIQ, EVAL_Q, MechanicalSystem, State
-from .base import Solver, get_solver
+from .base import Solver, get_solver, time_after
 from .rollout import compiled as compiled_rollout, rollout
 
 #: A state whose norm passes this is taken as diverged.
@@ -291,7 +291,7 @@ def _simulate(system, solver, t_end, h, state, save_every, progress, raise_on_di
                 if driven:
                     system.apply_input_functions(state.t)
                 ok = slv.step(state, h)
-                state.t = t_start + i * h
+                state.t = time_after(t_start, h, i)
                 bad = (not ok) or not (
                     math.isfinite(state.q.sum() + state.qd.sum())
                     and np.abs(state.q).max(initial=0.0) < DIVERGENCE_LIMIT

@@ -74,7 +74,8 @@ ORDERINGS = ("MMD_ATA", "COLAMD", "MMD_AT_PLUS_A")
 
 # layout of the header of ``ib`` (uint32)
 (_H_N, _H_NE, _H_NNZ, _H_PTR, _H_DIAG, _H_COL, _H_AMAP, _H_PROW, _H_PCOL, _H_ROWS, _H_COLS, _H_NC,
- _H_CDST, _H_CSRC, _H_NRUN, _H_URPTR, _H_RC0, _H_RLEN, _H_PAIRED, _H_LEN) = range(20)
+ _H_CDST, _H_CSRC, _H_NRUN, _H_URPTR, _H_RC0, _H_RLEN, _H_PAIRED, _H_NFILL, _H_FPTR, _H_FCOL,
+ _H_EPTR, _H_ECOL, _H_EIDX, _H_LEN) = range(26)
 # ``fb`` = [ax (ne) | lu (nnz) | w (N) | pivot references (N) | b0 (N) | r (N) | couplings (nc) |
 #           statistics (_S_LEN) | reciprocal pivots 1/u_kk (N)]
 _S_FLAG, _S_COUNT, _S_ROW, _S_GROWTH_LIMIT, _S_OPS, _S_LEN = range(6)
@@ -140,6 +141,31 @@ def column_runs(ptr, diag, col):
             rlen.extend(np.diff(np.append(starts, u.size)).tolist())
         urptr[k + 1] = len(rc0)
     return urptr, np.array(rc0, np.int64), np.array(rlen, np.int64)
+
+
+def row_entries(ptr, col, amap):
+    """Where each row of the factors takes its values from, row by row (the engine's
+    ``rtmbs_lu_refactor`` loads row i into its dense accumulator from these, with no pass over
+    the whole storage): (fptr, fcol, eptr, ecol, eidx). Row i's zeros go to the columns
+    fcol[fptr[i]:fptr[i+1]] (the fill, and the positions that take several entries); its entries
+    eidx[eptr[2i]:eptr[2i+1]] are assigned to the columns ecol of the same range (one entry per
+    position, in column order), then those of eptr[2i+1]:eptr[2i+2] added (the entries of shared
+    positions, in entry order: the sums of the entry-by-entry scatter, term for term)."""
+    ptr, col, amap = (np.asarray(a, np.int64) for a in (ptr, col, amap))
+    N = ptr.size - 1
+    nnz = int(ptr[-1])
+    row_of = np.repeat(np.arange(N, dtype=np.int64), np.diff(ptr))
+    hits = np.bincount(amap, minlength=nnz) if nnz else np.zeros(0, np.int64)
+    fpos = np.flatnonzero(hits != 1)
+    fptr = np.searchsorted(fpos, ptr, "left")
+    e = np.arange(amap.size, dtype=np.int64)
+    erow = row_of[amap] if amap.size else e
+    shared = (hits[amap] != 1).astype(np.int64) if amap.size else e
+    order = np.lexsort((np.where(shared == 1, e, amap), shared, erow))
+    counts = np.zeros(2 * N, np.int64)
+    np.add.at(counts, 2 * erow + shared, 1)
+    eptr = np.concatenate([[0], np.cumsum(counts)])
+    return fptr, col[fpos], eptr, col[amap[order]], order
 
 
 # -- the analysis (offline: at reset and at a rebase of Algorithm 2) --------------------------------
@@ -831,14 +857,17 @@ def _pack_index(N, ptr, diag, col, amap, prow, pcol, rows, cols, cdst, csrc):
     """The index ``ib`` (uint32: the header, then the parts) of the factors with the storage
     (ptr, diag, col, amap) and the orders (prow, pcol); None when a value is beyond uint32."""
     urptr, rc0, rlen = column_runs(ptr, diag, col)
+    fptr, fcol, eptr, ecol, eidx = row_entries(ptr, col, amap)
     parts = [ptr, diag, col, amap, prow, pcol, rows, cols, cdst, csrc, urptr, rc0, rlen,
-             paired_rows(ptr, diag, col)]
+             paired_rows(ptr, diag, col), fptr, fcol, eptr, ecol, eidx]
     head = np.zeros(_H_LEN, np.int64)
     head[_H_N], head[_H_NE], head[_H_NNZ], head[_H_NC] = N, len(rows), ptr[-1], len(cdst)
     head[_H_NRUN] = rc0.size
+    head[_H_NFILL] = fcol.size
     off = _H_LEN
     for slot, a in zip((_H_PTR, _H_DIAG, _H_COL, _H_AMAP, _H_PROW, _H_PCOL, _H_ROWS, _H_COLS,
-                        _H_CDST, _H_CSRC, _H_URPTR, _H_RC0, _H_RLEN, _H_PAIRED), parts):
+                        _H_CDST, _H_CSRC, _H_URPTR, _H_RC0, _H_RLEN, _H_PAIRED, _H_FPTR, _H_FCOL,
+                        _H_EPTR, _H_ECOL, _H_EIDX), parts):
         head[slot] = off
         off += len(a)
     ib = np.concatenate([head] + [np.asarray(a, np.int64) for a in parts])

@@ -22,7 +22,7 @@ their length, at most ``QUICK_ITERATIONS`` iterations, short benches.
 ``scheduler``: where the identification's Jacobian columns run (``None``: in this process, the
 default; ``"local"``: a Dask LocalCluster of ``n_workers`` processes; an address
 ``tcp://host:8786``; a ``distributed.Client``), through :func:`rtmbs.runs.engine.run_many` as
-the ``map`` of :func:`rtmbs.concept.identify.identify`. The results do not depend on it.
+the ``map`` of :func:`rtmbs.concept.calibrate.identify`. The results do not depend on it.
 """
 from __future__ import annotations
 
@@ -37,8 +37,8 @@ from pathlib import Path
 import numpy as np
 
 from ..solvers.timing import bench_steps
-from ..concept import identify as idf
-from ..concept import manoeuvres as mv
+from ..concept import calibrate as idf
+from ..concept import drive_cycles as mv
 from ..concept import models as cm
 from ..models.multilink import multilink_model
 from ..system import compile_model

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..concept import identify as idf
+from ..concept import calibrate as idf
 from ..concept import table53 as T
 from .figures import figure as _fig
 from .verdicts import Criterion, Finding, all_of, at_most, finding, findings_section, is_true
@@ -30,7 +30,7 @@ def _campaign(quick, log, **kw):
     from ..manoeuvres.campaign import run_campaign
 
     t0 = time.perf_counter()
-    c = run_campaign("sedan", quick=quick, **kw)
+    c = run_campaign("sedan-rwd", quick=quick, **kw)
     log(f"    sedan campaign {kw or 'identification'}: {time.perf_counter() - t0:.0f} s, top speed "
         f"{3.6 * float(np.max(c.speed)):.1f} km/h")
     return c
@@ -251,7 +251,7 @@ def report_section(res) -> list:
         L += [f"**Quick run**: campaigns scaled (phases and speeds ×0.3), at most "
               f"{QUICK_ITERATIONS} iterations: the numbers are not the study's.", ""]
     c = res["campaign"]
-    L += [f"Campaign on `sedan` (li-euler 1 ms, signals every 2 ms): settle, accelerate to "
+    L += [f"Campaign on `sedan-rwd` (li-euler 1 ms, signals every 2 ms): settle, accelerate to "
           f"{c['meta']['target_kmh']:.0f} km/h (reached {c['top_speed_kmh']:.1f}), neutral, brake "
           f"{c['meta']['brake_front']:.0f}/{c['meta']['brake_rear']:.0f} N m front/rear per wheel; "
           f"ISO 8608 class {c['road'].get('class')} (seed {c['road'].get('seed')}). Eq. 5.11 "

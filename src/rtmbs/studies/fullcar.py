@@ -3,10 +3,10 @@ Algorithm 1 vs Algorithm 2 on the full car.
 
 ``run_fullcar_study(out_dir, quick=False, log=print)``:
 
-* the campaign (:func:`rtmbs.manoeuvres.campaign.run_campaign`) on the built-in ``sedan``:
+* the campaign (:func:`rtmbs.manoeuvres.campaign.run_campaign`) on the rear-drive ``sedan-rwd``:
   at rest 0-5 s, 0 → 80 km/h in 5 s (rear drive torque), neutral 10 s, braking 5 s (300 N m
   per wheel, front = rear), ISO 8608 class B road (independent tracks), li-euler 1 ms;
-* post-processing with :mod:`rtmbs.concept.sensors`: strokes low-passed at 25 Hz, corner
+* post-processing with :mod:`rtmbs.concept.measurement`: strokes low-passed at 25 Hz, corner
   accelerations high-passed at 0.5 Hz (Butterworth, **zero phase**: ``sosfiltfilt``), the
   corners' vertical displacement by double integration (step 1, Fig. 5.21), plus the < 0.5 Hz
   strokes (step 2, Fig. 5.22), plus the tyre deflection of eq. 5.11 (step 3, Fig. 5.25), the
@@ -30,7 +30,7 @@ from pathlib import Path
 import numpy as np
 
 from ..solvers.timing import bench_steps
-from ..concept import sensors as cs
+from ..concept import measurement as cs
 from ..manoeuvres.campaign import CORNERS, PHASES, QUICK_SCALE, run_campaign, vehicle_system
 from ..model import strict_json
 from .figures import figure
@@ -38,7 +38,7 @@ from .verdicts import (Finding, above, all_of, at_most, below, finding, findings
                        ordering_holds, ratio_within, within)
 
 H = 1e-3
-MODEL = "sedan"
+MODEL = "sedan-rwd"
 BENCH_SPEED = 20.0        # m/s, the bench car rolling on the campaign's road
 BENCH_TORQUE = 100.0      # N m per half shaft during the bench
 FULL_BENCH = {"steps": 2000, "rounds": 3, "warmup": 200}

@@ -38,7 +38,7 @@ import numpy as np
 
 from ..errors import RtmbsError
 from ..models.truck import TruckParams, truck
-from ..solvers.base import get_solver
+from ..solvers.base import get_solver, time_after
 from ..solvers.simulate import simulate
 from .verdicts import FAILS, HOLDS, Finding, findings_table
 
@@ -122,7 +122,7 @@ def _run(sys, solver, h, t_end, instrument=False, **opts):
     t0 = time.perf_counter()
     for i in range(1, nsteps + 1):
         slv.step(st, h)
-        st.t = i * h
+        st.t = time_after(0.0, h, i)
         Q[i] = st.q
         if i % 1000 == 0 and not (np.all(np.isfinite(st.q)) and np.abs(st.q).max() < 1e6):
             ok = False

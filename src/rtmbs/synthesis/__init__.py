@@ -2,6 +2,6 @@
 subsystems whose effective mass and force enter the base body's 6×6 equation (eqs. 1-2).
 docs/synthesis.md."""
 from .description import subsystem_model
-from .system import SynthesisSystem, build
+from .numpy_provider import SynthesisSystem, build
 
 __all__ = ["SynthesisSystem", "build", "subsystem_model"]

@@ -3,7 +3,7 @@
 number of 1-DOF subsystems of one topology, locked or free base) and
 ``engine/providers/synthesis_cartesian.c`` (A: relative Cartesian coordinates, eqs. 8-22, one
 subsystem). :func:`pack_joint` and :func:`pack_cartesian` flatten a
-:class:`~rtmbs.synthesis.system.SynthesisSystem` into the int64 and float64 vectors those files
+:class:`~rtmbs.synthesis.numpy_provider.SynthesisSystem` into the int64 and float64 vectors those files
 read (their layout is written in the headers); :class:`CompiledSynthesis` keeps the vectors,
 the warm start and the scratch, and calls the engine: one call fills M, Q (eq. 19) and q̈
 (eqs. 1, 20 or 31)."""

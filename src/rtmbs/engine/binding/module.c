@@ -9,7 +9,15 @@
 #define PY_ARRAY_UNIQUE_SYMBOL rtmbs_engine_ARRAY_API
 #include <numpy/arrayobject.h>
 
+#include <stdarg.h>
+
 #include "py_common.h"
+
+static const char* dtype_name(int type) {
+    if (type == NPY_DOUBLE) return "float64";
+    if (type == NPY_INT64) return "int64";
+    return type == NPY_UINT32 ? "uint32" : "another dtype";
+}
 
 void* rtmbs_py_array(PyObject* obj, int type, int writable, const char* what, Py_ssize_t* len) {
     PyArrayObject* a;
@@ -20,7 +28,7 @@ void* rtmbs_py_array(PyObject* obj, int type, int writable, const char* what, Py
     a = (PyArrayObject*)obj;
     if (PyArray_TYPE(a) != type || !PyArray_IS_C_CONTIGUOUS(a) || !PyArray_ISALIGNED(a)) {
         PyErr_Format(PyExc_TypeError, "%s: expected a C-contiguous aligned array of %s", what,
-                     type == NPY_DOUBLE ? "float64" : "int64");
+                     dtype_name(type));
         return NULL;
     }
     if (writable && !PyArray_ISWRITEABLE(a)) {
@@ -29,6 +37,31 @@ void* rtmbs_py_array(PyObject* obj, int type, int writable, const char* what, Py
     }
     if (len) *len = PyArray_SIZE(a);
     return PyArray_DATA(a);
+}
+
+void* rtmbs_py_array_min(PyObject* obj, int type, int writable, const char* what,
+                         Py_ssize_t want, Py_ssize_t* len) {
+    Py_ssize_t l;
+    void* p = rtmbs_py_array(obj, type, writable, what, &l);
+    if (!p) return NULL;
+    if (l < want) {
+        PyErr_Format(PyExc_ValueError, "%s: %zd entries, expected at least %zd", what, l, want);
+        return NULL;
+    }
+    if (len) *len = l;
+    return p;
+}
+
+int rtmbs_py_need(Py_ssize_t have, Py_ssize_t need, const char* name, const char* what) {
+    if (have >= need) return 0;
+    PyErr_Format(PyExc_ValueError, "%s: %s has %zd values, %zd needed", name, what, have, need);
+    return -1;
+}
+
+int rtmbs_py_check(int ok, const char* msg) {
+    if (ok) return 0;
+    PyErr_SetString(PyExc_ValueError, msg);
+    return -1;
 }
 
 int rtmbs_py_bind(PyObject* const* args, int64_t n, int64_t m, rtmbs_model* model, rtmbs_data* data) {
@@ -65,6 +98,13 @@ int rtmbs_py_bind(PyObject* const* args, int64_t n, int64_t m, rtmbs_model* mode
     return 0;
 }
 
+int rtmbs_py_bind_nm(PyObject* const* args, PyObject* n, PyObject* m, rtmbs_model* model,
+                     rtmbs_data* data) {
+    const int64_t nq = PyLong_AsLongLong(n), nc = PyLong_AsLongLong(m);
+    if (PyErr_Occurred()) return -1;
+    return rtmbs_py_bind(args, nq, nc, model, data);
+}
+
 PyObject* rtmbs_py_status(rtmbs_status s, const char* where) {
     static const char* names[] = {"ok", "layout mismatch", "buffer too short", "singular matrix",
                                   "non-finite state", "unsupported element or option",
@@ -75,8 +115,77 @@ PyObject* rtmbs_py_status(rtmbs_status s, const char* where) {
     return NULL;
 }
 
-int rtmbs_py_rollout_args(PyObject* const* args, const rtmbs_model* m, const char* name,
-                          rtmbs_py_rollout* r) {
+int rtmbs_py_step_args(PyObject* const* args, Py_ssize_t ivec, Py_ssize_t iq, const char* name,
+                       rtmbs_py_step* a) {
+    Py_ssize_t n, nqd, nw0, nw1;
+    rtmbs_packed_offsets o;
+    if (!(a->q = rtmbs_py_array(args[iq], NPY_DOUBLE, 1, "q", &n))) return -1;
+    if (!(a->qd = rtmbs_py_array(args[iq + 1], NPY_DOUBLE, 1, "qd", &nqd))) return -1;
+    a->m = PyLong_AsLongLong(args[iq + 2]);
+    if (PyErr_Occurred()) return -1;
+    a->n = n;
+    if (nqd != n || a->m < 0 || a->m > n) {
+        PyErr_Format(PyExc_ValueError, "%s: q and qd differ in length, or m is not in 0..n", name);
+        return -1;
+    }
+    if (rtmbs_py_bind(args, n, a->m, &a->model, &a->data) < 0) return -1;
+    if (!(a->w0 = rtmbs_py_array(args[6], NPY_DOUBLE, 1, "w0", &nw0))) return -1;
+    if (!(a->w1 = rtmbs_py_array(args[7], NPY_DOUBLE, 1, "w1", &nw1))) return -1;
+    if (!(a->vec = rtmbs_py_array(args[ivec], NPY_DOUBLE, 1, "vec", &a->nvec))) return -1;
+    rtmbs_packed_workspace(&a->model.size, &o);
+    if (rtmbs_py_need(nw0, o.size, name, "w0") < 0 || rtmbs_py_need(nw1, o.size, name, "w1") < 0)
+        return -1;
+    return 0;
+}
+
+int rtmbs_py_kkt(PyObject* const* args, rtmbs_kkt* k) {
+    if (!(k->ib = rtmbs_py_array(args[0], NPY_UINT32, 0, "kkt ib", NULL))) return -1;
+    if (!(k->fb = rtmbs_py_array(args[1], NPY_DOUBLE, 1, "kkt fb", NULL))) return -1;
+    if (!(k->idx = rtmbs_py_array(args[2], NPY_UINT32, 0, "kkt idx", NULL))) return -1;
+    return 0;
+}
+
+int rtmbs_py_outputs_args(PyObject* const* args, int with_flag, rtmbs_py_outputs* o) {
+    Py_ssize_t nbuf;
+    if (!(o->oidx = rtmbs_py_array(args[0], NPY_INT64, 0, with_flag ? "oidx" : "oidx0", &o->nout)))
+        return -1;
+    if (!(o->out = rtmbs_py_array(args[1], NPY_DOUBLE, 1, with_flag ? "out" : "out0", &nbuf)))
+        return -1;
+    o->at_start = with_flag ? PyObject_IsTrue(args[2]) : 1;
+    if (o->at_start < 0) return -1;
+    if (nbuf < o->nout) {
+        PyErr_SetString(PyExc_ValueError,
+                        with_flag ? "out shorter than oidx" : "out0 shorter than oidx0");
+        return -1;
+    }
+    return 0;
+}
+
+rtmbs_status rtmbs_py_outputs_end(rtmbs_status s, int good, rtmbs_py_step* a, double t,
+                                  const rtmbs_py_outputs* o) {
+    if (s != RTMBS_OK || !good || !o->nout || o->at_start) return s;
+    return rtmbs_step_outputs(&a->model, &a->data, t, a->q, a->qd, a->w1, o->oidx, o->nout, o->out);
+}
+
+int rtmbs_py_scalars(PyObject* const* args, const char* fmt, ...) {
+    va_list ap;
+    int k, bad = 0;
+    va_start(ap, fmt);
+    for (k = 0; fmt[k]; k++) {
+        PyObject* x = args[k];
+        switch (fmt[k]) {
+        case 'd': *va_arg(ap, double*) = PyFloat_AsDouble(x); break;
+        case 'L': *va_arg(ap, int64_t*) = PyLong_AsLongLong(x); break;
+        case 'i': *va_arg(ap, int*) = (int)PyLong_AsLong(x); break;
+        default: bad |= (*va_arg(ap, int*) = PyObject_IsTrue(x)) < 0; break;
+        }
+    }
+    va_end(ap);
+    return bad || PyErr_Occurred() ? -1 : 0;
+}
+
+int rtmbs_py_rollout_args(PyObject* const* at, PyObject* const* args, const rtmbs_model* m,
+                          const char* name, rtmbs_rollout* r) {
     const int64_t n = m->size.nq, c = m->size.nc, nx = m->size.nx;
     Py_ssize_t len[13];
     double** out[10];
@@ -84,6 +193,8 @@ int rtmbs_py_rollout_args(PyObject* const* args, const rtmbs_model* m, const cha
                                     "out_y", "out_x", "q_good", "qd_good", "x_good"};
     int64_t need[10], nrows;
     int k;
+    r->t_origin = PyFloat_AsDouble(at[0]);
+    r->i0 = PyLong_AsLongLong(at[1]);
     r->n_steps = PyLong_AsLongLong(args[0]);
     r->every = PyLong_AsLongLong(args[1]);
     if (PyErr_Occurred()) return -1;
@@ -104,18 +215,9 @@ int rtmbs_py_rollout_args(PyObject* const* args, const rtmbs_model* m, const cha
     need[5] = nrows * r->nout; need[6] = nrows * nx; need[7] = need[8] = n; need[9] = nx;
     for (k = 0; k < 10; k++) {
         if (!(*out[k] = rtmbs_py_array(args[5 + k], NPY_DOUBLE, 1, names[k], &len[3 + k]))) return -1;
-        if (len[3 + k] < need[k]) {
-            PyErr_Format(PyExc_ValueError, "%s: %s has %zd values, %lld needed", name, names[k],
-                         len[3 + k], (long long)need[k]);
-            return -1;
-        }
+        if (rtmbs_py_need(len[3 + k], need[k], name, names[k]) < 0) return -1;
     }
-    if (len[1] < r->n_steps * r->nchan) {
-        PyErr_Format(PyExc_ValueError, "%s: inputs has %zd values, %lld needed", name, len[1],
-                     (long long)(r->n_steps * r->nchan));
-        return -1;
-    }
-    return 0;
+    return rtmbs_py_need(len[1], r->n_steps * r->nchan, name, "inputs");
 }
 
 int rtmbs_py_nargs(Py_ssize_t nargs, Py_ssize_t want, const char* name) {

@@ -59,7 +59,7 @@ static double element_forces(const rtmbs_model* m, rtmbs_data* d, int64_t k, dou
 static PyObject* py_element(PyObject* self, PyObject* const* args, Py_ssize_t nargs) {
     rtmbs_model m;
     rtmbs_data d;
-    int64_t k, n, c;
+    int64_t k;
     int with_jac;
     double t, v;
     (void)self;
@@ -67,10 +67,8 @@ static PyObject* py_element(PyObject* self, PyObject* const* args, Py_ssize_t na
     k = PyLong_AsLongLong(args[0]);
     t = PyFloat_AsDouble(args[1]);
     with_jac = PyObject_IsTrue(args[2]);
-    n = PyLong_AsLongLong(args[9]);
-    c = PyLong_AsLongLong(args[10]);
     if (PyErr_Occurred() || with_jac < 0) return NULL;
-    if (rtmbs_py_bind(args + 3, n, c, &m, &d) < 0) return NULL;
+    if (rtmbs_py_bind_nm(args + 3, args[9], args[10], &m, &d) < 0) return NULL;
     if (k < 0 || k >= m.size.nfrc) {
         PyErr_Format(PyExc_IndexError, "element: no element %lld (the model has %lld)",
                      (long long)k, (long long)m.size.nfrc);
@@ -85,16 +83,13 @@ static PyObject* py_element(PyObject* self, PyObject* const* args, Py_ssize_t na
 static PyObject* py_fun_eval(PyObject* self, PyObject* const* args, Py_ssize_t nargs) {
     rtmbs_model m;
     rtmbs_data d;
-    int64_t k, n, c;
+    int64_t k;
     double t, v, v1, v2;
     (void)self;
     if (rtmbs_py_nargs(nargs, 10, "fun_eval") < 0) return NULL;
     k = PyLong_AsLongLong(args[0]);
     t = PyFloat_AsDouble(args[1]);
-    n = PyLong_AsLongLong(args[8]);
-    c = PyLong_AsLongLong(args[9]);
-    if (PyErr_Occurred()) return NULL;
-    if (rtmbs_py_bind(args + 2, n, c, &m, &d) < 0) return NULL;
+    if (PyErr_Occurred() || rtmbs_py_bind_nm(args + 2, args[8], args[9], &m, &d) < 0) return NULL;
     if (k < 0 || k >= m.size.nfun) {
         PyErr_Format(PyExc_IndexError, "fun_eval: no function %lld (the model has %lld)",
                      (long long)k, (long long)m.size.nfun);
@@ -111,11 +106,9 @@ static PyObject* py_table_eval(PyObject* self, PyObject* const* args, Py_ssize_t
     int64_t adr, n;
     double x, y, slope;
     (void)self;
-    if (rtmbs_py_nargs(nargs, 5, "table_eval") < 0) return NULL;
-    x = PyFloat_AsDouble(args[0]);
-    adr = PyLong_AsLongLong(args[3]);
-    n = PyLong_AsLongLong(args[4]);
-    if (PyErr_Occurred()) return NULL;
+    if (rtmbs_py_nargs(nargs, 5, "table_eval") < 0 || rtmbs_py_scalars(args, "d", &x) < 0 ||
+        rtmbs_py_scalars(args + 3, "LL", &adr, &n) < 0)
+        return NULL;
     if (!(tx = rtmbs_py_array(args[1], NPY_DOUBLE, 0, "tx", &nx))) return NULL;
     if (!(ty = rtmbs_py_array(args[2], NPY_DOUBLE, 0, "ty", &ny))) return NULL;
     if (n < 1 || adr < 0 || adr + n > nx || adr + n > ny) {

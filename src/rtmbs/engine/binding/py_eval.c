@@ -5,33 +5,39 @@
 #include "py_common.h"
 #include "../stages.h"
 
+/* The model and data from the six buffers at args[ib..ib + 5] and the sizes n, m at args[in],
+ * args[in + 1], and the `nstate` float64 arrays at args[iq..] (q, qd [, qdd]), each of n values
+ * at least. Returns 0 or -1 with an exception. */
+static int model_state(PyObject* const* args, Py_ssize_t ib, Py_ssize_t in, Py_ssize_t iq,
+                       int nstate, rtmbs_model* m, rtmbs_data* d, const double** state) {
+    static const char* names[3] = {"q", "qd", "qdd"};
+    int k;
+    if (rtmbs_py_bind_nm(args + ib, args[in], args[in + 1], m, d) < 0) return -1;
+    for (k = 0; k < nstate; k++)
+        if (!(state[k] = rtmbs_py_array_min(args[iq + k], NPY_DOUBLE, 0, names[k], m->size.nq,
+                                            NULL)))
+            return -1;
+    return 0;
+}
+
 /* evaluate(what, t, q, qd, ibuf, ilay, fbuf, flay, sbuf, slay, wbuf, n, m): M, Q, Phi,
  * ... into the workspace wbuf (rtmbs_evaluate) */
 static PyObject* py_evaluate(PyObject* self, PyObject* const* args, Py_ssize_t nargs) {
     rtmbs_model m;
     rtmbs_data d;
-    int64_t what, n, c;
+    int64_t what;
     double t;
-    const double *q, *qd;
+    const double* x[2];
     double* w;
-    Py_ssize_t nqv, nqdv, nw;
+    Py_ssize_t nw;
     rtmbs_status s;
     (void)self;
     if (rtmbs_py_nargs(nargs, 13, "evaluate") < 0) return NULL;
     what = PyLong_AsLongLong(args[0]);
     t = PyFloat_AsDouble(args[1]);
-    n = PyLong_AsLongLong(args[11]);
-    c = PyLong_AsLongLong(args[12]);
-    if (PyErr_Occurred()) return NULL;
-    if (!(q = rtmbs_py_array(args[2], NPY_DOUBLE, 0, "q", &nqv))) return NULL;
-    if (!(qd = rtmbs_py_array(args[3], NPY_DOUBLE, 0, "qd", &nqdv))) return NULL;
+    if (PyErr_Occurred() || model_state(args, 4, 11, 2, 2, &m, &d, x) < 0) return NULL;
     if (!(w = rtmbs_py_array(args[10], NPY_DOUBLE, 1, "wbuf", &nw))) return NULL;
-    if (nqv < n || nqdv < n) {
-        PyErr_SetString(PyExc_ValueError, "evaluate: q or qd shorter than n");
-        return NULL;
-    }
-    if (rtmbs_py_bind(args + 4, n, c, &m, &d) < 0) return NULL;
-    s = rtmbs_evaluate(&m, &d, what, t, q, qd, w, nw);
+    s = rtmbs_evaluate(&m, &d, what, t, x[0], x[1], w, nw);
     if (s != RTMBS_OK) return rtmbs_py_status(s, "evaluate");
     Py_RETURN_NONE;
 }
@@ -41,34 +47,20 @@ static PyObject* py_evaluate(PyObject* self, PyObject* const* args, Py_ssize_t n
 static PyObject* py_outputs(PyObject* self, PyObject* const* args, Py_ssize_t nargs) {
     rtmbs_model m;
     rtmbs_data d;
-    int64_t n, c;
     double t;
-    const double *q, *qd;
+    const double* x[2];
     const int64_t* oidx;
     double *w, *out;
-    Py_ssize_t nqv, nqdv, nw, nidx, nout;
+    Py_ssize_t nw, nidx;
     rtmbs_status s;
     (void)self;
     if (rtmbs_py_nargs(nargs, 14, "outputs") < 0) return NULL;
     t = PyFloat_AsDouble(args[0]);
-    n = PyLong_AsLongLong(args[10]);
-    c = PyLong_AsLongLong(args[11]);
-    if (PyErr_Occurred()) return NULL;
-    if (!(q = rtmbs_py_array(args[1], NPY_DOUBLE, 0, "q", &nqv))) return NULL;
-    if (!(qd = rtmbs_py_array(args[2], NPY_DOUBLE, 0, "qd", &nqdv))) return NULL;
+    if (PyErr_Occurred() || model_state(args, 3, 10, 1, 2, &m, &d, x) < 0) return NULL;
     if (!(w = rtmbs_py_array(args[9], NPY_DOUBLE, 1, "wbuf", &nw))) return NULL;
     if (!(oidx = rtmbs_py_array(args[12], NPY_INT64, 0, "oidx", &nidx))) return NULL;
-    if (!(out = rtmbs_py_array(args[13], NPY_DOUBLE, 1, "out", &nout))) return NULL;
-    if (nqv < n || nqdv < n) {
-        PyErr_SetString(PyExc_ValueError, "outputs: q or qd shorter than n");
-        return NULL;
-    }
-    if (nout < nidx) {
-        PyErr_SetString(PyExc_ValueError, "outputs: out shorter than oidx");
-        return NULL;
-    }
-    if (rtmbs_py_bind(args + 3, n, c, &m, &d) < 0) return NULL;
-    s = rtmbs_outputs(&m, &d, t, q, qd, w, nw, oidx, nidx, out);
+    if (!(out = rtmbs_py_array_min(args[13], NPY_DOUBLE, 1, "out", nidx, NULL))) return NULL;
+    s = rtmbs_outputs(&m, &d, t, x[0], x[1], w, nw, oidx, nidx, out);
     if (s != RTMBS_OK) return rtmbs_py_status(s, "outputs");
     Py_RETURN_NONE;
 }
@@ -78,40 +70,25 @@ static PyObject* py_outputs(PyObject* self, PyObject* const* args, Py_ssize_t na
 static PyObject* py_body_accelerations(PyObject* self, PyObject* const* args, Py_ssize_t nargs) {
     rtmbs_model m;
     rtmbs_data d;
-    int64_t n, c;
-    const double *q, *qd, *qdd;
+    const double* x[3];
     double* out;
-    Py_ssize_t nqv, nqdv, nqddv, nout;
     (void)self;
     if (rtmbs_py_nargs(nargs, 12, "body_accelerations") < 0) return NULL;
-    n = PyLong_AsLongLong(args[9]);
-    c = PyLong_AsLongLong(args[10]);
-    if (PyErr_Occurred()) return NULL;
-    if (!(q = rtmbs_py_array(args[0], NPY_DOUBLE, 0, "q", &nqv))) return NULL;
-    if (!(qd = rtmbs_py_array(args[1], NPY_DOUBLE, 0, "qd", &nqdv))) return NULL;
-    if (!(qdd = rtmbs_py_array(args[2], NPY_DOUBLE, 0, "qdd", &nqddv))) return NULL;
-    if (!(out = rtmbs_py_array(args[11], NPY_DOUBLE, 1, "out", &nout))) return NULL;
-    if (nqv < n || nqdv < n || nqddv < n) {
-        PyErr_SetString(PyExc_ValueError, "body_accelerations: q, qd or qdd shorter than n");
+    if (model_state(args, 3, 9, 0, 3, &m, &d, x) < 0) return NULL;
+    if (!(out = rtmbs_py_array_min(args[11], NPY_DOUBLE, 1, "out", 6 * m.size.nbody, NULL)))
         return NULL;
-    }
-    if (rtmbs_py_bind(args + 3, n, c, &m, &d) < 0) return NULL;
-    if (nout < 6 * m.size.nbody) {
-        PyErr_SetString(PyExc_ValueError, "body_accelerations: out shorter than 6 nbody");
-        return NULL;
-    }
-    rtmbs_body_accelerations(&m, q, qd, qdd, out);
+    rtmbs_body_accelerations(&m, x[0], x[1], x[2], out);
     Py_RETURN_NONE;
 }
 
 PyMethodDef rtmbs_py_eval_methods[] = {
-    {"evaluate", (PyCFunction)(void (*)(void))py_evaluate, METH_FASTCALL,
+    RTMBS_PY_FASTCALL("evaluate", py_evaluate,
      "evaluate(what, t, q, qd, ibuf, ilay, fbuf, flay, sbuf, slay, wbuf, n, m): M, Q, Phi, ... "
-     "into the workspace."},
-    {"outputs", (PyCFunction)(void (*)(void))py_outputs, METH_FASTCALL,
+     "into the workspace."),
+    RTMBS_PY_FASTCALL("outputs", py_outputs,
      "outputs(t, q, qd, ibuf, ilay, fbuf, flay, sbuf, slay, wbuf, n, m, oidx, out): the named "
-     "outputs."},
-    {"body_accelerations", (PyCFunction)(void (*)(void))py_body_accelerations, METH_FASTCALL,
+     "outputs."),
+    RTMBS_PY_FASTCALL("body_accelerations", py_body_accelerations,
      "body_accelerations(q, qd, qdd, ibuf, ilay, fbuf, flay, sbuf, slay, n, m, out): per body "
-     "rddot and omegadot."},
+     "rddot and omegadot."),
     {NULL, NULL, 0, NULL}};

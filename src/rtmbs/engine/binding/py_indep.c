@@ -9,36 +9,24 @@
 /* The arguments the step and the rollout share: (ibuf .. slay, w0, w1, fa, fb, pidx, cols, X, W,
  * tmp, aidx, kib, kfb, kidx, vec, hpiv, q, qd, m) at args[0..23]. */
 typedef struct {
-    rtmbs_model model;
-    rtmbs_data data;
+    rtmbs_py_step s;
     rtmbs_partition basis;
     rtmbs_kkt kkt;
     const uint32_t* aidx;
-    double *w0, *w1, *vec, *q, *qd;
     int64_t* hpiv;
     Py_ssize_t nkib;
 } indep_args;
 
-static int fail(const char* msg) {
-    PyErr_SetString(PyExc_ValueError, msg);
-    return -1;
-}
+static int fail(const char* msg) { return rtmbs_py_check(0, msg); }
 
 static int common_args(PyObject* const* args, indep_args* a) {
-    Py_ssize_t n, nqd, nw0, nw1, nvec, nib, nfb, npidx, ncols, nX, nW, ntmp, naidx, nhpiv;
-    int64_t m, f, nu, nv;
-    rtmbs_packed_offsets o;
+    Py_ssize_t nib, nfb, npidx, ncols, nX, nW, ntmp, naidx, nhpiv;
+    int64_t n, m, f, nu, nv;
     rtmbs_status s;
-    if (!(a->q = rtmbs_py_array(args[21], NPY_DOUBLE, 1, "q", &n))) return -1;
-    if (!(a->qd = rtmbs_py_array(args[22], NPY_DOUBLE, 1, "qd", &nqd))) return -1;
-    m = PyLong_AsLongLong(args[23]);
-    if (PyErr_Occurred()) return -1;
-    if (nqd != n) return fail("q and qd differ in length");
-    if (m < 0 || m > n) return fail("li-euler-indep: m out of range");
+    if (rtmbs_py_step_args(args, 19, 21, "li-euler-indep", &a->s) < 0) return -1;
+    n = a->s.n;
+    m = a->s.m;
     f = n - m;
-    if (rtmbs_py_bind(args, n, m, &a->model, &a->data) < 0) return -1;
-    if (!(a->w0 = rtmbs_py_array(args[6], NPY_DOUBLE, 1, "w0", &nw0))) return -1;
-    if (!(a->w1 = rtmbs_py_array(args[7], NPY_DOUBLE, 1, "w1", &nw1))) return -1;
     if (!(a->basis.ib = rtmbs_py_array(args[8], NPY_UINT32, 0, "fa (the ib of Phi_u's sparse LU)",
                                        &nib)))
         return -1;
@@ -49,15 +37,11 @@ static int common_args(PyObject* const* args, indep_args* a) {
     if (!(a->basis.W = rtmbs_py_array(args[13], NPY_DOUBLE, 1, "W", &nW))) return -1;
     if (!(a->basis.tmp = rtmbs_py_array(args[14], NPY_DOUBLE, 1, "tmp", &ntmp))) return -1;
     if (!(a->aidx = rtmbs_py_array(args[15], NPY_UINT32, 0, "aidx", &naidx))) return -1;
-    if (!(a->kkt.ib = rtmbs_py_array(args[16], NPY_UINT32, 0, "kib", &a->nkib))) return -1;
-    if (!(a->kkt.fb = rtmbs_py_array(args[17], NPY_DOUBLE, 1, "kfb", NULL))) return -1;
-    if (!(a->kkt.idx = rtmbs_py_array(args[18], NPY_UINT32, 0, "kidx", NULL))) return -1;
-    if (!(a->vec = rtmbs_py_array(args[19], NPY_DOUBLE, 1, "vec", &nvec))) return -1;
+    if (rtmbs_py_kkt(args + 16, &a->kkt) < 0) return -1;
+    a->nkib = PyArray_SIZE((PyArrayObject*)args[16]);
     if (!(a->hpiv = rtmbs_py_array(args[20], NPY_INT64, 1, "hpiv", &nhpiv))) return -1;
     /* sizes (O(1): the plans are checked where they are made, in Python) */
-    rtmbs_packed_workspace(&a->model.size, &o);
-    if (nw0 < o.size || nw1 < o.size) return fail("li-euler-indep: w0 or w1 too short");
-    if (naidx < 4 || nvec < RTMBS_INDEP_VEC(n, m, (int64_t)a->aidx[0]))
+    if (naidx < 4 || a->s.nvec < RTMBS_INDEP_VEC(n, m, (int64_t)a->aidx[0]))
         return fail("li-euler-indep: aidx or vec too short");
     if (npidx < 3) return fail("li-euler-indep: pidx too short");
     nu = a->basis.pidx[0];
@@ -73,147 +57,88 @@ static int common_args(PyObject* const* args, indep_args* a) {
     return 0;
 }
 
+/* h, jac_what, implicit, multipliers, proj, gb, rebase_below */
 static int options_args(PyObject* const* args, rtmbs_indep_options* o) {
-    /* h, jac_what, implicit, multipliers, proj, gb, rebase_below */
-    o->h = PyFloat_AsDouble(args[0]);
-    o->jac_what = PyLong_AsLongLong(args[1]);
-    o->implicit = PyObject_IsTrue(args[2]);
-    o->multipliers = PyObject_IsTrue(args[3]);
-    o->proj = (int)PyLong_AsLong(args[4]);
-    o->gb = PyFloat_AsDouble(args[5]);
-    o->rebase_below = PyFloat_AsDouble(args[6]);
-    if (PyErr_Occurred()) return -1;
-    if (o->proj < RTMBS_INDEP_PROJ_NONE || o->proj > RTMBS_INDEP_PROJ_T)
-        return fail("li-euler-indep: proj out of range");
-    return 0;
+    if (rtmbs_py_scalars(args, "dLbbidd", &o->h, &o->jac_what, &o->implicit, &o->multipliers,
+                         &o->proj, &o->gb, &o->rebase_below) < 0)
+        return -1;
+    return rtmbs_py_check(o->proj >= RTMBS_INDEP_PROJ_NONE && o->proj <= RTMBS_INDEP_PROJ_T,
+                          "li-euler-indep: proj out of range");
 }
 
 static int check_kkt(const indep_args* a, const rtmbs_indep_options* o) {
-    if (o->proj == RTMBS_INDEP_PROJ_KKT && a->model.size.nc > 0 &&
-        (a->nkib < RTMBS_LU_H_LEN ||
-         (int64_t)a->kkt.ib[RTMBS_LU_H_N] != a->model.size.nq + a->model.size.nc))
+    if (o->proj == RTMBS_INDEP_PROJ_KKT && a->s.m > 0 &&
+        (a->nkib < RTMBS_LU_H_LEN || (int64_t)a->kkt.ib[RTMBS_LU_H_N] != a->s.n + a->s.m))
         return fail("li-euler-indep: proj=KKT without the projection's factors (kib)");
     return 0;
 }
 
-static PyObject* result(int code, const double* diag) {
+/* li_euler_indep_step(ibuf, ilay, fbuf, flay, sbuf, slay, w0, w1, fa, fb, pidx, cols, X, W, tmp,
+ *     aidx, kib, kfb, kidx, vec, hpiv, q, qd, m, t, h, jac_what, implicit, multipliers, proj, gb,
+ *     rebase_below, oidx0, out0) -> (code, ratio, lratio, growth, pratio, pgrowth);
+ * li_euler_indep_step_outputs(..., rebase_below, oidx, out, at_start): the step, then the named
+ * outputs at (t + h, q+, qdot+) into out (not when the step failed or stopped for a rebase); with
+ * at_start those at (t, q, qdot) from the step's own evaluation there. */
+static PyObject* step(PyObject* const* args, Py_ssize_t nargs, int outputs) {
+    const char* name = outputs ? "li_euler_indep_step_outputs" : "li_euler_indep_step";
+    indep_args a;
+    rtmbs_indep_options opt;
+    rtmbs_py_outputs o;
+    double t, diag[5];
+    int code = 0;
+    rtmbs_status s;
+    if (rtmbs_py_nargs(nargs, 34 + outputs, name) < 0 || common_args(args, &a) < 0 ||
+        rtmbs_py_scalars(args + 24, "d", &t) < 0 || options_args(args + 25, &opt) < 0 ||
+        check_kkt(&a, &opt) < 0 || rtmbs_py_outputs_args(args + 32, outputs, &o) < 0)
+        return NULL;
+    s = rtmbs_li_euler_indep_step(&a.s.model, &a.s.data, a.s.w0, a.s.w1, &a.basis, a.aidx, &a.kkt,
+                                  a.s.vec, a.hpiv, a.s.q, a.s.qd, t, &opt, o.oidx,
+                                  o.at_start ? o.nout : 0, o.out, &code, diag);
+    s = rtmbs_py_outputs_end(s, (code & RTMBS_INDEP_OK) && diag[0] > 0.0 &&
+                                    !(code & RTMBS_INDEP_REBASE), &a.s, t + opt.h, &o);
+    if (s != RTMBS_OK) return rtmbs_py_status(s, name);
     return Py_BuildValue("(iddddd)", code, diag[0], diag[1], diag[2], diag[3], diag[4]);
 }
 
-/* li_euler_indep_step(ibuf, ilay, fbuf, flay, sbuf, slay, w0, w1, fa, fb, pidx, cols, X, W, tmp,
- *     aidx, kib, kfb, kidx, vec, hpiv, q, qd, m, t, h, jac_what, implicit, multipliers, proj, gb,
- *     rebase_below, oidx0, out0) -> (code, ratio, lratio, growth, pratio, pgrowth) */
-static PyObject* py_li_euler_indep_step(PyObject* self, PyObject* const* args, Py_ssize_t nargs) {
-    indep_args a;
-    rtmbs_indep_options opt;
-    const int64_t* oidx0;
-    double *out0, t, diag[5];
-    Py_ssize_t nout, nout_buf;
-    int code = 0;
-    rtmbs_status s;
-    (void)self;
-    if (rtmbs_py_nargs(nargs, 34, "li_euler_indep_step") < 0) return NULL;
-    if (common_args(args, &a) < 0) return NULL;
-    t = PyFloat_AsDouble(args[24]);
-    if (PyErr_Occurred() || options_args(args + 25, &opt) < 0 || check_kkt(&a, &opt) < 0)
-        return NULL;
-    if (!(oidx0 = rtmbs_py_array(args[32], NPY_INT64, 0, "oidx0", &nout))) return NULL;
-    if (!(out0 = rtmbs_py_array(args[33], NPY_DOUBLE, 1, "out0", &nout_buf))) return NULL;
-    if (nout_buf < nout) {
-        fail("out0 shorter than oidx0");
-        return NULL;
-    }
-    s = rtmbs_li_euler_indep_step(&a.model, &a.data, a.w0, a.w1, &a.basis, a.aidx, &a.kkt, a.vec,
-                                  a.hpiv, a.q, a.qd, t, &opt, oidx0, nout, out0, &code, diag);
-    if (s != RTMBS_OK) return rtmbs_py_status(s, "li_euler_indep_step");
-    return result(code, diag);
-}
-
-/* li_euler_indep_step_outputs(..., rebase_below, oidx, out, at_start): the step, then the named
- * outputs at (t + h, q+, qdot+) into out (not when the step failed or stopped for a rebase); with
- * at_start those at (t, q, qdot) from the step's own evaluation there. */
-static PyObject* py_li_euler_indep_step_outputs(PyObject* self, PyObject* const* args,
-                                                Py_ssize_t nargs) {
-    indep_args a;
-    rtmbs_indep_options opt;
-    const int64_t* oidx;
-    double *out, t, diag[5];
-    Py_ssize_t nout, nout_buf;
-    int code = 0, at_start;
-    rtmbs_status s;
-    (void)self;
-    if (rtmbs_py_nargs(nargs, 35, "li_euler_indep_step_outputs") < 0) return NULL;
-    if (common_args(args, &a) < 0) return NULL;
-    t = PyFloat_AsDouble(args[24]);
-    if (PyErr_Occurred() || options_args(args + 25, &opt) < 0 || check_kkt(&a, &opt) < 0)
-        return NULL;
-    if (!(oidx = rtmbs_py_array(args[32], NPY_INT64, 0, "oidx", &nout))) return NULL;
-    if (!(out = rtmbs_py_array(args[33], NPY_DOUBLE, 1, "out", &nout_buf))) return NULL;
-    if ((at_start = PyObject_IsTrue(args[34])) < 0) return NULL;
-    if (nout_buf < nout) {
-        fail("out shorter than oidx");
-        return NULL;
-    }
-    s = rtmbs_li_euler_indep_step(&a.model, &a.data, a.w0, a.w1, &a.basis, a.aidx, &a.kkt, a.vec,
-                                  a.hpiv, a.q, a.qd, t, &opt, oidx, at_start ? nout : 0, out, &code,
-                                  diag);
-    if (s == RTMBS_OK && !at_start && nout > 0 && (code & RTMBS_INDEP_OK) && diag[0] > 0.0 &&
-        !(code & RTMBS_INDEP_REBASE))
-        s = rtmbs_step_outputs(&a.model, &a.data, t + opt.h, a.q, a.qd, a.w1, oidx, nout, out);
-    if (s != RTMBS_OK) return rtmbs_py_status(s, "li_euler_indep_step_outputs");
-    return result(code, diag);
-}
+RTMBS_PY_FORM(py_li_euler_indep_step, step, 0)
+RTMBS_PY_FORM(py_li_euler_indep_step_outputs, step, 1)
 
 /* li_euler_indep_rollout(ibuf .. m, t_origin, i0, h, jac_what, implicit, multipliers, proj, gb,
  *     rebase_below, k0, n_steps, every, chan, inputs, oidx, out_t, out_q, out_qd, out_qd_prev,
  *     out_lam, out_y, out_x, q_good, qd_good, x_good, diag) -> (k, code, nchanged) */
 static PyObject* py_li_euler_indep_rollout(PyObject* self, PyObject* const* args,
                                            Py_ssize_t nargs) {
+    const char* name = "li_euler_indep_rollout";
     indep_args a;
     rtmbs_indep_options opt;
-    rtmbs_py_rollout r;
-    double* diag;
-    Py_ssize_t ndiag;
-    int64_t i0, k0, k_end = 0, nchanged = 0;
-    double t_origin;
-    int code = 0;
+    rtmbs_rollout r;
+    rtmbs_indep_stop stop = {0, 0, 0, NULL};
+    int64_t k0;
     rtmbs_status s;
     (void)self;
-    if (rtmbs_py_nargs(nargs, 50, "li_euler_indep_rollout") < 0) return NULL;
-    if (common_args(args, &a) < 0) return NULL;
-    t_origin = PyFloat_AsDouble(args[24]);
-    i0 = PyLong_AsLongLong(args[25]);
-    if (PyErr_Occurred() || options_args(args + 26, &opt) < 0 || check_kkt(&a, &opt) < 0)
+    if (rtmbs_py_nargs(nargs, 50, name) < 0 || common_args(args, &a) < 0 ||
+        options_args(args + 26, &opt) < 0 || check_kkt(&a, &opt) < 0 ||
+        rtmbs_py_scalars(args + 33, "L", &k0) < 0 ||
+        (k0 < 0 && fail("li_euler_indep_rollout: k0 >= 0") < 0) ||
+        rtmbs_py_rollout_args(args + 24, args + 34, &a.s.model, name, &r) < 0 ||
+        !(stop.diag = rtmbs_py_array_min(args[49], NPY_DOUBLE, 1, "diag", 5, NULL)))
         return NULL;
-    k0 = PyLong_AsLongLong(args[33]);
-    if (PyErr_Occurred()) return NULL;
-    if (k0 < 0) {
-        fail("li_euler_indep_rollout: k0 >= 0");
-        return NULL;
-    }
-    if (rtmbs_py_rollout_args(args + 34, &a.model, "li_euler_indep_rollout", &r) < 0) return NULL;
-    if (!(diag = rtmbs_py_array(args[49], NPY_DOUBLE, 1, "diag", &ndiag))) return NULL;
-    if (ndiag < 5) {
-        fail("li_euler_indep_rollout: diag too short");
-        return NULL;
-    }
     Py_BEGIN_ALLOW_THREADS
-    s = rtmbs_li_euler_indep_rollout(&a.model, &a.data, a.w0, a.w1, &a.basis, a.aidx, &a.kkt,
-                                     a.vec, a.hpiv, a.q, a.qd, t_origin, i0, &opt, k0, r.n_steps,
-                                     r.every, r.chan, r.nchan, r.inputs, r.oidx, r.nout, &r.rows,
-                                     r.q_good, r.qd_good, r.x_good, diag, &k_end, &code,
-                                     &nchanged);
+    s = rtmbs_li_euler_indep_rollout(&a.s.model, &a.s.data, a.s.w0, a.s.w1, &a.basis, a.aidx,
+                                     &a.kkt, a.s.vec, a.hpiv, a.s.q, a.s.qd, &opt, k0, &r, &stop);
     Py_END_ALLOW_THREADS
-    if (s != RTMBS_OK) return rtmbs_py_status(s, "li_euler_indep_rollout");
-    return Py_BuildValue("(LiL)", (long long)k_end, code, (long long)nchanged);
+    if (s != RTMBS_OK) return rtmbs_py_status(s, name);
+    return Py_BuildValue("(LiL)", (long long)stop.k_end, stop.code, (long long)stop.nchanged);
 }
 
 PyMethodDef rtmbs_py_indep_methods[] = {
-    {"li_euler_indep_step", (PyCFunction)(void (*)(void))py_li_euler_indep_step, METH_FASTCALL,
-     "One li-euler-indep step (rtmbs.solvers.compiled_indep.li_euler_indep_step's arguments)."},
-    {"li_euler_indep_step_outputs", (PyCFunction)(void (*)(void))py_li_euler_indep_step_outputs,
-     METH_FASTCALL, "One li-euler-indep step and the named outputs (li_euler_indep_step_outputs's "
-     "arguments)."},
-    {"li_euler_indep_rollout", (PyCFunction)(void (*)(void))py_li_euler_indep_rollout,
-     METH_FASTCALL, "Many li-euler-indep steps (rollout_indep._li_euler_indep_rollout's arguments)."},
+    RTMBS_PY_FASTCALL("li_euler_indep_step", py_li_euler_indep_step,
+                      "One li-euler-indep step (rtmbs.solvers.compiled_indep.li_euler_indep_step's "
+                      "arguments)."),
+    RTMBS_PY_FASTCALL("li_euler_indep_step_outputs", py_li_euler_indep_step_outputs,
+                      "One li-euler-indep step and the named outputs "
+                      "(li_euler_indep_step_outputs's arguments)."),
+    RTMBS_PY_FASTCALL("li_euler_indep_rollout", py_li_euler_indep_rollout,
+                      "Many li-euler-indep steps (rollout_indep._li_euler_indep_rollout's "
+                      "arguments)."),
     {NULL, NULL, 0, NULL}};

@@ -15,19 +15,7 @@
 /* A C-contiguous aligned uint32 array (ib, idx): its data pointer and length, or NULL with a
  * Python exception naming `what`. */
 static const uint32_t* py_u32(PyObject* obj, const char* what, Py_ssize_t* len) {
-    PyArrayObject* a;
-    if (!PyArray_Check(obj)) {
-        PyErr_Format(PyExc_TypeError, "%s: expected a numpy array, got %s", what,
-                     Py_TYPE(obj)->tp_name);
-        return NULL;
-    }
-    a = (PyArrayObject*)obj;
-    if (PyArray_TYPE(a) != NPY_UINT32 || !PyArray_IS_C_CONTIGUOUS(a) || !PyArray_ISALIGNED(a)) {
-        PyErr_Format(PyExc_TypeError, "%s: expected a C-contiguous aligned array of uint32", what);
-        return NULL;
-    }
-    *len = PyArray_SIZE(a);
-    return (const uint32_t*)PyArray_DATA(a);
+    return (const uint32_t*)rtmbs_py_array(obj, NPY_UINT32, 0, what, len);
 }
 
 /* ib and fb of a SparseLU, checked against each other (O(1), or in full) */
@@ -47,15 +35,7 @@ static int py_factors(PyObject* const* args, const uint32_t** ib, double** fb, i
 /* a float64 vector of length at least n */
 static double* py_vec(PyObject* obj, const char* what, Py_ssize_t n, int writable,
                       Py_ssize_t* len) {
-    Py_ssize_t l;
-    double* p = rtmbs_py_array(obj, NPY_DOUBLE, writable, what, &l);
-    if (!p) return NULL;
-    if (l < n) {
-        PyErr_Format(PyExc_ValueError, "%s: length %zd, expected at least %zd", what, l, n);
-        return NULL;
-    }
-    if (len) *len = l;
-    return p;
+    return (double*)rtmbs_py_array_min(obj, NPY_DOUBLE, writable, what, n, len);
 }
 
 /* idx of a PackedKKTMap, checked against ib (O(1)) */
@@ -74,29 +54,26 @@ static const uint32_t* py_kkt_index(PyObject* obj, const uint32_t* ib, const cha
 
 static PyObject* pair(double a, double b) { return Py_BuildValue("(dd)", a, b); }
 
-/* lu_refactor(ib, fb) -> (pivot ratio, largest multiplier) */
-static PyObject* py_lu_refactor(PyObject* self, PyObject* const* args, Py_ssize_t nargs) {
+/* lu_refactor(ib, fb) -> (pivot ratio, largest multiplier);
+ * lu_pivot_range(ib, fb) -> (min, max) of |u_kk| */
+static PyObject* factors_pair(PyObject* const* args, Py_ssize_t nargs, int range) {
     const uint32_t* ib;
-    double *fb, ratio, growth;
-    (void)self;
-    if (rtmbs_py_nargs(nargs, 2, "lu_refactor") < 0 || py_factors(args, &ib, &fb, 0) < 0)
+    double *fb, a, b;
+    if (rtmbs_py_nargs(nargs, 2, range ? "lu_pivot_range" : "lu_refactor") < 0 ||
+        py_factors(args, &ib, &fb, 0) < 0)
         return NULL;
-    ratio = rtmbs_lu_refactor(ib, fb, &growth);
-    return pair(ratio, growth);
+    if (range)
+        rtmbs_lu_pivot_range(ib, fb, &a, &b);
+    else
+        a = rtmbs_lu_refactor(ib, fb, &b);
+    return pair(a, b);
 }
 
-/* lu_pivot_range(ib, fb) -> (min, max) of |u_kk| */
-static PyObject* py_lu_pivot_range(PyObject* self, PyObject* const* args, Py_ssize_t nargs) {
-    const uint32_t* ib;
-    double *fb, lo, hi;
-    (void)self;
-    if (rtmbs_py_nargs(nargs, 2, "lu_pivot_range") < 0 || py_factors(args, &ib, &fb, 0) < 0)
-        return NULL;
-    rtmbs_lu_pivot_range(ib, fb, &lo, &hi);
-    return pair(lo, hi);
-}
+RTMBS_PY_FORM(py_lu_refactor, factors_pair, 0)
+RTMBS_PY_FORM(py_lu_pivot_range, factors_pair, 1)
 
-static PyObject* solve(PyObject* const* args, Py_ssize_t nargs, const char* name, int transpose) {
+static PyObject* solve(PyObject* const* args, Py_ssize_t nargs, int transpose) {
+    const char* name = transpose ? "lu_solve_t" : "lu_solve";
     const uint32_t* ib;
     double *fb, *b;
     if (rtmbs_py_nargs(nargs, 3, name) < 0 || py_factors(args, &ib, &fb, 0) < 0) return NULL;
@@ -109,16 +86,10 @@ static PyObject* solve(PyObject* const* args, Py_ssize_t nargs, const char* name
 }
 
 /* lu_solve(ib, fb, b): A x = b in place */
-static PyObject* py_lu_solve(PyObject* self, PyObject* const* args, Py_ssize_t nargs) {
-    (void)self;
-    return solve(args, nargs, "lu_solve", 0);
-}
+RTMBS_PY_FORM(py_lu_solve, solve, 0)
 
 /* lu_solve_t(ib, fb, b): A^T x = b in place */
-static PyObject* py_lu_solve_t(PyObject* self, PyObject* const* args, Py_ssize_t nargs) {
-    (void)self;
-    return solve(args, nargs, "lu_solve_t", 1);
-}
+RTMBS_PY_FORM(py_lu_solve_t, solve, 1)
 
 /* an (N, k) C-contiguous float64 matrix */
 static double* py_mat(PyObject* obj, const char* what, npy_intp N, npy_intp* k) {
@@ -315,7 +286,8 @@ static const double* py_dense(PyObject* obj, const char* what, int64_t* ncol) {
     return p;
 }
 
-static PyObject* times(PyObject* const* args, Py_ssize_t nargs, const char* name, int phiq) {
+static PyObject* times(PyObject* const* args, Py_ssize_t nargs, int phiq) {
+    const char* name = phiq ? "phiq_times" : "a_times";
     const uint32_t* idx;
     const double *A, *x;
     double* y;
@@ -334,16 +306,10 @@ static PyObject* times(PyObject* const* args, Py_ssize_t nargs, const char* name
 }
 
 /* phiq_times(idx, phiq, x, y): y = Phi_q x over the entries of a KKTMap idx */
-static PyObject* py_phiq_times(PyObject* self, PyObject* const* args, Py_ssize_t nargs) {
-    (void)self;
-    return times(args, nargs, "phiq_times", 1);
-}
+RTMBS_PY_FORM(py_phiq_times, times, 1)
 
 /* a_times(idx, J, x, y): y = J x over the A entries of a KKTMap idx */
-static PyObject* py_a_times(PyObject* self, PyObject* const* args, Py_ssize_t nargs) {
-    (void)self;
-    return times(args, nargs, "a_times", 0);
-}
+RTMBS_PY_FORM(py_a_times, times, 0)
 
 /* lu_constants() -> dict of the constants compiled into the engine (tests compare them) */
 static PyObject* py_lu_constants(PyObject* self, PyObject* const* args, Py_ssize_t nargs) {
@@ -355,7 +321,7 @@ static PyObject* py_lu_constants(PyObject* self, PyObject* const* args, Py_ssize
                          (int)RTMBS_LU_S_LEN);
 }
 
-#define FAST(name, fn, doc) {name, (PyCFunction)(void (*)(void))fn, METH_FASTCALL, doc}
+#define FAST RTMBS_PY_FASTCALL
 PyMethodDef rtmbs_py_lu_methods[] = {
     FAST("lu_refactor", py_lu_refactor, "lu_refactor(ib, fb) -> (pivot ratio, largest multiplier)"
          " (rtmbs.solvers.sparse.lu_refactor)."),

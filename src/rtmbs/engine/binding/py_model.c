@@ -52,13 +52,9 @@ static PyObject* py_data_layout(PyObject* self, PyObject* args) {
 static PyObject* py_bound_sizes(PyObject* self, PyObject* const* args, Py_ssize_t nargs) {
     rtmbs_model m;
     rtmbs_data d;
-    int64_t n, c;
     (void)self;
     if (rtmbs_py_nargs(nargs, 8, "bound_sizes") < 0) return NULL;
-    n = PyLong_AsLongLong(args[6]);
-    c = PyLong_AsLongLong(args[7]);
-    if (PyErr_Occurred()) return NULL;
-    if (rtmbs_py_bind(args, n, c, &m, &d) < 0) return NULL;
+    if (rtmbs_py_bind_nm(args, args[6], args[7], &m, &d) < 0) return NULL;
     return Py_BuildValue("{sLsLsLsLsLsLsLsLsLsL}", "nq", m.size.nq, "nc", m.size.nc, "nbody",
                          m.size.nbody, "nprim", m.size.nprim, "nfrc", m.size.nfrc, "nfun",
                          m.size.nfun, "ntab", m.size.ntab, "nblk", m.size.nblk, "nrow1",

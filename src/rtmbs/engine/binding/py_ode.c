@@ -9,19 +9,10 @@
 #include "../rosenbrock.h"
 #include "../stages.h"
 
-/* an array of dtype `type` holding at least `want` entries (want < 0: any); NULL with an
- * exception otherwise */
+/* an array of dtype `type` holding at least `want` entries; NULL with an exception otherwise */
 static void* arr(PyObject* obj, int type, int writable, const char* what, Py_ssize_t want,
                  Py_ssize_t* len) {
-    Py_ssize_t l;
-    void* p = rtmbs_py_array(obj, type, writable, what, &l);
-    if (!p) return NULL;
-    if (want >= 0 && l < want) {
-        PyErr_Format(PyExc_ValueError, "%s: %zd entries, expected %zd", what, l, want);
-        return NULL;
-    }
-    if (len) *len = l;
-    return p;
+    return rtmbs_py_array_min(obj, type, writable, what, want, len);
 }
 
 /* n of a square (n x n) array of nn entries, -1 with an exception when nn is not a square */
@@ -43,7 +34,7 @@ static PyObject* py_dense_lu_factor(PyObject* self, PyObject* const* args, Py_ss
     int64_t n;
     (void)self;
     if (rtmbs_py_nargs(nargs, 2, "dense_lu_factor") < 0) return NULL;
-    if (!(a = arr(args[0], NPY_DOUBLE, 1, "a", -1, &nn))) return NULL;
+    if (!(a = arr(args[0], NPY_DOUBLE, 1, "a", 0, &nn))) return NULL;
     if ((n = square_side(nn, "a")) < 0) return NULL;
     if (!(piv = arr(args[1], NPY_INT64, 1, "piv", n, NULL))) return NULL;
     return PyFloat_FromDouble(rtmbs_dense_lu_factor(a, piv, n));
@@ -57,7 +48,7 @@ static PyObject* py_dense_lu_solve(PyObject* self, PyObject* const* args, Py_ssi
     Py_ssize_t n;
     (void)self;
     if (rtmbs_py_nargs(nargs, 3, "dense_lu_solve") < 0) return NULL;
-    if (!(b = arr(args[2], NPY_DOUBLE, 1, "b", -1, &n))) return NULL;
+    if (!(b = arr(args[2], NPY_DOUBLE, 1, "b", 0, &n))) return NULL;
     if (!(lu = arr(args[0], NPY_DOUBLE, 0, "lu", n * n, NULL))) return NULL;
     if (!(piv = arr(args[1], NPY_INT64, 0, "piv", n, NULL))) return NULL;
     rtmbs_dense_lu_solve(lu, piv, b, n);
@@ -75,7 +66,7 @@ static PyObject* py_grk_factor(PyObject* self, PyObject* const* args, Py_ssize_t
     if (rtmbs_py_nargs(nargs, 6, "grk_factor") < 0) return NULL;
     h = PyFloat_AsDouble(args[0]);
     if (PyErr_Occurred()) return NULL;
-    if (!(M = arr(args[1], NPY_DOUBLE, 0, "M", -1, &nn))) return NULL;
+    if (!(M = arr(args[1], NPY_DOUBLE, 0, "M", 0, &nn))) return NULL;
     if ((n = square_side(nn, "M")) < 0) return NULL;
     if (!(Jq = arr(args[2], NPY_DOUBLE, 0, "Jq", nn, NULL))) return NULL;
     if (!(Jqd = arr(args[3], NPY_DOUBLE, 0, "Jqd", nn, NULL))) return NULL;
@@ -100,7 +91,7 @@ static PyObject* py_grk_stage(PyObject* self, PyObject* const* args, Py_ssize_t 
         PyErr_SetString(PyExc_ValueError, "grk_stage: the stage is 0, 1, 2 or 3");
         return NULL;
     }
-    if (!(q = arr(args[9], NPY_DOUBLE, 1, "q", -1, &n))) return NULL;
+    if (!(q = arr(args[9], NPY_DOUBLE, 1, "q", 0, &n))) return NULL;
     if (!(M = arr(args[2], NPY_DOUBLE, 0, "M", n * n, NULL))) return NULL;
     if (!(LU = arr(args[3], NPY_DOUBLE, 0, "LU", n * n, NULL))) return NULL;
     if (!(piv = arr(args[4], NPY_INT64, 0, "piv", n, NULL))) return NULL;
@@ -126,7 +117,7 @@ static PyObject* py_grk_mass_scale(PyObject* self, PyObject* const* args, Py_ssi
     Py_ssize_t n;
     (void)self;
     if (rtmbs_py_nargs(nargs, 6, "grk_mass_scale") < 0) return NULL;
-    if (!(Qs = arr(args[4], NPY_DOUBLE, 1, "Qs", -1, &n))) return NULL;
+    if (!(Qs = arr(args[4], NPY_DOUBLE, 1, "Qs", 0, &n))) return NULL;
     if (!(Mn = arr(args[0], NPY_DOUBLE, 0, "Mn", n * n, NULL))) return NULL;
     if (!(Ms = arr(args[1], NPY_DOUBLE, 0, "Ms", n * n, NULL))) return NULL;
     if (!(LUm = arr(args[2], NPY_DOUBLE, 1, "LUm", n * n, NULL))) return NULL;
@@ -145,7 +136,7 @@ static PyObject* py_ab3_accel(PyObject* self, PyObject* const* args, Py_ssize_t 
     (void)self;
     if (rtmbs_py_nargs(nargs, 6, "ab3_accel") < 0) return NULL;
     if ((factor = PyObject_IsTrue(args[3])) < 0) return NULL;
-    if (!(Q = arr(args[4], NPY_DOUBLE, 0, "Q", -1, &n))) return NULL;
+    if (!(Q = arr(args[4], NPY_DOUBLE, 0, "Q", 0, &n))) return NULL;
     if (!(M = arr(args[0], NPY_DOUBLE, 0, "M", n * n, NULL))) return NULL;
     if (!(LU = arr(args[1], NPY_DOUBLE, 1, "LU", n * n, NULL))) return NULL;
     if (!(piv = arr(args[2], NPY_INT64, 1, "piv", n, NULL))) return NULL;
@@ -168,7 +159,7 @@ static PyObject* py_ab3_update(PyObject* self, PyObject* const* args, Py_ssize_t
         PyErr_SetString(PyExc_ValueError, "ab3_update: k >= 0");
         return NULL;
     }
-    if (!(q = arr(args[3], NPY_DOUBLE, 1, "q", -1, &n))) return NULL;
+    if (!(q = arr(args[3], NPY_DOUBLE, 1, "q", 0, &n))) return NULL;
     if (!(F = arr(args[1], NPY_DOUBLE, 0, "F", 6 * n, NULL))) return NULL;
     if (!(v = arr(args[4], NPY_DOUBLE, 1, "v", n, NULL))) return NULL;
     rtmbs_ab3_update(h, F, k, q, v, n);
@@ -184,7 +175,7 @@ static PyObject* py_rk4_point(PyObject* self, PyObject* const* args, Py_ssize_t 
     if (rtmbs_py_nargs(nargs, 7, "rk4_point") < 0) return NULL;
     c = PyFloat_AsDouble(args[0]);
     if (PyErr_Occurred()) return NULL;
-    if (!(q = arr(args[1], NPY_DOUBLE, 0, "q", -1, &n))) return NULL;
+    if (!(q = arr(args[1], NPY_DOUBLE, 0, "q", 0, &n))) return NULL;
     if (!(v = arr(args[2], NPY_DOUBLE, 0, "v", n, NULL))) return NULL;
     if (!(Kq = arr(args[3], NPY_DOUBLE, 0, "Kq", n, NULL))) return NULL;
     if (!(Kv = arr(args[4], NPY_DOUBLE, 0, "Kv", n, NULL))) return NULL;
@@ -210,7 +201,7 @@ static PyObject* py_grk4t_step(PyObject* self, PyObject* const* args, Py_ssize_t
     rtmbs_status s;
     (void)self;
     if (rtmbs_py_nargs(nargs, 30, "grk4t_step") < 0) return NULL;
-    if (!(q = arr(args[22], NPY_DOUBLE, 1, "q", -1, &n))) return NULL;
+    if (!(q = arr(args[22], NPY_DOUBLE, 1, "q", 0, &n))) return NULL;
     if (!(v = arr(args[23], NPY_DOUBLE, 1, "v", n, NULL))) return NULL;
     if (rtmbs_py_bind(args, n, 0, &model, &data) < 0) return NULL;
     nw = (Py_ssize_t)rtmbs_workspace_size(n, 0);
@@ -257,7 +248,7 @@ static PyObject* py_ab3_step(PyObject* self, PyObject* const* args, Py_ssize_t n
     rtmbs_status s;
     (void)self;
     if (rtmbs_py_nargs(nargs, 19, "ab3_step") < 0) return NULL;
-    if (!(q = arr(args[13], NPY_DOUBLE, 1, "q", -1, &n))) return NULL;
+    if (!(q = arr(args[13], NPY_DOUBLE, 1, "q", 0, &n))) return NULL;
     if (!(v = arr(args[14], NPY_DOUBLE, 1, "v", n, NULL))) return NULL;
     if (rtmbs_py_bind(args, n, 0, &model, &data) < 0) return NULL;
     if (!(w.ws = arr(args[6], NPY_DOUBLE, 1, "ws", (Py_ssize_t)rtmbs_workspace_size(n, 0), NULL)))
@@ -277,7 +268,7 @@ static PyObject* py_ab3_step(PyObject* self, PyObject* const* args, Py_ssize_t n
     return PyBool_FromLong(ok);
 }
 
-#define FASTCALL(name, doc) {#name, (PyCFunction)(void (*)(void))py_##name, METH_FASTCALL, doc}
+#define FASTCALL(name, doc) RTMBS_PY_FASTCALL(#name, py_##name, doc)
 
 PyMethodDef rtmbs_py_ode_methods[] = {
     FASTCALL(dense_lu_factor, "LU with partial pivoting in place (rtmbs.solvers.linalg.lu_factor)."),

@@ -11,19 +11,16 @@
 #include "../providers/synthesis_joint.h"
 #include "../providers/truck.h"
 
-/* a float64 array of at least `want` entries (writable if asked), its length into *len (may be
- * NULL); NULL with an exception */
+/* float64 and int64 arrays of at least `want` entries (writable if asked), their length into
+ * *len (may be NULL); NULL with an exception */
 static double* farr(PyObject* obj, int writable, const char* what, Py_ssize_t want,
                     Py_ssize_t* len) {
-    Py_ssize_t l;
-    double* p = (double*)rtmbs_py_array(obj, NPY_DOUBLE, writable, what, &l);
-    if (!p) return NULL;
-    if (l < want) {
-        PyErr_Format(PyExc_ValueError, "%s: %zd entries, expected at least %zd", what, l, want);
-        return NULL;
-    }
-    if (len) *len = l;
-    return p;
+    return (double*)rtmbs_py_array_min(obj, NPY_DOUBLE, writable, what, want, len);
+}
+
+static int64_t* iarr(PyObject* obj, int writable, const char* what, Py_ssize_t want,
+                     Py_ssize_t* len) {
+    return (int64_t*)rtmbs_py_array_min(obj, NPY_INT64, writable, what, want, len);
 }
 
 /* the (par, t, q, qd, what) of every truck evaluation, args[0..4]; 0 or -1 with an exception */
@@ -38,41 +35,39 @@ static int truck_args(PyObject* const* args, const double** par, Py_ssize_t* npa
     return PyErr_Occurred() ? -1 : 0;
 }
 
+/* A model that did not bind, as a RuntimeError naming "name: part"; returns NULL. */
+static PyObject* bind_failed(rtmbs_status s, const char* name, const char* part) {
+    char where[96];
+    PyOS_snprintf(where, sizeof where, "%s: %s", name, part);
+    return rtmbs_py_status(s, where);
+}
+
 /* truck_evaluate(par, t, q, qd, what, ws) -> status (0, or 4 when a pneumatic spring's volume
- * is not positive: the workspace then holds the non-finite values) */
-static PyObject* py_truck_evaluate(PyObject* self, PyObject* const* args, Py_ssize_t nargs) {
+ * is not positive: the workspace then holds the non-finite values);
+ * truck_linear_evaluate(par, t, q, qd, what, ws) -> status, of the linearised truck */
+static PyObject* truck_eval(PyObject* const* args, Py_ssize_t nargs, int linear) {
+    const char* name = linear ? "truck_linear_evaluate" : "truck_evaluate";
     const double *par, *q, *qd;
     double t, *ws;
     Py_ssize_t npar;
     int what;
     rtmbs_truck tr;
+    rtmbs_truck_linear tl;
     rtmbs_status s;
-    (void)self;
-    if (rtmbs_py_nargs(nargs, 6, "truck_evaluate") < 0) return NULL;
+    if (rtmbs_py_nargs(nargs, 6, name) < 0) return NULL;
     if (truck_args(args, &par, &npar, &t, &q, &qd, &what) < 0) return NULL;
-    if ((s = rtmbs_truck_bind(&tr, par, npar)) != RTMBS_OK)
-        return rtmbs_py_status(s, "truck_evaluate: par");
-    if (!(ws = farr(args[5], 1, "ws", rtmbs_truck_workspace_size(tr.m), NULL))) return NULL;
-    return PyLong_FromLong((long)rtmbs_truck_evaluate(&tr, t, q, qd, what, ws));
+    s = linear ? rtmbs_truck_linear_bind(&tl, par, npar) : rtmbs_truck_bind(&tr, par, npar);
+    if (s != RTMBS_OK) return bind_failed(s, name, "par");
+    if (!(ws = farr(args[5], 1, "ws", rtmbs_truck_workspace_size(linear ? 0 : tr.m), NULL)))
+        return NULL;
+    s = linear ? rtmbs_truck_linear_evaluate(&tl, t, q, qd, what, ws)
+               : rtmbs_truck_evaluate(&tr, t, q, qd, what, ws);
+    return PyLong_FromLong((long)s);
 }
 
-/* truck_linear_evaluate(par, t, q, qd, what, ws) -> status */
-static PyObject* py_truck_linear_evaluate(PyObject* self, PyObject* const* args,
-                                          Py_ssize_t nargs) {
-    const double *par, *q, *qd;
-    double t, *ws;
-    Py_ssize_t npar;
-    int what;
-    rtmbs_truck_linear tr;
-    rtmbs_status s;
-    (void)self;
-    if (rtmbs_py_nargs(nargs, 6, "truck_linear_evaluate") < 0) return NULL;
-    if (truck_args(args, &par, &npar, &t, &q, &qd, &what) < 0) return NULL;
-    if ((s = rtmbs_truck_linear_bind(&tr, par, npar)) != RTMBS_OK)
-        return rtmbs_py_status(s, "truck_linear_evaluate: par");
-    if (!(ws = farr(args[5], 1, "ws", rtmbs_truck_workspace_size(0), NULL))) return NULL;
-    return PyLong_FromLong((long)rtmbs_truck_linear_evaluate(&tr, t, q, qd, what, ws));
-}
+RTMBS_PY_FORM(py_truck_evaluate, truck_eval, 0)
+
+RTMBS_PY_FORM(py_truck_linear_evaluate, truck_eval, 1)
 
 /* truck_deflections(par, t, q, out): the spring deflection of every element */
 static PyObject* py_truck_deflections(PyObject* self, PyObject* const* args, Py_ssize_t nargs) {
@@ -88,7 +83,7 @@ static PyObject* py_truck_deflections(PyObject* self, PyObject* const* args, Py_
     if (PyErr_Occurred()) return NULL;
     if (!(q = farr(args[2], 0, "q", RTMBS_TRUCK_N, NULL))) return NULL;
     if ((s = rtmbs_truck_bind(&tr, par, npar)) != RTMBS_OK)
-        return rtmbs_py_status(s, "truck_deflections: par");
+        return bind_failed(s, "truck_deflections", "par");
     if (!(out = farr(args[3], 1, "out", tr.ne, NULL))) return NULL;
     rtmbs_truck_deflections(&tr, t, q, out);
     Py_RETURN_NONE;
@@ -112,227 +107,155 @@ static PyObject* py_truck_road(PyObject* self, PyObject* const* args, Py_ssize_t
     return Py_BuildValue("(dd)", u, du);
 }
 
-/* an int64 array of at least `want` entries, its length into *len */
-static int64_t* iarr(PyObject* obj, int writable, const char* what, Py_ssize_t want,
-                     Py_ssize_t* len) {
-    Py_ssize_t l;
-    int64_t* p = (int64_t*)rtmbs_py_array(obj, NPY_INT64, writable, what, &l);
-    if (!p) return NULL;
-    if (l < want) {
-        PyErr_Format(PyExc_ValueError, "%s: %zd entries, expected at least %zd", what, l, want);
-        return NULL;
-    }
-    if (len) *len = l;
-    return p;
-}
+/* A synthesis model of formulation B (joint) or A (Cartesian) and the arguments its evaluations
+ * share: (ints, par, t, q, qd, warm start, iters) at args[0..], the warm start qt (B) or rw, Aw
+ * (A). */
+typedef struct {
+    int joint;
+    rtmbs_synj sj;
+    rtmbs_sync sc;
+    int64_t n, nscr, niscr, iters;
+    double t, *warm[2];
+    const double *q, *qd;
+} syn_call;
 
-/* formulation B's model from (ints, par) at args[0..1]; 0 or -1 with an exception */
-static int synj_model(PyObject* const* args, rtmbs_synj* sj, const char* name) {
+/* The model from (ints, par) at args[0..1] and the state from args[2..]; returns the index of
+ * the first argument after iters, or -1 with an exception naming `name`. */
+static Py_ssize_t syn_args(PyObject* const* args, int joint, const char* name, int state,
+                           syn_call* y) {
     const int64_t* ints;
     const double* par;
-    Py_ssize_t ni, np_;
+    Py_ssize_t ni, np_, k;
     rtmbs_status s;
-    if (!(ints = iarr(args[0], 0, "ints", 1, &ni))) return -1;
-    if (!(par = farr(args[1], 0, "par", 1, &np_))) return -1;
-    if ((s = rtmbs_synj_bind(sj, ints, ni, par, np_)) != RTMBS_OK) {
-        rtmbs_py_status(s, name);
+    if (!(ints = iarr(args[0], 0, "ints", 1, &ni)) || !(par = farr(args[1], 0, "par", 1, &np_)))
+        return -1;
+    y->joint = joint;
+    s = joint ? rtmbs_synj_bind(&y->sj, ints, ni, par, np_)
+              : rtmbs_sync_bind(&y->sc, ints, ni, par, np_);
+    if (s != RTMBS_OK) {
+        bind_failed(s, name, "model");
         return -1;
     }
-    return 0;
-}
-
-/* synthesis_joint_sizes(ints, par) -> (n, scratch, iscratch) */
-static PyObject* py_synthesis_joint_sizes(PyObject* self, PyObject* const* args,
-                                          Py_ssize_t nargs) {
-    rtmbs_synj sj;
-    (void)self;
-    if (rtmbs_py_nargs(nargs, 2, "synthesis_joint_sizes") < 0) return NULL;
-    if (synj_model(args, &sj, "synthesis_joint_sizes: model") < 0) return NULL;
-    return Py_BuildValue("(LLL)", (long long)sj.n, (long long)rtmbs_synj_scratch(&sj),
-                         (long long)rtmbs_synj_iscratch(&sj));
-}
-
-/* synthesis_joint_evaluate(ints, par, t, q, qd, qt, iters, scratch, iscratch, M, Q, qdd) */
-static PyObject* py_synthesis_joint_evaluate(PyObject* self, PyObject* const* args,
-                                             Py_ssize_t nargs) {
-    rtmbs_synj sj;
-    const double *q, *qd;
-    double t, *qt, *scr, *M, *Q, *qdd;
-    int64_t* iscr;
-    long long iters;
-    rtmbs_status s;
-    (void)self;
-    if (rtmbs_py_nargs(nargs, 12, "synthesis_joint_evaluate") < 0) return NULL;
-    if (synj_model(args, &sj, "synthesis_joint_evaluate: model") < 0) return NULL;
-    t = PyFloat_AsDouble(args[2]);
-    iters = PyLong_AsLongLong(args[6]);
-    if (PyErr_Occurred()) return NULL;
-    if (!(q = farr(args[3], 0, "q", sj.n, NULL)) || !(qd = farr(args[4], 0, "qd", sj.n, NULL))
-        || !(qt = farr(args[5], 1, "qt", sj.ns * sj.nq, NULL))
-        || !(scr = farr(args[7], 1, "scratch", rtmbs_synj_scratch(&sj), NULL))
-        || !(iscr = iarr(args[8], 1, "iscratch", rtmbs_synj_iscratch(&sj), NULL))
-        || !(M = farr(args[9], 1, "M", sj.n * sj.n, NULL))
-        || !(Q = farr(args[10], 1, "Q", sj.n, NULL)) || !(qdd = farr(args[11], 1, "qdd", sj.n, NULL)))
-        return NULL;
-    s = rtmbs_synj_evaluate(&sj, t, q, qd, qt, (int64_t)iters, scr, iscr, M, Q, qdd);
-    if (s != RTMBS_OK) return rtmbs_py_status(s, "synthesis_joint_evaluate");
-    Py_RETURN_NONE;
-}
-
-/* formulation A's model from (ints, par) at args[0..1]; 0 or -1 with an exception */
-static int sync_model(PyObject* const* args, rtmbs_sync* sc, const char* name) {
-    const int64_t* ints;
-    const double* par;
-    Py_ssize_t ni, np_;
-    rtmbs_status s;
-    if (!(ints = iarr(args[0], 0, "ints", 1, &ni))) return -1;
-    if (!(par = farr(args[1], 0, "par", 1, &np_))) return -1;
-    if ((s = rtmbs_sync_bind(sc, ints, ni, par, np_)) != RTMBS_OK) {
-        rtmbs_py_status(s, name);
-        return -1;
-    }
-    return 0;
-}
-
-/* synthesis_cartesian_sizes(ints, par) -> (n, scratch, iscratch) */
-static PyObject* py_synthesis_cartesian_sizes(PyObject* self, PyObject* const* args,
-                                              Py_ssize_t nargs) {
-    rtmbs_sync sc;
-    (void)self;
-    if (rtmbs_py_nargs(nargs, 2, "synthesis_cartesian_sizes") < 0) return NULL;
-    if (sync_model(args, &sc, "synthesis_cartesian_sizes: model") < 0) return NULL;
-    return Py_BuildValue("(LLL)", (long long)sc.n, (long long)rtmbs_sync_scratch(&sc),
-                         (long long)rtmbs_sync_iscratch(&sc));
-}
-
-/* synthesis_cartesian_evaluate(ints, par, t, q, qd, rw, Aw, iters, scratch, iscratch, M, Q, qdd) */
-static PyObject* py_synthesis_cartesian_evaluate(PyObject* self, PyObject* const* args,
-                                                 Py_ssize_t nargs) {
-    rtmbs_sync sc;
-    const double *q, *qd;
-    double t, *rw, *Aw, *scr, *M, *Q, *qdd;
-    int64_t* iscr;
-    long long iters;
-    rtmbs_status s;
-    (void)self;
-    if (rtmbs_py_nargs(nargs, 13, "synthesis_cartesian_evaluate") < 0) return NULL;
-    if (sync_model(args, &sc, "synthesis_cartesian_evaluate: model") < 0) return NULL;
-    t = PyFloat_AsDouble(args[2]);
-    iters = PyLong_AsLongLong(args[7]);
-    if (PyErr_Occurred()) return NULL;
-    if (!(q = farr(args[3], 0, "q", sc.n, NULL)) || !(qd = farr(args[4], 0, "qd", sc.n, NULL))
-        || !(rw = farr(args[5], 1, "rw", 3 * sc.nb, NULL))
-        || !(Aw = farr(args[6], 1, "Aw", 9 * sc.nb, NULL))
-        || !(scr = farr(args[8], 1, "scratch", rtmbs_sync_scratch(&sc), NULL))
-        || !(iscr = iarr(args[9], 1, "iscratch", rtmbs_sync_iscratch(&sc), NULL))
-        || !(M = farr(args[10], 1, "M", sc.n * sc.n, NULL))
-        || !(Q = farr(args[11], 1, "Q", sc.n, NULL)) || !(qdd = farr(args[12], 1, "qdd", sc.n, NULL)))
-        return NULL;
-    s = rtmbs_sync_evaluate(&sc, t, q, qd, rw, Aw, (int64_t)iters, scr, iscr, M, Q, qdd);
-    if (s != RTMBS_OK) return rtmbs_py_status(s, "synthesis_cartesian_evaluate");
-    Py_RETURN_NONE;
-}
-
-/* the (eps, what, scratch, iscratch, work, ws) of a synthesis workspace call from args[i0] */
-static int syn_ws_args(PyObject* const* args, Py_ssize_t i0, int64_t n, int64_t nscr,
-                       int64_t niscr, double* eps, int* what, double** scr, int64_t** iscr,
-                       double** work, double** ws) {
-    *eps = PyFloat_AsDouble(args[i0]);
-    *what = (int)PyLong_AsLong(args[i0 + 1]);
+    y->n = joint ? y->sj.n : y->sc.n;
+    y->nscr = joint ? rtmbs_synj_scratch(&y->sj) : rtmbs_sync_scratch(&y->sc);
+    y->niscr = joint ? rtmbs_synj_iscratch(&y->sj) : rtmbs_sync_iscratch(&y->sc);
+    if (!state) return 2;
+    k = joint ? 6 : 7;
+    y->t = PyFloat_AsDouble(args[2]);
+    y->iters = PyLong_AsLongLong(args[k]);
     if (PyErr_Occurred()) return -1;
-    if (!(*eps > 0.0)) {
-        PyErr_SetString(PyExc_ValueError, "eps: the difference step must be positive");
+    if (!(y->q = farr(args[3], 0, "q", y->n, NULL)) || !(y->qd = farr(args[4], 0, "qd", y->n, NULL)))
+        return -1;
+    if (joint) {
+        if (!(y->warm[0] = farr(args[5], 1, "qt", y->sj.ns * y->sj.nq, NULL))) return -1;
+    } else if (!(y->warm[0] = farr(args[5], 1, "rw", 3 * y->sc.nb, NULL))
+               || !(y->warm[1] = farr(args[6], 1, "Aw", 9 * y->sc.nb, NULL))) {
         return -1;
     }
-    if (!(*scr = farr(args[i0 + 2], 1, "scratch", nscr, NULL))
-        || !(*iscr = iarr(args[i0 + 3], 1, "iscratch", niscr, NULL))
-        || !(*work = farr(args[i0 + 4], 1, "work", rtmbs_syn_workspace_work(n), NULL))
-        || !(*ws = farr(args[i0 + 5], 1, "ws", 3 * n * n + n, NULL)))
-        return -1;
-    return 0;
+    return k + 1;
 }
+
+/* synthesis_joint_sizes(ints, par), synthesis_cartesian_sizes(ints, par) -> (n, scratch,
+ * iscratch) */
+static PyObject* syn_sizes(PyObject* const* args, Py_ssize_t nargs, int joint) {
+    const char* name = joint ? "synthesis_joint_sizes" : "synthesis_cartesian_sizes";
+    syn_call y;
+    if (rtmbs_py_nargs(nargs, 2, name) < 0 || syn_args(args, joint, name, 0, &y) < 0) return NULL;
+    return Py_BuildValue("(LLL)", (long long)y.n, (long long)y.nscr, (long long)y.niscr);
+}
+
+RTMBS_PY_FORM(py_synthesis_joint_sizes, syn_sizes, 1)
+
+RTMBS_PY_FORM(py_synthesis_cartesian_sizes, syn_sizes, 0)
+
+/* synthesis_joint_evaluate(ints, par, t, q, qd, qt, iters, scratch, iscratch, M, Q, qdd),
+ * synthesis_cartesian_evaluate(ints, par, t, q, qd, rw, Aw, iters, scratch, iscratch, M, Q,
+ * qdd) */
+static PyObject* syn_evaluate(PyObject* const* args, Py_ssize_t nargs, int joint) {
+    const char* name = joint ? "synthesis_joint_evaluate" : "synthesis_cartesian_evaluate";
+    syn_call y;
+    double *scr, *M, *Q, *qdd;
+    int64_t* iscr;
+    Py_ssize_t i;
+    rtmbs_status s;
+    if (rtmbs_py_nargs(nargs, joint ? 12 : 13, name) < 0) return NULL;
+    if ((i = syn_args(args, joint, name, 1, &y)) < 0) return NULL;
+    if (!(scr = farr(args[i], 1, "scratch", y.nscr, NULL))
+        || !(iscr = iarr(args[i + 1], 1, "iscratch", y.niscr, NULL))
+        || !(M = farr(args[i + 2], 1, "M", y.n * y.n, NULL))
+        || !(Q = farr(args[i + 3], 1, "Q", y.n, NULL))
+        || !(qdd = farr(args[i + 4], 1, "qdd", y.n, NULL)))
+        return NULL;
+    s = joint ? rtmbs_synj_evaluate(&y.sj, y.t, y.q, y.qd, y.warm[0], y.iters, scr, iscr, M, Q, qdd)
+              : rtmbs_sync_evaluate(&y.sc, y.t, y.q, y.qd, y.warm[0], y.warm[1], y.iters, scr, iscr,
+                                    M, Q, qdd);
+    if (s != RTMBS_OK) return rtmbs_py_status(s, name);
+    Py_RETURN_NONE;
+}
+
+RTMBS_PY_FORM(py_synthesis_joint_evaluate, syn_evaluate, 1)
+
+RTMBS_PY_FORM(py_synthesis_cartesian_evaluate, syn_evaluate, 0)
 
 /* synthesis_joint_workspace(ints, par, t, q, qd, qt, iters, eps, what, scratch, iscratch, work,
- * ws): the protocol workspace (m = 0) of formulation B */
-static PyObject* py_synthesis_joint_workspace(PyObject* self, PyObject* const* args,
-                                              Py_ssize_t nargs) {
-    rtmbs_synj sj;
-    const double *q, *qd;
-    double t, eps, *qt, *scr, *work, *ws;
+ * ws), synthesis_cartesian_workspace(ints, par, t, q, qd, rw, Aw, iters, eps, what, scratch,
+ * iscratch, work, ws): the protocol workspace (m = 0) of formulation B or A */
+static PyObject* syn_workspace(PyObject* const* args, Py_ssize_t nargs, int joint) {
+    const char* name = joint ? "synthesis_joint_workspace" : "synthesis_cartesian_workspace";
+    syn_call y;
+    double eps, *scr, *work, *ws;
     int64_t* iscr;
-    long long iters;
+    Py_ssize_t i;
     int what;
     rtmbs_status s;
-    (void)self;
-    if (rtmbs_py_nargs(nargs, 13, "synthesis_joint_workspace") < 0) return NULL;
-    if (synj_model(args, &sj, "synthesis_joint_workspace: model") < 0) return NULL;
-    t = PyFloat_AsDouble(args[2]);
-    iters = PyLong_AsLongLong(args[6]);
+    if (rtmbs_py_nargs(nargs, joint ? 13 : 14, name) < 0) return NULL;
+    if ((i = syn_args(args, joint, name, 1, &y)) < 0) return NULL;
+    eps = PyFloat_AsDouble(args[i]);
+    what = (int)PyLong_AsLong(args[i + 1]);
     if (PyErr_Occurred()) return NULL;
-    if (!(q = farr(args[3], 0, "q", sj.n, NULL)) || !(qd = farr(args[4], 0, "qd", sj.n, NULL))
-        || !(qt = farr(args[5], 1, "qt", sj.ns * sj.nq, NULL)))
+    if (!(eps > 0.0)) {
+        PyErr_SetString(PyExc_ValueError, "eps: the difference step must be positive");
         return NULL;
-    if (syn_ws_args(args, 7, sj.n, rtmbs_synj_scratch(&sj), rtmbs_synj_iscratch(&sj), &eps, &what,
-                    &scr, &iscr, &work, &ws) < 0)
+    }
+    if (!(scr = farr(args[i + 2], 1, "scratch", y.nscr, NULL))
+        || !(iscr = iarr(args[i + 3], 1, "iscratch", y.niscr, NULL))
+        || !(work = farr(args[i + 4], 1, "work", rtmbs_syn_workspace_work(y.n), NULL))
+        || !(ws = farr(args[i + 5], 1, "ws", 3 * y.n * y.n + y.n, NULL)))
         return NULL;
-    s = rtmbs_synj_workspace(&sj, t, q, qd, qt, (int64_t)iters, eps, what, scr, iscr, work, ws);
-    if (s != RTMBS_OK) return rtmbs_py_status(s, "synthesis_joint_workspace");
+    s = joint ? rtmbs_synj_workspace(&y.sj, y.t, y.q, y.qd, y.warm[0], y.iters, eps, what, scr,
+                                     iscr, work, ws)
+              : rtmbs_sync_workspace(&y.sc, y.t, y.q, y.qd, y.warm[0], y.warm[1], y.iters, eps,
+                                     what, scr, iscr, work, ws);
+    if (s != RTMBS_OK) return rtmbs_py_status(s, name);
     Py_RETURN_NONE;
 }
 
-/* synthesis_cartesian_workspace(ints, par, t, q, qd, rw, Aw, iters, eps, what, scratch,
- * iscratch, work, ws): the protocol workspace (m = 0) of formulation A */
-static PyObject* py_synthesis_cartesian_workspace(PyObject* self, PyObject* const* args,
-                                                  Py_ssize_t nargs) {
-    rtmbs_sync sc;
-    const double *q, *qd;
-    double t, eps, *rw, *Aw, *scr, *work, *ws;
-    int64_t* iscr;
-    long long iters;
-    int what;
-    rtmbs_status s;
-    (void)self;
-    if (rtmbs_py_nargs(nargs, 14, "synthesis_cartesian_workspace") < 0) return NULL;
-    if (sync_model(args, &sc, "synthesis_cartesian_workspace: model") < 0) return NULL;
-    t = PyFloat_AsDouble(args[2]);
-    iters = PyLong_AsLongLong(args[7]);
-    if (PyErr_Occurred()) return NULL;
-    if (!(q = farr(args[3], 0, "q", sc.n, NULL)) || !(qd = farr(args[4], 0, "qd", sc.n, NULL))
-        || !(rw = farr(args[5], 1, "rw", 3 * sc.nb, NULL))
-        || !(Aw = farr(args[6], 1, "Aw", 9 * sc.nb, NULL)))
-        return NULL;
-    if (syn_ws_args(args, 8, sc.n, rtmbs_sync_scratch(&sc), rtmbs_sync_iscratch(&sc), &eps, &what,
-                    &scr, &iscr, &work, &ws) < 0)
-        return NULL;
-    s = rtmbs_sync_workspace(&sc, t, q, qd, rw, Aw, (int64_t)iters, eps, what, scr, iscr, work, ws);
-    if (s != RTMBS_OK) return rtmbs_py_status(s, "synthesis_cartesian_workspace");
-    Py_RETURN_NONE;
-}
+RTMBS_PY_FORM(py_synthesis_joint_workspace, syn_workspace, 1)
+
+RTMBS_PY_FORM(py_synthesis_cartesian_workspace, syn_workspace, 0)
 
 /* expr_eval(t, ops, args, adr, n) -> (value, first, second time derivative) of an expression
  * program (rtmbs.model.expression), for the offline numpy paths of the providers */
 static PyObject* py_expr_eval(PyObject* self, PyObject* const* args, Py_ssize_t nargs) {
     const double *ops, *a;
     Py_ssize_t no, na;
-    long long adr, n;
+    int64_t adr, n;
     double t, v, v1, v2;
     (void)self;
-    if (rtmbs_py_nargs(nargs, 5, "expr_eval") < 0) return NULL;
-    t = PyFloat_AsDouble(args[0]);
-    adr = PyLong_AsLongLong(args[3]);
-    n = PyLong_AsLongLong(args[4]);
-    if (PyErr_Occurred()) return NULL;
+    if (rtmbs_py_nargs(nargs, 5, "expr_eval") < 0 || rtmbs_py_scalars(args, "d", &t) < 0 ||
+        rtmbs_py_scalars(args + 3, "LL", &adr, &n) < 0)
+        return NULL;
     if (!(ops = farr(args[1], 0, "ops", 0, &no)) || !(a = farr(args[2], 0, "args", 0, &na))) return NULL;
     if (adr < 0 || n < 0 || adr + n > no || adr + n > na) {
         PyErr_Format(PyExc_ValueError, "expr_eval: program %lld..%lld outside ops (%zd) or args (%zd)",
-                     adr, adr + n, no, na);
+                     (long long)adr, (long long)(adr + n), no, na);
         return NULL;
     }
-    rtmbs_expr_eval(t, ops, a, (int64_t)adr, (int64_t)n, &v, &v1, &v2);
+    rtmbs_expr_eval(t, ops, a, adr, n, &v, &v1, &v2);
     return Py_BuildValue("(ddd)", v, v1, v2);
 }
 
-#define FASTCALL(name, doc) {#name, (PyCFunction)(void (*)(void))py_##name, METH_FASTCALL, doc}
+#define FASTCALL(name, doc) RTMBS_PY_FASTCALL(#name, py_##name, doc)
 
 PyMethodDef rtmbs_py_providers_methods[] = {
     FASTCALL(truck_evaluate, "The nonlinear planar truck into a protocol workspace (truck.h)."),

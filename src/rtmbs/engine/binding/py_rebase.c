@@ -77,7 +77,7 @@ static PyObject* py_threshold_rows_into(PyObject* self, PyObject* const* args, P
     return PyLong_FromLong(r);
 }
 
-#define FAST(name, fn, doc) {name, (PyCFunction)(void (*)(void))fn, METH_FASTCALL, doc}
+#define FAST RTMBS_PY_FASTCALL
 PyMethodDef rtmbs_py_rebase_methods[] = {
     FAST("select_partition", py_select_partition,
          "select_partition(phiq, w, cols) -> pivot ratio (rtmbs.solvers.linalg.select_partition)."),

@@ -17,13 +17,7 @@
 
 /* a float64 array of at least `want` entries (writable if asked); NULL with an exception */
 static double* farray(PyObject* obj, int writable, const char* what, Py_ssize_t want) {
-    Py_ssize_t n;
-    double* a = (double*)rtmbs_py_array(obj, NPY_DOUBLE, writable, what, &n);
-    if (a && n < want) {
-        PyErr_Format(PyExc_ValueError, "%s: expected at least %zd entries, got %zd", what, want, n);
-        return NULL;
-    }
-    return a;
+    return (double*)rtmbs_py_array_min(obj, NPY_DOUBLE, writable, what, want, NULL);
 }
 
 /* the arguments beyond the required ones: flags and floats with defaults */
@@ -51,19 +45,28 @@ static PyObject* dual_tuple(const rtmbs_dual* a) {
     return Py_BuildValue("(dddddd)", a->v[0], a->v[1], a->v[2], a->v[3], a->v[4], a->v[5]);
 }
 
-/* mf_steady_state(p, Fz, kappa, alpha, gamma, Vx, out, slip_reduction=True) */
-static PyObject* py_mf_steady_state(PyObject* self, PyObject* const* args, Py_ssize_t nargs) {
+/* mf_steady_state(p, Fz, kappa, alpha, gamma, Vx, out, slip_reduction=True);
+ * mf_force_partials(p, Fz, kappa, alpha, gamma, Vx, out, slip_reduction=True): the same inputs,
+ * the partial derivatives of the forces into out */
+static PyObject* mf_call(PyObject* const* args, Py_ssize_t nargs, int partials) {
     const double* p;
     double x[5], *out;
     int red;
-    (void)self;
-    if (nargs_between(nargs, 7, 8, "mf_steady_state") < 0) return NULL;
+    if (nargs_between(nargs, 7, 8, partials ? "mf_force_partials" : "mf_steady_state") < 0)
+        return NULL;
     if (!(p = farray(args[0], 0, "p", RTMBS_MF_N_PARAM)) || five(args, x) < 0) return NULL;
-    if (!(out = farray(args[6], 1, "out", RTMBS_MF_N_OUT))) return NULL;
+    if (!(out = farray(args[6], 1, "out", partials ? RTMBS_MF_N_PARTIALS : RTMBS_MF_N_OUT)))
+        return NULL;
     if ((red = opt_flag(args, nargs, 7, 1)) < 0) return NULL;
-    rtmbs_mf_steady_state(p, x[0], x[1], x[2], x[3], x[4], out, red);
+    if (partials)
+        rtmbs_mf_force_partials(p, x[0], x[1], x[2], x[3], x[4], out, red);
+    else
+        rtmbs_mf_steady_state(p, x[0], x[1], x[2], x[3], x[4], out, red);
     Py_RETURN_NONE;
 }
+
+RTMBS_PY_FORM(py_mf_steady_state, mf_call, 0)
+RTMBS_PY_FORM(py_mf_force_partials, mf_call, 1)
 
 /* mf_evaluate(p, Fz, kappa, alpha, gamma, Vx, out, full, slip_reduction=True) */
 static PyObject* py_mf_evaluate(PyObject* self, PyObject* const* args, Py_ssize_t nargs) {
@@ -131,20 +134,6 @@ static PyObject* py_mf_steady_state_batch(PyObject* self, PyObject* const* args,
     Py_RETURN_NONE;
 }
 
-/* mf_force_partials(p, Fz, kappa, alpha, gamma, Vx, out, slip_reduction=True) */
-static PyObject* py_mf_force_partials(PyObject* self, PyObject* const* args, Py_ssize_t nargs) {
-    const double* p;
-    double x[5], *out;
-    int red;
-    (void)self;
-    if (nargs_between(nargs, 7, 8, "mf_force_partials") < 0) return NULL;
-    if (!(p = farray(args[0], 0, "p", RTMBS_MF_N_PARAM)) || five(args, x) < 0) return NULL;
-    if (!(out = farray(args[6], 1, "out", RTMBS_MF_N_PARTIALS))) return NULL;
-    if ((red = opt_flag(args, nargs, 7, 1)) < 0) return NULL;
-    rtmbs_mf_force_partials(p, x[0], x[1], x[2], x[3], x[4], out, red);
-    Py_RETURN_NONE;
-}
-
 /* mf_moments(p, Fz, kappa, gamma, Vx, Fx, Fy) -> (Mx, My) */
 static PyObject* py_mf_moments(PyObject* self, PyObject* const* args, Py_ssize_t nargs) {
     const double* p;
@@ -193,15 +182,9 @@ static PyObject* rolling_radius(PyObject* const* args, Py_ssize_t nargs, int wit
     return Py_BuildValue("(dddd)", Re, om, dz, dv);
 }
 
-static PyObject* py_rolling_radius(PyObject* self, PyObject* const* args, Py_ssize_t nargs) {
-    (void)self;
-    return rolling_radius(args, nargs, 0);
-}
+RTMBS_PY_FORM(py_rolling_radius, rolling_radius, 0)
 
-static PyObject* py_rolling_radius_d(PyObject* self, PyObject* const* args, Py_ssize_t nargs) {
-    (void)self;
-    return rolling_radius(args, nargs, 1);
-}
+RTMBS_PY_FORM(py_rolling_radius_d, rolling_radius, 1)
 
 /* road_height_packed(table, x, y) -> (z, dz/dx) */
 static PyObject* py_road_height_packed(PyObject* self, PyObject* const* args, Py_ssize_t nargs) {
@@ -440,7 +423,7 @@ static PyObject* py_mf_param_names(PyObject* self, PyObject* noargs) {
     return t;
 }
 
-#define FAST(name, fn, doc) {name, (PyCFunction)(void (*)(void))fn, METH_FASTCALL, doc}
+#define FAST RTMBS_PY_FASTCALL
 
 PyMethodDef rtmbs_py_tyre_methods[] = {
     FAST("mf_steady_state", py_mf_steady_state,

@@ -50,6 +50,19 @@ static double characteristic(const rtmbs_model* m, double x, const double* par, 
     return rtmbs_table_eval(x, m->tab_x, m->tab_y, m->tab_adr[j], m->tab_len[j], slope);
 }
 
+/* One axis of the law: -(F_k(x) + F_c(xdot)) + F0, F_k and F_c linear (par[k], par[c]) or the
+ * tables tab and tab + 3; their slopes into *sk, *sc. */
+static double axis_law(const rtmbs_model* m, const double* par, int tables, double x, double xd,
+                       int k, int c, int tab, int f0, double* sk, double* sc) {
+    double Fk, Fc;
+    *sk = par[k];
+    *sc = par[c];
+    if (!tables) return -(par[k] * x + par[c] * xd) + par[f0];
+    Fk = characteristic(m, x, par, k, tab, sk);
+    Fc = characteristic(m, xd, par, c, tab + 3, sc);
+    return -(Fk + Fc) + par[f0];
+}
+
 RTMBS_ELEMENT_KERNEL(rtmbs_element_bushing) {
     const double* par = m->frc_par + m->frc_par_dim[1] * k;
     const double* rot = m->frc_rot + 18 * k;
@@ -70,7 +83,7 @@ RTMBS_ELEMENT_KERNEL(rtmbs_element_bushing) {
     double *B = RTMBS_S(d, 4), *Bj = RTMBS_S(d, 5), *R = RTMBS_S(d, 6), *Th = RTMBS_S(d, 7);
     double *Z = RTMBS_S(d, 14), *TB = RTMBS_S(d, 15);
     double* X = d->X;
-    double s1, s2, Fk, Fc, Tk, Tc, slope, trR, out, dth, zb, tw;
+    double s1, s2, trR, out, dth, zb, tw;
     int a, b, c, col, kk, tables;
     (void)fv;
     /* marker frames B = A_i C_i, Bj = A_j C_j */
@@ -98,17 +111,8 @@ RTMBS_ELEMENT_KERNEL(rtmbs_element_bushing) {
     for (a = 0; a < 3; a++) {
         ul[a] = B[a] * dv[0] + B[3 + a] * dv[1] + B[6 + a] * dv[2];
         udl[a] = B[a] * w[0] + B[3 + a] * w[1] + B[6 + a] * w[2];
-        skt[a] = par[KT + a];
-        sct[a] = par[CT + a];
-        if (tables) {
-            Fk = characteristic(m, ul[a], par, KT + a, TAB + a, &slope);
-            skt[a] = slope;
-            Fc = characteristic(m, udl[a], par, CT + a, TAB + 3 + a, &slope);
-            sct[a] = slope;
-            fl[a] = -(Fk + Fc) + par[F0 + a];
-        } else {
-            fl[a] = -(par[KT + a] * ul[a] + par[CT + a] * udl[a]) + par[F0 + a];
-        }
+        fl[a] = axis_law(m, par, tables, ul[a], udl[a], KT + a, CT + a, TAB + a, F0 + a, &skt[a],
+                         &sct[a]);
     }
     rtmbs_el_matvec(B, fl, d->f);
     /* rotation: theta = vee(skew(R)), thetadot = Theta B^T Om with Theta = (tr R I - R) / 2 */
@@ -122,17 +126,8 @@ RTMBS_ELEMENT_KERNEL(rtmbs_element_bushing) {
     for (a = 0; a < 3; a++) oml[a] = B[a] * Om[0] + B[3 + a] * Om[1] + B[6 + a] * Om[2];
     rtmbs_el_matvec(Th, oml, thd);
     for (a = 0; a < 3; a++) {
-        skr[a] = par[KR + a];
-        scr[a] = par[CR + a];
-        if (tables) {
-            Tk = characteristic(m, th[a], par, KR + a, TAB + 6 + a, &slope);
-            skr[a] = slope;
-            Tc = characteristic(m, thd[a], par, CR + a, TAB + 9 + a, &slope);
-            scr[a] = slope;
-            tl[a] = -(Tk + Tc) + par[T0 + a];
-        } else {
-            tl[a] = -(par[KR + a] * th[a] + par[CR + a] * thd[a]) + par[T0 + a];
-        }
+        tl[a] = axis_law(m, par, tables, th[a], thd[a], KR + a, CR + a, TAB + 6 + a, T0 + a,
+                         &skr[a], &scr[a]);
     }
     rtmbs_el_matvec(B, tl, d->tau);
     out = sqrt(rtmbs_el_dot(d->f, d->f));

@@ -49,20 +49,7 @@ rtmbs_status rtmbs_sync_bind(rtmbs_sync* sc, const int64_t* ints, int64_t nints,
     TAKE(sc->xb, par, f, 3);
     TAKE(sc->mass, par, f, nb);
     TAKE(sc->Jb, par, f, nb * 9);
-    TAKE(sc->fsi, par, f, nf * 3);
-    TAKE(sc->fsj, par, f, nf * 3);
-    TAKE(sc->fdir, par, f, nf * 3);
-    TAKE(sc->fpar, par, f, nf * 5);
-    TAKE(sc->fops, par, f, sc->nops);
-    TAKE(sc->fargs, par, f, sc->nops);
-    if (npar < f + 1 + 9 + 3 + 6 * sc->nbase + 9 + 3) return RTMBS_ERR_SIZE;
-    sc->m0 = par[f++];
-    TAKE(sc->J0, par, f, 9);
-    TAKE(sc->r0i, par, f, 3);
-    TAKE(sc->S, par, f, 6 * sc->nbase);
-    TAKE(sc->A0, par, f, 9);
-    TAKE(sc->grav, par, f, 3);
-    return RTMBS_OK;
+    return rtmbs_syn_take_tail(par, npar, f, nf, sc->nops, sc->nbase, &sc->tail);
 }
 
 int64_t rtmbs_sync_scratch(const rtmbs_sync* sc) {
@@ -291,19 +278,19 @@ rtmbs_status rtmbs_sync_evaluate(const rtmbs_sync* sc, double t, const double* q
     rtmbs_dense_lu_solve(Pz, iscratch, p, z);
     /* forces, global: the bodies' r*, A, rdot*, omega */
     for (k = 0; k < nb; k++) {
-        rtmbs_syn_mm3(sc->A0, Aw + 9 * k, Ag + 9 * k);
-        rtmbs_syn_mv3(sc->A0, rw + 3 * k, rg + 3 * k);
-        rtmbs_syn_mv3(sc->A0, y + 6 * k, rdg + 3 * k);
+        rtmbs_syn_mm3(sc->tail.A0, Aw + 9 * k, Ag + 9 * k);
+        rtmbs_syn_mv3(sc->tail.A0, rw + 3 * k, rg + 3 * k);
+        rtmbs_syn_mv3(sc->tail.A0, y + 6 * k, rdg + 3 * k);
         rtmbs_syn_mv3(Ag + 9 * k, y + 6 * k + 3, wg + 3 * k);
     }
     {
         rtmbs_syn_forces fe;
         fe.nf = sc->nf;
         fe.kind = sc->fkind; fe.bi = sc->fbi; fe.bj = sc->fbj; fe.adr = sc->fadr; fe.len = sc->flen;
-        fe.si = sc->fsi; fe.sj = sc->fsj; fe.dir = sc->fdir; fe.par = sc->fpar;
-        fe.ops = sc->fops; fe.args = sc->fargs;
-        rtmbs_syn_forces_gf(&fe, t, q, qd, nb, nb0, rg, Ag, rdg, wg, sc->mass, sc->m0, sc->r0i,
-                            sc->S, sc->A0, sc->grav, zero3, gf, Q0);
+        fe.si = sc->tail.fsi; fe.sj = sc->tail.fsj; fe.dir = sc->tail.fdir; fe.par = sc->tail.fpar;
+        fe.ops = sc->tail.fops; fe.args = sc->tail.fargs;
+        rtmbs_syn_forces_gf(&fe, t, q, qd, nb, nb0, rg, Ag, rdg, wg, sc->mass, sc->tail.m0, sc->tail.r0i,
+                            sc->tail.S, sc->tail.A0, sc->tail.grav, zero3, gf, Q0);
     }
     /* mass/force (eqs. 10-12): M_EE, M_EG (6 x 6 nb), the block-diagonal M_GG, g_E, g_G (in gG
      * = the RHS vector g, reused) */
@@ -321,13 +308,13 @@ rtmbs_status rtmbs_sync_evaluate(const rtmbs_sync* sc, double t, const double* q
         rtmbs_syn_cross(wk, tmp, tmp2);
         for (x = 0; x < 3; x++) nn[x] -= tmp2[x];
         rtmbs_syn_skew(rw + 3 * k, Sk);
-        rtmbs_syn_mm3(sc->A0, Sk, Ar);
+        rtmbs_syn_mm3(sc->tail.A0, Sk, Ar);
         for (i = 0; i < 3; i++)
             for (j = 0; j < 3; j++) ArT[3 * i + j] = Ar[3 * j + i];
         rtmbs_syn_mm3(ArT, Ar, ArTAr);
         rtmbs_syn_mm3(Aw + 9 * k, J, AJ);
         rtmbs_syn_mmt3(AJ, Aw + 9 * k, AJA);
-        rtmbs_syn_mm3(ArT, sc->A0, ArTA0);
+        rtmbs_syn_mm3(ArT, sc->tail.A0, ArTA0);
         for (i = 0; i < 9; i++) AJt[i] = AJ[i];
         for (i = 0; i < 3; i++) {
             MEE[6 * i + i] += m;
@@ -335,7 +322,7 @@ rtmbs_status rtmbs_sync_evaluate(const rtmbs_sync* sc, double t, const double* q
                 MEE[6 * i + 3 + j] += -m * Ar[3 * i + j];
                 MEE[6 * (3 + i) + j] += -m * ArT[3 * i + j];
                 MEE[6 * (3 + i) + 3 + j] += m * ArTAr[3 * i + j] + AJA[3 * i + j];
-                MEG[6 * nb * i + 6 * k + j] = m * sc->A0[3 * i + j];
+                MEG[6 * nb * i + 6 * k + j] = m * sc->tail.A0[3 * i + j];
                 MEG[6 * nb * (3 + i) + 6 * k + j] = -m * ArTA0[3 * i + j];
                 MEG[6 * nb * (3 + i) + 6 * k + 3 + j] = AJt[3 * i + j];
             }
@@ -346,7 +333,7 @@ rtmbs_status rtmbs_sync_evaluate(const rtmbs_sync* sc, double t, const double* q
             gE[x] += f[x];
             gE[3 + x] += -tmp[x] + tmp2[x];
         }
-        rtmbs_syn_mtv3(sc->A0, f, g + 6 * k);
+        rtmbs_syn_mtv3(sc->tail.A0, f, g + 6 * k);
         for (x = 0; x < 3; x++) g[6 * k + 3 + x] = nn[x];
     }
     /* effective mass and force (eqs. 19, 21, 22) */
@@ -381,27 +368,27 @@ rtmbs_status rtmbs_sync_evaluate(const rtmbs_sync* sc, double t, const double* q
     }
     for (i = 0; i < 36; i++) Mb[i] = 0.0;
     for (i = 0; i < 3; i++) {
-        Mb[6 * i + i] = sc->m0;
-        for (j = 0; j < 3; j++) Mb[6 * (3 + i) + 3 + j] = sc->J0[3 * i + j];
+        Mb[6 * i + i] = sc->tail.m0;
+        for (j = 0; j < 3; j++) Mb[6 * (3 + i) + 3 + j] = sc->tail.J0[3 * i + j];
     }
     /* the protocol's M, Q (eq. 19) */
     for (i = 0; i < 36; i++) A2[i] = Mb[i] + MEE[i];
     for (i = 0; i < 6; i++)
         for (j = 0; j < nb0; j++) {
             acc = 0.0;
-            for (l = 0; l < 6; l++) acc += A2[6 * i + l] * sc->S[nb0 * l + j];
+            for (l = 0; l < 6; l++) acc += A2[6 * i + l] * sc->tail.S[nb0 * l + j];
             MT[nb0 * i + j] = acc;
         }
     for (i = 0; i < nb0; i++) {
         double sm = 0.0, sq = 0.0;
         for (j = 0; j < nb0; j++) {
             acc = 0.0;
-            for (l = 0; l < 6; l++) acc += sc->S[nb0 * l + i] * MT[nb0 * l + j];
+            for (l = 0; l < 6; l++) acc += sc->tail.S[nb0 * l + i] * MT[nb0 * l + j];
             M[n * i + j] = acc;
         }
         for (l = 0; l < 6; l++) {
-            sm += sc->S[nb0 * l + i] * MEt[l];
-            sq += sc->S[nb0 * l + i] * (Q0[l] + gEh[l]);
+            sm += sc->tail.S[nb0 * l + i] * MEt[l];
+            sq += sc->tail.S[nb0 * l + i] * (Q0[l] + gEh[l]);
         }
         M[n * i + nb0] = sm;
         M[n * nb0 + i] = sm;
@@ -417,20 +404,20 @@ rtmbs_status rtmbs_sync_evaluate(const rtmbs_sync* sc, double t, const double* q
             for (l = 0; l < 6; l++) {
                 int64_t r2;
                 double col = 0.0;
-                for (r2 = 0; r2 < 6; r2++) col += MT[6 * l + r2] * sc->S[nb0 * r2 + j];
-                acc += sc->S[nb0 * l + i] * col;
+                for (r2 = 0; r2 < 6; r2++) col += MT[6 * l + r2] * sc->tail.S[nb0 * r2 + j];
+                acc += sc->tail.S[nb0 * l + i] * col;
             }
             A2[nb0 * i + j] = acc;
         }
         acc = 0.0;
-        for (l = 0; l < 6; l++) acc += sc->S[nb0 * l + i] * (Q0[l] + Pc[l]);
+        for (l = 0; l < 6; l++) acc += sc->tail.S[nb0 * l + i] * (Q0[l] + Pc[l]);
         b2[i] = acc;
     }
     if ((st = rtmbs_syn_solve(A2, iscratch, b2, nb0)) != RTMBS_OK) return st;
     acc = 0.0;
     for (l = 0; l < 6; l++) {
         double sx = 0.0;
-        for (j = 0; j < nb0; j++) sx += sc->S[nb0 * l + j] * b2[j];
+        for (j = 0; j < nb0; j++) sx += sc->tail.S[nb0 * l + j] * b2[j];
         acc += MEt[l] * sx;
     }
     for (i = 0; i < nb0; i++) qdd[i] = b2[i];
@@ -438,31 +425,15 @@ rtmbs_status rtmbs_sync_evaluate(const rtmbs_sync* sc, double t, const double* q
     return RTMBS_OK;
 }
 
-/* the evaluation with its warm start and scratch, for rtmbs_syn_workspace */
-typedef struct sync_ctx_ {
-    const rtmbs_sync* model;
-    double *rw, *Aw;
-    int64_t iters;
-    double* scratch;
-    int64_t* iscratch;
-} sync_ctx;
-
-static rtmbs_status sync_eval(void* ctx, double t, const double* q, const double* qd, double* M,
-                              double* Q, double* qdd) {
-    sync_ctx* c = (sync_ctx*)ctx;
-    return rtmbs_sync_evaluate(c->model, t, q, qd, c->rw, c->Aw, c->iters, c->scratch, c->iscratch, M,
-                               Q, qdd);
+static rtmbs_status sync_eval(const rtmbs_syn_call* c, double t, const double* q,
+                              const double* qd, double* M, double* Q, double* qdd) {
+    return rtmbs_sync_evaluate((const rtmbs_sync*)c->model, t, q, qd, c->warm[0], c->warm[1],
+                               c->iters, c->scratch, c->iscratch, M, Q, qdd);
 }
 
 rtmbs_status rtmbs_sync_workspace(const rtmbs_sync* model, double t, const double* q, const double* qd,
                                   double* rw, double* Aw, int64_t iters, double eps, int what,
                                   double* scratch, int64_t* iscratch, double* work, double* ws) {
-    sync_ctx c;
-    c.model = model;
-    c.rw = rw;
-    c.Aw = Aw;
-    c.iters = iters;
-    c.scratch = scratch;
-    c.iscratch = iscratch;
+    const rtmbs_syn_call c = {model, {rw, Aw}, iters, scratch, iscratch};
     return rtmbs_syn_workspace(sync_eval, &c, model->n, t, q, qd, eps, what, work, ws);
 }

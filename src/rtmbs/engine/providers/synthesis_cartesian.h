@@ -26,9 +26,8 @@
 typedef struct rtmbs_sync_ {
     int64_t nb, nbase, tb, np, nf, nops, n;
     const int64_t *pkind, *pbi, *pbj, *fkind, *fbi, *fbj, *fadr, *flen;
-    const double *psi, *psj, *pL, *e1, *ax, *xb, *mass, *Jb, *fsi, *fsj, *fdir, *fpar, *fops, *fargs;
-    double m0;
-    const double *J0, *r0i, *S, *A0, *grav;
+    const double *psi, *psj, *pL, *e1, *ax, *xb, *mass, *Jb;
+    rtmbs_syn_tail tail;
 } rtmbs_sync;
 
 /* Views of the two vectors; RTMBS_ERR_SIZE when one is too short, RTMBS_ERR_ARGUMENT when the

@@ -158,8 +158,8 @@ int64_t rtmbs_syn_workspace_work(int64_t n) {
     return n * n + 5 * n;
 }
 
-rtmbs_status rtmbs_syn_workspace(rtmbs_syn_eval eval, void* ctx, int64_t n, double t,
-                                 const double* q, const double* qd, double eps, int what,
+rtmbs_status rtmbs_syn_workspace(rtmbs_syn_eval eval, const rtmbs_syn_call* c, int64_t n,
+                                 double t, const double* q, const double* qd, double eps, int what,
                                  double* work, double* ws) {
     double *M = ws, *Q = ws + n * n, *Jq = Q + n, *Jqd = Jq + n * n;
     double *Mt = work, *Q0 = Mt + n * n, *Qt = Q0 + n, *qdd = Qt + n, *x = qdd + n, *xd = x + n;
@@ -167,7 +167,7 @@ rtmbs_status rtmbs_syn_workspace(rtmbs_syn_eval eval, void* ctx, int64_t n, doub
     int64_t i, k;
     int side;
     rtmbs_status st;
-    if ((st = eval(ctx, t, q, qd, Mt, Q0, qdd)) != RTMBS_OK) return st;
+    if ((st = eval(c, t, q, qd, Mt, Q0, qdd)) != RTMBS_OK) return st;
     if (what & RTMBS_EVAL_M)
         for (i = 0; i < n * n; i++) M[i] = Mt[i];
     if (what & RTMBS_EVAL_Q)
@@ -184,10 +184,29 @@ rtmbs_status rtmbs_syn_workspace(rtmbs_syn_eval eval, void* ctx, int64_t n, doub
             const double v0 = v[k];
             e = eps * (fabs(v0) > 1.0 ? fabs(v0) : 1.0);
             v[k] = v0 + e;
-            st = eval(ctx, t, x, xd, Mt, Qt, qdd);
+            st = eval(c, t, x, xd, Mt, Qt, qdd);
             v[k] = v0;
             if (st != RTMBS_OK) return st;
             for (i = 0; i < n; i++) J[n * i + k] = (Qt[i] - Q0[i]) / e;
         }
-    return eval(ctx, t, q, qd, Mt, Qt, qdd);
+    return eval(c, t, q, qd, Mt, Qt, qdd);
+}
+
+rtmbs_status rtmbs_syn_take_tail(const double* par, int64_t npar, int64_t f, int64_t ne,
+                                 int64_t nops, int64_t nbase, rtmbs_syn_tail* t) {
+    t->fsi = par + f;
+    t->fsj = t->fsi + ne * 3;
+    t->fdir = t->fsj + ne * 3;
+    t->fpar = t->fdir + ne * 3;
+    t->fops = t->fpar + ne * 5;
+    t->fargs = t->fops + nops;
+    f += ne * 14 + 2 * nops;
+    if (npar < f + 1 + 9 + 3 + 6 * nbase + 9 + 3) return RTMBS_ERR_SIZE;
+    t->m0 = par[f];
+    t->J0 = par + f + 1;
+    t->r0i = t->J0 + 9;
+    t->S = t->r0i + 3;
+    t->A0 = t->S + 6 * nbase;
+    t->grav = t->A0 + 9;
+    return RTMBS_OK;
 }

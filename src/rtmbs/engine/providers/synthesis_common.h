@@ -25,6 +25,20 @@ void rtmbs_syn_skew(const double* v, double* S);
  * RTMBS_ERR_SINGULAR on a zero pivot. */
 rtmbs_status rtmbs_syn_solve(double* a, int64_t* piv, double* b, int64_t n);
 
+/* The floats both model layouts end with (rtmbs.synthesis.provider.pack_cartesian, pack_joint):
+ * the force elements' si, sj, dir (ne x 3) and par (ne x 5), their expression programs ops, args
+ * (nops), the base's mass m0, J0 (9), r0i (3), S (6 x nbase), A0 (9) and gravity (3). */
+typedef struct rtmbs_syn_tail_ {
+    const double *fsi, *fsj, *fdir, *fpar, *fops, *fargs;
+    double m0;
+    const double *J0, *r0i, *S, *A0, *grav;
+} rtmbs_syn_tail;
+
+/* Views of the tail of par from par[f] on (npar values in all); RTMBS_ERR_SIZE when par is too
+ * short. */
+rtmbs_status rtmbs_syn_take_tail(const double* par, int64_t npar, int64_t f, int64_t ne,
+                                 int64_t nops, int64_t nbase, rtmbs_syn_tail* t);
+
 /* The force elements of one subsystem (nf, padded with kind -1) and the base's joint motion. */
 typedef struct rtmbs_syn_forces_ {
     int64_t nf;
@@ -51,10 +65,19 @@ void rtmbs_syn_forces_gf(const rtmbs_syn_forces* fe, double t, const double* q, 
                          const double* r0i, const double* S, const double* A0, const double* grav,
                          const double* w0, double* gf, double* Q0);
 
-/* One evaluation of a synthesis provider: M (n x n), Q, qdd at (t, q, qd) (its model, warm
- * start and scratch in ctx). */
-typedef rtmbs_status (*rtmbs_syn_eval)(void* ctx, double t, const double* q, const double* qd,
-                                       double* M, double* Q, double* qdd);
+/* What one evaluation of a synthesis provider takes besides (t, q, qd): its model, warm start
+ * (formulation B: qt; A: rw, Aw), Newton iterations and scratch. */
+typedef struct rtmbs_syn_call_ {
+    const void* model;
+    double* warm[2];
+    int64_t iters;
+    double* scratch;
+    int64_t* iscratch;
+} rtmbs_syn_call;
+
+/* One evaluation of a synthesis provider: M (n x n), Q, qdd at (t, q, qd). */
+typedef rtmbs_status (*rtmbs_syn_eval)(const rtmbs_syn_call* c, double t, const double* q,
+                                       const double* qd, double* M, double* Q, double* qdd);
 
 /* Length of the work array of rtmbs_syn_workspace for n coordinates. */
 int64_t rtmbs_syn_workspace_work(int64_t n);
@@ -64,8 +87,8 @@ int64_t rtmbs_syn_workspace_work(int64_t n);
  * (q, qd); the force Jacobians by forward differences of Q, step eps max(1, |x_k|) in every
  * coordinate and velocity (2n more evaluations, then one at (q, qd) again so that the warm start
  * is left there). */
-rtmbs_status rtmbs_syn_workspace(rtmbs_syn_eval eval, void* ctx, int64_t n, double t,
-                                 const double* q, const double* qd, double eps, int what,
+rtmbs_status rtmbs_syn_workspace(rtmbs_syn_eval eval, const rtmbs_syn_call* c, int64_t n,
+                                 double t, const double* q, const double* qd, double eps, int what,
                                  double* work, double* ws);
 
 #endif /* RTMBS_PROVIDERS_SYNTHESIS_COMMON_H */

@@ -10,6 +10,35 @@
 /* a cursor over a vector: the next `len` values */
 #define TAKE(dst, base, off, len) ((dst) = (base) + (off), (off) += (len))
 
+/* Bryant angles a (about x, then y, then z) and their rates ad: R = Rx Ry Rz, the columns of H
+ * (omega = H ad, in the parent's axes: x, Rx y, Rx Ry z) and hd = Hdot ad =
+ * ad1 (w1 x H_1) + ad2 (w2 x H_2) with w1 = ad0 H_0, w2 = w1 + ad1 H_1. */
+static void bryant(const double* a, const double* ad, double* R, double* H, double* hd) {
+    const double ca = cos(a[0]), sa = sin(a[0]), cb = cos(a[1]), sb = sin(a[1]);
+    const double cc = cos(a[2]), sc = sin(a[2]);
+    const double Rx[9] = {1.0, 0.0, 0.0, 0.0, ca, -sa, 0.0, sa, ca};
+    const double Ry[9] = {cb, 0.0, sb, 0.0, 1.0, 0.0, -sb, 0.0, cb};
+    const double Rz[9] = {cc, -sc, 0.0, sc, cc, 0.0, 0.0, 0.0, 1.0};
+    double RxRy[9], w1[3], w2[3], c1[3], c2[3], t1[3], t2[3];
+    int i;
+    rtmbs_syn_mm3(Rx, Ry, RxRy);
+    rtmbs_syn_mm3(RxRy, Rz, R);
+    for (i = 0; i < 3; i++) {
+        H[3 * i] = i == 0 ? 1.0 : 0.0;
+        H[3 * i + 1] = Rx[3 * i + 1];
+        H[3 * i + 2] = RxRy[3 * i + 2];
+    }
+    for (i = 0; i < 3; i++) {
+        w1[i] = ad[0] * H[3 * i];
+        w2[i] = w1[i] + ad[1] * H[3 * i + 1];
+        c1[i] = H[3 * i + 1];
+        c2[i] = H[3 * i + 2];
+    }
+    rtmbs_syn_cross(w1, c1, t1);
+    rtmbs_syn_cross(w2, c2, t2);
+    for (i = 0; i < 3; i++) hd[i] = ad[1] * t1[i] + ad[2] * t2[i];
+}
+
 /* every index of the tree, the cuts and the elements in range; the cut rows add up to ncut */
 static rtmbs_status check_indices(const rtmbs_synj* sj) {
     const int64_t nb = sj->nb, nq = sj->nq;
@@ -91,20 +120,7 @@ rtmbs_status rtmbs_synj_bind(rtmbs_synj* sj, const int64_t* ints, int64_t nints,
     TAKE(sj->cL, par, f, ns * nc);
     TAKE(sj->mass, par, f, ns * nb);
     TAKE(sj->Jb, par, f, ns * nb * 9);
-    TAKE(sj->fsi, par, f, ns * nf * 3);
-    TAKE(sj->fsj, par, f, ns * nf * 3);
-    TAKE(sj->fdir, par, f, ns * nf * 3);
-    TAKE(sj->fpar, par, f, ns * nf * 5);
-    TAKE(sj->fops, par, f, sj->nops);
-    TAKE(sj->fargs, par, f, sj->nops);
-    if (npar < f + 1 + 9 + 3 + 6 * sj->nbase + 9 + 3) return RTMBS_ERR_SIZE;
-    sj->m0 = par[f++];
-    TAKE(sj->J0, par, f, 9);
-    TAKE(sj->r0i, par, f, 3);
-    TAKE(sj->S, par, f, 6 * sj->nbase);
-    TAKE(sj->A0, par, f, 9);
-    TAKE(sj->grav, par, f, 3);
-    return RTMBS_OK;
+    return rtmbs_syn_take_tail(par, npar, f, ns * nf, sj->nops, sj->nbase, &sj->tail);
 }
 
 int64_t rtmbs_synj_scratch(const rtmbs_synj* sj) {
@@ -131,9 +147,9 @@ typedef struct tree_ {
 static void kinematics(tree* T, const double* q, const double* qd, const double* A0,
                        const double* w0) {
     const int64_t nb = T->nb, nq = T->nq;
-    double U[9], UU[9], R[9], ApR[9], H[9], Hp[9], Rx[9], Ry[9], Rz[9], RxRy[9], Pm[9];
-    double sg[3], ps[3], Om[3], pd[3], tmp[3], tmp2[3], w1[3], w2[3], Hdq[3], hl[3], c1[3];
-    double sq, cq, ca, sa, cb, sb, cc, sc;
+    double U[9], UU[9], R[9], ApR[9], H[9], Hp[9], Pm[9];
+    double sg[3], ps[3], Om[3], pd[3], tmp[3], tmp2[3], Hdq[3], hl[3];
+    double sq, cq;
     int64_t e, p, c, k, nc, j;
     int i, a;
     for (i = 0; i < 9; i++) T->A[9 * nb + i] = A0[i];
@@ -161,33 +177,9 @@ static void kinematics(tree* T, const double* q, const double* qd, const double*
             for (i = 0; i < 3; i++) H[3 * i] = hl[i];     /* H: 3 x nc, stored with stride 3 */
             nc = 1;
         } else {
-            ca = cos(q[k]); sa = sin(q[k]);
-            cb = cos(q[k + 1]); sb = sin(q[k + 1]);
-            cc = cos(q[k + 2]); sc = sin(q[k + 2]);
-            Rx[0] = 1.0; Rx[1] = 0.0; Rx[2] = 0.0; Rx[3] = 0.0; Rx[4] = ca; Rx[5] = -sa;
-            Rx[6] = 0.0; Rx[7] = sa; Rx[8] = ca;
-            Ry[0] = cb; Ry[1] = 0.0; Ry[2] = sb; Ry[3] = 0.0; Ry[4] = 1.0; Ry[5] = 0.0;
-            Ry[6] = -sb; Ry[7] = 0.0; Ry[8] = cb;
-            Rz[0] = cc; Rz[1] = -sc; Rz[2] = 0.0; Rz[3] = sc; Rz[4] = cc; Rz[5] = 0.0;
-            Rz[6] = 0.0; Rz[7] = 0.0; Rz[8] = 1.0;
-            rtmbs_syn_mm3(Rx, Ry, RxRy);
-            rtmbs_syn_mm3(RxRy, Rz, R);
-            for (i = 0; i < 3; i++) {
-                Hp[3 * i] = i == 0 ? 1.0 : 0.0;
-                Hp[3 * i + 1] = Rx[3 * i + 1];
-                Hp[3 * i + 2] = RxRy[3 * i + 2];
-            }
+            bryant(q + k, qd + k, R, Hp, tmp);
             rtmbs_syn_mm3(Ap, Hp, H);
             nc = 3;
-            for (i = 0; i < 3; i++) {
-                w1[i] = qd[k] * Hp[3 * i];
-                w2[i] = w1[i] + qd[k + 1] * Hp[3 * i + 1];
-                c1[i] = Hp[3 * i + 1];
-                hl[i] = Hp[3 * i + 2];
-            }
-            rtmbs_syn_cross(w1, c1, tmp);
-            rtmbs_syn_cross(w2, hl, tmp2);
-            for (i = 0; i < 3; i++) tmp[i] = qd[k + 1] * tmp[i] + qd[k + 2] * tmp2[i];
             rtmbs_syn_mv3(Ap, tmp, Hdq);
         }
         rtmbs_syn_mm3(Ap, R, ApR);
@@ -387,11 +379,11 @@ static rtmbs_status subsystem(const rtmbs_synj* sj, int64_t s, double t, const d
         fe.nf = sj->nf;
         fe.kind = sj->fkind + s * sj->nf; fe.bi = sj->fbi + s * sj->nf; fe.bj = sj->fbj + s * sj->nf;
         fe.adr = sj->fadr + s * sj->nf; fe.len = sj->flen + s * sj->nf;
-        fe.si = sj->fsi + s * sj->nf * 3; fe.sj = sj->fsj + s * sj->nf * 3;
-        fe.dir = sj->fdir + s * sj->nf * 3; fe.par = sj->fpar + s * sj->nf * 5;
-        fe.ops = sj->fops; fe.args = sj->fargs;
+        fe.si = sj->tail.fsi + s * sj->nf * 3; fe.sj = sj->tail.fsj + s * sj->nf * 3;
+        fe.dir = sj->tail.fdir + s * sj->nf * 3; fe.par = sj->tail.fpar + s * sj->nf * 5;
+        fe.ops = sj->tail.fops; fe.args = sj->tail.fargs;
         rtmbs_syn_forces_gf(&fe, t, q, qd, nb, sj->nbase, T.r, T.A, T.rd, T.w, T.mass, 0.0,
-                            sj->r0i, sj->S, Ab, sj->grav, w0, gf, Q0);
+                            sj->tail.r0i, sj->tail.S, Ab, sj->tail.grav, w0, gf, Q0);
     }
     /* mass/force: body terms and the composite recursion (eq. 29) */
     for (j = 0; j < nb1 * 36; j++) K[j] = 0.0;
@@ -520,45 +512,22 @@ static rtmbs_status subsystem(const rtmbs_synj* sj, int64_t s, double t, const d
 static void base_motion(const rtmbs_synj* sj, const double* q, const double* qd, double* T,
                         double* Td, double* w0, double* Ab) {
     const int64_t nb0 = sj->nbase;
-    double Rx[9], Ry[9], Rz[9], RxRy[9], R[9], H[9], w1[3], w2[3], c1[3], c2[3], t1[3], t2[3];
-    double ca, sa, cb, sb, cc, sc;
+    double R[9], H[9];
     int64_t j;
     int i;
-    for (j = 0; j < 6 * nb0; j++) T[j] = sj->S[j];
+    for (j = 0; j < 6 * nb0; j++) T[j] = sj->tail.S[j];
     for (i = 0; i < 6; i++) Td[i] = 0.0;
     for (i = 0; i < 3; i++) w0[i] = 0.0;
-    for (i = 0; i < 9; i++) Ab[i] = sj->A0[i];
+    for (i = 0; i < 9; i++) Ab[i] = sj->tail.A0[i];
     if (!sj->free_base) return;
-    ca = cos(q[3]); sa = sin(q[3]); cb = cos(q[4]); sb = sin(q[4]); cc = cos(q[5]); sc = sin(q[5]);
-    Rx[0] = 1.0; Rx[1] = 0.0; Rx[2] = 0.0; Rx[3] = 0.0; Rx[4] = ca; Rx[5] = -sa;
-    Rx[6] = 0.0; Rx[7] = sa; Rx[8] = ca;
-    Ry[0] = cb; Ry[1] = 0.0; Ry[2] = sb; Ry[3] = 0.0; Ry[4] = 1.0; Ry[5] = 0.0;
-    Ry[6] = -sb; Ry[7] = 0.0; Ry[8] = cb;
-    Rz[0] = cc; Rz[1] = -sc; Rz[2] = 0.0; Rz[3] = sc; Rz[4] = cc; Rz[5] = 0.0;
-    Rz[6] = 0.0; Rz[7] = 0.0; Rz[8] = 1.0;
-    rtmbs_syn_mm3(Rx, Ry, RxRy);
-    rtmbs_syn_mm3(RxRy, Rz, R);
-    rtmbs_syn_mm3(R, sj->A0, Ab);
-    for (i = 0; i < 3; i++) {
-        H[3 * i] = i == 0 ? 1.0 : 0.0;
-        H[3 * i + 1] = Rx[3 * i + 1];
-        H[3 * i + 2] = RxRy[3 * i + 2];
-    }
+    bryant(q + 3, qd + 3, R, H, Td + 3);
+    rtmbs_syn_mm3(R, sj->tail.A0, Ab);
     for (i = 0; i < 3; i++) {
         T[6 * (3 + i) + 3] = H[3 * i];
         T[6 * (3 + i) + 4] = H[3 * i + 1];
         T[6 * (3 + i) + 5] = H[3 * i + 2];
     }
     rtmbs_syn_mv3(H, qd + 3, w0);
-    for (i = 0; i < 3; i++) {
-        w1[i] = qd[3] * H[3 * i];
-        w2[i] = w1[i] + qd[4] * H[3 * i + 1];
-        c1[i] = H[3 * i + 1];
-        c2[i] = H[3 * i + 2];
-    }
-    rtmbs_syn_cross(w1, c1, t1);
-    rtmbs_syn_cross(w2, c2, t2);
-    for (i = 0; i < 3; i++) Td[3 + i] = qd[4] * t1[i] + qd[5] * t2[i];
 }
 
 /* the base body's 6 equations in its nb0 coordinates (Kim & Wang 2005, eq. 19 for the base):
@@ -603,18 +572,18 @@ rtmbs_status rtmbs_synj_evaluate(const rtmbs_synj* sj, double t, const double* q
     Mss = Qys + 6 * ns;
     Qqs = Mss + ns;
     base_motion(sj, q, qd, T, Td, w0, Ab);
-    rtmbs_syn_mm3(Ab, sj->J0, AJ);
+    rtmbs_syn_mm3(Ab, sj->tail.J0, AJ);
     rtmbs_syn_mmt3(AJ, Ab, Jg0);
     for (i = 0; i < 36; i++) Mbase[i] = 0.0;
     for (i = 0; i < 3; i++) {
-        Mbase[6 * i + i] = sj->m0;
+        Mbase[6 * i + i] = sj->tail.m0;
         for (j = 0; j < 3; j++) Mbase[6 * (3 + i) + 3 + j] = Jg0[3 * i + j];
     }
     for (i = 0; i < 36; i++) Mhat[i] = Mbase[i];
     rtmbs_syn_mv3(Jg0, w0, tmp);
     rtmbs_syn_cross(w0, tmp, Qbase + 3);
     for (i = 0; i < 3; i++) {
-        Qbase[i] = sj->m0 * sj->grav[i];
+        Qbase[i] = sj->tail.m0 * sj->tail.grav[i];
         Qbase[3 + i] = -Qbase[3 + i];
     }
     for (i = 0; i < 6; i++) Phat[i] = Qbase[i];
@@ -664,30 +633,15 @@ rtmbs_status rtmbs_synj_evaluate(const rtmbs_synj* sj, double t, const double* q
     return RTMBS_OK;
 }
 
-/* the evaluation with its warm start and scratch, for rtmbs_syn_workspace */
-typedef struct synj_ctx_ {
-    const rtmbs_synj* model;
-    double* qt;
-    int64_t iters;
-    double* scratch;
-    int64_t* iscratch;
-} synj_ctx;
-
-static rtmbs_status synj_eval(void* ctx, double t, const double* q, const double* qd, double* M,
-                              double* Q, double* qdd) {
-    synj_ctx* c = (synj_ctx*)ctx;
-    return rtmbs_synj_evaluate(c->model, t, q, qd, c->qt, c->iters, c->scratch, c->iscratch, M,
-                               Q, qdd);
+static rtmbs_status synj_eval(const rtmbs_syn_call* c, double t, const double* q,
+                              const double* qd, double* M, double* Q, double* qdd) {
+    return rtmbs_synj_evaluate((const rtmbs_synj*)c->model, t, q, qd, c->warm[0], c->iters,
+                               c->scratch, c->iscratch, M, Q, qdd);
 }
 
 rtmbs_status rtmbs_synj_workspace(const rtmbs_synj* model, double t, const double* q, const double* qd,
                                   double* qt, int64_t iters, double eps, int what,
                                   double* scratch, int64_t* iscratch, double* work, double* ws) {
-    synj_ctx c;
-    c.model = model;
-    c.qt = qt;
-    c.iters = iters;
-    c.scratch = scratch;
-    c.iscratch = iscratch;
+    const rtmbs_syn_call c = {model, {qt, NULL}, iters, scratch, iscratch};
     return rtmbs_syn_workspace(synj_eval, &c, model->n, t, q, qd, eps, what, work, ws);
 }

@@ -29,9 +29,7 @@ typedef struct rtmbs_synj_ {
     const int64_t *ekind, *epar, *ech, *ek, *edge_of, *ckind, *cbi, *cbj, *u;
     const int64_t *fkind, *fbi, *fbj, *fadr, *flen;
     const double *esp, *esc, *eax, *eApc, *csi, *csj, *cz, *cx, *cy, *cL, *mass, *Jb;
-    const double *fsi, *fsj, *fdir, *fpar, *fops, *fargs;
-    double m0;
-    const double *J0, *r0i, *S, *A0, *grav;
+    rtmbs_syn_tail tail;
 } rtmbs_synj;
 
 /* Views of the two vectors; RTMBS_ERR_SIZE when one is too short, RTMBS_ERR_ARGUMENT for sizes

@@ -152,6 +152,29 @@ static void tyre_jacobian(const tyre_state* S, double* dfdx, double* dfdv, doubl
                 dw = zero;
             }
         }
+        if (col >= 6) {
+            /* a velocity column (drA = ds = 0): every derivative of the contact geometry (dl, dt,
+             * dn_e, dd, dr, dg, dsn) is zero, so only the speeds' terms remain; the same values
+             * as the general pass below, whose zero terms change no sum */
+            dFn = cfn * -(g * dvA[2]);
+            dVx = dot3(dvA, lv);
+            dVy = dot3(dvA, tv);
+            dws = dot3(dw, sv);
+            dFx = chain5(S->cFx, dFn, dVx, dws, dVy, 0.0);
+            dFy = chain5(S->cFy, dFn, dVx, dws, dVy, 0.0);
+            dMz = chain5(S->cMz, dFn, dVx, dws, dVy, 0.0);
+            dMx = chain5(S->cMx, dFn, dVx, dws, dVy, 0.0);
+            dMy = chain5(S->cMy, dFn, dVx, dws, dVy, 0.0);
+            lc3(dFx, lv, dFy, tv, dFn, nev, dF);
+            lc3(dMx, lv, dMy, tv, dMz, nev, b1);
+            cross3(rdv, dF, c2);
+            j = 6 + col % 6;
+            for (c = 0; c < 3; c++) {
+                dfdv[12 * c + j] = dF[c];
+                dtdv[12 * c + j] = c2[c] + b1[c];
+            }
+            continue;
+        }
         /* directions: l = s x e_z / |s x e_z|, t = e_z x l */
         dm[0] = ds[1];
         dm[1] = -ds[0];

@@ -13,8 +13,8 @@ from rtmbs.assembly import static_equilibrium
 from rtmbs.errors import ModelError
 from rtmbs.model.rotation import matrix_from_quaternion
 from rtmbs.system import compile_model
-from rtmbs.vehicle.assembly import corner_bodies, load_vehicle_file, vehicle_from_dict
-from rtmbs.vehicle.assembly.vehicle import SEDAN, held_for_statics
+from rtmbs.vehicle.build import corner_bodies, load_vehicle_file, vehicle_from_dict
+from rtmbs.vehicle.build.vehicle import SEDAN, held_for_statics
 
 DOC = Path(__file__).parents[3] / "docs" / "vehicle.md"
 S = np.diag([1.0, -1.0, 1.0])
@@ -177,7 +177,7 @@ def test_a_vehicle_file_loads_like_a_model_file(tmp_path, capsys):
     the same system as the vehicle reader; an ordinary model file still loads as one."""
     from rtmbs.cli import main
     from rtmbs.models import load_model
-    from rtmbs.vehicle.assembly import is_vehicle_file
+    from rtmbs.vehicle.build import is_vehicle_file
 
     folder = tmp_path / "car"
     folder.mkdir()

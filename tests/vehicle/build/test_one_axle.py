@@ -13,8 +13,8 @@ from rtmbs.analysis.sizes import sizes
 from rtmbs.assembly import static_equilibrium
 from rtmbs.errors import ModelError
 from rtmbs.system import compile_model
-from rtmbs.vehicle.assembly import load_vehicle_file, vehicle_from_dict
-from rtmbs.vehicle.assembly.vehicle import SEDAN_REAR_AXLE, held_for_statics, pitch_held
+from rtmbs.vehicle.build import load_vehicle_file, vehicle_from_dict
+from rtmbs.vehicle.build.vehicle import SEDAN_REAR_AXLE, held_for_statics, pitch_held
 
 
 def _data() -> dict:

@@ -7,7 +7,7 @@ import pytest
 import yaml
 
 from rtmbs.system import compile_model
-from rtmbs.vehicle.assembly.vehicle import SEDAN, vehicle_from_dict
+from rtmbs.vehicle.build.vehicle import SEDAN, vehicle_from_dict
 
 CORNERS = ("fl", "fr", "rl", "rr")
 

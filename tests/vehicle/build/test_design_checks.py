@@ -5,8 +5,8 @@ import shutil
 import pytest
 
 from rtmbs.errors import ModelError
-from rtmbs.vehicle.assembly import load_vehicle_file
-from rtmbs.vehicle.assembly.vehicle import SEDAN
+from rtmbs.vehicle.build import load_vehicle_file
+from rtmbs.vehicle.build.vehicle import SEDAN
 
 
 @pytest.fixture()
@@ -38,10 +38,10 @@ def test_hard_points_in_millimetres(car):
 
 def test_subsystem_position_in_millimetres(car):
     f = car / "vehicle.yaml"
-    _edit(f, "front_suspension: {file: front_suspension.yaml, position: [2.776, 0.0, 0.4519]}",
-          "front_suspension: {file: front_suspension.yaml, position: [2776, 0.0, 451.9]}")
+    _edit(f, "front_suspension: {file: front_suspension.yaml, position: [2.776, 0.0, 0.4482]}",
+          "front_suspension: {file: front_suspension.yaml, position: [2776, 0.0, 448.2]}")
     assert _error(car) == (f"{car / 'front_suspension.yaml'}: front_suspension.position: "
-                           "[2776.0, 0.0, 451.9] is more than 10 m from the origin: looks like "
+                           "[2776.0, 0.0, 448.2] is more than 10 m from the origin: looks like "
                            "millimetres (hard points are in metres)")
 
 
@@ -66,7 +66,7 @@ def test_coinciding_marker_axis_points_are_named(car):
     """Points that are apart but set one marker axis through the same two points (the
     template's axes) still give a named error, not a ValidationError."""
     from rtmbs.model.description import Model
-    from rtmbs.vehicle.assembly.corner import Side
+    from rtmbs.vehicle.build.corner import Side
 
     side = Side(Model(), "f", "left", (0.0, 0.0, 0.0), "front_suspension.yaml: front_suspension")
     side.model.add_body("chassis", 1.0, inertia=[1.0, 1.0, 1.0])
@@ -86,7 +86,7 @@ def test_misspelled_key_gets_did_you_mean(car):
 
 def test_misspelled_nested_key_gets_did_you_mean(car):
     f = car / "front_suspension.yaml"
-    _edit(f, "spring: {stiffness: 85000.0, preload: 6248.0}", "spring: {stifness: 85000.0, preload: 6248.0}")
+    _edit(f, "spring: {stiffness: 93000.0, preload: 7857.0}", "spring: {stifness: 93000.0, preload: 7857.0}")
     msg = _error(car)
     assert msg.startswith(f"{f}: front_suspension.spring.stifness: unknown key 'stifness' (did you "
                           "mean 'stiffness'?")
@@ -137,29 +137,29 @@ def test_implausible_kingpin_inclination_is_warned(car):
 
 def test_tyre_above_the_road_at_design_is_warned(car):
     f = car / "vehicle.yaml"
-    # the front suspension 0.1 m higher: wheel centre 0.432 m, PAC2002 unloaded radius 0.344 m
-    _edit(f, "front_suspension: {file: front_suspension.yaml, position: [2.776, 0.0, 0.4519]}",
-          "front_suspension: {file: front_suspension.yaml, position: [2.776, 0.0, 0.5519]}")
+    # the front suspension 0.1 m higher: wheel centre 0.428 m, PAC2002 unloaded radius 0.344 m
+    _edit(f, "front_suspension: {file: front_suspension.yaml, position: [2.776, 0.0, 0.4482]}",
+          "front_suspension: {file: front_suspension.yaml, position: [2.776, 0.0, 0.5482]}")
     w = [m for m in _warnings(car) if "tyre (unloaded" in m]
     assert w == [f"{car / 'front_suspension.yaml'}: front_suspension.hard_points.wheel_centre: "
-                 "the fl tyre (unloaded radius 0.344 m) is 88 mm above the road at design "
-                 "(wheel centre 0.432 m above it)"]
+                 "the fl tyre (unloaded radius 0.344 m) is 84 mm above the road at design "
+                 "(wheel centre 0.428 m above it)"]
 
 
 def test_subsystem_of_an_axle_elsewhere_is_warned(car):
     f = car / "vehicle.yaml"
-    _edit(f, "front_antiroll: {file: front_antiroll.yaml, position: [2.776, 0.0, 0.4519]}",
-          "front_antiroll: {file: front_antiroll.yaml, position: [2.776, 0.0, 0.4619]}")
+    _edit(f, "front_antiroll: {file: front_antiroll.yaml, position: [2.776, 0.0, 0.4482]}",
+          "front_antiroll: {file: front_antiroll.yaml, position: [2.776, 0.0, 0.4582]}")
     w = [m for m in _warnings(car) if "differs from" in m]
-    assert w == [f"{car / 'front_antiroll.yaml'}: front_antiroll.position: [2.776, 0.0, 0.4619] "
+    assert w == [f"{car / 'front_antiroll.yaml'}: front_antiroll.position: [2.776, 0.0, 0.4582] "
                  f"differs from {car / 'front_suspension.yaml'}: front_suspension.position "
-                 "[2.776, 0.0, 0.4519] (subsystems of one axle are placed at its suspension's "
+                 "[2.776, 0.0, 0.4482] (subsystems of one axle are placed at its suspension's "
                  "position)"]
 
 
 def test_missing_preload_is_warned(car):
     f = car / "rear_suspension.yaml"
-    _edit(f, "spring: {stiffness: 55000.0, preload: 4005.0}", "spring: {stiffness: 55000.0}")
+    _edit(f, "spring: {stiffness: 40000.0, preload: 3466.0}", "spring: {stiffness: 40000.0}")
     assert _warnings(car) == [f"{f}: rear_suspension.spring.preload: 0 N: the car will sag "
                               "under its weight from the design position (rtmbs statics CAR "
                               "--ride-height front=design,rear=design gives the preloads)"]

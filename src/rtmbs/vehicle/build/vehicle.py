@@ -432,7 +432,7 @@ SEDAN = Path(__file__).resolve().parents[2] / "data" / "vehicles" / "sedan"
 
 
 def sedan_model(joints: str = "ideal") -> Model:
-    """The built-in mid-size rear-drive sedan (docs/models/sedan.md)."""
+    """The built-in mid-size front-drive sedan (docs/models/sedan.md)."""
     m = load_vehicle_file(SEDAN / "vehicle.yaml", joints)
     m.name = "sedan" if joints == "ideal" else f"sedan-{joints}"
     return m
@@ -466,6 +466,9 @@ def pitch_held(model: Model) -> Model:
 
 #: the built-in sedan's rear axle alone (a one-axle vehicle file; hold its pitch: pitch_held)
 SEDAN_REAR_AXLE = SEDAN.parent / "sedan-rear-axle"
+#: the near 50/50 rear-drive variant of the sedan that the campaign and the full-car
+#: identification drive (their concept car drives its rear axle: Carpinelli 2015, eq. 5.6)
+SEDAN_RWD = SEDAN.parent / "sedan-rwd"
 
 __all__ = ["load_vehicle_file", "vehicle_from_dict", "sedan_model", "corner_bodies", "pitch_held",
            "SEDAN_REAR_AXLE"]

@@ -264,12 +264,12 @@ class _ManoeuvreSimulator:
 class QuarterCarSimulator(_ManoeuvreSimulator):
     """``simulate(params)`` for :func:`identify`: the concept quarter car with ``fixed`` and
     ``params`` (names :data:`rtmbs.concept.models.QUARTER_PARAMS`) driven through
-    ``manoeuvre`` (:func:`rtmbs.concept.manoeuvres.run`). A run that fails returns NaN from
+    ``manoeuvre`` (:func:`rtmbs.concept.drive_cycles.run`). A run that fails returns NaN from
     where it stopped."""
 
     def __call__(self, params: dict) -> dict:
         from ..system import compile_model
-        from .manoeuvres import run
+        from .drive_cycles import run
         from .models import quarter_car_model
 
         model = quarter_car_model({**(self.fixed or {}), **params}, road=self.manoeuvre.road())
@@ -281,7 +281,7 @@ def quarter_car_simulator(manoeuvre, solver: str = "li-euler", h: float = 1e-3,
                           every: int = 1, fixed: dict | None = None, **options) -> QuarterCarSimulator:
     """A checked :class:`QuarterCarSimulator` (the model is drivable by ``manoeuvre``)."""
     from ..system import compile_model
-    from .manoeuvres import check_drivable
+    from .drive_cycles import check_drivable
     from .models import quarter_car_model
 
     check_drivable(compile_model(quarter_car_model(fixed, road=manoeuvre.road())), manoeuvre)
@@ -298,11 +298,11 @@ def rms_errors(model: dict, target: dict, keys=("z", "vz", "az")) -> dict:
 class CarSimulator(_ManoeuvreSimulator):
     """``simulate(params)`` for :func:`identify`: the 12-DOF trailing-arm car with ``fixed`` and
     ``params`` (names :data:`rtmbs.concept.models.CAR_PARAMS`) through ``manoeuvre``
-    (:func:`rtmbs.concept.manoeuvres.run_car`); picklable."""
+    (:func:`rtmbs.concept.drive_cycles.run_car`); picklable."""
 
     def __call__(self, params: dict) -> dict:
         from ..system import compile_model
-        from .manoeuvres import run_car
+        from .drive_cycles import run_car
         from .models import trailing_arm_car_model
 
         model = trailing_arm_car_model({**(self.fixed or {}), **params}, road=self.manoeuvre.road())

@@ -10,8 +10,8 @@ import yaml
 
 from rtmbs.analysis.kc import steering_ratio_on_centre
 from rtmbs.errors import ModelError
-from rtmbs.vehicle.assembly import load_vehicle_file
-from rtmbs.vehicle.assembly.vehicle import SEDAN
+from rtmbs.vehicle.build import load_vehicle_file
+from rtmbs.vehicle.build.vehicle import SEDAN
 
 
 @pytest.fixture

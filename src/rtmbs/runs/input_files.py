@@ -6,7 +6,7 @@ input). Every input it names must be an input of the model: a manoeuvre that dri
 the model has is refused, naming the input and the model's inputs.
 
 Named manoeuvres (:func:`named_manoeuvre`): ``four-phase`` and its validations, the test of the
-concept models (rtmbs.concept.manoeuvres), as tables of ``drive_torque`` and ``brake_torque``
+concept models (rtmbs.concept.drive_cycles), as tables of ``drive_torque`` and ``brake_torque``
 and the test's ISO 8608 road under every tyre.
 """
 from __future__ import annotations
@@ -90,8 +90,8 @@ def manoeuvre_inputs(manoeuvre, model: Model, model_name: str) -> list[Input] | 
     return inputs
 
 
-# -- named manoeuvres: the concept models' four-phase tests (rtmbs.concept.manoeuvres) -----------
-#: name -> the test of rtmbs.concept.manoeuvres.MANOEUVRES
+# -- named manoeuvres: the concept models' four-phase tests (rtmbs.concept.drive_cycles) -----------
+#: name -> the test of rtmbs.concept.drive_cycles.MANOEUVRES
 FOUR_PHASE = {"four-phase": "test", "four-phase-V1": "V1", "four-phase-V2": "V2"}
 
 
@@ -119,8 +119,8 @@ def named_manoeuvre(spec, source: str = "manoeuvre") -> NamedManoeuvre | None:
     ``four-phase`` (the 18 s identification test of Carpinelli 2015 §5.1.3), ``four-phase-V1``,
     ``four-phase-V2`` (the validations), or a mapping ``{four-phase: test|V1|V2, scale: k}``
     (every time multiplied by k: a shorter window). The torques are piecewise linear, so tables
-    at their breakpoints reproduce :meth:`rtmbs.concept.manoeuvres.Manoeuvre.torques` exactly."""
-    from ..concept.manoeuvres import MANOEUVRES
+    at their breakpoints reproduce :meth:`rtmbs.concept.drive_cycles.Manoeuvre.torques` exactly."""
+    from ..concept.drive_cycles import MANOEUVRES
 
     if isinstance(spec, str) and spec in FOUR_PHASE:
         which, scale = FOUR_PHASE[spec], 1.0
