@@ -14,8 +14,9 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 import platform
 
 import numpy as np
-from bench_tyre import _median  # benchmarks/ is the script's directory: median and best of repeats
+from bench_tyre import operating_points  # benchmarks/ is the script's directory
 
+from rtmbs.solvers.timing import median_cpu_s
 from rtmbs.vehicle.tyre import data_path, load_tir
 from rtmbs.vehicle.tyre import magic_formula as mfk
 
@@ -61,11 +62,7 @@ def main():
     for fname in ("chrono_MagicFormula61_Parameters.tir", "chrono_MagicFormula52_Parameters.tir",
                   "chrono_Sedan_Pac02Tire.tir"):
         props = load_tir(data_path(fname))
-        Fz = rng.uniform(0.3, 1.8, n) * props["FNOMIN"]
-        kappa = rng.uniform(-0.3, 0.3, n)
-        alpha = rng.uniform(-0.3, 0.3, n)
-        gamma = rng.uniform(-0.05, 0.05, n)
-        Vx = rng.uniform(5.0, 40.0, n)
+        Fz, kappa, alpha, gamma, Vx = operating_points(rng, props["FNOMIN"], n)
         out = np.empty(mfk.N_OUT)
         args = (props.params, Fz, kappa, alpha, gamma, Vx, out)
         print(f"{fname} ({props.family}), us per operating point, median (best):")
@@ -73,7 +70,7 @@ def main():
                          ("finite differences: 3 forces-only calls + Re", _loop_differences),
                          ("mf_force_partials + effective_rolling_radius_dfz", _loop_partials)):
             fn(*(a[:10] if hasattr(a, "shape") and a.shape[0] == n else a for a in args))
-            m, b = _median(lambda: fn(*args), repeats=5)
+            m, b = median_cpu_s(lambda: fn(*args), repeats=5)
             print(f"  {name:50s} {m / n * 1e6:7.3f} ({b / n * 1e6:.3f})")
 
 

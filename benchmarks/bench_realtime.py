@@ -25,6 +25,7 @@ import numpy as np  # noqa: E402
 from rtmbs.protocol import MechanicalSystem, State  # noqa: E402
 from rtmbs.realtime import run_realtime  # noqa: E402
 from rtmbs.solvers.base import Solver  # noqa: E402
+from rtmbs.solvers.timing import cpu_model  # noqa: E402
 
 
 class EmptySystem(MechanicalSystem):
@@ -51,14 +52,7 @@ class EmptyStep(Solver):
 
 
 def machine() -> str:
-    cpu = "?"
-    try:
-        for line in open("/proc/cpuinfo"):
-            if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
+    cpu = cpu_model(fallback="?")
     load = os.getloadavg() if hasattr(os, "getloadavg") else ("?",) * 3
     return (f"{cpu}, {os.cpu_count()} cores, Linux {platform.release()}, Python "
             f"{platform.python_version()}, numpy {np.__version__}; load average at start "

@@ -7,10 +7,10 @@ import os
 
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 import platform
-import time
 
 import numpy as np
 from rtmbs.engine import _engine
+from rtmbs.solvers.timing import median_cpu_s
 from rtmbs.vehicle import road as R
 
 
@@ -22,15 +22,6 @@ def _loop_packed(table, xs, y):
     return float(z.sum() + s.sum())
 
 
-def _median(fn, repeats=15):
-    ts = []
-    for _ in range(repeats):
-        t0 = time.process_time()
-        fn()
-        ts.append(time.process_time() - t0)
-    return np.median(ts), min(ts)
-
-
 def main():
     print(f"machine: {platform.processor() or platform.machine()}, {os.cpu_count()} cores, python {platform.python_version()}")
     road = R.iso8608("C", 1000.0, 0.01, seed=1, correlation=0.5)  # 100,001 samples per track
@@ -38,13 +29,13 @@ def main():
     xs = rng.uniform(-5, 1005, 1_000_000)
     table = road.packed()
     _loop_packed(table, xs[:10], 0.1)
-    m, b = _median(lambda: _loop_packed(table, xs, 0.1))
+    m, b = median_cpu_s(lambda: _loop_packed(table, xs, 0.1))
     print(f"road_height_packed, random x over 100k samples: {m / xs.size * 1e9:.1f} ns/call ({b / xs.size * 1e9:.1f})")
     xs_seq = np.sort(xs)
-    m, b = _median(lambda: _loop_packed(table, xs_seq, 0.1))
+    m, b = median_cpu_s(lambda: _loop_packed(table, xs_seq, 0.1))
     print(f"road_height_packed, increasing x (a wheel rolling): {m / xs.size * 1e9:.1f} ns/call ({b / xs.size * 1e9:.1f})")
     for L, dx in ((200.0, 0.05), (1000.0, 0.01)):
-        m, b = _median(lambda: R.iso8608("B", L, dx, seed=3, correlation=0.5), repeats=7)
+        m, b = median_cpu_s(lambda: R.iso8608("B", L, dx, seed=3, correlation=0.5), repeats=7)
         print(f"iso8608 synthesis, length {L:g} m, dx {dx:g} m ({int(L / dx) + 1} samples x 2 tracks): "
               f"{m * 1e3:.1f} ms ({b * 1e3:.1f})")
 

@@ -28,6 +28,7 @@ import time  # noqa: E402
 import numpy as np  # noqa: E402
 
 from rtmbs.solvers.base import PHASES, get_solver  # noqa: E402
+from rtmbs.solvers.timing import cpu_model  # noqa: E402
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 
@@ -108,14 +109,7 @@ def _label(solver, opts):
 
 
 def _machine():
-    cpu = platform.processor() or "?"
-    try:
-        for line in open("/proc/cpuinfo"):
-            if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
+    cpu = cpu_model()
     return (f"{cpu}, {os.cpu_count()} cores, Python {platform.python_version()}, "
             f"numpy {np.__version__}, OPENBLAS_NUM_THREADS="
             f"{os.environ.get('OPENBLAS_NUM_THREADS')}")

@@ -28,6 +28,7 @@ import numpy as np  # noqa: E402
 
 from rtmbs.models import BUILTIN, load_model  # noqa: E402
 from rtmbs.solvers.base import get_solver  # noqa: E402
+from rtmbs.solvers.timing import cpu_model  # noqa: E402
 
 #: stabilize is explicit (the default is "projection").
 CONFIGS = [
@@ -133,14 +134,7 @@ def _label(solver, opts):
 
 
 def _machine():
-    cpu = platform.processor() or "?"
-    try:
-        for line in open("/proc/cpuinfo"):
-            if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
+    cpu = cpu_model()
     load = os.getloadavg() if hasattr(os, "getloadavg") else ("?",) * 3
     return (f"{cpu}, {os.cpu_count()} cores (shared; load average {load[0]:.1f} "
             f"{load[1]:.1f} {load[2]:.1f} at the end), Python {platform.python_version()}, "

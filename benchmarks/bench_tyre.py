@@ -8,10 +8,10 @@ import os
 
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 import platform
-import time
 
 import numpy as np
 
+from rtmbs.solvers.timing import median_cpu_s
 from rtmbs.vehicle.tyre import contact, data_path, load_tir
 from rtmbs.vehicle.tyre import magic_formula as mfk
 
@@ -29,13 +29,15 @@ def _loop_contact(hf, hr, z, vx, vy, h):
     return acc
 
 
-def _median(fn, repeats=15):
-    ts = []
-    for _ in range(repeats):
-        t0 = time.process_time()
-        fn()
-        ts.append(time.process_time() - t0)
-    return float(np.median(ts)), min(ts)
+def operating_points(rng, Fz_nominal: float, n: int):
+    """``n`` random operating points of a tyre (Fz from 0.3 to 1.8 times nominal, κ and α within
+    ±0.3, γ within ±0.05 rad, Vx from 5 to 40 m/s), drawn from ``rng`` in that order."""
+    Fz = rng.uniform(0.3, 1.8, n) * Fz_nominal
+    kappa = rng.uniform(-0.3, 0.3, n)
+    alpha = rng.uniform(-0.3, 0.3, n)
+    gamma = rng.uniform(-0.05, 0.05, n)
+    Vx = rng.uniform(5.0, 40.0, n)
+    return Fz, kappa, alpha, gamma, Vx
 
 
 def main():
@@ -46,15 +48,11 @@ def main():
     for fname in ("chrono_MagicFormula61_Parameters.tir", "chrono_Sedan_Pac02Tire.tir"):
         props = load_tir(data_path(fname))
         Fz0 = props["FNOMIN"]
-        Fz = rng.uniform(0.3, 1.8, n) * Fz0
-        kappa = rng.uniform(-0.3, 0.3, n)
-        alpha = rng.uniform(-0.3, 0.3, n)
-        gamma = rng.uniform(-0.05, 0.05, n)
-        Vx = rng.uniform(5.0, 40.0, n)
+        Fz, kappa, alpha, gamma, Vx = operating_points(rng, Fz0, n)
         out = np.empty(mfk.N_OUT)
         outs = np.empty((n, mfk.N_OUT))
-        m, b = _median(lambda: mfk.mf_steady_state_batch(props.params, Fz, kappa, alpha, gamma, Vx,
-                                                         outs))
+        m, b = median_cpu_s(lambda: mfk.mf_steady_state_batch(props.params, Fz, kappa, alpha, gamma,
+                                                              Vx, outs))
         print(f"{fname} ({props.family}): mf_steady_state in a C loop: "
               f"{m / n * 1e6:.3f} us/eval ({b / n * 1e6:.3f})")
         # one call from Python (what a Python-level caller pays, dispatch included)
@@ -67,7 +65,7 @@ def main():
                 f(p, Fz[i], kappa[i], alpha[i], gamma[i], Vx[i], out)
 
         py_loop()
-        m, b = _median(py_loop, repeats=7)
+        m, b = median_cpu_s(py_loop, repeats=7)
         print(f"  one call from Python: {m / reps * 1e6:.3f} us/eval ({b / reps * 1e6:.3f})")
 
     hf = rng.uniform(0, 0.02, n)
@@ -76,7 +74,7 @@ def main():
     vx = rng.uniform(5, 40, n)
     vy = rng.uniform(-1, 1, n)
     nc = 20_000
-    m, b = _median(lambda: _loop_contact(hf[:nc], hr[:nc], z[:nc], vx[:nc], vy[:nc], 1e-3), repeats=7)
+    m, b = median_cpu_s(lambda: _loop_contact(hf[:nc], hr[:nc], z[:nc], vx[:nc], vy[:nc], 1e-3), repeats=7)
     print(f"two_point_follower + slip_quantities + transient_step from Python: "
           f"{m / nc * 1e9:.1f} ns ({b / nc * 1e9:.1f})")
 

@@ -4,9 +4,10 @@ out ``slow``, ``study``, ``realtime`` and ``browser``, CI runs everything):
 ``study``
     reproduces a paper's table end to end (``tests/studies/``, ``test_*_study.py``);
 ``realtime``
-    paces on the machine's wall clock (the real-time loop's CLI, UDP and overrun tests, the
-    exported C program); the loop's logic itself is tested on a simulated clock
-    (``tests/realtime/test_loop.py``) and stays in the default run;
+    paces on the machine's wall clock (the real-time loop's CLI and UDP tests, the exported C
+    program); the loop's logic itself, its overrun accounting included, is tested on a simulated
+    clock (``tests/realtime/test_loop.py``, ``test_overrun_split.py``) and stays in the default
+    run;
 ``browser``
     drives headless Chromium (``tests/io/test_view.py``'s page tests).
 
@@ -15,14 +16,18 @@ on this project's 2-core machine.
 """
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
 
+# Small dense factorisations thrash with multi-threaded OpenBLAS on a loaded 2-core machine; as
+# .ci/run, the default run is single-threaded (before any test module imports numpy).
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+
 HERE = Path(__file__).parent
 #: files whose tests pace on the wall clock
-REALTIME_FILES = {"test_cli.py", "test_export_c.py", "test_overrun_split.py", "test_udp.py",
-                  "test_udp_guard.py", "test_summary_json.py", "test_mdf.py"}
+REALTIME_FILES = {"test_cli.py", "test_export_c.py", "test_udp.py", "test_udp_guard.py"}
 
 
 def _marker_for(path: Path, item) -> str | None:

@@ -1,4 +1,4 @@
-"""Concept models of seed 003 §5: sizes (n, m, f) and the anti-features of eqs. 5.1-5.2 against
+"""Concept models of Carpinelli 2015 §5: sizes (n, m, f) and the anti-features of eqs. 5.1-5.2 against
 a steady drive and a steady braking run of the quarter car."""
 import numpy as np
 import pytest

@@ -1,4 +1,4 @@
-"""The concept study (seed 003 §5.1.3-5.1.4 and §5.2.2-5.2.4), quick version: files, tables, and
+"""The concept study (Carpinelli 2015 §5.1.3-5.1.4 and §5.2.2-5.2.4), quick version: files, tables, and
 the findings the report states (about 1.5 min on the 2-core machine, one run for the file, about
 half of it the full car on the sedan's quick campaigns)."""
 from __future__ import annotations

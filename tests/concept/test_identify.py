@@ -1,4 +1,4 @@
-"""Quarter-car manoeuvres and identification (seed 003 §5.1.3): the concept model's known
+"""Quarter-car manoeuvres and identification (Carpinelli 2015 §5.1.3): the concept model's known
 parameters come back from its own noisy responses; bad set-ups are named errors."""
 import numpy as np
 import pytest
@@ -106,6 +106,7 @@ def test_manoeuvre_drives_the_detailed_model_and_the_concept_alike():
     assert abs(ref["z"][k2] - ref["z"][k]) > 5e-4 and abs(con["z"][k2] - con["z"][k]) > 5e-4
 
 
+@pytest.mark.slow  # the concept study identifies the full car (§5.2.3); the quarter car's noisy identification stays fast
 def test_full_car_gives_back_its_parameters():
     """§5.2.3's identifiability check on the 12-DOF trailing-arm car: rear rate, damping, IC and
     pitch inertia from its own noisy body responses (z, v_z, roll and pitch rates) over a 3.5 s
@@ -161,6 +162,7 @@ def _car_measurement(params, brake):
     return o, wz, drive, man.t_end, h, n
 
 
+@pytest.mark.slow  # the concept study runs §5.2.2; that the model follows the car stays fast
 def test_identification_model_identifies_the_full_car():
     """§5.2.2: the 5-body identification model (no rims, no tyres), driven by the 12-DOF car's
     wheel-centre heights and tyre forces, identifies the car's front and rear rates, dampings

@@ -1,4 +1,4 @@
-"""`rtmbs identify CONFIG.yaml` on the concept quarter car (issue 15, docs/concept.md): the
+"""`rtmbs identify CONFIG.yaml` on the concept quarter car (docs/concept.md): the
 four-phase manoeuvre named in a config reproduces rtmbs.concept.drive_cycles.run, known parameters
 come back from the model's own noisy run, a target run of another model (multilink-ideal), the
 exact messages of bad configs, and the Jacobian columns on a 2-worker LocalCluster equal the

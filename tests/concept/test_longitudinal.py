@@ -1,4 +1,4 @@
-"""Eqs. 5.6-5.10: longitudinal forces from a_x (seed 003 §5.2.2), against a hand balance."""
+"""Eqs. 5.6-5.10: longitudinal forces from a_x (Carpinelli 2015 §5.2.2), against a hand balance."""
 import numpy as np
 import pytest
 

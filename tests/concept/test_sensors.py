@@ -1,4 +1,4 @@
-"""Filters and the wheel-centre reconstruction of seed 003 §5.2.3 on signals with known answers."""
+"""Filters and the wheel-centre reconstruction of Carpinelli 2015 §5.2.3 on signals with known answers."""
 import numpy as np
 import pytest
 

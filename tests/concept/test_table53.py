@@ -1,4 +1,4 @@
-"""The full-car pipeline on the sedan (seed 003 §5.2.2-5.2.4): the concept layout taken from the
+"""The full-car pipeline on the sedan (Carpinelli 2015 §5.2.2-5.2.4): the concept layout taken from the
 sedan, the wheel-centre reconstruction on the quick campaign and what it misses, the kinematic
 instant centre (about 20 s: one quick campaign). The identification and the Table 5.3
 validations run in the quick concept study (test_concept_study.py)."""

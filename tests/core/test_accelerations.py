@@ -9,7 +9,7 @@ from rtmbs.models import load_model
 from rtmbs.solvers.simulate import consistent_accelerations, simulate
 from rtmbs.system import compile_model
 
-from .test_dynamics import free_body
+from _models.bodies import free_body
 
 
 @pytest.mark.parametrize("coords", ["euler-parameters", "euler-angles-zxz"])

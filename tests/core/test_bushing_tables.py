@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from _models.sphere import on_sphere, tangent_basis
 
 from rtmbs.errors import ModelError
-from rtmbs.kernels.codes import ROT_EP
 from rtmbs.model import Model, model_from_dict
 from rtmbs.system import compile_model
 
@@ -47,25 +47,8 @@ def _two_bodies(**bushing):
 
 def _state(system, seed, spread=0.1):
     rng = np.random.default_rng(seed)
-    q = system._q0 + spread * rng.standard_normal(system.n)
-    for b in range(system.nbody):
-        if system.body_rtype[b] == ROT_EP:
-            a = system.body_qadr[b] + 3
-            q[a:a + 4] /= np.linalg.norm(q[a:a + 4])
+    q = on_sphere(system, system._q0 + spread * rng.standard_normal(system.n))
     return q, rng.standard_normal(system.n)
-
-
-def _tangent_basis(system, q):
-    out = []
-    for e in np.eye(system.n):
-        d = e.copy()
-        for b in range(system.nbody):
-            if system.body_rtype[b] == ROT_EP:
-                a = system.body_qadr[b] + 3
-                d[a:a + 4] -= q[a:a + 4] * (q[a:a + 4] @ d[a:a + 4])
-        if np.linalg.norm(d) > 1e-12:
-            out.append(d)
-    return out
 
 
 def _local(system, q, qd):
@@ -88,7 +71,7 @@ def test_tabulated_bushing_jacobians_match_central_differences_in_every_directio
     Jq, Jqd = system.force_jacobians(q, qd, stiff_only=True)
     eps = 1e-7
     scale = np.abs(Q(q, qd)).max()
-    for d in _tangent_basis(system, q):
+    for d in tangent_basis(system, q):
         fd = (Q(q + eps * d, qd) - Q(q - eps * d, qd)) / (2 * eps)
         np.testing.assert_allclose(Jq @ d, fd, rtol=1e-6, atol=1e-8 * scale)
     for d in np.eye(system.n):

@@ -1,4 +1,4 @@
-"""Python callables as inputs of offline runs (issue 13): a ``motion`` driver on a channel driven
+"""Python callables as inputs of offline runs: a ``motion`` driver on a channel driven
 by f(t) follows it as the same function written as an expression does, with or without the
 callable's own derivatives; the offline reference sees it exactly; bad callables are named."""
 import math

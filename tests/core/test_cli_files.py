@@ -1,5 +1,5 @@
 """File and pipe errors of the command line: one line naming the path and the cause, checked
-before any work is done; a reader that leaves (``| head``) ends the command quietly (issue 13)."""
+before any work is done; a reader that leaves (``| head``) ends the command quietly."""
 import subprocess
 import sys
 import textwrap

@@ -1,6 +1,6 @@
 """The top-level handler of ``rtmbs``: an RtmbsError is one line and exit 1, a bug is a short
 "internal error" line and exit 70 (the traceback with --debug), Ctrl-C outside a run's steps
-is exit 130 (issue 13)."""
+is exit 130."""
 import pytest
 
 import rtmbs.cli.commands as commands

@@ -1,5 +1,5 @@
 """Bad numbers on the command line and in ``simulate``: a one-line error naming the flag or the
-argument and the value, never a traceback, never a silent run of zero steps (issue 13)."""
+argument and the value, never a traceback, never a silent run of zero steps."""
 import math
 
 import pytest

@@ -8,8 +8,10 @@ import math
 import numpy as np
 import pytest
 from scipy.spatial.transform import Rotation
+from _models.sphere import on_sphere as _on_sphere
 
 import rtmbs
+from _models.bodies import differential
 from rtmbs.errors import ModelError
 from rtmbs.kernels.codes import ROT_EP
 from rtmbs.model import Model, model_from_dict
@@ -41,15 +43,6 @@ def _coupled(seed=0):
     m.add_coupler("three", ["rev", "slide", "cyl"], coefficients=[1.0, -0.3, 2.0], offset=0.05)
     m.add_coupler("gear", ["rev2", "rev"], ratio=2.5)
     return compile_model(m)
-
-
-def _on_sphere(system, q):
-    q = q.copy()
-    for b in range(system.nbody):
-        if system.body_rtype[b] == ROT_EP:
-            a = system.body_qadr[b] + 3
-            q[a:a + 4] /= np.linalg.norm(q[a:a + 4])
-    return q
 
 
 def test_coupler_rows_and_their_initial_value():
@@ -155,28 +148,11 @@ def test_pinion_torque_accelerates_pinion_and_rack_as_one_inertia():
 
 
 # -- the open differential: ω_L + ω_R = 2 ω_carrier -----------------------------------------------
-def _differential(T_left, J_left=0.02, J_right=0.05, w_carrier=6.0):
-    """Carrier driven at a constant speed, two half shafts, all revolute to the ground about the
-    global y axis; coupler θ_L + θ_R − 2 θ_c = 0; a torque on the left shaft."""
-    m = Model(name="diff", gravity=(0.0, 0.0, -9.81))
-    axis = {"z_axis": [0, 1, 0], "x_axis": [1, 0, 0]}
-    for b, J, y in (("carrier", 0.1, 0.0), ("left", J_left, 0.5), ("right", J_right, -0.5)):
-        m.add_body(b, 2.0, inertia=[0.1, J, 0.1], position=(0.0, y, 0.0), angular_velocity=(0.0, w_carrier, 0.0))
-        m.add_marker("ground", b, (0.0, y, 0.0), orientation=axis)
-        m.add_marker(b, "o", orientation=axis)
-        m.add_joint(f"{b}_pin", "revolute", f"ground.{b}", f"{b}.o")
-    m.add_joint("drive", "motion", "ground.carrier", "carrier.o", dof="rotation",
-                function={"type": "ramp", "slope": w_carrier})
-    m.add_coupler("diff", ["left_pin", "right_pin", "carrier_pin"], coefficients=[1, 1, -2])
-    m.add_force("tq", "joint-torque", marker_i="ground.left", marker_j="left.o", function=T_left)
-    return compile_model(m)
-
-
 @pytest.mark.parametrize("solver", ["li-euler", "reference"])
 def test_open_differential_splits_the_speed_and_the_torque(solver):
     """J_L θ̈_L = T − λ, J_R θ̈_R = −λ, θ̈_L + θ̈_R = 0: θ̈_L = T/(J_L + J_R) = −θ̈_R."""
     T, JL, JR, wc = 0.7, 0.02, 0.05, 6.0
-    system = _differential(T, JL, JR, wc)
+    system = differential(T, JL, JR, wc)
     res = rtmbs.simulate(system, solver, t_end=1.0, h=1e-3)
     a = T / (JL + JR)
     # li-euler: first order; its velocities miss the velocity constraints by O(h²) (Φq q̇ of the

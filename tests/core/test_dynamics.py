@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from _models.bodies import free_body
 from rtmbs.model import Model
 from rtmbs.models import load_model
 from rtmbs.solvers.simulate import simulate
@@ -23,13 +24,6 @@ def _angular_momentum(system, q, qd, about=np.zeros(3)):
         J = kin_A[b] @ system.arrays.body_inertia[b] @ kin_A[b].T
         L += np.cross(kin_r[b] - about, m * kin_rd[b]) + J @ kin_w[b]
     return L
-
-
-def free_body(coords) -> Model:
-    m = Model(name="free", gravity=(0, 0, 0))
-    m.add_body("box", 2.0, inertia=[0.3, 0.5, 0.7], orientation={"euler_zxz": [0.3, 1.1, -0.4]},
-               angular_velocity=(1.0, 4.0, 0.5), velocity=(0.1, 0.0, 0.0), orientation_coordinates=coords)
-    return m
 
 
 @pytest.mark.parametrize("coords", ["euler-parameters", "euler-angles-zxz"])

@@ -6,6 +6,7 @@ import math
 
 import numpy as np
 import pytest
+from _models.sphere import on_sphere, tangent_basis
 
 import rtmbs
 from rtmbs.kernels.elements import ELEMENTS
@@ -17,7 +18,7 @@ from rtmbs.model import FORCE_TYPES, JOINT_EQUATIONS, Model
 from rtmbs.model import registry
 from rtmbs.system import compile_model
 
-from .randmodel import random_model
+from _models.random_model import random_model
 
 
 # -- registries ------------------------------------------------------------------------------------
@@ -92,31 +93,12 @@ def _two_bodies(rotation="euler-parameters", damping=3.0, preload=0.0, function=
     return compile_model(m)
 
 
-def _tangent_basis(system, q):
-    """The coordinate directions, Euler-parameter components projected on the unit sphere's tangent."""
-    out = []
-    for e in np.eye(system.n):
-        d = e.copy()
-        for b in range(system.nbody):
-            if system.body_rtype[b] == ROT_EP:
-                a = system.body_qadr[b] + 3
-                p = q[a:a + 4]
-                d[a:a + 4] -= p * (p @ d[a:a + 4])
-        if np.linalg.norm(d) > 1e-12:
-            out.append(d)
-    return out
-
-
 @pytest.mark.parametrize("rotation", ["euler-parameters", "euler-angles-zxz"])
 def test_torsion_spring_jacobians_match_central_differences_in_every_direction(rotation):
     system = _two_bodies(rotation, preload=1.5, function={"type": "sine", "amplitude": 2.0, "frequency_hz": 1.0})
     st = system.initial_state()
     rng = np.random.default_rng(2)
-    q = st.q + 0.3 * rng.standard_normal(system.n)
-    for b in range(system.nbody):
-        if system.body_rtype[b] == ROT_EP:
-            a = system.body_qadr[b] + 3
-            q[a:a + 4] /= np.linalg.norm(q[a:a + 4])
+    q = on_sphere(system, st.q + 0.3 * rng.standard_normal(system.n))
     qd = rng.standard_normal(system.n)
     t = 0.3
     # the element alone: forces minus those of the same model without it (inertia terms)
@@ -128,7 +110,7 @@ def test_torsion_spring_jacobians_match_central_differences_in_every_direction(r
     Jq, Jqd = system.force_jacobians(q, qd, t, stiff_only=True)  # stiff: the element's own
     assert np.abs(Q(q, qd)).max() > 1.0
     eps = 1e-6
-    for d in _tangent_basis(system, q):
+    for d in tangent_basis(system, q):
         fd = (Q(q + eps * d, qd) - Q(q - eps * d, qd)) / (2 * eps)
         np.testing.assert_allclose(Jq @ d, fd, rtol=1e-6, atol=1e-6)
     for d in np.eye(system.n):

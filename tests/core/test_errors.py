@@ -1,4 +1,4 @@
-"""Bad input gets a clear rtmbs.errors exception naming the item (issue 2, verification)."""
+"""Bad input gets a clear rtmbs.errors exception naming the item."""
 from __future__ import annotations
 
 import re
@@ -33,74 +33,62 @@ def test_missing_file():
         load_model_file("nowhere.yaml")
 
 
-def test_unknown_joint_type_suggests_the_right_one():
+def _set(d, path, value):
+    """``d[path[0]][path[1]]... = value``."""
+    for k in path[:-1]:
+        d = d[k]
+    d[path[-1]] = value
+
+
+#: case: (where in :func:`base` the bad value goes, the value, the message's pattern, and whether
+#: loading (model_from_dict) or compiling (compile_model) names it)
+BAD = {
+    "unknown-joint-type-suggests-the-right-one": (
+        ("joints", 0, "type"), "spherocal",
+        r"^joints\.ball\.type: unknown joint type 'spherocal' \(did you mean 'spherical'\?", "load"),
+    "unknown-force-type": (
+        ("forces",), [{"name": "s", "type": "sprung-damper", "marker_i": "ground.o",
+                       "marker_j": "arm.pin"}],
+        r"^forces\.s\.type: unknown force type 'sprung-damper' \(did you mean 'spring-damper'\?",
+        "load"),
+    "unknown-body-in-marker-reference": (
+        ("joints", 0, "marker_j"), "amr.pin",
+        r"^joints\.ball\.marker_j: unknown body 'amr' \(did you mean 'arm'\?", "compile"),
+    "unknown-marker-on-a-body": (
+        ("joints", 0, "marker_j"), "arm.pn",
+        r"^joints\.ball\.marker_j: unknown marker 'pn' on body 'arm' \(did you mean 'pin'\?",
+        "compile"),
+    "unknown-key": (
+        ("bodies", 0, "colour"), "red", r"^bodies\.arm\.colour: unknown key 'colour'$", "load"),
+    "negative-mass": (
+        ("bodies", 0, "mass"), -2.0,
+        r"^bodies\.arm\.mass: mass must be positive and finite, got -2.0$", "load"),
+    "inertia-not-positive-definite": (
+        ("bodies", 0, "inertia"), [0.1, -0.1, 0.1],
+        r"^bodies\.arm\.inertia: inertia tensor is not positive definite", "load"),
+    "inertia-violating-the-triangle-inequality": (
+        ("bodies", 0, "inertia"), [0.1, 0.1, 0.3],
+        r"^bodies\.arm\.inertia: principal moments .* violate the triangle inequality", "load"),
+    "zero-length-axis": (
+        ("bodies", 0, "markers"),
+        {"pin": {"position": [0, 0, 0.5], "orientation": {"z_axis": [0, 0, 0]}}},
+        r"^bodies\.arm\.markers\.pin\.orientation: .*z_axis has zero length", "load"),
+    "zero-length-force-direction": (
+        ("forces",), [{"name": "push", "type": "force", "marker_j": "arm.pin",
+                       "direction": [0, 0, 0]}],
+        r"^forces\.push: direction has zero length$", "load"),
+}
+
+
+@pytest.mark.parametrize("case", list(BAD))
+def test_bad_value_is_named(case):
+    path, value, pattern, stage = BAD[case]
     d = base()
-    d["joints"][0]["type"] = "spherocal"
-    with pytest.raises(ModelError, match=r"^joints\.ball\.type: unknown joint type 'spherocal' \(did you mean 'spherical'\?"):
-        model_from_dict(d)
-
-
-def test_unknown_force_type():
-    d = base()
-    d["forces"] = [{"name": "s", "type": "sprung-damper", "marker_i": "ground.o", "marker_j": "arm.pin"}]
-    with pytest.raises(ModelError, match=r"^forces\.s\.type: unknown force type 'sprung-damper' \(did you mean 'spring-damper'\?"):
-        model_from_dict(d)
-
-
-def test_unknown_body_in_marker_reference():
-    d = base()
-    d["joints"][0]["marker_j"] = "amr.pin"
-    with pytest.raises(ModelError, match=r"^joints\.ball\.marker_j: unknown body 'amr' \(did you mean 'arm'\?"):
-        compile_model(model_from_dict(d))
-
-
-def test_unknown_marker_on_a_body():
-    d = base()
-    d["joints"][0]["marker_j"] = "arm.pn"
-    with pytest.raises(ModelError, match=r"^joints\.ball\.marker_j: unknown marker 'pn' on body 'arm' \(did you mean 'pin'\?"):
-        compile_model(model_from_dict(d))
-
-
-def test_unknown_key():
-    d = base()
-    d["bodies"][0]["colour"] = "red"
-    with pytest.raises(ModelError, match=r"^bodies\.arm\.colour: unknown key 'colour'$"):
-        model_from_dict(d)
-
-
-def test_negative_mass():
-    d = base()
-    d["bodies"][0]["mass"] = -2.0
-    with pytest.raises(ModelError, match=r"^bodies\.arm\.mass: mass must be positive and finite, got -2.0$"):
-        model_from_dict(d)
-
-
-def test_inertia_not_positive_definite():
-    d = base()
-    d["bodies"][0]["inertia"] = [0.1, -0.1, 0.1]
-    with pytest.raises(ModelError, match=r"^bodies\.arm\.inertia: inertia tensor is not positive definite"):
-        model_from_dict(d)
-
-
-def test_inertia_violating_the_triangle_inequality():
-    d = base()
-    d["bodies"][0]["inertia"] = [0.1, 0.1, 0.3]
-    with pytest.raises(ModelError, match=r"^bodies\.arm\.inertia: principal moments .* violate the triangle inequality"):
-        model_from_dict(d)
-
-
-def test_zero_length_axis():
-    d = base()
-    d["bodies"][0]["markers"] = {"pin": {"position": [0, 0, 0.5], "orientation": {"z_axis": [0, 0, 0]}}}
-    with pytest.raises(ModelError, match=r"^bodies\.arm\.markers\.pin\.orientation: .*z_axis has zero length"):
-        model_from_dict(d)
-
-
-def test_zero_length_force_direction():
-    d = base()
-    d["forces"] = [{"name": "push", "type": "force", "marker_j": "arm.pin", "direction": [0, 0, 0]}]
-    with pytest.raises(ModelError, match=r"^forces\.push: direction has zero length$"):
-        model_from_dict(d)
+    _set(d, path, value)
+    with pytest.raises(ModelError, match=pattern):
+        m = model_from_dict(d)
+        if stage == "compile":
+            compile_model(m)
 
 
 def test_inconsistent_configuration_names_the_joint():

@@ -1,5 +1,5 @@
 """Model values are checked at load: finite, and in physical sense where the sign matters; the
-error names the file and the key (issue 13: NaN gravity, NaN stiffness, infinite velocity and a
+error names the file and the key (NaN gravity, NaN stiffness, infinite velocity and a
 stop with min > max surfaced only as "simulation diverged at t = 0.001 s")."""
 import copy
 

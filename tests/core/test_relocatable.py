@@ -2,20 +2,17 @@
 files can move together and run from any current folder."""
 import os
 import shutil
-import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
 
+from _models.bodies import wheel
 from rtmbs.model.files import file_references, load_model_file, save_model_file
 from rtmbs.solvers.simulate import simulate
 from rtmbs.system import compile_model
 from rtmbs.vehicle.road import half_sine_bump
 from rtmbs.vehicle.tyre.tir import data_path
-
-sys.path.insert(0, str(Path(__file__).parent))
-from test_tyre_element import wheel  # noqa: E402
 
 
 def write_model(folder: Path) -> Path:

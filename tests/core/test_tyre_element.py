@@ -4,29 +4,13 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from _models.bodies import R0, Y, wheel
 from rtmbs.assembly import static_equilibrium
 from rtmbs.model import Model
 from rtmbs.solvers.simulate import simulate
 from rtmbs.system import compile_model
 
-R0 = 0.3943          # UNLOADED_RADIUS of the shipped MF 6.1 file
-KZ = 314931.2969     # its VERTICAL_STIFFNESS
-Y = {"z_axis": [0, 1, 0]}
-
-
-def wheel(v=10.0, drive=None, road=None, height=R0 - 0.012) -> Model:
-    m = Model(name="wheel", gravity=(0, 0, -9.81))
-    m.add_body("carrier", 380.0, inertia=[10, 10, 10], position=(0, 0, height), velocity=(v, 0, 0),
-               markers={"hub": {"orientation": Y}})
-    m.add_body("rim", 20.0, inertia=[0.8, 1.2, 0.8], position=(0, 0, height), velocity=(v, 0, 0),
-               angular_velocity=(0, v / (height + 0.004), 0), markers={"hub": {"orientation": Y}})
-    m.add_joint("lock", "orientation-lock", "ground.cm", "carrier.cm")
-    m.add_joint("axle", "revolute", "carrier.hub", "rim.hub")
-    m.add_force("tyre", "tyre", marker_i="carrier.hub", marker_j="rim.hub", tyre="MF61",
-                road=road or {"type": "flat"})
-    if drive is not None:
-        m.add_force("drive", "joint-torque", marker_i="carrier.hub", marker_j="rim.hub", function=drive)
-    return m
+KZ = 314931.2969     # VERTICAL_STIFFNESS of the shipped MF 6.1 file
 
 
 @pytest.fixture(scope="module")
@@ -118,7 +102,7 @@ def _spinning_wheel(transient, slip=0.02, V=10.0):
 
 def test_transient_tyre_lags_the_slip_by_its_relaxation_length():
     """At (nearly) constant slip the steady-state tyre pushes at once; the transient one builds
-    its force as a first-order lag of time constant σκ/V (seed 003 eqs. 4.22-4.24)."""
+    its force as a first-order lag of time constant σκ/V (Carpinelli 2015 eqs. 4.22-4.24)."""
     h, V = 1e-3, 10.0
     steady = simulate(_spinning_wheel(False), "li-euler", t_end=0.15, h=h, stabilize="projection")
     sysm = _spinning_wheel(True)

@@ -12,9 +12,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from _models.library import fresh_data
 from rtmbs.engine import _engine as E
-from rtmbs.models import load_model
-from rtmbs.models.multilink import build
 from rtmbs.solvers.base import get_solver
 
 H = 1e-3
@@ -25,16 +24,6 @@ MODELS = ["peer-quarter-car", "multilink-transient", "four-bar"]
 OPTIONS = [dict(stabilize=s, jacobian=j, newton_iterations=k)
            for s in ("velocity", "projection", "none") for j in ("all", "stiff") for k in (1, 3)]
 IDS = [f"{o['stabilize']}-{o['jacobian']}-{o['newton_iterations']}" for o in OPTIONS]
-
-_SYSTEMS = {}
-
-
-def _system(model):
-    if model not in _SYSTEMS:
-        _SYSTEMS[model] = (build("ideal", transient=True) if model == "multilink-transient"
-                           else load_model(model))
-    return _SYSTEMS[model].new_data()
-
 
 def _inputs(system, k):
     """A drive-torque ramp where the model has one (the multilink): the tyres build up forces."""
@@ -66,7 +55,7 @@ def _expected_counts(slv, system):
 @pytest.mark.parametrize("opts", OPTIONS, ids=IDS)
 @pytest.mark.parametrize("model", MODELS)
 def test_c_step_counts_the_same_work_every_step(model, opts):
-    a = _system(model)
+    a = fresh_data(model)
     sa, ta = _solver(a, opts)
     expect = _expected_counts(sa, a)
     q0 = ta.q.copy()
@@ -86,7 +75,7 @@ def test_c_step_counts_the_same_work_every_step(model, opts):
 
 def test_arguments_are_checked():
     """Wrong counts, dtypes, lengths and options raise instead of reading out of bounds."""
-    s = _system("peer-quarter-car")
+    s = fresh_data("peer-quarter-car")
     slv, st = _solver(s, {})
     args = (*slv.kernel_args, st.q, st.qd, s.m, 0.0, H, *slv.options_args)
     with pytest.raises(TypeError):

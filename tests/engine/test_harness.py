@@ -1,9 +1,10 @@
-"""The C engine without Python: strict compiles, the harness under sanitizers, ARM under qemu.
+"""The C engine without Python: strict compiles and the harness under sanitizers.
 
 The harness (src/rtmbs/engine/harness) runs a li-euler plan written by rtmbs.engine.dump. These
 tests build it with the system's compilers: each is skipped, with the reason, only when its
-compiler or emulator is absent (.ci/run installs them: gcc, clang, Debian's cross compilers and
-qemu-user).
+compiler is absent (.ci/run installs gcc and clang). The engine cross-compiled for aarch64 and
+armhf and run under qemu: tests/realtime/test_export_c.py (the exported program, which is the
+engine and the model's data).
 """
 from __future__ import annotations
 
@@ -14,10 +15,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from _models.library import library_model
 from rtmbs.engine import SOURCE_DIR
 from rtmbs.engine.dump import write_plan
-from rtmbs.models import load_model
-from rtmbs.models.multilink import build as build_multilink
 from rtmbs.solvers.base import get_solver
 
 STRICT = ["-std=c99", "-Wall", "-Wextra", "-Wpedantic", "-Werror"]
@@ -43,14 +43,8 @@ def _build(cc: str, out: Path, *flags: str) -> Path:
     return out
 
 
-def _system(name: str):
-    if name == "multilink-transient":
-        return build_multilink("ideal", transient=True)
-    return load_model(name)
-
-
 def _plan(tmp_path: Path, name: str, steps: int):
-    system = _system(name)
+    system = library_model(name)
     solver = get_solver("li-euler")(system)
     state = system.initial_state()
     solver.reset(state)
@@ -74,14 +68,22 @@ def test_engine_compiles_without_warnings(cc, tmp_path):
         assert r.returncode == 0 and r.stderr == "", f"{src.name}: {r.stderr}"
 
 
-@pytest.mark.parametrize("name", ["four-bar", "multilink-transient", "sedan"])
-def test_harness_under_sanitizers(name, tmp_path):
+@pytest.fixture(scope="module")
+def sanitized(tmp_path_factory):
+    """The harness built once under AddressSanitizer and UndefinedBehaviorSanitizer."""
+    return _build(_need("gcc"), tmp_path_factory.mktemp("asan") / "harness", "-g",
+                  "-fsanitize=address,undefined", "-fno-sanitize-recover=all",
+                  "-fno-omit-frame-pointer")
+
+
+@pytest.mark.parametrize("name", [pytest.param("four-bar", marks=pytest.mark.slow),
+                                  pytest.param("multilink-transient", marks=pytest.mark.slow),
+                                  "sedan"])  # (the largest model in the fast set)
+def test_harness_under_sanitizers(sanitized, name, tmp_path):
     """10^4 steps under AddressSanitizer and UndefinedBehaviorSanitizer: no finding, no heap
     allocation while stepping, no step whose operation counts changed, and the trajectory of
     the same C step driven from Python (bit for bit: the same code, no contraction)."""
-    cc = _need("gcc")
-    exe = _build(cc, tmp_path / "harness", "-g", "-fsanitize=address,undefined",
-                 "-fno-sanitize-recover=all", "-fno-omit-frame-pointer")
+    exe = sanitized
     steps = 10_000
     plan, system, solver, state = _plan(tmp_path, name, steps)
     r, rows = _run([str(exe)], plan, tmp_path / "out.bin", every=1000)
@@ -98,23 +100,3 @@ def test_harness_under_sanitizers(name, tmp_path):
         if (k + 1) % 1000 == 0:
             ref.append(np.concatenate([[state.t], state.q, state.qd]))
     np.testing.assert_array_equal(rows, np.array(ref))
-
-
-@pytest.mark.parametrize("arch,gcc,qemu,sysroot", [
-    ("aarch64", "aarch64-linux-gnu-gcc", "qemu-aarch64", "/usr/aarch64-linux-gnu"),
-    ("armhf", "arm-linux-gnueabihf-gcc", "qemu-arm", "/usr/arm-linux-gnueabihf"),
-])
-def test_harness_on_arm_matches_x86_64(arch, gcc, qemu, sysroot, tmp_path):
-    """1 s of the multilink with transient tyres cross-compiled for ARM and run under qemu
-    equals the x86-64 run to 1e-9 (only libm's last bits may differ)."""
-    cross = _need(gcc)
-    emu = _need(qemu)
-    native = _build(_need("gcc"), tmp_path / "harness")
-    armexe = _build(cross, tmp_path / f"harness-{arch}")
-    plan = _plan(tmp_path, "multilink-transient", 1000)[0]
-    r0, x86 = _run([str(native)], plan, tmp_path / "x86.bin")
-    r1, arm = _run([emu, "-L", sysroot, str(armexe)], plan, tmp_path / f"{arch}.bin")
-    assert r0.returncode == 0 and r1.returncode == 0, r1.stderr
-    assert x86.size == arm.size > 0
-    scale = np.maximum(np.abs(x86), 1.0)
-    assert np.max(np.abs(arm - x86) / scale) <= 1e-9

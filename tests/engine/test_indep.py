@@ -4,13 +4,11 @@ the solver's when the caller changes the state between two steps (ż re-mapped i
 (The comparisons of the C step with the numba kernels it replaced went with those kernels; the
 C step against the dense Python-driven step: tests/solvers/test_dense_path.py.)"""
 import numpy as np
-import pytest
 
 from rtmbs.models import load_model
 from rtmbs.solvers.base import get_solver
 from rtmbs.solvers.li_euler_indep import C_KERNELS
 
-E = pytest.importorskip("rtmbs.engine._engine")
 
 H = 1e-3
 RTOL = 1e-10
@@ -18,13 +16,6 @@ NSTEPS = 250
 CHANGE_AT = 150  # the caller halves q̇ before this step (ż re-mapped inside the compiled call)
 CNT_EVAL, CNT_ELEMENT, CNT_FACTOR, CNT_SOLVE, CNT_FLOP, CNT_STEP = range(6)
 
-CONFIGS = {
-    "projection": {},
-    "projection-T": {"projection_solve": "T", "jacobian": "all"},
-    "none": {"stabilize": "none", "multipliers": False},
-    "baumgarte": {"stabilize": "baumgarte", "position_update": "explicit"},
-    "rebase-every-step": {"rebase_tol": 1e3},
-}
 # four-bar is small (n < 18): linear_solver="sparse" puts it on the compiled (packed) path
 MODELS = {"four-bar": {"linear_solver": "sparse"}, "peer-quarter-car": {}, "multilink-ideal": {}}
 

@@ -7,13 +7,14 @@ them; the whole step against the dense numpy step: tests/core/test_packed_storag
 """
 import numpy as np
 import pytest
+from _models.lu_groups import group_sizes
 
+from rtmbs.engine import _engine as E
 from rtmbs.models import load_model
 from rtmbs.protocol import EVAL_PHI, EVAL_PHIQ
 from rtmbs.solvers import sparse as sp
 from rtmbs.solvers.base import get_solver
 
-E = pytest.importorskip("rtmbs.engine._engine")
 
 MODELS = ["four-bar", "peer-quarter-car", "multilink-bushings", "sedan"]
 
@@ -163,19 +164,5 @@ def test_the_models_exercise_every_branch_of_the_refactor():
         part = lambda slot, n: ib[ib[slot]:ib[slot] + n].astype(np.int64)  # noqa: E731
         ptr, diag = part(sp._H_PTR, N + 1), part(sp._H_DIAG, N)
         col, paired = part(sp._H_COL, int(ib[sp._H_NNZ])), part(sp._H_PAIRED, N)
-        for i in range(N):
-            p, d = ptr[i], diag[i]
-            while p < d:
-                k = col[p]
-                if (p + 3 < d and paired[k] and paired[k + 1] and paired[k + 2]
-                        and col[p + 3] == k + 3):
-                    g = 4
-                elif p + 2 < d and paired[k] and paired[k + 1] and col[p + 2] == k + 2:
-                    g = 3
-                elif p + 1 < d and paired[k] and col[p + 1] == k + 1:
-                    g = 2
-                else:
-                    g = 1
-                sizes.add(g)
-                p += g
+        sizes |= group_sizes(ptr, diag, col, paired)
     assert sizes == {1, 2, 3, 4}

@@ -18,19 +18,18 @@ import subprocess
 import zipfile
 from pathlib import Path
 
+import fmpy  # the `test` extra installs it
 import numpy as np
 import pytest
+from fmpy.validation import validate_fmu
 
-fmpy = pytest.importorskip("fmpy", reason="fmpy not installed (pip install 'rtmbs[fmu]')")
-from fmpy.validation import validate_fmu  # noqa: E402
-
-from rtmbs.cli import main as cli_main  # noqa: E402
-from rtmbs.fmu import export_fmu, fmi_headers  # noqa: E402
-from rtmbs.fmu.export import PLATFORM  # noqa: E402
-from rtmbs.models import load_model  # noqa: E402
-from rtmbs.models.multilink import build as build_multilink  # noqa: E402
-from rtmbs.solvers.base import get_solver  # noqa: E402
-from rtmbs.solvers.rollout import rollout  # noqa: E402
+from _models.library import library_model
+from rtmbs.cli import main as cli_main
+from rtmbs.fmu import export_fmu, fmi_headers
+from rtmbs.fmu.export import PLATFORM
+from rtmbs.models import load_model
+from rtmbs.solvers.base import get_solver
+from rtmbs.solvers.rollout import rollout
 
 H = 1e-3
 T = 0.3
@@ -41,12 +40,6 @@ STRICT = ["-std=c99", "-Wall", "-Wextra", "-Wpedantic", "-Werror"]
 
 if shutil.which("cc") is None:
     pytest.skip("no C compiler (cc): the FMU binary is built with it", allow_module_level=True)
-
-
-def _system(name: str):
-    if name == "multilink-transient":
-        return build_multilink("ideal", transient=True)
-    return load_model(name)
 
 
 _FMUS: dict = {}
@@ -65,7 +58,7 @@ def fmus(tmp_path_factory):
                 assert cli_main(["export-fmu", name, "--fmi", str(fmi), "--h", str(H), "-o",
                                  str(path)]) == 0
             else:
-                export_fmu(_system(name), path, fmi=fmi, h=H)
+                export_fmu(library_model(name), path, fmi=fmi, h=H)
             _FMUS[key] = path
         return _FMUS[key]
 
@@ -146,7 +139,7 @@ def test_fmu_validates_and_equals_rtmbs(fmus, name, fmi):
     path = fmus(name, fmi)
     assert validate_fmu(str(path)) == []
     md = fmpy.read_model_description(str(path))
-    system = _system(name)
+    system = library_model(name)
     outs = [v for v in md.modelVariables if v.causality == "output"]
     assert [v.name for v in outs] == _fmi_names(system)
     assert all(v.unit and v.description for v in outs)  # (every output of these has a unit)
@@ -175,7 +168,7 @@ def test_solver_options_are_compiled_in(options, tmp_path):
     assert cli_main(["export-fmu", "double-pendulum", "--fmi", "2", "--h", str(H), "-o", str(path),
                      *args]) == 0
     assert validate_fmu(str(path)) == []
-    system = _system("double-pendulum")
+    system = library_model("double-pendulum")
     worst = _compare(_simulate_fmu(path, system), system, options)
     print(f"double pendulum {options}: largest relative difference {worst:.3g}")
     assert worst <= RTOL
@@ -205,12 +198,13 @@ def test_binary_needs_libc_and_libm_only(fmus, name, fmi, tmp_path):
     assert names and all(n.startswith(f"fmi{fmi}") for n in names), names
 
 
-@pytest.mark.parametrize("name,fmi", [("double-pendulum", 2), ("multilink-transient", 3),
-                                      ("sedan", 2), ("sedan", 3)])
+@pytest.mark.parametrize("name,fmi", [("double-pendulum", 2),
+                                      pytest.param("multilink-transient", 3, marks=pytest.mark.slow),
+                                      pytest.param("sedan", 3, marks=pytest.mark.slow)])
 def test_rebuilt_from_sources_gives_the_same_numbers(fmus, name, fmi, tmp_path):
     """fmpy rebuilds the binary from sources/ (the files modelDescription.xml or
     buildDescription.xml list, with CMake): the same numbers as the shipped binary. (One FMI
-    version per model but the sedan, to keep the time down: CMake compiles every source.)"""
+    version per model, to keep the time down: CMake compiles every source, 10-25 s a build.)"""
     if shutil.which("cmake") is None:
         pytest.skip("cmake is not installed (fmpy builds the sources with it)")
     from fmpy.build import build_platform_binary
@@ -223,7 +217,7 @@ def test_rebuilt_from_sources_gives_the_same_numbers(fmus, name, fmi, tmp_path):
     os.environ.setdefault("CMAKE_BUILD_PARALLEL_LEVEL", str(os.cpu_count() or 1))
     build_platform_binary(unzipdir.resolve(), build_dir=None)
     assert list((unzipdir / "binaries" / PLATFORM[fmi]).glob("*.so"))
-    system = _system(name)
+    system = library_model(name)
     shipped = _simulate_fmu(path, system)
     rebuilt = _simulate_fmu(unzipdir, system)
     for nm in _fmi_names(system):
@@ -262,15 +256,19 @@ def _slave(path: Path, tmp_path: Path, fmi: int, instance: str):
     return fmu, vrs
 
 
-def _start(fmu, fmi):
-    fmu.instantiate()
+def _init(fmu, fmi):
+    """Initialise an instantiated FMU at t = 0 (FMI 2: setupExperiment first)."""
     if fmi == 2:
         fmu.setupExperiment(startTime=0.0)
         fmu.enterInitializationMode()
-        fmu.exitInitializationMode()
     else:
         fmu.enterInitializationMode(startTime=0.0)
-        fmu.exitInitializationMode()
+    fmu.exitInitializationMode()
+
+
+def _start(fmu, fmi):
+    fmu.instantiate()
+    _init(fmu, fmi)
 
 
 def _real(fmu, fmi):
@@ -283,7 +281,7 @@ def test_two_instances_stepped_alternately_equal_two_runs(fmus, fmi, tmp_path):
     each equals its own run alone; an FMU state taken halfway and set again repeats the second
     half bit for bit (also through serialisation)."""
     path = fmus("sedan", fmi)
-    system = _system("sedan")
+    system = library_model("sedan")
     outs = _fmi_names(system)
     n = 150
 
@@ -385,16 +383,6 @@ def test_failed_step_is_an_error_naming_the_time(fmus, fmi, tmp_path):
             fmu.doStep(k * H, H)
     assert any(("diverged" in m or "failed" in m) and "from t = " in m for m in messages), messages
     fmu.freeInstance()
-
-
-def _init(fmu, fmi):
-    if fmi == 2:
-        fmu.setupExperiment(startTime=0.0)
-        fmu.enterInitializationMode()
-        fmu.exitInitializationMode()
-    else:
-        fmu.enterInitializationMode(startTime=0.0)
-        fmu.exitInitializationMode()
 
 
 def _fmi2_callbacks(logger):

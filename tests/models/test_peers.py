@@ -1,4 +1,4 @@
-"""The peer mechanisms of shared/benchmarks/peer-mechanisms.md as built-in models: every number of
+"""The peer mechanisms (docs/benchmarks/peers.md) as built-in models: every number of
 the document, consistency of the initial state, energy conservation by the reference solver, and
 the stored reference crank angle against an independent minimal-coordinate computation."""
 import numpy as np

@@ -1,4 +1,4 @@
-"""Rear multilink models (seed 003 §4.1-4.2, Table 4.1): sizes, YAML files, statics, settling,
+"""Rear multilink models (Carpinelli 2015 §4.1-4.2, Table 4.1): sizes, YAML files, statics, settling,
 kinematics and drive.
 
 Tolerances (stated once):
@@ -47,7 +47,7 @@ def test_sizes_of_table_4_1(systems, variant):
     s = systems[variant]
     n, m, rank, f = TABLE_4_1[variant]
     assert sizes(s) == {"n": n, "m": m, "rank": rank, "f": f}
-    assert s.body_names == list(ml.BODY_ORDER)  # seed 003 §4.2.1 order of q
+    assert s.body_names == list(ml.BODY_ORDER)  # Carpinelli 2015 §4.2.1 order of q
     rows = {name: c for name, (_, c) in s.joint_rows.items()}
     driveline = ("diff_cylindrical", "inner_ujoint", "outer_ujoint", "wheel_bearing")
     assert sum(rows[j] for j in driveline) == 17
@@ -129,7 +129,7 @@ def test_settles_to_the_static_equilibrium(systems, statics, variant):
     z_static = _z(s, statics[variant][0])
     assert np.abs(z - z_static).max() > 10 * 1e-3  # the kick did move the car
     assert abs(z[-1] - z_static) < SETTLE_TOL
-    assert res.phi_norm.max() < 1e-6  # one non-iterative projection per step (seed 000 eq. 30)
+    assert res.phi_norm.max() < 1e-6  # one non-iterative projection per step (Carpinelli 2016 eq. 30)
 
 
 def _camber_toe(system, q):

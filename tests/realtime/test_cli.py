@@ -3,10 +3,11 @@ import argparse
 import json
 from pathlib import Path
 
+import asammdf
 import numpy as np
 import pytest
 
-import rtmbs_realtime_test_models as tm
+import _models.realtime as tm
 from rtmbs.cli import realtime as rtcli
 from rtmbs.realtime.modelspec import resolve_model, split_spec
 from rtmbs.errors import ModelError
@@ -48,7 +49,6 @@ def test_realtime_out_dir(tmp_path, capsys):
 
     res = Result.load(out)
     assert len(res.t) == 21 and res.t[-1] == pytest.approx(0.04)
-    asammdf = pytest.importorskip("asammdf")
     with asammdf.MDF(out / "result.mf4") as mdf:
         assert mdf.get("v").unit == "m/s"
         np.testing.assert_array_equal(mdf.get("x").samples, res.outputs["x"])

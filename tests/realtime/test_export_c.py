@@ -22,10 +22,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from _models.library import library_model
 from rtmbs.cli import main as cli_main
 from rtmbs.fmu import export_c
 from rtmbs.models import load_model
-from rtmbs.models.multilink import build as build_multilink
 from rtmbs.protocol import EVAL_PHI, EVAL_PHIQ
 from rtmbs.result import Result
 from rtmbs.solvers.base import get_solver
@@ -43,12 +43,6 @@ if shutil.which("cc") is None or shutil.which("make") is None:
                 allow_module_level=True)
 
 
-def _system(name: str):
-    if name == "multilink-transient":
-        return build_multilink("ideal", transient=True)
-    return load_model(name)
-
-
 _BUILT: dict = {}
 
 
@@ -63,7 +57,7 @@ def program(tmp_path_factory):
             if name == "double-pendulum":
                 assert cli_main(["export-c", name, "--h", str(H), "-o", str(out)]) == 0
             else:
-                export_c(_system(name), out, h=H)
+                export_c(library_model(name), out, h=H)
             r = subprocess.run(["make", "-C", str(out)], capture_output=True, text=True)
             assert r.returncode == 0, r.stdout + r.stderr
             _BUILT[name] = (out, r.stdout + r.stderr)
@@ -144,7 +138,7 @@ def test_unpaced_run_equals_rollout(program, name, tmp_path):
     res_dir = tmp_path / "out"
     _run(out / "rtmbs-rt", "--unpaced", "--no-mlock", "--duration", T, "--out", res_dir)
     res = Result.load(res_dir)  # (rtmbs's reader: the folder's result.csv)
-    system = _system(name)
+    system = library_model(name)
     ref = _reference(system)
     assert len(res.t) == int(round(T / H)) + 1
     assert res.coordinate_names == list(system.coordinate_names)
@@ -246,7 +240,7 @@ def test_cross_compiled_under_qemu(program, name, arch, tmp_path):
     _run(build / "rtmbs-rt", "--unpaced", "--no-mlock", "--duration", T, "--out", cross,
          runner=(qemu, "-L", sysroot))
     a, b = Result.load(cross), Result.load(x86)
-    system = _system(name)
+    system = library_model(name)
     ref = {"t": b.t, "q": b.q, "qd": b.qd, "x": b.x, **b.outputs}
     exact = _worst(a, ref, system.output_names)
     print(f"{name} on {arch}: largest relative difference to x86-64 (no floor): {exact}")

@@ -1,13 +1,11 @@
 """MDF4 export read back with asammdf: channel names, units and values."""
+import asammdf
 import numpy as np
-import pytest
 
-import rtmbs_realtime_test_models as tm
+import _models.realtime as tm
 from rtmbs.io.mdf import save_mdf
 from rtmbs.result import Result
 from rtmbs.solvers.simulate import simulate
-
-asammdf = pytest.importorskip("asammdf")
 
 
 def test_mdf_round_trip(tmp_path):

@@ -1,5 +1,5 @@
 """summary.json of a real-time run is strict JSON: a statistic of an empty run (NaN) is written
-as null, never as NaN (issue 13)."""
+as null, never as NaN."""
 import json
 import math
 

@@ -7,7 +7,7 @@ import time
 import numpy as np
 import pytest
 
-import rtmbs_realtime_test_models as tm
+import _models.realtime as tm
 from rtmbs.errors import ModelError
 from rtmbs.realtime import run_realtime
 from rtmbs.realtime.udp import (

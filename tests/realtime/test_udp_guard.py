@@ -1,4 +1,4 @@
-"""UDP I/O under abuse (issue 13): a flood is drained at most ``MAX_DRAIN`` packets per step, a
+"""UDP I/O under abuse: a flood is drained at most ``MAX_DRAIN`` packets per step, a
 run whose every input packet was refused (late) finishes with status 0 and says why, a port in
 use is a one-line error, and Ctrl-C in the paced loop keeps the steps done."""
 import json
@@ -8,7 +8,7 @@ import time
 import numpy as np
 import pytest
 
-import rtmbs_realtime_test_models as tm
+import _models.realtime as tm
 from rtmbs.cli import main
 from rtmbs.errors import ModelError
 from rtmbs.realtime import run_realtime

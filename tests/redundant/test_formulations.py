@@ -1,10 +1,10 @@
-"""The six acceleration formulations of seed 002 (eqs. 10-43) against an independent null-space
+"""The six acceleration formulations of Pękal & Frączek 2016 (eqs. 10-43) against an independent null-space
 solution, an analytical one-degree-of-freedom result, and their applicability conditions."""
 import re
 
 import numpy as np
 import pytest
-import rtmbs_redundant_test_models as tm
+import _models.redundant as tm
 
 from rtmbs.errors import FormulationNotApplicable, SolverError
 from rtmbs.protocol import EVAL_GAMMA, EVAL_M, EVAL_PHIQ, EVAL_Q

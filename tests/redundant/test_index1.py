@@ -1,8 +1,8 @@
-"""Adaptive index-1 integration (seed 002 §2.1, §4.1): motion against an analytical 1-DOF reference,
+"""Adaptive index-1 integration (Pękal & Frączek 2016 §2.1, §4.1): motion against an analytical 1-DOF reference,
 the three stabilisations, and the coordinate-partitioning details (Newton tolerance, condition)."""
 import numpy as np
 import pytest
-import rtmbs_redundant_test_models as tm
+import _models.redundant as tm
 from scipy.integrate import solve_ivp
 
 from rtmbs import simulate

@@ -1,4 +1,4 @@
-"""McPherson struts of seed 002 §4.1 on the Cartesian assembler with zxz Euler angles."""
+"""McPherson struts of Pękal & Frączek 2016 §4.1 on the Cartesian assembler with zxz Euler angles."""
 import numpy as np
 import pytest
 
@@ -19,10 +19,10 @@ def test_sizes_rank_and_mobility(struts):
     for s, m in ((simp, 26), (over, 31)):
         q = s.initial_state().q
         assert (s.n, s.m) == (30, m)
-        assert s.rank(q) == 26  # 30 − 26 = 4 DOF in both (seed 002 §4.1)
+        assert s.rank(q) == 26  # 30 − 26 = 4 DOF in both (Pękal & Frączek 2016 §4.1)
         assert np.linalg.norm(s.constraints(q)) < 1e-12
         w = np.linalg.eigvalsh(s.mass(q))
-        assert w.min() > 0  # zxz angles away from nutation 0: regular M (seed 002 §4.1)
+        assert w.min() > 0  # zxz angles away from nutation 0: regular M (Pękal & Frączek 2016 §4.1)
     assert [j for j, _ in over.redundant_joints()] == ["arm_hinge_P1B"]
 
 

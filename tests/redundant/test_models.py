@@ -1,7 +1,7 @@
 """The hand-written planar models: sizes, ranks, and derivatives against finite differences."""
 import numpy as np
 import pytest
-import rtmbs_redundant_test_models as tm
+import _models.redundant as tm
 
 
 @pytest.mark.parametrize("redundant, m", [(True, 12), (False, 11)])

@@ -19,8 +19,8 @@ import sys  # noqa: E402
 
 import numpy as np  # noqa: E402
 
-sys.path.insert(0, str(pathlib.Path(__file__).parent))
-from models import PhysicalPendulum, SpringMassDamper, double_pendulum  # noqa: E402
+sys.path.insert(0, str(pathlib.Path(__file__).parents[1]))  # tests/: the test models
+from _models.exact import PhysicalPendulum, SpringMassDamper, double_pendulum  # noqa: E402
 
 from rtmbs.solvers.reference import ReferenceSolver  # noqa: E402
 
@@ -33,44 +33,45 @@ def run(sysm, t_end, h, repeats, **opts):
     return res, statistics.median(walls)
 
 
+def _rows(sysm, t_end, h, methods, rtols, repeats, measure):
+    """One row per method and rtol: (method, rtol, *measure(res), steps, nfev, wall)."""
+    rows = []
+    for method in methods:
+        for rtol in rtols:
+            res, wall = run(sysm, t_end, h, repeats, method=method, rtol=rtol, atol=rtol / 100)
+            rows.append((method, rtol, *measure(res), res.meta["steps"], res.meta["nfev"], wall))
+    return rows
+
+
 def pendulum_rows(methods, rtols, repeats):
     p = PhysicalPendulum(2.0)
     T = p.period()
     N = 100
-    rows = []
-    for method in methods:
-        for rtol in rtols:
-            res, wall = run(p, 3 * T, T / N, repeats, method=method, rtol=rtol, atol=rtol / 100)
-            err = np.abs(res.q[:, 2] - p.theta_exact(res.t)).max()
-            k = 3 * N
-            T_meas = (res.t[k] - res.qd[k, 2] / (-p.omega0 ** 2 * math.sin(res.q[k, 2]))) / 3
-            rows.append((method, rtol, err, abs(T_meas - T) / T, res.phi_norm.max(),
-                         res.meta["steps"], res.meta["nfev"], wall))
-    return rows
+
+    def measure(res):
+        err = np.abs(res.q[:, 2] - p.theta_exact(res.t)).max()
+        k = 3 * N
+        T_meas = (res.t[k] - res.qd[k, 2] / (-p.omega0 ** 2 * math.sin(res.q[k, 2]))) / 3
+        return err, abs(T_meas - T) / T, res.phi_norm.max()
+    return _rows(p, 3 * T, T / N, methods, rtols, repeats, measure)
 
 
 def smd_rows(methods, rtols, repeats):
     s = SpringMassDamper()
-    rows = []
-    for method in methods:
-        for rtol in rtols:
-            res, wall = run(s, 4.0, 0.01, repeats, method=method, rtol=rtol, atol=rtol / 100)
-            x, v = s.exact(res.t)
-            err = max(np.abs(res.q[:, 0] - x).max(), np.abs(res.qd[:, 0] - v).max())
-            rows.append((method, rtol, err, res.meta["steps"], res.meta["nfev"], wall))
-    return rows
+
+    def measure(res):
+        x, v = s.exact(res.t)
+        return (max(np.abs(res.q[:, 0] - x).max(), np.abs(res.qd[:, 0] - v).max()),)
+    return _rows(s, 4.0, 0.01, methods, rtols, repeats, measure)
 
 
 def dp_rows(methods, rtols, repeats):
     d = double_pendulum()
-    rows = []
-    for method in methods:
-        for rtol in rtols:
-            res, wall = run(d, 2.0, 0.01, repeats, method=method, rtol=rtol, atol=rtol / 100)
-            E = np.array([d.energy(q, qd) for q, qd in zip(res.q, res.qd)])
-            rows.append((method, rtol, np.abs(E - E[0]).max() / abs(E[0]), res.phi_norm.max(),
-                         res.phid_norm.max(), res.meta["steps"], res.meta["nfev"], wall))
-    return rows
+
+    def measure(res):
+        E = np.array([d.energy(q, qd) for q, qd in zip(res.q, res.qd)])
+        return np.abs(E - E[0]).max() / abs(E[0]), res.phi_norm.max(), res.phid_norm.max()
+    return _rows(d, 2.0, 0.01, methods, rtols, repeats, measure)
 
 
 def main():

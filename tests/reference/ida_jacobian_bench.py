@@ -22,7 +22,7 @@ import warnings
 
 import numpy as np
 
-sys.path.insert(0, str(pathlib.Path(__file__).parent))
+sys.path.insert(0, str(pathlib.Path(__file__).parents[1]))  # tests/: the test models
 
 
 def _timed(fn):
@@ -39,7 +39,7 @@ def _row(name, jac, res, cpu, wall, **extra):
 
 
 def multilink(order):
-    from models import double_pendulum
+    from _models.exact import double_pendulum
 
     from rtmbs.solvers.reference import ReferenceSolver
     from rtmbs.studies.multilink import FULL, build_system, dropped_state

@@ -1,14 +1,11 @@
 """The test models themselves: Jacobians and γ against finite differences, exact solutions
 against their differential equations, so a failing solver test points at the solver."""
 import math
-import pathlib
-import sys
 
 import numpy as np
 import pytest
 
-sys.path.insert(0, str(pathlib.Path(__file__).parent))
-from models import (  # noqa: E402
+from _models.exact import (
     PhysicalPendulum, PrescribedSlider, SpringMassDamper, double_pendulum,
 )
 

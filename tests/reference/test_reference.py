@@ -1,23 +1,20 @@
 """The ``reference`` solver against known solutions (docs/reference-solver.md states the bounds)."""
 import math
-import pathlib
 import re
-import sys
 
 import numpy as np
 import pytest
 
+from _models.exact import (
+    NaNAfter, NaNAfterODE, PhysicalPendulum, PlanarRevoluteChain, PrescribedSlider,
+    SpringMassDamper, double_pendulum,
+)
 from rtmbs.errors import SolverError
 from rtmbs.protocol import State
 from rtmbs.solvers.base import get_solver
 from rtmbs.solvers.reference import ReferenceSolver
 from rtmbs.solvers.simulate import simulate
 
-sys.path.insert(0, str(pathlib.Path(__file__).parent))
-from models import (  # noqa: E402
-    NaNAfter, NaNAfterODE, PhysicalPendulum, PlanarRevoluteChain, PrescribedSlider,
-    SpringMassDamper, double_pendulum,
-)
 
 #: Bounds stated in docs/reference-solver.md for rtol = 1e-10, atol = 1e-12 (defaults).
 THETA_ERR = 1e-10       # rad, pendulum angle vs the elliptic-function solution, 1.1 periods

@@ -1,27 +1,25 @@
-"""Issue 12: the reference's default Jacobian, bounded finite differences, the sparse IDA method
+"""The reference's default Jacobian, bounded finite differences, the sparse IDA method
 (GGL form) and single-threaded BLAS (docs/reference-solver.md states the bounds)."""
 import math
 import os
-import pathlib
 import re
-import sys
 
 import numpy as np
 import pytest
 from threadpoolctl import threadpool_info, threadpool_limits
 
+from _models.exact import (
+    NaNAfter, PhysicalPendulum, PrescribedSlider, SpringMassDamper, double_pendulum,
+)
 import rtmbs
 from rtmbs.errors import SolverError
 from rtmbs.model.files import model_from_dict
 from rtmbs.protocol import EVAL_JAC, EVAL_M, EVAL_PHI, EVAL_PHIQ, EVAL_Q
+from rtmbs.solvers import reference_ida
 from rtmbs.solvers.reference import ReferenceSolver
 from rtmbs.solvers.reference_ida import GGLJacobian, _patterns, colour_columns, q_block_pattern
 from rtmbs.system import compile_model
 
-sys.path.insert(0, str(pathlib.Path(__file__).parent))
-from models import (  # noqa: E402
-    NaNAfter, PhysicalPendulum, PrescribedSlider, SpringMassDamper, double_pendulum,
-)
 
 G = 9.81
 #: The point-mass pendulum runs this long by default (0.4-1.2 s of wall time per simulated
@@ -45,6 +43,7 @@ def _energy(res):
     return 0.5 * (res.qd[:, :3] ** 2).sum(1) + G * res.q[:, 2]
 
 
+@pytest.mark.slow  # the bounded difference steps themselves: the next test
 def test_point_mass_pendulum_default_reference_keeps_energy():
     s = point_mass_pendulum()
     res = ReferenceSolver(s).solve(s.initial_state(), PENDULUM_T, h=0.05)
@@ -76,7 +75,10 @@ def test_fd_jacobian_has_bounded_steps_and_matches_central_differences():
     assert slv.njev == 51 and slv.nfev_jac == 51 * (y.size + 1)
 
 
-def test_failures_name_the_jacobian_and_the_time():
+def test_failures_name_the_jacobian_and_the_time(monkeypatch):
+    # IDA stuck at the NaN gives up after its step budget per output: 500 steps, not 50 000
+    # (the same message, in 0.5 s instead of 25 s)
+    monkeypatch.setattr(reference_ida, "MAX_STEPS_PER_OUTPUT", 500)
     sysm = NaNAfter(0.37)
     for jac in ("model", "fd"):
         res = ReferenceSolver(sysm, jacobian=jac).solve(sysm.initial_state(), 1.0, h=0.01)
@@ -313,6 +315,7 @@ def test_ida_double_pendulum_energy():
 ML_T, ML_RTOL = 0.5, 1e-8
 
 
+@pytest.mark.slow  # fast: ida against exact solutions, its coloured Jacobian on the multilink
 def test_ida_agrees_with_dense_reference_on_multilink():
     from rtmbs.studies.multilink import FULL, build_system, dropped_state
 

@@ -12,22 +12,19 @@ Run times on the shared 2-core machine (measured): pendulum 3.5 s, four-bar 12 s
 5 s, CLI 4 s, options < 0.1 s, chain (20 s of motion, steps of 1.25, 2.5 and 5 ms) 111 s.
 """
 import math
-import pathlib
 import re
-import sys
 
 import numpy as np
 import pytest
 from scipy.integrate import solve_ivp
 
+from _models.exact import PhysicalPendulum, SpringMassDamper
 from rtmbs.errors import SolverError
 from rtmbs.models import load_model, model_file
 from rtmbs.models.classic import parallelogram_chain
 from rtmbs.solvers.reference import ReferenceSolver
 from rtmbs.system import compile_model
 
-sys.path.insert(0, str(pathlib.Path(__file__).parent))
-from models import PhysicalPendulum, SpringMassDamper  # noqa: E402
 
 L, MASS, G, OMEGA0, THETA0 = 1.0, 1.0, 9.81, 4.0, math.pi / 2
 AL = "augmented-lagrangian"
@@ -113,6 +110,7 @@ def test_four_bar_passes_its_flat_position_many_times():
     assert res.phid_norm.max() < 1e-8
 
 
+@pytest.mark.slow  # the four-bar's 18 flat passes and the chain's dense/sparse flat pass run fast
 def test_chain_of_20_four_bars_over_20_s():
     # 20 s: about 18 turns of all 21 rockers at once, 36 passes through a singular position
     res = _check_singular_run(20, 20.0, 2e-3, err_bound=2e-3, energy_bound=2e-4, phi_bound=2e-8,

@@ -90,7 +90,7 @@ def test_unknown_key_and_missing_target():
 
 
 def test_eq55_residual_is_one_cumulative_error_per_signal():
-    """cost.residual eq55 (seed 003 eq. 5.5): per signal Σ_t |simulated − measured| Δt / σ, from
+    """cost.residual eq55 (Carpinelli 2015 eq. 5.5): per signal Σ_t |simulated − measured| Δt / σ, from
     the same run the stacked residual compares sample by sample."""
     from rtmbs.runs.identify import residuals_task
 

@@ -1,21 +1,20 @@
-"""``generalized-alpha`` as one call of the C engine per step (issue 11,
-src/rtmbs/engine/generalized_alpha.c): ``step_outputs`` and the engine's ``rollout`` take exactly
+"""``generalized-alpha`` as one call of the C engine per step
+(src/rtmbs/engine/generalized_alpha.c): ``step_outputs`` and the engine's ``rollout`` take exactly
 the steps of the step (the rollout continues from the solver's a, q̈, λ as a loop of ``step``
 does); the step agrees with the dense step driven from Python (numpy and the engine's dense LU:
-another linear algebra, the same method) to round-off; ``simulate`` runs the engine's rollout."""
+another linear algebra, the same method) to round-off (``simulate``: test_simulate_compiled.py)."""
 import numpy as np
 import pytest
+from _models.fused import N, TORQUE, counters as _counters, ramp_inputs as _inputs, started
 
+from _models.library import fresh_data
 from rtmbs.models import load_model
-from rtmbs.models.multilink import build
 from rtmbs.solvers import generalized_alpha
 from rtmbs.solvers.base import get_solver
 from rtmbs.solvers.rollout import compiled, rollout
-from rtmbs.solvers.simulate import simulate
 
 GA = "generalized-alpha"
 H = 1e-3
-N = 300
 CONFIGS = {
     "velocity": {},
     "projection": {"stabilize": "projection"},
@@ -24,33 +23,12 @@ CONFIGS = {
 #: the four-bar (n = 21), the quarter car, and the multilink with transient tyres (extra states)
 #: under a drive torque ramp
 MODELS = ["peer-four-bar", "peer-quarter-car", "multilink-transient"]
-TORQUE = np.linspace(0.0, 400.0, N)
-
-_SYSTEMS = {}
-
-
-def _system(model):
-    if model not in _SYSTEMS:
-        _SYSTEMS[model] = (build("ideal", transient=True) if model == "multilink-transient"
-                           else load_model(model))
-    return _SYSTEMS[model].new_data()
-
-
-def _inputs(system, k):
-    if "drive_torque" in system.input_names:
-        system.set_input("drive_torque", TORQUE[k])
-
 
 def _solver(system, opts, dense=False):
-    slv = get_solver(GA)(system, linear_solver="dense" if dense else "sparse", **opts)
-    st = system.initial_state()
-    slv.reset(st)
+    slv, st = started(get_solver(GA)(system, linear_solver="dense" if dense else "sparse", **opts),
+                      system)
     assert slv.fused != dense
     return slv, st
-
-
-def _counters(slv):
-    return (slv.nstep, slv.neval, slv.nfactor, slv.nsolve, slv.nfallback, slv.nanalyse)
 
 
 def _close_steps(sa, ta, sb, tb, n, inputs=(), rtol=1e-9):
@@ -74,7 +52,7 @@ def _close_steps(sa, ta, sb, tb, n, inputs=(), rtol=1e-9):
 @pytest.mark.parametrize("model", ["peer-four-bar", "peer-quarter-car"])
 def test_the_engine_step_agrees_with_the_dense_python_step(model, config):
     """Sparse LU in C against numpy + dense LU, 100 steps: the same states to 1e-9."""
-    a, b = _system(model), _system(model)
+    a, b = fresh_data(model), fresh_data(model)
     (sa, ta), (sb, tb) = _solver(a, CONFIGS[config]), _solver(b, CONFIGS[config], dense=True)
     q0 = ta.q.copy()
     _close_steps(sa, ta, sb, tb, 100, (a, b))
@@ -89,7 +67,7 @@ def test_step_outputs_and_rollout_equal_the_compiled_step(model, config):
     (at the step's end, or at its start as ``Solver.step_outputs`` does); the compiled rollout
     takes the same steps with the same inputs and returns the same rows and counters, and a
     second rollout goes on from the solver's state (a, q̈, λ) as the loop of steps does."""
-    a, b, c, d = (_system(model) for _ in range(4))
+    a, b, c, d = (fresh_data(model) for _ in range(4))
     (sa, ta), (sb, tb), (sc, tc), (sd, td) = (_solver(s, CONFIGS[config]) for s in (a, b, c, d))
     assert compiled(sc)
     half = N // 2
@@ -144,27 +122,6 @@ def test_rollout_stops_at_a_failing_step_and_keeps_the_last_good_state(config):
     assert slv.status == -1 and slv.nstep == k + 1  # (the failed step is counted, as from Python)
 
 
-def test_simulate_runs_the_compiled_rollout(monkeypatch):
-    """``simulate`` with generalized-alpha goes through the engine's rollout (a Python step would
-    raise) and saves what a loop of the engine's steps gives."""
-    sysm = load_model("peer-quarter-car")
-    slv, st = _solver(sysm.new_data(), {})
-    qs = []
-    for k in range(200):
-        assert slv.step(st, H)
-        if k % 2 == 1:
-            qs.append(st.q.copy())
-
-    def refuse(*args, **kwargs):
-        raise AssertionError("a Python step")
-
-    monkeypatch.setattr(generalized_alpha.GeneralizedAlpha, "step", refuse)
-    res = simulate(load_model("peer-quarter-car"), GA, t_end=0.2, h=H, save_every=2)
-    assert res.meta["status"] == 1 and len(res.t) == 101
-    assert np.array_equal(res.q[1:], np.array(qs))
-    assert res.meta["steps"] == 200
-
-
 @pytest.mark.parametrize("config", ["velocity", "projection"])
 def test_the_compiled_step_makes_no_python_level_kernel_call(monkeypatch, config):
     """The step is the one compiled call: the Python-driven step's evaluations and kernels are
@@ -215,7 +172,7 @@ def test_fallbacks_of_both_factorisations_are_counted_and_keep_the_results():
 def test_the_state_between_steps_lives_in_the_compiled_buffer():
     """a, q̈ and λ are views of the buffer the compiled step updates (so a rollout continues
     from them), and the kernel is the module's."""
-    s = _system("peer-quarter-car")
+    s = fresh_data("peer-quarter-car")
     slv, st = _solver(s, {})
     for v in (slv.a, slv.qdd, slv.lam):
         assert np.shares_memory(v, slv.vec)

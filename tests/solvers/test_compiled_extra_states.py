@@ -1,4 +1,4 @@
-"""Transient tyres in the engine's step (issue 11): the carcass deflections (extra states, seed 003
+"""Transient tyres in the engine's step: the carcass deflections (extra states, Carpinelli 2015
 eq. 4.23) are advanced inside ``li-euler``'s one call of the C engine, its ``step_outputs`` and
 the engine's ``rollout`` as the dense step driven from Python advances them (``Solver.step`` sets
 the step, runs the step, then ``CartesianSystem.advance_extra``): the same deflections, states

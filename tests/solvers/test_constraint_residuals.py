@@ -1,6 +1,6 @@
-"""Constraint residuals of the real-time step on Euler-parameter models (issue 10, part 1).
+"""Constraint residuals of the real-time step on Euler-parameter models (part 1).
 
-One projection (seed 000 eq. 30 taken as a Newton step at the predicted positions) must leave a
+One projection (Carpinelli 2016 eq. 30 taken as a Newton step at the predicted positions) must leave a
 residual quadratic in the one it corrects; over whole runs the residual stays at that level."""
 import numpy as np
 import pytest

@@ -1,13 +1,13 @@
-"""Order of convergence. All the fixed-step methods here are first order (seed 000 §3: Euler
-forms; seed 001 eq. 5: p = 1), so the global error at a fixed time falls like h: the slope of
+"""Order of convergence. All the fixed-step methods here are first order (Carpinelli 2016 §3: Euler
+forms; Truck benchmark eq. 5: p = 1), so the global error at a fixed time falls like h: the slope of
 log(error) against log(h) over four step sizes must be 1 ± 0.15. References: the exact solution
 of the linear oscillator, or DOP853 at rtol 1e-11 on the index-1 ODE (reference.py)."""
 import numpy as np
 import pytest
 
 from rtmbs.solvers.simulate import simulate
-from solvertest_models import LinearOscillator, double_pendulum, pendulum, slider_crank
-from solvertest_reference import reference
+from _models.linkages import LinearOscillator, double_pendulum, pendulum, slider_crank
+from _models.kkt import reference
 
 HS = [2e-3, 1e-3, 5e-4, 2.5e-4]
 
@@ -77,7 +77,7 @@ def test_first_order_against_the_exact_oscillator(solver, opts):
 
 def test_pendulum_multipliers_converge_to_the_reference_tension():
     """λ of both algorithms approaches the exact constraint force of the index-1 problem."""
-    from solvertest_reference import accelerations
+    from _models.kkt import accelerations
 
     sysm = pendulum(theta0=1.0)
     t_end = 0.4

@@ -9,7 +9,7 @@ import pytest
 
 from rtmbs.errors import ConstraintDriftWarning
 from rtmbs.solvers.simulate import DRIFT_WARNING, simulate
-from solvertest_models import pendulum
+from _models.linkages import pendulum
 
 H = 1e-3
 N = 10_000
@@ -73,7 +73,7 @@ def test_implicit_position_update_meets_the_constraints_without_projection():
 
 
 def test_ggl_keeps_phi_at_the_newton_residual():
-    """Newton's first step from the predictor (GGL, seed 001 eq. 11) leaves the quadratic
+    """Newton's first step from the predictor (GGL, Truck benchmark eq. 11) leaves the quadratic
     remainder ½ ‖δ‖² / l of the circle; bound with a factor 10."""
     for k in (1, 2):
         _, res = _run(stabilize="ggl", ggl_iterations=k)

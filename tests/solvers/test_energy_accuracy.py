@@ -1,5 +1,5 @@
 """Accuracy and energy of the real-time solvers at h = 1 ms on the peer mechanisms
-(shared/benchmarks/peer-mechanisms.md; issue 10, part 3): no energy gain on undamped motion, the
+(the peer mechanisms, docs/benchmarks/peers.md): no energy gain on undamped motion, the
 crank angle of the four-bar against its tight reference, every real-time solver through the
 spinning chain."""
 import numpy as np

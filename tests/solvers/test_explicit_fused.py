@@ -1,41 +1,31 @@
-"""``explicit-euler`` as one call of the C engine per step (issue 11, explicit_euler.c,
+"""``explicit-euler`` as one call of the C engine per step (explicit_euler.c,
 fixed_rollout.c): in every stabilisation the step agrees with the dense step driven from Python
-(numpy and the engine's dense LU) to round-off with the same counts; ``step_outputs``, the
-engine's ``rollout`` and ``simulate`` take exactly the steps of the step; the stabilisations act;
-the semi-implicit update does not gain energy."""
+(numpy and the engine's dense LU) to round-off with the same counts; ``step_outputs`` and the
+engine's ``rollout`` take exactly the steps of the step (``simulate``: test_simulate_compiled.py);
+the stabilisations act; the semi-implicit update does not gain energy."""
 import numpy as np
 import pytest
+from _models.fused import N, TORQUE, counters as _counters, started
 
+from _models.library import fresh_data
 from rtmbs.models import load_model
-from rtmbs.models.multilink import build
 from rtmbs.solvers import explicit
 from rtmbs.solvers.base import get_solver
 from rtmbs.solvers.rollout import DIVERGENCE_LIMIT, compiled, rollout
-from rtmbs.solvers.simulate import simulate
 
 H = 1e-3
-N = 300
 STABS = ["none", "baumgarte", "projection"]
 #: + the semi-implicit update (q + h q̇⁺) with the projection, in the bit-for-bit comparison
 CONFIGS = STABS + ["projection-semi"]
 #: the four-bar (n = 21), the quarter car, and the multilink with transient tyres (extra states)
 #: under a drive torque ramp
 MODELS = ["peer-four-bar", "peer-quarter-car", "multilink-transient"]
-TORQUE = np.linspace(0.0, 400.0, N)
-
 
 
 @pytest.fixture(scope="module")
 def data():
-    """``data(model)``: fresh data (``new_data``) of a model compiled once for the module."""
-    built = {}
-
-    def fresh(model):
-        if model not in built:
-            built[model] = (build("ideal", transient=True) if model == "multilink-transient"
-                            else load_model(model))
-        return built[model].new_data()
-    return fresh
+    """``data(model)``: fresh data (``new_data``) of a model compiled once."""
+    return fresh_data
 
 
 def _drive(systems, k):
@@ -53,14 +43,9 @@ def _solver(system, stabilize, dense=False):
         stabilize=stabilize.removesuffix("-semi"),
         position_update="semi-implicit" if semi else "explicit")
     assert slv.semi_implicit == semi
-    st = system.initial_state()
-    slv.reset(st)
+    slv, st = started(slv, system)
     assert slv.fused != dense
     return slv, st
-
-
-def _counters(slv):
-    return (slv.nstep, slv.neval, slv.nfactor, slv.nsolve, slv.nfallback, slv.nanalyse)
 
 
 @pytest.mark.parametrize("stabilize", CONFIGS)
@@ -200,27 +185,6 @@ def test_rollout_stops_at_a_diverging_step_and_keeps_the_last_good_state(data, s
     assert ta.t == r.t[-1] and np.all(np.isfinite(ta.q))
     assert sa.status == -1 and sa.nstep == 21  # (the failed step is counted, as from Python)
     assert _counters(sa) == _counters(sb)
-
-
-def test_simulate_runs_the_compiled_rollout_and_gives_the_loop_of_steps(monkeypatch):
-    """``simulate`` goes through the engine's rollout (a Python step would raise) and saves what
-    a loop of the engine's steps gives."""
-    sysm = load_model("peer-quarter-car")
-    slv, st = _solver(sysm.new_data(), "projection")
-    qs = []
-    for k in range(300):
-        assert slv.step(st, H)
-        if k % 2 == 1:
-            qs.append(st.q.copy())
-
-    def refuse(*args, **kwargs):
-        raise AssertionError("a Python step")
-
-    monkeypatch.setattr(explicit.ExplicitEuler, "step", refuse)
-    res = simulate(load_model("peer-quarter-car"), "explicit-euler", t_end=0.3, h=H, save_every=2)
-    assert res.meta["status"] == 1 and len(res.t) == 151
-    assert np.array_equal(res.q[1:], np.array(qs))
-    assert res.meta["steps"] == 300
 
 
 @pytest.mark.parametrize("stabilize", STABS)

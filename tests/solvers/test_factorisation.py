@@ -1,6 +1,6 @@
 """The factorisation interface (rtmbs.solvers.factorisation) and Algorithm 2's bases
 (rtmbs.solvers.basis): dense and sparse factors against numpy on a model's matrices, and the
-defining identities of T = [S R] = [Φq; B]⁻¹ (seed 000 eq. 24) for every way of choosing B."""
+defining identities of T = [S R] = [Φq; B]⁻¹ (Carpinelli 2016 eq. 24) for every way of choosing B."""
 import numpy as np
 import pytest
 

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from rtmbs.solvers.base import get_solver
-from solvertest_models import LinearOscillator, StiffTwoMass, double_pendulum, slider_crank
+from _models.linkages import LinearOscillator, StiffTwoMass, double_pendulum, slider_crank
 
 
 def _counts(sysm, solver, state, nsteps=50, h=1e-3, **opts):
@@ -82,7 +82,7 @@ def test_counts_for_ode_models():
 
 def test_alg2_rebase_is_counted_apart_and_costs_one_extra_factorisation():
     """A rebase (rare, see li_euler_indep) adds exactly one factorisation to that step."""
-    from solvertest_models import PointPendulum
+    from _models.linkages import PointPendulum
 
     sysm = PointPendulum()
     slv = get_solver("li-euler-indep")(sysm, B="qr", stabilize="none")

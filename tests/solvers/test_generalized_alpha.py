@@ -23,8 +23,8 @@ from rtmbs.protocol import EVAL_PHI, EVAL_PHIQ, State
 from rtmbs.solvers.base import get_solver
 from rtmbs.solvers.generalized_alpha import coefficients
 from rtmbs.system import compile_model
-from solvertest_models import LinearOscillator, StiffTwoMass, double_pendulum, slider_crank
-from solvertest_reference import reference
+from _models.linkages import LinearOscillator, StiffTwoMass, double_pendulum, slider_crank
+from _models.kkt import reference
 
 GA = "generalized-alpha"
 ORDER_RANGE = (1.8, 2.3)
@@ -260,7 +260,7 @@ def test_order_of_the_multipliers(stabilize, lo, hi):
     index-3 scheme, first order once the corrected velocities are fed back (each correction
     δq̇ = O(h²) is absorbed by the next step's acceleration as O(h)); measured at h = 1 ms:
     2.1e-5 and 3.9e-4 of max |λ|. The feedback is kept: without it ρ∞ = 1 and k = 1 diverged."""
-    from solvertest_reference import accelerations
+    from _models.kkt import accelerations
 
     sysm = slider_crank()
     qr, vr = reference(sysm, sysm.initial_state(), [0.5])

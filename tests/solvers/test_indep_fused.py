@@ -1,5 +1,5 @@
 """Algorithm 2 (``li-euler-indep``, B = "partition", packed storage) as one call of the C engine per
-step (issue 11, li_euler_indep.c, partition.c): the trajectories agree with the dense step driven
+step (li_euler_indep.c, partition.c): the trajectories agree with the dense step driven
 from Python (numpy and the engine's dense LU) to round-off, with the same counters, rebases
 (natural), a caller who changes the state, transient tyres; fallbacks of Φu's factors are counted
 and leave the results; no Python-level kernel runs in a step without a rebase."""
@@ -10,7 +10,7 @@ from rtmbs.models import load_model
 from rtmbs.solvers import li_euler_indep
 from rtmbs.solvers.basis import PartitionBasis
 from rtmbs.solvers.base import get_solver
-from solvertest_indep_runs import run_indep
+from _models.indep_runs import run_indep
 from rtmbs.solvers.storage import StepStorage
 
 CONFIGS = {

@@ -1,4 +1,4 @@
-"""Algorithm 2's rebase made cheaper (issue 11): a rebase that re-chooses the partition and the
+"""Algorithm 2's rebase made cheaper: a rebase that re-chooses the partition and the
 row pivots of the last analysis of Φu keeps that analysis (``PartitionBasis.prepare``,
 ``sparse.lu_rereference``), the analysis's bookkeeping (``paired_rows``, ``column_runs``,
 ``threshold_rows``, numpy) gives the rows, pairs and runs of their definitions and the
@@ -84,7 +84,7 @@ def test_rereference_equals_a_new_analysis_with_the_same_pivots():
 
 
 def _select_partition_reference(phiq):
-    """The partitioning as written before issue 11's change (every column of w eliminated and
+    """The partitioning as first written (every column of w eliminated and
     the whole remaining block searched for a small rook pivot), in Python."""
     m, n = phiq.shape
     w = phiq.copy()
@@ -162,7 +162,7 @@ def test_select_partition_chooses_as_the_whole_block_elimination():
 
 
 def _threshold_rows_reference(rows, cols, vals, pcol, thresh):
-    """``threshold_rows`` as written before issue 11's change, in Python."""
+    """``threshold_rows`` as first written, in Python."""
     N = pcol.size
     icol = np.empty(N, np.int64)
     icol[pcol] = np.arange(N)
@@ -232,7 +232,7 @@ def test_threshold_rows_and_the_analysis_bookkeeping_as_before(seed):
 
 @pytest.mark.parametrize("N, density", [(30, 0.08), (66, 0.05), (90, 0.03)])
 def test_symbolic_fill_row_by_row_is_the_column_elimination_fill(N, density):
-    """The fill computed row by row over the entries (issue 11) is that of eliminating column by
+    """The fill computed row by row over the entries is that of eliminating column by
     column without pivoting."""
     rng = np.random.default_rng(N)
     for _ in range(10):
@@ -273,7 +273,7 @@ def test_the_index_of_a_rebase_analysis_is_that_of_the_other_analyses():
 
 
 def test_carried_column_order_replaces_the_coordinates_that_left_in_place():
-    """The column order after a rebase (issue 11): the old elimination order of the
+    """The column order after a rebase: the old elimination order of the
     dependent coordinates, each one that left replaced in place by one that came in, in
     ascending position; the definition written out in Python."""
     rng = np.random.default_rng(5)

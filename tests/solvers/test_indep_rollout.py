@@ -1,5 +1,5 @@
 """Algorithm 2 (``li-euler-indep`` with its one-call step) in the compiled rollout and with its
-named outputs in the step (issue 11; ``rtmbs.solvers.rollout_indep``,
+named outputs in the step (``rtmbs.solvers.rollout_indep``,
 the engine's ``li_euler_indep_step_outputs``): the same rows, state, multipliers, outputs,
 extra states and counters bit for bit as a Python loop of ``step`` and ``system.outputs``, with
 inputs over time, rebases (the compiled call returns to Python for them), transient tyres, a
@@ -9,7 +9,7 @@ import pytest
 
 from rtmbs.models import load_model
 from rtmbs.models.multilink import build
-from rtmbs.solvers import li_euler_indep, rollout_indep
+from rtmbs.solvers import rollout_indep
 from rtmbs.solvers.base import get_solver
 from rtmbs.solvers.rollout import DIVERGENCE_LIMIT, compiled, rollout
 from rtmbs.solvers.simulate import simulate
@@ -182,29 +182,6 @@ def test_which_solvers_roll_out_compiled():
     assert not compiled(make(system, linear_solver="dense"))
     assert not compiled(make(system, B="qr"))
     assert not compiled(make(system, storage="dense"))
-
-
-def test_simulate_runs_the_compiled_rollout(monkeypatch):
-    """``simulate`` with li-euler-indep goes through the engine's rollout (a Python step would
-    raise) and saves what a loop of the engine's steps gives, rebases included."""
-    sysm = load_model("peer-quarter-car")
-    slv = get_solver("li-euler-indep")(sysm.new_data())
-    st = slv.system.initial_state()
-    slv.reset(st)
-    qs = []
-    for k in range(300):
-        assert slv.step(st, H)
-        if k % 2 == 1:
-            qs.append(st.q.copy())
-
-    def refuse(*args, **kwargs):
-        raise AssertionError("a Python step")
-
-    monkeypatch.setattr(li_euler_indep.LIEulerIndep, "step", refuse)
-    res = simulate(load_model("peer-quarter-car"), "li-euler-indep", t_end=0.3, h=H, save_every=2)
-    assert res.meta["status"] == 1 and len(res.t) == 151
-    assert np.array_equal(res.q[1:], np.array(qs))
-    assert res.meta["steps"] == 300
 
 
 STEP_CASES = {

@@ -1,4 +1,4 @@
-"""Algorithm 2 (``li-euler-indep``, B = "partition", the engine's step) on packed storage (issue 11):
+"""Algorithm 2 (``li-euler-indep``, B = "partition", the engine's step) on packed storage:
 M, Φq, Jq, Jq̇ evaluated into their blocks (``rtmbs.solvers.storage``); the packed path keeps no
 dense n × n, m × n or (n + m)² array; its dense view; the option's errors. (The bit-for-bit
 comparisons of packed and dense storage on the Python-driven sparse step went with that step:

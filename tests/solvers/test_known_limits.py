@@ -1,4 +1,4 @@
-"""The known numerical gaps of issue 32 bounded by named warnings (solvers/known_limits.py)."""
+"""The known numerical gaps bounded by named warnings (solvers/known_limits.py)."""
 from types import SimpleNamespace
 
 import numpy as np

@@ -1,19 +1,19 @@
 """``li-euler`` with Baumgarte, GGL and ``projection="mass"`` as one call of the C engine per step
-(issue 11, src/rtmbs/engine/li_euler.c): ``step_outputs`` and the engine's ``rollout`` take
+(src/rtmbs/engine/li_euler.c): ``step_outputs`` and the engine's ``rollout`` take
 exactly the steps of the step; a failing step stops the rollout at the last good state; the
 stabilisations still do what they are for; no Python-level kernel runs in a step; the fallbacks of
 both factorisations are counted and leave the results unchanged."""
 import numpy as np
 import pytest
+from _models.fused import N, TORQUE, counters as _counters, ramp_inputs as _inputs, started
 
+from _models.library import fresh_data
 from rtmbs.models import load_model
-from rtmbs.models.multilink import build
 from rtmbs.protocol import EVAL_PHI, EVAL_PHIQ
 from rtmbs.solvers.base import get_solver
 from rtmbs.solvers.rollout import compiled, rollout
 
 H = 1e-3
-N = 300
 CONFIGS = {
     "baumgarte": {"stabilize": "baumgarte"},
     "baumgarte-gamma-all": {"stabilize": "baumgarte", "baumgarte_gamma": 200.0,
@@ -27,27 +27,10 @@ CONFIGS = {
 #: the four-bar, the quarter car, and the multilink with transient
 #: tyres (extra states) under a drive torque ramp
 MODELS = ["four-bar", "peer-quarter-car", "multilink-transient"]
-TORQUE = np.linspace(0.0, 400.0, N)
-
-_SYSTEMS = {}
-
-
-def _system(model):
-    if model not in _SYSTEMS:
-        _SYSTEMS[model] = (build("ideal", transient=True) if model == "multilink-transient"
-                           else load_model(model))
-    return _SYSTEMS[model].new_data()
-
-
-def _inputs(system, k):
-    if "drive_torque" in system.input_names:
-        system.set_input("drive_torque", TORQUE[k])
-
 
 def _solver(system, opts, instrument=False):
-    slv = get_solver("li-euler")(system, instrument=instrument, linear_solver="sparse", **opts)
-    st = system.initial_state()
-    slv.reset(st)
+    slv, st = started(get_solver("li-euler")(system, instrument=instrument, linear_solver="sparse",
+                                             **opts), system)
     assert slv.fused
     return slv, st
 
@@ -59,16 +42,12 @@ def _second_lu(slv):
     return slv.sproj.kkt.lu if slv.sproj is not None else None
 
 
-def _counters(slv):
-    return (slv.nstep, slv.neval, slv.nfactor, slv.nsolve, slv.nfallback, slv.nanalyse)
-
-
 @pytest.mark.parametrize("config", ["baumgarte", "mass", "ggl-3"])
 @pytest.mark.parametrize("model", MODELS)
 def test_step_outputs_and_rollout_equal_the_compiled_step(model, config):
     """``step_outputs`` (one compiled call) publishes what ``step`` then ``system.outputs`` gives;
     the compiled rollout takes the same steps with the same inputs and returns the same rows."""
-    a, b, c = _system(model), _system(model), _system(model)
+    a, b, c = fresh_data(model), fresh_data(model), fresh_data(model)
     (sa, ta), (sb, tb), (sc, tc) = (_solver(s, CONFIGS[config]) for s in (a, b, c))
     assert compiled(sc)
     inputs = {"drive_torque": TORQUE} if "drive_torque" in c.input_names else None

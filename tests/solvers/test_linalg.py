@@ -44,7 +44,7 @@ def test_null_basis_qr_is_orthonormal_null_space():
     assert ratio > 0
     np.testing.assert_allclose(phiq @ B.T, 0, atol=1e-13)
     np.testing.assert_allclose(B @ B.T, np.eye(n - m), atol=1e-13)
-    # same subspace as numpy's complete QR (seed 003 eq. 4.11)
+    # same subspace as numpy's complete QR (Carpinelli 2015 eq. 4.11)
     C1, _ = np.linalg.qr(phiq.T, mode="complete")
     P1 = C1[:, m:] @ C1[:, m:].T
     np.testing.assert_allclose(B.T @ B, P1, atol=1e-12)

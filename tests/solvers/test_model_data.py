@@ -1,4 +1,4 @@
-"""Model and data: several runs on one compiled model are independent (issue 11)."""
+"""Model and data: several runs on one compiled model are independent."""
 import numpy as np
 import pytest
 

@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from solvertest_models import (
+from _models.linkages import (
     LinearOscillator, PointPendulum, StiffTwoMass, double_pendulum, pendulum, slider_crank,
 )
 

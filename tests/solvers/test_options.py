@@ -3,7 +3,7 @@ import pytest
 
 from rtmbs.errors import RedundantConstraintError, RedundantConstraintWarning, SolverError
 from rtmbs.solvers.base import SOLVERS, get_solver
-from solvertest_models import PlanarLinkage, pendulum
+from _models.linkages import PlanarLinkage, pendulum
 
 
 def test_registered_names():
@@ -85,7 +85,7 @@ def test_default_projection_is_ignored_without_constraints(solver):
     import numpy as np
 
     from rtmbs.solvers.simulate import simulate
-    from solvertest_models import LinearOscillator
+    from _models.linkages import LinearOscillator
 
     sysm = LinearOscillator()
     default = simulate(sysm, solver, t_end=0.2, h=1e-3)

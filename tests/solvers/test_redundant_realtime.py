@@ -1,4 +1,4 @@
-"""Redundant joint sets in the fixed-step solvers (issue 10, part 5; rtmbs.solvers.redundancy).
+"""Redundant joint sets in the fixed-step solvers (part 5; rtmbs.solvers.redundancy).
 
 Planar loops drawn with revolutes only (four parallel axes) run with every constrained fixed-step
 solver and match the built-in spatial versions (spherical + universal, no redundant equation);
@@ -46,29 +46,28 @@ def _yaml(name):
     return yaml.safe_load(model_file(name).read_text())
 
 
-def planar_four_bar():
-    """four-bar.yaml with the spherical and the universal joint replaced by revolutes about y."""
-    d = _yaml("four-bar")
-    d["name"] = "four-bar-planar"
+def _planar(name, markers):
+    """``name``.yaml with its spherical and universal joints replaced by revolutes about y (the
+    ``markers`` (body, marker) of those joints turned to z along y)."""
+    d = _yaml(name)
+    d["name"] = f"{name}-planar"
     b = {x["name"]: x for x in d["bodies"]}
-    for body, mk in (("crank", "tip"), ("coupler", "left"), ("coupler", "right")):
-        b[body]["markers"][mk]["orientation"] = {"z_axis": Y}
-    for j in d["joints"]:
-        j["type"] = "revolute"
-    return compile_model(model_from_dict(d))
-
-
-def planar_slider_crank():
-    """slider-crank.yaml with the crank pin and the wrist pin as revolutes about y."""
-    d = _yaml("slider-crank")
-    d["name"] = "slider-crank-planar"
-    b = {x["name"]: x for x in d["bodies"]}
-    for body, mk in (("crank", "pin"), ("rod", "big_end"), ("rod", "small_end")):
+    for body, mk in markers:
         b[body]["markers"][mk]["orientation"] = {"z_axis": Y}
     for j in d["joints"]:
         if j["type"] in ("spherical", "universal"):
             j["type"] = "revolute"
     return compile_model(model_from_dict(d))
+
+
+def planar_four_bar():
+    """four-bar.yaml with the spherical and the universal joint replaced by revolutes about y."""
+    return _planar("four-bar", (("crank", "tip"), ("coupler", "left"), ("coupler", "right")))
+
+
+def planar_slider_crank():
+    """slider-crank.yaml with the crank pin and the wrist pin as revolutes about y."""
+    return _planar("slider-crank", (("crank", "pin"), ("rod", "big_end"), ("rod", "small_end")))
 
 
 @pytest.fixture(scope="module")

@@ -3,6 +3,7 @@
 solver paths against the dense ones on the library models."""
 import numpy as np
 import pytest
+from _models.lu_groups import group_sizes
 
 from rtmbs.errors import SolverError
 from rtmbs.models import BUILTIN, load_model
@@ -12,7 +13,7 @@ from rtmbs.solvers.sparse import (
     lu_refactor, _structure, lu_solve_multi_sp, lu_solve_sp, lu_solve_t_sp, min_degree_order,
     paired_rows, row_entries, substructure_order,
 )
-from solvertest_models import slider_crank
+from _models.linkages import slider_crank
 
 
 def _random_system(seed, N=40, density=0.08):
@@ -157,26 +158,9 @@ def test_run_by_run_factors_equal_the_entrywise_elimination_bit_for_bit():
 
 
 def _group_sizes(lu):
-    """The sizes of the groups in which lu_refactor takes the rows k of each row's L part: four,
-    three or two consecutive rows of a supernode (``paired_rows``) at once, else one."""
+    """The groups of lu_refactor's rows (:func:`group_sizes`), ``paired_rows`` from Python."""
     ptr, diag, col = _storage(lu)
-    paired = paired_rows(ptr, diag, col)
-    sizes = set()
-    for i in range(lu.N):
-        p, d = ptr[i], diag[i]
-        while p < d:
-            k = col[p]
-            if p + 3 < d and paired[k] and paired[k + 1] and paired[k + 2] and col[p + 3] == k + 3:
-                g = 4
-            elif p + 2 < d and paired[k] and paired[k + 1] and col[p + 2] == k + 2:
-                g = 3
-            elif p + 1 < d and paired[k] and col[p + 1] == k + 1:
-                g = 2
-            else:
-                g = 1
-            sizes.add(g)
-            p += g
-    return sizes
+    return group_sizes(ptr, diag, col, paired_rows(ptr, diag, col))
 
 
 def test_pivot_ratio_is_that_of_the_factors():

@@ -1,4 +1,4 @@
-"""Stiffness (seed 000 §3, seed 001 §3.1): the stiff two-mass model (k2 = 1e7 N/m between
+"""Stiffness (Carpinelli 2016 §3, Truck benchmark §3.1): the stiff two-mass model (k2 = 1e7 N/m between
 0.1 kg masses, stiff mode ω = sqrt(k2 (1/m1 + 1/m2)) = 1.41e4 rad/s, so hω = 14 at h = 1 ms)."""
 import math
 
@@ -9,7 +9,7 @@ from rtmbs.errors import SimulationDiverged
 from rtmbs.protocol import State
 from rtmbs.solvers.base import get_solver
 from rtmbs.solvers.simulate import simulate
-from solvertest_models import StiffTwoMass
+from _models.linkages import StiffTwoMass
 
 H = 1e-3
 
@@ -38,7 +38,7 @@ def _linear_A(sysm):
 
 
 def test_li_euler_with_all_jacobians_is_implicit_euler_on_a_linear_ode():
-    """1-stage linearly implicit Euler (seed 001 eqs. 3-5, γ = 1) with the exact Jacobian is
+    """1-stage linearly implicit Euler (Truck benchmark eqs. 3-5, γ = 1) with the exact Jacobian is
     exactly implicit Euler on a linear ODE: y⁺ = (I − hA)⁻¹ y."""
     sysm = StiffTwoMass()
     G = _step_map(sysm, "li-euler", jacobian="all")

@@ -5,7 +5,7 @@ import pytest
 
 from rtmbs.solvers.timing import bench_steps
 from rtmbs.solvers import base
-from solvertest_models import LinearOscillator, pendulum
+from _models.linkages import LinearOscillator, pendulum
 
 base._load_all()
 #: every fixed-step solver of the package (test modules may register their own: not these)

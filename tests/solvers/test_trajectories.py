@@ -5,8 +5,8 @@ import pytest
 
 from rtmbs.solvers.base import get_solver
 from rtmbs.solvers.simulate import simulate
-from solvertest_models import G, PointPendulum, pendulum, slider_crank
-from solvertest_reference import reference
+from _models.linkages import G, PointPendulum, pendulum, slider_crank
+from _models.kkt import reference
 
 
 def _slope(hs, errs):

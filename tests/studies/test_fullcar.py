@@ -1,4 +1,4 @@
-"""The full-vehicle campaign study (seed 003 §5.2.3, issue 14), quick version: report, figures and
+"""The full-vehicle campaign study (Carpinelli 2015 §5.2.3), quick version: report, figures and
 MDF4 with the stated signals and units, and the physics of the run. One quick study (about 30 s
 after compilation) shared by the tests of this file; plus a short open-loop campaign."""
 from __future__ import annotations

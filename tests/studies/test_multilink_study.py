@@ -1,4 +1,4 @@
-"""The rear multilink study (seed 000 §6 / seed 003 §4.4), quick version: the report and its
+"""The rear multilink study (Carpinelli 2016 §6 / Carpinelli 2015 §4.4), quick version: the report and its
 figures exist, and the physics and numbers in it are what the seed's study shows.
 
 One quick run (about 50-60 s on the 2-core machine) shared by every test of this file."""
@@ -60,7 +60,7 @@ def test_files_and_tables(study):
 
 
 def test_sizes_of_the_linear_systems(study):
-    """Seed 000 §6.2: n + m = 108 / 143 for Algorithm 1, f = 46 / 11 for Algorithm 2."""
+    """Carpinelli 2016 §6.2: n + m = 108 / 143 for Algorithm 1, f = 46 / 11 for Algorithm 2."""
     _, res, _ = study
     V = res["variants"]
     for var, (m, f) in {"bushings": (31, 46), "ideal": (66, 11)}.items():
@@ -122,7 +122,7 @@ def test_accuracy_against_the_reference(study):
                 assert ref_self < 0.5 * r["rms"]["z"], (var, solver, stab, ref_self)
                 for c in FORCE_COMPONENTS + TORQUE_COMPONENTS + ("vz", "az"):
                     assert np.isfinite(r["rms"][c]) and r["rms"][c] > 0.0
-        # with projection Algorithms 1 and 2 are equally accurate (seed 000 §6.2)
+        # with projection Algorithms 1 and 2 are equally accurate (Carpinelli 2016 §6.2)
         e1 = V["runs"]["li-euler/projection"]["rms"]["z"]
         e2 = V["runs"]["li-euler-indep/projection"]["rms"]["z"]
         assert 0.67 < e2 / e1 < 1.5

@@ -1,4 +1,4 @@
-"""The quick redundant-constraints study (seed 002 Appendix Table 1, Figs 9-11): its report and
+"""The quick redundant-constraints study (Pękal & Frączek 2016 Appendix Table 1, Figs 9-11): its report and
 the physical findings it must reproduce."""
 import json
 
@@ -41,7 +41,7 @@ def test_report_table_and_figures(study):
         f = info["findings"][f"fastest_{strut}"]["by_total"]
         assert f"**{strut} strut: fastest here `{f}`**" in rep
     assert rep.count("with the paper") >= 2
-    # every seed 002 finding is listed with its verdict, and no stale model note
+    # every Pękal & Frączek 2016 finding is listed with its verdict, and no stale model note
     sf = info["findings"]["seed002"]
     sec = rep[rep.index("## Findings of Pękal & Frączek 2016"):rep.index("## Timing and constraint")]
     for k, e in enumerate(sf.values(), 1):
@@ -75,7 +75,7 @@ def test_partitioning_holds_constraints_none_drifts(study):
                 part = runs[(strut, "partitioning", tol, f)]
                 if not part["applicable"]:
                     continue
-                assert part["newton_tol"] == pytest.approx(1e-3 * tol)  # seed 002 §4.1
+                assert part["newton_tol"] == pytest.approx(1e-3 * tol)  # Pękal & Frączek 2016 §4.1
                 assert part["phi_max"] <= 10 * part["newton_tol"]
                 assert part["phid_max"] < 1e-10  # u̇ solved from the velocity constraints
                 none = runs[(strut, "none", tol, f)]
@@ -104,7 +104,7 @@ def test_same_trajectory_for_every_formulation_and_both_struts(study):
                         continue
                     assert np.abs(traj[key][:, iv] - base[:, iv]).max() < tol, key
                     nfev.add(runs[(strut, stab, tol, f)]["nfev"])
-            assert len(nfev) == 1, (stab, tol, nfev)  # seed 002 §4.2: same RHS count
+            assert len(nfev) == 1, (stab, tol, nfev)  # Pękal & Frączek 2016 §4.2: same RHS count
 
 
 def test_accuracy_against_reference_and_cost(study):
@@ -148,7 +148,7 @@ TOLS = (1e-3, 1e-6, 1e-8, 1e-10)
 
 
 def _runs():
-    """Rows with the paper's Appendix Table 1 times, on which every seed 002 finding holds."""
+    """Rows with the paper's Appendix Table 1 times, on which every Pękal & Frączek 2016 finding holds."""
     runs = []
     for (s, stab), (_, tab) in PAPER_TABLE1.items():
         for tol in TOLS:

@@ -1,4 +1,4 @@
-"""The four-corner SLA car (models/sla-car.yaml, issue 16): four 1-DOF SLA subsystems on one
+"""The four-corner SLA car (models/sla-car.yaml): four 1-DOF SLA subsystems on one
 heave-only chassis, by synthesis (formulations A and B, B also compiled) against the ordinary
 Cartesian model of the same file."""
 import numpy as np
@@ -9,7 +9,7 @@ from rtmbs.errors import SolverError
 from rtmbs.model import load_model_file
 from rtmbs.models import model_file
 from rtmbs.synthesis import SynthesisSystem, subsystem_model
-from .synthesis_helpers import cartesian_accelerations, compiled
+from _models.synthesis import assert_bodies_match, cartesian_reference, compiled
 
 CORNERS = ("fl", "fr", "rl", "rr")
 
@@ -57,18 +57,10 @@ def test_design_position_is_static_equilibrium(syn):
 def test_accelerations_equal_cartesian(cart, syn, t):
     py = syn if not syn.compiled else SynthesisSystem(syn.sm, formulation=syn.formulation)
     for q, qd in random_car_states(np.random.default_rng(17), 3):
-        py.terms(t, q, qd, iterations=30)              # converge the position
+        ref = cartesian_reference(py, cart, t, q, qd)  # the position converged first
         for _ in range(8):                             # the compiled warm start too
             got_qdd = syn.accelerations(t, q, qd)
-        qc, qdc = py.cartesian_state(cart, q, qd)
-        assert np.abs(cart.constraints(qc)).max() < 1e-12
-        assert np.abs(cart.constraint_jacobian(qc) @ qdc).max() < 1e-12
-        ref = cartesian_accelerations(cart, qc, qdc, t)
-        got = py.body_accelerations(t, q, qd)
-        for name, (a, w) in ref.items():
-            scale = max(1.0, np.abs(a).max(), np.abs(w).max())
-            assert np.abs(got[name][0] - a).max() < 1e-9 * scale, name
-            assert np.abs(got[name][1] - w).max() < 1e-9 * scale, name
+        assert_bodies_match(py.body_accelerations(t, q, qd), ref)
         # the chassis heave of the synthesis path (eq. 1) itself, compiled or not
         zdd = ref["chassis"][0][2]
         assert abs(got_qdd[0] - zdd) < 1e-9 * max(1.0, abs(zdd))
@@ -90,6 +82,7 @@ def test_effective_mass_spd(syn):
             assert 0 < Mc[2, 2] < sub.mass.sum()
 
 
+@pytest.mark.slow  # fast: the accelerations on the bump (the quarter car's run: the subsystem study)
 def test_bump_run_agrees_with_cartesian(cart):
     """Both axles over the bump: the compiled synthesis car under ab3 (h = 1 ms) and the
     Cartesian car under the reference solver give the same chassis heave."""
@@ -135,17 +128,9 @@ def test_free_base_accelerations_equal_cartesian(free_pair, t):
     every body's r̈ and ω̇, the chassis' included, equal the Cartesian model's."""
     cart, syn = free_pair
     for q, qd in random_free_states(np.random.default_rng(29), 3):
-        syn.terms(t, q, qd, iterations=30)
-        qc, qdc = syn.cartesian_state(cart, q, qd)
-        assert np.abs(cart.constraints(qc)).max() < 1e-12
-        assert np.abs(cart.constraint_jacobian(qc) @ qdc).max() < 1e-12
-        ref = cartesian_accelerations(cart, qc, qdc, t)
-        got = syn.body_accelerations(t, q, qd)
+        ref = cartesian_reference(syn, cart, t, q, qd)
         assert np.abs(ref["chassis"][1]).max() > 1.0            # the chassis does rotate
-        for name, (a, w) in ref.items():
-            scale = max(1.0, np.abs(a).max(), np.abs(w).max())
-            assert np.abs(got[name][0] - a).max() < 1e-9 * scale, name
-            assert np.abs(got[name][1] - w).max() < 1e-9 * scale, name
+        assert_bodies_match(syn.body_accelerations(t, q, qd), ref)
         M, Q = syn.mass(q), syn.forces(q, qd, t)                  # the protocol's M q̈ = Q
         qdd = syn.accelerations(t, q, qd)
         assert np.abs(np.linalg.solve(M, Q) - qdd).max() < 1e-10 * np.abs(qdd).max()
@@ -186,6 +171,7 @@ def test_free_base_compiled_equals_numpy(free_pair):
         assert np.abs(nb.forces(q, qd, 0.6) - Q).max() < 1e-10 * np.abs(Q).max()
 
 
+@pytest.mark.slow  # fast: the free base's accelerations against the Cartesian car's
 def test_free_base_bump_run_agrees_with_cartesian(free_pair):
     """The front axle over the bump with the chassis free: heave and pitch of the synthesis car
     (B, numpy, ab3 at 1 ms) follow the free Cartesian car's reference run."""

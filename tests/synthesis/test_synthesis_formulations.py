@@ -1,4 +1,4 @@
-"""Formulations A (relative Cartesian coordinates, introduced θ; seed 004 §3) and B (recursive
+"""Formulations A (relative Cartesian coordinates, introduced θ; Kim & Wang 2005 §3) and B (recursive
 relative joint coordinates, cut joints, coordinate partitioning; §4) on the SLA quarter car against
 the ordinary Cartesian model of the same file."""
 import numpy as np
@@ -8,7 +8,8 @@ from scipy.integrate import solve_ivp
 from rtmbs.errors import ModelError, SolverError
 from rtmbs.synthesis import SynthesisSystem, subsystem_model
 from rtmbs.synthesis import relative_cartesian as rc
-from .synthesis_helpers import cartesian_accelerations, compiled, random_states, sla_model
+from _models.synthesis import (assert_bodies_match, cartesian_accelerations, cartesian_reference,
+                               compiled, random_states, sla_model)
 
 
 FORMS = ["relative-cartesian", "relative-joint"]
@@ -35,16 +36,8 @@ def test_sizes(pair):
 def test_accelerations_equal_cartesian(pair, t):
     cart, syn = pair
     for q, qd in random_states(np.random.default_rng(7), 5):
-        syn.terms(t, q, qd, iterations=30)                # converge the position from the last one
-        qc, qdc = syn.cartesian_state(cart, q, qd)
-        assert np.abs(cart.constraints(qc)).max() < 1e-12
-        assert np.abs(cart.constraint_jacobian(qc) @ qdc).max() < 1e-12
-        ref = cartesian_accelerations(cart, qc, qdc, t)
-        got = syn.body_accelerations(t, q, qd)
-        for name, (a, w) in ref.items():
-            scale = max(1.0, np.abs(a).max(), np.abs(w).max())
-            assert np.abs(got[name][0] - a).max() < 1e-9 * scale, name
-            assert np.abs(got[name][1] - w).max() < 1e-9 * scale, name
+        ref = cartesian_reference(syn, cart, t, q, qd)    # the position converged first
+        assert_bodies_match(syn.body_accelerations(t, q, qd), ref)
 
 
 def test_protocol_matrix_and_synthesis_solve_agree(pair):
@@ -225,7 +218,7 @@ def test_bad_descriptions():
 def test_two_subsystems_on_one_base(form):
     """Eq. 1 sums the effective masses and forces of several subsystems: the SLA and its mirror
     image on one chassis give the Cartesian model's accelerations."""
-    from .synthesis_helpers import two_corner_model
+    from _models.synthesis import two_corner_model
 
     model = two_corner_model()
     cart2 = compiled(model)
@@ -240,11 +233,7 @@ def test_two_subsystems_on_one_base(form):
         qc, qdc = syn.cartesian_state(cart2, q, qd)
         assert np.abs(cart2.constraints(qc)).max() < 1e-12
         ref = cartesian_accelerations(cart2, qc, qdc, 0.6)
-        got = syn.body_accelerations(0.6, q, qd)
-        for name, (a, w) in ref.items():
-            scale = max(1.0, np.abs(a).max(), np.abs(w).max())
-            assert np.abs(got[name][0] - a).max() < 1e-9 * scale, name
-            assert np.abs(got[name][1] - w).max() < 1e-9 * scale, name
+        assert_bodies_match(syn.body_accelerations(0.6, q, qd), ref)
 
 
 @pytest.mark.parametrize("form,what", [("relative-cartesian", "Ψ_z"), ("relative-joint", "Φ_u")])

@@ -1,4 +1,4 @@
-"""The operation-counting number (seed 004 Table 1) on small kernels counted by hand, and the
+"""The operation-counting number (Kim & Wang 2005 Table 1) on small kernels counted by hand, and the
 per-stage counts of both formulations on the SLA quarter car."""
 import math
 
@@ -9,7 +9,7 @@ from rtmbs.synthesis import SynthesisSystem, subsystem_model
 from rtmbs.synthesis.linalg import solve
 from rtmbs.synthesis.opcount import Op, counting, cos, sqrt, unwrap, wrap
 from rtmbs.synthesis.table1 import STAGES, operation_counts
-from .synthesis_helpers import sla_model
+from _models.synthesis import sla_model
 
 
 def test_scalar_kernel_counted_by_hand():

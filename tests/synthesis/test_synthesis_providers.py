@@ -6,7 +6,7 @@ import pytest
 
 from rtmbs.engine import _engine
 from rtmbs.synthesis import SynthesisSystem, subsystem_model
-from .synthesis_helpers import random_states, sla_model, two_corner_model
+from _models.synthesis import random_states, sla_model, two_corner_model
 
 FORMS = ["relative-cartesian", "relative-joint"]
 

@@ -7,7 +7,7 @@ from scipy.integrate import solve_ivp
 import rtmbs
 from rtmbs.protocol import State
 from rtmbs.synthesis import SynthesisSystem, subsystem_model
-from .synthesis_helpers import sla_model
+from _models.synthesis import sla_model
 
 T = 0.1
 

@@ -1,4 +1,4 @@
-"""The quick subsystem-synthesis study (seed 004 Fig. 5, Tables 1-2): its report and findings."""
+"""The quick subsystem-synthesis study (Kim & Wang 2005 Fig. 5, Tables 1-2): its report and findings."""
 import json
 
 import numpy as np

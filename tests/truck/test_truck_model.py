@@ -1,4 +1,4 @@
-"""The planar truck (seed 001 §2): Jacobians vs finite differences, constraint terms, statics,
+"""The planar truck (Truck benchmark §2): Jacobians vs finite differences, constraint terms, statics,
 linearisation, energy conservation."""
 import numpy as np
 import pytest

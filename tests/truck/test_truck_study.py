@@ -1,4 +1,4 @@
-"""The quick truck study writes its report and measures the seed 001 findings."""
+"""The quick truck study writes its report and measures the Truck benchmark findings."""
 import json
 
 from rtmbs.studies.truck import FROZEN, run_truck_study
@@ -14,7 +14,7 @@ def test_quick_study_report_and_findings(tmp_path):
     assert json.loads((tmp_path / "results.json").read_text())["quick"] is True
     t2 = {r["config"]: r for r in s["table2"]}
     g = {k: max(r["g1"], r["g2"]) for k, r in t2.items()}
-    # seed 001 Table 2: GGL at round-off, Baumgarte far above it, unstabilised the worst
+    # Truck benchmark Table 2: GGL at round-off, Baumgarte far above it, unstabilised the worst
     assert g["DAE li-euler ggl"] < 1e-12
     assert g["DAE li-euler baumgarte"] > 1e3 * g["DAE li-euler ggl"]
     assert g["DAE li-euler none"] > 10 * g["DAE li-euler baumgarte"]
@@ -38,7 +38,7 @@ def test_quick_study_report_and_findings(tmp_path):
         assert f"| {e['criterion'].replace('|', chr(92) + '|')} |" in row
     n = sum(e["holds"] for e in F.values())
     assert len(F) == 17 and f"{n} hold, {17 - n} do not hold, 0 not comparable (of 17)." in findings
-    # the frozen-Jacobian GRK4T (seed 001 §3.3) is less accurate than the exact one, not diverged
+    # the frozen-Jacobian GRK4T (Truck benchmark §3.3) is less accurate than the exact one, not diverged
     assert t2["ODE rosenbrock-grk4t"]["err"] < t2[FROZEN]["err"] < t2["ODE li-euler"]["err"]
     assert "ODE ab3" in t2 and not t2["ODE ab3"]["ok"]      # explicit AB3 fails at 1 ms
 
@@ -59,7 +59,7 @@ LINEAR = drift_profile(np.linspace(0, 100, 10001), np.linspace(0, 1e-4, 10001), 
 
 
 def _rows():
-    """Rows in which every seed 001 finding holds (numbers shaped like the seed's tables)."""
+    """Rows in which every Truck benchmark finding holds (numbers shaped like the seed's tables)."""
     t1 = []
     for model, us in (("non-linear", 10.0), ("linearised", 1.0)):
         for solver, k in (("li-euler", 1.0), ("rosenbrock-grk4t", 0.5)):

@@ -1,5 +1,5 @@
 """The ISO 7401 step steer with li-euler (h = 1 ms) against the offline reference solver (ida,
-rtol 1e-6) on identical open-loop inputs (issue 14; docs/vehicle.md "Step steer against the
+rtol 1e-6) on identical open-loop inputs (docs/vehicle.md "Step steer against the
 reference"). The default run is a short window (the step at 0.1 s, 0.5 s in all: the ramp and
 the yaw-rate overshoot) because the reference takes minutes on the 231 coordinates;
 RTMBS_REFERENCE_LONG=1 runs the step at 0.5 s to 2 s (about 16 min of reference,

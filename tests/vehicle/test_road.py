@@ -141,22 +141,18 @@ def test_csv_single_track_and_resampling(tmp_path):
     np.testing.assert_allclose(fine.height(fine.x), np.interp(fine.x, [0, 1, 3], [0, 1, -1]), atol=1e-15)
 
 
-def test_csv_missing_column(tmp_path):
+@pytest.mark.parametrize("text, message", [
+    ("x,z_left\n0,0\n1,0\n", "column 'z_right': missing (expected columns x, z or x, z_left, "
+                              "z_right; found x, z_left)"),
+    ("x,z\n0,0\n1,0\n0.5,0\n", "column 'x': must increase strictly; data row 3 has x=0.5 after "
+                                "x=1.0"),
+], ids=["missing-column", "non-monotonic-x"])
+def test_csv_error_names_the_file_and_column(tmp_path, text, message):
     p = tmp_path / "bad.csv"
-    p.write_text("x,z_left\n0,0\n1,0\n")
+    p.write_text(text)
     with pytest.raises(ModelError) as exc:
         R.from_csv(p)
-    assert str(exc.value) == (f"road file {p}: column 'z_right': missing (expected columns x, z or "
-                              "x, z_left, z_right; found x, z_left)")
-
-
-def test_csv_non_monotonic_x(tmp_path):
-    p = tmp_path / "bad.csv"
-    p.write_text("x,z\n0,0\n1,0\n0.5,0\n")
-    with pytest.raises(ModelError) as exc:
-        R.from_csv(p)
-    assert str(exc.value) == (f"road file {p}: column 'x': must increase strictly; data row 3 has "
-                              "x=0.5 after x=1.0")
+    assert str(exc.value) == f"road file {p}: {message}"
 
 
 # ---------------------------------------------------------------------------------------------

@@ -1,4 +1,4 @@
-"""FMVSS 126 / ECE R13-H sine with dwell on the sedan (issue 14): the handwheel profile at its
+"""FMVSS 126 / ECE R13-H sine with dwell on the sedan: the handwheel profile at its
 defining times, the 0.3 g amplitude A against a step steer at A, and the event's criteria
 recomputed by hand from the recorded yaw rate and lateral position at the stated times."""
 import math

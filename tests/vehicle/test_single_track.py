@@ -1,4 +1,4 @@
-"""The linear single-track model (rtmbs.manoeuvres.single_track, issue 14): its formulas against
+"""The linear single-track model (rtmbs.manoeuvres.single_track): its formulas against
 a hand computation, the cornering stiffness against a finite difference of the Magic Formula,
 and the sedan's model against the sedan's own steady state (ISO 7401 step steer, 80 km/h, 15°).
 

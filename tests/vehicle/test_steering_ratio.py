@@ -1,4 +1,4 @@
-"""The sedan's on-centre steering ratio (issue 14): the K&C rig's value (wheel travel held) against
+"""The sedan's on-centre steering ratio: the K&C rig's value (wheel travel held) against
 a hand computation from the front hard points, the single-track model taking the same value, and
 the named error for a car without a pinion.
 

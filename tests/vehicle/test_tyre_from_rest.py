@@ -1,4 +1,4 @@
-"""The transient tyre from standstill (issue 14): low-speed damping of the carcass deflections,
+"""The transient tyre from standstill: low-speed damping of the carcass deflections,
 the Magic Formula without its own slip reduction for the transient slips, and the deflections'
 stiff coupling in the velocity Jacobian (``contact.transient_slips_lowspeed``, docs/tyre.md)."""
 from __future__ import annotations
@@ -245,7 +245,7 @@ def multilink_runs():
 
 
 def test_multilink_drive_from_rest_does_not_oscillate(multilink_runs):
-    """Before issue 14 Fx swung ±5-6 kN around a 0.6-0.8 kN mean at every h. Now, after the
+    """Before the low-speed slip damping, Fx swung ±5-6 kN around a 0.6-0.8 kN mean at every h. Now, after the
     build-up (0.15 s after the step), Fx stays within 5 % of its mean, the mean agrees with the
     steady-state tyre's within 5 % and between h = 0.5, 1, 2 ms within 2 %."""
     steady, trans = multilink_runs

@@ -1,4 +1,4 @@
-"""A transient tyre that leaves the road and lands again (seed 003 eqs. 4.22-4.24 at zero load).
+"""A transient tyre that leaves the road and lands again (Carpinelli 2015 eqs. 4.22-4.24 at zero load).
 
 Unloaded, the Magic Formula's relaxation lengths σκ, σα vanish with the load; the slips u/σ and
 the deflections' rate |Vx|/σ were then 0/0 (the sedan with transient tyres failed 31 ms into a
@@ -9,33 +9,21 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from rtmbs.model import Model
+from _models.bodies import wheel
 from rtmbs.solvers.base import get_solver
 from rtmbs.system import compile_model
 from rtmbs.vehicle.tyre.contact import (SIGMA_MIN, transient_rates, transient_slips_lowspeed,
                                         transient_step)
 
-R0 = 0.3943  # UNLOADED_RADIUS of the shipped MF 6.1 file
-Y = {"z_axis": [0, 1, 0]}
 V = 15.0
 
 
 def _wheel(transient: bool):
     """A 380 kg carrier on a driven wheel at V, free to move vertically; the input ``lift``
     pushes the carrier up."""
-    m = Model(name="hop", gravity=(0, 0, -9.81))
-    z0 = R0 - 0.012
-    m.add_body("carrier", 380.0, inertia=[10, 10, 10], position=(0, 0, z0), velocity=(V, 0, 0),
-               markers={"hub": {"orientation": Y}})
-    m.add_body("rim", 20.0, inertia=[0.8, 1.2, 0.8], position=(0, 0, z0), velocity=(V, 0, 0),
-               angular_velocity=(0, V / (z0 + 0.004), 0), markers={"hub": {"orientation": Y}})
-    m.add_joint("lock", "orientation-lock", "ground.cm", "carrier.cm")
-    m.add_joint("axle", "revolute", "carrier.hub", "rim.hub")
+    m = wheel(V, drive=100.0, name="hop", damping=4000.0, transient=transient)
     m.add_input("lift", "channel", value=0.0)
     m.add_force("lift", "force", marker_j="carrier.cm", direction=(0, 0, 1), function="lift")
-    m.add_force("drive", "joint-torque", marker_i="carrier.hub", marker_j="rim.hub", function=100.0)
-    m.add_force("tyre", "tyre", marker_i="carrier.hub", marker_j="rim.hub", tyre="MF61",
-                damping=4000.0, transient=transient)
     return compile_model(m)
 
 

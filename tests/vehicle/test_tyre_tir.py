@@ -135,14 +135,6 @@ def test_missing_required_keyword_names_it_and_the_file(key, section):
                               "the Magic Formula needs it (expected a number)")
 
 
-def test_unknown_fittyp():
-    text = set_value(MF61.read_text(), "FITTYP", "7")
-    with pytest.raises(ModelError) as exc:
-        load_text(text)
-    assert str(exc.value) == (f"bad.tir:{line_of(text, 'FITTYP')} [MODEL] FITTYP: unknown value 7; "
-                              "expected one of 6, 21, 61, 62 (6/21: MF 5.2, 61: MF 6.1, 62: MF 6.2)")
-
-
 def test_missing_fittyp_with_a_format_that_does_not_name_the_model():
     with pytest.raises(ModelError) as exc:
         load_text(drop_line(MF61.read_text(), "FITTYP"))
@@ -152,21 +144,20 @@ def test_missing_fittyp_with_a_format_that_does_not_name_the_model():
         "'MF_52', 'MF_61'")
 
 
-def test_unknown_unit_value():
-    text = set_value(MF61.read_text(), "LENGTH", "'mm'")
+@pytest.mark.parametrize("key, section, raw, message", [
+    ("FITTYP", "MODEL", "7", "unknown value 7; expected one of 6, 21, 61, 62 (6/21: MF 5.2, 61: "
+                             "MF 6.1, 62: MF 6.2)"),
+    ("LENGTH", "UNITS", "'mm'", "unit 'mm' is not supported; expected 'meter' (SI units)"),
+    ("PCX1", "LONGITUDINAL_COEFFICIENTS", "1.5x", "value '1.5x' is not a number; expected e.g. "
+                                                  "1.0e+00"),
+    ("PCX1", "LONGITUDINAL_COEFFICIENTS", "'1.5'", "value '1.5' is a quoted string, not a number; "
+                                                   "expected e.g. 1.0e+00"),
+], ids=["unknown-fittyp", "unknown-unit", "non-numeric", "quoted-number"])
+def test_bad_value_names_its_line_section_and_keyword(key, section, raw, message):
+    text = set_value(MF61.read_text(), key, raw)
     with pytest.raises(ModelError) as exc:
         load_text(text)
-    assert str(exc.value) == (f"bad.tir:{line_of(text, 'LENGTH')} [UNITS] LENGTH: unit 'mm' is not "
-                              "supported; expected 'meter' (SI units)")
-
-
-@pytest.mark.parametrize("raw, shown", [("1.5x", "value '1.5x' is"), ("'1.5'", "value '1.5' is a quoted string,")])
-def test_non_numeric_value(raw, shown):
-    text = set_value(MF61.read_text(), "PCX1", raw)
-    with pytest.raises(ModelError) as exc:
-        load_text(text)
-    assert str(exc.value) == (f"bad.tir:{line_of(text, 'PCX1')} [LONGITUDINAL_COEFFICIENTS] PCX1: "
-                              f"{shown} not a number; expected e.g. 1.0e+00")
+    assert str(exc.value) == f"bad.tir:{line_of(text, key)} [{section}] {key}: {message}"
 
 
 def test_line_without_equals_and_bad_header():
@@ -207,9 +198,9 @@ def test_params_array_holds_the_file_values():
     assert np.all(np.isfinite(props.params[[mfk.I_PCX1, mfk.I_QSX14, mfk.I_SSZ4]]))
 
 
-# -- encodings and quotes (issues 31 and 32) -------------------------------------------------------
+# -- encodings and quotes -------------------------------------------------------------------------
 def test_a_utf8_byte_order_mark_is_read(tmp_path):
-    """An editor's BOM before [MDI_HEADER] made the first line "not 'KEY = value'" (issue 31)."""
+    """An editor's BOM before [MDI_HEADER] made the first line "not 'KEY = value'"."""
     bom = tmp_path / "bom.tir"
     bom.write_bytes(b"\xef\xbb\xbf" + MF61.read_bytes())
     a, b = load_tir(bom), load_tir(MF61)

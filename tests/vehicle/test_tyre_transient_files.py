@@ -1,4 +1,4 @@
-"""Which tyre files can run transient (seed 003 eqs. 4.22-4.24): those that give relaxation
+"""Which tyre files can run transient (Carpinelli 2015 eqs. 4.22-4.24): those that give relaxation
 lengths — MF 6.1 through its carcass stiffnesses, MF 5.2 / PAC2002 through PTX1-3, PTY1-2."""
 from __future__ import annotations
 

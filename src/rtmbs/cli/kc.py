@@ -126,12 +126,29 @@ def write_markdown(path: Path, res) -> Path:
     return path
 
 
-def plot_travel(path: Path, res) -> Path:
+def _pyplot():
+    """matplotlib.pyplot on the Agg backend (files only, no display)."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
+    return plt
+
+
+def _save(fig, title: str, path: Path) -> Path:
+    """Title ``fig``, save it to ``path`` (100 dpi) and close it."""
+    import matplotlib.pyplot as plt
+
+    fig.suptitle(title)
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+    return path
+
+
+def plot_travel(path: Path, res) -> Path:
+    plt = _pyplot()
     t = res.travel
     fig, ax = plt.subplots(2, 3, figsize=(13, 7))
     for a, (col, label) in zip(ax.flat, [("camber", "camber [deg]"), ("toe_in", "toe-in [deg]"),
@@ -145,19 +162,11 @@ def plot_travel(path: Path, res) -> Path:
         a.set_xlabel(label)
         a.set_ylabel("wheel travel [mm]")
         a.grid(True)
-    fig.suptitle(f"{res.model} {res.corner}: K&C against wheel travel ({res.mode})")
-    fig.tight_layout()
-    fig.savefig(path, dpi=100)
-    plt.close(fig)
-    return path
+    return _save(fig, f"{res.model} {res.corner}: K&C against wheel travel ({res.mode})", path)
 
 
 def plot_steering(path: Path, res) -> Path:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
+    plt = _pyplot()
     st = res.steering
     fig, ax = plt.subplots(1, 2, figsize=(11, 4.5))
     ax[0].plot(st["rack_travel"], st["steer"], "o-", ms=3, label=res.corner)
@@ -169,8 +178,4 @@ def plot_steering(path: Path, res) -> Path:
     for a in ax:
         a.set_xlabel("rack travel [mm] (+ left)")
         a.grid(True)
-    fig.suptitle(f"{res.model} {res.corner}: steering")
-    fig.tight_layout()
-    fig.savefig(path, dpi=100)
-    plt.close(fig)
-    return path
+    return _save(fig, f"{res.model} {res.corner}: steering", path)

@@ -184,12 +184,7 @@ def quarter_car_model(params: dict | None = None, road: dict | None = None, tyre
                 road, transient, arm_cg=masses.arm_cg)
     # the paper's body names: arm and rim
     _rename(m, {"arm_rl": "arm", "rim_rl": "rim", "tyre_rl": "tyre", "spring_rl": "spring"})
-    m.add_input("drive_torque", "channel", value=0.0)
-    m.add_input("brake_torque", "channel", value=0.0)
-    m.add_force("drive", "joint-torque", marker_i="chassis.drive_rl", marker_j="rim.hub",
-                function="drive_torque")
-    m.add_force("brake", "brake", marker_i="arm.spindle", marker_j="rim.hub",
-                function="brake_torque")
+    ml.add_drive_and_brake(m, ("chassis.drive_rl", "rim.hub"), ("arm.spindle", "rim.hub"))
     return m
 
 

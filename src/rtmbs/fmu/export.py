@@ -203,6 +203,17 @@ def _unit_definitions(units) -> list[str]:
     return lines
 
 
+def _variable(v: dict, ref: int) -> str:
+    """The attributes a variable has in FMI 2 and 3 alike: name, value reference, description."""
+    return (f'name={quoteattr(v["name"])} valueReference="{ref}" '
+            f'description={quoteattr(v["description"])}')
+
+
+def _unit(v: dict) -> str:
+    """An output's unit attribute (with its leading space), empty if it has none."""
+    return f" unit={quoteattr(v['unit'])}" if v["unit"] else ""
+
+
 def model_description(fmi: int, ident: str, token: str, info: dict, sources: list[str]) -> str:
     h = info["h"]
     ins, outs = info["inputs"], info["outputs"]
@@ -229,15 +240,12 @@ def model_description(fmi: int, ident: str, token: str, info: dict, sources: lis
         head.append(f'  <DefaultExperiment startTime="0" stepSize="{h!r}"/>')
         head.append("  <ModelVariables>")
         for k, i in enumerate(ins):
-            head.append(f'    <ScalarVariable name={quoteattr(i["name"])} valueReference="{k + 1}" '
-                        f'description={quoteattr(i["description"])} causality="input" '
+            head.append(f'    <ScalarVariable {_variable(i, k + 1)} causality="input" '
                         f'variability="continuous"><Real start="{i["start"]!r}"/></ScalarVariable>')
         for k, o in enumerate(outs):
-            unit = f" unit={quoteattr(o['unit'])}" if o["unit"] else ""
-            head.append(f'    <ScalarVariable name={quoteattr(o["name"])} '
-                        f'valueReference="{nin + k + 1}" description={quoteattr(o["description"])} '
-                        f'causality="output" variability="continuous" initial="calculated">'
-                        f'<Real{unit}/></ScalarVariable>')
+            head.append(f'    <ScalarVariable {_variable(o, nin + k + 1)} causality="output" '
+                        f'variability="continuous" initial="calculated"><Real{_unit(o)}/>'
+                        '</ScalarVariable>')
         head.append("  </ModelVariables>")
         head.append("  <ModelStructure>")
         idx = [f'      <Unknown index="{nin + k + 1}"/>' for k in range(len(outs))]
@@ -261,14 +269,11 @@ def model_description(fmi: int, ident: str, token: str, info: dict, sources: lis
     head.append('    <Float64 name="time" valueReference="0" causality="independent" '
                 'variability="continuous" unit="s" description="simulation time [s]"/>')
     for k, i in enumerate(ins):
-        head.append(f'    <Float64 name={quoteattr(i["name"])} valueReference="{k + 1}" '
-                    f'description={quoteattr(i["description"])} causality="input" '
+        head.append(f'    <Float64 {_variable(i, k + 1)} causality="input" '
                     f'variability="continuous" start="{i["start"]!r}"/>')
     for k, o in enumerate(outs):
-        unit = f" unit={quoteattr(o['unit'])}" if o["unit"] else ""
-        head.append(f'    <Float64 name={quoteattr(o["name"])} valueReference="{nin + k + 1}" '
-                    f'description={quoteattr(o["description"])} causality="output" '
-                    f'variability="continuous" initial="calculated"{unit}/>')
+        head.append(f'    <Float64 {_variable(o, nin + k + 1)} causality="output" '
+                    f'variability="continuous" initial="calculated"{_unit(o)}/>')
     head.append("  </ModelVariables>")
     head.append("  <ModelStructure>")
     head += [f'    <Output valueReference="{nin + k + 1}"/>' for k in range(len(outs))]

@@ -122,17 +122,7 @@ def _udp_config(udp, system):
         cfg, where = UdpConfig.from_dict(udp), "udp"
     else:
         cfg, where = udp, "udp"
-    from ..errors import ModelError, did_you_mean
-
-    ins, outs = list(system.input_names), list(system.output_names)
-    for i, ch in enumerate(cfg.inputs):
-        if ch.name not in ins:
-            raise ModelError(f"{where}.inputs[{i}]", f"model '{system.name}' has no input "
-                             f"'{ch.name}'" + did_you_mean(ch.name, ins))
-    for j, nm in enumerate(cfg.outputs):
-        if nm not in outs:
-            raise ModelError(f"{where}.outputs[{j}]", f"model '{system.name}' has no output "
-                             f"'{nm}'" + did_you_mean(nm, outs))
+    cfg.check_against(system, where)
     return cfg
 
 

@@ -315,6 +315,16 @@ def _function(v):
 # JOINT_EQUATIONS (type -> number of equations) follows from the joint table of .registry
 
 
+def _known_type(v, kind: str, known):
+    """``v`` if it is one of ``known`` (the registry of joint or force types), else a ValueError
+    naming the ``kind`` and the closest known types."""
+    if v not in known:
+        from ..errors import did_you_mean
+
+        raise ValueError(f"unknown {kind} type '{v}'" + did_you_mean(v, known))
+    return v
+
+
 class Joint(_Strict):
     """An ideal joint between marker_i (on body i) and marker_j (on body j), with the number of
     equations of Carpinelli 2015 §4.2.2. Axes: revolute/cylindrical/prismatic about marker_i's z;
@@ -332,15 +342,7 @@ class Joint(_Strict):
     function: FunctionSpec | None = None
 
     _v_fn = field_validator("function", mode="before")(lambda cls, v: _function(v))
-
-    @field_validator("type")
-    @classmethod
-    def _type(cls, v):
-        if v not in JOINT_EQUATIONS:
-            from ..errors import did_you_mean
-
-            raise ValueError(f"unknown joint type '{v}'" + did_you_mean(v, JOINT_EQUATIONS))
-        return v
+    _v_type = field_validator("type")(lambda cls, v: _known_type(v, "joint", JOINT_EQUATIONS))
 
     @model_validator(mode="after")
     def _motion(self):
@@ -418,15 +420,7 @@ class Force(_Strict):
 
     _v_fn = field_validator("function", mode="before")(lambda cls, v: _function(v))
     _v_nb = field_validator("stiffness", "damping", mode="before")(lambda cls, v: _no_booleans(v))
-
-    @field_validator("type")
-    @classmethod
-    def _type(cls, v):
-        if v not in FORCE_TYPES:
-            from ..errors import did_you_mean
-
-            raise ValueError(f"unknown force type '{v}'" + did_you_mean(v, FORCE_TYPES))
-        return v
+    _v_type = field_validator("type")(lambda cls, v: _known_type(v, "force", FORCE_TYPES))
 
     @model_validator(mode="after")
     def _check(self):

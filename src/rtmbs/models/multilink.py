@@ -238,15 +238,21 @@ def multilink_model(variant: str = "ideal", tyre: str | None = None, road: dict 
     m.add_force("stops", "stop", marker_i=ci, marker_j=cj, min_length=round(L - BUMP_TRAVEL, 9),
                 max_length=round(L + REBOUND_TRAVEL, 9), **STOP)
     # -- driveline loads ---------------------------------------------------------------------------------
-    m.add_input("drive_torque", "channel", value=0.0)
-    m.add_input("brake_torque", "channel", value=0.0)
-    m.add_force("drive", "joint-torque", marker_i="chassis.diff", marker_j="outshaft.diff",
-                function="drive_torque")
-    m.add_force("brake", "brake", marker_i="knuckle.spindle", marker_j="rim.hub",
-                function="brake_torque")
+    add_drive_and_brake(m, ("chassis.diff", "outshaft.diff"), ("knuckle.spindle", "rim.hub"))
     # -- tyre ----------------------------------------------------------------------------------------
     _add_tyre(m, tyre, road, transient, wc, s, ex)
     return m
+
+
+def add_drive_and_brake(m: Model, drive: tuple[str, str], brake: tuple[str, str]) -> None:
+    """A driven and braked wheel: the input channels ``drive_torque`` and ``brake_torque`` (0 at
+    the start), a joint torque ``drive`` = drive_torque between the markers ``drive`` (i, j) and a
+    brake ``brake`` of torque brake_torque between the markers ``brake`` (i, j)."""
+    m.add_input("drive_torque", "channel", value=0.0)
+    m.add_input("brake_torque", "channel", value=0.0)
+    m.add_force("drive", "joint-torque", marker_i=drive[0], marker_j=drive[1],
+                function="drive_torque")
+    m.add_force("brake", "brake", marker_i=brake[0], marker_j=brake[1], function="brake_torque")
 
 
 def _add_tyre(m: Model, tyre: str, road, transient, wc, s, ex):

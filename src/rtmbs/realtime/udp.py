@@ -143,6 +143,19 @@ class UdpConfig:
         cfg.decimation = dec
         return cfg
 
+    def check_against(self, system: MechanicalSystem, where: str = "udp") -> None:
+        """Raise :class:`ModelError` at ``where``.inputs[i] / .outputs[j] for a channel that
+        ``system`` has no input / output of that name."""
+        ins, outs = list(system.input_names), list(system.output_names)
+        for i, ch in enumerate(self.inputs):
+            if ch.name not in ins:
+                raise ModelError(f"{where}.inputs[{i}]", f"model '{system.name}' has no input "
+                                 f"'{ch.name}'" + did_you_mean(ch.name, ins))
+        for j, nm in enumerate(self.outputs):
+            if nm not in outs:
+                raise ModelError(f"{where}.outputs[{j}]", f"model '{system.name}' has no output "
+                                 f"'{nm}'" + did_you_mean(nm, outs))
+
 
 def _address(v, where) -> tuple[str, int]:
     if isinstance(v, dict):
@@ -208,16 +221,8 @@ class UdpIO(RealtimeIO):
         if self.sock is not None:
             return
         cfg = self.config
-        ins = list(system.input_names)
+        cfg.check_against(system)
         outs = list(system.output_names)
-        for i, ch in enumerate(cfg.inputs):
-            if ch.name not in ins:
-                raise ModelError(f"udp.inputs[{i}]", f"model '{system.name}' has no input "
-                                 f"'{ch.name}'" + did_you_mean(ch.name, ins))
-        for j, nm in enumerate(cfg.outputs):
-            if nm not in outs:
-                raise ModelError(f"udp.outputs[{j}]", f"model '{system.name}' has no output "
-                                 f"'{nm}'" + did_you_mean(nm, outs))
         nin, nout = len(cfg.inputs), len(cfg.outputs)
         self._in_names = [c.name for c in cfg.inputs]
         self._scale = [c.scale for c in cfg.inputs]

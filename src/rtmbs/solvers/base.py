@@ -187,6 +187,22 @@ class Solver:
         self.timers = {p: 0.0 for p in PHASES}
         self._nfallback0 = self._fallbacks()
 
+    def add_step_counts(self, k: int, per_step: tuple[int, int, int]) -> None:
+        """Count ``k`` steps done in compiled code (one step or a rollout's), each of
+        ``per_step`` = (evaluations, factorisations, solves)."""
+        ne, nf, ns = per_step
+        self.nstep += k
+        self.neval += k * ne
+        self.nfactor += k * nf
+        self.nsolve += k * ns
+
+    def _workspace_at_first_use(self, name: str = "_ws"):
+        """The dense workspace held in ``self.<name>``, made at its first use (a solver whose
+        compiled step reads packed buffers keeps one for its dense views)."""
+        if self.__dict__.get(name) is None:
+            self.__dict__[name] = self.system.workspace()
+        return self.__dict__[name]
+
     def _sparse_factors(self):
         """The ``SparseLU`` objects of the step (for the fallback counters); none by default."""
         return ()

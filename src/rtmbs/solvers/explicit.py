@@ -207,11 +207,7 @@ class ExplicitEuler(Solver):
 
     def count_steps(self, k: int) -> None:
         """Count ``k`` compiled steps (``rtmbs.solvers.rollout``)."""
-        ne, nf, ns = self._per_step
-        self.nstep += k
-        self.neval += k * ne
-        self.nfactor += k * nf
-        self.nsolve += k * ns
+        self.add_step_counts(k, self._per_step)
 
     @property
     def rollout_runner(self):

@@ -20,7 +20,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import dense
-from .sparse import SparseKKT, kkt_hubs, kkt_values, lu_solve_sp, lu_solve_t_sp
+from .sparse import LUStatistics, SparseKKT, kkt_hubs, kkt_values, lu_solve_sp, lu_solve_t_sp
 
 
 def _is_dense(fa) -> bool:
@@ -99,7 +99,7 @@ class KKTFactorisation:
     last_fallback = -1
 
 
-class SparseKKTFactorisation(KKTFactorisation):
+class SparseKKTFactorisation(LUStatistics, KKTFactorisation):
     """:class:`KKTFactorisation` on the fixed patterns of A (``a_pattern``) and Φq: a
     :class:`~rtmbs.solvers.sparse.SparseKKT`, analysed at the first ``factor``."""
 
@@ -122,18 +122,6 @@ class SparseKKTFactorisation(KKTFactorisation):
         self.lu.ratio, self.lu.growth = ratio, growth
         self.ratio = ratio
         return ratio
-
-    @property
-    def nanalyse(self) -> int:
-        return self.lu.nanalyse
-
-    @property
-    def nfallback(self) -> int:
-        return self.lu.nfallback
-
-    @property
-    def last_fallback(self) -> int:
-        return self.lu.last_fallback
 
 
 def make_kkt(system, sparse: bool, a_pattern=None) -> KKTFactorisation:

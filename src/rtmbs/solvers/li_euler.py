@@ -292,9 +292,7 @@ class LIEuler(Solver):
     # the dense workspaces, made at first use (the compiled step reads the packed ones)
     @property
     def ws(self):
-        if self.__dict__.get("_ws") is None:
-            self._ws = self.system.workspace()
-        return self._ws
+        return self._workspace_at_first_use()
 
     @ws.setter
     def ws(self, value):
@@ -310,9 +308,7 @@ class LIEuler(Solver):
 
     @property
     def ws1(self):
-        if self.__dict__.get("_ws1") is None:
-            self._ws1 = self.system.workspace()
-        return self._ws1
+        return self._workspace_at_first_use("_ws1")
 
     def _nanalyse_total(self) -> int:
         return sum(k.nanalyse for k in (getattr(self, "skkt", None), getattr(self, "sproj", None),
@@ -438,11 +434,7 @@ class LIEuler(Solver):
         lu = self._lu
         lu.ratio, lu.growth = ratio, r[1]
         self.ratio = ratio
-        ne, nf, ns = self._per_step
-        self.nstep += 1
-        self.neval += ne
-        self.nfactor += nf
-        self.nsolve += ns
+        self.add_step_counts(1, self._per_step)
         state.t = time_after(state.t, h)
         if self._lu2 is not None:  # the second KKT's statistics, as the Python-driven step reports them
             return self._second_stats(r[2], r[3]) and ratio > 0.0
@@ -466,11 +458,7 @@ class LIEuler(Solver):
 
     def count_steps(self, k: int) -> None:
         """Count ``k`` compiled steps (:meth:`_step_fused`, ``rtmbs.solvers.rollout``)."""
-        ne, nf, ns = self._counts_per_step()
-        self.nstep += k
-        self.neval += k * ne
-        self.nfactor += k * nf
-        self.nsolve += k * ns
+        self.add_step_counts(k, self._counts_per_step())
 
     def _step_ggl(self, state: State, h: float):
         ws, ws1, n = self.ws, self.ws1, self.system.n

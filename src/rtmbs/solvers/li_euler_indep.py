@@ -260,9 +260,7 @@ class LIEulerIndep(Solver):
         st = self.__dict__.get("st")
         if st is not None:
             return st.dense_view(0)
-        if self.__dict__.get("_ws") is None:
-            self._ws = self.system.workspace()
-        return self._ws
+        return self._workspace_at_first_use()
 
     @ws.setter
     def ws(self, value):

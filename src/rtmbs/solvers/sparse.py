@@ -766,7 +766,24 @@ def make_kkt_lu(a_pattern, phiq_pattern, pivot_thresh=0.01, augment_pattern=None
                         couplings=km.couplings)
 
 
-class SparseKKT:
+class LUStatistics:
+    """The analysis and fallback counters of a factorisation held in ``self.lu`` (a
+    :class:`SparseLU`), read through."""
+
+    @property
+    def nanalyse(self) -> int:
+        return self.lu.nanalyse
+
+    @property
+    def nfallback(self) -> int:
+        return self.lu.nfallback
+
+    @property
+    def last_fallback(self) -> int:
+        return self.lu.last_fallback
+
+
+class SparseKKT(LUStatistics):
     """A KKT matrix [M − cd Jq̇ − c Jq, s Φq_topᵀ; Φq_bottom, 0] on fixed patterns: gather from
     dense workspace arrays, factor (analysing at the first call: every multiplier eliminated
     after the coordinates of its row, or condensed onto one of ``hubs``, no pivoting, module
@@ -829,14 +846,6 @@ class SparseKKT:
 
     def solve(self, rhs) -> None:
         lu_solve_sp(self.lu.ib, self.lu.fb, rhs)
-
-    @property
-    def nanalyse(self) -> int:
-        return self.lu.nanalyse
-
-    @property
-    def nfallback(self) -> int:
-        return self.lu.nfallback
 
 
 # -- the analysis's bookkeeping and a re-reference (Algorithm 2's rebase) ----------------

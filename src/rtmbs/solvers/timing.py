@@ -14,6 +14,32 @@ from ..errors import SolverError
 from .base import get_solver
 
 
+def cpu_model(fallback: str | None = None) -> str:
+    """The processor's model name, as the benchmarks and studies report the machine: the "model
+    name" of /proc/cpuinfo (Linux); without it ``fallback``, by default ``platform.processor()``
+    or "?"."""
+    import platform
+
+    try:
+        with open("/proc/cpuinfo") as fh:
+            for line in fh:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return (platform.processor() or "?") if fallback is None else fallback
+
+
+def median_cpu_s(fn, repeats: int = 15) -> tuple[float, float]:
+    """(median, least) process CPU seconds of ``repeats`` calls of ``fn()``."""
+    ts = []
+    for _ in range(repeats):
+        t0 = time.process_time()
+        fn()
+        ts.append(time.process_time() - t0)
+    return float(np.median(ts)), min(ts)
+
+
 def factorisation_events(slv) -> dict:
     """Counters of the rare, non-fixed-cost events (docs/solvers.md "fixed cost")."""
     return {k: int(getattr(slv, k, 0)) for k in ("nanalyse", "nfallback", "nrebase")}

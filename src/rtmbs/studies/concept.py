@@ -43,7 +43,7 @@ from ..concept import models as cm
 from ..models.multilink import multilink_model
 from ..system import compile_model
 from ..model import strict_json
-from .figures import figure
+from .figures import cost_history, figure
 from .verdicts import (Criterion, Finding, all_of, at_most, below, finding, findings_section,
                        is_true, not_comparable, ratio_within)
 
@@ -362,16 +362,9 @@ def _fig(rows, cols=1, height=200):
 
 
 def _plots(out, res, traj, test, quick):
-    fig, ax = _fig(1)
-    for kind in ("stacked", "cumulative"):
-        h = res["identification"][kind]["history"]
-        ax[0, 0].semilogy(range(len(h)), np.maximum(h, 1e-300), "o-", label=kind)
-    ax[0, 0].set_xlabel("iteration")
-    ax[0, 0].set_ylabel("cost ½‖r‖²")
-    ax[0, 0].legend()
-    ax[0, 0].grid(True, which="both", alpha=0.3)
-    fig.suptitle("Identification cost history (Carpinelli 2015 Fig. 5.8)")
-    fig.savefig(out / "fig_cost.png")
+    cost_history([(kind, res["identification"][kind]["history"])
+                  for kind in ("stacked", "cumulative")],
+                 "Identification cost history (Carpinelli 2015 Fig. 5.8)", out / "fig_cost.png")
     zoom = (8.0 * (QUICK_SCALE if quick else 1.0), 10.0 * (QUICK_SCALE if quick else 1.0))
     for man, lines in (("test", ("before", "stacked", "cumulative")), ("V1", ("stacked",)),
                        ("V2", ("stacked",))):

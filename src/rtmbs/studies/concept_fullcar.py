@@ -17,6 +17,7 @@ import numpy as np
 
 from ..concept import calibrate as idf
 from ..concept import table53 as T
+from .figures import cost_history, finish
 from .figures import figure as _fig
 from .verdicts import Criterion, Finding, all_of, at_most, finding, findings_section, is_true
 
@@ -157,10 +158,8 @@ def _plots(out, res, traj):
                    label="road + design height")
         a.set_ylabel(f"{c.upper()} wheel centre z [m]")
         a.grid(True, alpha=0.3)
-    ax[0, 0].legend(fontsize="x-small")
-    ax[-1, 0].set_xlabel("t [s]")
-    fig.suptitle("Wheel-centre heights from strokes and corner accelerations (Carpinelli 2015 Fig. 5.26)")
-    fig.savefig(out / "fig_53_reconstruction.png")
+    finish(fig, ax, "Wheel-centre heights from strokes and corner accelerations (Carpinelli 2015 Fig. 5.26)",
+           out / "fig_53_reconstruction.png", legend="x-small")
 
     fig, ax = _fig(4, 1)
     tt = t[1:]
@@ -171,21 +170,11 @@ def _plots(out, res, traj):
         a.plot(tt, traj[f"{k}_after"], "b", lw=0.9, label="identified")
         a.set_ylabel(f"stroke {k[2:].upper()} [m]")
         a.grid(True, alpha=0.3)
-    ax[0, 0].legend(fontsize="x-small")
-    ax[-1, 0].set_xlabel("t [s]")
-    fig.suptitle("Identification: suspension strokes, sedan vs 5-body model (Carpinelli 2015 §5.2.4)")
-    fig.savefig(out / "fig_53_strokes.png")
+    finish(fig, ax, "Identification: suspension strokes, sedan vs 5-body model (Carpinelli 2015 §5.2.4)",
+           out / "fig_53_strokes.png", legend="x-small")
 
-    fig, ax = _fig(1)
-    for kind, r in res["identification"].items():
-        h = r["history"]
-        ax[0, 0].semilogy(range(len(h)), np.maximum(h, 1e-300), "o-", label=kind)
-    ax[0, 0].set_xlabel("iteration")
-    ax[0, 0].set_ylabel("cost ½‖r‖²")
-    ax[0, 0].legend()
-    ax[0, 0].grid(True, which="both", alpha=0.3)
-    fig.suptitle("Full-car identification cost history")
-    fig.savefig(out / "fig_53_cost.png")
+    cost_history([(kind, r["history"]) for kind, r in res["identification"].items()],
+                 "Full-car identification cost history", out / "fig_53_cost.png")
 
     for man in T.TABLE_53:
         tm = traj[f"{man}_t"]
@@ -197,10 +186,8 @@ def _plots(out, res, traj):
             a.plot(tm, traj[f"{man}_identified_{s}"], "b", lw=0.9, label="concept, identified")
             a.set_ylabel(lab)
             a.grid(True, alpha=0.3)
-        ax[0, 0].legend(fontsize="x-small")
-        ax[-1, 0].set_xlabel("t [s]")
-        fig.suptitle(f"Validation manoeuvre {man} (Carpinelli 2015 Figs 5.29-5.31)")
-        fig.savefig(out / f"fig_53_{man}.png")
+        finish(fig, ax, f"Validation manoeuvre {man} (Carpinelli 2015 Figs 5.29-5.31)",
+               out / f"fig_53_{man}.png", legend="x-small")
 
 
 # -- Carpinelli 2015 §5.2.4: one pure function per finding -----------------------------------------

@@ -33,7 +33,7 @@ from ..solvers.timing import bench_steps
 from ..concept import measurement as cs
 from ..manoeuvres.campaign import CORNERS, PHASES, QUICK_SCALE, run_campaign, vehicle_system
 from ..model import strict_json
-from .figures import figure
+from .figures import figure, finish
 from .verdicts import (Finding, above, all_of, at_most, below, finding, findings_section, is_true,
                        ordering_holds, ratio_within, within)
 
@@ -461,33 +461,26 @@ def _plots(out, c, rec):
     ax[1, 0].plot(t, 3.6 * c.speed, label="speed")
     ax[1, 0].plot(t, 3.6 * c.target_speed, "k:", lw=0.8, label="target of the drive controller")
     ax[1, 0].set_ylabel("speed [km/h]")
-    ax[1, 0].legend(fontsize="small")
-    ax[-1, 0].set_xlabel("t [s]")
     _phase_lines(ax, c)
-    fig.suptitle("Inputs and longitudinal speed (Carpinelli 2015 Fig. 5.18)")
-    fig.savefig(out / PLOTS[1])
+    finish(fig, ax, "Inputs and longitudinal speed (Carpinelli 2015 Fig. 5.18)",
+           out / PLOTS[1], legend_row=1)
 
     fig, ax = _fig(4)
     for i, k in enumerate(CORNERS):
         ax[i, 0].plot(t, 1e3 * c.stroke[k], color="0.7", lw=0.6, label="raw")
         ax[i, 0].plot(t, 1e3 * rec[k]["stroke_lp"], lw=0.8, label="low-pass 25 Hz")
         ax[i, 0].set_ylabel(f"{k.upper()} stroke [mm]")
-    ax[0, 0].legend(fontsize="small")
-    ax[-1, 0].set_xlabel("t [s]")
     _phase_lines(ax, c)
-    fig.suptitle("Suspension strokes, + extension (Carpinelli 2015 Fig. 5.19)")
-    fig.savefig(out / PLOTS[2])
+    finish(fig, ax, "Suspension strokes, + extension (Carpinelli 2015 Fig. 5.19)", out / PLOTS[2])
 
     fig, ax = _fig(4)
     for i, k in enumerate(CORNERS):
         ax[i, 0].plot(t, c.corner_acc[k], color="0.7", lw=0.6, label="raw")
         ax[i, 0].plot(t, rec[k]["acc_hp"], lw=0.6, label="high-pass 0.5 Hz")
         ax[i, 0].set_ylabel(f"{k.upper()} [m/s²]")
-    ax[0, 0].legend(fontsize="small")
-    ax[-1, 0].set_xlabel("t [s]")
     _phase_lines(ax, c)
-    fig.suptitle("Body-corner vertical accelerations (Carpinelli 2015 Fig. 5.20)")
-    fig.savefig(out / PLOTS[3])
+    finish(fig, ax, "Body-corner vertical accelerations (Carpinelli 2015 Fig. 5.20)",
+           out / PLOTS[3])
 
     for name, key, title in ((PLOTS[4], "step1", "step 1: double integration (Fig. 5.21)"),
                              (PLOTS[5], "step2", "step 2: + strokes < 0.5 Hz (Fig. 5.22)")):
@@ -498,11 +491,8 @@ def _plots(out, c, rec):
                           label="true less the road's < 0.5 Hz part")
             ax[i, 0].plot(t, 1e3 * rec[k][key], "b", lw=0.8, label="estimated")
             ax[i, 0].set_ylabel(f"{k.upper()} corner z [mm]")
-        ax[0, 0].legend(fontsize="small")
-        ax[-1, 0].set_xlabel("t [s]")
         _phase_lines(ax, c)
-        fig.suptitle(f"Chassis corner vertical displacement, {title}")
-        fig.savefig(out / name)
+        finish(fig, ax, f"Chassis corner vertical displacement, {title}", out / name)
 
     fig, ax = _fig(3)
     ax[0, 0].plot(t, 1e3 * rec["fl"]["tyre_true"], "r", lw=1.0, label="true FL (< 0.5 Hz)")
@@ -515,11 +505,9 @@ def _plots(out, c, rec):
                           label="true less the road's < 0.5 Hz part")
         ax[i + 1, 0].plot(t, 1e3 * rec[k]["step3"], "b", lw=0.8, label="step 3")
         ax[i + 1, 0].set_ylabel(f"{k.upper()} corner z [mm]")
-    ax[1, 0].legend(fontsize="small")
-    ax[-1, 0].set_xlabel("t [s]")
     _phase_lines(ax, c)
-    fig.suptitle("Tyre deflection of the load transfer (Fig. 5.24) and step 3 (Fig. 5.25)")
-    fig.savefig(out / PLOTS[6])
+    finish(fig, ax, "Tyre deflection of the load transfer (Fig. 5.24) and step 3 (Fig. 5.25)",
+           out / PLOTS[6], legend_row=1)
 
     fig, ax = _fig(2)
     for i, k in enumerate(("fl", "rl")):
@@ -528,11 +516,9 @@ def _plots(out, c, rec):
                       label="true less the road's < 0.5 Hz part")
         ax[i, 0].plot(t, 1e3 * rec[k]["wc_step3"], "b", lw=0.8, label="estimated (step 3)")
         ax[i, 0].set_ylabel(f"{k.upper()} wheel centre z [mm]")
-    ax[0, 0].legend(fontsize="small")
-    ax[-1, 0].set_xlabel("t [s]")
     _phase_lines(ax, c)
-    fig.suptitle("Wheel-centre vertical displacements (Carpinelli 2015 Fig. 5.26)")
-    fig.savefig(out / PLOTS[7])
+    finish(fig, ax, "Wheel-centre vertical displacements (Carpinelli 2015 Fig. 5.26)",
+           out / PLOTS[7])
 
 
 # -- report ---------------------------------------------------------------------------------------

@@ -43,7 +43,7 @@ from ..protocol import EVAL_GAMMA, EVAL_M, EVAL_PHI, EVAL_PHIQ, EVAL_Q
 from ..solvers.formulations import get_formulation
 from ..solvers.index1 import integrate_index1
 from ..solvers.partitioning import NEWTON_TOL_FACTOR, choose_coordinates
-from .verdicts import FAILS, HOLDS, Finding, findings_table
+from .verdicts import FAILS, HOLDS, Finding, findings_table, fmt_number
 
 #: Formulations in the order of the report (the paper's five, plus the KKT pseudoinverse of
 #: eq. 11, which is the paper's "direct" column for the overconstrained strut).
@@ -234,16 +234,6 @@ def _reference(system, t_end, dt_out, out_dir, log, tag=""):
         f"difference to {REF_CHECK_TOL:g}: {self_err:.1e}")
     np.savez(path, t=ref.t, q=ref.q, self_err=self_err, wall=wall, key=json.dumps(key))
     return ref.t, ref.q, self_err, wall
-
-
-def _fmt(x, digits=2):
-    if x is None:
-        return "–"
-    if isinstance(x, str):
-        return x
-    if not math.isfinite(x):
-        return "∞"
-    return f"{x:.{digits}e}"
 
 
 def _fmt_s(x):
@@ -838,8 +828,8 @@ def _report(info: dict) -> str:
     if cn:
         w("* Constraint norms (Figs 9-11, simplified strut, least-squares 2, tol "
           f"{min(tols):g}): max ‖Φ‖ / ‖Φ̇‖ / ‖Φ̈‖: "
-          + "; ".join(f"{k} {_fmt(v['phi_max'], 1)} / {_fmt(v['phid_max'], 1)} / "
-                      f"{_fmt(v['phidd_max'], 1)}" for k, v in cn.items())
+          + "; ".join(f"{k} {fmt_number(v['phi_max'], 1)} / {fmt_number(v['phid_max'], 1)} / "
+                      f"{fmt_number(v['phidd_max'], 1)}" for k, v in cn.items())
           + ".")
         drift = [r for r in runs if _ok(r) and r["strut"] == "simplified"
                  and r["formulation"] == FIG_FORMULATION and r["tol"] == min(tols)]
@@ -888,7 +878,7 @@ def _report(info: dict) -> str:
                         cells.append(r["short_reason"])
                     else:
                         cells.append(f"{_fmt_s(r['wall_mean'])} / {r['nfev']} / "
-                                     f"{_fmt(r['err_indep'], 1)}")
+                                     f"{fmt_number(r['err_indep'], 1)}")
                 w(f"| {tol:g} | " + " | ".join(cells) + " |")
                 if tol in ptab:
                     vals = dict(zip(PAPER_COLUMNS, ptab[tol]))
@@ -912,8 +902,8 @@ def _report(info: dict) -> str:
                     continue
                 grow = r["phi_last_quarter"] / max(r["phi_first_quarter"], 1e-300)
                 part = stab == "partitioning"
-                w(f"| {s} | {stab} | {tol:g} | {_fmt(r['phi_max'], 1)} | {grow:.2g} | "
-                  f"{_fmt(r['phid_max'], 1)} | "
+                w(f"| {s} | {stab} | {tol:g} | {fmt_number(r['phi_max'], 1)} | {grow:.2g} | "
+                  f"{fmt_number(r['phid_max'], 1)} | "
                   + (f"{r['newton_tol']:.0e} | {r['newton_iterations_per_call']:.2f} "
                      f"({r['newton_max_iterations']}) | {r['cond_dep_max']:.2g} |" if part
                      else "– | – | – |"))

@@ -40,7 +40,8 @@ from ..errors import RtmbsError
 from ..models.truck import TruckParams, truck
 from ..solvers.base import get_solver, time_after
 from ..solvers.simulate import simulate
-from .verdicts import FAILS, HOLDS, Finding, findings_table
+from ..solvers.timing import cpu_model
+from .verdicts import FAILS, HOLDS, Finding, findings_table, fmt_number
 
 #: µs per step of the truck benchmark Table 2 on the DS1006 (3 GHz), for comparison in the report.
 SEED_TABLE2 = {
@@ -153,13 +154,7 @@ def _gaps(sys, Q):
 
 
 def _fmt(x, digits=2):
-    if x is None:
-        return "–"
-    if isinstance(x, str):
-        return x
-    if not math.isfinite(x):
-        return "diverged"
-    return f"{x:.{digits}e}"
+    return fmt_number(x, digits, not_finite="diverged")
 
 
 def run_truck_study(out_dir, quick: bool = False, reference_method: str = "DOP853",
@@ -506,12 +501,7 @@ def _plots(out, t, q_ode, q_dae, runs, T):
 def _machine():
     import platform
 
-    try:
-        with open("/proc/cpuinfo") as fh:
-            cpu = next((ln.split(":", 1)[1].strip() for ln in fh if ln.startswith("model name")),
-                       platform.processor())
-    except OSError:
-        cpu = platform.processor()
+    cpu = cpu_model(fallback=platform.processor())
     return f"{cpu}, {os.cpu_count()} cores, Python {platform.python_version()}"
 
 

@@ -158,6 +158,18 @@ def _cell(s) -> str:
     return str(s).replace("|", "\\|").replace("\n", " ")
 
 
+def fmt_number(x, digits: int = 2, not_finite: str = "∞") -> str:
+    """A report's number in ``digits``-digit scientific notation: "–" for None, a string as it
+    is, ``not_finite`` for inf or NaN (a run that diverged)."""
+    if x is None:
+        return "–"
+    if isinstance(x, str):
+        return x
+    if not math.isfinite(x):
+        return not_finite
+    return f"{x:.{digits}e}"
+
+
 def tally(findings: Iterable[Finding]) -> str:
     """"N hold, M do not hold, K not comparable (of T)"."""
     fs = list(findings)

@@ -208,6 +208,19 @@ def _edge_aligned_grid(start, length, dx, margin=2):
     return x0, h, n
 
 
+def _bump_args(height, length, start, dx, track_width):
+    """A bump's arguments checked (finite height and start, length and dx > 0, a grid of a
+    bounded size) and its tracks' lateral positions: (height, length, start, dx, y_left,
+    y_right)."""
+    height = _number("road.height", height)
+    length = _positive("road.length", length)
+    start = _number("road.start", start)
+    dx = _positive("road.dx", dx)
+    yl, yr = _tracks(track_width)
+    _check_size("road.dx", length, dx)
+    return height, length, start, dx, yl, yr
+
+
 def square_bump(height: float, length: float, start: float, dx: float = DEFAULT_SHAPE_DX,
                 track_width: float = DEFAULT_TRACK_WIDTH) -> Road:
     """Square bump: z = height for start < x < start + length, 0 elsewhere (both tracks).
@@ -216,12 +229,7 @@ def square_bump(height: float, length: float, start: float, dx: float = DEFAULT_
     edge symmetrically: the height is exact farther than dx/2 from an edge, and each vertical
     edge becomes a ramp one sample wide centred on it (height/2 at the edge itself).
     """
-    height = _number("road.height", height)
-    length = _positive("road.length", length)
-    start = _number("road.start", start)
-    dx = _positive("road.dx", dx)
-    yl, yr = _tracks(track_width)
-    _check_size("road.dx", length, dx)
+    height, length, start, dx, yl, yr = _bump_args(height, length, start, dx, track_width)
     x0, h, n = _edge_aligned_grid(start, length, dx)
     x = x0 + h * np.arange(n)
     zt = np.where((x > start) & (x < start + length), height, 0.0)
@@ -235,12 +243,7 @@ def half_sine_bump(height: float, length: float, start: float, dx: float = DEFAU
 
     Sampled at ~dx with samples on both ends; interpolation error <= height (pi/length)^2 dx^2 / 8.
     """
-    height = _number("road.height", height)
-    length = _positive("road.length", length)
-    start = _number("road.start", start)
-    dx = _positive("road.dx", dx)
-    yl, yr = _tracks(track_width)
-    _check_size("road.dx", length, dx)
+    height, length, start, dx, yl, yr = _bump_args(height, length, start, dx, track_width)
     m = max(2, int(round(length / dx)))
     h = length / m
     x = start + h * np.arange(-1, m + 2)

@@ -1,38 +1,17 @@
 """Compliance in the vehicle templates: the steering column's torsion bar and the rack housing's
 mounts (steering), bump/rebound stops and tabulated dampers (suspensions); named errors for bad
 values (exact messages)."""
-import shutil
-from pathlib import Path
 
 import numpy as np
 import pytest
 import yaml
+from _models.vehicle_files import assert_load_fails, edit_yaml as _edit
 
 from rtmbs.analysis.kc import steering_ratio_on_centre
-from rtmbs.errors import ModelError
 from rtmbs.vehicle.build import load_vehicle_file
-from rtmbs.vehicle.build.vehicle import SEDAN
 
 
-@pytest.fixture
-def car(tmp_path):
-    d = tmp_path / "car"
-    shutil.copytree(SEDAN, d)
-    return d
-
-
-def _edit(path: Path, change):
-    data = yaml.safe_load(path.read_text())
-    change(data)
-    path.write_text(yaml.safe_dump(data))
-
-
-def _fails(car, fname, change, message):
-    _edit(car / fname, change)
-    with pytest.raises(ModelError) as exc:
-        load_vehicle_file(car / "vehicle.yaml")
-    assert str(exc.value) == message.format(d=car)
-    shutil.copy(SEDAN / fname, car / fname)
+_fails = assert_load_fails
 
 
 def test_compliant_steering_keeps_the_kinematic_steering_ratio(car):

@@ -1,19 +1,10 @@
 """Design checks when a vehicle file is loaded: each bad input gives one ModelError naming the
 file, the key and the cause (the exact messages)."""
-import shutil
-
 import pytest
 
 from rtmbs.errors import ModelError
 from rtmbs.vehicle.build import load_vehicle_file
 from rtmbs.vehicle.build.vehicle import SEDAN
-
-
-@pytest.fixture()
-def car(tmp_path):
-    d = tmp_path / "car"
-    shutil.copytree(SEDAN, d)
-    return d
 
 
 def _edit(path, old, new):
@@ -28,38 +19,33 @@ def _error(car) -> str:
     return str(exc.value)
 
 
-def test_hard_points_in_millimetres(car):
-    f = car / "front_suspension.yaml"
-    _edit(f, "wheel_centre: [0.000, 0.7979, -0.1199]", "wheel_centre: [0.000, 797.9, -119.9]")
-    assert _error(car) == (f"{f}: front_suspension.hard_points.wheel_centre: [0.0, 797.9, -119.9] "
-                           "is more than 10 m from the origin: looks like millimetres (hard "
-                           "points are in metres)")
+FRONT, VEHICLE = "front_suspension.yaml", "vehicle.yaml"
 
 
-def test_subsystem_position_in_millimetres(car):
-    f = car / "vehicle.yaml"
-    _edit(f, "front_suspension: {file: front_suspension.yaml, position: [2.776, 0.0, 0.4482]}",
-          "front_suspension: {file: front_suspension.yaml, position: [2776, 0.0, 448.2]}")
-    assert _error(car) == (f"{car / 'front_suspension.yaml'}: front_suspension.position: "
-                           "[2776.0, 0.0, 448.2] is more than 10 m from the origin: looks like "
-                           "millimetres (hard points are in metres)")
-
-
-def test_identical_hard_points_are_named(car):
-    f = car / "front_suspension.yaml"
-    _edit(f, "lower_arm_back: [-0.200, 0.470, -0.265]", "lower_arm_back: [0.200, 0.420, -0.270]")
-    assert _error(car) == (f"{f}: front_suspension.hard_points.lower_arm_back: [0.2, 0.42, -0.27] "
-                           "coincides with lower_arm_front: a body or joint between two points "
-                           "needs them apart")
-
-
-def test_arm_on_its_pivot_axis_is_named(car):
-    f = car / "front_suspension.yaml"
+@pytest.mark.parametrize("edited, old, new, named, message", [
+    (FRONT, "wheel_centre: [0.000, 0.7979, -0.1199]", "wheel_centre: [0.000, 797.9, -119.9]", FRONT,
+     "front_suspension.hard_points.wheel_centre: [0.0, 797.9, -119.9] is more than 10 m from the "
+     "origin: looks like millimetres (hard points are in metres)"),
+    (VEHICLE, "front_suspension: {file: front_suspension.yaml, position: [2.776, 0.0, 0.4482]}",
+     "front_suspension: {file: front_suspension.yaml, position: [2776, 0.0, 448.2]}", FRONT,
+     "front_suspension.position: [2776.0, 0.0, 448.2] is more than 10 m from the origin: looks "
+     "like millimetres (hard points are in metres)"),
+    (FRONT, "lower_arm_back: [-0.200, 0.470, -0.265]", "lower_arm_back: [0.200, 0.420, -0.270]", FRONT,
+     "front_suspension.hard_points.lower_arm_back: [0.2, 0.42, -0.27] coincides with "
+     "lower_arm_front: a body or joint between two points needs them apart"),
     # the ball joint half way between the two pivots: on the arm's axis
-    _edit(f, "upper_arm_upright: [-0.040, 0.695, 0.105]", "upper_arm_upright: [-0.175, 0.490, 0.1075]")
-    assert _error(car) == (f"{f}: front_suspension.hard_points.upper_arm_upright: [-0.175, 0.49, "
-                           "0.1075] is 0.0 mm from the pivot axis upper_arm_front-upper_arm_back: "
-                           "the three points of an arm must not lie on one line")
+    (FRONT, "upper_arm_upright: [-0.040, 0.695, 0.105]", "upper_arm_upright: [-0.175, 0.490, 0.1075]",
+     FRONT, "front_suspension.hard_points.upper_arm_upright: [-0.175, 0.49, 0.1075] is 0.0 mm from "
+     "the pivot axis upper_arm_front-upper_arm_back: the three points of an arm must not lie on one "
+     "line"),
+    (VEHICLE, "speed: 0.0", "sped: 0.0", VEHICLE,
+     "sped: unknown key 'sped' (did you mean 'speed'? known: chassis, description, gravity, joints, "
+     "name, road, speed, subsystems)"),
+], ids=["hard-points-in-millimetres", "subsystem-position-in-millimetres",
+        "identical-hard-points", "arm-on-its-pivot-axis", "misspelled-key"])
+def test_bad_design_is_named_with_its_file_and_key(car, edited, old, new, named, message):
+    _edit(car / edited, old, new)
+    assert _error(car) == f"{car / named}: {message}"
 
 
 def test_coinciding_marker_axis_points_are_named(car):
@@ -75,13 +61,6 @@ def test_coinciding_marker_axis_points_are_named(car):
     assert str(exc.value) == ("front_suspension.yaml: front_suspension.hard_points: the points "
                               "that set the z axis of chassis.pivot coincide (a body or joint "
                               "needs two distinct points)")
-
-
-def test_misspelled_key_gets_did_you_mean(car):
-    f = car / "vehicle.yaml"
-    _edit(f, "speed: 0.0", "sped: 0.0")
-    assert _error(car) == (f"{f}: sped: unknown key 'sped' (did you mean 'speed'? known: chassis, "
-                           "description, gravity, joints, name, road, speed, subsystems)")
 
 
 def test_misspelled_nested_key_gets_did_you_mean(car):
@@ -125,36 +104,36 @@ def test_rack_off_the_tie_rod_line_is_warned(car):
                               f"{f}: steering.hard_points.rack_centre, along y)"]
 
 
-def test_implausible_kingpin_inclination_is_warned(car):
-    f = car / "front_suspension.yaml"
+@pytest.mark.parametrize("edited, old, new, part, warning", [
     # a digit typo: the upper ball joint 0.495 m from the centre line instead of 0.695 m:
     # atan(0.275 / 0.425) = 32.9 deg (the sedan: atan(0.075 / 0.425) = 10.0 deg)
-    _edit(f, "upper_arm_upright: [-0.040, 0.695, 0.105]", "upper_arm_upright: [-0.040, 0.495, 0.105]")
-    assert [m for m in _warnings(car) if ": kingpin inclination" in m] == [f"{f}: front_suspension.hard_points.upper_arm_upright: kingpin "
-                              "inclination 32.9 deg from lower_arm_upright to upper_arm_upright "
-                              "(plausible 0-20 deg, top inboard)"]
-
-
-def test_tyre_above_the_road_at_design_is_warned(car):
-    f = car / "vehicle.yaml"
+    (FRONT, "upper_arm_upright: [-0.040, 0.695, 0.105]", "upper_arm_upright: [-0.040, 0.495, 0.105]",
+     ": kingpin inclination", "{d}/front_suspension.yaml: front_suspension.hard_points."
+     "upper_arm_upright: kingpin inclination 32.9 deg from lower_arm_upright to upper_arm_upright "
+     "(plausible 0-20 deg, top inboard)"),
     # the front suspension 0.1 m higher: wheel centre 0.428 m, PAC2002 unloaded radius 0.344 m
-    _edit(f, "front_suspension: {file: front_suspension.yaml, position: [2.776, 0.0, 0.4482]}",
-          "front_suspension: {file: front_suspension.yaml, position: [2.776, 0.0, 0.5482]}")
-    w = [m for m in _warnings(car) if "tyre (unloaded" in m]
-    assert w == [f"{car / 'front_suspension.yaml'}: front_suspension.hard_points.wheel_centre: "
-                 "the fl tyre (unloaded radius 0.344 m) is 84 mm above the road at design "
-                 "(wheel centre 0.428 m above it)"]
-
-
-def test_subsystem_of_an_axle_elsewhere_is_warned(car):
-    f = car / "vehicle.yaml"
-    _edit(f, "front_antiroll: {file: front_antiroll.yaml, position: [2.776, 0.0, 0.4482]}",
-          "front_antiroll: {file: front_antiroll.yaml, position: [2.776, 0.0, 0.4582]}")
-    w = [m for m in _warnings(car) if "differs from" in m]
-    assert w == [f"{car / 'front_antiroll.yaml'}: front_antiroll.position: [2.776, 0.0, 0.4582] "
-                 f"differs from {car / 'front_suspension.yaml'}: front_suspension.position "
-                 "[2.776, 0.0, 0.4482] (subsystems of one axle are placed at its suspension's "
-                 "position)"]
+    (VEHICLE, "front_suspension: {file: front_suspension.yaml, position: [2.776, 0.0, 0.4482]}",
+     "front_suspension: {file: front_suspension.yaml, position: [2.776, 0.0, 0.5482]}",
+     "tyre (unloaded", "{d}/front_suspension.yaml: front_suspension.hard_points.wheel_centre: the "
+     "fl tyre (unloaded radius 0.344 m) is 84 mm above the road at design (wheel centre 0.428 m "
+     "above it)"),
+    (VEHICLE, "front_antiroll: {file: front_antiroll.yaml, position: [2.776, 0.0, 0.4482]}",
+     "front_antiroll: {file: front_antiroll.yaml, position: [2.776, 0.0, 0.4582]}",
+     "differs from", "{d}/front_antiroll.yaml: front_antiroll.position: [2.776, 0.0, 0.4582] "
+     "differs from {d}/front_suspension.yaml: front_suspension.position [2.776, 0.0, 0.4482] "
+     "(subsystems of one axle are placed at its suspension's position)"),
+    # a digit typo: y 0.395 instead of 0.695 puts the ball joint inboard of the pivots
+    (FRONT, "upper_arm_upright: [-0.040, 0.695, 0.105]", "upper_arm_upright: [-0.040, 0.395, 0.105]",
+     "the arm points inboard", "{d}/front_suspension.yaml: front_suspension.hard_points."
+     "upper_arm_upright: [-0.04, 0.395, 0.105] is not outboard of upper_arm_front and "
+     "upper_arm_back (y 0.47, 0.51): the arm points inboard (hard points are the left side, y to "
+     "the left)"),
+], ids=["implausible-kingpin-inclination", "tyre-above-the-road-at-design",
+        "subsystem-of-an-axle-elsewhere", "arm-pointing-inboard"])
+def test_implausible_design_is_warned(car, edited, old, new, part, warning):
+    """The warning about the edit (``part`` of its text), with the file and key it names."""
+    _edit(car / edited, old, new)
+    assert [m for m in _warnings(car) if part in m] == [warning.format(d=car)]
 
 
 def test_missing_preload_is_warned(car):
@@ -165,11 +144,3 @@ def test_missing_preload_is_warned(car):
                               "--ride-height front=design,rear=design gives the preloads)"]
 
 
-def test_arm_pointing_inboard_is_warned(car):
-    f = car / "front_suspension.yaml"
-    # a digit typo: y 0.395 instead of 0.695 puts the ball joint inboard of the pivots
-    _edit(f, "upper_arm_upright: [-0.040, 0.695, 0.105]", "upper_arm_upright: [-0.040, 0.395, 0.105]")
-    w = [m for m in _warnings(car) if "the arm points inboard" in m]
-    assert w == [f"{f}: front_suspension.hard_points.upper_arm_upright: [-0.04, 0.395, 0.105] is "
-                 "not outboard of upper_arm_front and upper_arm_back (y 0.47, 0.51): the arm "
-                 "points inboard (hard points are the left side, y to the left)"]

@@ -1,4 +1,4 @@
-"""A vehicle of one axle (issue 14, the scaling table's middle point): the sedan's rear axle
+"""A vehicle of one axle (the scaling table's middle point): the sedan's rear axle
 alone under half a chassis, on an axle rig holding its pitch (``pitch_held``). Its sizes by
 counting, its static equilibrium (the two tyres carry the whole weight: the pitch driver only
 applies a moment), and the named errors of a vehicle without suspensions or with a subsystem on

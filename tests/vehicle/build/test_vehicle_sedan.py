@@ -292,7 +292,7 @@ def test_drive_torque_on_the_half_shafts_accelerates_the_car_straight():
 
 def test_sedan_runs_with_transient_tyres_from_its_pac2002_relaxation_lengths(tmp_path):
     """``transient: true`` in wheels.yaml: the PAC2002 file's PTX/PTY relaxation lengths give the
-    carcass deflections (seed 003 eqs. 4.22-4.24; refused before: the check asked for MF 6.1
+    carcass deflections (Carpinelli 2015 eqs. 4.22-4.24; refused before: the check asked for MF 6.1
     carcass stiffnesses). Driving straight at 20 m/s with a drive torque, the car gains the
     speed of the steady-state tyres, and each driven tyre's deflection settles where eq. 4.23 is
     at rest, u = σκ κ."""

@@ -31,14 +31,11 @@ void* __wrap_realloc(void* p, size_t size) { heap_calls++; return __real_realloc
 
 int main(int argc, char** argv) {
     rtmbs_plan plan;
-    rtmbs_model model;
+    rtmbs_plan_step st;
     rtmbs_data* data;
-    rtmbs_kkt kkt, kkt2;
-    rtmbs_li_euler_options opt;
     char err[256];
-    int64_t ni, nil, nf, nfl, ns, nsl, nkfb, npfb, nq, nqd, nx0, steps_n, wsize_n, k;
-    int64_t *sizes, *ibuf, *ilay, *flay, *slay, *steps, *wsize;
-    double *fbuf, *sbuf, *kfb, *pfb, *options, *q0, *qd0, *x0, *t0;
+    int64_t nq, k;
+    int64_t* steps;
     double *w0, *w1, *vec, *q, *qd, *row;
     double t, diag[4];
     const double* last;
@@ -55,51 +52,16 @@ int main(int argc, char** argv) {
         fprintf(stderr, "harness: %s\n", err);
         return 2;
     }
-    NEED(sizes = rtmbs_plan_get(&plan, "sizes", 'i', NULL), "sizes");
-    NEED(ibuf = rtmbs_plan_get(&plan, "ibuf", 'i', &ni), "ibuf");
-    NEED(ilay = rtmbs_plan_get(&plan, "ilay", 'i', &nil), "ilay");
-    NEED(fbuf = rtmbs_plan_get(&plan, "fbuf", 'd', &nf), "fbuf");
-    NEED(flay = rtmbs_plan_get(&plan, "flay", 'i', &nfl), "flay");
-    NEED(sbuf = rtmbs_plan_get(&plan, "sbuf", 'd', &ns), "sbuf");
-    NEED(slay = rtmbs_plan_get(&plan, "slay", 'i', &nsl), "slay");
-    NEED(kkt.ib = rtmbs_plan_get(&plan, "kib", 'u', NULL), "kib");
-    NEED(kfb = rtmbs_plan_get(&plan, "kfb", 'd', &nkfb), "kfb");
-    NEED(kkt.idx = rtmbs_plan_get(&plan, "kidx", 'u', NULL), "kidx");
-    NEED(kkt2.ib = rtmbs_plan_get(&plan, "pib", 'u', NULL), "pib");
-    NEED(pfb = rtmbs_plan_get(&plan, "pfb", 'd', &npfb), "pfb");
-    NEED(kkt2.idx = rtmbs_plan_get(&plan, "pidx", 'u', NULL), "pidx");
-    NEED(options = rtmbs_plan_get(&plan, "options", 'd', NULL), "options");
-    NEED(steps = rtmbs_plan_get(&plan, "steps", 'i', &steps_n), "steps");
-    NEED(wsize = rtmbs_plan_get(&plan, "wsize", 'i', &wsize_n), "wsize");
-    NEED(q0 = rtmbs_plan_get(&plan, "q0", 'd', &nq), "q0");
-    NEED(qd0 = rtmbs_plan_get(&plan, "qd0", 'd', &nqd), "qd0");
-    NEED(x0 = rtmbs_plan_get(&plan, "x0", 'd', &nx0), "x0");
-    NEED(t0 = rtmbs_plan_get(&plan, "t0", 'd', NULL), "t0");
-    (void)nil; (void)nfl; (void)nsl;
-
-    s = rtmbs_bind_model(&model, sizes[0], sizes[1], sizes[2], sizes[3], ibuf, ni, ilay, fbuf, nf, flay);
-    if (s != RTMBS_OK) {
-        fprintf(stderr, "harness: model: status %d\n", (int)s);
+    if (rtmbs_plan_bind_step(&plan, &st, err, sizeof err) != 0) {
+        fprintf(stderr, "harness: %s\n", err);
         return 2;
     }
-    data = rtmbs_make_data(&model);
-    if (!data || data->nbuffer != ns) {
-        fprintf(stderr, "harness: data: %s\n", data ? "layout differs from the plan's" : "out of memory");
-        return 2;
-    }
-    memcpy(data->buffer, sbuf, (size_t)ns * sizeof(double)); /* channels at their initial values */
-    memcpy(data->xstate + 1, x0, (size_t)nx0 * sizeof(double));
-    kkt.fb = kfb;
-    kkt2.fb = pfb;
-    opt.h = options[0];
-    opt.jac_what = (int64_t)options[1];
-    opt.implicit = (int)options[2];
-    opt.stab = (int)options[3];
-    opt.niter = (int)options[4];
-    opt.gamma = options[5];
-    w0 = calloc((size_t)wsize[0], sizeof(double));
-    w1 = calloc((size_t)wsize[0], sizeof(double));
-    vec = calloc((size_t)RTMBS_LI_EULER_VEC(nq, sizes[1]), sizeof(double));
+    NEED(steps = rtmbs_plan_get(&plan, "steps", 'i', NULL), "steps");
+    data = st.data;
+    nq = st.nq;
+    w0 = calloc((size_t)st.wsize, sizeof(double));
+    w1 = calloc((size_t)st.wsize, sizeof(double));
+    vec = calloc((size_t)RTMBS_LI_EULER_VEC(nq, st.nc), sizeof(double));
     q = malloc((size_t)nq * sizeof(double));
     qd = malloc((size_t)nq * sizeof(double));
     row = malloc((size_t)(1 + 2 * nq) * sizeof(double));
@@ -108,13 +70,13 @@ int main(int argc, char** argv) {
         fprintf(stderr, "harness: out of memory or cannot write %s\n", argv[2]);
         return 2;
     }
-    memcpy(q, q0, (size_t)nq * sizeof(double));
-    memcpy(qd, qd0, (size_t)nq * sizeof(double));
+    memcpy(q, st.q0, (size_t)nq * sizeof(double));
+    memcpy(qd, st.qd0, (size_t)nq * sizeof(double));
 
     heap_before = heap_calls;
-    t = t0[0];
+    t = st.t0;
     for (k = 0; k < steps[0]; k++) {
-        s = rtmbs_li_euler_step(&model, data, w0, w1, &kkt, &kkt2, vec, q, qd, t, &opt, NULL, 0,
+        s = rtmbs_li_euler_step(&st.model, data, w0, w1, &st.kkt, &st.kkt2, vec, q, qd, t, &st.opt, NULL, 0,
                                 NULL, diag);
         if (s != RTMBS_OK || diag[0] == 0.0 || diag[2] == 0.0) {
             fprintf(stderr, "harness: step %ld at t = %g s failed (status %d, pivot ratio %g)\n",
@@ -122,7 +84,7 @@ int main(int argc, char** argv) {
             failed = 1;
             break;
         }
-        t = t + opt.h; /* (accumulated, as the Python solvers advance state.t) */
+        t = t + st.opt.h; /* (accumulated, as the Python solvers advance state.t) */
         if ((k + 1) % every == 0) {
             row[0] = t;
             memcpy(row + 1, q, (size_t)nq * sizeof(double));

@@ -67,3 +67,61 @@ void rtmbs_plan_free(rtmbs_plan* p) {
     for (k = 0; k < p->nrec; k++) free(p->rec[k].values);
     p->nrec = 0;
 }
+
+#define NEED(ptr, name, type, count)                                               \
+    if (!((ptr) = rtmbs_plan_get(p, name, type, count))) {                         \
+        snprintf(err, (size_t)nerr, "plan has no %s", name);                       \
+        return -1;                                                                 \
+    }
+
+int rtmbs_plan_bind_step(const rtmbs_plan* p, rtmbs_plan_step* st, char* err, int nerr) {
+    int64_t *sizes, *ibuf, *ilay, *flay, *slay, *wsize, ni, nf, ns, nx0;
+    double *fbuf, *sbuf, *options, *q0, *qd0, *x0, *t0;
+    rtmbs_status s;
+    NEED(sizes, "sizes", 'i', NULL);
+    NEED(ibuf, "ibuf", 'i', &ni);
+    NEED(ilay, "ilay", 'i', NULL);
+    NEED(fbuf, "fbuf", 'd', &nf);
+    NEED(flay, "flay", 'i', NULL);
+    NEED(sbuf, "sbuf", 'd', &ns);
+    NEED(slay, "slay", 'i', NULL);
+    NEED(st->kkt.ib, "kib", 'u', NULL);
+    NEED(st->kkt.fb, "kfb", 'd', NULL);
+    NEED(st->kkt.idx, "kidx", 'u', NULL);
+    NEED(st->kkt2.ib, "pib", 'u', NULL);
+    NEED(st->kkt2.fb, "pfb", 'd', NULL);
+    NEED(st->kkt2.idx, "pidx", 'u', NULL);
+    NEED(options, "options", 'd', NULL);
+    NEED(wsize, "wsize", 'i', NULL);
+    NEED(q0, "q0", 'd', &st->nq);
+    NEED(qd0, "qd0", 'd', NULL);
+    NEED(x0, "x0", 'd', &nx0);
+    NEED(t0, "t0", 'd', NULL);
+    (void)slay;
+    s = rtmbs_bind_model(&st->model, sizes[0], sizes[1], sizes[2], sizes[3], ibuf, ni, ilay, fbuf,
+                         nf, flay);
+    if (s != RTMBS_OK) {
+        snprintf(err, (size_t)nerr, "model: status %d", (int)s);
+        return -1;
+    }
+    st->data = rtmbs_make_data(&st->model);
+    if (!st->data || st->data->nbuffer != ns) {
+        snprintf(err, (size_t)nerr, "data: %s",
+                 st->data ? "layout differs from the plan's" : "out of memory");
+        return -1;
+    }
+    memcpy(st->data->buffer, sbuf, (size_t)ns * sizeof(double)); /* channels at their initial values */
+    memcpy(st->data->xstate + 1, x0, (size_t)nx0 * sizeof(double));
+    st->opt.h = options[0];
+    st->opt.jac_what = (int64_t)options[1];
+    st->opt.implicit = (int)options[2];
+    st->opt.stab = (int)options[3];
+    st->opt.niter = (int)options[4];
+    st->opt.gamma = options[5];
+    st->nc = st->model.size.nc;
+    st->wsize = wsize[0];
+    st->q0 = q0;
+    st->qd0 = qd0;
+    st->t0 = t0[0];
+    return 0;
+}

@@ -4,6 +4,8 @@
 
 #include <stdint.h>
 
+#include "../li_euler.h"
+
 #define RTMBS_PLAN_MAXREC 32
 
 typedef struct rtmbs_plan_record_ {
@@ -23,5 +25,21 @@ int rtmbs_plan_read(const char* path, rtmbs_plan* p, char* err, int nerr);
 /* The record `name` of type `type`, or NULL; *count gets its length. */
 void* rtmbs_plan_get(const rtmbs_plan* p, const char* name, char type, int64_t* count);
 void rtmbs_plan_free(rtmbs_plan* p);
+
+/* A plan's li-euler step, bound: the model over the plan's buffers, its data (made here, with the
+ * plan's input channels and extra states copied in), both KKT systems, the step's options, the
+ * size of a workspace and the initial state. The arrays stay the plan's. */
+typedef struct rtmbs_plan_step_ {
+    rtmbs_model model;
+    rtmbs_data* data;
+    rtmbs_kkt kkt, kkt2;
+    rtmbs_li_euler_options opt;
+    int64_t nq, nc, wsize;
+    const double *q0, *qd0;
+    double t0;
+} rtmbs_plan_step;
+
+/* Bind the step of plan p into st: 0, or -1 with the missing record or the failure in err. */
+int rtmbs_plan_bind_step(const rtmbs_plan* p, rtmbs_plan_step* st, char* err, int nerr);
 
 #endif /* RTMBS_PLAN_H */

@@ -165,15 +165,13 @@ static void run(bench* b, const char* name, int64_t per_step, stage_fn fn, long 
 
 int main(int argc, char** argv) {
     rtmbs_plan plan;
-    rtmbs_model model;
+    rtmbs_plan_step st;
     rtmbs_data* data;
-    rtmbs_kkt kkt, kkt2;
-    rtmbs_li_euler_options opt;
     bench b;
     char err[256];
-    int64_t ni, nf, ns, nq, nx0, nout, n, c, k, ntyre = 0, nproj;
-    int64_t *sizes, *ibuf, *ilay, *flay, *slay, *wsize, *oidx;
-    double *fbuf, *sbuf, *kfb, *pfb, *options, *q0, *qd0, *x0, *t0, diag[4];
+    int64_t nq, nout, n, c, k, ntyre = 0, nproj;
+    int64_t* oidx;
+    double diag[4];
     long calls = argc > 2 ? atol(argv[2]) : 2000, warmup = argc > 3 ? atol(argv[3]) : 200;
     rtmbs_status s;
 
@@ -185,59 +183,24 @@ int main(int argc, char** argv) {
         fprintf(stderr, "stages: %s\n", err);
         return 2;
     }
-    NEED(sizes = rtmbs_plan_get(&plan, "sizes", 'i', NULL), "sizes");
-    NEED(ibuf = rtmbs_plan_get(&plan, "ibuf", 'i', &ni), "ibuf");
-    NEED(ilay = rtmbs_plan_get(&plan, "ilay", 'i', NULL), "ilay");
-    NEED(fbuf = rtmbs_plan_get(&plan, "fbuf", 'd', &nf), "fbuf");
-    NEED(flay = rtmbs_plan_get(&plan, "flay", 'i', NULL), "flay");
-    NEED(sbuf = rtmbs_plan_get(&plan, "sbuf", 'd', &ns), "sbuf");
-    NEED(slay = rtmbs_plan_get(&plan, "slay", 'i', NULL), "slay");
-    NEED(kkt.ib = rtmbs_plan_get(&plan, "kib", 'u', NULL), "kib");
-    NEED(kfb = rtmbs_plan_get(&plan, "kfb", 'd', NULL), "kfb");
-    NEED(kkt.idx = rtmbs_plan_get(&plan, "kidx", 'u', NULL), "kidx");
-    NEED(kkt2.ib = rtmbs_plan_get(&plan, "pib", 'u', NULL), "pib");
-    NEED(pfb = rtmbs_plan_get(&plan, "pfb", 'd', NULL), "pfb");
-    NEED(kkt2.idx = rtmbs_plan_get(&plan, "pidx", 'u', NULL), "pidx");
-    NEED(options = rtmbs_plan_get(&plan, "options", 'd', NULL), "options");
-    NEED(wsize = rtmbs_plan_get(&plan, "wsize", 'i', NULL), "wsize");
-    NEED(q0 = rtmbs_plan_get(&plan, "q0", 'd', &nq), "q0");
-    NEED(qd0 = rtmbs_plan_get(&plan, "qd0", 'd', NULL), "qd0");
-    NEED(x0 = rtmbs_plan_get(&plan, "x0", 'd', &nx0), "x0");
-    NEED(t0 = rtmbs_plan_get(&plan, "t0", 'd', NULL), "t0");
+    if (rtmbs_plan_bind_step(&plan, &st, err, sizeof err) != 0) {
+        fprintf(stderr, "stages: %s\n", err);
+        return 2;
+    }
     NEED(oidx = rtmbs_plan_get(&plan, "oidx", 'i', &nout), "oidx");
-
-    s = rtmbs_bind_model(&model, sizes[0], sizes[1], sizes[2], sizes[3], ibuf, ni, ilay, fbuf, nf,
-                         flay);
-    if (s != RTMBS_OK) {
-        fprintf(stderr, "stages: model: status %d\n", (int)s);
-        return 2;
-    }
-    data = rtmbs_make_data(&model);
-    if (!data || data->nbuffer != ns) {
-        fprintf(stderr, "stages: data: %s\n", data ? "layout differs from the plan's" : "out of memory");
-        return 2;
-    }
-    memcpy(data->buffer, sbuf, (size_t)ns * sizeof(double));
-    memcpy(data->xstate + 1, x0, (size_t)nx0 * sizeof(double));
-    kkt.fb = kfb;
-    kkt2.fb = pfb;
-    opt.h = options[0];
-    opt.jac_what = (int64_t)options[1];
-    opt.implicit = (int)options[2];
-    opt.stab = (int)options[3];
-    opt.niter = (int)options[4];
-    opt.gamma = options[5];
-    n = model.size.nq;
-    c = model.size.nc;
+    data = st.data;
+    nq = st.nq;
+    n = st.model.size.nq;
+    c = st.model.size.nc;
     memset(&b, 0, sizeof b);
-    b.m = &model;
+    b.m = &st.model;
     b.d = data;
-    b.kkt = &kkt;
-    b.kkt2 = &kkt2;
-    b.opt = &opt;
-    rtmbs_packed_workspace(&model.size, &b.o);
-    b.w0 = calloc((size_t)wsize[0], sizeof(double));
-    b.w1 = calloc((size_t)wsize[0], sizeof(double));
+    b.kkt = &st.kkt;
+    b.kkt2 = &st.kkt2;
+    b.opt = &st.opt;
+    rtmbs_packed_workspace(&st.model.size, &b.o);
+    b.w0 = calloc((size_t)st.wsize, sizeof(double));
+    b.w1 = calloc((size_t)st.wsize, sizeof(double));
     b.vec = calloc((size_t)RTMBS_LI_EULER_VEC(nq, c), sizeof(double));
     b.q = malloc((size_t)nq * sizeof(double));
     b.qd = malloc((size_t)nq * sizeof(double));
@@ -249,32 +212,32 @@ int main(int argc, char** argv) {
         fprintf(stderr, "stages: out of memory\n");
         return 2;
     }
-    memcpy(b.q, q0, (size_t)nq * sizeof(double));
-    memcpy(b.qd, qd0, (size_t)nq * sizeof(double));
-    b.t = t0[0];
+    memcpy(b.q, st.q0, (size_t)nq * sizeof(double));
+    memcpy(b.qd, st.qd0, (size_t)nq * sizeof(double));
+    b.t = st.t0;
     b.oidx = oidx;
     b.nout = nout;
-    b.what0 = RTMBS_EVAL_PACKED | RTMBS_EVAL_M | RTMBS_EVAL_Q | opt.jac_what
+    b.what0 = RTMBS_EVAL_PACKED | RTMBS_EVAL_M | RTMBS_EVAL_Q | st.opt.jac_what
               | (c ? RTMBS_EVAL_PHIQ : 0);
     for (k = 0; k < warmup; k++) {
-        s = rtmbs_li_euler_step(&model, data, b.w0, b.w1, &kkt, &kkt2, b.vec, b.q, b.qd, b.t, &opt,
+        s = rtmbs_li_euler_step(&st.model, data, b.w0, b.w1, &st.kkt, &st.kkt2, b.vec, b.q, b.qd, b.t, &st.opt,
                                 NULL, 0, NULL, diag);
         if (s != RTMBS_OK || diag[0] == 0.0) {
             fprintf(stderr, "stages: warm-up step %ld failed\n", (long)k + 1);
             return 1;
         }
-        b.t += opt.h;
+        b.t += st.opt.h;
     }
-    for (k = 0; k < n; k++) b.qp[k] = b.q[k] + opt.h * b.qd[k];
+    for (k = 0; k < n; k++) b.qp[k] = b.q[k] + st.opt.h * b.qd[k];
     for (k = 0; k < n + c; k++) b.rhs0[k] = b.vec[k]; /* the last step's solution: a real rhs */
-    for (k = 0; k < model.size.nfrc; k++) ntyre += model.frc_type[k] == RTMBS_F_TYRE;
-    nproj = opt.stab == RTMBS_STAB_PROJECT && c ? opt.niter : 0;
+    for (k = 0; k < st.model.size.nfrc; k++) ntyre += st.model.frc_type[k] == RTMBS_F_TYRE;
+    nproj = st.opt.stab == RTMBS_STAB_PROJECT && c ? st.opt.niter : 0;
     st_eval_q(&b); /* w0, w1 and the factors of this state, for the stages that read them */
     st_eval_qp(&b);
     st_gather(&b);
     st_refactor(&b);
     printf("model\tn %ld\tm %ld\tN %ld\telements %ld\ttyres %ld\n", (long)n, (long)c, (long)(n + c),
-           (long)model.size.nfrc, (long)ntyre);
+           (long)st.model.size.nfrc, (long)ntyre);
     run(&b, "kinematics", 1, st_kinematics, calls);
     run(&b, "mass", 1, st_mass, calls);
     run(&b, "force elements", 1, st_forces, calls);
@@ -283,7 +246,7 @@ int main(int argc, char** argv) {
     run(&b, "constraints", 1, st_constraints, calls);
     run(&b, "evaluation at q", 1, st_eval_q, calls);
     run(&b, "evaluation at q_p", c ? 1 : 0, st_eval_qp, calls);
-    run(&b, "evaluation of Phi", nproj && !opt.implicit ? nproj - 1 : nproj, st_eval_phi, calls);
+    run(&b, "evaluation of Phi", nproj && !st.opt.implicit ? nproj - 1 : nproj, st_eval_phi, calls);
     st_eval_q(&b); /* (the stages above left their sums in w0) */
     st_eval_qp(&b);
     run(&b, "KKT assembly", 1, st_gather, calls);

@@ -1,5 +1,6 @@
-"""Accurate offline reference for the tests: the index-1 ODE (seed 000 eq. 12) integrated by
-scipy's DOP853 at rtol = atol = 1e-11 (numpy linear algebra, not real-time)."""
+"""Accelerations from the index-1 equations [M Φqᵀ; Φq 0][q̈; λ] = [Q; γ] solved densely, and an
+accurate offline reference: that ODE integrated by scipy's DOP853 at rtol = atol = 1e-11 (numpy
+linear algebra, not real-time)."""
 from __future__ import annotations
 
 import numpy as np
@@ -9,6 +10,7 @@ from rtmbs.protocol import EVAL_GAMMA, EVAL_M, EVAL_PHI, EVAL_PHIQ, EVAL_Q
 
 
 def accelerations(system, t, q, qd, ws=None):
+    """(q̈, λ) of ``system`` at (t, q, q̇)."""
     ws = ws or system.workspace()
     n, m = system.n, system.m
     system.evaluate(t, q, qd, ws, EVAL_M | EVAL_Q | (EVAL_PHIQ | EVAL_GAMMA if m else 0))

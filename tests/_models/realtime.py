@@ -12,6 +12,7 @@ import time
 import numpy as np
 
 from rtmbs.protocol import EVAL_JAC, EVAL_JAC_STIFF, EVAL_M, EVAL_Q, MechanicalSystem, State
+from rtmbs.realtime.clock import SimulatedClock
 from rtmbs.solvers.base import Solver, register_solver
 
 SOLVER_NAME = "test-symplectic-euler"
@@ -122,34 +123,50 @@ class DegradableStallingEuler(StallingEuler):
         self.degraded = bool(flag)
 
 
+class OffCpuClock(SimulatedClock):
+    """A simulated clock on which the process can also be off the CPU: ``off_cpu(s)`` and the
+    loop's own ``sleep(s)`` move the wall clock by ``s`` but not the CPU time; ``advance(s)`` and
+    the readings move both (as :class:`~rtmbs.realtime.clock.SimulatedClock`)."""
+
+    def __init__(self, start_ns: int = 0, read_ns: int = 100):
+        super().__init__(start_ns, read_ns)
+        self.off_ns = 0
+
+    def cpu_ns(self) -> int:
+        return self.now_ns - self.off_ns
+
+    def off_cpu(self, seconds: float) -> None:
+        ns = int(round(seconds * 1e9))
+        self.now_ns += ns
+        self.off_ns += ns
+
+    def sleep(self, seconds: float) -> None:
+        before = self.now_ns
+        super().sleep(seconds)
+        self.off_ns += self.now_ns - before
+
+
 class CausedStallEuler(SemiImplicitEuler):
-    """Stalls of each cause of an overrun: ``computes[k]`` spins inside step ``k`` until the
-    process has used that much CPU time (the step's own compute, however loaded the machine),
-    ``sleeps[k]`` sleeps inside it (wall time off the CPU, as a preemption), ``sleeps_after[k]``
-    sleeps after it, in the loop's bookkeeping (recording the multipliers), so that step
-    ``k + 1`` starts late."""
+    """Stalls of each cause of an overrun, on ``clock`` (an :class:`OffCpuClock`):
+    ``computes[k]`` spends that much CPU time inside step ``k`` (the step's own compute),
+    ``sleeps[k]`` that much wall time off the CPU inside it (a preemption), ``sleeps_after[k]``
+    that much off the CPU after it, in the loop's bookkeeping (recording the multipliers), so
+    that step ``k + 1`` starts late."""
 
     name = "test-caused-stall"
 
-    def __init__(self, system, computes=None, sleeps=None, sleeps_after=None, **options):
+    def __init__(self, system, clock, computes=None, sleeps=None, sleeps_after=None, **options):
         super().__init__(system, **options)
+        self.clock = clock
         self.computes = dict(computes or {})
         self.sleeps = dict(sleeps or {})
         self.sleeps_after = dict(sleeps_after or {})
 
     def _step_impl(self, state, h):
-        c = self.computes.get(self.nstep)
-        if c:
-            end = time.process_time() + c
-            while time.process_time() < end:
-                pass
-        s = self.sleeps.get(self.nstep)
-        if s:
-            time.sleep(s)
+        self.clock.advance(self.computes.get(self.nstep, 0.0))
+        self.clock.off_cpu(self.sleeps.get(self.nstep, 0.0))
         return super()._step_impl(state, h)
 
     def full_multipliers(self, out):
-        s = self.sleeps_after.get(self.nstep - 1)
-        if s:
-            time.sleep(s)
+        self.clock.off_cpu(self.sleeps_after.get(self.nstep - 1, 0.0))
         super().full_multipliers(out)

@@ -348,6 +348,20 @@ class StiffTwoMass(MechanicalSystem):
 
 
 # -- linear oscillator -----------------------------------------------------------------------
+def damped_oscillation(mass, k, c, x0, v0, t):
+    """x(t), ẋ(t) of m ẍ + c ẋ + k x = 0 (underdamped) from x(0) = x0, ẋ(0) = v0."""
+    wn = math.sqrt(k / mass)
+    zeta = c / (2 * math.sqrt(k * mass))
+    wd = wn * math.sqrt(1 - zeta ** 2)
+    a = x0
+    b = (v0 + zeta * wn * x0) / wd
+    e = np.exp(-zeta * wn * t)
+    x = e * (a * np.cos(wd * t) + b * np.sin(wd * t))
+    v = e * ((-zeta * wn) * (a * np.cos(wd * t) + b * np.sin(wd * t))
+             + (-a * wd * np.sin(wd * t) + b * wd * np.cos(wd * t)))
+    return x, v
+
+
 class LinearOscillator(MechanicalSystem):
     """m ẍ + c ẋ + k x = 0 (n = 1, m = 0), plain numpy evaluate, exact solution :meth:`exact`."""
 
@@ -374,16 +388,7 @@ class LinearOscillator(MechanicalSystem):
 
     def exact(self, t):
         """x(t), ẋ(t) of the underdamped oscillator."""
-        wn = math.sqrt(self.k / self.mass_)
-        zeta = self.c / (2 * math.sqrt(self.k * self.mass_))
-        wd = wn * math.sqrt(1 - zeta ** 2)
-        a = self.x0
-        b = (self.v0 + zeta * wn * self.x0) / wd
-        e = np.exp(-zeta * wn * t)
-        x = e * (a * np.cos(wd * t) + b * np.sin(wd * t))
-        v = e * ((-zeta * wn) * (a * np.cos(wd * t) + b * np.sin(wd * t))
-                 + (-a * wd * np.sin(wd * t) + b * wd * np.cos(wd * t)))
-        return x, v
+        return damped_oscillation(self.mass_, self.k, self.c, self.x0, self.v0, t)
 
     def energy(self, q, qd):
         return 0.5 * self.mass_ * qd[0] ** 2 + 0.5 * self.k * q[0] ** 2

@@ -1,6 +1,5 @@
-"""Runs of ``li-euler-indep`` recorded step by step, and their bit-for-bit comparison: shared by
-test_indep_storage.py (packed against dense storage) and test_indep_fused.py (one compiled call
-against the Python-driven step)."""
+"""Runs of ``li-euler-indep`` recorded step by step, and their bit-for-bit comparison (one
+compiled call against the Python-driven step)."""
 import numpy as np
 
 from rtmbs.solvers.base import get_solver

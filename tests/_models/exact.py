@@ -11,11 +11,10 @@ import math
 import numpy as np
 from scipy.special import ellipj, ellipk
 
+from _models.linkages import G, damped_oscillation
 from rtmbs.protocol import (
     EVAL_GAMMA, EVAL_M, EVAL_PHI, EVAL_PHIQ, EVAL_Q, MechanicalSystem, State,
 )
-
-G = 9.81
 
 
 def _rot(th):
@@ -174,15 +173,7 @@ class SpringMassDamper(MechanicalSystem):
 
     def exact(self, t):
         """Closed-form underdamped solution x(t), ẋ(t)."""
-        wn = math.sqrt(self.k / self.mass_)
-        zeta = self.c / (2 * math.sqrt(self.k * self.mass_))
-        wd = wn * math.sqrt(1 - zeta ** 2)
-        a = zeta * wn
-        A, B = self.x0, (self.v0 + a * self.x0) / wd
-        e = np.exp(-a * t)
-        x = e * (A * np.cos(wd * t) + B * np.sin(wd * t))
-        v = -a * x + e * (-A * wd * np.sin(wd * t) + B * wd * np.cos(wd * t))
-        return x, v
+        return damped_oscillation(self.mass_, self.k, self.c, self.x0, self.v0, t)
 
 
 class PrescribedSlider(MechanicalSystem):

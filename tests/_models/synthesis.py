@@ -1,10 +1,11 @@
-"""Shared helpers of the subsystem-synthesis tests: the SLA quarter car as a Cartesian model and
-as a synthesis system, and Cartesian accelerations from the index-1 (KKT) equations."""
+"""The subsystem-synthesis tests' models: the SLA quarter car as a Cartesian model (to build
+synthesis systems from), the same car with a mirrored second corner, random synthesis states, and
+the Cartesian model's body accelerations from the index-1 (KKT) equations."""
 import numpy as np
 
+from _models.kkt import accelerations
 from rtmbs.model import load_model_file
 from rtmbs.models import model_file
-from rtmbs.protocol import EVAL_ALL
 from rtmbs.system import compile_model
 
 
@@ -14,12 +15,7 @@ def sla_model():
 
 def cartesian_accelerations(cart, q, qd, t=0.0):
     """{body: (r̈, ω̇ global)} of the Cartesian model from [M Φqᵀ; Φq 0][q̈; λ] = [Q; γ]."""
-    ws = cart.workspace()
-    cart.evaluate(t, q, qd, ws, EVAL_ALL)
-    n, m = cart.n, cart.m
-    K = np.zeros((n + m, n + m))
-    K[:n, :n], K[:n, n:], K[n:, :n] = ws.M, ws.phiq.T, ws.phiq
-    qdd = np.linalg.solve(K, np.concatenate([ws.Q, ws.gamma]))[:n]
+    qdd, _ = accelerations(cart, t, q, qd)
     out = {}
     for b, name in enumerate(cart.body_names):
         a = cart.body_qadr[b]
@@ -27,6 +23,24 @@ def cartesian_accelerations(cart, q, qd, t=0.0):
         E = np.array([[-e1, e0, -e3, e2], [-e2, e3, e0, -e1], [-e3, -e2, e1, e0]])
         out[name] = (qdd[a:a + 3], 2 * E @ qdd[a + 3:a + 7])
     return out
+
+
+def cartesian_reference(syn, cart, t, q, qd):
+    """The synthesis state (converged in position) carried to the Cartesian model: its
+    accelerations {body: (r̈, ω̇)}, after checking Φ = 0 and Φq q̇ = 0 there to 1e-12."""
+    syn.terms(t, q, qd, iterations=30)
+    qc, qdc = syn.cartesian_state(cart, q, qd)
+    assert np.abs(cart.constraints(qc)).max() < 1e-12
+    assert np.abs(cart.constraint_jacobian(qc) @ qdc).max() < 1e-12
+    return cartesian_accelerations(cart, qc, qdc, t)
+
+
+def assert_bodies_match(got, ref, rtol=1e-9):
+    """Every body's r̈ and ω̇ of ``got`` equal ``ref``'s to ``rtol`` of its scale."""
+    for name, (a, w) in ref.items():
+        scale = max(1.0, np.abs(a).max(), np.abs(w).max())
+        assert np.abs(got[name][0] - a).max() < rtol * scale, name
+        assert np.abs(got[name][1] - w).max() < rtol * scale, name
 
 
 def compiled(model):
