@@ -96,26 +96,35 @@ def cmd_sweep(args) -> int:
 
             raise SolverError(f"--param {path}: given twice")
         params[path] = values
-    from ..io.interrupts import unwinding
+    from ..io.interrupts import unwinding, writing
+    from ..runs.sweep import NOT_FINISHED, SweepInterrupted
 
-    note = ("sweep interrupted; nothing written (the table is written when every run has "
-            "finished)")
+    note = "sweep interrupted; no table written"
     try:
-        # Ctrl-C: the workers are ended at once, the cluster's shutdown is not waited for (its
-        # workers, left to notice, printed the tracebacks of their lost connections)
-        with unwinding(note, limit_s=0.0):
+        # Ctrl-C: the workers are killed, the table of the finished runs written (or, if that
+        # has not begun within the limit, the process ended saying the note)
+        with unwinding(note, limit_s=1.0):
             table = sweep(args.model, params, manoeuvre=args.manoeuvre, signals=args.output,
                           scheduler=_scheduler(args.scheduler),
                           progress=not (args.no_progress or args.json), n_workers=args.workers,
                           solver=args.solver, h=args.h, t_end=args.t_end,
                           save_every=args.save_every, options=solver_options(args),
                           trajectories=args.trajectories, batch=args.batch)
+    except SweepInterrupted as exc:
+        table, done, runs = exc.table, exc.table.meta["finished"], exc.table.meta["runs"]
+        if not done:
+            print("rtmbs: sweep interrupted before any run finished; no table written",
+                  file=sys.stderr)
+            return 130
+        with writing("the table of the finished runs"):
+            h5, csv = _save(table, out)
+        print(f"rtmbs: sweep interrupted after {done} of {runs} runs; the finished runs are in "
+              f"{h5} and {csv} (status {NOT_FINISHED}: not finished)", file=sys.stderr)
+        return 130
     except KeyboardInterrupt:
         print(f"rtmbs: {note}", file=sys.stderr)
         return 130
-    h5 = out if out.suffix.lower() in (".h5", ".hdf5") else out.with_suffix(".h5")
-    table.save_hdf5(h5)
-    csv = table.save_csv(h5.with_suffix(".csv"))
+    h5, csv = _save(table, out)
     status = table.columns["status"]
     summary = {"runs": len(table), "done": int((status == 1).sum()),
                "diverged": int((status == -1).sum()), "failed": len(table.failures),
@@ -132,17 +141,45 @@ def cmd_sweep(args) -> int:
     return 1 if table.failures else 0
 
 
+def _save(table, out):
+    """The table as ``out`` (.h5) and the CSV beside it; their paths."""
+    h5 = out if out.suffix.lower() in (".h5", ".hdf5") else out.with_suffix(".h5")
+    table.save_hdf5(h5)
+    return h5, table.save_csv(h5.with_suffix(".csv"))
+
+
 def cmd_identify(args) -> int:
+    import sys
+
     from ..io.files import writable_file
-    from ..runs.identify import identify, load_config
+    from ..io.interrupts import unwinding, writing
+    from ..runs.identify import IdentificationInterrupted, identify, load_config
 
     out = writable_file(args.out) if args.out else None
     data, _, _ = load_config(args.config)
     sched = args.scheduler if args.scheduler is not None else data.get("scheduler", "local")
     workers = args.workers or data.get("workers")
     quiet = args.no_progress or args.json
-    res = identify(args.config, scheduler=_scheduler(sched), progress=not quiet,
-                   n_workers=workers)
+    note = "identification interrupted; nothing written"
+    try:
+        with unwinding(note, limit_s=1.0):  # as for the sweep
+            res = identify(args.config, scheduler=_scheduler(sched), progress=not quiet,
+                           n_workers=workers)
+    except IdentificationInterrupted as exc:
+        res = exc.result
+        where = "; not written (no --out)"
+        if out:
+            with writing("the evaluations so far"):
+                Path(out).write_text(json.dumps(json_safe(res.as_dict()), indent=1))
+            where = f"; the evaluations are in {out}"
+        best = ", ".join(f"{p} = {v:.6g} {res.units[p]}" for p, v in res.values.items())
+        print(f"rtmbs: identification interrupted after {res.nfev} evaluations ({res.runs} runs, "
+              f"{len(res.unfinished)} unfinished); best so far: {best} (cost {res.cost:.4g})"
+              f"{where}", file=sys.stderr)
+        return 130
+    except KeyboardInterrupt:
+        print(f"rtmbs: {note}", file=sys.stderr)
+        return 130
     d = res.as_dict()
     if out:
         Path(out).write_text(json.dumps(json_safe(d), indent=1))

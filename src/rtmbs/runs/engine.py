@@ -31,6 +31,17 @@ class TaskFailed(RtmbsError):
         super().__init__(f"{first.describe()}{more}")
 
 
+class RunsInterrupted(KeyboardInterrupt):
+    """Ctrl-C (SIGINT) or SIGTERM stopped :func:`run_many`: ``results`` is what it returns, for
+    the tasks that had finished (a :class:`TaskFailure` for one that raised), ``None`` for the
+    others. Also a ``KeyboardInterrupt``, so that code catching Ctrl-C keeps working."""
+
+    def __init__(self, results: list):
+        self.results = results
+        self.done = sum(r is not None for r in results)
+        super().__init__(f"interrupted after {self.done} of {len(results)} tasks")
+
+
 class TaskFailure:
     """The outcome of a task that raised: its index, its label (its parameters) and the error."""
 
@@ -73,8 +84,25 @@ def local_cluster(n_workers: int | None = None):
     with LocalCluster(n_workers=n, threads_per_worker=1, processes=True, dashboard_address=":0",
                       silence_logs=logging.ERROR, env=worker_env()) as cluster, \
             Client(cluster) as client:
-        _check_workers(client, strict=True)
-        yield client
+        pids = [i["pid"] for i in _check_workers(client, strict=True).values()]
+        try:
+            yield client
+        except KeyboardInterrupt:
+            # Ctrl-C: the workers are killed first, so that the cluster closes at once (a
+            # graceful close waits for the tasks they run; left to notice, they printed the
+            # tracebacks of their lost connections)
+            _kill(pids)
+            raise
+
+
+def _kill(pids) -> None:
+    import signal
+
+    for pid in pids:
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except OSError:  # already gone
+            pass
 
 
 def _check_workers(client, strict: bool) -> dict:
@@ -143,7 +171,9 @@ def run_many(fn, tasks, scheduler=None, progress: bool = True, n_workers: int | 
     does not stop the others: with ``keep_going`` its entry is a :class:`TaskFailure`, else
     :class:`TaskFailed` is raised once all have finished (``.results`` holds the others).
     ``fn`` and the tasks must be picklable for Dask (module-level functions). ``batch`` tasks go
-    to a worker together (one Dask task): fewer round trips through the scheduler for short runs."""
+    to a worker together (one Dask task): fewer round trips through the scheduler for short runs.
+    Ctrl-C (SIGINT) or SIGTERM raises :class:`RunsInterrupted` holding the tasks finished so far
+    (a local cluster's workers are killed, the running tasks lost)."""
     tasks = list(tasks)
     if not (isinstance(batch, int) and batch >= 1):
         raise SolverError(f"batch = {batch!r}, expected a whole number >= 1")
@@ -160,7 +190,9 @@ def run_many(fn, tasks, scheduler=None, progress: bool = True, n_workers: int | 
             for i, t in enumerate(tasks):
                 try:
                     results[i] = fn(t)
-                except (KeyboardInterrupt, MemoryError):
+                except KeyboardInterrupt:
+                    raise RunsInterrupted(_with_failures(results, failures)) from None
+                except MemoryError:
                     raise
                 except Exception as exc:  # one failed run: named, the others go on
                     failures.append(TaskFailure(i, labels[i], exc))
@@ -188,6 +220,8 @@ def run_many(fn, tasks, scheduler=None, progress: bool = True, n_workers: int | 
                                 results[i] = value
                         if bar is not None:
                             bar.update(k)
+                except KeyboardInterrupt:
+                    raise RunsInterrupted(_with_failures(results, failures)) from None
                 finally:
                     client.cancel(futures)
     finally:
@@ -196,6 +230,12 @@ def run_many(fn, tasks, scheduler=None, progress: bool = True, n_workers: int | 
     failures.sort(key=lambda f: f.index)
     if failures and not keep_going:
         raise TaskFailed(failures, results)
+    return _with_failures(results, failures)
+
+
+def _with_failures(results: list, failures: list) -> list:
+    """``results`` with each failed task's :class:`TaskFailure` in its place."""
+    out = list(results)
     for f in failures:
-        results[f.index] = f
-    return results
+        out[f.index] = f
+    return out

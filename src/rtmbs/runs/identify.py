@@ -24,7 +24,7 @@ import yaml
 from ..concept.calibrate import bounds_reached, converged, stop_summary
 from ..model.strict_yaml import safe_load, yaml_problem
 from ..errors import ModelError
-from .engine import local_cluster, run_many
+from .engine import RunsInterrupted, local_cluster, run_many
 from .input_files import manoeuvre_inputs, named_manoeuvre, with_road
 from .parameters import build_system, check_paths, model_spec, unit_of_parameter, with_values
 from .sweep import RunSpec
@@ -79,6 +79,10 @@ class Identification:
     history: list = field(default_factory=list)
     max_nfev: int = 0
     at_bounds: dict = field(default_factory=dict)
+    #: stopped by Ctrl-C (SIGINT) or SIGTERM: ``values`` are the best evaluated so far, ``history``
+    #: the evaluations that finished, ``unfinished`` the parameter points whose runs had not
+    interrupted: bool = False
+    unfinished: list = field(default_factory=list)
 
     @property
     def converged(self) -> bool:
@@ -97,7 +101,21 @@ class Identification:
                                            "max_nfev", "at_bounds")}
         d["converged"] = self.converged
         d["stop"] = self.stop_summary()
+        if self.interrupted:
+            d["interrupted"] = True
+            d["evaluations"] = self.history
+            d["unfinished"] = self.unfinished
         return d
+
+
+class IdentificationInterrupted(KeyboardInterrupt):
+    """Ctrl-C (SIGINT) or SIGTERM stopped :func:`identify`; ``result`` is an
+    :class:`Identification` of the best point evaluated so far (``interrupted`` set). Also a
+    ``KeyboardInterrupt``."""
+
+    def __init__(self, result: Identification):
+        self.result = result
+        super().__init__(f"identification interrupted after {result.nfev} evaluations")
 
 
 def _err(source, key, problem):
@@ -328,7 +346,9 @@ def fd_points(prob: Problem, x: np.ndarray) -> tuple[list, np.ndarray]:
 
 def identify(config, scheduler=None, progress=True, n_workers=None, log=None) -> Identification:
     """Identify the parameters of ``config`` (a file or a mapping); the runs of each Jacobian go
-    through :func:`run_many` (in this process, or on Dask: ``"local"``, an address, a client)."""
+    through :func:`run_many` (in this process, or on Dask: ``"local"``, an address, a client).
+    Ctrl-C (SIGINT) or SIGTERM raises :class:`IdentificationInterrupted` with the best point
+    evaluated so far, the evaluations that finished and the points whose runs had not."""
     from scipy.optimize import least_squares
 
     prob = problem(config)
@@ -342,16 +362,23 @@ def identify(config, scheduler=None, progress=True, n_workers=None, log=None) ->
 
         bar = tqdm(total=prob.max_nfev, unit="eval", desc="identify", leave=False)
 
+    unfinished: list = []
     with contextlib.ExitStack() as stack:
         sched = scheduler
         if scheduler == "local":
             sched = stack.enter_context(local_cluster(n_workers))
 
         def batch(points):
-            counts["runs"] += len(points)
             labels = [", ".join(f"{p}={v:g}" for p, v in zip(prob.paths, x)) for x in points]
-            return run_many(residuals_task, [(prob, x) for x in points], scheduler=sched,
-                            progress=False, labels=labels)
+            try:
+                out = run_many(residuals_task, [(prob, x) for x in points], scheduler=sched,
+                               progress=False, labels=labels)
+            except RunsInterrupted as exc:
+                counts["runs"] += exc.done
+                unfinished.extend(x.tolist() for x, r in zip(points, exc.results) if r is None)
+                raise
+            counts["runs"] += len(points)
+            return out
 
         def fun(x):
             key = x.tobytes()
@@ -359,6 +386,7 @@ def identify(config, scheduler=None, progress=True, n_workers=None, log=None) ->
                 cache.clear()
                 cache[key] = batch([x.copy()])[0]
                 r = cache[key]
+                counts["residuals"] = r.size
                 history.append({"x": x.tolist(), "cost": 0.5 * float(r @ r)})
                 if bar is not None:
                     bar.update(1)
@@ -378,8 +406,14 @@ def identify(config, scheduler=None, progress=True, n_workers=None, log=None) ->
             return np.column_stack([(rj - r0) / dj for rj, dj in zip(rs, delta)])
 
         x_scale = np.where(prob.start != 0, np.abs(prob.start), 1.0)
-        sol = least_squares(fun, prob.start, jac=jac, bounds=(prob.lower, prob.upper),
-                            x_scale=x_scale, loss=prob.loss, max_nfev=prob.max_nfev)
+        try:
+            sol = least_squares(fun, prob.start, jac=jac, bounds=(prob.lower, prob.upper),
+                                x_scale=x_scale, loss=prob.loss, max_nfev=prob.max_nfev)
+        except KeyboardInterrupt:
+            if bar is not None:
+                bar.close()
+            raise IdentificationInterrupted(_interrupted(prob, history, unfinished, counts,
+                                                         time.perf_counter() - t0)) from None
     if bar is not None:
         bar.close()
     r = sol.fun
@@ -392,3 +426,22 @@ def identify(config, scheduler=None, progress=True, n_workers=None, log=None) ->
         max_nfev=int(prob.max_nfev),
         at_bounds=bounds_reached(prob.paths, sol.x, prob.lower, prob.upper,
                                  getattr(sol, "active_mask", None)))
+
+
+def _interrupted(prob: Problem, history, unfinished, counts, wall) -> Identification:
+    """The :class:`Identification` of an interrupted fit: the best evaluated point (the start,
+    with a NaN cost, when none finished)."""
+    best = min(history, key=lambda h: h["cost"]) if history else None
+    x = np.asarray(best["x"]) if best else prob.start
+    cost = best["cost"] if best else math.nan
+    n = counts.get("residuals", 0)
+    return Identification(
+        values=dict(zip(prob.paths, map(float, x))),
+        start=dict(zip(prob.paths, map(float, prob.start))),
+        units={p: unit_of_parameter(p, prob.spec.model.description) for p in prob.paths},
+        cost=float(cost), rms=float(math.sqrt(2 * cost / n)) if best and n else math.nan,
+        status=0, message=f"interrupted (Ctrl-C or SIGTERM) after {len(history)} evaluations",
+        nfev=len(history), njev=0, runs=counts["runs"], wall_s=wall, history=list(history),
+        max_nfev=int(prob.max_nfev),
+        at_bounds=bounds_reached(prob.paths, x, prob.lower, prob.upper, None),
+        interrupted=True, unfinished=list(unfinished))

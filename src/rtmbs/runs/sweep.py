@@ -16,12 +16,24 @@ import numpy as np
 
 from ..errors import ModelError, SolverError, did_you_mean
 from ..solvers.base import get_solver
-from .engine import TaskFailure, run_many
+from .engine import RunsInterrupted, TaskFailure, run_many
 from .input_files import manoeuvre_inputs, named_manoeuvre, with_road
 from .parameters import ModelSpec, build_system, check_paths, model_spec, unit_of_parameter, with_values
 
 #: per-signal statistics of a run (table columns ``<signal>.<stat>``)
 STATS = ("final", "min", "max")
+#: ``status`` of a run that had not finished when the sweep was interrupted (NaN values)
+NOT_FINISHED = -3
+
+
+class SweepInterrupted(KeyboardInterrupt):
+    """Ctrl-C (SIGINT) or SIGTERM stopped a sweep; ``table`` holds every run, those that had not
+    finished with status ``NOT_FINISHED`` and NaN values. Also a ``KeyboardInterrupt``."""
+
+    def __init__(self, table: "SweepTable"):
+        self.table = table
+        super().__init__(f"sweep interrupted after {table.meta['finished']} of "
+                         f"{table.meta['runs']} runs")
 
 
 @dataclass
@@ -202,12 +214,18 @@ def sweep(model, params: dict, manoeuvre=None, signals=None, scheduler=None, pro
     ``run``: ``solver``, ``h``, ``t_end``, ``save_every``, ``options`` (solver options),
     ``trajectories``; ``batch`` runs per Dask task. A failed run keeps its row (status -2, NaN
     values) and is listed in ``table.failures``; a diverged one has status -1 and its values up
-    to divergence."""
+    to divergence. Ctrl-C (SIGINT) or SIGTERM raises :class:`SweepInterrupted` holding the table
+    of the runs finished so far (the others with status ``NOT_FINISHED``)."""
     spec, combos = prepare(model, params, manoeuvre, signals, **run)
     labels = [", ".join(f"{k}={v:g}" for k, v in c.items()) for c in combos]
     t0 = time.perf_counter()
-    outs = run_many(run_one, [(spec, c) for c in combos], scheduler=scheduler, progress=progress,
-                    n_workers=n_workers, labels=labels, keep_going=True, desc="sweep", batch=batch)
+    try:
+        outs = run_many(run_one, [(spec, c) for c in combos], scheduler=scheduler,
+                        progress=progress, n_workers=n_workers, labels=labels, keep_going=True,
+                        desc="sweep", batch=batch)
+    except RunsInterrupted as exc:
+        table = _table(spec, combos, exc.results, time.perf_counter() - t0, scheduler)
+        raise SweepInterrupted(table) from None
     wall = time.perf_counter() - t0
     return _table(spec, combos, outs, wall, scheduler)
 
@@ -215,14 +233,16 @@ def sweep(model, params: dict, manoeuvre=None, signals=None, scheduler=None, pro
 def _table(spec: RunSpec, combos, outs, wall, scheduler) -> SweepTable:
     from ..units import unit_of
 
-    ok = [o for o in outs if not isinstance(o, TaskFailure)]
+    done = lambda o: o is not None and not isinstance(o, TaskFailure)  # noqa: E731
+    ok = [o for o in outs if done(o)]
     keys = list(ok[0]["row"]) if ok else ["status"]
     params = list(combos[0])
     cols = {"run": np.arange(len(combos))}
     cols.update({p: np.array([c[p] for c in combos], float) for p in params})
     for k in keys:
-        cols[k] = np.array([np.nan if isinstance(o, TaskFailure) else o["row"][k] for o in outs], float)
-    cols["status"] = np.array([-2 if isinstance(o, TaskFailure) else o["row"]["status"] for o in outs], int)
+        cols[k] = np.array([o["row"][k] if done(o) else np.nan for o in outs], float)
+    cols["status"] = np.array([o["row"]["status"] if done(o) else
+                               NOT_FINISHED if o is None else -2 for o in outs], int)
     etypes = {f.name: f.type for f in spec.model.description.forces}
     units = {p: unit_of_parameter(p, spec.model.description) for p in params}
     units.update({"run": "", "status": "", "max_constraint_norm": "", "t_reached": "s", "wall_s": "s"})
@@ -237,11 +257,12 @@ def _table(spec: RunSpec, combos, outs, wall, scheduler) -> SweepTable:
         for s in spec.signals:
             arr = np.full((len(outs), n), np.nan)
             for i, o in enumerate(outs):
-                if not isinstance(o, TaskFailure):
+                if done(o):
                     arr[i, :len(o["traj"][s])] = o["traj"][s]
             traj[s] = arr
     meta = {"model": spec.model.name, "solver": spec.solver, "h": spec.h, "t_end": spec.t_end,
             "save_every": spec.save_every, "runs": len(combos), "wall_s": wall,
+            "finished": sum(o is not None for o in outs),
             "scheduler": "in-process" if scheduler is None else str(scheduler),
             "solver_options": dict(spec.options)}
     return SweepTable(params, cols, units, t, traj, meta,
