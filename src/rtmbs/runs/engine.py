@@ -90,7 +90,10 @@ def local_cluster(n_workers: int | None = None):
         except KeyboardInterrupt:
             # Ctrl-C: the workers are killed first, so that the cluster closes at once (a
             # graceful close waits for the tasks they run; left to notice, they printed the
-            # tracebacks of their lost connections)
+            # tracebacks of their lost connections); the scheduler and client, which log the
+            # closed connections of the killed workers at ERROR with a traceback, keep quiet
+            for name in ("distributed", "tornado"):
+                logging.getLogger(name).setLevel(logging.CRITICAL)
             _kill(pids)
             raise
 
