@@ -164,9 +164,9 @@ def test_options_are_checked_with_named_errors():
     with pytest.raises(SolverError, match="option 'richardson' must be 'extrapolate', 'estimate' "
                                           "or 'none', got True"):
         ReferenceSolver(p, formulation=AL, richardson=True)
-    with pytest.raises(SolverError, match="option 'projection' must be 'multipliers' or 'exact', "
+    with pytest.raises(SolverError, match="option 'velocity_projection' must be 'multipliers' or 'exact', "
                                           "got 'svd'"):
-        ReferenceSolver(p, formulation=AL, projection="svd")
+        ReferenceSolver(p, formulation=AL, velocity_projection="svd")
     with pytest.raises(SolverError, match="option 'linear_solver' must be 'auto', 'dense' or "
                                           "'sparse', got 'lu'"):
         ReferenceSolver(p, formulation=AL, linear_solver="lu")
@@ -259,7 +259,7 @@ def test_failure_advice_on_max_iter_is_right():
 @pytest.mark.slow
 def test_forty_loops_at_a_quarter_millisecond():
     """Steps of 1, 0.5 and 0.25 ms on the 40-loop chain over 1.5 s (3 flat passes) with
-    ``projection="exact"``: each run reaches the end, the error falls at each halving and the
+    ``velocity_projection="exact"``: each run reaches the end, the error falls at each halving and the
     stated estimate bounds it. The velocity projection converges at every step (GMRES on its
     multipliers); the method of multipliers (the default) stalls next to the flat positions at
     0.25 ms, leaving ‖Φq q̇‖ at 7e-5, the energy 2e-4 off after the first pass and Newton failing
@@ -269,7 +269,7 @@ def test_forty_loops_at_a_quarter_millisecond():
     sol, E0 = _exact(40, t_end)
     errs, ests = [], []
     for step in (1e-3, 5e-4, 2.5e-4):
-        res = ReferenceSolver(system, formulation=AL, step=step, projection="exact",
+        res = ReferenceSolver(system, formulation=AL, step=step, velocity_projection="exact",
                               newton_tol=1e-12).solve(
             system.initial_state(), t_end, h=0.004)        # outputs 2 ms from the flat ones
         assert res.meta["status"] == 1, res.meta["message"]

@@ -21,9 +21,9 @@ Then q̇ is projected onto Φq q̇ + Φt = 0 with the minimal change in the metr
 
     (W + b α ΦqᵀΦq) v = W v* + b Φqᵀ(α g − σ),   bαΦq T⁻¹Φqᵀ σ = α (Φq v(0) − g),
 
-by default (``projection="multipliers"``) iterated as σ += α(Φq v − g), the method of
+by default (``velocity_projection="multipliers"``) iterated as σ += α(Φq v − g), the method of
 multipliers, which leaves the directions where Φq has nearly lost rank unprojected (it stalls
-there); with ``projection="exact"`` solved to ``newton_tol`` by GMRES (Saad & Schultz 1986) with
+there); with ``velocity_projection="exact"`` solved to ``newton_tol`` by GMRES (Saad & Schultz 1986) with
 T refactored at qₙ₊₁ (:func:`_project`). Next to a singular position a residual tolerance costs
 accuracy divided by Φq's smallest singular value; with ``"exact"`` a Newton iteration whose
 corrections stop contracting below 100× the tolerance, ‖Φ‖ converged, is taken as converged (the
@@ -60,7 +60,7 @@ from .base import RunFailure as _Failure, output_steps
 
 #: The formulation's own options (``reference`` solver) and their defaults.
 AL_DEFAULTS = dict(step=1e-3, rho_inf=0.9, penalty=1e4, newton_tol=1e-10, max_iter=100,
-                   richardson="extrapolate", linear_solver="auto", projection="multipliers")
+                   richardson="extrapolate", linear_solver="auto", velocity_projection="multipliers")
 #: ``linear_solver="auto"`` takes the sparse LU from this many coordinates on.
 SPARSE_FROM_N = 60
 #: A state component beyond this is taken as diverged (as the other offline solvers).
@@ -111,9 +111,9 @@ def check_options(opts: dict) -> dict:
     if out["linear_solver"] not in ("auto", "dense", "sparse"):
         raise SolverError(f"{_WHERE}: option 'linear_solver' must be 'auto', 'dense' or "
                           f"'sparse', got {out['linear_solver']!r}")
-    if out["projection"] not in ("multipliers", "exact"):
-        raise SolverError(f"{_WHERE}: option 'projection' must be 'multipliers' or 'exact', got "
-                          f"{out['projection']!r}")
+    if out["velocity_projection"] not in ("multipliers", "exact"):
+        raise SolverError(f"{_WHERE}: option 'velocity_projection' must be 'multipliers' or 'exact', got "
+                          f"{out['velocity_projection']!r}")
     if out["richardson"] not in ("extrapolate", "estimate", "none"):
         raise SolverError(f"{_WHERE}: option 'richardson' must be 'extrapolate', 'estimate' or "
                           f"'none', got {out['richardson']!r}")
@@ -251,7 +251,7 @@ def _project(lin: _Tangent, phiq, Wv, g, alpha, b, tol, maxit, cnt):
 
 
 def _project_multipliers(lin: _Tangent, phiq, Wv, g, alpha, b, tol, maxit, cnt):
-    """(v, ‖Φq v − g‖∞) of ``projection="multipliers"``: the projection of :func:`_project` by
+    """(v, ‖Φq v − g‖∞) of ``velocity_projection="multipliers"``: the projection of :func:`_project` by
     the method of multipliers, σ += α(Φq v − g), stopped at ‖Φq v − g‖∞ ≤ tol·max(1, ‖v‖∞) or
     when the residual no longer halves: it leaves the directions where Φq has nearly lost rank
     (bασ²/μ ≪ 1) unprojected, a regularised projection."""
@@ -300,7 +300,7 @@ def _newton(system, ws, lin: _Tangent, cnt, t1, q1, lam1, coef, alpha, alpha_max
     q with them: when the corrections shrink by less than 4× per iteration (or ‖Φ‖ does) α is
     raised 10× and T refactored at the current iterate (penalty update of the method of
     multipliers, Bertsekas 1982 §2.2, up to ``alpha_max``); the solution does not depend on α.
-    With ``floor`` (``projection="exact"``) corrections that stop contracting below 100×
+    With ``floor`` (``velocity_projection="exact"``) corrections that stop contracting below 100×
     ``newton_tol`` with ‖Φ‖ converged are taken as the round-off floor (counted: ``floor_stops``).
     Returns (iterations, estimated error left, α used, last θ, q̇ₙ₊₁, q̈ₙ₊₁)."""
     c1, c2, hd, hdd, hh, b = coef
@@ -398,7 +398,7 @@ def integrate(system: MechanicalSystem, state: State, nout: int, nsub: int, hste
     b, hh = 1 / c2, c1 / c2
     t0 = float(state.t)
     q, qd = np.array(state.q, float), np.array(state.qd, float)
-    exact = opts["projection"] == "exact"
+    exact = opts["velocity_projection"] == "exact"
     project = _project if exact else _project_multipliers
     cnt = dict(steps=0, newton=0, newton_max=0, proj=0, proj_max=0, factor=0, evals=1,
                vel_residual_max=0.0, acc_residual_max=0.0, iteration_error=0.0,
@@ -514,7 +514,7 @@ def _project_state(system, lin: _Tangent, ws, t, q_star, qd_star, qdd_star, pena
 
 def _project_state_multipliers(system, lin: _Tangent, ws, t, q_star, qd_star, qdd_star, penalty,
                                tol, maxit, cnt):
-    """:func:`_project_state` of ``projection="multipliers"``: AL Newton on
+    """:func:`_project_state` of ``velocity_projection="multipliers"``: AL Newton on
     min ½(q − q*)ᵀM(q − q*) s.t. Φ(q) = 0, then the two projections by the method of multipliers."""
     q = q_star.copy()
     system.evaluate(t, q, qd_star, ws, EVAL_M | EVAL_PHI | EVAL_PHIQ)
@@ -575,7 +575,7 @@ def _richardson(system, state, fine: _Run, nsub, hstep, opts, sparse) -> tuple[d
     lin = _Tangent(system, sparse)
     cnt = dict(proj=0, proj_max=0, phi_max=0.0)
     tol, maxit, penalty = float(opts["newton_tol"]), int(opts["max_iter"]), float(opts["penalty"])
-    project_state = _project_state if opts["projection"] == "exact" else _project_state_multipliers
+    project_state = _project_state if opts["velocity_projection"] == "exact" else _project_state_multipliers
     for k in range(nout):
         q, qd, qdd = project_state(system, lin, ws, fine.t[k], e1[0][k], e1[1][k], e1[2][k],
                                    penalty, tol, maxit, cnt)
