@@ -18,18 +18,23 @@ def _systems(cls):
     return [LinearOscillator()] + ([] if cls.ode_only else [pendulum(theta0=1.0)])
 
 
+def _started_at_t0(cls):
+    """(system, solver, state) for each test system of solver class ``cls``, reset at t = T0."""
+    for sysm in _systems(cls):
+        slv = cls(sysm)
+        st = sysm.initial_state()
+        st.t = T0
+        slv.reset(st)
+        yield sysm, slv, st
+
+
 def test_the_fixed_step_solvers_are_all_here():
     assert {"explicit-euler", "li-euler", "li-euler-indep", "rosenbrock-grk4t", "ab3"} <= set(FIXED_STEP)
 
 
 @pytest.mark.parametrize("name", FIXED_STEP)
 def test_n_steps_of_h_end_at_t0_plus_n_h(name):
-    cls = base.get_solver(name)
-    for sysm in _systems(cls):
-        slv = cls(sysm)
-        st = sysm.initial_state()
-        st.t = T0
-        slv.reset(st)
+    for sysm, slv, st in _started_at_t0(base.get_solver(name)):
         for k in range(1, N + 1):
             assert slv.step(st, H)
             assert st.t == pytest.approx(T0 + k * H, abs=1e-12), (sysm.name, k)
@@ -46,12 +51,7 @@ def test_bench_advances_time_once_per_step(name):
 def test_the_step_alone_moves_the_time(name):
     """A Python-driven ``_step_impl`` leaves ``state.t``; ``Solver.step`` sets it to the step's
     start plus h (exactly, whatever a step does with t inside)."""
-    cls = base.get_solver(name)
-    for sysm in _systems(cls):
-        slv = cls(sysm)
-        st = sysm.initial_state()
-        st.t = T0
-        slv.reset(st)
+    for sysm, slv, st in _started_at_t0(base.get_solver(name)):
         slv._step_impl(st, H)
         assert st.t == T0, (sysm.name, st.t)
         assert slv.step(st, H)

@@ -23,11 +23,7 @@ void* __wrap_malloc(size_t size) { heap_calls++; return __real_malloc(size); }
 void* __wrap_calloc(size_t n, size_t size) { heap_calls++; return __real_calloc(n, size); }
 void* __wrap_realloc(void* p, size_t size) { heap_calls++; return __real_realloc(p, size); }
 
-#define NEED(ptr, what)                                                   \
-    if (!(ptr)) {                                                         \
-        fprintf(stderr, "harness: plan has no %s\n", what);               \
-        return 2;                                                         \
-    }
+#define NEED(ptr, what) RTMBS_PLAN_NEED("harness", ptr, what)
 
 int main(int argc, char** argv) {
     rtmbs_plan plan;

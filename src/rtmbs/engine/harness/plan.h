@@ -39,6 +39,13 @@ typedef struct rtmbs_plan_step_ {
     double t0;
 } rtmbs_plan_step;
 
+/* In a program's main: ptr = a plan record, or "PROG: plan has no WHAT" on stderr and exit 2. */
+#define RTMBS_PLAN_NEED(prog, ptr, what)                                  \
+    if (!(ptr)) {                                                         \
+        fprintf(stderr, "%s: plan has no %s\n", prog, what);              \
+        return 2;                                                         \
+    }
+
 /* Bind the step of plan p into st: 0, or -1 with the missing record or the failure in err. */
 int rtmbs_plan_bind_step(const rtmbs_plan* p, rtmbs_plan_step* st, char* err, int nerr);
 

@@ -157,11 +157,7 @@ static void run(bench* b, const char* name, int64_t per_step, stage_fn fn, long 
     printf("%s\t%ld\t%.1f\n", name, (long)per_step, ns[NBATCH / 2]);
 }
 
-#define NEED(ptr, what)                                                   \
-    if (!(ptr)) {                                                         \
-        fprintf(stderr, "stages: plan has no %s\n", what);                \
-        return 2;                                                         \
-    }
+#define NEED(ptr, what) RTMBS_PLAN_NEED("stages", ptr, what)
 
 int main(int argc, char** argv) {
     rtmbs_plan plan;
