@@ -44,11 +44,8 @@ int main(int argc, char** argv) {
         fprintf(stderr, "usage: harness PLAN OUT [EVERY]\n");
         return 2;
     }
-    if (rtmbs_plan_read(argv[1], &plan, err, sizeof err) != 0) {
-        fprintf(stderr, "harness: %s\n", err);
-        return 2;
-    }
-    if (rtmbs_plan_bind_step(&plan, &st, err, sizeof err) != 0) {
+    if (rtmbs_plan_read(argv[1], &plan, err, sizeof err) != 0
+        || rtmbs_plan_bind_step(&plan, &st, err, sizeof err) != 0) {
         fprintf(stderr, "harness: %s\n", err);
         return 2;
     }

@@ -175,11 +175,8 @@ int main(int argc, char** argv) {
         fprintf(stderr, "usage: stages PLAN [CALLS] [WARMUP]\n");
         return 2;
     }
-    if (rtmbs_plan_read(argv[1], &plan, err, sizeof err) != 0) {
-        fprintf(stderr, "stages: %s\n", err);
-        return 2;
-    }
-    if (rtmbs_plan_bind_step(&plan, &st, err, sizeof err) != 0) {
+    if (rtmbs_plan_read(argv[1], &plan, err, sizeof err) != 0
+        || rtmbs_plan_bind_step(&plan, &st, err, sizeof err) != 0) {
         fprintf(stderr, "stages: %s\n", err);
         return 2;
     }
