@@ -507,7 +507,7 @@ class CartesianSystem(MechanicalSystem):
             Dd=z((3, 12)), Ddd=z((3, 12)), X=z((9, 12)), frc_out=z((nf, codes.NFOUT)), mf=z(16),
             vQ=z((nb + 1, 9)), vK=z((nblk, 6, 6)), vC=z((nblk, 6, 6)), vP=z((nb + 1, 2, 3, 4)),
             KL=z((2, 6, 7)), warning=z((FIELD_CONSTANTS["RTMBS_WARNSLOTS"], 3)),
-            counter=z(FIELD_CONSTANTS["RTMBS_COUNTSLOTS"]))
+            left_worst=np.array([0.0, -1.0]), counter=z(FIELD_CONSTANTS["RTMBS_COUNTSLOTS"]))
         buf, lay, views = DATA.pack(arrays)
         for b in range(nb):  # ∂G/∂p of Euler parameters is constant (G = 2E(p) is linear in p)
             if self.body_rtype[b] == ROT_EP:

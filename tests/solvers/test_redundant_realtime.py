@@ -214,14 +214,22 @@ def test_offline_solvers_see_the_full_system(loops):
         assert slv.system is planar and slv.system.m == 23
 
 
-def test_the_reduced_system_steps_on_the_dense_path(loops):
-    """The reduced system of a redundant loop has no step in the engine: "auto" takes the dense
-    path; "sparse" (the engine's) is refused with the reason."""
+def test_the_reduced_system_takes_the_compiled_step(loops):
+    """li-euler on the reduced system of a compiled loop steps in the C engine with the row map
+    ("auto" and "sparse"); "dense" keeps the Python-driven dense path; explicit-euler, whose
+    compiled step has no row map, steps on the dense path and refuses "sparse" with the reason."""
     planar, _ = loops["four-bar"]
-    slv, _ = _build(planar, "li-euler")
-    assert isinstance(slv.system, ReducedSystem) and not slv.sparse
+    for opts in ({}, {"linear_solver": "sparse"}):
+        slv, _ = _build(planar, "li-euler", **opts)
+        assert isinstance(slv.system, ReducedSystem) and slv.sparse and slv.fused
+        slv.reset(planar.initial_state())
+        assert slv.rows_args[0].tolist() == [20, 3, *slv.system.kept, *slv.system.left_out]
+    slv, _ = _build(planar, "li-euler", linear_solver="dense")
+    assert not slv.sparse and not slv.fused
+    slv, _ = _build(planar, "explicit-euler")
+    assert not slv.sparse
     with pytest.raises(SolverError) as info:
-        _build(planar, "li-euler", linear_solver="sparse")
+        _build(planar, "explicit-euler", linear_solver="sparse")
     assert str(info.value) == (
-        "solver 'li-euler': option linear_solver='sparse' runs in the C engine, which needs a "
-        "compiled model; 'four-bar-planar' is not one (use 'dense' or 'auto')")
+        "solver 'explicit-euler': option linear_solver='sparse' runs in the C engine, which needs "
+        "a compiled model; 'four-bar-planar' is not one (use 'dense' or 'auto')")

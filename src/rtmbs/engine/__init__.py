@@ -31,7 +31,7 @@ def counters(data) -> dict:
     return out
 
 #: the data's warnings (rtmbs.h: rtmbs_warning), in their order
-WARNINGS = ("singular", "growth", "nonfinite", "unsupported", "table")
+WARNINGS = ("singular", "growth", "nonfinite", "unsupported", "table", "redundant")
 
 
 def warnings(data) -> dict:
@@ -39,6 +39,8 @@ def warnings(data) -> dict:
     {kind: (count, the offending index of the last one, its time in s)}; kinds ``WARNINGS``:
     a zero or non-finite pivot (index -1), factors flagged for refinement (the pivot's row), a
     diverging step undone by a rollout (the first coordinate past 1e8 or not finite; the step's
-    start), an element without a C kernel (the element), a table look-up out of range."""
+    start), an element without a C kernel (the element), a table look-up out of range, an
+    evaluation in a step where a left-out redundant constraint row exceeded its bound (the row;
+    rtmbs.solvers.redundancy)."""
     w = data.warning
     return {name: (int(w[k, 0]), int(w[k, 1]), float(w[k, 2])) for k, name in enumerate(WARNINGS)}

@@ -34,6 +34,9 @@ def write_plan(path, solver, state, h: float, steps: int) -> Path:
     ``reset`` on ``state``) for ``steps`` steps of ``h`` seconds."""
     if not getattr(solver, "fused", False):
         raise ValueError("write_plan: the solver has no compiled step (li-euler on a compiled model)")
+    if solver.system is not solver.full_system:
+        raise ValueError("write_plan: the solver leaves redundant constraint rows out (a plan "
+                         "holds the step of a model whose constraint Jacobian has full row rank)")
     system = solver.system
     ibuf, ilay, fbuf, flay, sbuf, slay, w0, w1, kib, kfb, kidx, vec = solver.kernel_args
     jac, implicit = solver.jac_flag, solver.implicit

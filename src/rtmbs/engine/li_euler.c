@@ -12,6 +12,12 @@
  * The arithmetic of rtmbs.solvers.compiled_step.li_euler_stab_step, operation for operation.
  * `vec` packs the step's vectors: rhs (n + m) | projection rhs (n + m) | tmp (n + m) | dq (n) |
  * q_p (n) | GGL positions (n) | GGL eta (m) | lambda (m).
+ *
+ * A model whose Phi_q is rank deficient (redundant joints) is solved with its kept rows only
+ * (opt->rows, rtmbs.solvers.redundancy): m is then the number of kept rows, the KKT maps hold
+ * their Phi_q entries, every evaluation checks the left-out rows (rtmbs_check_left_out) and
+ * copies the kept rows of Phi and Phi_t of w1 to the end of `vec`: | Phi kept (m) |
+ * Phi_t kept (m) | lambda over the model's rows (mf). Without a row map nothing is copied.
  */
 #include "li_euler.h"
 #include "sensors.h"
@@ -26,15 +32,49 @@ static void update(double* q, double* qd, double* dq, const double* rhs, double 
     }
 }
 
+int64_t rtmbs_li_euler_vec_size(int64_t n, int64_t mf, const rtmbs_rows* rows) {
+    return rows ? RTMBS_LI_EULER_VEC_ROWS(n, rows->nkept, mf) : RTMBS_LI_EULER_VEC(n, mf);
+}
+
+int64_t rtmbs_li_euler_lambda_offset(int64_t n, int64_t mf, const rtmbs_rows* rows) {
+    return rtmbs_li_euler_vec_size(n, mf, rows) - mf;
+}
+
+/* The rows of Phi (and Phi_t) of w1 the step reads: the packed workspace's, or with a row map the
+ * kept rows copied to phik, phitk. */
+typedef struct step_rows_ {
+    const rtmbs_rows* map;
+    double *phik, *phitk;
+    const double *phi1, *phit1; /* what the step reads: (m) */
+} step_rows;
+
+/* An evaluation of `what` into the packed workspace w; with a row map, the left-out rows of Phi
+ * checked and, for w1 (r->phik not NULL there), the kept rows of Phi and Phi_t copied. */
+static rtmbs_status evaluate(const rtmbs_model* mdl, rtmbs_data* d, int64_t what, double t,
+                             const double* q, const double* qd, double* w,
+                             const rtmbs_packed_offsets* o, const step_rows* r, int w1) {
+    const rtmbs_rows* map = r->map;
+    rtmbs_status s = rtmbs_evaluate(mdl, d, RTMBS_EVAL_PACKED | what, t, q, qd, w, o->size);
+    int64_t i;
+    if (s != RTMBS_OK || !map || !(what & (RTMBS_EVAL_PHI | RTMBS_EVAL_PHIQ))) return s;
+    rtmbs_check_left_out(d, map->kept, map->nkept, map->left, map->nleft, w + o->phi, t);
+    if (w1)
+        for (i = 0; i < map->nkept; i++) {
+            r->phik[i] = w[o->phi + map->kept[i]];
+            r->phitk[i] = w[o->phit + map->kept[i]];
+        }
+    return s;
+}
+
 /* eq. 22 from the packed workspaces: gather and factor, form the right-hand side, solve. */
 static double factor_solve(const rtmbs_model* mdl, rtmbs_data* d, rtmbs_kkt* kkt, const double* w0,
-                           const double* w1, const rtmbs_packed_offsets* o, const double* qd,
-                           double gb, double cv, double h, double t, double* rhs, double* tmp,
-                           double* growth) {
-    const int64_t n = mdl->size.nq, m = mdl->size.nc;
+                           const double* w1, const rtmbs_packed_offsets* o, const step_rows* r,
+                           int64_t m, const double* qd, double gb, double cv, double h, double t,
+                           double* rhs, double* tmp, double* growth) {
+    const int64_t n = mdl->size.nq;
     const double* Q = w0 + o->Q;
-    const double* phit1 = w1 + o->phit;
-    const double* phi1 = w1 + o->phi;
+    const double* phit1 = r->phit1;
+    const double* phi1 = r->phi1;
     double* jx = tmp;
     double* phix = tmp + n;
     double ratio;
@@ -76,7 +116,8 @@ rtmbs_status rtmbs_li_euler_step(const rtmbs_model* mdl, rtmbs_data* d, double* 
                                  double* qd, double t, const rtmbs_li_euler_options* opt,
                                  const int64_t* oidx0, int64_t nout0, double* out0,
                                  double diag[4]) {
-    const int64_t n = mdl->size.nq, m = mdl->size.nc, N = n + m;
+    const rtmbs_rows* map = opt->rows;
+    const int64_t n = mdl->size.nq, mf = mdl->size.nc, m = map ? map->nkept : mf, N = n + m;
     const double h = opt->h;
     const int stab = opt->stab;
     double* rhs = vec;
@@ -87,7 +128,7 @@ rtmbs_status rtmbs_li_euler_step(const rtmbs_model* mdl, rtmbs_data* d, double* 
     double* qk = vec + 3 * N + 2 * n;
     double* eta = vec + 3 * N + 3 * n;
     double* lam = vec + 3 * N + 3 * n + m;
-    const double* phi1 = w1 + 0;
+    step_rows r;
     rtmbs_packed_offsets o;
     double snap[RTMBS_CNT_STEP];
     int extra = mdl->size.nx > 0;
@@ -98,10 +139,14 @@ rtmbs_status rtmbs_li_euler_step(const rtmbs_model* mdl, rtmbs_data* d, double* 
 
     rtmbs_step_begin(d, snap);
     rtmbs_packed_workspace(&mdl->size, &o);
-    phi1 = w1 + o.phi;
+    r.map = map;
+    r.phik = map ? vec + RTMBS_LI_EULER_VEC(n, m) : NULL;
+    r.phitk = map ? r.phik + m : NULL;
+    r.phi1 = map ? r.phik : w1 + o.phi;
+    r.phit1 = map ? r.phitk : w1 + o.phit;
     if (extra) d->xstate[0] = h;
-    s = rtmbs_evaluate(mdl, d, RTMBS_EVAL_PACKED | RTMBS_EVAL_M | RTMBS_EVAL_Q | opt->jac_what |
-                                   (m ? RTMBS_EVAL_PHIQ : 0), t, q, qd, w0, o.size);
+    s = evaluate(mdl, d, RTMBS_EVAL_M | RTMBS_EVAL_Q | opt->jac_what | (m ? RTMBS_EVAL_PHIQ : 0), t,
+                 q, qd, w0, &o, &r, 0);
     if (s != RTMBS_OK) return s;
     rtmbs_gather_outputs(mdl, d, t, oidx0, nout0, out0);
     for (i = 0; i < n; i++) {
@@ -113,8 +158,7 @@ rtmbs_status rtmbs_li_euler_step(const rtmbs_model* mdl, rtmbs_data* d, double* 
     if (ggl) { /* GGL positions from the predictor q_p, then Phi_q at them */
         for (i = 0; i < n; i++) qk[i] = qp[i];
         for (i = 0; i < m; i++) eta[i] = 0.0;
-        s = rtmbs_evaluate(mdl, d, RTMBS_EVAL_PACKED | RTMBS_EVAL_PHI | RTMBS_EVAL_PHIQ, t + h, qp,
-                           qd, w1, o.size);
+        s = evaluate(mdl, d, RTMBS_EVAL_PHI | RTMBS_EVAL_PHIQ, t + h, qp, qd, w1, &o, &r, 1);
         if (s != RTMBS_OK) return s;
         ratio2 = rtmbs_kkt_values_packed(kkt2->ib, kkt2->fb, kkt2->idx, w0, 0.0, 0.0, h, w1,
                                          &growth2);
@@ -122,19 +166,18 @@ rtmbs_status rtmbs_li_euler_step(const rtmbs_model* mdl, rtmbs_data* d, double* 
         rtmbs_check_factors(d, kkt2->ib, kkt2->fb, ratio2, t);
         for (k = 0; k < opt->niter; k++) {
             if (k > 0) {
-                s = rtmbs_evaluate(mdl, d, RTMBS_EVAL_PACKED | RTMBS_EVAL_PHI, t + h, qk, qd, w1,
-                                   o.size);
+                s = evaluate(mdl, d, RTMBS_EVAL_PHI, t + h, qk, qd, w1, &o, &r, 1);
                 if (s != RTMBS_OK) return s;
             }
-            ggl_newton(d, kkt2, w0, h, qp, qk, eta, phi1, prhs, tmp, n, m);
+            ggl_newton(d, kkt2, w0, h, qp, qk, eta, r.phi1, prhs, tmp, n, m);
         }
-        s = rtmbs_evaluate(mdl, d, RTMBS_EVAL_PACKED | RTMBS_EVAL_PHIQ, t + h, qk, qd, w1, o.size);
+        s = evaluate(mdl, d, RTMBS_EVAL_PHIQ, t + h, qk, qd, w1, &o, &r, 1);
         if (s != RTMBS_OK) return s;
     } else if (m) {
         int baumgarte = stab == RTMBS_STAB_BAUMGARTE;
-        s = rtmbs_evaluate(mdl, d, RTMBS_EVAL_PACKED | RTMBS_EVAL_PHIQ |
-                                       ((project || opt->implicit || baumgarte) ? RTMBS_EVAL_PHI : 0),
-                           t + h, qp, qd, w1, o.size);
+        s = evaluate(mdl, d, RTMBS_EVAL_PHIQ |
+                                 ((project || opt->implicit || baumgarte) ? RTMBS_EVAL_PHI : 0),
+                     t + h, qp, qd, w1, &o, &r, 1);
         if (s != RTMBS_OK) return s;
         if (opt->implicit) {
             gb = 1.0 / h;
@@ -143,7 +186,7 @@ rtmbs_status rtmbs_li_euler_step(const rtmbs_model* mdl, rtmbs_data* d, double* 
             gb = opt->gamma < 0.0 ? 1.0 / h : opt->gamma;
         }
     }
-    ratio = factor_solve(mdl, d, kkt, w0, w1, &o, qd, gb, cv, h, t, rhs, tmp, &growth);
+    ratio = factor_solve(mdl, d, kkt, w0, w1, &o, &r, m, qd, gb, cv, h, t, rhs, tmp, &growth);
     diag[0] = ratio;
     diag[1] = growth;
     diag[2] = ratio2;
@@ -155,11 +198,11 @@ rtmbs_status rtmbs_li_euler_step(const rtmbs_model* mdl, rtmbs_data* d, double* 
         if (stab == RTMBS_STAB_MASS) { /* eq. 30 as written: its own KKT at the new positions */
             if (opt->implicit) {
                 for (i = 0; i < n; i++) qp[i] = q[i] + dq[i];
-                s = rtmbs_evaluate(mdl, d, RTMBS_EVAL_PACKED | RTMBS_EVAL_PHI | RTMBS_EVAL_PHIQ,
-                                   t + h, qp, qd, w1, o.size);
+                s = evaluate(mdl, d, RTMBS_EVAL_PHI | RTMBS_EVAL_PHIQ, t + h, qp, qd, w1, &o, &r,
+                             1);
                 if (s != RTMBS_OK) return s;
             }
-            ratio2 = rtmbs_project_kkt(kkt2->ib, kkt2->fb, kkt2->idx, w0, w1, phi1, m, h, prhs,
+            ratio2 = rtmbs_project_kkt(kkt2->ib, kkt2->fb, kkt2->idx, w0, w1, r.phi1, m, h, prhs,
                                        dq, n, &growth2);
             rtmbs_count_lu(d, kkt2->ib, kkt2->fb, 1, 1);
             rtmbs_check_factors(d, kkt2->ib, kkt2->fb, ratio2, t);
@@ -169,12 +212,11 @@ rtmbs_status rtmbs_li_euler_step(const rtmbs_model* mdl, rtmbs_data* d, double* 
         for (k = 0; k < (stab == RTMBS_STAB_PROJECT ? opt->niter : 0); k++) {
             if (opt->implicit || k > 0) { /* Phi at the (corrected) new positions */
                 for (i = 0; i < n; i++) qp[i] = q[i] + dq[i];
-                s = rtmbs_evaluate(mdl, d, RTMBS_EVAL_PACKED | RTMBS_EVAL_PHI, t + h, qp, qd, w1,
-                                   o.size);
+                s = evaluate(mdl, d, RTMBS_EVAL_PHI, t + h, qp, qd, w1, &o, &r, 1);
                 if (s != RTMBS_OK) return s;
             }
             for (i = 0; i < n; i++) prhs[i] = 0.0;
-            for (i = 0; i < m; i++) prhs[n + i] = -phi1[i];
+            for (i = 0; i < m; i++) prhs[n + i] = -r.phi1[i];
             rtmbs_lu_solve(kkt->ib, kkt->fb, prhs);
             rtmbs_count_lu(d, kkt->ib, kkt->fb, 0, 1);
             for (i = 0; i < n; i++) dq[i] += prhs[i];
@@ -193,6 +235,11 @@ rtmbs_status rtmbs_li_euler_step(const rtmbs_model* mdl, rtmbs_data* d, double* 
         return RTMBS_OK;
     }
     for (i = 0; i < m; i++) lam[i] = rhs[n + i];
+    if (map) { /* lambda over the model's rows: 0 on the left-out ones */
+        double* full = vec + rtmbs_li_euler_lambda_offset(n, mf, map);
+        for (i = 0; i < map->nleft; i++) full[map->left[i]] = 0.0;
+        for (i = 0; i < m; i++) full[map->kept[i]] = lam[i];
+    }
     if (extra) { /* (the Phi evaluations at q_p write no element outputs: those at t are used) */
         s = rtmbs_advance_extra_states(mdl, d, h);
         if (s != RTMBS_OK) return s;

@@ -21,6 +21,16 @@ typedef struct rtmbs_kkt_ {
 #define RTMBS_STAB_MASS 3      /* eq. 30 with its own KKT (projection="mass") */
 #define RTMBS_STAB_GGL 4       /* GGL positions */
 
+/* The constraint rows a step solves with when the model's Phi_q is rank deficient
+ * (rtmbs.solvers.redundancy): row i of the KKT's Phi_q block (and of Phi, Phi_t, lambda in the
+ * step) is model row kept[i]; the left-out rows, dependent on the kept ones at the state the
+ * solver was reset at, are checked after every evaluation of Phi (rtmbs_check_left_out). */
+typedef struct rtmbs_rows_ {
+    int64_t nkept, nleft;
+    const int64_t* kept; /* (nkept) rows of the model, increasing */
+    const int64_t* left; /* (nleft) the other rows, increasing */
+} rtmbs_rows;
+
 typedef struct rtmbs_li_euler_options_ {
     double h;         /* step, s */
     int64_t jac_what; /* RTMBS_EVAL_JAC or RTMBS_EVAL_JACS: which Jacobians enter eq. 22 */
@@ -28,13 +38,23 @@ typedef struct rtmbs_li_euler_options_ {
     int stab;         /* RTMBS_STAB_* */
     int niter;        /* projection solves (PROJECT) or GGL corrections (GGL) */
     double gamma;     /* Baumgarte's gamma_B (negative: 1/h) */
+    const rtmbs_rows* rows; /* the rows solved with; NULL: every row of the model */
 } rtmbs_li_euler_options;
 
-/* Length of the step's vector buffer `vec`. */
+/* Length of the step's vector buffer `vec` (m rows solved with). */
 #define RTMBS_LI_EULER_VEC(n, m) (3 * ((n) + (m)) + 3 * (n) + 2 * (m))
+/* The same with a row map of m of the model's mf rows: the kept rows' Phi and Phi_t (m each)
+ * and lambda over the model's rows (mf, 0 on the left-out rows) follow. */
+#define RTMBS_LI_EULER_VEC_ROWS(n, m, mf) (RTMBS_LI_EULER_VEC(n, m) + 2 * (m) + (mf))
+
+/* Length of `vec` for the model's n, mf rows and the row map (NULL: none), and where lambda over
+ * the model's rows starts in it (a rollout's saved multipliers). */
+int64_t rtmbs_li_euler_vec_size(int64_t n, int64_t mf, const rtmbs_rows* rows);
+int64_t rtmbs_li_euler_lambda_offset(int64_t n, int64_t mf, const rtmbs_rows* rows);
 
 /* One step of Algorithm 1 (Carpinelli 2016, eq. 22 + the stabilisation): q, qd updated in place,
- * lambda at the end of vec. w0, w1: packed workspaces; kkt: eq. 22's plan and storage; kkt2 the
+ * lambda at the end of vec (with opt->rows: lambda of the kept rows at the end of the first
+ * RTMBS_LI_EULER_VEC(n, nkept) values, over the model's rows at rtmbs_li_euler_lambda_offset). w0, w1: packed workspaces; kkt: eq. 22's plan and storage; kkt2 the
  * second KKT (MASS, GGL; may equal kkt otherwise). out0[k] = data[oidx0[k]] right after the
  * evaluation at t. diag = (pivot ratio, largest multiplier of eq. 22, the same of the second
  * KKT): a ratio of 0 is a failed step (q, qd not to be trusted). */

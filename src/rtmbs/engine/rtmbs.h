@@ -57,6 +57,8 @@ typedef enum rtmbs_warning_ {
     RTMBS_WARN_NONFINITE,       /* non-finite coordinate after a step: index = coordinate */
     RTMBS_WARN_UNSUPPORTED,     /* element type without a C kernel: index = element */
     RTMBS_WARN_TABLE,           /* table look-up outside its range (clamped): index = table */
+    RTMBS_WARN_REDUNDANT,       /* an evaluation in which a left-out redundant constraint row
+                                   exceeded its bound (stages.h): index = the last such row */
     RTMBS_NWARN
 } rtmbs_warning;
 

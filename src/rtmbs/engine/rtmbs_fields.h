@@ -97,6 +97,7 @@
     FIELD(vP, 4, (nbody + 1), 2, 3, 4, "", "Euler-angle inertia terms -J_g dalpha/dp, -J_g dalpha/dpdot") \
     FIELD(KL, 3, 2, 6, 7, 1, "", "block mapping scratch") \
     FIELD(warning, 2, RTMBS_WARNSLOTS, 3, 1, 1, "", "warnings: count, last index, last time (rtmbs_warning rows)") \
+    FIELD(left_worst, 1, 2, 1, 1, 1, "", "left-out redundant constraint rows: largest |Phi| of a violated one, its row (RTMBS_WARN_REDUNDANT)") \
     FIELD(counter, 1, RTMBS_COUNTSLOTS, 1, 1, 1, "", "operation counters (rtmbs_counter): identical for every step of a fixed-cost solver") \
 
 #endif /* RTMBS_FIELDS_H */

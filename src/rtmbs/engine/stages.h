@@ -120,6 +120,18 @@ int64_t rtmbs_first_nonfinite(const double* q, const double* qd, int64_t n);
 void rtmbs_check_factors(rtmbs_data* d, const uint32_t* ib, const double* fb, double ratio,
                          double t);
 
+/* A left-out redundant constraint row (rtmbs.solvers.redundancy LEFT_OUT_ATOL, LEFT_OUT_FACTOR)
+ * counts as violated when |Phi_i| > RTMBS_LEFT_OUT_ATOL + RTMBS_LEFT_OUT_FACTOR max |Phi_kept|. */
+#define RTMBS_LEFT_OUT_ATOL 1e-6
+#define RTMBS_LEFT_OUT_FACTOR 10.0
+
+/* Check the left-out rows `left` (nleft) of Phi against the kept rows `kept` (nkept) after an
+ * evaluation at time t: when one or more exceed the bound (or are not a number), count
+ * RTMBS_WARN_REDUNDANT once with the last such row, and keep the largest |Phi| seen and its row
+ * in d->left_worst. */
+void rtmbs_check_left_out(rtmbs_data* d, const int64_t* kept, int64_t nkept, const int64_t* left,
+                          int64_t nleft, const double* phi, double t);
+
 /* (q, qdot, x) into (q_to, qdot_to, x_to): the last good step kept, or put back. */
 void rtmbs_copy_state(const double* q, const double* qd, const double* x, double* q_to,
                       double* qd_to, double* x_to, int64_t n, int64_t nx);

@@ -36,6 +36,28 @@ void rtmbs_check_factors(rtmbs_data* d, const uint32_t* ib, const double* fb, do
         rtmbs_warn(d, RTMBS_WARN_GROWTH, (int64_t)stats[RTMBS_LU_S_ROW], t);
 }
 
+void rtmbs_check_left_out(rtmbs_data* d, const int64_t* kept, int64_t nkept, const int64_t* left,
+                          int64_t nleft, const double* phi, double t) {
+    double kmax = 0.0, bound, a;
+    int64_t i, last = -1;
+    for (i = 0; i < nkept; i++) { /* (a NaN stays: the bound is then NaN, as numpy's max) */
+        a = fabs(phi[kept[i]]);
+        if (a > kmax || isnan(a)) kmax = a;
+    }
+    bound = RTMBS_LEFT_OUT_ATOL + RTMBS_LEFT_OUT_FACTOR * kmax;
+    for (i = 0; i < nleft; i++) {
+        a = fabs(phi[left[i]]);
+        if (a > bound || isnan(a)) {
+            if (!(a <= d->left_worst[0])) {
+                d->left_worst[0] = a;
+                d->left_worst[1] = (double)left[i];
+            }
+            last = left[i];
+        }
+    }
+    if (last >= 0) rtmbs_warn(d, RTMBS_WARN_REDUNDANT, last, t);
+}
+
 void rtmbs_copy_state(const double* q, const double* qd, const double* x, double* q_to,
                       double* qd_to, double* x_to, int64_t n, int64_t nx) {
     memcpy(q_to, q, (size_t)n * sizeof(double));

@@ -165,7 +165,7 @@ def model_data_source(plan: dict, title: str) -> str:
         f"{int(plan['kkt2_shared'])},",
         f"    {plan['wsize']},",
         f"    {{{_c_double(h)}, {int(jac)}, {int(implicit)}, {int(stab)}, {int(niter)}, "
-        f"{_c_double(gamma)}}},",
+        f"{_c_double(gamma)}, NULL}},",
         f"    q0, qd0, x0, {_c_double(plan['t0'])},",
         f"    {n['in_row']}, in_row, in_start, {n['oidx']}, oidx",
         "};", ""]
@@ -393,6 +393,11 @@ def prepare(model, h: float, solver: str, solver_options: dict | None, what: str
     if not is_compiled_cartesian(system):
         raise RtmbsError(f"{what}: model '{spec}' is not a compiled body model "
                          "(CartesianSystem): its evaluation is not in the C engine")
+    if slv.system is not slv.full_system:
+        raise SolverError(f"{what}: model '{spec}' has redundant constraint rows "
+                          f"({slv.full_system.m - slv.system.m} of m = {slv.full_system.m} left "
+                          "out by the solver); an export carries the step of a model whose "
+                          "constraint Jacobian has full row rank (docs/redundant.md)")
     if not slv.fused:
         raise SolverError(f"{what}: li-euler with options {options} does not take the "
                           "compiled step (the sparse path of a compiled model); drop "

@@ -63,9 +63,12 @@ from .stabilization import (
 STAB_NONE, STAB_PROJECT, STAB_BAUMGARTE, STAB_MASS, STAB_GGL = 0, 1, 2, 3, 4
 
 
-def vector_size(n: int, m: int) -> int:
-    """Length of the ``vec`` buffer of the engine's step (src/rtmbs/engine/li_euler.h)."""
-    return 3 * (n + m) + 3 * n + 2 * m
+def vector_size(n: int, m: int, m_model: int | None = None) -> int:
+    """Length of the ``vec`` buffer of the engine's step (src/rtmbs/engine/li_euler.h): m rows
+    solved with; with ``m_model`` (a row map: m of the model's m_model rows) the kept rows' Φ and
+    Φt and λ over the model's rows follow (``RTMBS_LI_EULER_VEC_ROWS``)."""
+    size = 3 * (n + m) + 3 * n + 2 * m
+    return size if m_model is None else size + 2 * m + m_model
 
 
 # -- the dense step driven from Python (numpy, the engine's dense LU) ----------------------------
@@ -110,11 +113,22 @@ def is_compiled_cartesian(system) -> bool:
                                                and type(system).evaluate is CartesianSystem.evaluate)
 
 
-def sparse_in_engine(solver_name: str, system, choice: str) -> bool:
+def reduced_compiled(system) -> bool:
+    """True for the reduced system of a compiled Cartesian model with redundant rows
+    (``rtmbs.solvers.redundancy.ReducedSystem``): ``li-euler``'s compiled step solves with its
+    kept rows (the engine's row map)."""
+    from .redundancy import ReducedSystem
+
+    return type(system) is ReducedSystem and is_compiled_cartesian(system.system)
+
+
+def sparse_in_engine(solver_name: str, system, choice: str, row_map: bool = False) -> bool:
     """True for the sparse path (``linear_solver`` ``choice``), which runs in the C engine: a
-    compiled Cartesian model (:func:`is_compiled_cartesian`) with ``"auto"`` or ``"sparse"``.
-    Any other system steps on the dense path from Python; ``"sparse"`` there raises."""
-    if not is_compiled_cartesian(system):
+    compiled Cartesian model (:func:`is_compiled_cartesian`; with ``row_map``, the step that
+    takes the engine's row map, also the reduced system of one: :func:`reduced_compiled`) with
+    ``"auto"`` or ``"sparse"``. Any other system steps on the dense path from Python;
+    ``"sparse"`` there raises."""
+    if not (is_compiled_cartesian(system) or (row_map and reduced_compiled(system))):
         choose_linear_solver(solver_name, system, choice)  # (no patterns: its own refusal)
         if choice == "sparse":
             raise SolverError(
@@ -158,7 +172,7 @@ class LIEuler(Solver):
                      ("auto", "explicit", "implicit"))
         check_choice(self.name, "linear_solver", o["linear_solver"], ("auto", "dense", "sparse"))
         check_choice(self.name, "projection", o["projection"], ("step", "mass"))
-        self.sparse = sparse_in_engine(self.name, self.system, o["linear_solver"])
+        self.sparse = sparse_in_engine(self.name, self.system, o["linear_solver"], row_map=True)
         self.jac_all = o["jacobian"] == "all"
         if o["baumgarte_gamma"] is not None:
             check_positive(self.name, "baumgarte_gamma", o["baumgarte_gamma"], allow_zero=True)
@@ -237,16 +251,22 @@ class LIEuler(Solver):
     def _fused_reset(self, state: State) -> None:
         """The compiled step's buffers: two packed workspaces (M, Φq, Jq, Jq̇ in their blocks,
         ``CartesianSystem.packed_layout``) and the KKT map reading them; the factors analysed
-        from them at q0. No dense n × n array is kept (the dense ``ws`` is made at first use)."""
+        from them at q0. No dense n × n array is kept (the dense ``ws`` is made at first use).
+        A reduced system (redundant rows left out) passes the engine its row map (``rows_args``):
+        the KKT maps read the kept rows of the model's packed Φq."""
         sysm, n, m, h = self.system, self.system.n, self.system.m, H_ANALYSIS
         lay = sysm.packed_layout
         self.pw0, self.pw1 = np.zeros(lay.size), np.zeros(lay.size)
-        self.pidx = PackedKKTMap(self.skkt.map, lay).idx
+        reduced = reduced_compiled(sysm)
+        self._kept = sysm.kept if reduced else None
+        self.rows_args = (sysm.row_map,) if reduced else ()
+        self.pidx = PackedKKTMap(self.skkt.map, lay, self._kept).idx
         self._ws = None
         sysm.evaluate_packed(state.t, state.q, state.qd, self.pw0, self.what0 | self.jac_flag)
         self.skkt.factor_packed(self.pidx, self.pw0, h * h, h, h, self.pw0)
-        self.vec = np.zeros(vector_size(n, m))
-        self.lam = self.vec[vector_size(n, m) - m:]
+        size = vector_size(n, m)
+        self.vec = np.zeros(vector_size(n, m, self.full_system.m) if reduced else size)
+        self.lam = self.vec[size - m:size]  # (the kept rows' λ; over the model's rows at the end)
         self._no_outputs = (np.zeros(0, np.int64), np.zeros(0))  # (no outputs at the start)
         self.kernel_args = sysm.kernel_buffers() + (self.pw0, self.pw1, self.skkt.lu.ib,
                                                     self.skkt.lu.fb, self.pidx, self.vec)
@@ -254,8 +274,9 @@ class LIEuler(Solver):
         # the step in the C engine (src/rtmbs/engine/li_euler.c): every stabilisation
         self._kernel, self._kernel_outputs = _engine.li_euler_stab_step, _engine.li_euler_stab_step_outputs
         self._options_args = (self.jac_flag, self.implicit) + self.stab_args
-        self._post = self._options_args + self._no_outputs
-        self._m, self._lu, self._per_step = m, self.skkt.lu, self._counts_per_step()
+        self._post = self._options_args + self._no_outputs + self.rows_args
+        # (the engine's model has all the model's rows: the row map names those solved with)
+        self._m, self._lu, self._per_step = self.full_system.m, self.skkt.lu, self._counts_per_step()
         self._extra_state = sysm.extra_state if sysm.nx else None
         self._nan0 = self._nanalyse_total()
 
@@ -281,7 +302,7 @@ class LIEuler(Solver):
         if k is None:
             lu = self.skkt.lu
             return (stab, niter, gamma, lu.ib, lu.fb, self.pidx)
-        pidx = PackedKKTMap(k.map, self.system.packed_layout).idx
+        pidx = PackedKKTMap(k.map, self.system.packed_layout, self._kept).idx
         ratio = k.factor_packed(pidx, self.pw0, 0.0, 0.0, H_ANALYSIS, self.pw0)
         lu = self._lu2 = k.lu
         if self.sproj is not None:  # (as SparseKKTFactorisation.factor's first call)
@@ -412,7 +433,8 @@ class LIEuler(Solver):
         if not self.fused or len(out) != len(self.system.output_index):
             return super().step_outputs(state, h, out, at_start)
         ok = self._fused_call(self._kernel_outputs, state, h,
-                              self._options_args + (self.system.output_index, out, bool(at_start)))
+                              self._options_args + (self.system.output_index, out, bool(at_start))
+                              + self.rows_args)
         if not ok:
             self.status = -1
         return ok

@@ -13,6 +13,11 @@ satisfied as long as the kept ones are. Each evaluation checks them (Φ is evalu
 counts, without raising, those in which one exceeds
 ``LEFT_OUT_ATOL + LEFT_OUT_FACTOR·‖Φ_kept‖∞`` (``nviolations``, with the row and the size).
 
+On a compiled model, ``li-euler`` does not call ``evaluate``: its step in the C engine solves
+with the kept rows (``row_map``; src/rtmbs/engine/li_euler.c) and makes the same check after
+each of its evaluations, counted in the model's data (warning ``redundant`` and
+``data.left_worst``); ``nviolations``, ``max_violation`` and ``violation_row`` add both counts.
+
 Rank decisions use :data:`rtmbs.tolerances.SOLVER_RANK_RTOL` (σ ≤ SOLVER_RANK_RTOL·σmax is zero),
 the tolerance of the redundant-constraint formulations of Pękal & Frączek 2016.
 """
@@ -28,6 +33,10 @@ from ..assembly import setup_notice, sparse_evaluation
 from ..errors import RedundantConstraintError, RedundantConstraintWarning, SolverError
 from ..protocol import EVAL_GAMMA, EVAL_PHI, EVAL_PHIQ, MechanicalSystem, State, Workspace, workspace_size
 from ..tolerances import SOLVER_RANK_RTOL
+from ..engine import WARNINGS
+
+#: the row of the engine's warning table that counts violated left-out rows (rtmbs.h)
+WARN_REDUNDANT = WARNINGS.index("redundant")
 
 #: Option ``redundant`` of the fixed-step solvers: leave dependent rows out, or raise.
 REDUNDANT_CHOICES = ("remove", "error")
@@ -398,23 +407,46 @@ class ReducedSystem(MechanicalSystem):
         ptr = [0, m, 2 * m + nq, 3 * m + nq]
         self._idx = np.concatenate([[src.size, left.size, m], ptr, src, dst, i_phi + left,
                                     i_phi + kept]).astype(np.int64)
+        #: the C engine's row map (``rtmbs_rows``, li_euler.h): [m', left-out count, kept, left-out]
+        self.row_map = np.concatenate([[m, left.size], kept, left]).astype(np.int64)
         self.message = notice(self.system, kept, left)
 
     # -- violations of the left-out rows -----------------------------------------------------
+    def _engine_data(self):
+        """The compiled model's data, where the engine's step counts its checks (None for a
+        system without one)."""
+        data = getattr(self.system, "data", None)
+        return data if hasattr(data, "left_worst") else None
+
     def reset_violations(self) -> None:
         self.stats[2:] = 0.0, 0.0, -1.0, -1.0
+        data = self._engine_data()
+        if data is not None:  # (the warning count goes on: counted from here)
+            self._engine_count0 = int(data.warning[WARN_REDUNDANT, 0])
+            data.left_worst[:] = 0.0, -1.0
+
+    def _engine_worst(self) -> tuple[int, float, int]:
+        """(violations, largest |Φ|, its row) counted by the engine's step since the reset."""
+        data = self._engine_data()
+        if data is None:
+            return 0, 0.0, -1
+        return (int(data.warning[WARN_REDUNDANT, 0]) - self._engine_count0,
+                float(data.left_worst[0]), int(data.left_worst[1]))
 
     @property
     def nviolations(self) -> int:
-        return int(self.stats[2])
+        return int(self.stats[2]) + self._engine_worst()[0]
 
     @property
     def max_violation(self) -> float:
-        return float(self.stats[3])
+        return max(float(self.stats[3]), self._engine_worst()[1])
 
     @property
     def violation_row(self) -> int:
         """Row (of the full system) of the largest violation seen, -1 for none."""
+        _, worst, row = self._engine_worst()
+        if worst > self.stats[3]:
+            return row
         k = int(self.stats[4])
         return int(self.left_out[k]) if k >= 0 else -1
 

@@ -58,16 +58,19 @@ class Rollout:
 
 
 def run_rollout_kernel(kernel, options, solver, state, t_origin, i0, h, n_steps, every, chan,
-                       inputs, oidx, res):
+                       inputs, oidx, res, rows=()):
     """A rollout ``kernel`` of the C engine (``rtmbs_li_euler_rollout``'s arguments, rollout.c;
     ``options``: those of its step after h) for a solver with ``kernel_args`` and ``count_steps``; the extra
-    states in and out, the counters. Returns the number of good steps."""
+    states in and out, the counters. ``rows``: the row map's argument (li-euler on a model with
+    redundant rows) or nothing. Returns the number of good steps."""
     system = solver.system
     n, nx = system.n, system.nx
     if nx:
         system.extra_state[:] = state.x
-    done = kernel(*solver.kernel_args, state.q, state.qd, system.m, t_origin, i0, h, *options,
-                  n_steps, every, chan, inputs, oidx, *res, np.empty(n), np.empty(n), np.empty(nx))
+    # (the engine's model has every row of the given system; a row map says which it solves with)
+    done = kernel(*solver.kernel_args, state.q, state.qd, solver.full_system.m, t_origin, i0, h,
+                  *options, n_steps, every, chan, inputs, oidx, *res, np.empty(n), np.empty(n),
+                  np.empty(nx), *rows)
     if nx:
         state.x[:] = system.extra_state
     solver.count_steps(done + (done < n_steps))
@@ -78,7 +81,7 @@ def _run_li_euler(solver, state, *args):
     """The C engine's rollout (``rtmbs_li_euler_rollout``, src/rtmbs/engine/rollout.c) for a ``li-euler`` solver with a compiled step (``fused``)."""
     return run_rollout_kernel(_engine.li_euler_rollout,
                               (solver.jac_flag, solver.implicit, *solver.stab_args), solver,
-                              state, *args)
+                              state, *args, rows=solver.rows_args)
 
 
 def _input_matrix(system, inputs, n_steps):

@@ -716,9 +716,11 @@ class PackedKKTMap:
     workspace of a Cartesian system: a flat value index per A entry (into M and into Jq; Jq̇ at a
     fixed distance from Jq) and per Φq entry (a list: the terms of a coupler row are summed in
     order), from ``layout`` = :meth:`rtmbs.system.CartesianSystem.packed_layout`. ``idx`` packs
-    [nA, nz, nzi, dJ, a_i, a_j, a_M, a_J, z_r, z_c, z_ptr, z_idx, z_Mdiag, augmentation]."""
+    [nA, nz, nzi, dJ, a_i, a_j, a_M, a_J, z_r, z_c, z_ptr, z_idx, z_Mdiag, augmentation].
+    ``rows``: the model's row of each row of the map's Φq (the kept rows of a model with
+    redundant ones, ``rtmbs.solvers.redundancy``); default: the same rows."""
 
-    def __init__(self, km: KKTMap, layout):
+    def __init__(self, km: KKTMap, layout, rows=None):
         n = km.n
         na = int(km.idx[0])
         nz = int(km.idx[1])
@@ -734,7 +736,8 @@ class PackedKKTMap:
             raise ValueError("packed KKT map: an entry of A lies in no Jacobian block "
                              "(every body's own block should be one)")
         zptr, zidx = [0], []
-        for r, c in zip(zr.tolist(), zc.tolist()):
+        model_row = np.arange(km.m) if rows is None else np.asarray(rows, np.int64)
+        for r, c in zip(model_row[zr].tolist(), zc.tolist()):
             zidx.extend(pq.get((r, c), [zero]))
             zptr.append(len(zidx))
         zmd = np.array([mi.get((c, c), zero) for c in zc.tolist()], np.int64)

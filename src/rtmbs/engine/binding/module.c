@@ -124,8 +124,8 @@ int rtmbs_py_step_args(PyObject* const* args, Py_ssize_t ivec, Py_ssize_t iq, co
     a->m = PyLong_AsLongLong(args[iq + 2]);
     if (PyErr_Occurred()) return -1;
     a->n = n;
-    if (nqd != n || a->m < 0 || a->m > n) {
-        PyErr_Format(PyExc_ValueError, "%s: q and qd differ in length, or m is not in 0..n", name);
+    if (nqd != n || a->m < 0) { /* (m > n: redundant rows, solved with a row map) */
+        PyErr_Format(PyExc_ValueError, "%s: q and qd differ in length, or m < 0", name);
         return -1;
     }
     if (rtmbs_py_bind(args, n, a->m, &a->model, &a->data) < 0) return -1;

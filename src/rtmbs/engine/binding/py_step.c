@@ -15,8 +15,44 @@ typedef struct {
 
 static int common_args(PyObject* const* args, step_args* a) {
     if (rtmbs_py_step_args(args, 11, 12, "li-euler", &a->s) < 0) return -1;
-    if (rtmbs_py_kkt(args + 8, &a->kkt) < 0) return -1;
-    return rtmbs_py_need(a->s.nvec, RTMBS_LI_EULER_VEC(a->s.n, a->s.m), "li-euler", "vec");
+    return rtmbs_py_kkt(args + 8, &a->kkt);
+}
+
+/* The optional row map `rows` (int64: nkept, nleft, kept (nkept), left (nleft); None: every row;
+ * rtmbs.solvers.redundancy.ReducedSystem.row_map): kept and left increasing and together the
+ * model's rows 0 .. m - 1. Then the length of vec. Returns 0 or -1 with an exception. */
+static int rows_args(PyObject* obj, step_args* a, rtmbs_rows* r, rtmbs_li_euler_options* o) {
+    const int64_t m = a->s.m;
+    int64_t i, k = 0, l = 0;
+    Py_ssize_t len;
+    const int64_t* v;
+    o->rows = NULL;
+    if (obj != NULL && obj != Py_None) {
+        if (!(v = rtmbs_py_array(obj, NPY_INT64, 0, "rows", &len))) return -1;
+        r->nkept = len >= 2 ? v[0] : -1;
+        r->nleft = len >= 2 ? v[1] : -1;
+        if (r->nkept < 0 || r->nleft < 0 || r->nkept + r->nleft != m ||
+            len != 2 + r->nkept + r->nleft) {
+            PyErr_Format(PyExc_ValueError, "li-euler: rows has %zd values, expected 2 + m = %lld "
+                         "(nkept, nleft, kept rows, left-out rows)", len, (long long)(2 + m));
+            return -1;
+        }
+        r->kept = v + 2;
+        r->left = v + 2 + r->nkept;
+        for (i = 0; i < m; i++) /* each row once, both lists increasing */
+            if (k < r->nkept && r->kept[k] == i)
+                k++;
+            else if (l < r->nleft && r->left[l] == i)
+                l++;
+            else {
+                PyErr_Format(PyExc_ValueError, "li-euler: rows: row %lld is not once in the kept "
+                             "or left-out rows (both increasing)", (long long)i);
+                return -1;
+            }
+        o->rows = r;
+    }
+    return rtmbs_py_need(a->s.nvec, rtmbs_li_euler_vec_size(a->s.n, m, o->rows), "li-euler",
+                         "vec");
 }
 
 /* h, jac_what, implicit, stab, niter, gamma */
@@ -25,23 +61,31 @@ static int options_args(PyObject* const* args, rtmbs_li_euler_options* o) {
                             &o->gamma);
 }
 
+/* nargs is want or want + 1 (the optional row map last): 0, or -1 with an exception */
+static int nargs_rows(Py_ssize_t nargs, Py_ssize_t want, const char* name) {
+    return rtmbs_py_nargs(nargs == want + 1 ? want : nargs, want, name);
+}
+
 /* li_euler_stab_step(ibuf, ilay, fbuf, flay, sbuf, slay, w0, w1, kib, kfb, kidx, vec, q, qd, m,
- *                    t, h, jac_what, implicit, stab, niter, gamma, pib, pfb, pidx, oidx0, out0)
- * -> (ratio, growth, ratio2, growth2);
+ *                    t, h, jac_what, implicit, stab, niter, gamma, pib, pfb, pidx, oidx0, out0
+ *                    [, rows]) -> (ratio, growth, ratio2, growth2);
  * li_euler_stab_step_outputs(..., pidx, oidx, out, at_start) -> the same: the step, then the
  * named outputs at (t + h, q+, qdot+) into out (none when a factorisation failed); with at_start
  * those at (t, q, qdot) instead, from the step's own evaluation there
  * (rtmbs.solvers.compiled_step.li_euler_stab_step_outputs) */
 static PyObject* step(PyObject* const* args, Py_ssize_t nargs, int outputs) {
     const char* name = outputs ? "li_euler_stab_step_outputs" : "li_euler_stab_step";
+    const Py_ssize_t want = 27 + outputs;
     step_args a;
     rtmbs_li_euler_options opt;
+    rtmbs_rows rows;
     rtmbs_py_outputs o;
     double t, diag[4];
     rtmbs_status s;
-    if (rtmbs_py_nargs(nargs, 27 + outputs, name) < 0 || common_args(args, &a) < 0 ||
+    if (nargs_rows(nargs, want, name) < 0 || common_args(args, &a) < 0 ||
         rtmbs_py_scalars(args + 15, "d", &t) < 0 || options_args(args + 16, &opt) < 0 ||
-        rtmbs_py_kkt(args + 22, &a.kkt2) < 0 || rtmbs_py_outputs_args(args + 25, outputs, &o) < 0)
+        rtmbs_py_kkt(args + 22, &a.kkt2) < 0 || rtmbs_py_outputs_args(args + 25, outputs, &o) < 0 ||
+        rows_args(nargs > want ? args[want] : NULL, &a, &rows, &opt) < 0)
         return NULL;
     s = rtmbs_li_euler_step(&a.s.model, &a.s.data, a.s.w0, a.s.w1, &a.kkt, &a.kkt2, a.s.vec, a.s.q,
                             a.s.qd, t, &opt, o.oidx, o.at_start ? o.nout : 0, o.out, diag);
@@ -56,17 +100,19 @@ RTMBS_PY_FORM(py_li_euler_stab_step_outputs, step, 1)
 /* li_euler_rollout(ibuf, ilay, fbuf, flay, sbuf, slay, w0, w1, kib, kfb, kidx, vec, q, qd, m,
  *     t_origin, i0, h, jac_what, implicit, stab, niter, gamma, pib, pfb, pidx, n_steps, every,
  *     chan, inputs, oidx, out_t, out_q, out_qd, out_qd_prev, out_lam, out_y, out_x, q_good,
- *     qd_good, x_good) -> the number of good steps */
+ *     qd_good, x_good[, rows]) -> the number of good steps */
 static PyObject* py_li_euler_rollout(PyObject* self, PyObject* const* args, Py_ssize_t nargs) {
     step_args a;
     rtmbs_li_euler_options opt;
+    rtmbs_rows rows;
     rtmbs_rollout r;
     int64_t done = 0;
     rtmbs_status s;
     (void)self;
-    if (rtmbs_py_nargs(nargs, 41, "li_euler_rollout") < 0 || common_args(args, &a) < 0 ||
+    if (nargs_rows(nargs, 41, "li_euler_rollout") < 0 || common_args(args, &a) < 0 ||
         options_args(args + 17, &opt) < 0 || rtmbs_py_kkt(args + 23, &a.kkt2) < 0 ||
-        rtmbs_py_rollout_args(args + 15, args + 26, &a.s.model, "li_euler_rollout", &r) < 0)
+        rtmbs_py_rollout_args(args + 15, args + 26, &a.s.model, "li_euler_rollout", &r) < 0 ||
+        rows_args(nargs > 41 ? args[41] : NULL, &a, &rows, &opt) < 0)
         return NULL;
     Py_BEGIN_ALLOW_THREADS
     s = rtmbs_li_euler_rollout(&a.s.model, &a.s.data, a.s.w0, a.s.w1, &a.kkt, &a.kkt2, a.s.vec,

@@ -118,6 +118,7 @@ int rtmbs_plan_bind_step(const rtmbs_plan* p, rtmbs_plan_step* st, char* err, in
     st->opt.stab = (int)options[3];
     st->opt.niter = (int)options[4];
     st->opt.gamma = options[5];
+    st->opt.rows = NULL; /* (a plan is of a model without redundant rows: rtmbs.engine.dump) */
     st->nc = st->model.size.nc;
     st->wsize = wsize[0];
     st->q0 = q0;
