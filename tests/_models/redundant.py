@@ -12,13 +12,25 @@ the y component of the fifth bar's ground pin (a vertical slot): m = 11, full ra
 branch y = 0 of that slot the same motion (the fifth bar adds no mobility). The two branches
 meet only at sin θ = 0 (cranks horizontal), never reached from the rest position θ = −90°
 with the swings used in the tests.
+
+Compiled models (``CartesianSystem``) with redundant joint sets: :func:`planar_four_bar` and
+:func:`planar_slider_crank` (the built-in loops drawn with revolutes on parallel axes: rank 20 <
+m = 23), :func:`stationary_distance` (a redundancy that holds at q0 only).
 """
 from __future__ import annotations
 
+import copy
+
 import numpy as np
+import yaml
 
 from rtmbs.protocol import (EVAL_GAMMA, EVAL_JAC, EVAL_JAC_STIFF, EVAL_M, EVAL_PHI, EVAL_PHIQ,
                             EVAL_Q, MechanicalSystem, State)
+from rtmbs.model import model_from_dict
+from rtmbs.models import model_file
+from rtmbs.system import compile_model
+
+Y = [0, 1, 0]
 
 
 class PlanarBars(MechanicalSystem):
@@ -153,3 +165,51 @@ def nullspace_reference(M, phiq, Q, gamma):
     qdd = qp + N @ z
     lam = np.linalg.lstsq(phiq.T, Q - M @ qdd, rcond=None)[0]
     return qdd, lam, U[:, r:]
+
+
+# -- compiled models with redundant joint sets -----------------------------------------------
+def _yaml(name):
+    return yaml.safe_load(model_file(name).read_text())
+
+
+def _planar(name, markers):
+    """``name``.yaml with its spherical and universal joints replaced by revolutes about y (the
+    ``markers`` (body, marker) of those joints turned to z along y)."""
+    d = _yaml(name)
+    d["name"] = f"{name}-planar"
+    b = {x["name"]: x for x in d["bodies"]}
+    for body, mk in markers:
+        b[body]["markers"][mk]["orientation"] = {"z_axis": Y}
+    for j in d["joints"]:
+        if j["type"] in ("spherical", "universal"):
+            j["type"] = "revolute"
+    return compile_model(model_from_dict(d))
+
+
+def planar_four_bar():
+    """four-bar.yaml with the spherical and the universal joint replaced by revolutes about y."""
+    return _planar("four-bar", (("crank", "tip"), ("coupler", "left"), ("coupler", "right")))
+
+
+def planar_slider_crank():
+    """slider-crank.yaml with the crank pin and the wrist pin as revolutes about y."""
+    return _planar("slider-crank", (("crank", "pin"), ("rod", "big_end"), ("rod", "small_end")))
+
+
+def stationary_distance():
+    """A bar hinged about y at the origin, its tip at (1, 0, 0) tied by a 0.5 m distance joint to
+    (1.5, 0, 0): at q0 the distance is stationary along the swing, so its row depends on the
+    hinge's, but it holds at q0 only (an inconsistent redundancy)."""
+    d = {"name": "stationary-distance", "gravity": [0, 0, -9.81],
+         "bodies": [{"name": "bar", "mass": 1.0, "inertia": [0.01, 0.08, 0.08],
+                     "position": [0.5, 0, 0],
+                     "markers": {"hinge": {"position": [0, 0, 0], "frame": "global",
+                                           "orientation": {"z_axis": Y}},
+                                 "tip": {"position": [1.0, 0, 0], "frame": "global"}}}],
+         "ground": {"markers": {"o": {"position": [0, 0, 0], "orientation": {"z_axis": Y}},
+                                "far": [1.5, 0, 0]}},
+         "joints": [{"name": "hinge", "type": "revolute", "marker_i": "ground.o",
+                     "marker_j": "bar.hinge"},
+                    {"name": "tie", "type": "distance", "marker_i": "ground.far",
+                     "marker_j": "bar.tip", "distance": 0.5}]}
+    return compile_model(model_from_dict(copy.deepcopy(d)))

@@ -7,11 +7,12 @@ import numpy as np
 import pytest
 
 from rtmbs import protocol
-from rtmbs.engine import SOURCE_DIR, _engine
+from rtmbs.engine import SOURCE_DIR, WARNINGS, _engine
 from rtmbs.kernels import codes as kc
 from rtmbs.model.registry import FORCE_TYPES
 from rtmbs.kernels.layouts import DATA, MODEL_FLOATS, MODEL_INTS, read_field_table
 from rtmbs.models import BUILTIN, load_model
+from rtmbs.solvers import redundancy
 
 
 def _defines(header: str) -> dict[str, int]:
@@ -44,6 +45,15 @@ def test_constants_agree():
         protocol.EVAL_M, protocol.EVAL_Q, protocol.EVAL_PHI, protocol.EVAL_PHIQ,
         protocol.EVAL_GAMMA, protocol.EVAL_JAC, protocol.EVAL_JAC_STIFF, kc._PACKED)
     assert c["NWARN"] <= c["WARNSLOTS"]
+    assert c["NWARN"] == len(WARNINGS)
+
+
+def test_left_out_row_bound_agrees():
+    """The bound of the engine's check of left-out redundant rows is the Python wrapper's."""
+    text = (SOURCE_DIR / "stages.h").read_text()
+    atol = float(re.search(r"#define RTMBS_LEFT_OUT_ATOL (\S+)", text).group(1))
+    factor = float(re.search(r"#define RTMBS_LEFT_OUT_FACTOR (\S+)", text).group(1))
+    assert (atol, factor) == (redundancy.LEFT_OUT_ATOL, redundancy.LEFT_OUT_FACTOR)
 
 
 def test_stage_codes_agree():

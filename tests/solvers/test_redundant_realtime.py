@@ -4,23 +4,19 @@ Planar loops drawn with revolutes only (four parallel axes) run with every const
 solver and match the built-in spatial versions (spherical + universal, no redundant equation);
 the overconstrained McPherson strut matches the simplified one.
 """
-import copy
 import warnings
 
 import numpy as np
 import pytest
-import yaml
 
 import rtmbs
 from rtmbs.errors import RedundantConstraintError, RedundantConstraintWarning, SolverError
-from rtmbs.model import model_from_dict
-from rtmbs.models import load_model, model_file
+from rtmbs.models import load_model
 from rtmbs.protocol import EVAL_PHI
 from rtmbs.solvers.base import get_solver
 from rtmbs.solvers.redundancy import LEFT_OUT_ATOL, LEFT_OUT_FACTOR, ReducedSystem
-from rtmbs.system import compile_model
+from _models.redundant import planar_four_bar, planar_slider_crank, stationary_distance
 
-Y = [0, 1, 0]
 T_END, H = 1.0, 1e-3
 
 #: (solver, options, tolerance on max |q_planar - q_spatial| over 1 s). The kept rows of the
@@ -40,34 +36,6 @@ CASES = [
     ("li-euler-indep", {"B": "qr"}, 1e-3),
     ("li-euler-indep", {"B": "partition"}, 2e-3),
 ]
-
-
-def _yaml(name):
-    return yaml.safe_load(model_file(name).read_text())
-
-
-def _planar(name, markers):
-    """``name``.yaml with its spherical and universal joints replaced by revolutes about y (the
-    ``markers`` (body, marker) of those joints turned to z along y)."""
-    d = _yaml(name)
-    d["name"] = f"{name}-planar"
-    b = {x["name"]: x for x in d["bodies"]}
-    for body, mk in markers:
-        b[body]["markers"][mk]["orientation"] = {"z_axis": Y}
-    for j in d["joints"]:
-        if j["type"] in ("spherical", "universal"):
-            j["type"] = "revolute"
-    return compile_model(model_from_dict(d))
-
-
-def planar_four_bar():
-    """four-bar.yaml with the spherical and the universal joint replaced by revolutes about y."""
-    return _planar("four-bar", (("crank", "tip"), ("coupler", "left"), ("coupler", "right")))
-
-
-def planar_slider_crank():
-    """slider-crank.yaml with the crank pin and the wrist pin as revolutes about y."""
-    return _planar("slider-crank", (("crank", "pin"), ("rod", "big_end"), ("rod", "small_end")))
 
 
 @pytest.fixture(scope="module")
@@ -146,27 +114,8 @@ def test_overconstrained_mcpherson_matches_the_simplified_strut():
         assert a.phi_norm.max() < 2 * b.phi_norm.max() + 1e-12
 
 
-def _stationary_distance():
-    """A bar hinged about y at the origin, its tip at (1, 0, 0) tied by a 0.5 m distance joint to
-    (1.5, 0, 0): at q0 the distance is stationary along the swing, so its row depends on the
-    hinge's, but it holds at q0 only (an inconsistent redundancy)."""
-    d = {"name": "stationary-distance", "gravity": [0, 0, -9.81],
-         "bodies": [{"name": "bar", "mass": 1.0, "inertia": [0.01, 0.08, 0.08],
-                     "position": [0.5, 0, 0],
-                     "markers": {"hinge": {"position": [0, 0, 0], "frame": "global",
-                                           "orientation": {"z_axis": Y}},
-                                 "tip": {"position": [1.0, 0, 0], "frame": "global"}}}],
-         "ground": {"markers": {"o": {"position": [0, 0, 0], "orientation": {"z_axis": Y}},
-                                "far": [1.5, 0, 0]}},
-         "joints": [{"name": "hinge", "type": "revolute", "marker_i": "ground.o",
-                     "marker_j": "bar.hinge"},
-                    {"name": "tie", "type": "distance", "marker_i": "ground.far",
-                     "marker_j": "bar.tip", "distance": 0.5}]}
-    return compile_model(model_from_dict(copy.deepcopy(d)))
-
-
 def test_inconsistent_redundancy_is_counted_not_raised():
-    s = _stationary_distance()
+    s = stationary_distance()
     slv, notes = _build(s, "li-euler", stabilize="projection")
     assert notes == ["'stationary-distance': rank(Φq) = 6 < m = 7; redundant and left out of the "
                      "solver's equations: joint 'tie' equation 0 (distance rows)"]

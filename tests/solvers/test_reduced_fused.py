@@ -1,0 +1,192 @@
+"""li-euler on a compiled model with redundant joints: the C engine's step with a row map.
+
+The reduced system (rtmbs.solvers.redundancy) of a compiled model steps in the engine
+(src/rtmbs/engine/li_euler.c, ``rtmbs_rows``): the KKT maps read the kept rows of the packed Φq,
+the right-hand sides the kept rows of Φ and Φt, and every evaluation checks the left-out rows.
+Its independent path is the dense step driven from Python on the same ReducedSystem
+(``linear_solver="dense"``: numpy, the wrapper's row copies, the check in Python): the two
+agree to 1e-9 (relative to the largest value) in q, q̇ and λ over the model's rows, with the same
+operation counts and the same violation counts.
+"""
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+
+from _models.redundant import planar_four_bar, stationary_distance
+from rtmbs.engine import _engine, counters
+from rtmbs.engine import warnings as engine_warnings
+from rtmbs.models import load_model
+from rtmbs.protocol import EVAL_PHI
+from rtmbs.solvers import redundancy
+from rtmbs.solvers.base import get_solver
+from rtmbs.solvers.redundancy import ReducedSystem
+from rtmbs.solvers.rollout import rollout
+
+H = 1e-3
+RTOL = 1e-9
+#: li-euler's configurations on the compiled step (li_euler.c: every one it has)
+OPTIONS = [{}, {"projection": "mass"}, {"stabilize": "baumgarte"}, {"stabilize": "ggl"},
+           {"position_update": "explicit"}, {"stabilize": "none"},
+           {"stabilize": "projection", "position_update": "explicit", "projection": "mass"}]
+MODELS = {"mcpherson-overconstrained": lambda: load_model("mcpherson-overconstrained"),
+          "four-bar-planar": planar_four_bar}
+
+
+def _solver(system, **opts):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", redundancy.RedundantConstraintWarning)
+        return get_solver("li-euler")(system, **opts)
+
+
+def _run(system, steps, **opts):
+    """``steps`` steps of li-euler from the initial state: (solver, q, q̇, λ over the model's rows),
+    one row per step."""
+    slv = _solver(system, **opts)
+    state = system.initial_state()
+    slv.reset(state)
+    q, qd, lam = (np.zeros((steps, system.n)), np.zeros((steps, system.n)),
+                  np.zeros((steps, system.m)))
+    for k in range(steps):
+        assert slv.step(state, H)
+        q[k], qd[k] = state.q, state.qd
+        slv.full_multipliers(lam[k])
+    return slv, q, qd, lam
+
+
+def _rel(a, b) -> float:
+    return float(np.abs(a - b).max() / np.abs(b).max())
+
+
+@pytest.mark.parametrize("opts", OPTIONS, ids=lambda o: ",".join(f"{k}={v}" for k, v in o.items())
+                         or "default")
+@pytest.mark.parametrize("name", sorted(MODELS))
+def test_compiled_step_equals_the_dense_path(name, opts):
+    steps = 500 if name == "mcpherson-overconstrained" else 1000
+    c, q, qd, lam = _run(MODELS[name](), steps, **opts)
+    d, q_ref, qd_ref, lam_ref = _run(MODELS[name](), steps, linear_solver="dense", **opts)
+    assert isinstance(c.system, ReducedSystem) and c.fused and not d.fused
+    assert np.ptp(q, axis=0).max() > 1e-3  # the mechanism moves
+    assert _rel(q, q_ref) < RTOL and _rel(qd, qd_ref) < RTOL and _rel(lam, lam_ref) < RTOL
+    left = c.system.left_out
+    assert np.all(lam[:, left] == 0.0) and np.abs(lam[:, c.system.kept]).max() > 0.0
+    assert (c.neval, c.nfactor, c.nsolve) == (d.neval, d.nfactor, d.nsolve)
+    assert c.nredundant_violations == d.nredundant_violations == 0
+
+
+def test_a_violated_left_out_row_is_counted_in_the_engine():
+    """A distance joint stationary at q0 only (its row depends on the hinge's there and is left
+    out): the engine's step counts the evaluations in which it exceeds the bound, with its row
+    and the largest |Φ|, in the model's data; the dense path counts the same in Python."""
+    system = stationary_distance()
+    row = system.joint_rows["tie"][0]
+    c, q, _, _ = _run(system, 300, stabilize="projection")
+    # (a model of its own: the engine's counts are in the model's data, which a reset clears)
+    d, q_ref, _, _ = _run(stationary_distance(), 300, stabilize="projection",
+                          linear_solver="dense")
+    assert c.fused and _rel(q, q_ref) < RTOL
+    n = c.nredundant_violations
+    assert n == d.nredundant_violations and n > 100
+    assert c.system.stats[2] == 0.0  # (counted by the engine, not by the Python wrapper)
+    count, index, when = engine_warnings(system.data)["redundant"]
+    assert count == n and index == row and when == pytest.approx(0.3, abs=1e-12)  # (t + h)
+    assert c.system.violation_row == d.system.violation_row == row
+    assert c.system.max_violation == pytest.approx(d.system.max_violation, rel=RTOL)
+    # the largest violation is the tie's Φ at the last evaluation: the distance² error at q+
+    ws = system.workspace()
+    system.evaluate(0.3, q[-1], np.zeros(system.n), ws, EVAL_PHI)
+    assert c.system.max_violation == pytest.approx(abs(ws.phi[row]), rel=0.05)
+    c.reset(system.initial_state())  # reset clears the solver's count (not the data's total)
+    assert c.nredundant_violations == 0 and c.system.violation_row == -1
+    assert engine_warnings(system.data)["redundant"][0] == count
+
+
+@pytest.mark.parametrize("name", sorted(MODELS))
+def test_rollout_equals_the_step_loop(name):
+    """The engine's rollout with the row map takes the steps of step_outputs called one by one:
+    the same q, q̇, λ over the model's rows (0 on the left-out ones) and outputs, bit for bit,
+    and the same operation counts."""
+    steps = 300
+    system = MODELS[name]()
+    a = _solver(system)
+    sa = system.initial_state()
+    a.reset(sa)
+    names = list(system.output_names)
+    q, qd, lam = np.zeros((steps, system.n)), np.zeros((steps, system.n)), np.zeros((steps, system.m))
+    y, out = np.zeros((steps, len(names))), np.zeros(len(names))
+    for k in range(steps):
+        assert a.step_outputs(sa, H, out)
+        q[k], qd[k], y[k] = sa.q, sa.qd, out
+        a.full_multipliers(lam[k])
+    b = _solver(system)
+    sb = system.initial_state()
+    b.reset(sb)
+    r = rollout(b, sb, steps, H)
+    assert r.status == 1 and r.nsteps == steps
+    np.testing.assert_array_equal(r.q, q)
+    np.testing.assert_array_equal(r.qd, qd)
+    np.testing.assert_array_equal(r.lam, lam)
+    assert np.all(r.lam[:, b.system.left_out] == 0.0)
+    for j, nm in enumerate(names):
+        np.testing.assert_array_equal(r.outputs[nm], y[:, j], err_msg=nm)
+    assert (a.neval, a.nfactor, a.nsolve) == (b.neval, b.nfactor, b.nsolve)
+    assert sb.t == pytest.approx(sa.t, abs=1e-12)
+
+
+def test_rows_chosen_again_at_reset_are_the_rows_the_engine_solves_with(monkeypatch):
+    """``reset`` chooses the kept rows again (redundancy.at_reset); the compiled step then solves
+    with the new ones. Forced here by a selection in the reverse priority order (earlier joints
+    lose rows): the engine's row map and KKT follow, and the step still equals the dense path with
+    the same rows; λ is 0 on the new left-out rows."""
+    system = planar_four_bar()
+    first = _solver(system)
+    kept0 = first.system.kept.copy()
+
+    def reversed_rows(sysm, t, q, rtol=redundancy.SOLVER_RANK_RTOL):
+        return redundancy.select_rows(redundancy._jacobian(sysm, t, q),
+                                      redundancy.row_priority(sysm)[::-1], rtol)
+
+    monkeypatch.setattr(redundancy, "independent_rows", reversed_rows)
+    runs = []
+    for opts in ({}, {"linear_solver": "dense"}):
+        slv = _solver(system, **opts)  # (chosen at construction with the same order)
+        slv.system._select(kept0, np.setdiff1d(np.arange(system.m), kept0))
+        state = system.initial_state()
+        with pytest.warns(redundancy.RedundantConstraintWarning):
+            slv.reset(state)  # the rows at the reset state: another set
+        assert not np.array_equal(slv.system.kept, kept0)
+        lam = np.zeros((400, system.m))
+        for k in range(400):
+            assert slv.step(state, H)
+            slv.full_multipliers(lam[k])
+        runs.append((slv, state.q.copy(), state.qd.copy(), lam))
+    (c, q, qd, lam), (d, q_ref, qd_ref, lam_ref) = runs
+    assert c.fused and c.rows_args[0].tolist() == [c.system.m, system.m - c.system.m,
+                                                   *c.system.kept, *c.system.left_out]
+    np.testing.assert_array_equal(c.system.kept, d.system.kept)
+    assert _rel(q, q_ref) < RTOL and _rel(qd, qd_ref) < RTOL and _rel(lam, lam_ref) < RTOL
+    assert np.all(lam[:, c.system.left_out] == 0.0)
+    assert c.nanalyse == 0
+
+
+def test_the_binding_refuses_a_row_map_that_is_not_a_partition():
+    system = planar_four_bar()
+    slv = _solver(system)
+    state = system.initial_state()
+    slv.reset(state)
+    bad = slv.rows_args[0].copy()
+    bad[2], bad[3] = bad[3], bad[2]  # two kept rows out of order
+    args = slv.kernel_args + (state.q, state.qd, system.m, 0.0, H) + slv._options_args
+    with pytest.raises(ValueError) as info:
+        _engine.li_euler_stab_step(*args, *slv._no_outputs, bad)
+    assert str(info.value) == ("li-euler: rows: row 0 is not once in the kept or left-out rows "
+                               "(both increasing)")
+    with pytest.raises(ValueError) as info:
+        _engine.li_euler_stab_step(*args, *slv._no_outputs, bad[:-1])
+    assert str(info.value) == ("li-euler: rows has 24 values, expected 2 + m = 25 (nkept, nleft, "
+                               "kept rows, left-out rows)")
+    before = counters(system.data)["steps"]
+    _engine.li_euler_stab_step(*args, *slv._no_outputs, slv.rows_args[0])
+    assert counters(system.data)["steps"] == before + 1
