@@ -190,3 +190,29 @@ def test_the_binding_refuses_a_row_map_that_is_not_a_partition():
     before = counters(system.data)["steps"]
     _engine.li_euler_stab_step(*args, *slv._no_outputs, slv.rows_args[0])
     assert counters(system.data)["steps"] == before + 1
+
+
+def test_exports_refuse_a_model_with_redundant_rows(tmp_path):
+    """An FMU, a standalone program and a harness plan carry the step of a model whose Φq has
+    full row rank: a reduced system is refused with the reason (not exported without its row
+    map)."""
+    from rtmbs.engine.dump import write_plan
+    from rtmbs.errors import SolverError
+    from rtmbs.fmu.export import prepare
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", redundancy.RedundantConstraintWarning)
+        with pytest.raises(SolverError) as info:
+            prepare("mcpherson-overconstrained", 1e-3, "li-euler", None, "export-fmu")
+    assert str(info.value) == (
+        "export-fmu: model 'mcpherson-overconstrained' has redundant constraint rows (5 of "
+        "m = 31 left out by the solver); an export carries the step of a model whose constraint "
+        "Jacobian has full row rank (docs/redundant.md)")
+    system = planar_four_bar()
+    slv = _solver(system)
+    state = system.initial_state()
+    slv.reset(state)
+    with pytest.raises(ValueError, match=r"^write_plan: the solver leaves redundant constraint "
+                                         r"rows out \(a plan holds the step of a model whose "
+                                         r"constraint Jacobian has full row rank\)$"):
+        write_plan(tmp_path / "p.plan", slv, state, H, 10)
