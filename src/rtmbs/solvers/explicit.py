@@ -144,7 +144,7 @@ class ExplicitEuler(Solver):
         self._per_step = (1 + (self.stabilize == "projection"), 1,
                           1 + (self.stabilize == "projection"))
         self._nan0 = k.nanalyse
-        # the engine's step (explicit_euler_step, explicit_euler.c) bound to its arrays
+        # the engine's step (explicit_euler.c) bound to its arrays
         self.bind_step("explicit-euler", self.kernel_args + (np.zeros(n), np.zeros(n), m, 0.0, 1e-3)
                        + self.step_options + (np.zeros(0, np.int64), np.zeros(0)), self._per_step)
 

@@ -35,7 +35,7 @@ Cost per step: evaluations k (+1 "velocity": Φq only; +1 "projection"), factori
 (+1 "projection"), solves k (+2 with either stabilisation).
 
 On the sparse path of a compiled Cartesian model every option set runs the whole step as one
-call of the C engine (``_engine.generalized_alpha_step``, src/rtmbs/engine/generalized_alpha.c:
+call of the C engine (bound at ``reset``: ``solver.bound``, src/rtmbs/engine/generalized_alpha.c:
 evaluations, factorisations, solves, stabilisation, commit and the extra states, over packed
 workspaces; ``step_outputs`` adds the named outputs in the same call and ``rollout``/``simulate``
 run many steps in one call, :func:`run_rollout`); ``instrument`` times it whole (phase "other").

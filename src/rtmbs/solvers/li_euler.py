@@ -256,7 +256,7 @@ class LIEuler(Solver):
         self.bind_step_options()
 
     def bind_step_options(self) -> None:
-        """Bind the C engine's step (``li_euler_stab_step``, src/rtmbs/engine/li_euler.c) with
+        """Bind the C engine's step (``rtmbs_li_euler_step``, src/rtmbs/engine/li_euler.c) with
         ``_options_args`` (:meth:`Solver.bind_step`)."""
         n = self.system.n
         self.bind_step("li-euler", self.kernel_args + (np.zeros(n), np.zeros(n), self._m, 0.0,
@@ -265,7 +265,7 @@ class LIEuler(Solver):
 
     def _second_kkt(self) -> tuple:
         """(stab, niter, γ_B, the second KKT's ib, fb and packed index) of
-        the C engine's ``li_euler_stab_step`` (``li_euler.c``). The second KKT (the projector's
+        the C engine's ``rtmbs_li_euler_step`` (``li_euler.c``). The second KKT (the projector's
         for projection="mass", GGL's) is mapped onto the packed workspaces and analysed at q0
         from ``pw0`` (evaluated there), as the Python-driven path analyses it from the dense
         workspace; ``_lu2`` is its SparseLU (None without one: eq. 22's factors stand in,
