@@ -176,19 +176,27 @@ def test_the_binding_refuses_a_row_map_that_is_not_a_partition():
     slv = _solver(system)
     state = system.initial_state()
     slv.reset(state)
-    bad = slv.rows_args[0].copy()
+    n = system.n
+    args = (slv.kernel_args + (np.zeros(n), np.zeros(n), system.m, 0.0, H) + slv._options_args
+            + (np.zeros(0, np.int64), np.zeros(0)))
+    ours = slv.rows_args[0]
+
+    def bind(rows):
+        return _engine.BoundStep("li-euler", args + (rows,), np.zeros(0, np.int64), np.zeros(4),
+                                 np.zeros(4, np.int64), (0, 0, 0))
+
+    bad = ours.copy()
     bad[2], bad[3] = bad[3], bad[2]  # two kept rows out of order
-    args = slv.kernel_args + (state.q, state.qd, system.m, 0.0, H) + slv._options_args
     with pytest.raises(ValueError) as info:
-        _engine.li_euler_stab_step(*args, *slv._no_outputs, bad)
+        bind(bad)
     assert str(info.value) == ("li-euler: rows: row 0 is not once in the kept or left-out rows "
                                "(both increasing)")
     with pytest.raises(ValueError) as info:
-        _engine.li_euler_stab_step(*args, *slv._no_outputs, bad[:-1])
+        bind(ours[:-1])
     assert str(info.value) == ("li-euler: rows has 24 values, expected 2 + m = 25 (nkept, nleft, "
                                "kept rows, left-out rows)")
     before = counters(system.data)["steps"]
-    _engine.li_euler_stab_step(*args, *slv._no_outputs, slv.rows_args[0])
+    assert bind(ours).step(state.q, state.qd, state.x, state.t, H)
     assert counters(system.data)["steps"] == before + 1
 
 

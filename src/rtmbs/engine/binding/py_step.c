@@ -7,10 +7,12 @@
 #include "../li_euler.h"
 
 /* The arguments the step and the rollout share: (ibuf .. slay, w0, w1, kib, kfb, kidx, vec, q, qd,
- * m) at args[0..14]. Returns 0 or -1 with an exception. */
+ * m) at args[0..14]; the step's options and its second KKT. Returns 0 or -1 with an exception. */
 typedef struct {
-    rtmbs_py_step s;
+    rtmbs_py_step s; /* (first: a bound step rebinds s.q, s.qd) */
     rtmbs_kkt kkt, kkt2;
+    rtmbs_li_euler_options opt;
+    rtmbs_rows rows; /* the row map (opt.rows points here), or unused */
 } step_args;
 
 static int common_args(PyObject* const* args, step_args* a) {
@@ -18,16 +20,17 @@ static int common_args(PyObject* const* args, step_args* a) {
     return rtmbs_py_kkt(args + 8, &a->kkt);
 }
 
-/* The optional row map `rows` (int64: nkept, nleft, kept (nkept), left (nleft); None: every row;
+/* The row map `obj` (int64: nkept, nleft, kept (nkept), left (nleft); None: every row;
  * rtmbs.solvers.redundancy.ReducedSystem.row_map): kept and left increasing and together the
  * model's rows 0 .. m - 1. Then the length of vec. Returns 0 or -1 with an exception. */
-static int rows_args(PyObject* obj, step_args* a, rtmbs_rows* r, rtmbs_li_euler_options* o) {
+static int rows_args(PyObject* obj, step_args* a) {
+    rtmbs_rows* r = &a->rows;
     const int64_t m = a->s.m;
     int64_t i, k = 0, l = 0;
     Py_ssize_t len;
     const int64_t* v;
-    o->rows = NULL;
-    if (obj != NULL && obj != Py_None) {
+    a->opt.rows = NULL;
+    if (obj != Py_None) {
         if (!(v = rtmbs_py_array(obj, NPY_INT64, 0, "rows", &len))) return -1;
         r->nkept = len >= 2 ? v[0] : -1;
         r->nleft = len >= 2 ? v[1] : -1;
@@ -49,9 +52,9 @@ static int rows_args(PyObject* obj, step_args* a, rtmbs_rows* r, rtmbs_li_euler_
                              "or left-out rows (both increasing)", (long long)i);
                 return -1;
             }
-        o->rows = r;
+        a->opt.rows = r;
     }
-    return rtmbs_py_need(a->s.nvec, rtmbs_li_euler_vec_size(a->s.n, m, o->rows), "li-euler",
+    return rtmbs_py_need(a->s.nvec, rtmbs_li_euler_vec_size(a->s.n, m, a->opt.rows), "li-euler",
                          "vec");
 }
 
@@ -61,74 +64,56 @@ static int options_args(PyObject* const* args, rtmbs_li_euler_options* o) {
                             &o->gamma);
 }
 
-/* nargs is want or want + 1 (the optional row map last): 0, or -1 with an exception */
-static int nargs_rows(Py_ssize_t nargs, Py_ssize_t want, const char* name) {
-    return rtmbs_py_nargs(nargs == want + 1 ? want : nargs, want, name);
+/* The step's arguments (ibuf, ilay, fbuf, flay, sbuf, slay, w0, w1, kib, kfb, kidx, vec, q, qd,
+ * m, t, h, jac_what, implicit, stab, niter, gamma, pib, pfb, pidx, oidx0, out0, rows; t at
+ * args[15] not read; rows: the row map or None): rtmbs_py_step_kind.parse */
+static int parse(PyObject* const* args, void* prepared) {
+    step_args* a = prepared;
+    if (common_args(args, a) < 0 || options_args(args + 16, &a->opt) < 0) return -1;
+    if (rtmbs_py_kkt(args + 22, &a->kkt2) < 0) return -1;
+    return rows_args(args[27], a);
 }
 
-/* li_euler_stab_step(ibuf, ilay, fbuf, flay, sbuf, slay, w0, w1, kib, kfb, kidx, vec, q, qd, m,
- *                    t, h, jac_what, implicit, stab, niter, gamma, pib, pfb, pidx, oidx0, out0
- *                    [, rows]) -> (ratio, growth, ratio2, growth2);
- * li_euler_stab_step_outputs(..., pidx, oidx, out, at_start) -> the same: the step, then the
- * named outputs at (t + h, q+, qdot+) into out (none when a factorisation failed); with at_start
- * those at (t, q, qdot) instead, from the step's own evaluation there
- * (rtmbs.solvers.compiled_step.li_euler_stab_step_outputs) */
-static PyObject* step(PyObject* const* args, Py_ssize_t nargs, int outputs) {
-    const char* name = outputs ? "li_euler_stab_step_outputs" : "li_euler_stab_step";
-    const Py_ssize_t want = 27 + outputs;
-    step_args a;
-    rtmbs_li_euler_options opt;
-    rtmbs_rows rows;
-    rtmbs_py_outputs o;
-    double t, diag[4];
+/* rtmbs_py_step_kind.run */
+static rtmbs_status run(void* prepared, double t, double h, const rtmbs_py_outputs* o,
+                        double diag[4], int* ok) {
+    step_args* a = prepared;
     rtmbs_status s;
-    if (nargs_rows(nargs, want, name) < 0 || common_args(args, &a) < 0 ||
-        rtmbs_py_scalars(args + 15, "d", &t) < 0 || options_args(args + 16, &opt) < 0 ||
-        rtmbs_py_kkt(args + 22, &a.kkt2) < 0 || rtmbs_py_outputs_args(args + 25, outputs, &o) < 0 ||
-        rows_args(nargs > want ? args[want] : NULL, &a, &rows, &opt) < 0)
-        return NULL;
-    s = rtmbs_li_euler_step(&a.s.model, &a.s.data, a.s.w0, a.s.w1, &a.kkt, &a.kkt2, a.s.vec, a.s.q,
-                            a.s.qd, t, &opt, o.oidx, o.at_start ? o.nout : 0, o.out, diag);
-    s = rtmbs_py_outputs_end(s, diag[0] > 0.0 && diag[2] > 0.0, &a.s, t + opt.h, &o);
-    if (s != RTMBS_OK) return rtmbs_py_status(s, name);
-    return Py_BuildValue("(dddd)", diag[0], diag[1], diag[2], diag[3]);
+    a->opt.h = h;
+    s = rtmbs_li_euler_step(&a->s.model, &a->s.data, a->s.w0, a->s.w1, &a->kkt, &a->kkt2, a->s.vec,
+                            a->s.q, a->s.qd, t, &a->opt, o->oidx, o->at_start ? o->nout : 0,
+                            o->out, diag);
+    *ok = diag[0] > 0.0 && diag[2] > 0.0;
+    return rtmbs_py_outputs_end(s, *ok, &a->s, t + h, o);
 }
 
-RTMBS_PY_FORM(py_li_euler_stab_step, step, 0)
-RTMBS_PY_FORM(py_li_euler_stab_step_outputs, step, 1)
+const rtmbs_py_step_kind rtmbs_py_li_euler_kind = {"li-euler", 28, sizeof(step_args), parse, run};
 
 /* li_euler_rollout(ibuf, ilay, fbuf, flay, sbuf, slay, w0, w1, kib, kfb, kidx, vec, q, qd, m,
  *     t_origin, i0, h, jac_what, implicit, stab, niter, gamma, pib, pfb, pidx, n_steps, every,
  *     chan, inputs, oidx, out_t, out_q, out_qd, out_qd_prev, out_lam, out_y, out_x, q_good,
- *     qd_good, x_good[, rows]) -> the number of good steps */
+ *     qd_good, x_good, rows) -> the number of good steps (rows: the row map or None, as the
+ *     step's) */
 static PyObject* py_li_euler_rollout(PyObject* self, PyObject* const* args, Py_ssize_t nargs) {
     step_args a;
-    rtmbs_li_euler_options opt;
-    rtmbs_rows rows;
     rtmbs_rollout r;
     int64_t done = 0;
     rtmbs_status s;
     (void)self;
-    if (nargs_rows(nargs, 41, "li_euler_rollout") < 0 || common_args(args, &a) < 0 ||
-        options_args(args + 17, &opt) < 0 || rtmbs_py_kkt(args + 23, &a.kkt2) < 0 ||
+    if (rtmbs_py_nargs(nargs, 42, "li_euler_rollout") < 0 || common_args(args, &a) < 0 ||
+        options_args(args + 17, &a.opt) < 0 || rtmbs_py_kkt(args + 23, &a.kkt2) < 0 ||
         rtmbs_py_rollout_args(args + 15, args + 26, &a.s.model, "li_euler_rollout", &r) < 0 ||
-        rows_args(nargs > 41 ? args[41] : NULL, &a, &rows, &opt) < 0)
+        rows_args(args[41], &a) < 0)
         return NULL;
     Py_BEGIN_ALLOW_THREADS
     s = rtmbs_li_euler_rollout(&a.s.model, &a.s.data, a.s.w0, a.s.w1, &a.kkt, &a.kkt2, a.s.vec,
-                               a.s.q, a.s.qd, &opt, &r, &done);
+                               a.s.q, a.s.qd, &a.opt, &r, &done);
     Py_END_ALLOW_THREADS
     if (s != RTMBS_OK) return rtmbs_py_status(s, "li_euler_rollout");
     return PyLong_FromLongLong(done);
 }
 
 PyMethodDef rtmbs_py_step_methods[] = {
-    RTMBS_PY_FASTCALL("li_euler_stab_step", py_li_euler_stab_step,
-                      "One li-euler step (rtmbs.solvers.compiled_step.li_euler_stab_step's "
-                      "arguments)."),
-    RTMBS_PY_FASTCALL("li_euler_stab_step_outputs", py_li_euler_stab_step_outputs,
-                      "One li-euler step and the named outputs (li_euler_stab_step_outputs's "
-                      "arguments)."),
     RTMBS_PY_FASTCALL("li_euler_rollout", py_li_euler_rollout,
                       "Many li-euler steps (rtmbs.solvers.rollout._li_euler_rollout's arguments)."),
     {NULL, NULL, 0, NULL}};
