@@ -38,8 +38,10 @@ Stabilisation (``stabilize``):
 Linear algebra (``linear_solver``): on a compiled Cartesian model, the sparse path (default) runs
 the whole step, every configuration, as one call of the C engine (``src/rtmbs/engine/li_euler.c``:
 fixed-pattern sparse LU of eqs. 22, 30 and GGL, docs/engine.md; ``instrument`` times it whole,
-as phase "other"). Any other system, or ``linear_solver="dense"``, steps from Python with numpy
-and the engine's dense LU (``rtmbs.solvers.dense``).
+as phase "other"). So does the reduced system of such a model with redundant joints
+(``rtmbs.solvers.redundancy``): the engine is given its row map (the kept rows it solves with,
+the left-out rows it checks). Any other system, or ``linear_solver="dense"``, steps from Python
+with numpy and the engine's dense LU (``rtmbs.solvers.dense``).
 
 Cost per step (fixed): evaluations 2 (projection: + projection_solves − 1, +1 with implicit
 positions; GGL: 2 + k for k = ``ggl_iterations``), factorisations 1 (+1 projection="mass", +1

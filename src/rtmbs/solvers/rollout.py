@@ -16,7 +16,8 @@ arrays (as ``mujoco.rollout``).
 
 A solver whose step runs in the C engine (``solver.kernel_args``: ``li-euler``,
 ``explicit-euler`` and ``generalized-alpha`` on the sparse path of a compiled Cartesian model,
-transient tyres included) runs the whole loop in the engine too (``rtmbs_li_euler_rollout``,
+transient tyres included; ``li-euler`` also with redundant rows left out, λ saved over the model's
+rows) runs the whole loop in the engine too (``rtmbs_li_euler_rollout``,
 src/rtmbs/engine/rollout.c, and its twins in ``fixed_rollout.c``, ``generalized_alpha.c``);
 ``li-euler-indep`` with its compiled step (B = "partition" on packed storage) in
 ``rollout_indep.c`` (a step that chooses B again returns to Python for that, then the loop goes
