@@ -200,11 +200,10 @@ def test_the_binding_refuses_a_row_map_that_is_not_a_partition():
     assert counters(system.data)["steps"] == before + 1
 
 
-def test_exports_refuse_a_model_with_redundant_rows(tmp_path):
-    """An FMU, a standalone program and a harness plan carry the step of a model whose Φq has
-    full row rank: a reduced system is refused with the reason (not exported without its row
-    map)."""
-    from rtmbs.engine.dump import write_plan
+def test_exports_refuse_a_model_with_redundant_rows():
+    """An FMU and a standalone program carry the step of a model whose Φq has full row rank: a
+    reduced system is refused with the reason (not exported without its row map; the C
+    harness's plans carry it: tests/engine/test_harness.py)."""
     from rtmbs.errors import SolverError
     from rtmbs.fmu.export import prepare
 
@@ -216,11 +215,3 @@ def test_exports_refuse_a_model_with_redundant_rows(tmp_path):
         "export-fmu: model 'mcpherson-overconstrained' has redundant constraint rows (5 of "
         "m = 31 left out by the solver); an export carries the step of a model whose constraint "
         "Jacobian has full row rank (docs/redundant.md)")
-    system = planar_four_bar()
-    slv = _solver(system)
-    state = system.initial_state()
-    slv.reset(state)
-    with pytest.raises(ValueError, match=r"^write_plan: the solver leaves redundant constraint "
-                                         r"rows out \(a plan holds the step of a model whose "
-                                         r"constraint Jacobian has full row rank\)$"):
-        write_plan(tmp_path / "p.plan", slv, state, H, 10)

@@ -2,7 +2,8 @@
 
 The file holds what a C program needs to run the same steps as Python: the model's packed
 buffers, the data's initial buffer (input channels at their initial values), the KKT plans and
-storage of the solver after its ``reset``, the options, the initial state and the output index.
+storage of the solver after its ``reset``, the options, the initial state, the output index and,
+for a model with redundant rows, the row map (``rows``: the kept rows the step solves with).
 Format (little-endian): the magic ``RTMBSPLN``, then records of a 24-byte name (NUL padded), a
 type byte (``i`` int64, ``u`` uint32, ``d`` float64), 7 bytes of padding, the count (int64) and
 the values. ``src/rtmbs/engine/harness/plan.c`` reads it.
@@ -34,17 +35,15 @@ def write_plan(path, solver, state, h: float, steps: int) -> Path:
     ``reset`` on ``state``) for ``steps`` steps of ``h`` seconds."""
     if not getattr(solver, "fused", False):
         raise ValueError("write_plan: the solver has no compiled step (li-euler on a compiled model)")
-    if solver.system is not solver.full_system:
-        raise ValueError("write_plan: the solver leaves redundant constraint rows out (a plan "
-                         "holds the step of a model whose constraint Jacobian has full row rank)")
     system = solver.system
+    rows, = solver.rows_args  # (the row map of a model with redundant rows, or None)
     ibuf, ilay, fbuf, flay, sbuf, slay, w0, w1, kib, kfb, kidx, vec = solver.kernel_args
     jac, implicit = solver.jac_flag, solver.implicit
     stab, niter, gamma, pib, pfb, pidx = solver.stab_args
     path = Path(path)
     with open(path, "wb") as f:
         f.write(MAGIC)
-        sizes = [system.n, system.m, system._data_sizes[1], system.nx]
+        sizes = [system.n, solver.full_system.m, system._data_sizes[1], system.nx]
         for name, a in (("sizes", np.array(sizes, np.int64)),
                         ("ibuf", ibuf), ("ilay", ilay), ("fbuf", fbuf), ("flay", flay),
                         ("sbuf", sbuf), ("slay", slay), ("kib", kib), ("kfb", kfb), ("kidx", kidx),
@@ -52,6 +51,7 @@ def write_plan(path, solver, state, h: float, steps: int) -> Path:
                         ("options", np.array([h, jac, int(implicit), stab, niter, gamma], np.float64)),
                         ("steps", np.array([steps], np.int64)),
                         ("q0", state.q), ("qd0", state.qd), ("x0", state.x), ("t0", np.array([state.t])),
-                        ("oidx", system.output_index)):
+                        ("oidx", system.output_index)) + ((("rows", rows),) if rows is not None
+                                                           else ()):
             _record(f, name, a)
     return path

@@ -32,6 +32,23 @@ static void update(double* q, double* qd, double* dq, const double* rhs, double 
     }
 }
 
+int64_t rtmbs_rows_bind(rtmbs_rows* r, const int64_t* map, int64_t len, int64_t m) {
+    int64_t i, k = 0, l = 0;
+    if (len < 2 || map[0] < 0 || map[1] < 0 || map[0] + map[1] != m || len != 2 + m) return -2;
+    r->nkept = map[0];
+    r->nleft = map[1];
+    r->kept = map + 2;
+    r->left = map + 2 + r->nkept;
+    for (i = 0; i < m; i++) /* each row once, both lists increasing */
+        if (k < r->nkept && r->kept[k] == i)
+            k++;
+        else if (l < r->nleft && r->left[l] == i)
+            l++;
+        else
+            return i;
+    return -1;
+}
+
 int64_t rtmbs_li_euler_vec_size(int64_t n, int64_t mf, const rtmbs_rows* rows) {
     return rows ? RTMBS_LI_EULER_VEC_ROWS(n, rows->nkept, mf) : RTMBS_LI_EULER_VEC(n, mf);
 }

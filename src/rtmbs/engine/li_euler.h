@@ -47,6 +47,12 @@ typedef struct rtmbs_li_euler_options_ {
  * and lambda over the model's rows (mf, 0 on the left-out rows) follow. */
 #define RTMBS_LI_EULER_VEC_ROWS(n, m, mf) (RTMBS_LI_EULER_VEC(n, m) + 2 * (m) + (mf))
 
+/* Point r at the row map `map` (len values: nkept, nleft, the kept rows, the left-out rows;
+ * rtmbs.solvers.redundancy.ReducedSystem.row_map) of a model with m rows. Returns -1 for a good
+ * map, -2 when its length or counts do not fit m, else the first row that is not once in the kept
+ * or the left-out rows (both increasing). */
+int64_t rtmbs_rows_bind(rtmbs_rows* r, const int64_t* map, int64_t len, int64_t m);
+
 /* Length of `vec` for the model's n, mf rows and the row map (NULL: none), and where lambda over
  * the model's rows starts in it (a rollout's saved multipliers). */
 int64_t rtmbs_li_euler_vec_size(int64_t n, int64_t mf, const rtmbs_rows* rows);

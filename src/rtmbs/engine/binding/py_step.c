@@ -24,35 +24,25 @@ static int common_args(PyObject* const* args, step_args* a) {
  * rtmbs.solvers.redundancy.ReducedSystem.row_map): kept and left increasing and together the
  * model's rows 0 .. m - 1. Then the length of vec. Returns 0 or -1 with an exception. */
 static int rows_args(PyObject* obj, step_args* a) {
-    rtmbs_rows* r = &a->rows;
     const int64_t m = a->s.m;
-    int64_t i, k = 0, l = 0;
     Py_ssize_t len;
     const int64_t* v;
+    int64_t bad;
     a->opt.rows = NULL;
     if (obj != Py_None) {
         if (!(v = rtmbs_py_array(obj, NPY_INT64, 0, "rows", &len))) return -1;
-        r->nkept = len >= 2 ? v[0] : -1;
-        r->nleft = len >= 2 ? v[1] : -1;
-        if (r->nkept < 0 || r->nleft < 0 || r->nkept + r->nleft != m ||
-            len != 2 + r->nkept + r->nleft) {
+        bad = rtmbs_rows_bind(&a->rows, v, len, m);
+        if (bad == -2) {
             PyErr_Format(PyExc_ValueError, "li-euler: rows has %zd values, expected 2 + m = %lld "
                          "(nkept, nleft, kept rows, left-out rows)", len, (long long)(2 + m));
             return -1;
         }
-        r->kept = v + 2;
-        r->left = v + 2 + r->nkept;
-        for (i = 0; i < m; i++) /* each row once, both lists increasing */
-            if (k < r->nkept && r->kept[k] == i)
-                k++;
-            else if (l < r->nleft && r->left[l] == i)
-                l++;
-            else {
-                PyErr_Format(PyExc_ValueError, "li-euler: rows: row %lld is not once in the kept "
-                             "or left-out rows (both increasing)", (long long)i);
-                return -1;
-            }
-        a->opt.rows = r;
+        if (bad >= 0) {
+            PyErr_Format(PyExc_ValueError, "li-euler: rows: row %lld is not once in the kept "
+                         "or left-out rows (both increasing)", (long long)bad);
+            return -1;
+        }
+        a->opt.rows = &a->rows;
     }
     return rtmbs_py_need(a->s.nvec, rtmbs_li_euler_vec_size(a->s.n, m, a->opt.rows), "li-euler",
                          "vec");

@@ -33,8 +33,9 @@ int main(int argc, char** argv) {
     int64_t nq, k;
     int64_t* steps;
     double *w0, *w1, *vec, *q, *qd, *row;
-    double t, diag[4];
+    double t, diag[4], warnings = 0.0;
     const double* last;
+    int k2;
     int every = argc > 3 ? atoi(argv[3]) : 10, failed = 0;
     long heap_before;
     FILE* out;
@@ -54,7 +55,7 @@ int main(int argc, char** argv) {
     nq = st.nq;
     w0 = calloc((size_t)st.wsize, sizeof(double));
     w1 = calloc((size_t)st.wsize, sizeof(double));
-    vec = calloc((size_t)RTMBS_LI_EULER_VEC(nq, st.nc), sizeof(double));
+    vec = calloc((size_t)rtmbs_li_euler_vec_size(nq, st.nc, st.opt.rows), sizeof(double));
     q = malloc((size_t)nq * sizeof(double));
     qd = malloc((size_t)nq * sizeof(double));
     row = malloc((size_t)(1 + 2 * nq) * sizeof(double));
@@ -86,13 +87,14 @@ int main(int argc, char** argv) {
         }
     }
     last = data->counter + RTMBS_CNT_LAST; /* the engine's own counts of the last step */
+    for (k2 = 0; k2 < RTMBS_NWARN; k2++) warnings += data->warning[3 * k2];
     printf("steps %ld, heap allocations while stepping %ld, per step: evaluations %.0f, element "
            "kernels %.0f, factorisations %.0f, solves %.0f, multiply-adds %.0f; steps whose counts "
            "changed %.0f; warnings %.0f\n",
            (long)k, heap_calls - heap_before, last[RTMBS_CNT_EVAL], last[RTMBS_CNT_ELEMENT],
            last[RTMBS_CNT_FACTOR], last[RTMBS_CNT_SOLVE], last[RTMBS_CNT_FLOP],
            data->counter[RTMBS_CNT_COST_CHANGE],
-           data->warning[0] + data->warning[3] + data->warning[6] + data->warning[9] + data->warning[12]);
+           warnings);
     fclose(out);
     free(w0); free(w1); free(vec); free(q); free(qd); free(row);
     rtmbs_free_data(data);

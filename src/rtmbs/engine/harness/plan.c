@@ -75,7 +75,7 @@ void rtmbs_plan_free(rtmbs_plan* p) {
     }
 
 int rtmbs_plan_bind_step(const rtmbs_plan* p, rtmbs_plan_step* st, char* err, int nerr) {
-    int64_t *sizes, *ibuf, *ilay, *flay, *slay, *wsize, ni, nf, ns, nx0;
+    int64_t *sizes, *ibuf, *ilay, *flay, *slay, *wsize, *rows, ni, nf, ns, nx0, nrows;
     double *fbuf, *sbuf, *options, *q0, *qd0, *x0, *t0;
     rtmbs_status s;
     NEED(sizes, "sizes", 'i', NULL);
@@ -118,8 +118,16 @@ int rtmbs_plan_bind_step(const rtmbs_plan* p, rtmbs_plan_step* st, char* err, in
     st->opt.stab = (int)options[3];
     st->opt.niter = (int)options[4];
     st->opt.gamma = options[5];
-    st->opt.rows = NULL; /* (a plan is of a model without redundant rows: rtmbs.engine.dump) */
     st->nc = st->model.size.nc;
+    st->opt.rows = NULL; /* the row map of a model with redundant rows (record "rows") */
+    if ((rows = rtmbs_plan_get(p, "rows", 'i', &nrows)) != NULL) {
+        if (rtmbs_rows_bind(&st->rows, rows, nrows, st->nc) != -1) {
+            snprintf(err, (size_t)nerr, "rows: not a row map of the model's %lld rows",
+                     (long long)st->nc);
+            return -1;
+        }
+        st->opt.rows = &st->rows;
+    }
     st->wsize = wsize[0];
     st->q0 = q0;
     st->qd0 = qd0;

@@ -34,6 +34,7 @@ typedef struct rtmbs_plan_step_ {
     rtmbs_data* data;
     rtmbs_kkt kkt, kkt2;
     rtmbs_li_euler_options opt;
+    rtmbs_rows rows; /* the plan's row map ("rows": a model with redundant rows; opt.rows) */
     int64_t nq, nc, wsize;
     const double *q0, *qd0;
     double t0;

@@ -181,6 +181,10 @@ int main(int argc, char** argv) {
         return 2;
     }
     NEED(oidx = rtmbs_plan_get(&plan, "oidx", 'i', &nout), "oidx");
+    if (st.opt.rows) { /* (the stages below are timed on every row of the model) */
+        fprintf(stderr, "stages: a plan with a row map (redundant rows) is not timed by stage\n");
+        return 2;
+    }
     data = st.data;
     nq = st.nq;
     n = st.model.size.nq;
