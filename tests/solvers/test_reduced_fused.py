@@ -42,8 +42,8 @@ def _solver(system, **opts):
 
 
 def _run(system, steps, **opts):
-    """``steps`` steps of li-euler from the initial state: (solver, q, q̇, λ over the model's rows),
-    one row per step."""
+    """``steps`` steps of li-euler from the initial state: (solver, q, q̇, λ over the model's
+    rows), one row per step."""
     slv = _solver(system, **opts)
     state = system.initial_state()
     slv.reset(state)
@@ -114,7 +114,8 @@ def test_rollout_equals_the_step_loop(name):
     sa = system.initial_state()
     a.reset(sa)
     names = list(system.output_names)
-    q, qd, lam = np.zeros((steps, system.n)), np.zeros((steps, system.n)), np.zeros((steps, system.m))
+    q, qd = np.zeros((steps, system.n)), np.zeros((steps, system.n))
+    lam = np.zeros((steps, system.m))
     y, out = np.zeros((steps, len(names))), np.zeros(len(names))
     for k in range(steps):
         assert a.step_outputs(sa, H, out)
