@@ -11,19 +11,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "harness/heap_count.h"
 #include "li_euler_dense.h"
 #include "providers/truck.h"
 
 #define N RTMBS_TRUCK_N
 #define NMAX (RTMBS_TRUCK_N + 2)
-
-static long heap_calls = 0; /* the driver's own counter (the engine has no globals) */
-void* __real_malloc(size_t size);
-void* __real_calloc(size_t n, size_t size);
-void* __real_realloc(void* p, size_t size);
-void* __wrap_malloc(size_t size) { heap_calls++; return __real_malloc(size); }
-void* __wrap_calloc(size_t n, size_t size) { heap_calls++; return __real_calloc(n, size); }
-void* __wrap_realloc(void* p, size_t size) { heap_calls++; return __real_realloc(p, size); }
 
 int main(int argc, char** argv) {
     double head[10], q[N], qd[N], *par;

@@ -16,16 +16,6 @@
 #include "li_euler.h"
 #include "sensors.h"
 
-static void update(double* q, double* qd, double* dq, const double* rhs, double h, int implicit,
-                   int64_t n) {
-    int64_t i;
-    for (i = 0; i < n; i++) {
-        if (implicit) dq[i] = h * (qd[i] + rhs[i]);
-        q[i] += dq[i];
-        qd[i] += rhs[i];
-    }
-}
-
 /* eq. 22 from the packed workspaces: gather and factor, form the right-hand side, solve. */
 static double factor_solve(const rtmbs_model* mdl, rtmbs_data* d, rtmbs_kkt* kkt, const double* w0,
                            const double* w1, const rtmbs_packed_offsets* o, const double* qd,
@@ -179,20 +169,12 @@ rtmbs_status rtmbs_li_euler_step(const rtmbs_model* mdl, rtmbs_data* d, double* 
             rtmbs_count_lu(d, kkt->ib, kkt->fb, 0, 1);
             for (i = 0; i < n; i++) dq[i] += prhs[i];
         }
-        update(q, qd, dq, rhs, h, 0, n);
-    } else if (ggl) { /* q+ = the corrected positions */
-        for (i = 0; i < n; i++) dq[i] = qk[i] - q[i];
-        update(q, qd, dq, rhs, h, 0, n);
-    } else {
-        update(q, qd, dq, rhs, h, opt->implicit, n);
     }
-    k = rtmbs_first_nonfinite(q, qd, n); /* a finite matrix may still give a non-finite state */
-    if (k >= 0) {
-        rtmbs_warn(d, RTMBS_WARN_NONFINITE, k, t);
+    if (!rtmbs_li_euler_update(d, q, qd, dq, ggl ? qk : NULL, rhs, h,
+                               opt->implicit && !project && !ggl, lam, n, m, t)) {
         diag[0] = 0.0; /* a failed step */
         return RTMBS_OK;
     }
-    for (i = 0; i < m; i++) lam[i] = rhs[n + i];
     if (extra) { /* (the Phi evaluations at q_p write no element outputs: those at t are used) */
         s = rtmbs_advance_extra_states(mdl, d, h);
         if (s != RTMBS_OK) return s;

@@ -146,17 +146,6 @@ static void eq22_rhs(const dense_ws* v0, const dense_ws* v1, const double* qd, d
     }
 }
 
-/* q += dq, qdot += dqdot (rhs[:n]); the implicit update first sets dq = (qdot + dqdot) h */
-static void update(double* q, double* qd, double* dq, const double* rhs, double h, int implicit,
-                   int64_t n) {
-    int64_t i;
-    for (i = 0; i < n; i++) {
-        if (implicit) dq[i] = (qd[i] + rhs[i]) * h;
-        q[i] += dq[i];
-        qd[i] += rhs[i];
-    }
-}
-
 rtmbs_status rtmbs_li_euler_dense_step(const rtmbs_provider* p, rtmbs_data* d,
                                        const rtmbs_dense_work* w, double* q, double* qd, double t,
                                        const rtmbs_li_euler_options* opt, double diag[2]) {
@@ -249,20 +238,12 @@ rtmbs_status rtmbs_li_euler_dense_step(const rtmbs_provider* p, rtmbs_data* d,
                 correction(d, w->K, w->piv, v1.phi, prhs, dq, n, m);
             }
         }
-        update(q, qd, dq, rhs, h, 0, n);
-    } else if (ggl) { /* q+ = the corrected positions */
-        for (i = 0; i < n; i++) dq[i] = qk[i] - q[i];
-        update(q, qd, dq, rhs, h, 0, n);
-    } else {
-        update(q, qd, dq, rhs, h, opt->implicit, n);
     }
-    k = rtmbs_first_nonfinite(q, qd, n); /* a finite matrix may still give a non-finite state */
-    if (k >= 0) {
-        rtmbs_warn(d, RTMBS_WARN_NONFINITE, k, t);
-        diag[0] = 0.0;
+    if (!rtmbs_li_euler_update(d, q, qd, dq, ggl ? qk : NULL, rhs, h,
+                               opt->implicit && !project && !ggl, lam, n, m, t)) {
+        diag[0] = 0.0; /* a failed step */
         return RTMBS_OK;
     }
-    for (i = 0; i < m; i++) lam[i] = rhs[n + i];
     rtmbs_step_end(d, snap);
     return RTMBS_OK;
 }
