@@ -6,9 +6,9 @@
 For each built-in model with fixed sparsity patterns and each configuration, the same solver is
 run with ``linear_solver="dense"`` and ``"sparse"`` (B="qr" is dense only) in the same process,
 interleaved, so that the ratio is measured under the same machine load. Each block: reset at the
-initial state, ``steps`` steps at h = 1 ms; median (best) of ``repeats`` blocks. The split between
-model evaluation (``system.evaluate``: phases evaluation + jacobians) and the rest (linear algebra
-and Python glue) comes from one instrumented block (the timers add ~0.1-0.3 µs per phase).
+initial state, ``steps`` steps at h = 1 ms, timed in process CPU time; median (best) of
+``repeats`` blocks. The dense path steps from Python with numpy and the engine's dense LU; the
+sparse path is one call of the C engine per step (its stages: benchmarks/bench_engine_stages.py).
 """
 from __future__ import annotations
 
@@ -16,7 +16,6 @@ import os
 
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 os.environ.setdefault("OMP_NUM_THREADS", "1")
-os.environ.setdefault("NUMBA_NUM_THREADS", "1")
 
 import argparse  # noqa: E402
 import pathlib  # noqa: E402
@@ -46,11 +45,11 @@ CONFIGS = [
 def _block(slv, sysm, h, steps):
     st = sysm.initial_state()
     slv.reset(st)
-    t0 = time.perf_counter()
+    t0 = time.process_time()
     for _ in range(steps):
         if not slv.step(st, h):
             return None
-    return (time.perf_counter() - t0) / steps * 1e6
+    return (time.process_time() - t0) / steps * 1e6
 
 
 def bench_pair(sysm, solver, opts, h, steps, repeats):
@@ -64,69 +63,8 @@ def bench_pair(sysm, solver, opts, h, steps, repeats):
         for k in kinds:
             t = _block(slv[k], sysm, h, steps)
             times[k].append(np.nan if t is None else t)
-    out = {}
-    for k in kinds:
-        inst = get_solver(solver)(sysm, linear_solver=k, instrument=True, **opts)
-        _block(inst, sysm, h, steps)
-        ph = inst.phase_times_us()
-        ev = ph["evaluation"] + ph["jacobians"]
-        rest = sum(ph.values()) - ev
-        out[k] = (float(np.median(times[k])), float(np.nanmin(times[k])), ev, rest,
-                  getattr(slv[k], "nanalyse", 0))
-    return out
-
-
-def _best(fn, calls=200, repeats=7):
-    fn()
-    best = np.inf
-    for _ in range(repeats):
-        t0 = time.perf_counter()
-        for _ in range(calls):
-            fn()
-        best = min(best, (time.perf_counter() - t0) / calls * 1e6)
-    return best
-
-
-def components(sysm, h):
-    """Best-of-repeats µs of the pieces of one step (less sensitive to load than the medians)."""
-    st = sysm.initial_state()
-    out = {}
-    li = {k: get_solver("li-euler")(sysm, linear_solver=k, stabilize="none")
-          for k in ("dense", "sparse")}
-    for slv in li.values():
-        slv.reset(st.copy())
-        slv._evaluate(0.0, st.q, st.qd, slv.what0)
-        slv._evaluate(0.0, st.q, st.qd, slv.jac_flag)
-    s = li["sparse"]
-    ws, ws1 = s.ws, s.ws1
-    out["evaluate M, Q, Φq"] = _best(lambda: sysm.evaluate(0.0, st.q, st.qd, ws, s.what0))
-    out["evaluate Jq, Jq̇ (stiff)"] = _best(lambda: sysm.evaluate(0.0, st.q, st.qd, ws, s.jac_flag))
-    out["evaluate Φq, Φt (at q + Δq / at the end)"] = _best(
-        lambda: sysm.evaluate(0.0, st.q, st.qd, ws1, s.what1))
-    sysm.evaluate(0.0, st.q, st.qd, ws1, s.what1)
-    lu = s.skkt.lu
-    out["li-euler KKT: N, entries, factor non-zeros, multiply-adds"] = (
-        f"{lu.N}, {lu.ne}, {lu.nnz}, {lu.flops}")
-    for k, slv in li.items():
-        out[f"li-euler eq. 22 gather + factor + solve, {k}"] = _best(
-            lambda slv=slv: slv._factor_solve(slv.ws, ws1, st.q, st.qd, 0.0, h, slv.zero_m))
-    if sysm.m:
-        al = {k: get_solver("li-euler-indep")(sysm, B="partition", linear_solver=k,
-                                              stabilize="none")
-              for k in ("dense", "sparse")}
-        for slv in al.values():
-            slv.reset(st.copy())
-            slv._evaluate(0.0, st.q, st.qd, slv.what0)
-            slv._evaluate(0.0, st.q, st.qd, slv.jac_flag)
-        lu = al["sparse"].splu
-        out["Φu: m, entries, factor non-zeros, multiply-adds"] = (
-            f"{lu.N}, {lu.ne}, {lu.nnz}, {lu.flops}")
-        for k, slv in al.items():
-            out[f"li-euler-indep R, Sc, eq. 28, λ, {k}"] = _best(
-                lambda slv=slv: slv._middle(slv.ws, st.qd, h))
-            out[f"li-euler-indep factor Φu + velocity solve, {k}"] = _best(
-                lambda slv=slv: (slv._factor_T(), slv._velocity(st.qd, 0.0)))
-    return out
+    return {k: (float(np.median(times[k])), float(np.nanmin(times[k])),
+                getattr(slv[k], "nanalyse", 0)) for k in kinds}
 
 
 def _label(solver, opts):
@@ -156,26 +94,17 @@ def main(argv=None):
     for name in names:
         sysm = load_model(name)
         lines += [f"### {name} (n = {sysm.n}, m = {sysm.m}, f = {sysm.n - sysm.m})", "",
-                  "Pieces of a step (µs, best of 7 × 200 calls):", "",
-                  "| piece | µs |", "| --- | --- |"]
-        for key, v in components(sysm, args.h).items():
-            lines.append(f"| {key} | {v if isinstance(v, str) else f'{v:.1f}'} |")
-            print(name, lines[-1], flush=True)
-        lines += ["", "Whole steps:", "",
-                  "| solver | dense µs/step | sparse µs/step | dense/sparse | dense: eval + rest "
-                  "| sparse: eval + rest |",
-                  "| --- | --- | --- | --- | --- | --- |"]
+                  "| solver | dense µs/step | sparse µs/step | dense/sparse |",
+                  "| --- | --- | --- | --- |"]
         for solver, opts in CONFIGS:
             r = bench_pair(sysm, solver, opts, args.h, args.steps, args.repeats)
             d = r["dense"]
             s = r.get("sparse")
             cell = lambda x: f"{x[0]:.1f} ({x[1]:.1f})"  # noqa: E731
-            split = lambda x: f"{x[2]:.1f} + {x[3]:.1f}"  # noqa: E731
             row = (f"| {_label(solver, opts)} | {cell(d)} | "
-                   + (f"{cell(s)} | {d[0] / s[0]:.1f} | {split(d)} | {split(s)} |" if s else
-                      f"— | — | {split(d)} | — |"))
-            if s and s[4]:
-                row += f" ({s[4]} re-analyses)"
+                   + (f"{cell(s)} | {d[0] / s[0]:.1f} |" if s else "— | — |"))
+            if s and s[2]:
+                row += f" ({s[2]} re-analyses)"
             print(name, row, flush=True)
             lines.append(row)
         lines.append("")
@@ -184,9 +113,8 @@ def main(argv=None):
         "",
         f"Machine: {_machine()}.",
         f"h = {args.h:g} s; µs per step, median of {args.repeats} blocks of {args.steps} steps "
-        "(best block in brackets), dense and sparse blocks interleaved in one process so the "
-        "ratio is measured under the same load. 'eval' = `system.evaluate` (phases evaluation + "
-        "jacobians), 'rest' = linear algebra and glue, from one instrumented block.",
+        "(best block in brackets), process CPU time, dense and sparse blocks interleaved in one "
+        "process so the ratio is measured under the same load.",
         "",
     ]
     text = "\n".join(head + lines) + "\n"

@@ -1,5 +1,5 @@
-"""The generalized-alpha step of the C engine (src/rtmbs/engine/generalized_alpha.c:
-``_engine.generalized_alpha_step``): every option set (stabilize velocity / projection / none,
+"""The generalized-alpha step of the C engine (src/rtmbs/engine/generalized_alpha.c, bound to
+its arrays as ``_engine.BoundStep("generalized-alpha", ...)``): every option set (stabilize velocity / projection / none,
 jacobian all / stiff, 1 and 3 Newton corrections) on peer-quarter-car, multilink-ideal with
 transient tyres (extra states) and four-bar, 200 steps of 1 ms, the engine's own counters grow
 by the solver's counts and the LU's multiply-adds (from its own plan) in every step; the
@@ -35,7 +35,7 @@ def _solver(system, opts):
     slv = get_solver("generalized-alpha")(system, linear_solver="sparse", **opts)
     st = system.initial_state()
     slv.reset(st)
-    assert slv.fused and slv._kernel is E.generalized_alpha_step
+    assert slv.fused and isinstance(slv.bound, E.BoundStep)
     return slv, st
 
 
@@ -73,24 +73,36 @@ def test_c_step_counts_the_same_work_every_step(model, opts):
         assert np.abs(ta.x).max() > 1e-6  # (the deflections built up and were advanced)
 
 
+def _bind(args):
+    """A bound generalized-alpha step on ``args`` (its step function's argument list)."""
+    return E.BoundStep("generalized-alpha", tuple(args), np.zeros(0, np.int64), np.zeros(4),
+                       np.zeros(4, np.int64), (1, 1, 1))
+
+
 def test_arguments_are_checked():
     """Wrong counts, dtypes, lengths and options raise instead of reading out of bounds."""
     s = fresh_data("peer-quarter-car")
     slv, st = _solver(s, {})
     args = (*slv.kernel_args, st.q, st.qd, s.m, 0.0, H, *slv.options_args)
-    with pytest.raises(TypeError):
-        E.generalized_alpha_step(*args[:-1])
+    with pytest.raises(TypeError, match=r"generalized-alpha\(\) takes 28 arguments \(27 given\)"):
+        _bind(args[:-1])
     bad = list(args)
     bad[15] = slv.vec[:5]  # vec too short
-    with pytest.raises(ValueError):
-        E.generalized_alpha_step(*bad)
+    with pytest.raises(ValueError, match="vec has 5 values"):
+        _bind(bad)
     bad = list(args)
     bad[14] = bad[14].astype(np.int64)  # midx of the wrong dtype
-    with pytest.raises(TypeError):
-        E.generalized_alpha_step(*bad)
+    with pytest.raises(TypeError, match="midx: expected a C-contiguous aligned array of uint32"):
+        _bind(bad)
     bad = list(args)
     bad[-1] = 7  # stab
-    with pytest.raises(ValueError):
-        E.generalized_alpha_step(*bad)
-    r = E.generalized_alpha_step(*args)
-    assert len(r) == 5 and r[0] > 0.0 and r[4] is True
+    with pytest.raises(ValueError, match="stab is 0, 1 or 2"):
+        _bind(bad)
+    b = _bind(args)
+    with pytest.raises(ValueError, match="q and qd have 5 and 42 values, the model 42"):
+        b.step(st.q[:5], st.qd, st.x, 0.0, H)
+    counts = np.zeros(4, np.int64)
+    b = E.BoundStep("generalized-alpha", args, np.zeros(0, np.int64), np.zeros(4), counts,
+                    (2, 1, 3))
+    assert b.step(st.q, st.qd, st.x, 0.0, H) is True
+    assert list(counts) == [1, 2, 1, 3]

@@ -53,7 +53,7 @@ def test_a_changed_count_is_counted():
     args = list(solver._options_args)
     args[3] += 1  # one more projection solve (niter)
     solver._options_args = tuple(args)
-    solver._post = solver._options_args + solver._no_outputs
+    solver.bind_step_options()
     for _ in range(3):
         assert solver.step(state, H)
     c = counters(system.data)

@@ -84,8 +84,8 @@ def test_partials_match_central_differences_and_values_match_mf_evaluate(fname):
 def test_slopes_are_not_trivially_zero(fname):
     """At a generic point the partials of Fx, Fy are non-zero (a test of the differences alone
     would pass for a function returning zeros where the differences are zero too), the cross
-    partials dFx/dalpha and dFy/dkappa too: the PAC2002 file has no combined-slip coefficients
-    and takes MFeval's (RBX1 = 20, RBY1 = 10; with the former zeros they vanished exactly)."""
+    partials dFx/dalpha and dFy/dkappa too: the PAC2002 file states MFeval's combined-slip
+    coefficients (RBX1 = 20, RBY1 = 10; with zeros they would vanish exactly)."""
     props = load_tir(data_path(fname))
     out = np.empty(mfk.N_PARTIALS)
     mfk.mf_force_partials(props.params, 0.8 * props["FNOMIN"], 0.03, 0.04, 0.02, 20.0, out)

@@ -244,15 +244,21 @@ COMBINED = ("RBX1 RBX2 RBX3 RCX1 REX1 REX2 RHX1 RBY1 RBY2 RBY3 RBY4 RCY1 REY1 RE
 
 def test_missing_combined_slip_coefficients_take_mfeval_defaults_with_one_warning():
     """MFeval's readTIR.m defaults (MF-Tyre 6.1 default file): RBX1 20, RBX2 15, RCX1 1,
-    RBY1 10, RBY2 10, RCY1 1, RVY4 20, RVY5 2, RVY6 10, the others 0."""
+    RBY1 10, RBY2 10, RCY1 1, RVY4 20, RVY5 2, RVY6 10, the others 0. The sedan's PAC2002 file
+    states exactly these (data/tyre/SOURCES.md): without its lines it is Chrono's file again,
+    warned about, and the two give the same parameters."""
     import warnings
 
     from rtmbs.vehicle.tyre.tir import TyreDefaultsWarning
 
+    text = PAC02.read_text()
+    for key in COMBINED:
+        text = drop_line(text, key)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("default")
-        props = load_tir(PAC02)
-        load_tir(PAC02)  # a car loads one file per wheel: still one line
+        props = load_text(text, "chrono_Sedan_Pac02Tire.tir")
+        load_text(text, "chrono_Sedan_Pac02Tire.tir")  # a car loads one file per wheel: one line
+        stated = load_tir(PAC02)
     assert [str(w.message) for w in caught] == [
         "chrono_Sedan_Pac02Tire.tir: no combined-slip coefficients RBX1-3, RCX1, REX1-2, RHX1, "
         "RBY1-4, RCY1, REY1-2, RHY1-2, RVY1-6; filled with MFeval's defaults (RBX1 = 20, "
@@ -262,6 +268,8 @@ def test_missing_combined_slip_coefficients_take_mfeval_defaults_with_one_warnin
     expected = dict(RBX1=20, RBX2=15, RCX1=1, RBY1=10, RBY2=10, RCY1=1, RVY4=20, RVY5=2, RVY6=10)
     assert {k: props[k] for k in COMBINED} == {k: float(expected.get(k, 0)) for k in COMBINED}
     assert set(COMBINED) <= set(props.defaulted)
+    assert not set(COMBINED) & set(stated.defaulted)
+    assert np.array_equal(stated.params, props.params)
 
 
 def test_a_file_with_combined_slip_coefficients_keeps_them_and_is_not_warned_about():

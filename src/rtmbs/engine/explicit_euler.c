@@ -8,7 +8,7 @@
  *   projection (eq. 30) with the same factors: Phi at (t + h, q + dq)
  *   q += dq, qdot += h qdd; extra states (transient tyres)                  (extra_states.c)
  *
- * The arithmetic of compiled_explicit.explicit_euler_step, operation for operation.
+ * Called from Python as a bound step (binding/py_bound.c) or inside its rollout.
  */
 #include "explicit_euler.h"
 #include "sensors.h"

@@ -20,7 +20,7 @@ typedef struct rtmbs_explicit_options_ {
  * dq (n) | q + dq (n) (compiled_explicit.vector_size). */
 #define RTMBS_EXPLICIT_EULER_VEC(n, m) (2 * ((n) + (m)) + 2 * (n))
 
-/* One step (compiled_explicit.explicit_euler_step): q, qd updated in place, lambda = vec[n:n+m];
+/* One step (rtmbs.solvers.explicit): q, qd updated in place, lambda = vec[n:n+m];
  * w0, w1 packed workspaces; kkt the factors of [M Phi_q^T; Phi_q 0]; out0[k] = data[oidx0[k]]
  * right after the evaluation at t. diag = (pivot ratio, largest multiplier): a ratio of 0 is a
  * failed step (the step is still finished, as numba finishes it; q, qd not to be trusted). */

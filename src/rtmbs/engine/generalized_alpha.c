@@ -1,7 +1,7 @@
 /* generalized_alpha.c -- the generalized-alpha step (Chung & Hulbert 1993, index-3 form of
  * Arnold & Bruls 2007) and its rollout on the sparse path.
  *
- * One step, as stages (rtmbs.solvers.compiled_alpha.generalized_alpha_step):
+ * One step, as stages (rtmbs.solvers.generalized_alpha, bound from Python by binding/py_bound.c):
  *   predictor qdd1 = qdd: a1, qd1, q1 from the generalized-alpha relations
  *   niter simplified Newton corrections (Bottasso, Dopico & Trainelli 2008 scaling s = 1/beta'):
  *     evaluate M, Q, Phi, Phi_q at (t + h, q1, qd1) (the first with the force Jacobians)

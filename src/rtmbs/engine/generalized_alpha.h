@@ -28,8 +28,7 @@ typedef struct rtmbs_alpha_options_ {
  * between steps. */
 #define RTMBS_ALPHA_VEC(n, m) (7 * (n) + 3 * (m))
 
-/* One generalized-alpha step (Arnold & Bruls 2007; rtmbs.solvers.compiled_alpha
- * .generalized_alpha_step): predictor, opt->niter simplified Newton corrections with the
+/* One generalized-alpha step (Arnold & Bruls 2007; rtmbs.solvers.generalized_alpha): predictor, opt->niter simplified Newton corrections with the
  * iteration matrix [M - s gamma' Jqdot - s Jq, Phi_q^T; Phi_q, 0] factored at the first, the
  * stabilisation, the commit of q, qd, a, qddot, lambda, the extra states. Every evaluation goes
  * into the packed workspace w0. kkt: the iteration matrix's plan and storage; pkkt the
@@ -44,8 +43,7 @@ rtmbs_status rtmbs_alpha_step(const rtmbs_model* mdl, rtmbs_data* d, double* w0,
 
 /* rtmbs_alpha_step, then the named outputs (oidx, nout) into out, evaluated in w1: at
  * (t + h, q+, qdot+) after a good step (left as they were after a failed one), or with at_start
- * at (t, q, qdot) before the step with the deflections of the step's end (Solver.step_outputs).
- * (compiled_alpha.generalized_alpha_step_outputs) */
+ * at (t, q, qdot) before the step with the deflections of the step's end (Solver.step_outputs). */
 rtmbs_status rtmbs_alpha_step_outputs(const rtmbs_model* mdl, rtmbs_data* d, double* w0,
                                       double* w1, rtmbs_kkt* kkt, rtmbs_kkt* pkkt,
                                       const uint32_t* midx, double* vec, double* q, double* qd,

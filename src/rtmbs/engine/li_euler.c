@@ -9,7 +9,7 @@
  *   (projection="mass"), index-2 Baumgarte, or GGL positions (Gear 1985)
  *   update q, qdot; extra states (transient tyres)                         (extra_states.c)
  *
- * The arithmetic of rtmbs.solvers.compiled_step.li_euler_stab_step, operation for operation.
+ * Called from Python as a bound step (binding/py_bound.c) or inside its rollout (rollout.c).
  * `vec` packs the step's vectors: rhs (n + m) | projection rhs (n + m) | tmp (n + m) | dq (n) |
  * q_p (n) | GGL positions (n) | GGL eta (m) | lambda (m).
  */

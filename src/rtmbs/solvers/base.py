@@ -7,6 +7,7 @@ import time
 
 import numpy as np
 
+from ..engine import _engine
 from ..errors import SolverError, did_you_mean
 from ..protocol import MechanicalSystem, State
 from . import redundancy
@@ -15,6 +16,22 @@ SOLVERS: dict[str, type["Solver"]] = {}
 
 #: The phases of a step, in the layout of Carpinelli 2016 Tables 5-6.
 PHASES = ("evaluation", "jacobians", "factorisation", "solve", "projection", "other")
+#: A solver's counters, in the order of its ``counts`` array.
+COUNTERS = ("nstep", "neval", "nfactor", "nsolve")
+
+
+class _Counter:
+    """One of :data:`COUNTERS`: an entry of the solver's ``counts`` (int64), to which a compiled
+    step bound to the solver (:meth:`Solver.bind_step`) adds its own counts at every call."""
+
+    def __init__(self, index: int):
+        self.index = index
+
+    def __get__(self, solver, owner=None):
+        return self if solver is None else int(solver.counts[self.index])
+
+    def __set__(self, solver, value) -> None:
+        solver.counts[self.index] = value
 
 
 def time_after(t0: float, h: float, k: int = 1) -> float:
@@ -71,7 +88,7 @@ class Solver:
     Attributes
     ----------
     status : 0 running, 1 finished, -1 failed
-    nstep, nfactor, nsolve, neval : counters since ``reset``
+    nstep, nfactor, nsolve, neval : counters since ``reset`` (the entries of ``counts``)
     nfallback, last_fallback : factorisations since ``reset`` whose static pivots were raised or
         whose multipliers grew (their solves refined, ``rtmbs.solvers.sparse``), and the row of the
         matrix that last needed it (-1: none); always 0 / -1 on the dense paths
@@ -89,6 +106,9 @@ class Solver:
     #: True when the step itself advances the extra states (the compiled ``li-euler`` step);
     #: otherwise :meth:`step` does it around ``_step_impl``.
     extra_in_step = False
+    #: the compiled step bound to its arrays (:meth:`bind_step`), or None
+    bound = None
+    nstep, neval, nfactor, nsolve = (_Counter(k) for k in range(len(COUNTERS)))
 
     def __init_subclass__(cls, **kwargs):
         """Fixed-step solvers take the option ``redundant`` here, before their own options."""
@@ -113,6 +133,7 @@ class Solver:
         self.lam = np.zeros(system.m)
         self.ws = system.workspace()
         self._t0 = 0
+        self.counts = np.zeros(len(COUNTERS), np.int64)
         self.reset_counters()
 
     # -- public -------------------------------------------------------------------------
@@ -133,8 +154,15 @@ class Solver:
 
     def step(self, state: State, h: float) -> bool:
         """Advance ``state`` by one step of ``h``: ``_step_impl`` moves q, q̇, then the time is
-        set from the step's start (:func:`time_after`), then the extra states. (A compiled step
-        called without this glue sets the time the same way in its own bookkeeping.)"""
+        set from the step's start (:func:`time_after`), then the extra states. A compiled step
+        bound to the solver (:meth:`bind_step`) does all of it but the time in one call."""
+        bound = self.bound
+        if bound is not None and not self.instrument:
+            ok = bound.step(state.q, state.qd, state.x, state.t, h)
+            state.t = time_after(state.t, h)
+            if not ok:
+                self.status = -1
+            return ok
         extra = self.system.nx and not (self.offline or self.extra_in_step)
         if extra:  # transient tyres: end-of-step deflections
             set_step = getattr(self.system, "set_extra_step", None)  # (systems without: none)
@@ -158,6 +186,13 @@ class Solver:
         ``at_start``: the outputs at the state the step starts from instead, with the inputs set
         for the step and the forces it applies (transient tyres: the deflections at the step's
         end); the compiled step gathers them from its own first evaluation, at no cost."""
+        bound = self.bound
+        if bound is not None and not self.instrument and len(out) == self._nout:
+            ok = bound.step_outputs(state.q, state.qd, state.x, state.t, h, out, at_start)
+            state.t = time_after(state.t, h)
+            if not ok:
+                self.status = -1
+            return ok
         if at_start:
             if getattr(self.full_system, "nx", 0):
                 self.full_system.outputs(state.t, state.q, state.qd, out, extra_step=h)
@@ -181,9 +216,21 @@ class Solver:
         else:
             self.system.expand_multipliers(self.lam, out)
 
+    def bind_step(self, kind: str, args: tuple, per_step: tuple[int, int, int]) -> None:
+        """Bind the compiled step ``kind`` (``rtmbs.engine._engine.BoundStep``: "li-euler",
+        "explicit-euler", "generalized-alpha") to ``args``, the argument list of its step function
+        (the state's arrays there stand in for those :meth:`step` passes); each call adds one step
+        and ``per_step`` = (evaluations, factorisations, solves) to ``counts`` and writes the
+        factor statistics into ``diag`` (pivot ratio, largest multiplier, the same of a second
+        KKT). :meth:`step` and :meth:`step_outputs` then call it with the state alone."""
+        oidx = np.asarray(self.system.output_index, np.int64)
+        self.diag = np.array([1.0, 0.0, 1.0, 0.0])
+        self._nout = oidx.size
+        self.bound = _engine.BoundStep(kind, args, oidx, self.diag, self.counts, per_step)
+
     def reset_counters(self):
         self.status = 0
-        self.nstep = self.nfactor = self.nsolve = self.neval = 0
+        self.counts[:] = 0
         self.timers = {p: 0.0 for p in PHASES}
         self._nfallback0 = self._fallbacks()
 

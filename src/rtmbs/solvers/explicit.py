@@ -32,10 +32,6 @@ from .rollout import run_rollout_kernel
 from .sparse import PackedKKTMap
 from .stabilization import check_choice, check_positive, evaluate, pop_options
 
-#: the engine's step (src/rtmbs/engine/explicit_euler.c), and with the named outputs
-explicit_euler_step = _engine.explicit_euler_step
-explicit_euler_step_outputs = _engine.explicit_euler_step_outputs
-
 #: ``stab`` of the engine's step for each ``stabilize`` option (src/rtmbs/engine/explicit_euler.h)
 STAB = {"none": STAB_NONE, "baumgarte": STAB_BAUMGARTE, "projection": STAB_PROJECT}
 
@@ -145,12 +141,12 @@ class ExplicitEuler(Solver):
         self.kernel_args = sysm.kernel_buffers() + (self.pw0, self.pw1, k.lu.ib, k.lu.fb,
                                                     self.pidx, self.vec)
         self.step_options = (STAB[self.stabilize], self.alpha, self.beta, self.semi_implicit)
-        self._post = self.step_options + (np.zeros(0, np.int64), np.zeros(0))  # (no outputs)
-        self._m, self._lu = m, k.lu
-        self._extra_state = sysm.extra_state if sysm.nx else None
         self._per_step = (1 + (self.stabilize == "projection"), 1,
                           1 + (self.stabilize == "projection"))
         self._nan0 = k.nanalyse
+        # the engine's step (explicit_euler.c) bound to its arrays
+        self.bind_step("explicit-euler", self.kernel_args + (np.zeros(n), np.zeros(n), m, 0.0, 1e-3)
+                       + self.step_options + (np.zeros(0, np.int64), np.zeros(0)), self._per_step)
 
     def _sparse_factors(self):
         return self.kkt.factors() if hasattr(self, "kkt") else ()
@@ -159,51 +155,6 @@ class ExplicitEuler(Solver):
     def nanalyse(self) -> int:
         """Re-analyses of the sparse factors since ``reset`` (0 on the dense path)."""
         return self.kkt.nanalyse - self._nan0 if self.fused else 0
-
-    # -- the step in one call of the engine (explicit_euler.c) ---------------------------------
-    def step(self, state: State, h: float) -> bool:
-        """:meth:`Solver.step`; the compiled step is called from here, without the generic
-        glue (a few per cent of a small model's step from Python)."""
-        if not self.fused or self.instrument:
-            return super().step(state, h)
-        self.nstep += 1
-        if self._call(explicit_euler_step, state, h, self._post):
-            return True
-        self.status = -1
-        return False
-
-    def step_outputs(self, state: State, h: float, out, at_start: bool = False) -> bool:
-        """:meth:`Solver.step_outputs` as one compiled call
-        (the engine's ``explicit_euler_step_outputs``) on the compiled
-        step; otherwise the step, then ``system.outputs``."""
-        if not self.fused or len(out) != len(self.system.output_index):
-            return super().step_outputs(state, h, out, at_start)
-        self.nstep += 1
-        if self._call(explicit_euler_step_outputs, state, h,
-                      self.step_options + (self.system.output_index, out, bool(at_start))):
-            return True
-        self.status = -1
-        return False
-
-    def _call(self, kernel, state: State, h: float, post: tuple) -> bool:
-        """One compiled step (``kernel``, ``post``: its arguments after h), its factor statistics
-        (as ``SparseKKTFactorisation.factor`` keeps them), counters (but ``nstep``) and time; the
-        extra states go in from ``state.x`` and come back advanced."""
-        x = self._extra_state
-        if x is not None:
-            x[:] = state.x
-        ratio, growth = kernel(*self.kernel_args, state.q, state.qd, self._m, float(state.t),
-                               float(h), *post)
-        if x is not None:
-            state.x[:] = x
-        self._lu.ratio, self._lu.growth = ratio, growth
-        self.kkt.ratio = ratio
-        ne, nf, ns = self._per_step
-        self.neval += ne
-        self.nfactor += nf
-        self.nsolve += ns
-        state.t = time_after(state.t, h)
-        return ratio > 0.0
 
     def count_steps(self, k: int) -> None:
         """Count ``k`` compiled steps (``rtmbs.solvers.rollout``)."""
@@ -218,8 +169,9 @@ class ExplicitEuler(Solver):
     def _step_impl(self, state: State, h: float):
         if self.fused:  # (Solver.step's path to the engine's step: instrumented)
             self._tic()
-            ok = self._call(explicit_euler_step, state, h, self._post)
+            ok = self.bound.step(state.q, state.qd, state.x, state.t, h)
             self._toc("other")
+            self.nstep -= 1  # (Solver.step counts it)
             return ok
         ws = self.ws
         self._tic()

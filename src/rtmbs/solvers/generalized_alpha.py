@@ -35,7 +35,7 @@ Cost per step: evaluations k (+1 "velocity": Φq only; +1 "projection"), factori
 (+1 "projection"), solves k (+2 with either stabilisation).
 
 On the sparse path of a compiled Cartesian model every option set runs the whole step as one
-call of the C engine (``_engine.generalized_alpha_step``, src/rtmbs/engine/generalized_alpha.c:
+call of the C engine (bound at ``reset``: ``solver.bound``, src/rtmbs/engine/generalized_alpha.c:
 evaluations, factorisations, solves, stabilisation, commit and the extra states, over packed
 workspaces; ``step_outputs`` adds the named outputs in the same call and ``rollout``/``simulate``
 run many steps in one call, :func:`run_rollout`); ``instrument`` times it whole (phase "other").
@@ -99,16 +99,13 @@ def run_rollout(solver, state, t_origin, i0, h, n_steps, every, chan, inputs, oi
     n, nx = system.n, system.nx
     if nx:
         system.extra_state[:] = state.x
-    diag = np.array([solver.ratio, 0.0, 1.0, 0.0])
+    diag = solver.diag  # (the factor statistics of the last step: the bound step's)
     done = _engine.generalized_alpha_rollout(
         *solver.kernel_args, state.q, state.qd, system.m, t_origin, i0, h, *solver.options_args,
         n_steps, every, chan, inputs, oidx, *res, np.empty(n), np.empty(n), np.empty(nx), diag)
     if nx:
         state.x[:] = system.extra_state
-    k = done + (done < n_steps)
-    solver.count_steps(k)
-    if k:
-        solver.take_statistics(*diag)
+    solver.count_steps(done + (done < n_steps))
     return done
 
 
@@ -273,11 +270,12 @@ class GeneralizedAlpha(Solver):
                 "projection": STAB_PROJECTION}[self.stabilize]
         self.options_args = (self.alpha_m, self.alpha_f, self.gamma, self.beta, self.jac_flag,
                              self.newton_iterations, stab)
-        self._extra_state = sysm.extra_state if sysm.nx else None
         self._per_step = self._counts_per_step()
-        # the step in the C engine (src/rtmbs/engine/generalized_alpha.c): every option set
-        self._kernel = _engine.generalized_alpha_step
-        self._kernel_outputs = _engine.generalized_alpha_step_outputs
+        # the step in the C engine (src/rtmbs/engine/generalized_alpha.c), every option set,
+        # bound to its arrays
+        self.bind_step("generalized-alpha", self.kernel_args + (np.zeros(sysm.n), np.zeros(sysm.n),
+                                                                m, 0.0, 1e-3) + self.options_args,
+                       self._per_step)
         self.ws = None  # (the dense workspace served the start's index-1 solve only)
 
     def _analyse_packed(self, k, c: float, cd: float):
@@ -315,7 +313,7 @@ class GeneralizedAlpha(Solver):
     def _step_impl(self, state: State, h: float):
         if self.fused:  # (instrumented: Solver.step's path to the engine's step)
             self._tic()
-            ok = self._fused_call(self._kernel, state, h, ())
+            ok = self.bound.step(state.q, state.qd, state.x, state.t, h)
             self._toc("other")
             self.nstep -= 1  # (Solver.step counts it)
             return ok
@@ -368,53 +366,15 @@ class GeneralizedAlpha(Solver):
         self._toc("other")
         return bool(ok and finite(state.q) and finite(state.qd))
 
-    # -- the step in the engine (generalized_alpha.c) -------------------------------------------
-    def step(self, state: State, h: float) -> bool:
-        """:meth:`Solver.step`; the compiled step is called from here, without the generic
-        glue."""
-        if not self.fused or self.instrument:
-            return super().step(state, h)
-        if self._fused_call(self._kernel, state, h, ()):
-            return True
-        self.status = -1
-        return False
+    @property
+    def ratio(self) -> float:
+        """Pivot ratio of the last factorisation of the iteration matrix (the compiled step's
+        ``diag``)."""
+        return float(self.diag[0]) if self.bound is not None else self._ratio
 
-    def step_outputs(self, state: State, h: float, out, at_start: bool = False) -> bool:
-        """:meth:`Solver.step_outputs` as one compiled call (the C engine's
-        ``generalized_alpha_step_outputs``) on the compiled
-        step; otherwise the step, then ``system.outputs``."""
-        if not self.fused or len(out) != len(self.system.output_index):
-            return super().step_outputs(state, h, out, at_start)
-        ok = self._fused_call(self._kernel_outputs, state, h,
-                              (self.system.output_index, out, bool(at_start)))
-        if not ok:
-            self.status = -1
-        return ok
-
-    def _fused_call(self, kernel, state: State, h: float, post: tuple) -> bool:
-        """One compiled step (``kernel``: the C engine's ``generalized_alpha_step`` or its
-        ``_outputs`` form; ``post`` its arguments after the options) and its
-        bookkeeping: the extra states in from ``state.x`` and back advanced, factor
-        statistics, counters, the time."""
-        x = self._extra_state
-        if x is not None:
-            x[:] = state.x
-        r = kernel(*self.kernel_args, state.q, state.qd, self.system.m, float(state.t), float(h),
-                   *self.options_args, *post)
-        if x is not None:
-            state.x[:] = x
-        self.take_statistics(r[0], r[1], r[2], r[3])
-        self.count_steps(1)
-        state.t = time_after(state.t, h)
-        return r[0] > 0.0 and r[2] > 0.0 and r[4]
-
-    def take_statistics(self, ratio, growth, ratio2, growth2) -> None:
-        """The factor statistics of a compiled step, as the Python-driven step reports them."""
-        k = self.kkt
-        k.lu.ratio, k.lu.growth = ratio, growth
-        k.ratio = self.ratio = ratio
-        if self.pkkt is not None:
-            self.pkkt.lu.ratio, self.pkkt.lu.growth = ratio2, growth2
+    @ratio.setter
+    def ratio(self, value: float) -> None:
+        self._ratio = value
 
     def _counts_per_step(self) -> tuple[int, int, int]:
         """(evaluations, factorisations, solves) of one step (module docstring)."""

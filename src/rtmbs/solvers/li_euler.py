@@ -322,21 +322,25 @@ class LIEuler(Solver):
         self.skkt.factor_packed(self.pidx, self.pw0, h * h, h, h, self.pw0)
         self.vec = np.zeros(vector_size(n, m))
         self.lam = self.vec[vector_size(n, m) - m:]
-        self._no_outputs = (np.zeros(0, np.int64), np.zeros(0))  # (no outputs at the start)
         self.kernel_args = sysm.kernel_buffers() + (self.pw0, self.pw1, self.skkt.lu.ib,
                                                     self.skkt.lu.fb, self.pidx, self.vec)
         self.stab_args = self._second_kkt()
-        # the step in the C engine (src/rtmbs/engine/li_euler.c): every stabilisation
-        self._kernel, self._kernel_outputs = _engine.li_euler_stab_step, _engine.li_euler_stab_step_outputs
         self._options_args = (self.jac_flag, self.implicit) + self.stab_args
-        self._post = self._options_args + self._no_outputs
-        self._m, self._lu, self._per_step = m, self.skkt.lu, self._counts_per_step()
-        self._extra_state = sysm.extra_state if sysm.nx else None
+        self._m, self._per_step = m, self._counts_per_step()
         self._nan0 = self._nanalyse_total()
+        self.bind_step_options()
+
+    def bind_step_options(self) -> None:
+        """Bind the C engine's step (``rtmbs_li_euler_step``, src/rtmbs/engine/li_euler.c) with
+        ``_options_args`` (:meth:`Solver.bind_step`)."""
+        n = self.system.n
+        self.bind_step("li-euler", self.kernel_args + (np.zeros(n), np.zeros(n), self._m, 0.0,
+                                                       H_ANALYSIS) + self._options_args
+                       + (np.zeros(0, np.int64), np.zeros(0)), self._per_step)
 
     def _second_kkt(self) -> tuple:
         """(stab, niter, γ_B, the second KKT's ib, fb and packed index) of
-        the C engine's ``li_euler_stab_step`` (``li_euler.c``). The second KKT (the projector's
+        the C engine's ``rtmbs_li_euler_step`` (``li_euler.c``). The second KKT (the projector's
         for projection="mass", GGL's) is mapped onto the packed workspaces and analysed at q0
         from ``pw0`` (evaluated there), as the Python-driven path analyses it from the dense
         workspace; ``_lu2`` is its SparseLU (None without one: eq. 22's factors stand in,
@@ -462,69 +466,22 @@ class LIEuler(Solver):
         self._toc("other")
         return ok
 
-    def step(self, state: State, h: float) -> bool:
-        """:meth:`Solver.step`; the compiled step is called from here, without the generic
-        glue (a few per cent of a small model's step from Python)."""
-        if self.dense_c and not self.instrument:  # (the compiled dense step: li_euler_dense.c)
-            if self._dense_call(state, h):
-                return True
-            self.status = -1
-            return False
-        if not self.fused or self.instrument:
-            return super().step(state, h)
-        if self._fused_call(self._kernel, state, h, self._post):
-            return True
-        self.status = -1
-        return False
-
     def _step_fused(self, state: State, h: float):
+        """The compiled step timed whole (``instrument``): :meth:`Solver.step` calls it."""
         self._tic()
-        ok = self._fused_call(self._kernel, state, h, self._post)
+        ok = self.bound.step(state.q, state.qd, state.x, state.t, h)
         self._toc("other")  # (the engine's step has no phase timers)
         self.nstep -= 1  # (Solver.step counts it)
         return ok
 
-    def step_outputs(self, state: State, h: float, out, at_start: bool = False) -> bool:
-        """:meth:`Solver.step_outputs` as one compiled call
-        (the C engine's ``li_euler_stab_step_outputs``) on the compiled step of a
-        model; otherwise the step, then ``system.outputs``."""
-        if not self.fused or len(out) != len(self.system.output_index):
-            return super().step_outputs(state, h, out, at_start)
-        ok = self._fused_call(self._kernel_outputs, state, h,
-                              self._options_args + (self.system.output_index, out, bool(at_start)))
-        if not ok:
-            self.status = -1
-        return ok
+    @property
+    def ratio(self) -> float:
+        """Pivot ratio of the last factorisation of eq. 22 (the compiled step's ``diag``)."""
+        return float(self.diag[0]) if self.bound is not None else self._ratio
 
-    def _fused_call(self, kernel, state: State, h: float, post: tuple) -> bool:
-        """One compiled step (``kernel``: the C engine's ``li_euler_stab_step`` or
-        their ``_outputs`` forms; ``post``: its arguments after h) and its bookkeeping: factor
-        statistics (of the second KKT too: the projector's or GGL's), counters, the time; the
-        extra states (transient tyres) go in from ``state.x`` and come back advanced."""
-        # (what does not change between steps is looked up once in _fused_reset: this glue is
-        # a few per cent of a small model's step)
-        x = self._extra_state
-        if x is not None:
-            x[:] = state.x
-        r = kernel(*self.kernel_args, state.q, state.qd, self._m, float(state.t), float(h), *post)
-        if x is not None:
-            state.x[:] = x
-        ratio = r[0]
-        lu = self._lu
-        lu.ratio, lu.growth = ratio, r[1]
-        self.ratio = ratio
-        self.add_step_counts(1, self._per_step)
-        state.t = time_after(state.t, h)
-        if self._lu2 is not None:  # the second KKT's statistics, as the Python-driven step reports them
-            return self._second_stats(r[2], r[3]) and ratio > 0.0
-        return ratio > 0.0
-
-    def _second_stats(self, ratio2: float, growth2: float) -> bool:
-        lu2 = self._lu2
-        lu2.ratio, lu2.growth = ratio2, growth2
-        if self.sproj is not None:  # (Projector.correct's bookkeeping)
-            self.sproj.kkt.ratio = self.sproj.ratio = ratio2
-        return ratio2 > 0.0
+    @ratio.setter
+    def ratio(self, value: float) -> None:
+        self._ratio = value
 
     def _counts_per_step(self) -> tuple[int, int, int]:
         """(evaluations, factorisations, solves) of one compiled step, those of the Python-driven

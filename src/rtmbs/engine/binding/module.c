@@ -258,6 +258,10 @@ PyMODINIT_FUNC PyInit__engine(void) {
             Py_DECREF(mod);
             return NULL;
         }
+    if (rtmbs_py_add_bound_type(mod) < 0) {
+        Py_DECREF(mod);
+        return NULL;
+    }
     PyModule_AddIntConstant(mod, "ABI_VERSION", RTMBS_ABI_VERSION);
     return mod;
 }

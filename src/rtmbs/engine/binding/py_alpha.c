@@ -9,9 +9,10 @@
 /* The arguments the step and the rollout share: (ibuf .. slay, w0, w1, kib, kfb, kidx, pib, pfb,
  * pidx, midx, vec, q, qd, m) at args[0..18]. Returns 0 or -1 with an exception. */
 typedef struct {
-    rtmbs_py_step s;
+    rtmbs_py_step s; /* (first: a bound step rebinds s.q, s.qd) */
     rtmbs_kkt kkt, pkkt;
     const uint32_t* midx;
+    rtmbs_alpha_options opt;
 } alpha_args;
 
 static int common_args(PyObject* const* args, alpha_args* a) {
@@ -32,36 +33,32 @@ static int options_args(PyObject* const* args, rtmbs_alpha_options* o) {
                           "generalized-alpha: stab is 0, 1 or 2");
 }
 
-/* generalized_alpha_step(ibuf, ilay, fbuf, flay, sbuf, slay, w0, w1, kib, kfb, kidx, pib, pfb,
- *     pidx, midx, vec, q, qd, m, t, h, am, af, g, b, jac_what, niter, stab)
- * -> (ratio, growth, ratio2, growth2, q and qd finite);
- * generalized_alpha_step_outputs(..., stab, oidx, out, at_start) -> the same
- * (rtmbs_alpha_step_outputs) */
-static PyObject* step(PyObject* const* args, Py_ssize_t nargs, int outputs) {
-    const char* name = outputs ? "generalized_alpha_step_outputs" : "generalized_alpha_step";
-    alpha_args a;
-    rtmbs_alpha_options opt;
-    rtmbs_py_outputs o = {NULL, NULL, 0, 0};
-    double t, diag[4];
-    int finite = 0;
-    rtmbs_status s;
-    if (rtmbs_py_nargs(nargs, outputs ? 31 : 28, name) < 0 || common_args(args, &a) < 0 ||
-        rtmbs_py_scalars(args + 19, "d", &t) < 0 || options_args(args + 20, &opt) < 0 ||
-        (outputs && rtmbs_py_outputs_args(args + 28, 1, &o) < 0))
-        return NULL;
-    if (outputs)
-        s = rtmbs_alpha_step_outputs(&a.s.model, &a.s.data, a.s.w0, a.s.w1, &a.kkt, &a.pkkt, a.midx,
-                                     a.s.vec, a.s.q, a.s.qd, t, &opt, o.oidx, o.nout, o.out,
-                                     o.at_start, diag, &finite);
-    else
-        s = rtmbs_alpha_step(&a.s.model, &a.s.data, a.s.w0, &a.kkt, &a.pkkt, a.midx, a.s.vec, a.s.q,
-                             a.s.qd, t, &opt, diag, &finite);
-    if (s != RTMBS_OK) return rtmbs_py_status(s, name);
-    return Py_BuildValue("(ddddN)", diag[0], diag[1], diag[2], diag[3], PyBool_FromLong(finite));
+/* The step's arguments (t at args[19] not read): rtmbs_py_step_kind.parse */
+static int parse(PyObject* const* args, void* prepared) {
+    alpha_args* a = prepared;
+    return common_args(args, a) < 0 ? -1 : options_args(args + 20, &a->opt);
 }
 
-RTMBS_PY_FORM(py_alpha_step, step, 0)
-RTMBS_PY_FORM(py_alpha_step_outputs, step, 1)
+/* rtmbs_py_step_kind.run: the step, or with outputs rtmbs_alpha_step_outputs */
+static rtmbs_status run(void* prepared, double t, double h, const rtmbs_py_outputs* o,
+                        double diag[4], int* ok) {
+    alpha_args* a = prepared;
+    int finite = 0;
+    rtmbs_status s;
+    a->opt.h = h;
+    if (o->nout)
+        s = rtmbs_alpha_step_outputs(&a->s.model, &a->s.data, a->s.w0, a->s.w1, &a->kkt, &a->pkkt,
+                                     a->midx, a->s.vec, a->s.q, a->s.qd, t, &a->opt, o->oidx,
+                                     o->nout, o->out, o->at_start, diag, &finite);
+    else
+        s = rtmbs_alpha_step(&a->s.model, &a->s.data, a->s.w0, &a->kkt, &a->pkkt, a->midx,
+                             a->s.vec, a->s.q, a->s.qd, t, &a->opt, diag, &finite);
+    *ok = diag[0] > 0.0 && diag[2] > 0.0 && finite;
+    return s;
+}
+
+const rtmbs_py_step_kind rtmbs_py_alpha_kind = {"generalized-alpha", 28, sizeof(alpha_args), parse,
+                                                run};
 
 /* generalized_alpha_rollout(ibuf, ilay, fbuf, flay, sbuf, slay, w0, w1, kib, kfb, kidx, pib, pfb,
  *     pidx, midx, vec, q, qd, m, t_origin, i0, h, am, af, g, b, jac_what, niter, stab, n_steps,
@@ -70,32 +67,26 @@ RTMBS_PY_FORM(py_alpha_step_outputs, step, 1)
 static PyObject* py_alpha_rollout(PyObject* self, PyObject* const* args, Py_ssize_t nargs) {
     const char* name = "generalized_alpha_rollout";
     alpha_args a;
-    rtmbs_alpha_options opt;
     rtmbs_rollout r;
     double* diag;
     int64_t done = 0;
     rtmbs_status s;
     (void)self;
     if (rtmbs_py_nargs(nargs, 45, name) < 0 || common_args(args, &a) < 0 ||
-        options_args(args + 21, &opt) < 0 ||
+        options_args(args + 21, &a.opt) < 0 ||
         rtmbs_py_rollout_args(args + 19, args + 29, &a.s.model, name, &r) < 0 ||
         !(diag = rtmbs_py_array_min(args[44], NPY_DOUBLE, 1, "diag", 4, NULL)))
         return NULL;
     Py_BEGIN_ALLOW_THREADS
     s = rtmbs_alpha_rollout(&a.s.model, &a.s.data, a.s.w0, a.s.w1, &a.kkt, &a.pkkt, a.midx, a.s.vec,
-                            a.s.q, a.s.qd, &opt, &r, diag, &done);
+                            a.s.q, a.s.qd, &a.opt, &r, diag, &done);
     Py_END_ALLOW_THREADS
     if (s != RTMBS_OK) return rtmbs_py_status(s, name);
     return PyLong_FromLongLong(done);
 }
 
 PyMethodDef rtmbs_py_alpha_methods[] = {
-    RTMBS_PY_FASTCALL("generalized_alpha_step", py_alpha_step,
-     "One generalized-alpha step (rtmbs.solvers.compiled_alpha.generalized_alpha_step's "
-     "arguments)."),
-    RTMBS_PY_FASTCALL("generalized_alpha_step_outputs", py_alpha_step_outputs,
-     "One generalized-alpha step and the named outputs (generalized_alpha_step_outputs's "
-     "arguments)."),
     RTMBS_PY_FASTCALL("generalized_alpha_rollout", py_alpha_rollout,
-     "Many generalized-alpha steps (compiled_alpha._generalized_alpha_rollout's arguments)."),
+                      "Many generalized-alpha steps (rtmbs.solvers.generalized_alpha.run_rollout's "
+                      "arguments)."),
     {NULL, NULL, 0, NULL}};

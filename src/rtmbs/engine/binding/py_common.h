@@ -87,6 +87,26 @@ int rtmbs_py_scalars(PyObject* const* args, const char* fmt, ...);
 int rtmbs_py_rollout_args(PyObject* const* at, PyObject* const* args, const rtmbs_model* m,
                           const char* name, rtmbs_rollout* r);
 
+/* One kind of compiled step, as a step bound once to its arrays (py_bound.c, the BoundStep type)
+ * and the kind's own step function share it. `parse` reads the kind's prepared arguments
+ * (`size` bytes, an rtmbs_py_step first) from the argument list of its step function (`nargs`
+ * arguments; t and the outputs are not read); `run` takes one step of h from t with them (q, qd
+ * at their rtmbs_py_step's pointers), gathers the named outputs `o` (at the step's start or end;
+ * none when o->nout is 0) and writes the factor statistics into diag (4 values: pivot ratio and
+ * largest multiplier of the step's KKT, the same of its second KKT or 1, 0) and whether the step
+ * is good into *ok. */
+typedef struct rtmbs_py_step_kind_ {
+    const char* name;
+    Py_ssize_t nargs;
+    size_t size;
+    int (*parse)(PyObject* const* args, void* prepared);
+    rtmbs_status (*run)(void* prepared, double t, double h, const rtmbs_py_outputs* o,
+                        double diag[4], int* ok);
+} rtmbs_py_step_kind;
+extern const rtmbs_py_step_kind rtmbs_py_li_euler_kind;
+extern const rtmbs_py_step_kind rtmbs_py_explicit_kind;
+extern const rtmbs_py_step_kind rtmbs_py_alpha_kind;
+
 /* Check the number of positional arguments of a METH_FASTCALL function. */
 int rtmbs_py_nargs(Py_ssize_t nargs, Py_ssize_t want, const char* name);
 
@@ -115,5 +135,8 @@ extern PyMethodDef rtmbs_py_explicit_methods[];
 extern PyMethodDef rtmbs_py_ode_methods[];
 extern PyMethodDef rtmbs_py_rebase_methods[];
 extern PyMethodDef rtmbs_py_providers_methods[];
+
+/* Add the BoundStep type (py_bound.c) to the module: 0, or -1 with an exception. */
+int rtmbs_py_add_bound_type(PyObject* module);
 
 #endif /* RTMBS_PY_COMMON_H */

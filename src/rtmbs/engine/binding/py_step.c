@@ -7,10 +7,11 @@
 #include "../li_euler.h"
 
 /* The arguments the step and the rollout share: (ibuf .. slay, w0, w1, kib, kfb, kidx, vec, q, qd,
- * m) at args[0..14]. Returns 0 or -1 with an exception. */
+ * m) at args[0..14]; the step's options and its second KKT. Returns 0 or -1 with an exception. */
 typedef struct {
-    rtmbs_py_step s;
+    rtmbs_py_step s; /* (first: a bound step rebinds s.q, s.qd) */
     rtmbs_kkt kkt, kkt2;
+    rtmbs_li_euler_options opt;
 } step_args;
 
 static int common_args(PyObject* const* args, step_args* a) {
@@ -25,33 +26,27 @@ static int options_args(PyObject* const* args, rtmbs_li_euler_options* o) {
                             &o->gamma);
 }
 
-/* li_euler_stab_step(ibuf, ilay, fbuf, flay, sbuf, slay, w0, w1, kib, kfb, kidx, vec, q, qd, m,
- *                    t, h, jac_what, implicit, stab, niter, gamma, pib, pfb, pidx, oidx0, out0)
- * -> (ratio, growth, ratio2, growth2);
- * li_euler_stab_step_outputs(..., pidx, oidx, out, at_start) -> the same: the step, then the
- * named outputs at (t + h, q+, qdot+) into out (none when a factorisation failed); with at_start
- * those at (t, q, qdot) instead, from the step's own evaluation there
- * (rtmbs.solvers.compiled_step.li_euler_stab_step_outputs) */
-static PyObject* step(PyObject* const* args, Py_ssize_t nargs, int outputs) {
-    const char* name = outputs ? "li_euler_stab_step_outputs" : "li_euler_stab_step";
-    step_args a;
-    rtmbs_li_euler_options opt;
-    rtmbs_py_outputs o;
-    double t, diag[4];
-    rtmbs_status s;
-    if (rtmbs_py_nargs(nargs, 27 + outputs, name) < 0 || common_args(args, &a) < 0 ||
-        rtmbs_py_scalars(args + 15, "d", &t) < 0 || options_args(args + 16, &opt) < 0 ||
-        rtmbs_py_kkt(args + 22, &a.kkt2) < 0 || rtmbs_py_outputs_args(args + 25, outputs, &o) < 0)
-        return NULL;
-    s = rtmbs_li_euler_step(&a.s.model, &a.s.data, a.s.w0, a.s.w1, &a.kkt, &a.kkt2, a.s.vec, a.s.q,
-                            a.s.qd, t, &opt, o.oidx, o.at_start ? o.nout : 0, o.out, diag);
-    s = rtmbs_py_outputs_end(s, diag[0] > 0.0 && diag[2] > 0.0, &a.s, t + opt.h, &o);
-    if (s != RTMBS_OK) return rtmbs_py_status(s, name);
-    return Py_BuildValue("(dddd)", diag[0], diag[1], diag[2], diag[3]);
+/* The step's arguments (t at args[15] not read): rtmbs_py_step_kind.parse */
+static int parse(PyObject* const* args, void* prepared) {
+    step_args* a = prepared;
+    if (common_args(args, a) < 0 || options_args(args + 16, &a->opt) < 0) return -1;
+    return rtmbs_py_kkt(args + 22, &a->kkt2);
 }
 
-RTMBS_PY_FORM(py_li_euler_stab_step, step, 0)
-RTMBS_PY_FORM(py_li_euler_stab_step_outputs, step, 1)
+/* rtmbs_py_step_kind.run */
+static rtmbs_status run(void* prepared, double t, double h, const rtmbs_py_outputs* o,
+                        double diag[4], int* ok) {
+    step_args* a = prepared;
+    rtmbs_status s;
+    a->opt.h = h;
+    s = rtmbs_li_euler_step(&a->s.model, &a->s.data, a->s.w0, a->s.w1, &a->kkt, &a->kkt2, a->s.vec,
+                            a->s.q, a->s.qd, t, &a->opt, o->oidx, o->at_start ? o->nout : 0,
+                            o->out, diag);
+    *ok = diag[0] > 0.0 && diag[2] > 0.0;
+    return rtmbs_py_outputs_end(s, *ok, &a->s, t + h, o);
+}
+
+const rtmbs_py_step_kind rtmbs_py_li_euler_kind = {"li-euler", 27, sizeof(step_args), parse, run};
 
 /* li_euler_rollout(ibuf, ilay, fbuf, flay, sbuf, slay, w0, w1, kib, kfb, kidx, vec, q, qd, m,
  *     t_origin, i0, h, jac_what, implicit, stab, niter, gamma, pib, pfb, pidx, n_steps, every,
@@ -59,30 +54,23 @@ RTMBS_PY_FORM(py_li_euler_stab_step_outputs, step, 1)
  *     qd_good, x_good) -> the number of good steps */
 static PyObject* py_li_euler_rollout(PyObject* self, PyObject* const* args, Py_ssize_t nargs) {
     step_args a;
-    rtmbs_li_euler_options opt;
     rtmbs_rollout r;
     int64_t done = 0;
     rtmbs_status s;
     (void)self;
     if (rtmbs_py_nargs(nargs, 41, "li_euler_rollout") < 0 || common_args(args, &a) < 0 ||
-        options_args(args + 17, &opt) < 0 || rtmbs_py_kkt(args + 23, &a.kkt2) < 0 ||
+        options_args(args + 17, &a.opt) < 0 || rtmbs_py_kkt(args + 23, &a.kkt2) < 0 ||
         rtmbs_py_rollout_args(args + 15, args + 26, &a.s.model, "li_euler_rollout", &r) < 0)
         return NULL;
     Py_BEGIN_ALLOW_THREADS
     s = rtmbs_li_euler_rollout(&a.s.model, &a.s.data, a.s.w0, a.s.w1, &a.kkt, &a.kkt2, a.s.vec,
-                               a.s.q, a.s.qd, &opt, &r, &done);
+                               a.s.q, a.s.qd, &a.opt, &r, &done);
     Py_END_ALLOW_THREADS
     if (s != RTMBS_OK) return rtmbs_py_status(s, "li_euler_rollout");
     return PyLong_FromLongLong(done);
 }
 
 PyMethodDef rtmbs_py_step_methods[] = {
-    RTMBS_PY_FASTCALL("li_euler_stab_step", py_li_euler_stab_step,
-                      "One li-euler step (rtmbs.solvers.compiled_step.li_euler_stab_step's "
-                      "arguments)."),
-    RTMBS_PY_FASTCALL("li_euler_stab_step_outputs", py_li_euler_stab_step_outputs,
-                      "One li-euler step and the named outputs (li_euler_stab_step_outputs's "
-                      "arguments)."),
     RTMBS_PY_FASTCALL("li_euler_rollout", py_li_euler_rollout,
                       "Many li-euler steps (rtmbs.solvers.rollout._li_euler_rollout's arguments)."),
     {NULL, NULL, 0, NULL}};
