@@ -117,6 +117,33 @@ def test_the_rollout_is_the_step_loop(name):
                                                                       s1.nsolve)
 
 
+@pytest.mark.parametrize("instrument", [False, True])
+def test_step_outputs_and_the_instrumented_step_are_the_step(instrument):
+    """step_outputs (one call of the bound step) gives the step's state and the outputs at its
+    end, or at its start with at_start; the instrumented step (timed whole) the same state."""
+    systems = [truck("dae", road="sine") for _ in range(2)]
+    solvers = [get_solver("li-euler")(s, instrument=instrument) for s in systems]
+    states = [s.initial_state() for s in systems]
+    for solver, state in zip(solvers, states):
+        state.qd[2] = 0.3
+        solver.reset(state)
+    out, ref = np.zeros(len(OUTPUT_NAMES)), np.zeros(len(OUTPUT_NAMES))
+    for k in range(50):
+        at_start = k % 2 == 1
+        if at_start:
+            systems[1].outputs(states[1].t, states[1].q, states[1].qd, ref)
+        assert solvers[0].step_outputs(states[0], H, out, at_start=at_start)
+        assert solvers[1].step(states[1], H)
+        if not at_start:
+            systems[1].outputs(states[1].t, states[1].q, states[1].qd, ref)
+        assert np.array_equal(states[0].q, states[1].q) and states[0].t == states[1].t
+        assert np.array_equal(out, ref)
+    assert solvers[0].nstep == solvers[1].nstep == 50
+    assert solvers[0].neval == solvers[1].neval == 200
+    if instrument:
+        assert solvers[0].timers["other"] > 0.0
+
+
 @pytest.mark.parametrize("variant", ["dae", "linear"])
 def test_outputs_are_the_python_formulas(variant):
     """The engine's outputs (rtmbs_truck_outputs) against the hinge gap written in Python
@@ -209,17 +236,23 @@ def test_systems_without_a_compiled_evaluation_keep_the_numpy_path():
 
 
 def test_the_binding_refuses_bad_options():
-    """The binding checks its options: an unknown stabilisation code, an m that is not the
-    truck's."""
+    """The bound step checks its options once: an unknown stabilisation code, an m that is not
+    the truck's."""
     from rtmbs.engine import _engine
 
     system = truck("dae")
     solver = get_solver("li-euler")(system)
     state = system.initial_state()
     solver.reset(state)
+    rest = (state.q, state.qd)
+
+    def bind(m, stab):
+        args = solver.kernel_args + rest + (m, 0.0, H, 64, True, stab, 1, 0.0)
+        _engine.BoundStep("truck-li-euler", args, np.zeros(0, np.int64), np.zeros(4),
+                          np.zeros(4, np.int64), (1, 1, 1))
+
+    bind(2, 1)
     with pytest.raises(ValueError, match="stab in 0 .. 4"):
-        _engine.truck_li_euler_step(*solver.kernel_args, state.q, state.qd, 2, 0.0, H, 64, True,
-                                    7, 1, 0.0)
+        bind(2, 7)
     with pytest.raises(ValueError, match="m = 0, the truck's par has m = 2"):
-        _engine.truck_li_euler_step(*solver.kernel_args, state.q, state.qd, 0, 0.0, H, 64, True,
-                                    1, 1, 0.0)
+        bind(0, 1)

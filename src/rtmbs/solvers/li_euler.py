@@ -241,6 +241,7 @@ class LIEuler(Solver):
         self.what1 = EVAL_PHIQ | (EVAL_PHI if self.stabilize in ("projection", "baumgarte")
                                   or self.implicit else 0)
         self._nan0 = 0
+        self.bound = None
         self.dense_c = self.dense_in_engine
         if self.dense_c:
             self._dense_reset()
@@ -249,7 +250,8 @@ class LIEuler(Solver):
     def _dense_reset(self) -> None:
         """The compiled dense step's arguments: the provider (kind, parameters), the dense
         workspaces and KKT matrices above, the vectors as views of one buffer ``vec``
-        (li_euler.c's layout, λ at its end), the step's counters and warnings (``system.data``)."""
+        (li_euler.c's layout, λ at its end), the step's counters and warnings (``system.data``);
+        bound once (:meth:`Solver.bind_step`, kind "truck-li-euler")."""
         sysm, n, m = self.system, self.system.n, self.system.m
         N, size = n + m, vector_size(n, m)
         self.vec = np.zeros(size)
@@ -259,9 +261,10 @@ class LIEuler(Solver):
         kind, par = compiled_provider(sysm)
         self.kernel_args = (kind, par, self.ws.buf, self.ws1.buf, self.K, self.P, self.piv,
                             self.ppiv, self.vec, sysm.data.counter, sysm.data.warning)
-        self._dense_kernel, self._m = _engine.truck_li_euler_step, m
-        self._dense_options = (self.jac_flag, self.implicit, *self.stab_options())
         self._per_step = self._counts_per_step()
+        self.bind_step("truck-li-euler", self.kernel_args + (
+            np.zeros(n), np.zeros(n), m, 0.0, H_ANALYSIS, self.jac_flag, self.implicit,
+            *self.stab_options()), self._per_step)
 
     def stab_options(self) -> tuple[int, int, float]:
         """(stab, niter, γ_B) of the C engine's steps (``rtmbs_li_euler_options``, li_euler.h):
@@ -276,15 +279,6 @@ class LIEuler(Solver):
         elif self.stabilize == "ggl":
             stab, niter = STAB_GGL, self.ggl_iterations
         return stab, niter, gamma
-
-    def _dense_call(self, state: State, h: float) -> bool:
-        """One compiled dense step (``truck_li_euler_step``), its counters and the time."""
-        r = self._dense_kernel(*self.kernel_args, state.q, state.qd, self._m, float(state.t),
-                               float(h), *self._dense_options)
-        self.ratio = r[0]
-        self.add_step_counts(1, self._per_step)
-        state.t = time_after(state.t, h)
-        return r[0] > 0.0 and r[1] > 0.0
 
     @property
     def rollout_runner(self):
@@ -404,14 +398,8 @@ class LIEuler(Solver):
         return ratio
 
     def _step_impl(self, state: State, h: float):
-        if self.fused:
+        if self.fused or self.dense_c:
             return self._step_fused(state, h)
-        if self.dense_c:  # (instrumented: Solver.step's path to the compiled dense step)
-            self._tic()
-            ok = self._dense_call(state, h)
-            self._toc("other")
-            self.nstep -= 1  # (Solver.step counts it)
-            return ok
         if self.stabilize == "ggl":
             return self._step_ggl(state, h)
         ws, ws1, m = self.ws, self.ws1, self.system.m
