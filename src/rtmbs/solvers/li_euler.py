@@ -47,8 +47,9 @@ engine's dense LU (``rtmbs.solvers.dense``); ``dense_in_engine = False`` set bef
 keeps a provider on that path (to compare the two).
 
 Cost per step (fixed): evaluations 1 + (m > 0) (projection: + projection_solves − 1, +1 with
-implicit positions; GGL: 2 + k for k = ``ggl_iterations``), factorisations 1 (+1 projection="mass", +1
-GGL), solves 1 (+ projection_solves with projection, +k GGL); tests/solvers/test_fixed_cost.py.
+implicit positions; GGL: 2 + k for k = ``ggl_iterations``), factorisations 1
+(+1 projection="mass", +1 GGL), solves 1 (+ projection_solves with projection, +k GGL);
+tests/solvers/test_fixed_cost.py.
 """
 from __future__ import annotations
 
