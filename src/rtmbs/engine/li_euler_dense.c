@@ -8,7 +8,7 @@
  *          K [dqdot; lambda] = [h Q + h^2 Jq qdot; -(cv (Phi_q(q_p) qdot + Phi_t) + gb Phi(q_p))]
  *   stabilisation: projection with the factors of eq. 22 (eq. 30, projection="step"), its own KKT
  *   [M, h Phi_q^T; Phi_q, 0] at the new positions (projection="mass"), index-2 Baumgarte, or GGL
- *   positions (Gear, Gupta and Leimkuhler 1985)
+ *   positions (Gear 1985)
  *   update q, qdot
  *
  * The arithmetic of rtmbs.solvers.li_euler's dense path (LIEuler._step_impl, _step_ggl) in its

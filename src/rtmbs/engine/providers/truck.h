@@ -77,7 +77,7 @@ void rtmbs_truck_deflections(const rtmbs_truck* tr, double t, const double* q, d
 
 /* The named outputs (rtmbs.models.truck.OUTPUT_NAMES) at (t, q) into out (RTMBS_TRUCK_NOUT
  * values): chassis heave and pitch, cabin heave, load pitch, the hinge gap
- * g(q) = r_H(load) - r_H(chassis) (Simeon et al. 1994, eq. 2), the road height under the rear and
+ * g(q) = r_H(load) - r_H(chassis) (Simeon 1994, eq. 2), the road height under the rear and
  * the front wheel (x_wheel: their x). */
 void rtmbs_truck_outputs(const double* hinge, const double* x_wheel, const double* road, double t,
                          const double* q, double* out);
