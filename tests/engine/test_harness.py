@@ -103,3 +103,72 @@ def test_harness_under_sanitizers(sanitized, name, tmp_path):
         if (k + 1) % 1000 == 0:
             ref.append(np.concatenate([[state.t], state.q, state.qd]))
     np.testing.assert_array_equal(rows, np.array(ref))
+
+
+DRIVER = Path(__file__).parent / "truck_dense_driver.c"
+
+
+@pytest.fixture(scope="module")
+def truck_driver(tmp_path_factory):
+    """build(cc): the truck driver built under the sanitizers with compiler cc, once per module."""
+    built = {}
+
+    def build(cc):
+        if cc not in built:
+            exe = tmp_path_factory.mktemp(f"truck-{cc}") / "driver"
+            r = subprocess.run([_need(cc), *STRICT, "-O1", "-ffp-contract=off",
+                                f"-I{SOURCE_DIR}", "-g", "-fsanitize=address,undefined",
+                                "-fno-sanitize-recover=all", *map(str, ENGINE_SOURCES),
+                                str(DRIVER), WRAP, "-lm", "-o", str(exe)],
+                               capture_output=True, text=True)
+            assert r.returncode == 0 and r.stderr == "", r.stderr
+            built[cc] = exe
+        return built[cc]
+
+    return build
+
+
+@pytest.mark.parametrize("cc, name, options", [
+    ("gcc", "truck-dae", {}),
+    pytest.param("gcc", "truck-dae", dict(stabilize="ggl"), marks=pytest.mark.slow),
+    pytest.param("gcc", "truck-dae", dict(projection="mass"), marks=pytest.mark.slow),
+    pytest.param("gcc", "truck-ode", {}, marks=pytest.mark.slow),
+    pytest.param("gcc", "truck-linear", {}, marks=pytest.mark.slow),
+    pytest.param("clang", "truck-dae", {}, marks=pytest.mark.slow),
+    pytest.param("clang", "truck-ode", {}, marks=pytest.mark.slow)])
+def test_truck_dense_rollout_under_sanitizers(truck_driver, cc, name, options, tmp_path):
+    """The planar truck's dense li-euler step (li_euler_dense.c, a provider's step, which the
+    plan harness does not carry) in a small driver (tests/engine/truck_dense_driver.c) under
+    AddressSanitizer and UndefinedBehaviorSanitizer: 10^4 steps in one rollout, no finding, no
+    heap allocation, no step whose counts changed, and the state, λ and outputs of the same
+    rollout driven from Python bit for bit."""
+    from rtmbs.models import load_model
+    from rtmbs.solvers.rollout import rollout
+
+    exe = truck_driver(cc)
+    steps = 10_000
+    system = load_model(name)
+    solver = get_solver("li-euler")(system, **options)
+    state = system.initial_state()
+    state.qd[2] = 0.3
+    solver.reset(state)
+    kind, par = system.compiled_provider()
+    stab, niter, gamma = solver.stab_options()
+    head = [kind, system.m, stab, niter, solver.implicit, solver.jac_flag, gamma, H, steps,
+            par.size]
+    np.concatenate([head, state.q, state.qd, par]).tofile(tmp_path / "in.bin")
+    r = subprocess.run([str(exe), str(tmp_path / "in.bin"), str(tmp_path / "out.bin")],
+                       capture_output=True, text=True, timeout=600)
+    assert r.returncode == 0 and r.stderr == "", r.stderr
+    out = np.fromfile(tmp_path / "out.bin", np.float64)
+    m = system.m
+    done, heap, counter = out[0], out[1], out[2:18]
+    q, qd, lam, y = out[18:27], out[27:36], out[36:36 + m], out[36 + m:]
+    assert done == steps and heap == 0
+    assert counter[5] == steps and counter[6] == 0  # steps, steps whose counts changed
+    ref = rollout(solver, state, steps, H, every=steps)
+    assert ref.nsteps == steps
+    np.testing.assert_array_equal(q, state.q)
+    np.testing.assert_array_equal(qd, state.qd)
+    np.testing.assert_array_equal(lam, ref.lam[-1])
+    np.testing.assert_array_equal(y, [ref.outputs[nm][-1] for nm in system.output_names])

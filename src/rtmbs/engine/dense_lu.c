@@ -64,3 +64,7 @@ void rtmbs_dense_lu_solve(const double* lu, const int64_t* piv, double* b, int64
         b[i] = s / lu[i * n + i];
     }
 }
+
+int64_t rtmbs_dense_lu_flops_factor(int64_t n) { return (n * n * n - n) / 3; }
+
+int64_t rtmbs_dense_lu_flops_solve(int64_t n) { return n * n; }

@@ -1,6 +1,7 @@
 /* dense_lu.h -- LU with partial pivoting of small dense matrices (dense_lu.c;
  * rtmbs.solvers.linalg lu_factor, lu_solve): the n x n systems of the ODE integrators
- * (rosenbrock.c, adams.c). Row-major arrays. */
+ * (rosenbrock.c, adams.c) and the KKT matrices of the dense li-euler step (li_euler_dense.c).
+ * Row-major arrays. */
 #ifndef RTMBS_DENSE_LU_H
 #define RTMBS_DENSE_LU_H
 
@@ -12,5 +13,11 @@ double rtmbs_dense_lu_factor(double* a, int64_t* piv, int64_t n);
 
 /* Solve A x = b in place in b with the factors of rtmbs_dense_lu_factor. */
 void rtmbs_dense_lu_solve(const double* lu, const int64_t* piv, double* b, int64_t n);
+
+/* Multiply-adds (and divisions) of rtmbs_dense_lu_factor, (n^3 - n) / 3, and of one
+ * rtmbs_dense_lu_solve, n^2, on an n x n matrix: the counts as written (a row update the
+ * factorisation skips for a zero multiplier still counted, so that the count is fixed). */
+int64_t rtmbs_dense_lu_flops_factor(int64_t n);
+int64_t rtmbs_dense_lu_flops_solve(int64_t n);
 
 #endif /* RTMBS_DENSE_LU_H */

@@ -114,6 +114,6 @@ rtmbs_status rtmbs_explicit_euler_rollout(const rtmbs_model* mdl, rtmbs_data* d,
                                           double* w1, rtmbs_kkt* kkt, double* vec, double* q,
                                           double* qd, const rtmbs_explicit_options* opt,
                                           const rtmbs_rollout* ro, int64_t* done) {
-    const rtmbs_step_args a = {mdl, d, w0, w1, vec, q, qd, NULL, kkt, NULL, NULL, opt};
+    const rtmbs_step_args a = {mdl, d, w0, w1, vec, q, qd, NULL, kkt, NULL, NULL, opt, NULL};
     return rtmbs_fixed_rollout(&a, explicit_step, vec + mdl->size.nq, opt->h, ro, done);
 }

@@ -15,7 +15,7 @@ rtmbs_status rtmbs_fixed_rollout(const rtmbs_step_args* a, rtmbs_step_fn step, c
     const double t_origin = ro->t_origin, *inputs = ro->inputs;
     const int64_t* chan = ro->chan;
     const rtmbs_rollout_rows* rows = &ro->rows;
-    double* x = d->xstate + 1;
+    double* x = nx ? d->xstate + 1 : NULL; /* (after the step's h) */
     int64_t k, c, r;
     int ok;
     rtmbs_status s;
@@ -42,7 +42,9 @@ rtmbs_status rtmbs_fixed_rollout(const rtmbs_step_args* a, rtmbs_step_fn step, c
             if (rows->lam && m) memcpy(rows->lam + r * m, lam, (size_t)m * sizeof(double));
             if (rows->x && nx) memcpy(rows->x + r * nx, x, (size_t)nx * sizeof(double));
             if (nout && rows->y) {
-                s = rtmbs_step_outputs(mdl, d, t, q, qd, a->w1, ro->oidx, nout, rows->y + r * nout);
+                s = a->outputs ? a->outputs(a, t, ro->oidx, nout, rows->y + r * nout)
+                               : rtmbs_step_outputs(mdl, d, t, q, qd, a->w1, ro->oidx, nout,
+                                                    rows->y + r * nout);
                 if (s != RTMBS_OK) return s;
             }
         }

@@ -8,7 +8,9 @@
 
 /* The arguments of a fixed-step integrator's step, as its rollout binds them; each integrator
  * reads those its step takes (kkt2: li-euler's second KKT; midx, diag: generalized-alpha's; opt:
- * its options struct). */
+ * its options struct). outputs: the named outputs after a step at (t, q, qd) into out, NULL for
+ * those of the compiled model (rtmbs_step_outputs in w1); a provider's step (li_euler_dense.c)
+ * gives its own, and a model struct holding only its sizes. */
 typedef struct rtmbs_step_args_ {
     const rtmbs_model* mdl;
     rtmbs_data* d;
@@ -16,6 +18,8 @@ typedef struct rtmbs_step_args_ {
     rtmbs_kkt *kkt, *kkt2;
     const uint32_t* midx;
     const void* opt;
+    rtmbs_status (*outputs)(const struct rtmbs_step_args_* a, double t, const int64_t* oidx,
+                            int64_t nout, double* out);
 } rtmbs_step_args;
 
 /* One step at time t with the arguments a (q, qd, the extra states advanced in place); *ok = 0

@@ -226,6 +226,6 @@ rtmbs_status rtmbs_alpha_rollout(const rtmbs_model* mdl, rtmbs_data* d, double* 
                                  const rtmbs_alpha_options* opt, const rtmbs_rollout* ro,
                                  double diag[4], int64_t* done) {
     const int64_t n = mdl->size.nq, m = mdl->size.nc;
-    const rtmbs_step_args a = {mdl, d, w0, w1, vec, q, qd, diag, kkt, pkkt, midx, opt};
+    const rtmbs_step_args a = {mdl, d, w0, w1, vec, q, qd, diag, kkt, pkkt, midx, opt, NULL};
     return rtmbs_fixed_rollout(&a, alpha_step, vec + RTMBS_ALPHA_VEC(n, m) - m, opt->h, ro, done);
 }

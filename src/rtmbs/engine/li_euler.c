@@ -22,16 +22,6 @@
 #include "li_euler.h"
 #include "sensors.h"
 
-static void update(double* q, double* qd, double* dq, const double* rhs, double h, int implicit,
-                   int64_t n) {
-    int64_t i;
-    for (i = 0; i < n; i++) {
-        if (implicit) dq[i] = h * (qd[i] + rhs[i]);
-        q[i] += dq[i];
-        qd[i] += rhs[i];
-    }
-}
-
 int64_t rtmbs_rows_bind(rtmbs_rows* r, const int64_t* map, int64_t len, int64_t m) {
     int64_t i, k = 0, l = 0;
     if (len < 2 || map[0] < 0 || map[1] < 0 || map[0] + map[1] != m || len != 2 + m) return -2;
@@ -238,20 +228,12 @@ rtmbs_status rtmbs_li_euler_step(const rtmbs_model* mdl, rtmbs_data* d, double* 
             rtmbs_count_lu(d, kkt->ib, kkt->fb, 0, 1);
             for (i = 0; i < n; i++) dq[i] += prhs[i];
         }
-        update(q, qd, dq, rhs, h, 0, n);
-    } else if (ggl) { /* q+ = the corrected positions */
-        for (i = 0; i < n; i++) dq[i] = qk[i] - q[i];
-        update(q, qd, dq, rhs, h, 0, n);
-    } else {
-        update(q, qd, dq, rhs, h, opt->implicit, n);
     }
-    k = rtmbs_first_nonfinite(q, qd, n); /* a finite matrix may still give a non-finite state */
-    if (k >= 0) {
-        rtmbs_warn(d, RTMBS_WARN_NONFINITE, k, t);
+    if (!rtmbs_li_euler_update(d, q, qd, dq, ggl ? qk : NULL, rhs, h,
+                               opt->implicit && !project && !ggl, lam, n, m, t)) {
         diag[0] = 0.0; /* a failed step */
         return RTMBS_OK;
     }
-    for (i = 0; i < m; i++) lam[i] = rhs[n + i];
     if (map) { /* lambda over the model's rows: 0 on the left-out ones */
         double* full = vec + rtmbs_li_euler_lambda_offset(n, mf, map);
         for (i = 0; i < map->nleft; i++) full[map->left[i]] = 0.0;

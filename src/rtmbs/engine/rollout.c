@@ -16,7 +16,7 @@ rtmbs_status rtmbs_li_euler_rollout(const rtmbs_model* mdl, rtmbs_data* d, doubl
                                     double* qd, const rtmbs_li_euler_options* opt,
                                     const rtmbs_rollout* ro, int64_t* done) {
     const int64_t n = mdl->size.nq, m = mdl->size.nc;
-    const rtmbs_step_args a = {mdl, d, w0, w1, vec, q, qd, NULL, kkt, kkt2, NULL, opt};
+    const rtmbs_step_args a = {mdl, d, w0, w1, vec, q, qd, NULL, kkt, kkt2, NULL, opt, NULL};
     /* (lambda over the model's rows: with a row map, 0 on the left-out ones) */
     const double* lam = vec + rtmbs_li_euler_lambda_offset(n, m, opt->rows);
     return rtmbs_fixed_rollout(&a, li_euler_step, lam, opt->h, ro, done);

@@ -141,4 +141,12 @@ void rtmbs_copy_state(const double* q, const double* qd, const double* x, double
 void rtmbs_count_lu(rtmbs_data* d, const uint32_t* ib, double* fb, int factor,
                     int64_t solves);
 
+/* The end of a li-euler step (Carpinelli 2016, Table 1): q += dq, qdot += dqdot (rhs[:n]), with
+ * dq = qk - q first when qk is given (GGL positions), or dq = h (qdot + dqdot) with `implicit`;
+ * lambda = rhs[n:]. A non-finite q or qdot is warned (the coordinate, time t) and returns 0 (a
+ * failed step, lambda not set); 1 otherwise. (li_euler.c, li_euler_dense.c) */
+int rtmbs_li_euler_update(rtmbs_data* d, double* q, double* qd, double* dq, const double* qk,
+                          const double* rhs, double h, int implicit, double* lam, int64_t n,
+                          int64_t m, double t);
+
 #endif /* RTMBS_STAGES_H */

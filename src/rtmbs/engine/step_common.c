@@ -82,3 +82,24 @@ void rtmbs_count_lu(rtmbs_data* d, const uint32_t* ib, double* fb, int factor,
         rtmbs_count(d, RTMBS_CNT_FLOP, solves * rtmbs_lu_flops_solve(ib, *flag != 0.0));
     }
 }
+
+int rtmbs_li_euler_update(rtmbs_data* d, double* q, double* qd, double* dq, const double* qk,
+                          const double* rhs, double h, int implicit, double* lam, int64_t n,
+                          int64_t m, double t) {
+    int64_t i;
+    for (i = 0; i < n; i++) {
+        if (qk)
+            dq[i] = qk[i] - q[i];
+        else if (implicit)
+            dq[i] = h * (qd[i] + rhs[i]);
+        q[i] += dq[i];
+        qd[i] += rhs[i];
+    }
+    i = rtmbs_first_nonfinite(q, qd, n); /* a finite matrix may still give a non-finite state */
+    if (i >= 0) {
+        rtmbs_warn(d, RTMBS_WARN_NONFINITE, i, t);
+        return 0;
+    }
+    for (i = 0; i < m; i++) lam[i] = rhs[n + i];
+    return 1;
+}

@@ -30,6 +30,7 @@ import numpy as np
 
 from ..engine import _engine
 from ..errors import ModelError
+from ..kernels.layouts import FIELD_CONSTANTS
 from ..protocol import (
     EVAL_JAC, EVAL_PHI, EVAL_PHIQ, EVAL_Q,
     MechanicalSystem, State,
@@ -264,11 +265,22 @@ def pack_params(masses, B, E, road, hinge, m) -> np.ndarray:
                            hinge, road, E.ravel()])
 
 
-def pack_linear_params(masses, q_eq, K, D, Ks, Ds, x_wheel, kt, dt, road) -> np.ndarray:
+def pack_linear_params(masses, q_eq, K, D, Ks, Ds, x_wheel, kt, dt, hinge, road) -> np.ndarray:
     """The linearised truck's parameter vector (engine/providers/truck.h): [nroad, masses, q_eq,
-    K, D, K_stiff, D_stiff, x of the rear and front wheel, tyre stiffnesses, tyre dampings, road]."""
+    K, D, K_stiff, D_stiff, x of the rear and front wheel, tyre stiffnesses, tyre dampings,
+    hinge points (for the outputs), road]."""
     return np.concatenate([[float(road.size)], masses, q_eq, K.ravel(), D.ravel(), Ks.ravel(),
-                           Ds.ravel(), x_wheel, kt, dt, road])
+                           Ds.ravel(), x_wheel, kt, dt, hinge, road])
+
+
+class StepData:
+    """The operation counters and warnings of the truck's compiled li-euler step (a hand-written
+    model has no compiled model's data; ``rtmbs.engine.counters`` and ``warnings`` read these
+    two tables as they read a compiled model's ``data``)."""
+
+    def __init__(self):
+        self.counter = np.zeros(FIELD_CONSTANTS["RTMBS_COUNTSLOTS"])
+        self.warning = np.zeros((FIELD_CONSTANTS["RTMBS_WARNSLOTS"], 3))
 
 
 class _TruckBase(MechanicalSystem):
@@ -277,6 +289,10 @@ class _TruckBase(MechanicalSystem):
     output_names = OUTPUT_NAMES
     #: M is constant (diagonal): solvers may factor it once.
     constant_mass = True
+    #: the outputs a compiled rollout takes (indices into ``output_names``)
+    output_index = np.arange(len(OUTPUT_NAMES), dtype=np.int64)
+    #: the provider code of the engine's truck functions (0 nonlinear, 1 linearised)
+    _kind = 0
 
     def __init__(self, params: TruckParams | None = None):
         self.params = p = params or TruckParams()
@@ -291,17 +307,24 @@ class _TruckBase(MechanicalSystem):
         self.hinge = np.array([pc_H[0], pc_H[1], pl_H[0], pl_H[1]])
         self.q_design = np.array([p.z_wheel, p.z_wheel, p.z_chassis, 0.0, p.z_cabin, 0.0,
                                   p.x_load, p.z_load, 0.0])
+        self.data = StepData()
+
+    def compiled_provider(self) -> tuple[int, np.ndarray]:
+        """(kind, parameter vector) of the engine's truck provider (engine/providers/truck.h):
+        what its compiled li-euler step on dense matrices takes (rtmbs.solvers.li_euler)."""
+        return self._kind, self._par
 
     # -- outputs ---------------------------------------------------------------------
     def outputs(self, t, q, qd, out) -> None:
-        p = self.params
-        out[0] = q[2]
-        out[1] = q[3]
-        out[2] = q[4]
-        out[3] = q[8]
-        out[4], out[5] = self.hinge_gap(q)
-        out[6] = _road(p.x_rear + p.speed * t, self.road)[0]
-        out[7] = _road(p.x_front + p.speed * t, self.road)[0]
+        """``OUTPUT_NAMES`` at (t, q): the engine's (``rtmbs_truck_outputs``), as its rollout
+        takes them."""
+        try:
+            _engine.truck_outputs(self._kind, self._par, t, q, out)
+        except TypeError:                       # a view, another dtype, a list: through a copy
+            buf = np.zeros(len(OUTPUT_NAMES))
+            _engine.truck_outputs(self._kind, self._par, float(t), np.ascontiguousarray(q, float),
+                                  buf)
+            out[:] = buf
 
     def hinge_gap(self, q):
         """g(q) = r_H(load) − r_H(chassis) (the DAE constraint; the hinge spring deflection
@@ -430,6 +453,7 @@ class TruckLinear(_TruckBase):
 
     m = 0
     name = "truck-linear"
+    _kind = 1
 
     def __init__(self, params: TruckParams | None = None):
         super().__init__(params)
@@ -447,7 +471,7 @@ class TruckLinear(_TruckBase):
         self.d_tyre = np.array([p.d_tyre_rear, p.d_tyre_front]) * damp
         self._par = pack_linear_params(self.masses, self.q_eq, self.K, self.D, self.K_stiff,
                                        self.D_stiff, self.B[[REAR, FRONT], 3], self.k_tyre,
-                                       self.d_tyre, self.road)
+                                       self.d_tyre, self.hinge, self.road)
 
     def evaluate(self, t, q, qd, ws, what) -> None:
         try:

@@ -40,12 +40,18 @@ the whole step, every configuration, as one call of the C engine (``src/rtmbs/en
 fixed-pattern sparse LU of eqs. 22, 30 and GGL, docs/engine.md; ``instrument`` times it whole,
 as phase "other"). So does the reduced system of such a model with redundant joints
 (``rtmbs.solvers.redundancy``): the engine is given its row map (the kept rows it solves with,
-the left-out rows it checks). Any other system, or ``linear_solver="dense"``, steps from Python
-with numpy and the engine's dense LU (``rtmbs.solvers.dense``).
+the left-out rows it checks). A hand-written model with a compiled evaluation
+(``compiled_provider()``: the planar truck) runs the dense step, every configuration, as one call
+of the C engine too (``src/rtmbs/engine/li_euler_dense.c``: the dense matrices and the engine's
+dense LU), and its rollout there. Any other system (a model written in Python), or
+``linear_solver="dense"`` on a compiled model, steps from Python with numpy and the engine's dense
+LU (``rtmbs.solvers.dense``); ``dense_in_engine = False`` set before ``reset`` keeps a provider on
+that path (to compare the two).
 
-Cost per step (fixed): evaluations 2 (projection: + projection_solves − 1, +1 with implicit
-positions; GGL: 2 + k for k = ``ggl_iterations``), factorisations 1 (+1 projection="mass", +1
-GGL), solves 1 (+ projection_solves with projection, +k GGL); tests/solvers/test_fixed_cost.py.
+Cost per step (fixed): evaluations 1 + (m > 0) (projection: + projection_solves − 1, +1 with
+implicit positions; GGL: 2 + k for k = ``ggl_iterations``), factorisations 1
+(+1 projection="mass", +1 GGL), solves 1 (+ projection_solves with projection, +k GGL);
+tests/solvers/test_fixed_cost.py.
 """
 from __future__ import annotations
 
@@ -54,6 +60,7 @@ import numpy as np
 from ..errors import SolverError
 from ..protocol import EVAL_JAC, EVAL_JAC_STIFF, EVAL_M, EVAL_PHI, EVAL_PHIQ, EVAL_Q, State
 from .base import Solver, register_solver, time_after
+from .rollout import run_rollout_kernel
 from ..engine import _engine
 from .dense import iteration_matrix, kkt_assemble, kkt_correction, lu_factor, lu_solve, update
 from .sparse import H_ANALYSIS, PackedKKTMap, SparseKKT, choose_linear_solver, kkt_hubs
@@ -104,6 +111,22 @@ def _ggl_newton(P, piv, M, phiq_i, h, qp, qk, eta, phi, rhs):
     lu_solve(P, piv, rhs)
     qk += rhs[:n]
     eta += rhs[n:]
+
+
+def compiled_provider(system):
+    """(kind, parameter vector) of a hand-written model whose evaluation is the C engine's
+    (``system.compiled_provider()``, engine/providers/: the planar truck), else None. Looked up on
+    the class: a wrapper that forwards attributes (the reduced system) is not the provider."""
+    hook = getattr(type(system), "compiled_provider", None)
+    return hook(system) if callable(hook) else None
+
+
+def _run_dense(solver, state, *args):
+    """The C engine's rollout of the dense step (``truck_li_euler_rollout``,
+    src/rtmbs/engine/li_euler_dense.c) for a ``li-euler`` solver on a compiled provider."""
+    return run_rollout_kernel(_engine.truck_li_euler_rollout,
+                              (solver.jac_flag, solver.implicit, *solver.stab_options()), solver,
+                              state, *args)
 
 
 def is_compiled_cartesian(system) -> bool:
@@ -207,6 +230,9 @@ class LIEuler(Solver):
         # stabilisation (``instrument`` then times the whole step, as phase "other")
         self.fused = self.sparse
         self.extra_in_step = self.fused  # (the compiled step advances the transient tyres)
+        # the dense step in one call of the C engine (li_euler_dense.c) on a compiled provider
+        self.dense_in_engine = not self.sparse and compiled_provider(self.system) is not None
+        self.dense_c = False  # (set by reset)
 
     def _reset(self, state: State) -> None:
         n, m = self.system.n, self.system.m
@@ -232,6 +258,50 @@ class LIEuler(Solver):
         self.what1 = EVAL_PHIQ | (EVAL_PHI if self.stabilize in ("projection", "baumgarte")
                                   or self.implicit else 0)
         self._nan0 = 0
+        self.bound = None
+        self.dense_c = self.dense_in_engine
+        if self.dense_c:
+            self._dense_reset()
+
+    # -- the dense step in the C engine (src/rtmbs/engine/li_euler_dense.c) ----------------------
+    def _dense_reset(self) -> None:
+        """The compiled dense step's arguments: the provider (kind, parameters), the dense
+        workspaces and KKT matrices above, the vectors as views of one buffer ``vec``
+        (li_euler.c's layout, λ at its end), the step's counters and warnings (``system.data``);
+        bound once (:meth:`Solver.bind_step`, kind "truck-li-euler")."""
+        sysm, n, m = self.system, self.system.n, self.system.m
+        N, size = n + m, vector_size(n, m)
+        self.vec = np.zeros(size)
+        self.rhs, self.prhs = self.vec[:N], self.vec[N:2 * N]
+        self.dq, self.qp, self.qk = (self.vec[3 * N + k * n:3 * N + (k + 1) * n] for k in range(3))
+        self.eta, self.lam = self.vec[3 * N + 3 * n:size - m], self.vec[size - m:]
+        kind, par = compiled_provider(sysm)
+        self.kernel_args = (kind, par, self.ws.buf, self.ws1.buf, self.K, self.P, self.piv,
+                            self.ppiv, self.vec, sysm.data.counter, sysm.data.warning)
+        self._per_step = self._counts_per_step()
+        self.bind_step("truck-li-euler", self.kernel_args + (
+            np.zeros(n), np.zeros(n), m, 0.0, H_ANALYSIS, self.jac_flag, self.implicit,
+            *self.stab_options()), self._per_step)
+
+    def stab_options(self) -> tuple[int, int, float]:
+        """(stab, niter, γ_B) of the C engine's steps (``rtmbs_li_euler_options``, li_euler.h):
+        STAB_* of ``stabilize`` and ``projection``, the projection solves or GGL corrections,
+        ``baumgarte_gamma`` (−1: 1/h)."""
+        stab, niter, gamma = STAB_NONE, self.projection_solves, 0.0
+        if self.stabilize == "projection":
+            stab = STAB_PROJECT if self.project_with_step else STAB_MASS
+        elif self.stabilize == "baumgarte":
+            stab = STAB_BAUMGARTE
+            gamma = -1.0 if self.baumgarte_gamma is None else float(self.baumgarte_gamma)
+        elif self.stabilize == "ggl":
+            stab, niter = STAB_GGL, self.ggl_iterations
+        return stab, niter, gamma
+
+    @property
+    def rollout_runner(self):
+        """The compiled dense rollout on a provider (:func:`_run_dense`), else None (the sparse
+        path's rollout: ``rtmbs.solvers.rollout``)."""
+        return _run_dense if self.dense_c else None
 
     # -- the step in the C engine (src/rtmbs/engine/li_euler.c) ----------------------------------
     def _sparse_reset(self, state: State) -> None:
@@ -293,17 +363,10 @@ class LIEuler(Solver):
         from ``pw0`` (evaluated there), as the Python-driven path analyses it from the dense
         workspace; ``_lu2`` is its SparseLU (None without one: eq. 22's factors stand in,
         unused)."""
-        stab, niter, gamma = STAB_NONE, self.projection_solves, 0.0
-        k = None
-        if self.stabilize == "projection":
-            stab = STAB_PROJECT
-        elif self.stabilize == "baumgarte":
-            stab = STAB_BAUMGARTE
-            gamma = -1.0 if self.baumgarte_gamma is None else float(self.baumgarte_gamma)
-        elif self.stabilize == "ggl":
-            stab, niter, k = STAB_GGL, self.ggl_iterations, self.sggl
-        if self.sproj is not None:
-            stab, k = STAB_MASS, self.sproj.kkt.kkt
+        stab, niter, gamma = self.stab_options()
+        k = self.sggl if stab == STAB_GGL else None
+        if self.sproj is not None:  # (STAB_MASS)
+            k = self.sproj.kkt.kkt
         self._lu2 = None
         if k is None:
             lu = self.skkt.lu
@@ -359,7 +422,7 @@ class LIEuler(Solver):
         return ratio
 
     def _step_impl(self, state: State, h: float):
-        if self.fused:
+        if self.fused or self.dense_c:
             return self._step_fused(state, h)
         if self.stabilize == "ggl":
             return self._step_ggl(state, h)
@@ -438,8 +501,8 @@ class LIEuler(Solver):
         if self.stabilize == "ggl":
             return 2 + self.ggl_iterations, 2, 1 + self.ggl_iterations
         proj = self.stabilize == "projection"
-        return (2 + proj * (self.projection_solves - 1 + self.implicit),
-                1 + (self.sproj is not None), 1 + proj * self.projection_solves)
+        return (1 + (self.system.m > 0) + proj * (self.projection_solves - 1 + self.implicit),
+                1 + (proj and not self.project_with_step), 1 + proj * self.projection_solves)
 
     def count_steps(self, k: int) -> None:
         """Count ``k`` compiled steps (:meth:`_step_fused`, ``rtmbs.solvers.rollout``)."""

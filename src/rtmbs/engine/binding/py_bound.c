@@ -8,8 +8,9 @@
  *
  *     BoundStep(kind, args, oidx, diag, counts, per_step)
  *
- * kind: "li-euler", "explicit-euler" or "generalized-alpha" (rtmbs_py_step_kind); args: the
- * argument tuple of the kind's step function (its q, qdot bound until other arrays are passed);
+ * kind: "li-euler", "explicit-euler", "generalized-alpha" or "truck-li-euler" (the planar
+ * truck's dense step, py_providers.c) (rtmbs_py_step_kind); args: the argument tuple of the
+ * kind's step function (its q, qdot bound until other arrays are passed);
  * oidx: the rows of the named outputs of step_outputs (int64); diag: 4 float64 values written by
  * every step (pivot ratio and largest multiplier of the step's KKT, the same of its second KKT);
  * counts: 4 int64 counters (steps, evaluations, factorisations, solves) to which every call adds
@@ -34,8 +35,9 @@ typedef struct {
     int64_t per_step[3];
 } bound_step;
 
-static const rtmbs_py_step_kind* const kinds[] = {&rtmbs_py_li_euler_kind,
-                                                  &rtmbs_py_explicit_kind, &rtmbs_py_alpha_kind};
+static const rtmbs_py_step_kind* const kinds[] = {
+    &rtmbs_py_li_euler_kind, &rtmbs_py_explicit_kind, &rtmbs_py_alpha_kind,
+    &rtmbs_py_truck_li_euler_kind};
 
 static void bound_dealloc(bound_step* b) {
     PyMem_Free(b->prepared);

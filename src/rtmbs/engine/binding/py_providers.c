@@ -1,12 +1,16 @@
 /* py_providers.c -- binding: the hand-written providers of the evaluation interface
  * (engine/providers/): the planar truck (rtmbs.models.truck) and the two subsystem-synthesis
  * formulations (rtmbs.synthesis.system). Each evaluation takes the provider's parameter vector,
- * the state and the protocol workspace's flat buffer (rtmbs.protocol.Workspace.buf). */
+ * the state and the protocol workspace's flat buffer (rtmbs.protocol.Workspace.buf). The truck's
+ * li-euler step on dense matrices (li_euler_dense.c; the bound step's kind "truck-li-euler",
+ * py_bound.c) and its rollout take it as a provider. */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
+#include <string.h>
 
 #include "py_common.h"
 #include "../functions.h"
+#include "../li_euler_dense.h"
 #include "../providers/synthesis_cartesian.h"
 #include "../providers/synthesis_joint.h"
 #include "../providers/truck.h"
@@ -255,6 +259,173 @@ static PyObject* py_expr_eval(PyObject* self, PyObject* const* args, Py_ssize_t 
     return Py_BuildValue("(ddd)", v, v1, v2);
 }
 
+/* -- the truck as a provider: its outputs, its li-euler step and rollout (li_euler_dense.c) -- */
+
+typedef struct {
+    rtmbs_truck tr;
+    rtmbs_truck_linear tl;
+    rtmbs_provider p;
+} truck_provider;
+
+/* The truck of `kind` (0 nonlinear, 1 linearised) and parameter vector `par` as a provider (its
+ * views into par valid while the call runs); 0, or -1 with an exception naming `name`. */
+static int bind_truck(PyObject* kind, PyObject* par, truck_provider* y, const char* name) {
+    const double* v;
+    Py_ssize_t len;
+    long k = PyLong_AsLong(kind);
+    rtmbs_status s;
+    if (PyErr_Occurred()) return -1;
+    if (k != 0 && k != 1) {
+        PyErr_Format(PyExc_ValueError, "%s: kind is 0 (nonlinear truck) or 1 (linearised), not %ld",
+                     name, k);
+        return -1;
+    }
+    if (!(v = farr(par, 0, "par", 1, &len))) return -1;
+    s = k ? rtmbs_truck_linear_bind(&y->tl, v, len) : rtmbs_truck_bind(&y->tr, v, len);
+    if (s != RTMBS_OK) {
+        bind_failed(s, name, "par");
+        return -1;
+    }
+    if (k)
+        rtmbs_truck_linear_provider(&y->tl, &y->p);
+    else
+        rtmbs_truck_provider(&y->tr, &y->p);
+    return 0;
+}
+
+/* truck_outputs(kind, par, t, q, out): every named output (RTMBS_TRUCK_NOUT) at (t, q) */
+static PyObject* py_truck_outputs(PyObject* self, PyObject* const* args, Py_ssize_t nargs) {
+    static const int64_t all[RTMBS_TRUCK_NOUT] = {0, 1, 2, 3, 4, 5, 6, 7};
+    truck_provider y;
+    const double* q;
+    double t, *out;
+    (void)self;
+    if (rtmbs_py_nargs(nargs, 5, "truck_outputs") < 0 ||
+        bind_truck(args[0], args[1], &y, "truck_outputs") < 0 ||
+        rtmbs_py_scalars(args + 2, "d", &t) < 0)
+        return NULL;
+    if (!(q = farr(args[3], 0, "q", RTMBS_TRUCK_N, NULL)) ||
+        !(out = farr(args[4], 1, "out", RTMBS_TRUCK_NOUT, NULL)))
+        return NULL;
+    y.p.outputs(y.p.ctx, t, q, q, all, RTMBS_TRUCK_NOUT, out);
+    Py_RETURN_NONE;
+}
+
+/* The arguments the dense step and its rollout share: (kind, par, ws0, ws1, K, P, piv, ppiv, vec,
+ * counter, warning, q, qd, m) at args[0..13]; the options (h, jac_what, implicit, stab, niter,
+ * gamma) follow at args[iopt..]. The rtmbs_py_step's model holds the sizes only and its data the
+ * counter and warning tables (rtmbs_provider_data). Returns 0 or -1 with an exception. */
+typedef struct {
+    rtmbs_py_step s; /* (first: a bound step rebinds s.q, s.qd) */
+    truck_provider y;
+    rtmbs_dense_work w;
+    rtmbs_li_euler_options opt;
+} dense_args;
+
+static int dense_parse_at(PyObject* const* args, dense_args* a, Py_ssize_t iopt,
+                          const char* name) {
+    rtmbs_py_step* st = &a->s;
+    int64_t n, m, N, mm;
+    double *counter, *warning;
+    if (bind_truck(args[0], args[1], &a->y, name) < 0) return -1;
+    st->n = n = a->y.p.n;
+    st->m = m = a->y.p.m;
+    N = n + m;
+    if (rtmbs_py_scalars(args + 13, "L", &mm) < 0) return -1;
+    if (mm != m) {
+        PyErr_Format(PyExc_ValueError, "%s: m = %lld, the truck's par has m = %lld", name,
+                     (long long)mm, (long long)m);
+        return -1;
+    }
+    if (!(a->w.ws0 = farr(args[2], 1, "ws0", rtmbs_truck_workspace_size(m), NULL)) ||
+        !(a->w.ws1 = farr(args[3], 1, "ws1", rtmbs_truck_workspace_size(m), NULL)) ||
+        !(a->w.K = farr(args[4], 1, "K", N * N, NULL)) ||
+        !(a->w.P = farr(args[5], 1, "P", N * N, NULL)) ||
+        !(a->w.piv = iarr(args[6], 1, "piv", N, NULL)) ||
+        !(a->w.ppiv = iarr(args[7], 1, "ppiv", N, NULL)) ||
+        !(a->w.vec = farr(args[8], 1, "vec", RTMBS_LI_EULER_VEC(n, m), &st->nvec)) ||
+        !(counter = farr(args[9], 1, "counter", RTMBS_COUNTSLOTS, NULL)) ||
+        !(warning = farr(args[10], 1, "warning", 3 * RTMBS_WARNSLOTS, NULL)) ||
+        !(st->q = farr(args[11], 1, "q", n, NULL)) || !(st->qd = farr(args[12], 1, "qd", n, NULL)))
+        return -1;
+    memset(&st->model, 0, sizeof(st->model));
+    st->model.size.nq = n;
+    st->model.size.nc = m;
+    rtmbs_provider_data(&st->data, counter, warning);
+    st->w0 = a->w.ws0;
+    st->w1 = a->w.ws1;
+    st->vec = a->w.vec;
+    if (rtmbs_py_scalars(args + iopt, "dLbiid", &a->opt.h, &a->opt.jac_what, &a->opt.implicit,
+                         &a->opt.stab, &a->opt.niter, &a->opt.gamma) < 0)
+        return -1;
+    if (a->opt.stab < RTMBS_STAB_NONE || a->opt.stab > RTMBS_STAB_GGL || a->opt.niter < 1) {
+        PyErr_Format(PyExc_ValueError, "%s: stab in 0 .. 4 and niter >= 1", name);
+        return -1;
+    }
+    return 0;
+}
+
+/* The step's arguments, (kind, par, ws0, ws1, K, P, piv, ppiv, vec, counter, warning, q, qd, m,
+ * t, h, jac_what, implicit, stab, niter, gamma), t not read: rtmbs_py_step_kind.parse */
+static int dense_parse(PyObject* const* args, void* prepared) {
+    return dense_parse_at(args, (dense_args*)prepared, 15, "truck-li-euler");
+}
+
+/* the named outputs oidx at (t, q, qd) */
+static rtmbs_status dense_outputs(const dense_args* a, double t, const rtmbs_py_outputs* o) {
+    const rtmbs_provider* p = &a->y.p;
+    return p->outputs(p->ctx, t, a->s.q, a->s.qd, o->oidx, o->nout, o->out);
+}
+
+/* rtmbs_py_step_kind.run: diag = (ratio of eq. 22, 0, ratio of the second KKT or 1, 0) */
+static rtmbs_status dense_run(void* prepared, double t, double h, const rtmbs_py_outputs* o,
+                              double diag[4], int* ok) {
+    dense_args* a = prepared;
+    double d2[2];
+    rtmbs_status s;
+    a->opt.h = h;
+    if (o->nout && o->at_start && (s = dense_outputs(a, t, o)) != RTMBS_OK) return s;
+    s = rtmbs_li_euler_dense_step(&a->y.p, &a->s.data, &a->w, a->s.q, a->s.qd, t, &a->opt, d2);
+    diag[0] = d2[0];
+    diag[1] = 0.0;
+    diag[2] = d2[1];
+    diag[3] = 0.0;
+    *ok = d2[0] > 0.0 && d2[1] > 0.0;
+    if (s == RTMBS_OK && *ok && o->nout && !o->at_start) s = dense_outputs(a, t + h, o);
+    return s;
+}
+
+const rtmbs_py_step_kind rtmbs_py_truck_li_euler_kind = {"truck-li-euler", 21,
+                                                         sizeof(dense_args), dense_parse,
+                                                         dense_run};
+
+/* truck_li_euler_rollout(kind, par, ws0, ws1, K, P, piv, ppiv, vec, counter, warning, q, qd, m,
+ *     t_origin, i0, h, jac_what, implicit, stab, niter, gamma, n_steps, every, chan, inputs, oidx,
+ *     out_t, out_q, out_qd, out_qd_prev, out_lam, out_y, out_x, q_good, qd_good, x_good)
+ * -> the number of good steps */
+static PyObject* py_truck_li_euler_rollout(PyObject* self, PyObject* const* args,
+                                           Py_ssize_t nargs) {
+    const char* name = "truck_li_euler_rollout";
+    dense_args a;
+    rtmbs_rollout r;
+    int64_t done = 0;
+    rtmbs_status s;
+    (void)self;
+    if (rtmbs_py_nargs(nargs, 37, name) < 0 || dense_parse_at(args, &a, 16, name) < 0 ||
+        rtmbs_py_rollout_args(args + 14, args + 22, &a.s.model, name, &r) < 0)
+        return NULL;
+    if (r.nchan != 0 || r.nout > a.y.p.nout) {
+        PyErr_Format(PyExc_ValueError, "%s: the truck has no input channels and %lld outputs",
+                     name, (long long)a.y.p.nout);
+        return NULL;
+    }
+    Py_BEGIN_ALLOW_THREADS
+    s = rtmbs_li_euler_dense_rollout(&a.y.p, &a.s.data, &a.w, a.s.q, a.s.qd, &a.opt, &r, &done);
+    Py_END_ALLOW_THREADS
+    if (s != RTMBS_OK) return rtmbs_py_status(s, name);
+    return PyLong_FromLongLong(done);
+}
+
 #define FASTCALL(name, doc) RTMBS_PY_FASTCALL(#name, py_##name, doc)
 
 PyMethodDef rtmbs_py_providers_methods[] = {
@@ -262,6 +433,8 @@ PyMethodDef rtmbs_py_providers_methods[] = {
     FASTCALL(truck_linear_evaluate, "The linearised planar truck into a protocol workspace."),
     FASTCALL(truck_deflections, "Spring deflections of the truck's elements (for its energy)."),
     FASTCALL(truck_road, "The truck's road height and slope at a road coordinate."),
+    FASTCALL(truck_outputs, "The truck's named outputs at (t, q)."),
+    FASTCALL(truck_li_euler_rollout, "Many li-euler steps of the truck on dense matrices."),
     FASTCALL(synthesis_joint_sizes, "(n, scratch, iscratch) of a formulation-B model."),
     FASTCALL(synthesis_joint_evaluate, "Formulation B: M, Q and the synthesis accelerations."),
     FASTCALL(synthesis_cartesian_sizes, "(n, scratch, iscratch) of a formulation-A model."),

@@ -13,15 +13,8 @@
 #include <string.h>
 
 #include "../li_euler.h"
+#include "heap_count.h"
 #include "plan.h"
-
-static long heap_calls = 0; /* the harness's own counter (the engine has no globals) */
-void* __real_malloc(size_t size);
-void* __real_calloc(size_t n, size_t size);
-void* __real_realloc(void* p, size_t size);
-void* __wrap_malloc(size_t size) { heap_calls++; return __real_malloc(size); }
-void* __wrap_calloc(size_t n, size_t size) { heap_calls++; return __real_calloc(n, size); }
-void* __wrap_realloc(void* p, size_t size) { heap_calls++; return __real_realloc(p, size); }
 
 #define NEED(ptr, what) RTMBS_PLAN_NEED("harness", ptr, what)
 

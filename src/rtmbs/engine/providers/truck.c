@@ -8,7 +8,7 @@
 #define PI 3.14159265358979323846
 #define G_ACC 9.81
 
-enum { ROAD = 0, CHASSIS = 3, LOAD = 5 };
+enum { ROAD = 0, REAR = 1, FRONT = 2, CHASSIS = 3, LOAD = 5 };
 
 /* every body's coordinate indices in -1 .. 8, every element's bodies in 0 .. 5 (side A may be
  * the road, side B not), axis 0 or 1, law 0 or 1 */
@@ -77,6 +77,8 @@ rtmbs_status rtmbs_truck_linear_bind(rtmbs_truck_linear* tr, const double* par, 
     off += 2;
     tr->d_tyre = par + off;
     off += 2;
+    tr->hinge = par + off;
+    off += 4;
     tr->road = par + off;
     off += tr->nroad;
     if (len < off || tr->nroad < RTMBS_TRUCK_R_XI0 + (int64_t)tr->road[RTMBS_TRUCK_R_NB])
@@ -318,4 +320,79 @@ rtmbs_status rtmbs_truck_linear_evaluate(const rtmbs_truck_linear* tr, double t,
         }
     }
     return RTMBS_OK;
+}
+
+void rtmbs_truck_outputs(const double* hinge, const double* x_wheel, const double* road, double t,
+                         const double* q, double* out) {
+    const double a = hinge[0], b = hinge[1], al = hinge[2], bl = hinge[3];
+    const double c = cos(q[3]), s = sin(q[3]), cl = cos(q[8]), sl = sin(q[8]);
+    const double v = road[RTMBS_TRUCK_R_SPEED];
+    double du;
+    out[0] = q[2];
+    out[1] = q[3];
+    out[2] = q[4];
+    out[3] = q[8];
+    out[4] = (q[6] + al * cl - bl * sl) - (a * c - b * s);
+    out[5] = (q[7] + al * sl + bl * cl) - (q[2] + a * s + b * c);
+    out[6] = rtmbs_truck_road(road, x_wheel[0] + v * t, &du);
+    out[7] = rtmbs_truck_road(road, x_wheel[1] + v * t, &du);
+}
+
+/* the outputs oidx of the truck whose hinge, wheel x and road are given */
+static rtmbs_status pick_outputs(const double* hinge, const double* x_wheel, const double* road,
+                                 double t, const double* q, const int64_t* oidx, int64_t nout,
+                                 double* out) {
+    double all[RTMBS_TRUCK_NOUT];
+    int64_t k;
+    rtmbs_truck_outputs(hinge, x_wheel, road, t, q, all);
+    for (k = 0; k < nout; k++) {
+        if (oidx[k] < 0 || oidx[k] >= RTMBS_TRUCK_NOUT) return RTMBS_ERR_ARGUMENT;
+        out[k] = all[oidx[k]];
+    }
+    return RTMBS_OK;
+}
+
+static rtmbs_status truck_provider_evaluate(const void* ctx, double t, const double* q,
+                                            const double* qd, int what, double* ws) {
+    return rtmbs_truck_evaluate((const rtmbs_truck*)ctx, t, q, qd, what, ws);
+}
+
+static rtmbs_status truck_provider_outputs(const void* ctx, double t, const double* q,
+                                           const double* qd, const int64_t* oidx, int64_t nout,
+                                           double* out) {
+    const rtmbs_truck* tr = (const rtmbs_truck*)ctx;
+    const double x_wheel[2] = {tr->body[4 * REAR + 3], tr->body[4 * FRONT + 3]};
+    (void)qd;
+    return pick_outputs(tr->hinge, x_wheel, tr->road, t, q, oidx, nout, out);
+}
+
+static rtmbs_status truck_linear_provider_evaluate(const void* ctx, double t, const double* q,
+                                                   const double* qd, int what, double* ws) {
+    return rtmbs_truck_linear_evaluate((const rtmbs_truck_linear*)ctx, t, q, qd, what, ws);
+}
+
+static rtmbs_status truck_linear_provider_outputs(const void* ctx, double t, const double* q,
+                                                  const double* qd, const int64_t* oidx,
+                                                  int64_t nout, double* out) {
+    const rtmbs_truck_linear* tl = (const rtmbs_truck_linear*)ctx;
+    (void)qd;
+    return pick_outputs(tl->hinge, tl->x_wheel, tl->road, t, q, oidx, nout, out);
+}
+
+void rtmbs_truck_provider(const rtmbs_truck* tr, rtmbs_provider* p) {
+    p->n = N;
+    p->m = tr->m;
+    p->nout = RTMBS_TRUCK_NOUT;
+    p->evaluate = truck_provider_evaluate;
+    p->outputs = truck_provider_outputs;
+    p->ctx = tr;
+}
+
+void rtmbs_truck_linear_provider(const rtmbs_truck_linear* tl, rtmbs_provider* p) {
+    p->n = N;
+    p->m = 0;
+    p->nout = RTMBS_TRUCK_NOUT;
+    p->evaluate = truck_linear_provider_evaluate;
+    p->outputs = truck_linear_provider_outputs;
+    p->ctx = tl;
 }

@@ -7,19 +7,23 @@
  *
  *     nonlinear: [m, ne, nroad, mass (9), body (6 x 4), hinge (4), road (nroad), elem (ne x 16)]
  *     linear:    [nroad, mass (9), q_eq (9), K, D, K_stiff, D_stiff (9 x 9 each),
- *                 x_rear, x_front, k_tyre (2), d_tyre (2), road (nroad)]
+ *                 x_rear, x_front, k_tyre (2), d_tyre (2), hinge (4), road (nroad)]
  *
  * body rows (road, rear wheel, front wheel, chassis, cabin, loading area): index of the x, z,
  * theta coordinate (-1: none) and the fixed x; elem columns: RTMBS_TRUCK_E_*; road: RTMBS_TRUCK_R_*
- * then the road coordinates where the bumps start. */
+ * then the road coordinates where the bumps start; hinge: the hinge point H on the chassis and on
+ * the loading area, relative to each centre of mass (a, b, a_load, b_load). */
 #ifndef RTMBS_PROVIDERS_TRUCK_H
 #define RTMBS_PROVIDERS_TRUCK_H
 
 #include <stdint.h>
 
 #include "../rtmbs.h"
+#include "provider.h"
 
 #define RTMBS_TRUCK_N 9
+/* named outputs (rtmbs.models.truck.OUTPUT_NAMES) */
+#define RTMBS_TRUCK_NOUT 8
 
 /* element table columns: law (0 linear, 1 pneumatic), axis (0 x, 1 z), body and point (a, b)
  * of side A and side B, stiffness k (pneumatic: static absolute pressure p_s), damping d,
@@ -48,7 +52,8 @@ typedef struct rtmbs_truck_ {
 /* the linearised truck (M qdd = -K (q - q_eq) - D qd + f(t)) */
 typedef struct rtmbs_truck_linear_ {
     int64_t nroad;
-    const double *mass, *q_eq, *K, *D, *K_stiff, *D_stiff, *x_wheel, *k_tyre, *d_tyre, *road;
+    const double *mass, *q_eq, *K, *D, *K_stiff, *D_stiff, *x_wheel, *k_tyre, *d_tyre, *hinge;
+    const double* road;
 } rtmbs_truck_linear;
 
 /* Views of a parameter vector of `len` values; RTMBS_ERR_SIZE if it is too short for its own
@@ -69,6 +74,18 @@ rtmbs_status rtmbs_truck_linear_evaluate(const rtmbs_truck_linear* tr, double t,
 
 /* Spring deflections s of every element at (t, q) (for the energy): s_out has ne values. */
 void rtmbs_truck_deflections(const rtmbs_truck* tr, double t, const double* q, double* s_out);
+
+/* The named outputs (rtmbs.models.truck.OUTPUT_NAMES) at (t, q) into out (RTMBS_TRUCK_NOUT
+ * values): chassis heave and pitch, cabin heave, load pitch, the hinge gap
+ * g(q) = r_H(load) - r_H(chassis) (Simeon 1994, eq. 2), the road height under the rear and
+ * the front wheel (x_wheel: their x). */
+void rtmbs_truck_outputs(const double* hinge, const double* x_wheel, const double* road, double t,
+                         const double* q, double* out);
+
+/* The nonlinear (tr) or linearised (tl) truck as a provider of the evaluation interface
+ * (provider.h): p reads tr or tl, which must outlive it. */
+void rtmbs_truck_provider(const rtmbs_truck* tr, rtmbs_provider* p);
+void rtmbs_truck_linear_provider(const rtmbs_truck_linear* tl, rtmbs_provider* p);
 
 /* Road height u [m] at road coordinate xi = x + v t, and its slope du/dxi into *slope. */
 double rtmbs_truck_road(const double* road, double xi, double* slope);
