@@ -37,8 +37,9 @@ NOTE_S = 1.0
 #: After the main thread saw the signal: longest unwinding (not writing) before a forced exit.
 UNWIND_S = 1.5
 #: The same when no result file is open and the command gave no limit (:func:`unwinding`):
-#: nothing is left to write, only to leave (e.g. numba's compiler, interrupted, cleaning up).
-QUIET_UNWIND_S = 0.3
+#: nothing is left to write, only to leave. (0.3 s was too short for an interpreter interrupted
+#: while setting up on a loaded machine: the exit was forced, with "did not stop in time".)
+QUIET_UNWIND_S = 0.8
 #: Exit status of an interrupted command (128 + SIGINT, as a shell reports Ctrl-C).
 EXIT_INTERRUPTED = 130
 
