@@ -1,5 +1,5 @@
 """Runs per second of the concept quarter car through the four-phase test: one core in process
-against a 2-worker Dask LocalCluster (issue 15; results in docs/benchmarks.md, "Concept model
+against a 2-worker Dask LocalCluster (results in docs/benchmarks.md, "Concept model
 runs on Dask").
 
     python benchmarks/bench_concept_runs.py [--runs 8] [--scales 1,0.25] [--rounds 3]

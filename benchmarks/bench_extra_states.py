@@ -1,4 +1,4 @@
-"""Transient tyres in the one-call step (issue 11). Not a test.
+"""Transient tyres in the one-call step: what the extra states cost. Not a test.
 
 The sedan with its PAC2002 tyres steady-state and transient (``transient: true`` in
 wheels.yaml, the file's PTX/PTY relaxation lengths; written to a temporary folder), stepped with

@@ -1,11 +1,11 @@
 """What would the velocity unknowns of a ``li-euler`` step cost in its linear algebra?
-(issue 11: "report where the remaining time goes").
+(where the remaining time of a step goes).
 
     OPENBLAS_NUM_THREADS=1 python benchmarks/bench_formulation.py [--models peer-quarter-car,...]
         [--rounds 7] [--reps 3000]
 
 The seeds' dependent Cartesian coordinates give each Euler-parameter body 7 velocity unknowns
-(ṙ, ṗ) and one normalisation row, so the KKT matrix of seed 000 eq. 22 is n + m wide (the
+(ṙ, ṗ) and one normalisation row, so the KKT matrix of Carpinelli 2016 eq. 22 is n + m wide (the
 quarter car: 42 + 38 = 80). Three versions of that matrix, from the same dense evaluation after
 50 steps of ``li-euler`` (M, Q, Φq, the stiff Jq, Jq̇ at q; Φq at q + hq̇; h = 1 ms):
 

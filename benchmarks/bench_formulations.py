@@ -1,5 +1,5 @@
-"""Per-call cost of the acceleration formulations of seed 002 (eqs. 10-43), and the index-1 runs
-of seed 002 §4.1 on the McPherson struts (nfev, wall time per stabilisation).
+"""Per-call cost of the acceleration formulations of Pękal & Frączek 2016 (eqs. 10-43), and the index-1
+runs of its §4.1 on the McPherson struts (nfev, wall time per stabilisation).
 
 Run single-threaded:  OPENBLAS_NUM_THREADS=1 python benchmarks/bench_formulations.py [--quick]
 Prints markdown tables (median of repeats, best in brackets) for docs/benchmarks/redundant.md.

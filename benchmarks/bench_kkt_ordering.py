@@ -1,4 +1,4 @@
-"""The KKT ordering condensed onto the chassis against the plain one (issue 11). Not a test.
+"""The KKT ordering condensed onto the chassis against the plain one. Not a test.
 
 Per model: ``li-euler`` (defaults: projection with eq. 22's factors, implicit positions) with
 the ordering the solver chooses (``solvers.sparse``: condensed onto a hub body when that costs

@@ -1,12 +1,12 @@
-"""Cost of Algorithm 2's re-choice of B (a rebase) against a normal step (issue 10: at most a few
-normal steps, counted in ``nrebase``).
+"""Cost of Algorithm 2's re-choice of B (a rebase) against a normal step (the aim: at most a few
+normal steps; counted in ``nrebase``).
 
     OPENBLAS_NUM_THREADS=1 python benchmarks/bench_rebase.py [--models four-bar,multilink-ideal]
 
 ``rebase_tol`` above 1 makes every step rebase; the same model without it gives the normal step.
 Both are timed in process CPU time over 50 steps after 5 warm-up steps, interleaved, 5 rounds;
 the medians and their ratio are printed, with the share of the timed rebases that kept the
-analysis of Φu (issue 11: the same partition and row pivots, ``nrebase_same``; "-" before it).
+analysis of Φu (the same partition and row pivots, ``nrebase_same``; "-" before it).
 """
 from __future__ import annotations
 

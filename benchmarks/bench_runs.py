@@ -1,5 +1,5 @@
 """Runs per second of a parameter sweep: one core in process against a 2-worker Dask LocalCluster
-(issue 15; results in docs/benchmarks.md, "Many runs on Dask").
+(results in docs/benchmarks.md, "Many runs on Dask").
 
     python benchmarks/bench_runs.py [--model double-pendulum] [--runs 48] [--t-end 0.2,1,5]
 

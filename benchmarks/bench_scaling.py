@@ -1,4 +1,4 @@
-"""Issue 14, scaling: µs per step against n (one corner, one axle, the full car) and Algorithm 1
+"""Scaling of the full vehicle: µs per step against n (one corner, one axle, the full car) and Algorithm 1
 vs 2 on the sedan, plus the memory the solver holds against the non-zeros of M, Φq, Jq.
 
 Usage:  python benchmarks/bench_scaling.py [--steps 2000] [--rounds 3] [--warmup 200] [--json F]
@@ -23,7 +23,7 @@ nnz(M) + nnz(Φq) + nnz(Jq) evaluated at the initial state (non-zero values ther
 structural pattern), and the packed workspace that the compiled li-euler step evaluates into
 (M, Φq, Jq, Jq̇ in their fixed blocks, ``CartesianSystem.packed_layout``). The re-analyses / fallbacks / rebases counted during the timed steps
 (rtmbs.solvers.timing.factorisation_events) explain the tails. Not a test: numbers go to
-docs/benchmarks.md "Full vehicle (issue 14)" and docs/models/sedan.md.
+docs/benchmarks.md and docs/models/sedan.md.
 """
 from __future__ import annotations
 

@@ -8,7 +8,7 @@ two-mass system with a constraint (n = 3, m = 1) and without (n = 2, m = 0), and
 pendulum bars (n = 30, m = 20, f = 10) to show how the linear algebra scales. Each run: one
 warm-up, then ``repeats`` timed blocks of ``steps`` steps of
 ``solver.step`` (no recording); the table gives the median and the best block, and the phase
-split (seed 000 Tables 5-6 layout) from one instrumented block.
+split (Carpinelli 2016 Tables 5-6 layout) from one instrumented block.
 """
 from __future__ import annotations
 
@@ -60,7 +60,7 @@ def chain(mod, nbar=10):
     return sysm
 
 
-#: Every option that the seed's numbers depend on is explicit (the defaults are
+#: Every option that the paper's numbers depend on is explicit (the defaults are
 #: stabilize="projection" and, for li-euler-indep, B="partition").
 CONFIGS = [
     ("explicit-euler", {"stabilize": "none"}),

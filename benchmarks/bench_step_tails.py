@@ -1,5 +1,5 @@
 """Tails of the step time: median, p99.9 and max per step over 10⁵ steps, for every built-in model
-(issue 10: a real-time step is fixed cost; the target is max/median ≤ 3 for the step itself).
+(a real-time step is fixed cost: the aim is max/median ≤ 3 for the step itself).
 
     OPENBLAS_NUM_THREADS=1 python benchmarks/bench_step_tails.py [--steps 100000] [--models a,b]
         [--out docs/benchmarks/step-tails.md]

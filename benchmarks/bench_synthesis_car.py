@@ -1,7 +1,7 @@
-"""The seed 004 claim (§1): for a full vehicle with 4 independent suspension subsystems, subsystem
+"""The claim of Kim & Wang 2005 (§1): for a full vehicle with 4 independent suspension subsystems, subsystem
 synthesis is "more than 4 times faster" than the conventional (Cartesian) method. Times the
 four-corner SLA car (models/sla-car.yaml) by synthesis, formulation B in C (the engine's
-provider, the four corners stacked in one kernel), under ab3 (the seed's integrator; explicit-euler and li-euler too),
+provider, the four corners stacked in one kernel), under ab3 (the paper's integrator; explicit-euler and li-euler too),
 for the chassis on its vertical slide (heave) and free (6 DOF, Bryant angles),
 against the Cartesian model of the same file under li-euler and explicit-euler (ab3 takes ODEs
 only: the Cartesian car is a DAE, m = 86) - interleaved rounds, process CPU time per step, h = 1 ms.

@@ -1,4 +1,4 @@
-"""µs per step of the fixed-step solvers on the planar truck (seed 001 Table 2 analogue).
+"""µs per step of the fixed-step solvers on the planar truck (the Truck benchmark's Table 2, on this machine).
 
 Usage:  OPENBLAS_NUM_THREADS=1 python benchmarks/bench_truck.py [--steps 20000] [--rounds 5]
         [--repeats 7] [--block 5000]

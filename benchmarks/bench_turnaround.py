@@ -1,5 +1,5 @@
-"""The real-time loop's turnaround against the step's own time (issue 11: "turnaround median
-within 10 % of the step's own time"). Not a test.
+"""The real-time loop's turnaround against the step's own time (the aim: a turnaround median
+within 10 % of the step's own time). Not a test.
 
 Per model and round, interleaved:
 

@@ -1,4 +1,4 @@
-"""Exit latency of an interrupted ``rtmbs run`` (issue 32 acceptance; docs/benchmarks.md,
+"""Exit latency of an interrupted ``rtmbs run`` (docs/benchmarks.md,
 "Interrupts and result size").
 
     python benchmarks/interrupt_latency.py [--at 1,3,5,8] [--signal INT] [--rounds 1]

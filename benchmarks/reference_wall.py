@@ -1,4 +1,4 @@
-"""Wall time of the offline ``reference`` solver (issue 12; docs/benchmarks.md, "Reference").
+"""Wall time of the offline ``reference`` solver (docs/benchmarks.md, "Reference").
 
     python benchmarks/reference_wall.py [--quick]
 

@@ -1,9 +1,9 @@
-"""Per-step CPU time of ``li-euler`` before and after the solvers lost numba (issue 29): the CLI's
+"""Per-step CPU time of ``li-euler`` in two source trees (before and after a change): the CLI's
 ``rtmbs bench MODEL --solver li-euler --steps 3000 --json`` (``cpu_us_per_step``: process CPU time
 of the timed steps / steps) in a fresh process per run, the two source trees interleaved run by
 run, ``REPEATS`` rounds.
 
-    python benchmarks/bench_solvers_numba_free.py BEFORE_SRC AFTER_SRC > results.jsonl
+    python benchmarks/bench_compare_trees.py BEFORE_SRC AFTER_SRC > results.jsonl
 
 BEFORE_SRC / AFTER_SRC: the ``src`` directories of the two checkouts (each with its engine built).
 One JSON line per run; a summary (median per model and tree) on stderr.
