@@ -178,9 +178,9 @@ def test_the_reports_name_the_car_and_carry_units(circle, step):
     row = circle[0]["published_ranges"][0]
     assert row["key"] == "understeer_gradient_deg_per_g" and row["value"] == K
     assert f"| understeer gradient (ISO 4138) | {K:.4g} | 1.5-3 | deg/g | {row['verdict']} | Gillespie" in md
-    # the tyre file without combined-slip coefficients is named once
-    tyre = [w for w in step[0]["warnings"] if "combined-slip" in w]
-    assert len(tyre) == 1 and tyre[0].startswith("chrono_Sedan_Pac02Tire.tir: no combined-slip")
+    # the shipped tyre file states its combined-slip coefficients: nothing is filled in silently
+    # or warned about (a file without them: tests/vehicle/test_tyre_tir.py)
+    assert not [w for w in step[0]["warnings"] if "combined-slip" in w]
 
 
 def _circle_fit(car, circle):
