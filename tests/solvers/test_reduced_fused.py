@@ -25,7 +25,7 @@ from rtmbs.protocol import EVAL_PHI
 from rtmbs.solvers import redundancy
 from rtmbs.solvers.base import get_solver
 from rtmbs.solvers.redundancy import ReducedSystem
-from rtmbs.solvers.rollout import rollout
+from rtmbs.solvers.rollout import compiled, rollout
 
 H = 1e-3
 RTOL = 1e-9
@@ -112,14 +112,15 @@ def test_a_violated_left_out_row_is_counted_in_the_engine():
     assert engine_warnings(system.data)["redundant"][0] == count
 
 
+@pytest.mark.parametrize("solver", ["li-euler", "generalized-alpha", "explicit-euler"])
 @pytest.mark.parametrize("name", sorted(MODELS))
-def test_rollout_equals_the_step_loop(name):
-    """The engine's rollout with the row map takes the steps of step_outputs called one by one:
-    the same q, q̇, λ over the model's rows (0 on the left-out ones) and outputs, bit for bit,
-    and the same operation counts."""
+def test_rollout_equals_the_step_loop(name, solver):
+    """The engine's rollout with the row map (each solver's) takes the steps of step_outputs
+    called one by one: the same q, q̇, λ over the model's rows (0 on the left-out ones) and
+    outputs, bit for bit, and the same operation counts."""
     steps = 300
     system = MODELS[name]()
-    a = _solver(system)
+    a = _solver(system, solver)
     sa = system.initial_state()
     a.reset(sa)
     names = list(system.output_names)
@@ -130,15 +131,16 @@ def test_rollout_equals_the_step_loop(name):
         assert a.step_outputs(sa, H, out)
         q[k], qd[k], y[k] = sa.q, sa.qd, out
         a.full_multipliers(lam[k])
-    b = _solver(system)
+    b = _solver(system, solver)
     sb = system.initial_state()
     b.reset(sb)
+    assert compiled(b)  # (the engine's rollout, not a loop over step in Python)
     r = rollout(b, sb, steps, H)
     assert r.status == 1 and r.nsteps == steps
     np.testing.assert_array_equal(r.q, q)
     np.testing.assert_array_equal(r.qd, qd)
     np.testing.assert_array_equal(r.lam, lam)
-    assert np.all(r.lam[:, b.system.left_out] == 0.0)
+    assert np.all(r.lam[:, b.system.left_out] == 0.0) and np.abs(r.lam).max() > 0.0
     for j, nm in enumerate(names):
         np.testing.assert_array_equal(r.outputs[nm], y[:, j], err_msg=nm)
     assert (a.neval, a.nfactor, a.nsolve) == (b.neval, b.nfactor, b.nsolve)
@@ -253,40 +255,6 @@ def test_other_steps_count_a_violated_left_out_row_in_the_engine(solver, opts, c
     assert engine_warnings(system.data)["redundant"][2] == pytest.approx(when, abs=1e-12)
     assert c.system.violation_row == d.system.violation_row == row
     assert c.system.max_violation == pytest.approx(d.system.max_violation, rel=RTOL)
-
-
-@pytest.mark.parametrize("solver", ["generalized-alpha", "explicit-euler"])
-@pytest.mark.parametrize("name", sorted(MODELS))
-def test_other_rollouts_equal_the_step_loop(name, solver):
-    """The engine's rollouts of generalized-alpha and explicit-euler with the row map take the
-    steps of step_outputs called one by one: q, q̇, λ over the model's rows and outputs bit for
-    bit, the same counts."""
-    steps = 300
-    system = MODELS[name]()
-    a = _solver(system, solver)
-    sa = system.initial_state()
-    a.reset(sa)
-    names = list(system.output_names)
-    q, qd = np.zeros((steps, system.n)), np.zeros((steps, system.n))
-    lam = np.zeros((steps, system.m))
-    y, out = np.zeros((steps, len(names))), np.zeros(len(names))
-    for k in range(steps):
-        assert a.step_outputs(sa, H, out)
-        q[k], qd[k], y[k] = sa.q, sa.qd, out
-        a.full_multipliers(lam[k])
-    b = _solver(system, solver)
-    sb = system.initial_state()
-    b.reset(sb)
-    assert b.rollout_runner is not None  # (the engine's rollout, not a loop in Python)
-    r = rollout(b, sb, steps, H)
-    assert r.status == 1 and r.nsteps == steps
-    np.testing.assert_array_equal(r.q, q)
-    np.testing.assert_array_equal(r.qd, qd)
-    np.testing.assert_array_equal(r.lam, lam)
-    assert np.all(r.lam[:, b.system.left_out] == 0.0) and np.abs(r.lam).max() > 0.0
-    for j, nm in enumerate(names):
-        np.testing.assert_array_equal(r.outputs[nm], y[:, j], err_msg=nm)
-    assert (a.neval, a.nfactor, a.nsolve) == (b.neval, b.nfactor, b.nsolve)
 
 
 @pytest.mark.parametrize("solver,opts", OTHER_OPTIONS, ids=[_opt_id(o) for o in OTHER_OPTIONS])
