@@ -1,16 +1,17 @@
-"""li-euler on a model with redundant joints: the Python-driven dense step against the C engine's
-step with a row map, called from Python and rolled out (docs/benchmarks/redundant.md).
+"""li-euler, generalized-alpha and explicit-euler on a model with redundant joints: the
+Python-driven dense step against the C engine's step with a row map, called from Python and
+rolled out (docs/benchmarks/redundant.md).
 
     OPENBLAS_NUM_THREADS=1 python benchmarks/bench_reduced_step.py [--rounds 5]
-        [--base /path/to/other/src]
+        [--solvers li-euler,generalized-alpha,explicit-euler] [--base /path/to/other/src]
 
 Each measurement runs in its own process (one after the other, the kinds interleaved round by
 round): per-step CPU time (thread_time_ns around each ``solver.step``, garbage collector off) over
 ``--steps`` steps after 200 warm-up steps from the model's initial state at h = 1 ms; a rollout
 gives its CPU time per step (one call keeping a row every 100 steps; no per-step times).
-``--base`` runs li-euler with its default options on another source tree too (e.g. the version
-before the compiled reduced step), for the reduced model and for models without redundancy
-(mcpherson-simplified, sedan: their step should not change).
+``--base`` runs each solver with its default options on another source tree too (e.g. the
+version before the compiled reduced step), for the reduced model and for models without
+redundancy (mcpherson-simplified, sedan: their step should not change).
 """
 from __future__ import annotations
 
@@ -39,9 +40,9 @@ OTHERS = (("mcpherson-simplified", 1), ("sedan", 5))
 HERE = Path(__file__).resolve().parent.parent / "src"
 
 
-def worker(kind: str, model: str, steps: int) -> dict:
-    """One measurement in this process: ``kind`` = "dense" (linear_solver="dense": the step
-    driven from Python), "step" (the default options: the C step called from Python) or
+def worker(solver: str, kind: str, model: str, steps: int) -> dict:
+    """One measurement of ``solver`` in this process: ``kind`` = "dense" (linear_solver="dense":
+    the step driven from Python), "step" (the default options: the C step called from Python) or
     "rollout" (the default options, one rollout of ``steps`` steps)."""
     import warnings
 
@@ -52,8 +53,8 @@ def worker(kind: str, model: str, steps: int) -> dict:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         system = load_model(model)
-        slv = get_solver("li-euler")(system, **({"linear_solver": "dense"} if kind == "dense"
-                                                 else {}))
+        slv = get_solver(solver)(system, **({"linear_solver": "dense"} if kind == "dense"
+                                             else {}))
     state = system.initial_state()
     slv.reset(state)
     for _ in range(WARMUP):
@@ -79,10 +80,10 @@ def worker(kind: str, model: str, steps: int) -> dict:
                 max=float(us.max()), ok=bool(ok), fused=bool(getattr(slv, "fused", False)))
 
 
-def _run(src: Path, kind: str, model: str, steps: int) -> dict:
+def _run(src: Path, solver: str, kind: str, model: str, steps: int) -> dict:
     env = dict(os.environ, PYTHONPATH=str(src), OPENBLAS_NUM_THREADS="1")
-    out = subprocess.run([sys.executable, __file__, "--worker", kind, model, str(steps)], env=env,
-                         capture_output=True, text=True, check=True)
+    out = subprocess.run([sys.executable, __file__, "--worker", solver, kind, model, str(steps)],
+                         env=env, capture_output=True, text=True, check=True)
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
@@ -102,29 +103,34 @@ def main(argv=None) -> int:
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--steps", type=int, default=20_000, help="steps per C measurement")
     ap.add_argument("--dense-steps", type=int, default=5_000, help="steps per dense measurement")
+    ap.add_argument("--solvers", default="li-euler,generalized-alpha,explicit-euler",
+                    help="comma-separated solvers to measure")
     ap.add_argument("--base", default=None, help="another source tree to measure (its default)")
-    ap.add_argument("--worker", nargs=3, default=None, help=argparse.SUPPRESS)
+    ap.add_argument("--worker", nargs=4, default=None, help=argparse.SUPPRESS)
     a = ap.parse_args(argv)
     if a.worker:
-        kind, model, steps = a.worker
-        print(json.dumps(worker(kind, model, int(steps))))
+        solver, kind, model, steps = a.worker
+        print(json.dumps(worker(solver, kind, model, int(steps))))
         return 0
     over = "mcpherson-overconstrained"
-    cases = [("dense path from Python", HERE, "dense", over, a.dense_steps),
-             ("C step from Python", HERE, "step", over, a.steps),
-             ("C step, rollout", HERE, "rollout", over, a.steps)]
-    if a.base:
-        base = Path(a.base)
-        cases += [("base: default options", base, "step", over, a.dense_steps)]
-        for model, slower in OTHERS:
-            cases += [(f"{model}: C step from Python", HERE, "step", model, a.steps // slower),
-                      (f"base: {model}: C step from Python", base, "step", model,
-                       a.steps // slower)]
+    cases = []
+    for s in a.solvers.split(","):
+        cases += [(f"{s}: dense path from Python", HERE, s, "dense", over, a.dense_steps),
+                  (f"{s}: C step from Python", HERE, s, "step", over, a.steps),
+                  (f"{s}: C step, rollout", HERE, s, "rollout", over, a.steps)]
+        if a.base:
+            base = Path(a.base)
+            cases += [(f"{s}: base: default options", base, s, "step", over, a.dense_steps)]
+            for model, slower in OTHERS:
+                cases += [(f"{s}: {model}: C step from Python", HERE, s, "step", model,
+                           a.steps // slower),
+                          (f"{s}: base: {model}: C step from Python", base, s, "step", model,
+                           a.steps // slower)]
     load0 = os.getloadavg()
     res = {c[0]: [] for c in cases}
     for r in range(a.rounds):
-        for label, src, kind, model, steps in cases:
-            res[label].append(_run(src, kind, model, steps))
+        for label, src, solver, kind, model, steps in cases:
+            res[label].append(_run(src, solver, kind, model, steps))
             print(f"round {r + 1} {label}: {res[label][-1]}", file=sys.stderr, flush=True)
     load1 = os.getloadavg()
     print(f"Machine: {_machine()}; load average {load0[0]:.2f} before, {load1[0]:.2f} after; "

@@ -83,8 +83,9 @@ def test_arguments_are_checked():
     """Wrong counts, dtypes, lengths and options raise instead of reading out of bounds."""
     s = fresh_data("peer-quarter-car")
     slv, st = _solver(s, {})
-    args = (*slv.kernel_args, st.q, st.qd, s.m, 0.0, H, *slv.options_args)
-    with pytest.raises(TypeError, match=r"generalized-alpha\(\) takes 28 arguments \(27 given\)"):
+    args = (*slv.kernel_args, st.q, st.qd, s.m, 0.0, H, *slv.options_args, *slv.rows_args)
+    assert slv.rows_args == (None,)  # (every row: no redundant ones)
+    with pytest.raises(TypeError, match=r"generalized-alpha\(\) takes 29 arguments \(28 given\)"):
         _bind(args[:-1])
     bad = list(args)
     bad[15] = slv.vec[:5]  # vec too short
@@ -95,7 +96,7 @@ def test_arguments_are_checked():
     with pytest.raises(TypeError, match="midx: expected a C-contiguous aligned array of uint32"):
         _bind(bad)
     bad = list(args)
-    bad[-1] = 7  # stab
+    bad[-2] = 7  # stab
     with pytest.raises(ValueError, match="stab is 0, 1 or 2"):
         _bind(bad)
     b = _bind(args)

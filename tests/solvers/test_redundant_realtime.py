@@ -164,21 +164,15 @@ def test_offline_solvers_see_the_full_system(loops):
 
 
 def test_the_reduced_system_takes_the_compiled_step(loops):
-    """li-euler on the reduced system of a compiled loop steps in the C engine with the row map
-    ("auto" and "sparse"); "dense" keeps the Python-driven dense path; explicit-euler, whose
-    compiled step has no row map, steps on the dense path and refuses "sparse" with the reason."""
+    """li-euler, generalized-alpha and explicit-euler on the reduced system of a compiled loop
+    step in the C engine with the row map ("auto" and "sparse"); "dense" keeps the
+    Python-driven dense path."""
     planar, _ = loops["four-bar"]
-    for opts in ({}, {"linear_solver": "sparse"}):
-        slv, _ = _build(planar, "li-euler", **opts)
-        assert isinstance(slv.system, ReducedSystem) and slv.sparse and slv.fused
-        slv.reset(planar.initial_state())
-        assert slv.rows_args[0].tolist() == [20, 3, *slv.system.kept, *slv.system.left_out]
-    slv, _ = _build(planar, "li-euler", linear_solver="dense")
-    assert not slv.sparse and not slv.fused
-    slv, _ = _build(planar, "explicit-euler")
-    assert not slv.sparse
-    with pytest.raises(SolverError) as info:
-        _build(planar, "explicit-euler", linear_solver="sparse")
-    assert str(info.value) == (
-        "solver 'explicit-euler': option linear_solver='sparse' runs in the C engine, which needs "
-        "a compiled model; 'four-bar-planar' is not one (use 'dense' or 'auto')")
+    for solver in ("li-euler", "generalized-alpha", "explicit-euler"):
+        for opts in ({}, {"linear_solver": "sparse"}):
+            slv, _ = _build(planar, solver, **opts)
+            assert isinstance(slv.system, ReducedSystem) and slv.sparse and slv.fused
+            slv.reset(planar.initial_state())
+            assert slv.rows_args[0].tolist() == [20, 3, *slv.system.kept, *slv.system.left_out]
+        slv, _ = _build(planar, solver, linear_solver="dense")
+        assert not slv.sparse and not slv.fused

@@ -9,6 +9,11 @@
  *   q += dq, qdot += h qdd; extra states (transient tyres)                  (extra_states.c)
  *
  * Called from Python as a bound step (binding/py_bound.c) or inside its rollout.
+ *
+ * A model whose Phi_q is rank deficient (redundant joints) is solved with its kept rows only
+ * (opt->rows, as li_euler.c): every evaluation checks the left-out rows and copies the kept rows
+ * of Phi, Phi_t and gamma to the end of `vec`: | Phi kept (m) | Phi_t kept (m) | gamma kept (m) |
+ * lambda over the model's rows (mf). Without a row map nothing is copied.
  */
 #include "explicit_euler.h"
 #include "sensors.h"
@@ -37,13 +42,28 @@ static void baumgarte_packed(const uint32_t* idx, const double* w, const double*
     for (i = 0; i < m; i++) out[i] = gamma[i] - 2.0 * alpha * out[i] - b2 * phi[i];
 }
 
+int64_t rtmbs_explicit_euler_vec_size(int64_t n, int64_t mf, const rtmbs_rows* rows) {
+    return rows ? RTMBS_EXPLICIT_EULER_VEC_ROWS(n, rows->nkept, mf)
+                : RTMBS_EXPLICIT_EULER_VEC(n, mf);
+}
+
+int64_t rtmbs_explicit_euler_lambda_offset(int64_t n, int64_t mf, const rtmbs_rows* rows) {
+    return rows ? rtmbs_explicit_euler_vec_size(n, mf, rows) - mf : n;
+}
+
 rtmbs_status rtmbs_explicit_euler_step(const rtmbs_model* mdl, rtmbs_data* d, double* w0,
                                        double* w1, rtmbs_kkt* kkt, double* vec, double* q,
                                        double* qd, double t, const rtmbs_explicit_options* opt,
                                        const int64_t* oidx0, int64_t nout0, double* out0,
                                        double diag[2]) {
-    const int64_t n = mdl->size.nq, m = mdl->size.nc, N = n + m;
+    const rtmbs_rows* map = opt->rows;
+    const int64_t n = mdl->size.nq, mf = mdl->size.nc, m = map ? map->nkept : mf, N = n + m;
     const double h = opt->h;
+    /* (with a row map, the kept rows of Phi, Phi_t and gamma copied after the vectors) */
+    double* phik = map ? vec + RTMBS_EXPLICIT_EULER_VEC(n, m) : NULL;
+    double* phitk = map ? phik + m : NULL;
+    double* gammak = map ? phik + 2 * m : NULL;
+    const double *phi, *phit, *gamma;
     double* rhs = vec;
     double* prhs = vec + N;
     double* dq = vec + 2 * N;
@@ -52,14 +72,20 @@ rtmbs_status rtmbs_explicit_euler_step(const rtmbs_model* mdl, rtmbs_data* d, do
     const int baumgarte = opt->stab == RTMBS_STAB_BAUMGARTE && m > 0;
     rtmbs_packed_offsets o;
     double growth = 0.0;
+    double snap[RTMBS_CNT_STEP];
     int64_t i;
     rtmbs_status s;
 
+    rtmbs_step_begin(d, snap);
     rtmbs_packed_workspace(&mdl->size, &o);
+    phi = map ? phik : w0 + o.phi;
+    phit = map ? phitk : w0 + o.phit;
+    gamma = map ? gammak : w0 + o.gamma;
     if (extra) d->xstate[0] = h; /* (transient tyres: their deflections at the step's end) */
-    s = rtmbs_evaluate(mdl, d, RTMBS_EVAL_PACKED | RTMBS_EVAL_M | RTMBS_EVAL_Q |
-                                   (m ? RTMBS_EVAL_PHIQ | RTMBS_EVAL_GAMMA : 0) |
-                                   (baumgarte ? RTMBS_EVAL_PHI : 0), t, q, qd, w0, o.size);
+    s = rtmbs_evaluate_rows(mdl, d, RTMBS_EVAL_M | RTMBS_EVAL_Q |
+                                        (m ? RTMBS_EVAL_PHIQ | RTMBS_EVAL_GAMMA : 0) |
+                                        (baumgarte ? RTMBS_EVAL_PHI : 0),
+                            t, q, qd, w0, &o, map, phik, phitk, gammak);
     if (s != RTMBS_OK) return s;
     rtmbs_gather_outputs(mdl, d, t, oidx0, nout0, out0);
     /* [M Phi_q^T; Phi_q 0][qdd; lambda] = [Q; gamma] (eq. 12) */
@@ -68,10 +94,9 @@ rtmbs_status rtmbs_explicit_euler_step(const rtmbs_model* mdl, rtmbs_data* d, do
     rtmbs_count_lu(d, kkt->ib, kkt->fb, 1, 0);
     for (i = 0; i < n; i++) rhs[i] = w0[o.Q + i];
     if (baumgarte)
-        baumgarte_packed(kkt->idx, w0, qd, w0 + o.gamma, w0 + o.phit, w0 + o.phi, opt->alpha,
-                         opt->beta, rhs + n, m);
+        baumgarte_packed(kkt->idx, w0, qd, gamma, phit, phi, opt->alpha, opt->beta, rhs + n, m);
     else
-        for (i = 0; i < m; i++) rhs[n + i] = w0[o.gamma + i];
+        for (i = 0; i < m; i++) rhs[n + i] = gamma[i];
     rtmbs_lu_solve(kkt->ib, kkt->fb, rhs);
     rtmbs_count_lu(d, kkt->ib, kkt->fb, 0, 1);
     if (opt->semi)
@@ -80,10 +105,12 @@ rtmbs_status rtmbs_explicit_euler_step(const rtmbs_model* mdl, rtmbs_data* d, do
         for (i = 0; i < n; i++) dq[i] = qd[i] * h;
     if (opt->stab == RTMBS_STAB_PROJECT && m > 0) { /* eq. 30 at q + dq with the same factors */
         for (i = 0; i < n; i++) qp[i] = q[i] + dq[i];
-        s = rtmbs_evaluate(mdl, d, RTMBS_EVAL_PACKED | RTMBS_EVAL_PHI, t + h, qp, qd, w1, o.size);
+        s = rtmbs_evaluate_rows(mdl, d, RTMBS_EVAL_PHI, t + h, qp, qd, w1, &o, map, phik, NULL,
+                                NULL);
         if (s != RTMBS_OK) return s;
+        phi = map ? phik : w1 + o.phi;
         for (i = 0; i < n; i++) prhs[i] = 0.0;
-        for (i = 0; i < m; i++) prhs[n + i] = -w1[o.phi + i];
+        for (i = 0; i < m; i++) prhs[n + i] = -phi[i];
         rtmbs_lu_solve(kkt->ib, kkt->fb, prhs);
         rtmbs_count_lu(d, kkt->ib, kkt->fb, 0, 1);
         for (i = 0; i < n; i++) dq[i] += prhs[i];
@@ -92,11 +119,13 @@ rtmbs_status rtmbs_explicit_euler_step(const rtmbs_model* mdl, rtmbs_data* d, do
         q[i] += dq[i];
         qd[i] += h * rhs[i];
     }
+    if (map) /* lambda over the model's rows: 0 on the left-out ones */
+        rtmbs_rows_expand(map, rhs + n, vec + rtmbs_explicit_euler_lambda_offset(n, mf, map));
     if (extra) { /* (the evaluation of Phi at q + dq writes no element outputs) */
         s = rtmbs_advance_extra_states(mdl, d, h);
         if (s != RTMBS_OK) return s;
     }
-    rtmbs_count(d, RTMBS_CNT_STEP, 1);
+    rtmbs_step_end(d, snap); /* (the step's counts: cost_changes, last_step) */
     return RTMBS_OK;
 }
 
@@ -115,5 +144,9 @@ rtmbs_status rtmbs_explicit_euler_rollout(const rtmbs_model* mdl, rtmbs_data* d,
                                           double* qd, const rtmbs_explicit_options* opt,
                                           const rtmbs_rollout* ro, int64_t* done) {
     const rtmbs_step_args a = {mdl, d, w0, w1, vec, q, qd, NULL, kkt, NULL, NULL, opt, NULL};
-    return rtmbs_fixed_rollout(&a, explicit_step, vec + mdl->size.nq, opt->h, ro, done);
+    /* (lambda over the model's rows: with a row map, 0 on the left-out ones) */
+    return rtmbs_fixed_rollout(&a, explicit_step,
+                               vec + rtmbs_explicit_euler_lambda_offset(mdl->size.nq, mdl->size.nc,
+                                                                        opt->rows),
+                               opt->h, ro, done);
 }

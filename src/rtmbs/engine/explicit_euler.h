@@ -14,13 +14,25 @@ typedef struct rtmbs_explicit_options_ {
     double alpha; /* Baumgarte's alpha, 1/s */
     double beta;  /* Baumgarte's beta, 1/s */
     int semi;     /* 1: q+ = q + h qdot+ (semi-implicit, symplectic Euler), 0: q + h qdot (eq. 11) */
+    const rtmbs_rows* rows; /* the rows solved with (stages.h); NULL: every row of the model */
 } rtmbs_explicit_options;
 
 /* Length of the step's vector buffer `vec`: rhs = [qdd; lambda] (n + m) | projection rhs (n + m) |
  * dq (n) | q + dq (n) (compiled_explicit.vector_size). */
 #define RTMBS_EXPLICIT_EULER_VEC(n, m) (2 * ((n) + (m)) + 2 * (n))
+/* The same with a row map of m of the model's mf rows: the kept rows' Phi, Phi_t and gamma (m
+ * each) and lambda over the model's rows (mf, 0 on the left-out rows) follow. */
+#define RTMBS_EXPLICIT_EULER_VEC_ROWS(n, m, mf) (RTMBS_EXPLICIT_EULER_VEC(n, m) + 3 * (m) + (mf))
 
-/* One step (rtmbs.solvers.explicit): q, qd updated in place, lambda = vec[n:n+m];
+/* Length of `vec` for the model's n, mf rows and the row map (NULL: none), and where lambda over
+ * the model's rows starts in it (a rollout's saved multipliers). */
+int64_t rtmbs_explicit_euler_vec_size(int64_t n, int64_t mf, const rtmbs_rows* rows);
+int64_t rtmbs_explicit_euler_lambda_offset(int64_t n, int64_t mf, const rtmbs_rows* rows);
+
+/* One step (rtmbs.solvers.explicit): q, qd updated in place, lambda = vec[n:n+m] (with
+ * opt->rows, a model with redundant rows: m kept rows, the KKT map holding their Phi_q entries,
+ * the right-hand sides their gamma, Phi_t, Phi, every evaluation checking the left-out rows, and
+ * lambda also over the model's rows at rtmbs_explicit_euler_lambda_offset);
  * w0, w1 packed workspaces; kkt the factors of [M Phi_q^T; Phi_q 0]; out0[k] = data[oidx0[k]]
  * right after the evaluation at t. diag = (pivot ratio, largest multiplier): a ratio of 0 is a
  * failed step (the step is still finished, as numba finishes it; q, qd not to be trusted). */

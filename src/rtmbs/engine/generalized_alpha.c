@@ -15,6 +15,11 @@
  * The arithmetic of the numba kernels operation for operation (they are not fastmath: the same
  * bits, given the same evaluations). The products M qdd1, Phi_q^T lam1, Phi_q qd1 go over the
  * entries of midx (a PackedKKTMap of M's and Phi_q's patterns) in their order.
+ *
+ * A model whose Phi_q is rank deficient (redundant joints) is solved with its kept rows only
+ * (opt->rows, as li_euler.c): m is then the number of kept rows, every evaluation checks the
+ * left-out rows and copies the kept rows of Phi and Phi_t to the end of `vec`: | Phi kept (m) |
+ * Phi_t kept (m) | lambda over the model's rows (mf). Without a row map nothing is copied.
  */
 #include <math.h>
 
@@ -85,6 +90,10 @@ static void velocity(rtmbs_data* d, rtmbs_kkt* kkt, const uint32_t* midx, const 
     for (i = 0; i < n; i++) v1[i] += rhs[i];
 }
 
+int64_t rtmbs_alpha_vec_size(int64_t n, int64_t mf, const rtmbs_rows* rows) {
+    return rows ? RTMBS_ALPHA_VEC_ROWS(n, rows->nkept, mf) : RTMBS_ALPHA_VEC(n, mf);
+}
+
 static double flushed(double x) { return fabs(x) < RTMBS_ALPHA_FLUSH ? 0.0 : x; }
 
 /* a <- ((1 - af) qdd1 + af qdd - am a)/(1 - am), then commit q, qd, qdd, lambda (_finish) */
@@ -112,33 +121,38 @@ rtmbs_status rtmbs_alpha_step(const rtmbs_model* mdl, rtmbs_data* d, double* w0,
                               rtmbs_kkt* pkkt, const uint32_t* midx, double* vec, double* q,
                               double* qd, double t, const rtmbs_alpha_options* opt,
                               double diag[4], int* finite) {
-    const int64_t n = mdl->size.nq, m = mdl->size.nc;
+    const rtmbs_rows* map = opt->rows;
+    const int64_t n = mdl->size.nq, mf = mdl->size.nc, m = map ? map->nkept : mf;
     const double h = opt->h;
     /* (c, c_d, s, gamma', beta') as GeneralizedAlpha._scales */
     const double bp = (1.0 - opt->am) / (opt->b * h * h * (1.0 - opt->af));
     const double gp = opt->g / (opt->b * h);
     const double s = 1.0 / bp;
     const double t1 = t + h;
-    const int64_t what = RTMBS_EVAL_PACKED | RTMBS_EVAL_M | RTMBS_EVAL_Q | RTMBS_EVAL_PHI |
-                         (m ? RTMBS_EVAL_PHIQ : 0);
+    const int64_t what = RTMBS_EVAL_M | RTMBS_EVAL_Q | RTMBS_EVAL_PHI | (m ? RTMBS_EVAL_PHIQ : 0);
+    /* (with a row map, the kept rows of Phi and Phi_t copied after the vectors) */
+    double* phik = map ? vec + RTMBS_ALPHA_VEC(n, m) : NULL;
+    double* phitk = map ? phik + m : NULL;
     rtmbs_packed_offsets o;
     alpha_vectors v;
+    double snap[RTMBS_CNT_STEP];
     const double *Q, *phi, *phit;
     double ratio = 1.0, growth = 0.0, ratio2 = 1.0, growth2 = 0.0;
     int64_t i, k;
     rtmbs_status st;
 
+    rtmbs_step_begin(d, snap);
     rtmbs_packed_workspace(&mdl->size, &o);
     Q = w0 + o.Q;
-    phi = w0 + o.phi;
-    phit = w0 + o.phit;
+    phi = map ? phik : w0 + o.phi;
+    phit = map ? phitk : w0 + o.phit;
     vectors(vec, n, m, &v);
     if (mdl->size.nx > 0) d->xstate[0] = h;
     predict(q, qd, opt, &v, n);
     for (i = 0; i < m; i++) v.lam1[i] = v.lam[i];
     for (k = 0; k < opt->niter; k++) {
-        st = rtmbs_evaluate(mdl, d, k == 0 ? what | opt->jac_what : what, t1, v.q1, v.v1, w0,
-                            o.size);
+        st = rtmbs_evaluate_rows(mdl, d, k == 0 ? what | opt->jac_what : what, t1, v.q1, v.v1,
+                                 w0, &o, map, phik, phitk, NULL);
         if (st != RTMBS_OK) return st;
         if (k == 0) {
             ratio = rtmbs_kkt_values_packed(kkt->ib, kkt->fb, kkt->idx, w0, s, s * gp, 1.0, w0,
@@ -151,14 +165,14 @@ rtmbs_status rtmbs_alpha_step(const rtmbs_model* mdl, rtmbs_data* d, double* w0,
         newton_end(d, kkt, phi, s, gp, bp, &v, n, m);
     }
     if (opt->stab == RTMBS_ALPHA_STAB_VELOCITY) { /* Phi_q, Phi_t at q1; the step's factors */
-        st = rtmbs_evaluate(mdl, d, RTMBS_EVAL_PACKED | RTMBS_EVAL_PHIQ, t1, v.q1, v.v1, w0,
-                            o.size);
+        st = rtmbs_evaluate_rows(mdl, d, RTMBS_EVAL_PHIQ, t1, v.q1, v.v1, w0, &o, map, phik,
+                                 phitk, NULL);
         if (st != RTMBS_OK) return st;
         for (k = 0; k < RTMBS_ALPHA_VELOCITY_PASSES; k++)
             velocity(d, kkt, midx, w0, phit, v.v1, v.rhs, n, m);
     } else if (opt->stab == RTMBS_ALPHA_STAB_PROJECTION) { /* [M Phi_q^T; Phi_q 0] at q1 */
-        st = rtmbs_evaluate(mdl, d, RTMBS_EVAL_PACKED | RTMBS_EVAL_M | RTMBS_EVAL_PHI |
-                                        RTMBS_EVAL_PHIQ, t1, v.q1, v.v1, w0, o.size);
+        st = rtmbs_evaluate_rows(mdl, d, RTMBS_EVAL_M | RTMBS_EVAL_PHI | RTMBS_EVAL_PHIQ, t1,
+                                 v.q1, v.v1, w0, &o, map, phik, phitk, NULL);
         if (st != RTMBS_OK) return st;
         ratio2 = rtmbs_kkt_values_packed(pkkt->ib, pkkt->fb, pkkt->idx, w0, 0.0, 0.0, 1.0, w0,
                                          &growth2);
@@ -172,6 +186,7 @@ rtmbs_status rtmbs_alpha_step(const rtmbs_model* mdl, rtmbs_data* d, double* w0,
         velocity(d, pkkt, midx, w0, phit, v.v1, v.rhs, n, m);
     }
     finish(q, qd, opt, &v, n, m);
+    if (map) rtmbs_rows_expand(map, v.lam, vec + rtmbs_alpha_vec_size(n, mf, map) - mf);
     diag[0] = ratio;
     diag[1] = growth;
     diag[2] = ratio2;
@@ -181,7 +196,7 @@ rtmbs_status rtmbs_alpha_step(const rtmbs_model* mdl, rtmbs_data* d, double* w0,
         st = rtmbs_advance_extra_states(mdl, d, h);
         if (st != RTMBS_OK) return st;
     }
-    rtmbs_count(d, RTMBS_CNT_STEP, 1);
+    rtmbs_step_end(d, snap); /* (the step's counts: cost_changes, last_step) */
     return RTMBS_OK;
 }
 
@@ -225,7 +240,10 @@ rtmbs_status rtmbs_alpha_rollout(const rtmbs_model* mdl, rtmbs_data* d, double* 
                                  double* vec, double* q, double* qd,
                                  const rtmbs_alpha_options* opt, const rtmbs_rollout* ro,
                                  double diag[4], int64_t* done) {
-    const int64_t n = mdl->size.nq, m = mdl->size.nc;
+    const int64_t mf = mdl->size.nc;
     const rtmbs_step_args a = {mdl, d, w0, w1, vec, q, qd, diag, kkt, pkkt, midx, opt, NULL};
-    return rtmbs_fixed_rollout(&a, alpha_step, vec + RTMBS_ALPHA_VEC(n, m) - m, opt->h, ro, done);
+    /* (lambda over the model's rows: with a row map, 0 on the left-out ones) */
+    return rtmbs_fixed_rollout(&a, alpha_step, vec + rtmbs_alpha_vec_size(mdl->size.nq, mf,
+                                                                        opt->rows) - mf,
+                               opt->h, ro, done);
 }

@@ -21,12 +21,21 @@ typedef struct rtmbs_alpha_options_ {
     int64_t jac_what;        /* RTMBS_EVAL_JAC or RTMBS_EVAL_JACS: Jacobians of the iteration matrix */
     int64_t niter;           /* simplified Newton corrections (>= 1) */
     int stab;                /* RTMBS_ALPHA_STAB_* */
+    const rtmbs_rows* rows;  /* the rows solved with (stages.h); NULL: every row of the model */
 } rtmbs_alpha_options;
 
 /* Length of the step's vector buffer `vec`: q1 (n) | qdot1 (n) | qddot1 (n) | a1 (n) | a (n) |
  * qddot (n) | rhs (n + m) | lambda1 (m) | lambda (m). a, qddot and lambda are the solver's state
  * between steps. */
 #define RTMBS_ALPHA_VEC(n, m) (7 * (n) + 3 * (m))
+/* The same with a row map of m of the model's mf rows (m the kept rows, the vectors above of
+ * that size): the kept rows' Phi and Phi_t (m each) and lambda over the model's rows (mf, 0 on
+ * the left-out rows) follow. */
+#define RTMBS_ALPHA_VEC_ROWS(n, m, mf) (RTMBS_ALPHA_VEC(n, m) + 2 * (m) + (mf))
+
+/* Length of `vec` for the model's n, mf rows and the row map (NULL: none); lambda over the
+ * model's rows is its last mf values (a rollout's saved multipliers). */
+int64_t rtmbs_alpha_vec_size(int64_t n, int64_t mf, const rtmbs_rows* rows);
 
 /* One generalized-alpha step (Arnold & Bruls 2007; rtmbs.solvers.generalized_alpha): predictor, opt->niter simplified Newton corrections with the
  * iteration matrix [M - s gamma' Jqdot - s Jq, Phi_q^T; Phi_q, 0] factored at the first, the
@@ -35,7 +44,11 @@ typedef struct rtmbs_alpha_options_ {
  * projection matrix's (STAB_PROJECTION; else any); midx a PackedKKTMap of M's and Phi_q's
  * patterns (the products). diag = (pivot ratio, largest multiplier of the iteration matrix, the
  * same of the projection matrix (1, 0 without it)); *finite = q and qd finite. The step failed
- * if a ratio is 0 or the state is not finite (q, qd then not to be trusted). */
+ * if a ratio is 0 or the state is not finite (q, qd then not to be trusted). With opt->rows
+ * (a model with redundant rows, rtmbs.solvers.redundancy) m is the number of kept rows: the
+ * KKT maps and midx hold their Phi_q entries, the right-hand sides read their Phi and Phi_t,
+ * every evaluation checks the left-out rows (rtmbs_evaluate_rows) and the committed lambda is
+ * also written over the model's rows at the end of vec. */
 rtmbs_status rtmbs_alpha_step(const rtmbs_model* mdl, rtmbs_data* d, double* w0, rtmbs_kkt* kkt,
                               rtmbs_kkt* pkkt, const uint32_t* midx, double* vec, double* q,
                               double* qd, double t, const rtmbs_alpha_options* opt,

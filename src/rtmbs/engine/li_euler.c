@@ -22,23 +22,6 @@
 #include "li_euler.h"
 #include "sensors.h"
 
-int64_t rtmbs_rows_bind(rtmbs_rows* r, const int64_t* map, int64_t len, int64_t m) {
-    int64_t i, k = 0, l = 0;
-    if (len < 2 || map[0] < 0 || map[1] < 0 || map[0] + map[1] != m || len != 2 + m) return -2;
-    r->nkept = map[0];
-    r->nleft = map[1];
-    r->kept = map + 2;
-    r->left = map + 2 + r->nkept;
-    for (i = 0; i < m; i++) /* each row once, both lists increasing */
-        if (k < r->nkept && r->kept[k] == i)
-            k++;
-        else if (l < r->nleft && r->left[l] == i)
-            l++;
-        else
-            return i;
-    return -1;
-}
-
 int64_t rtmbs_li_euler_vec_size(int64_t n, int64_t mf, const rtmbs_rows* rows) {
     return rows ? RTMBS_LI_EULER_VEC_ROWS(n, rows->nkept, mf) : RTMBS_LI_EULER_VEC(n, mf);
 }
@@ -55,22 +38,13 @@ typedef struct step_rows_ {
     const double *phi1, *phit1; /* what the step reads: (m) */
 } step_rows;
 
-/* An evaluation of `what` into the packed workspace w; with a row map, the left-out rows of Phi
- * checked and, for w1 (r->phik not NULL there), the kept rows of Phi and Phi_t copied. */
+/* An evaluation of `what` into the packed workspace w (rtmbs_evaluate_rows); for w1 with a row
+ * map, the kept rows of Phi and Phi_t copied to r->phik, r->phitk. */
 static rtmbs_status evaluate(const rtmbs_model* mdl, rtmbs_data* d, int64_t what, double t,
                              const double* q, const double* qd, double* w,
                              const rtmbs_packed_offsets* o, const step_rows* r, int w1) {
-    const rtmbs_rows* map = r->map;
-    rtmbs_status s = rtmbs_evaluate(mdl, d, RTMBS_EVAL_PACKED | what, t, q, qd, w, o->size);
-    int64_t i;
-    if (s != RTMBS_OK || !map || !(what & (RTMBS_EVAL_PHI | RTMBS_EVAL_PHIQ))) return s;
-    rtmbs_check_left_out(d, map->kept, map->nkept, map->left, map->nleft, w + o->phi, t);
-    if (w1)
-        for (i = 0; i < map->nkept; i++) {
-            r->phik[i] = w[o->phi + map->kept[i]];
-            r->phitk[i] = w[o->phit + map->kept[i]];
-        }
-    return s;
+    return rtmbs_evaluate_rows(mdl, d, what, t, q, qd, w, o, r->map, w1 ? r->phik : NULL,
+                               w1 ? r->phitk : NULL, NULL);
 }
 
 /* eq. 22 from the packed workspaces: gather and factor, form the right-hand side, solve. */
@@ -234,11 +208,8 @@ rtmbs_status rtmbs_li_euler_step(const rtmbs_model* mdl, rtmbs_data* d, double* 
         diag[0] = 0.0; /* a failed step */
         return RTMBS_OK;
     }
-    if (map) { /* lambda over the model's rows: 0 on the left-out ones */
-        double* full = vec + rtmbs_li_euler_lambda_offset(n, mf, map);
-        for (i = 0; i < map->nleft; i++) full[map->left[i]] = 0.0;
-        for (i = 0; i < m; i++) full[map->kept[i]] = lam[i];
-    }
+    if (map) /* lambda over the model's rows: 0 on the left-out ones */
+        rtmbs_rows_expand(map, lam, vec + rtmbs_li_euler_lambda_offset(n, mf, map));
     if (extra) { /* (the Phi evaluations at q_p write no element outputs: those at t are used) */
         s = rtmbs_advance_extra_states(mdl, d, h);
         if (s != RTMBS_OK) return s;

@@ -21,16 +21,6 @@ typedef struct rtmbs_kkt_ {
 #define RTMBS_STAB_MASS 3      /* eq. 30 with its own KKT (projection="mass") */
 #define RTMBS_STAB_GGL 4       /* GGL positions */
 
-/* The constraint rows a step solves with when the model's Phi_q is rank deficient
- * (rtmbs.solvers.redundancy): row i of the KKT's Phi_q block (and of Phi, Phi_t, lambda in the
- * step) is model row kept[i]; the left-out rows, dependent on the kept ones at the state the
- * solver was reset at, are checked after every evaluation of Phi (rtmbs_check_left_out). */
-typedef struct rtmbs_rows_ {
-    int64_t nkept, nleft;
-    const int64_t* kept; /* (nkept) rows of the model, increasing */
-    const int64_t* left; /* (nleft) the other rows, increasing */
-} rtmbs_rows;
-
 typedef struct rtmbs_li_euler_options_ {
     double h;         /* step, s */
     int64_t jac_what; /* RTMBS_EVAL_JAC or RTMBS_EVAL_JACS: which Jacobians enter eq. 22 */
@@ -46,12 +36,6 @@ typedef struct rtmbs_li_euler_options_ {
 /* The same with a row map of m of the model's mf rows: the kept rows' Phi and Phi_t (m each)
  * and lambda over the model's rows (mf, 0 on the left-out rows) follow. */
 #define RTMBS_LI_EULER_VEC_ROWS(n, m, mf) (RTMBS_LI_EULER_VEC(n, m) + 2 * (m) + (mf))
-
-/* Point r at the row map `map` (len values: nkept, nleft, the kept rows, the left-out rows;
- * rtmbs.solvers.redundancy.ReducedSystem.row_map) of a model with m rows. Returns -1 for a good
- * map, -2 when its length or counts do not fit m, else the first row that is not once in the kept
- * or the left-out rows (both increasing). */
-int64_t rtmbs_rows_bind(rtmbs_rows* r, const int64_t* map, int64_t len, int64_t m);
 
 /* Length of `vec` for the model's n, mf rows and the row map (NULL: none), and where lambda over
  * the model's rows starts in it (a rollout's saved multipliers). */

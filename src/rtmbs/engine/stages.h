@@ -132,6 +132,34 @@ void rtmbs_check_factors(rtmbs_data* d, const uint32_t* ib, const double* fb, do
 void rtmbs_check_left_out(rtmbs_data* d, const int64_t* kept, int64_t nkept, const int64_t* left,
                           int64_t nleft, const double* phi, double t);
 
+/* The constraint rows a step solves with when the model's Phi_q is rank deficient
+ * (rtmbs.solvers.redundancy): row i of the KKT's Phi_q block (and of Phi, Phi_t, lambda in the
+ * step) is model row kept[i]; the left-out rows, dependent on the kept ones at the state the
+ * solver was reset at, are checked after every evaluation of Phi (rtmbs_check_left_out). */
+typedef struct rtmbs_rows_ {
+    int64_t nkept, nleft;
+    const int64_t* kept; /* (nkept) rows of the model, increasing */
+    const int64_t* left; /* (nleft) the other rows, increasing */
+} rtmbs_rows;
+
+/* Point r at the row map `map` (len values: nkept, nleft, the kept rows, the left-out rows;
+ * rtmbs.solvers.redundancy.ReducedSystem.row_map) of a model with m rows. Returns -1 for a good
+ * map, -2 when its length or counts do not fit m, else the first row that is not once in the kept
+ * or the left-out rows (both increasing). */
+int64_t rtmbs_rows_bind(rtmbs_rows* r, const int64_t* map, int64_t len, int64_t m);
+
+/* An evaluation of `what` into the packed workspace w (rtmbs_evaluate, RTMBS_EVAL_PACKED); with a
+ * row map (map not NULL) and Phi evaluated (RTMBS_EVAL_PHI, or RTMBS_EVAL_PHIQ, which brings it),
+ * the left-out rows checked (rtmbs_check_left_out) and the kept rows of Phi and Phi_t copied to
+ * phi, phit, those of gamma (RTMBS_EVAL_GAMMA) to gamma (nkept each; NULL: not copied). */
+rtmbs_status rtmbs_evaluate_rows(const rtmbs_model* mdl, rtmbs_data* d, int64_t what, double t,
+                                 const double* q, const double* qd, double* w,
+                                 const rtmbs_packed_offsets* o, const rtmbs_rows* map,
+                                 double* phi, double* phit, double* gamma);
+
+/* lambda over the model's rows (full, nkept + nleft): the kept rows' lam, 0 on the left-out. */
+void rtmbs_rows_expand(const rtmbs_rows* map, const double* lam, double* full);
+
 /* (q, qdot, x) into (q_to, qdot_to, x_to): the last good step kept, or put back. */
 void rtmbs_copy_state(const double* q, const double* qd, const double* x, double* q_to,
                       double* qd_to, double* x_to, int64_t n, int64_t nx);

@@ -58,6 +58,46 @@ void rtmbs_check_left_out(rtmbs_data* d, const int64_t* kept, int64_t nkept, con
     if (last >= 0) rtmbs_warn(d, RTMBS_WARN_REDUNDANT, last, t);
 }
 
+int64_t rtmbs_rows_bind(rtmbs_rows* r, const int64_t* map, int64_t len, int64_t m) {
+    int64_t i, k = 0, l = 0;
+    if (len < 2 || map[0] < 0 || map[1] < 0 || map[0] + map[1] != m || len != 2 + m) return -2;
+    r->nkept = map[0];
+    r->nleft = map[1];
+    r->kept = map + 2;
+    r->left = map + 2 + r->nkept;
+    for (i = 0; i < m; i++) /* each row once, both lists increasing */
+        if (k < r->nkept && r->kept[k] == i)
+            k++;
+        else if (l < r->nleft && r->left[l] == i)
+            l++;
+        else
+            return i;
+    return -1;
+}
+
+rtmbs_status rtmbs_evaluate_rows(const rtmbs_model* mdl, rtmbs_data* d, int64_t what, double t,
+                                 const double* q, const double* qd, double* w,
+                                 const rtmbs_packed_offsets* o, const rtmbs_rows* map,
+                                 double* phi, double* phit, double* gamma) {
+    rtmbs_status s = rtmbs_evaluate(mdl, d, RTMBS_EVAL_PACKED | what, t, q, qd, w, o->size);
+    int64_t i;
+    if (s != RTMBS_OK || !map || !(what & (RTMBS_EVAL_PHI | RTMBS_EVAL_PHIQ))) return s;
+    rtmbs_check_left_out(d, map->kept, map->nkept, map->left, map->nleft, w + o->phi, t);
+    if (phi)
+        for (i = 0; i < map->nkept; i++) phi[i] = w[o->phi + map->kept[i]];
+    if (phit)
+        for (i = 0; i < map->nkept; i++) phit[i] = w[o->phit + map->kept[i]];
+    if (gamma && (what & RTMBS_EVAL_GAMMA))
+        for (i = 0; i < map->nkept; i++) gamma[i] = w[o->gamma + map->kept[i]];
+    return s;
+}
+
+void rtmbs_rows_expand(const rtmbs_rows* map, const double* lam, double* full) {
+    int64_t i;
+    for (i = 0; i < map->nleft; i++) full[map->left[i]] = 0.0;
+    for (i = 0; i < map->nkept; i++) full[map->kept[i]] = lam[i];
+}
+
 void rtmbs_copy_state(const double* q, const double* qd, const double* x, double* q_to,
                       double* qd_to, double* x_to, int64_t n, int64_t nx) {
     memcpy(q_to, q, (size_t)n * sizeof(double));

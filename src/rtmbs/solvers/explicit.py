@@ -15,8 +15,11 @@ engine (``src/rtmbs/engine/explicit_euler.c``, every ``stabilize``) over packed 
 Φq in their blocks: memory O(non-zeros)); :meth:`ExplicitEuler.step_outputs` publishes the named
 outputs in the same call and ``rollout`` / ``simulate`` run many steps in one call
 (``rollout_runner``, ``fixed_rollout.c``); ``instrument=True`` times the whole step (phase
-"other"). Any other system, or ``linear_solver="dense"``, steps from Python with numpy and the
-engine's dense LU (``rtmbs.solvers.dense``).
+"other"). So does the reduced system of such a model with redundant joints
+(``rtmbs.solvers.redundancy``): the engine is given its row map (the kept rows it solves with,
+the left-out rows it checks after each evaluation). Any other system, or
+``linear_solver="dense"``, steps from Python with numpy and the engine's dense LU
+(``rtmbs.solvers.dense``).
 """
 from __future__ import annotations
 
@@ -27,7 +30,9 @@ from .base import Solver, register_solver, time_after
 from ..engine import _engine
 from .dense import kkt_correction, kkt_factor, kkt_rhs_solve
 from .factorisation import make_kkt
-from .li_euler import STAB_BAUMGARTE, STAB_NONE, STAB_PROJECT, LIEuler, sparse_in_engine
+from .li_euler import (
+    STAB_BAUMGARTE, STAB_NONE, STAB_PROJECT, LIEuler, reduced_compiled, sparse_in_engine,
+)
 from .rollout import run_rollout_kernel
 from .sparse import PackedKKTMap
 from .stabilization import check_choice, check_positive, evaluate, pop_options
@@ -36,10 +41,12 @@ from .stabilization import check_choice, check_positive, evaluate, pop_options
 STAB = {"none": STAB_NONE, "baumgarte": STAB_BAUMGARTE, "projection": STAB_PROJECT}
 
 
-def vector_size(n: int, m: int) -> int:
+def vector_size(n: int, m: int, m_model: int | None = None) -> int:
     """Length of the engine step's ``vec``: rhs = [q̈; λ] (n + m) | projection rhs (n + m) |
-    Δq (n) | q + Δq (n)."""
-    return 2 * (n + m) + 2 * n
+    Δq (n) | q + Δq (n); with ``m_model`` (a row map: m of the model's m_model rows) the kept
+    rows' Φ, Φt and γ and λ over the model's rows follow (``RTMBS_EXPLICIT_EULER_VEC_ROWS``)."""
+    size = 2 * (n + m) + 2 * n
+    return size if m_model is None else size + 3 * m + m_model
 
 
 def run_rollout(solver, state, t_origin, i0, h, n_steps, every, chan, inputs, oidx, res):
@@ -47,7 +54,8 @@ def run_rollout(solver, state, t_origin, i0, h, n_steps, every, chan, inputs, oi
     engine's ``explicit_euler_rollout`` (src/rtmbs/engine/fixed_rollout.c) through
     :func:`rtmbs.solvers.rollout.run_rollout_kernel`. Returns the good steps."""
     return run_rollout_kernel(_engine.explicit_euler_rollout, solver.step_options, solver, state,
-                              t_origin, i0, h, n_steps, every, chan, inputs, oidx, res)
+                              t_origin, i0, h, n_steps, every, chan, inputs, oidx, res,
+                              rows=solver.rows_args)
 
 
 def baumgarte_index1(gamma, phiq, qd, phit, phi, alpha, beta, out) -> None:
@@ -85,7 +93,7 @@ class ExplicitEuler(Solver):
         self.semi_implicit = o["position_update"] == "semi-implicit"
         check_choice(self.name, "linear_solver", o["linear_solver"], ("auto", "dense", "sparse"))
         # ("auto": sparse at every size where the step is the compiled call, as for li-euler)
-        self.sparse = sparse_in_engine(self.name, self.system, o["linear_solver"])
+        self.sparse = sparse_in_engine(self.name, self.system, o["linear_solver"], row_map=True)
         check_choice(self.name, "stabilize", o["stabilize"], ("none", "baumgarte", "projection"))
         check_positive(self.name, "alpha", o["alpha"], allow_zero=True)
         check_positive(self.name, "beta", o["beta"], allow_zero=True)
@@ -125,19 +133,22 @@ class ExplicitEuler(Solver):
         """The compiled step's buffers: two packed workspaces (``CartesianSystem.packed_layout``),
         the KKT map reading them, its factors analysed from them at q0 (as the Python-driven
         path analyses them from the dense workspace: the same values) and ``vec``. No dense
-        n × n array is kept."""
+        n × n array is kept. A reduced system (redundant rows left out) passes the engine its row
+        map (``rows_args``): the KKT map reads the kept rows of the model's packed Φq."""
         sysm, n, m = self.system, self.system.n, self.system.m
         lay = sysm.packed_layout
         self.pw0, self.pw1 = np.zeros(lay.size), np.zeros(lay.size)
         self.what = EVAL_M | EVAL_Q | (EVAL_PHIQ | EVAL_GAMMA if m else 0)
         self.kkt = k = make_kkt(sysm, True)
-        self.pidx = PackedKKTMap(k.kkt.map, lay).idx
+        reduced = reduced_compiled(sysm)
+        self.rows_args = (sysm.row_map if reduced else None,)
+        self.pidx = PackedKKTMap(k.kkt.map, lay, sysm.kept if reduced else None).idx
         self._ws = None
         sysm.evaluate_packed(state.t, state.q, state.qd, self.pw0, self.what)
         k.ratio = k.kkt.factor_packed(self.pidx, self.pw0, 0.0, 0.0, 1.0, self.pw0)
         k.args = (k.lu.ib, k.lu.fb, k.idx)  # (as SparseKKTFactorisation.factor's first call)
-        self.vec = np.zeros(vector_size(n, m))
-        self.lam = self.vec[n:n + m]  # (λ = rhs[n:], written by the step)
+        self.vec = np.zeros(vector_size(n, m, self.full_system.m if reduced else None))
+        self.lam = self.vec[n:n + m]  # (λ = rhs[n:] of the kept rows, written by the step)
         self.kernel_args = sysm.kernel_buffers() + (self.pw0, self.pw1, k.lu.ib, k.lu.fb,
                                                     self.pidx, self.vec)
         self.step_options = (STAB[self.stabilize], self.alpha, self.beta, self.semi_implicit)
@@ -145,8 +156,11 @@ class ExplicitEuler(Solver):
                           1 + (self.stabilize == "projection"))
         self._nan0 = k.nanalyse
         # the engine's step (explicit_euler.c) bound to its arrays
-        self.bind_step("explicit-euler", self.kernel_args + (np.zeros(n), np.zeros(n), m, 0.0, 1e-3)
-                       + self.step_options + (np.zeros(0, np.int64), np.zeros(0)), self._per_step)
+        # (the engine's model has every row of the given system: the row map names those solved with)
+        self.bind_step("explicit-euler", self.kernel_args + (np.zeros(n), np.zeros(n),
+                                                             self.full_system.m, 0.0, 1e-3)
+                       + self.step_options + (np.zeros(0, np.int64), np.zeros(0)) + self.rows_args,
+                       self._per_step)
 
     def _sparse_factors(self):
         return self.kkt.factors() if hasattr(self, "kkt") else ()

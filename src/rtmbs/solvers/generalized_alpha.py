@@ -39,8 +39,11 @@ call of the C engine (bound at ``reset``: ``solver.bound``, src/rtmbs/engine/gen
 evaluations, factorisations, solves, stabilisation, commit and the extra states, over packed
 workspaces; ``step_outputs`` adds the named outputs in the same call and ``rollout``/``simulate``
 run many steps in one call, :func:`run_rollout`); ``instrument`` times it whole (phase "other").
-Any other system, or ``linear_solver="dense"``, steps from Python with numpy and the engine's
-dense LU (``rtmbs.solvers.dense``). a, q̈ and λ live in the step's buffer ``vec``.
+So does the reduced system of such a model with redundant joints (``rtmbs.solvers.redundancy``):
+the engine is given its row map (the kept rows it solves with, the left-out rows it checks after
+each evaluation). Any other system, or ``linear_solver="dense"``, steps from Python with numpy
+and the engine's dense LU (``rtmbs.solvers.dense``). a, q̈ and λ live in the step's buffer
+``vec``.
 """
 from __future__ import annotations
 
@@ -54,7 +57,7 @@ from ..protocol import (
 from .base import Solver, register_solver, time_after
 from .dense import kkt_correction, kkt_factor, lu_solve
 from .factorisation import make_kkt
-from .li_euler import sparse_in_engine
+from .li_euler import reduced_compiled, sparse_in_engine
 from .sparse import PackedKKTMap
 from .storage import entry_index
 from .stabilization import check_choice, evaluate, pop_options
@@ -73,10 +76,13 @@ STAB_NONE, STAB_VELOCITY, STAB_PROJECTION = 0, 1, 2
 FLUSH = 1e-80
 
 
-def vector_size(n: int, m: int) -> int:
+def vector_size(n: int, m: int, m_model: int | None = None) -> int:
     """Length of the step's ``vec``: q₁ (n) | q̇₁ (n) | q̈₁ (n) | a₁ (n) | a (n) | q̈ (n) |
-    rhs (n + m) | λ₁ (m) | λ (m) (the engine's layout: its rollout continues a loop of steps)."""
-    return 7 * n + 3 * m
+    rhs (n + m) | λ₁ (m) | λ (m) (the engine's layout: its rollout continues a loop of steps);
+    with ``m_model`` (a row map: m of the model's m_model rows) the kept rows' Φ and Φt and λ
+    over the model's rows follow (``RTMBS_ALPHA_VEC_ROWS``)."""
+    size = 7 * n + 3 * m
+    return size if m_model is None else size + 2 * m + m_model
 
 
 def vector_views(vec, n: int, m: int) -> tuple:
@@ -100,9 +106,11 @@ def run_rollout(solver, state, t_origin, i0, h, n_steps, every, chan, inputs, oi
     if nx:
         system.extra_state[:] = state.x
     diag = solver.diag  # (the factor statistics of the last step: the bound step's)
+    # (the engine's model has every row of the given system; a row map says which it solves with)
     done = _engine.generalized_alpha_rollout(
-        *solver.kernel_args, state.q, state.qd, system.m, t_origin, i0, h, *solver.options_args,
-        n_steps, every, chan, inputs, oidx, *res, np.empty(n), np.empty(n), np.empty(nx), diag)
+        *solver.kernel_args, state.q, state.qd, solver.full_system.m, t_origin, i0, h,
+        *solver.options_args, n_steps, every, chan, inputs, oidx, *res, np.empty(n), np.empty(n),
+        np.empty(nx), diag, *solver.rows_args)
     if nx:
         state.x[:] = system.extra_state
     solver.count_steps(done + (done < n_steps))
@@ -199,7 +207,7 @@ class GeneralizedAlpha(Solver):
         check_choice(self.name, "jacobian", o["jacobian"], ("all", "stiff"))
         check_choice(self.name, "stabilize", o["stabilize"], ("velocity", "projection", "none"))
         check_choice(self.name, "linear_solver", o["linear_solver"], ("auto", "dense", "sparse"))
-        self.sparse = sparse_in_engine(self.name, self.system, o["linear_solver"])
+        self.sparse = sparse_in_engine(self.name, self.system, o["linear_solver"], row_map=True)
         self.rho_inf = float(r)
         self.alpha_m, self.alpha_f, self.gamma, self.beta = coefficients(self.rho_inf)
         self.newton_iterations = int(k)
@@ -217,7 +225,9 @@ class GeneralizedAlpha(Solver):
         if self.ws is None:  # (dropped after a compiled step's reset)
             self.ws = sysm.workspace()
         # the step's vectors and the solver's state (a, q̈, λ) in one buffer (the engine's layout)
-        self.vec = np.zeros(vector_size(n, m))
+        # (a reduced system in the engine: the kept rows' Φ, Φt and λ over the model's rows follow)
+        reduced = self.fused and reduced_compiled(sysm)
+        self.vec = np.zeros(vector_size(n, m, self.full_system.m if reduced else None))
         (self.q1, self.v1, self.qdd1, self.a1, self.a, self.qdd, self.rhs, self.lam1,
          self.lam) = vector_views(self.vec, n, m)
         self.what = EVAL_M | EVAL_Q | EVAL_PHI | (EVAL_PHIQ if m else 0)
@@ -256,6 +266,10 @@ class GeneralizedAlpha(Solver):
         sysm, m = self.system, self.system.m
         lay = sysm.packed_layout
         self.pw0, self.pw1 = np.zeros(lay.size), np.zeros(lay.size)
+        # a reduced system passes the engine its row map: the maps read the kept rows of Φq
+        reduced = reduced_compiled(sysm)
+        self._kept = sysm.kept if reduced else None
+        self.rows_args = (sysm.row_map if reduced else None,)
         sysm.evaluate_packed(state.t, state.q, state.qd, self.pw0, self.what | self.jac_flag)
         c, cd, _, _, _ = self._scales(1e-3)
         kidx = self._analyse_packed(self.kkt, c, cd)
@@ -263,7 +277,7 @@ class GeneralizedAlpha(Solver):
         pk = self.pkkt.lu if self.pkkt is not None else kk
         pidx = self._analyse_packed(self.pkkt, 0.0, 0.0) if self.pkkt is not None else kidx
         pp = np.asarray(sysm.phiq_pattern, bool) if m else np.zeros((0, sysm.n), bool)
-        midx = entry_index(mass_pattern, pp, lay)
+        midx = entry_index(mass_pattern, pp, lay, self._kept)
         self.kernel_args = sysm.kernel_buffers() + (self.pw0, self.pw1, kk.ib, kk.fb, kidx, pk.ib,
                                                     pk.fb, pidx, midx, self.vec)
         stab = {"none": STAB_NONE, "velocity": STAB_VELOCITY,
@@ -273,15 +287,15 @@ class GeneralizedAlpha(Solver):
         self._per_step = self._counts_per_step()
         # the step in the C engine (src/rtmbs/engine/generalized_alpha.c), every option set,
         # bound to its arrays
-        self.bind_step("generalized-alpha", self.kernel_args + (np.zeros(sysm.n), np.zeros(sysm.n),
-                                                                m, 0.0, 1e-3) + self.options_args,
-                       self._per_step)
+        self.bind_step("generalized-alpha", self.kernel_args + (
+            np.zeros(sysm.n), np.zeros(sysm.n), self.full_system.m, 0.0, 1e-3) + self.options_args
+                       + self.rows_args, self._per_step)
         self.ws = None  # (the dense workspace served the start's index-1 solve only)
 
     def _analyse_packed(self, k, c: float, cd: float):
         """Map the KKT factorisation ``k`` onto the packed workspace and analyse and factor it
         from ``pw0`` (as its first ``factor`` does from a dense workspace). Returns the map."""
-        pidx = PackedKKTMap(k.kkt.map, self.system.packed_layout).idx
+        pidx = PackedKKTMap(k.kkt.map, self.system.packed_layout, self._kept).idx
         k.ratio = k.kkt.factor_packed(pidx, self.pw0, c, cd, 1.0, self.pw0)
         k.args = (k.lu.ib, k.lu.fb, k.idx)
         return pidx

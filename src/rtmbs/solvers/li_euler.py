@@ -140,8 +140,9 @@ def is_compiled_cartesian(system) -> bool:
 
 def reduced_compiled(system) -> bool:
     """True for the reduced system of a compiled Cartesian model with redundant rows
-    (``rtmbs.solvers.redundancy.ReducedSystem``): ``li-euler``'s compiled step solves with its
-    kept rows (the engine's row map)."""
+    (``rtmbs.solvers.redundancy.ReducedSystem``): the compiled steps of ``li-euler``,
+    ``generalized-alpha`` and ``explicit-euler`` solve with its kept rows (the engine's row
+    map)."""
     from .redundancy import ReducedSystem
 
     return type(system) is ReducedSystem and is_compiled_cartesian(system.system)

@@ -13,9 +13,10 @@ satisfied as long as the kept ones are. Each evaluation checks them (Φ is evalu
 counts, without raising, those in which one exceeds
 ``LEFT_OUT_ATOL + LEFT_OUT_FACTOR·‖Φ_kept‖∞`` (``nviolations``, with the row and the size).
 
-On a compiled model, ``li-euler`` does not call ``evaluate``: its step in the C engine solves
-with the kept rows (``row_map``; src/rtmbs/engine/li_euler.c) and makes the same check after
-each of its evaluations, counted in the model's data (warning ``redundant`` and
+On a compiled model, ``li-euler``, ``generalized-alpha`` and ``explicit-euler`` do not call
+``evaluate``: their steps in the C engine solve with the kept rows (``row_map``;
+src/rtmbs/engine/li_euler.c, generalized_alpha.c, explicit_euler.c) and make the same check after
+each of their evaluations, counted in the model's data (warning ``redundant`` and
 ``data.left_worst``); ``nviolations``, ``max_violation`` and ``violation_row`` add both counts.
 
 Rank decisions use :data:`rtmbs.tolerances.SOLVER_RANK_RTOL` (σ ≤ SOLVER_RANK_RTOL·σmax is zero),
@@ -407,7 +408,7 @@ class ReducedSystem(MechanicalSystem):
         ptr = [0, m, 2 * m + nq, 3 * m + nq]
         self._idx = np.concatenate([[src.size, left.size, m], ptr, src, dst, i_phi + left,
                                     i_phi + kept]).astype(np.int64)
-        #: the C engine's row map (``rtmbs_rows``, li_euler.h): [m', left-out count, kept, left-out]
+        #: the C engine's row map (``rtmbs_rows``, stages.h): [m', left-out count, kept, left-out]
         self.row_map = np.concatenate([[m, left.size], kept, left]).astype(np.int64)
         self.message = notice(self.system, kept, left)
 

@@ -65,11 +65,12 @@ def phiq_reader(phiq, phiq_pattern):
     return w, entry_index(np.zeros((n, n), bool), phiq_pattern, lay)
 
 
-def entry_index(a_pattern, phiq_pattern, layout) -> np.ndarray:
+def entry_index(a_pattern, phiq_pattern, layout, rows=None) -> np.ndarray:
     """The :class:`PackedKKTMap` index of the entries of ``a_pattern`` (A) and ``phiq_pattern``
-    (Φq) in ``layout`` (``system.packed_layout`` or a :class:`DenseLayout`)."""
+    (Φq) in ``layout`` (``system.packed_layout`` or a :class:`DenseLayout`); ``rows``: the
+    model's row of each row of ``phiq_pattern`` (:class:`PackedKKTMap`)."""
     return PackedKKTMap(KKTMap(np.asarray(a_pattern, bool), np.asarray(phiq_pattern, bool)),
-                        layout).idx
+                        layout, rows).idx
 
 
 def packed_parts(idx) -> tuple:

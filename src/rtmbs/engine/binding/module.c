@@ -145,6 +145,29 @@ int rtmbs_py_kkt(PyObject* const* args, rtmbs_kkt* k) {
     return 0;
 }
 
+int rtmbs_py_rows(PyObject* obj, int64_t m, const char* name, rtmbs_rows* r,
+                  const rtmbs_rows** rows) {
+    Py_ssize_t len;
+    const int64_t* v;
+    int64_t bad;
+    *rows = NULL;
+    if (obj == Py_None) return 0;
+    if (!(v = rtmbs_py_array(obj, NPY_INT64, 0, "rows", &len))) return -1;
+    bad = rtmbs_rows_bind(r, v, len, m);
+    if (bad == -2) {
+        PyErr_Format(PyExc_ValueError, "%s: rows has %zd values, expected 2 + m = %lld (nkept, "
+                     "nleft, kept rows, left-out rows)", name, len, (long long)(2 + m));
+        return -1;
+    }
+    if (bad >= 0) {
+        PyErr_Format(PyExc_ValueError, "%s: rows: row %lld is not once in the kept or left-out "
+                     "rows (both increasing)", name, (long long)bad);
+        return -1;
+    }
+    *rows = r;
+    return 0;
+}
+
 int rtmbs_py_outputs_args(PyObject* const* args, int with_flag, rtmbs_py_outputs* o) {
     Py_ssize_t nbuf;
     if (!(o->oidx = rtmbs_py_array(args[0], NPY_INT64, 0, with_flag ? "oidx" : "oidx0", &o->nout)))

@@ -13,6 +13,7 @@ typedef struct {
     rtmbs_kkt kkt, pkkt;
     const uint32_t* midx;
     rtmbs_alpha_options opt;
+    rtmbs_rows rows; /* the row map (opt.rows points here), or unused */
 } alpha_args;
 
 static int common_args(PyObject* const* args, alpha_args* a) {
@@ -20,8 +21,15 @@ static int common_args(PyObject* const* args, alpha_args* a) {
     if (rtmbs_py_step_args(args, 15, 16, "generalized-alpha", &a->s) < 0) return -1;
     if (rtmbs_py_kkt(args + 8, &a->kkt) < 0 || rtmbs_py_kkt(args + 11, &a->pkkt) < 0) return -1;
     if (!(a->midx = rtmbs_py_array(args[14], NPY_UINT32, 0, "midx", &nmidx))) return -1;
-    if (rtmbs_py_need(nmidx, 4, "generalized-alpha", "midx") < 0) return -1;
-    return rtmbs_py_need(a->s.nvec, RTMBS_ALPHA_VEC(a->s.n, a->s.m), "generalized-alpha", "vec");
+    return rtmbs_py_need(nmidx, 4, "generalized-alpha", "midx");
+}
+
+/* The row map `obj` (rtmbs_py_rows; None: every row), then the length of vec. Returns 0 or -1
+ * with an exception. */
+static int rows_args(PyObject* obj, alpha_args* a) {
+    if (rtmbs_py_rows(obj, a->s.m, "generalized-alpha", &a->rows, &a->opt.rows) < 0) return -1;
+    return rtmbs_py_need(a->s.nvec, rtmbs_alpha_vec_size(a->s.n, a->s.m, a->opt.rows),
+                         "generalized-alpha", "vec");
 }
 
 /* h, am, af, g, b, jac_what, niter, stab */
@@ -33,10 +41,12 @@ static int options_args(PyObject* const* args, rtmbs_alpha_options* o) {
                           "generalized-alpha: stab is 0, 1 or 2");
 }
 
-/* The step's arguments (t at args[19] not read): rtmbs_py_step_kind.parse */
+/* The step's arguments (ibuf .. m, t, h, am, af, g, b, jac_what, niter, stab, rows; t at
+ * args[19] not read; rows: the row map or None): rtmbs_py_step_kind.parse */
 static int parse(PyObject* const* args, void* prepared) {
     alpha_args* a = prepared;
-    return common_args(args, a) < 0 ? -1 : options_args(args + 20, &a->opt);
+    if (common_args(args, a) < 0 || options_args(args + 20, &a->opt) < 0) return -1;
+    return rows_args(args[28], a);
 }
 
 /* rtmbs_py_step_kind.run: the step, or with outputs rtmbs_alpha_step_outputs */
@@ -57,13 +67,14 @@ static rtmbs_status run(void* prepared, double t, double h, const rtmbs_py_outpu
     return s;
 }
 
-const rtmbs_py_step_kind rtmbs_py_alpha_kind = {"generalized-alpha", 28, sizeof(alpha_args), parse,
+const rtmbs_py_step_kind rtmbs_py_alpha_kind = {"generalized-alpha", 29, sizeof(alpha_args), parse,
                                                 run};
 
 /* generalized_alpha_rollout(ibuf, ilay, fbuf, flay, sbuf, slay, w0, w1, kib, kfb, kidx, pib, pfb,
  *     pidx, midx, vec, q, qd, m, t_origin, i0, h, am, af, g, b, jac_what, niter, stab, n_steps,
  *     every, chan, inputs, oidx, out_t, out_q, out_qd, out_qd_prev, out_lam, out_y, out_x,
- *     q_good, qd_good, x_good, diag) -> the number of good steps */
+ *     q_good, qd_good, x_good, diag, rows) -> the number of good steps (rows: the row map or
+ *     None, as the step's) */
 static PyObject* py_alpha_rollout(PyObject* self, PyObject* const* args, Py_ssize_t nargs) {
     const char* name = "generalized_alpha_rollout";
     alpha_args a;
@@ -72,10 +83,11 @@ static PyObject* py_alpha_rollout(PyObject* self, PyObject* const* args, Py_ssiz
     int64_t done = 0;
     rtmbs_status s;
     (void)self;
-    if (rtmbs_py_nargs(nargs, 45, name) < 0 || common_args(args, &a) < 0 ||
+    if (rtmbs_py_nargs(nargs, 46, name) < 0 || common_args(args, &a) < 0 ||
         options_args(args + 21, &a.opt) < 0 ||
         rtmbs_py_rollout_args(args + 19, args + 29, &a.s.model, name, &r) < 0 ||
-        !(diag = rtmbs_py_array_min(args[44], NPY_DOUBLE, 1, "diag", 4, NULL)))
+        !(diag = rtmbs_py_array_min(args[44], NPY_DOUBLE, 1, "diag", 4, NULL)) ||
+        rows_args(args[45], &a) < 0)
         return NULL;
     Py_BEGIN_ALLOW_THREADS
     s = rtmbs_alpha_rollout(&a.s.model, &a.s.data, a.s.w0, a.s.w1, &a.kkt, &a.pkkt, a.midx, a.s.vec,

@@ -59,6 +59,12 @@ int rtmbs_py_step_args(PyObject* const* args, Py_ssize_t ivec, Py_ssize_t iq, co
 /* A KKT's (ib, fb, idx) at args[0..2] (uint32, float64 written, uint32). Returns 0 or -1. */
 int rtmbs_py_kkt(PyObject* const* args, rtmbs_kkt* k);
 
+/* The row map `obj` of a model with m rows (int64: nkept, nleft, kept (nkept), left (nleft);
+ * None: every row; rtmbs.solvers.redundancy.ReducedSystem.row_map), checked by rtmbs_rows_bind
+ * into r: *rows = r, or NULL for None. Returns 0, or -1 with an exception naming `name`. */
+int rtmbs_py_rows(PyObject* obj, int64_t m, const char* name, rtmbs_rows* r,
+                  const rtmbs_rows** rows);
+
 /* The named outputs of a step binding: oidx (int64) at args[0] and out (float64, at least as
  * long) at args[1]. With with_flag 0 they are oidx0 and out0, the step's outputs at its start;
  * with 1 they are oidx and out, and the flag at args[2] says whether they are taken at the

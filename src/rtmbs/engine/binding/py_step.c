@@ -20,32 +20,12 @@ static int common_args(PyObject* const* args, step_args* a) {
     return rtmbs_py_kkt(args + 8, &a->kkt);
 }
 
-/* The row map `obj` (int64: nkept, nleft, kept (nkept), left (nleft); None: every row;
- * rtmbs.solvers.redundancy.ReducedSystem.row_map): kept and left increasing and together the
- * model's rows 0 .. m - 1. Then the length of vec. Returns 0 or -1 with an exception. */
+/* The row map `obj` (rtmbs_py_rows; None: every row), then the length of vec. Returns 0 or -1
+ * with an exception. */
 static int rows_args(PyObject* obj, step_args* a) {
-    const int64_t m = a->s.m;
-    Py_ssize_t len;
-    const int64_t* v;
-    int64_t bad;
-    a->opt.rows = NULL;
-    if (obj != Py_None) {
-        if (!(v = rtmbs_py_array(obj, NPY_INT64, 0, "rows", &len))) return -1;
-        bad = rtmbs_rows_bind(&a->rows, v, len, m);
-        if (bad == -2) {
-            PyErr_Format(PyExc_ValueError, "li-euler: rows has %zd values, expected 2 + m = %lld "
-                         "(nkept, nleft, kept rows, left-out rows)", len, (long long)(2 + m));
-            return -1;
-        }
-        if (bad >= 0) {
-            PyErr_Format(PyExc_ValueError, "li-euler: rows: row %lld is not once in the kept "
-                         "or left-out rows (both increasing)", (long long)bad);
-            return -1;
-        }
-        a->opt.rows = &a->rows;
-    }
-    return rtmbs_py_need(a->s.nvec, rtmbs_li_euler_vec_size(a->s.n, m, a->opt.rows), "li-euler",
-                         "vec");
+    if (rtmbs_py_rows(obj, a->s.m, "li-euler", &a->rows, &a->opt.rows) < 0) return -1;
+    return rtmbs_py_need(a->s.nvec, rtmbs_li_euler_vec_size(a->s.n, a->s.m, a->opt.rows),
+                         "li-euler", "vec");
 }
 
 /* h, jac_what, implicit, stab, niter, gamma */
