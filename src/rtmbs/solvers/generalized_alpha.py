@@ -39,8 +39,14 @@ call of the C engine (bound at ``reset``: ``solver.bound``, src/rtmbs/engine/gen
 evaluations, factorisations, solves, stabilisation, commit and the extra states, over packed
 workspaces; ``step_outputs`` adds the named outputs in the same call and ``rollout``/``simulate``
 run many steps in one call, :func:`run_rollout`); ``instrument`` times it whole (phase "other").
-Any other system, or ``linear_solver="dense"``, steps from Python with numpy and the engine's
-dense LU (``rtmbs.solvers.dense``). a, q̈ and λ live in the step's buffer ``vec``.
+A hand-written model with a compiled evaluation (``compiled_provider()``: the planar trucks) runs
+the dense step, every option set, as one call of the C engine too
+(src/rtmbs/engine/alpha_dense.c: the dense matrices and the engine's dense LU, the arithmetic of
+the numpy path below with its matrix-vector products as loops), and its rollout there
+(:func:`run_dense_rollout`). Any other system, or ``linear_solver="dense"``, steps from Python
+with numpy and the engine's dense LU (``rtmbs.solvers.dense``); ``dense_in_engine = False`` set
+before ``reset`` keeps a provider on that path (to compare the two). a, q̈ and λ live in the
+step's buffer ``vec``.
 """
 from __future__ import annotations
 
