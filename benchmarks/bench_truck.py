@@ -6,13 +6,13 @@ Usage:  OPENBLAS_NUM_THREADS=1 python benchmarks/bench_truck.py [--steps 20000] 
 First, each of ``methods`` (defaults) on truck-ode and truck-dae three ways, interleaved round
 by round: the engine's dense step (src/rtmbs/engine/li_euler_dense.c, alpha_dense.c) called from
 Python (``solver.step``), the same step in the engine's rollout
-(``rtmbs.solvers.rollout.rollout``), and the numpy dense path (``dense_in_engine = False``). Per path and round: the process CPU time of ``steps`` steps
-(µs per step), and for the two ``solver.step`` paths each step's thread CPU time
-(``time.thread_time_ns``, garbage collector off), whose median, p99.9 and max are printed
-(they include the clock's own cost, printed too). Then every solver on the three variants:
-``repeats`` blocks of ``block`` steps, median and best process CPU µs per step (skipped with
-``compare-only``). Not a test:
-numbers go to docs/benchmarks/truck.md.
+(``rtmbs.solvers.rollout.rollout``), and the numpy dense path (``dense_in_engine = False``). Per
+path and round: the process CPU time of ``steps`` steps (µs per step), and for the two
+``solver.step`` paths each step's thread CPU time (``time.thread_time_ns``, garbage collector
+off), whose median, p99.9 and max are printed (they include the clock's own cost, printed too).
+Then every solver on the three variants: ``repeats`` blocks of ``block`` steps, median and best
+process CPU µs per step (skipped with ``--compare-only``). Not a test: numbers go to
+docs/benchmarks/truck.md.
 """
 from __future__ import annotations
 

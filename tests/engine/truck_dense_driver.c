@@ -1,6 +1,6 @@
 /* truck_dense_driver.c -- the truck's dense li-euler or generalized-alpha rollout
- * (li_euler_dense.c, alpha_dense.c) without Python, for tests/engine/test_harness.py to run under
- * AddressSanitizer and UndefinedBehaviorSanitizer.
+ * (dense_rollout.c: li_euler_dense.c, alpha_dense.c) without Python, for
+ * tests/engine/test_harness.py to run under AddressSanitizer and UndefinedBehaviorSanitizer.
  *
  *   truck_dense_driver IN OUT
  *
@@ -15,8 +15,7 @@
 #include <stdlib.h>
 
 #include "harness/heap_count.h"
-#include "alpha_dense.h"
-#include "li_euler_dense.h"
+#include "dense_rollout.h"
 #include "providers/truck.h"
 
 #define N RTMBS_TRUCK_N
@@ -104,8 +103,9 @@ int main(int argc, char** argv) {
     w.ppiv = ppiv;
     rtmbs_provider_data(&d, counter, warning);
     heap0 = heap_calls;
-    s = head[10] != 0.0 ? rtmbs_alpha_dense_rollout(&p, &d, &w, q, qd, &aopt, &ro, &done)
-                        : rtmbs_li_euler_dense_rollout(&p, &d, &w, q, qd, &opt, &ro, &done);
+    s = head[10] != 0.0
+            ? rtmbs_dense_rollout(&p, &d, &w, q, qd, RTMBS_DENSE_ALPHA, &aopt, &ro, &done)
+            : rtmbs_dense_rollout(&p, &d, &w, q, qd, RTMBS_DENSE_LI_EULER, &opt, &ro, &done);
     res[0] = (double)done;
     res[1] = (double)(heap_calls - heap0);
     if (!(f = fopen(argv[2], "wb"))) return 2;

@@ -1,7 +1,7 @@
 /* alpha_dense.h -- the generalized-alpha step (Arnold & Bruls 2007) on dense matrices, for a
- * provider of the evaluation interface (providers/provider.h: the planar truck), and its rollout
- * (alpha_dense.c), made of the dense stages (dense_step.h) and the predictor and commit of the
- * sparse step (generalized_alpha.h). */
+ * provider of the evaluation interface (providers/provider.h: the planar truck) (alpha_dense.c;
+ * its rollout: dense_rollout.h), made of the dense stages (dense_step.h) and the predictor and
+ * commit of the sparse step (generalized_alpha.h). */
 #ifndef RTMBS_ALPHA_DENSE_H
 #define RTMBS_ALPHA_DENSE_H
 
@@ -20,13 +20,5 @@
 rtmbs_status rtmbs_alpha_dense_step(const rtmbs_provider* p, rtmbs_data* d,
                                     const rtmbs_dense_work* w, double* q, double* qd, double t,
                                     const rtmbs_alpha_options* opt, double diag[2]);
-
-/* The rollout `ro` (li_euler.h; no input channels: RTMBS_ERR_ARGUMENT otherwise) of dense steps;
- * every saved row takes lambda and the provider's outputs ro->oidx. A failed or diverging step
- * puts q, qd back to the last good step. *done gets the number of good steps. */
-rtmbs_status rtmbs_alpha_dense_rollout(const rtmbs_provider* p, rtmbs_data* d,
-                                       const rtmbs_dense_work* w, double* q, double* qd,
-                                       const rtmbs_alpha_options* opt, const rtmbs_rollout* ro,
-                                       int64_t* done);
 
 #endif /* RTMBS_ALPHA_DENSE_H */

@@ -6,7 +6,6 @@
 
 #include "dense_lu.h"
 #include "dense_step.h"
-#include "fixed_rollout.h"
 
 void rtmbs_dense_views(double* ws, int64_t n, int64_t m, rtmbs_dense_ws* v) {
     v->M = ws;
@@ -76,48 +75,4 @@ void rtmbs_dense_correction(rtmbs_data* d, const double* K, const int64_t* piv, 
     for (i = 0; i < m; i++) prhs[n + i] = -phi[i];
     rtmbs_dense_solve(d, K, piv, prhs, n + m);
     for (i = 0; i < n; i++) dq[i] += prhs[i];
-}
-
-/* -- the rollout: a dense step in the loop every fixed-step rollout shares (fixed_rollout.c) */
-
-typedef struct dense_call_ {
-    const rtmbs_provider* p;
-    const rtmbs_dense_work* w;
-    const void* opt;
-    rtmbs_dense_step_fn step;
-} dense_call;
-
-static rtmbs_status dense_step(const rtmbs_step_args* a, double t, int* ok) {
-    const dense_call* c = (const dense_call*)a->opt;
-    return c->step(c->p, a->d, c->w, a->q, a->qd, t, c->opt, ok);
-}
-
-static rtmbs_status dense_outputs(const rtmbs_step_args* a, double t, const int64_t* oidx,
-                                  int64_t nout, double* out) {
-    const rtmbs_provider* p = ((const dense_call*)a->opt)->p;
-    if (!p->outputs) return RTMBS_ERR_ARGUMENT;
-    return p->outputs(p->ctx, t, a->q, a->qd, oidx, nout, out);
-}
-
-rtmbs_status rtmbs_dense_rollout(const rtmbs_provider* p, rtmbs_data* d,
-                                 const rtmbs_dense_work* w, double* q, double* qd,
-                                 const void* opt, rtmbs_dense_step_fn step, const double* lam,
-                                 double h, const rtmbs_rollout* ro, int64_t* done) {
-    const dense_call c = {p, w, opt, step};
-    rtmbs_model sizes; /* (a provider has no compiled model: the loop reads its sizes) */
-    rtmbs_step_args a = {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
-                         NULL};
-    *done = 0;
-    if (ro->nchan != 0) return RTMBS_ERR_ARGUMENT;
-    memset(&sizes, 0, sizeof(sizes));
-    sizes.size.nq = p->n;
-    sizes.size.nc = p->m;
-    a.mdl = &sizes;
-    a.d = d;
-    a.vec = w->vec;
-    a.q = q;
-    a.qd = qd;
-    a.opt = &c;
-    a.outputs = dense_outputs;
-    return rtmbs_fixed_rollout(&a, dense_step, lam, h, ro, done);
 }

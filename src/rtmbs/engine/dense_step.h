@@ -1,8 +1,8 @@
 /* dense_step.h -- the stages every dense step of a provider (providers/provider.h: the planar
  * truck) shares (dense_step.c): its buffers and data, the counted evaluation, the assembly and
  * factorisation of a KKT matrix on dense matrices (the engine's dense LU), its solves, the
- * projection of Carpinelli 2016 eq. 30 with given factors, and the rollout loop around a step.
- * li-euler's (li_euler_dense.c) and generalized-alpha's (alpha_dense.c) steps are made of them. */
+ * projection of Carpinelli 2016 eq. 30 with given factors. li-euler's (li_euler_dense.c) and
+ * generalized-alpha's (alpha_dense.c) steps are made of them; their rollout is dense_rollout.c. */
 #ifndef RTMBS_DENSE_STEP_H
 #define RTMBS_DENSE_STEP_H
 
@@ -54,20 +54,5 @@ void rtmbs_dense_solve(rtmbs_data* d, const double* K, const int64_t* piv, doubl
  * (n + m), dq += x (rtmbs.solvers.dense.kkt_correction). */
 void rtmbs_dense_correction(rtmbs_data* d, const double* K, const int64_t* piv, const double* phi,
                             double* prhs, double* dq, int64_t n, int64_t m);
-
-/* One dense step from (t, q, qd) with the options opt (the step's own struct); *ok = 0 for a
- * failed step. */
-typedef rtmbs_status (*rtmbs_dense_step_fn)(const rtmbs_provider* p, rtmbs_data* d,
-                                            const rtmbs_dense_work* w, double* q, double* qd,
-                                            double t, const void* opt, int* ok);
-
-/* The rollout `ro` (li_euler.h; no input channels: RTMBS_ERR_ARGUMENT otherwise) of `step`,
- * steps of h, in the loop every fixed-step rollout shares (fixed_rollout.c): every saved row
- * takes lam (m) and the provider's outputs ro->oidx; a failed or diverging step puts q, qd back
- * to the last good step. *done gets the number of good steps. */
-rtmbs_status rtmbs_dense_rollout(const rtmbs_provider* p, rtmbs_data* d,
-                                 const rtmbs_dense_work* w, double* q, double* qd,
-                                 const void* opt, rtmbs_dense_step_fn step, const double* lam,
-                                 double h, const rtmbs_rollout* ro, int64_t* done);
 
 #endif /* RTMBS_DENSE_STEP_H */

@@ -161,22 +161,3 @@ rtmbs_status rtmbs_li_euler_dense_step(const rtmbs_provider* p, rtmbs_data* d,
     rtmbs_step_end(d, snap);
     return RTMBS_OK;
 }
-
-/* -- the rollout: the dense step in the loop every fixed-step rollout shares (dense_step.c) */
-
-static rtmbs_status dense_step(const rtmbs_provider* p, rtmbs_data* d, const rtmbs_dense_work* w,
-                               double* q, double* qd, double t, const void* opt, int* ok) {
-    double diag[2];
-    rtmbs_status s = rtmbs_li_euler_dense_step(p, d, w, q, qd, t,
-                                               (const rtmbs_li_euler_options*)opt, diag);
-    *ok = diag[0] != 0.0 && diag[1] != 0.0;
-    return s;
-}
-
-rtmbs_status rtmbs_li_euler_dense_rollout(const rtmbs_provider* p, rtmbs_data* d,
-                                          const rtmbs_dense_work* w, double* q, double* qd,
-                                          const rtmbs_li_euler_options* opt,
-                                          const rtmbs_rollout* ro, int64_t* done) {
-    return rtmbs_dense_rollout(p, d, w, q, qd, opt, dense_step,
-                               w->vec + RTMBS_LI_EULER_VEC(p->n, p->m) - p->m, opt->h, ro, done);
-}

@@ -1,8 +1,8 @@
 /* li_euler_dense.h -- the linearly implicit Euler step (Carpinelli 2016, Algorithm 1) on dense
- * matrices, for a provider of the evaluation interface (providers/provider.h: the planar truck),
- * and its rollout (li_euler_dense.c), made of the dense stages (dense_step.h). w: the KKT matrix of
- * eq. 22 in K, the second one (projection="mass", GGL) in P; vec (RTMBS_LI_EULER_VEC(n, m)) the
- * vectors, in li_euler.c's layout, lambda at its end. */
+ * matrices, for a provider of the evaluation interface (providers/provider.h: the planar truck)
+ * (li_euler_dense.c; its rollout: dense_rollout.h), made of the dense stages (dense_step.h).
+ * w: the KKT matrix of eq. 22 in K, the second one (projection="mass", GGL) in P; vec
+ * (RTMBS_LI_EULER_VEC(n, m)) the vectors, in li_euler.c's layout, lambda at its end. */
 #ifndef RTMBS_LI_EULER_DENSE_H
 #define RTMBS_LI_EULER_DENSE_H
 
@@ -18,13 +18,5 @@
 rtmbs_status rtmbs_li_euler_dense_step(const rtmbs_provider* p, rtmbs_data* d,
                                        const rtmbs_dense_work* w, double* q, double* qd, double t,
                                        const rtmbs_li_euler_options* opt, double diag[2]);
-
-/* The rollout `ro` (li_euler.h; no input channels: RTMBS_ERR_ARGUMENT otherwise) of dense steps;
- * every saved row takes lambda and the provider's outputs ro->oidx. A failed or diverging step
- * puts q, qd back to the last good step. *done gets the number of good steps. */
-rtmbs_status rtmbs_li_euler_dense_rollout(const rtmbs_provider* p, rtmbs_data* d,
-                                          const rtmbs_dense_work* w, double* q, double* qd,
-                                          const rtmbs_li_euler_options* opt,
-                                          const rtmbs_rollout* ro, int64_t* done);
 
 #endif /* RTMBS_LI_EULER_DENSE_H */

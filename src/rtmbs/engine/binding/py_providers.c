@@ -4,15 +4,14 @@
  * the state and the protocol workspace's flat buffer (rtmbs.protocol.Workspace.buf). The truck's
  * li-euler and generalized-alpha steps on dense matrices (li_euler_dense.c, alpha_dense.c; the
  * bound step's kinds "truck-li-euler", "truck-generalized-alpha", py_bound.c) and their rollouts
- * take it as a provider. */
+ * (dense_rollout.c) take it as a provider. */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 #include <string.h>
 
 #include "py_common.h"
 #include "../functions.h"
-#include "../alpha_dense.h"
-#include "../li_euler_dense.h"
+#include "../dense_rollout.h"
 #include "../providers/synthesis_cartesian.h"
 #include "../providers/synthesis_joint.h"
 #include "../providers/truck.h"
@@ -262,7 +261,7 @@ static PyObject* py_expr_eval(PyObject* self, PyObject* const* args, Py_ssize_t 
 }
 
 /* -- the truck as a provider: its outputs, its dense steps and rollouts (li_euler_dense.c,
- * alpha_dense.c) -- */
+ * alpha_dense.c, dense_rollout.c) -- */
 
 typedef struct {
     rtmbs_truck tr;
@@ -437,18 +436,19 @@ const rtmbs_py_step_kind rtmbs_py_truck_alpha_kind = {"truck-generalized-alpha",
 
 /* truck_li_euler_rollout(kind, par, ws0, ws1, K, P, piv, ppiv, vec, counter, warning, q, qd, m,
  *     t_origin, i0, h, jac_what, implicit, stab, niter, gamma, n_steps, every, chan, inputs, oidx,
- *     out_t, out_q, out_qd, out_qd_prev, out_lam, out_y, out_x, q_good, qd_good, x_good)
- * -> the number of good steps */
-static PyObject* py_truck_li_euler_rollout(PyObject* self, PyObject* const* args,
-                                           Py_ssize_t nargs) {
-    const char* name = "truck_li_euler_rollout";
+ *     out_t, out_q, out_qd, out_qd_prev, out_lam, out_y, out_x, q_good, qd_good, x_good),
+ * truck_generalized_alpha_rollout(kind, ..., m, t_origin, i0, h, am, af, g, b, jac_what, niter,
+ *     stab, n_steps, ...) -> the number of good steps */
+static PyObject* dense_rollout(PyObject* const* args, Py_ssize_t nargs, int alpha) {
+    const char* name = alpha ? "truck_generalized_alpha_rollout" : "truck_li_euler_rollout";
+    const Py_ssize_t nopt = alpha ? 8 : 6; /* (h and the step's options) */
     dense_args a;
     rtmbs_rollout r;
     int64_t done = 0;
     rtmbs_status s;
-    (void)self;
-    if (rtmbs_py_nargs(nargs, 37, name) < 0 || dense_parse_at(args, &a, 16, 0, name) < 0 ||
-        rtmbs_py_rollout_args(args + 14, args + 22, &a.s.model, name, &r) < 0)
+    if (rtmbs_py_nargs(nargs, 31 + nopt, name) < 0 ||
+        dense_parse_at(args, &a, 16, alpha, name) < 0 ||
+        rtmbs_py_rollout_args(args + 14, args + 16 + nopt, &a.s.model, name, &r) < 0)
         return NULL;
     if (r.nchan != 0 || r.nout > a.y.p.nout) {
         PyErr_Format(PyExc_ValueError, "%s: the truck has no input channels and %lld outputs",
@@ -456,38 +456,17 @@ static PyObject* py_truck_li_euler_rollout(PyObject* self, PyObject* const* args
         return NULL;
     }
     Py_BEGIN_ALLOW_THREADS
-    s = rtmbs_li_euler_dense_rollout(&a.y.p, &a.s.data, &a.w, a.s.q, a.s.qd, &a.opt, &r, &done);
+    s = rtmbs_dense_rollout(&a.y.p, &a.s.data, &a.w, a.s.q, a.s.qd,
+                            alpha ? RTMBS_DENSE_ALPHA : RTMBS_DENSE_LI_EULER,
+                            alpha ? (const void*)&a.aopt : (const void*)&a.opt, &r, &done);
     Py_END_ALLOW_THREADS
     if (s != RTMBS_OK) return rtmbs_py_status(s, name);
     return PyLong_FromLongLong(done);
 }
 
-/* truck_generalized_alpha_rollout(kind, par, ws0, ws1, K, P, piv, ppiv, vec, counter, warning,
- *     q, qd, m, t_origin, i0, h, am, af, g, b, jac_what, niter, stab, n_steps, every, chan,
- *     inputs, oidx, out_t, out_q, out_qd, out_qd_prev, out_lam, out_y, out_x, q_good, qd_good,
- *     x_good) -> the number of good steps */
-static PyObject* py_truck_generalized_alpha_rollout(PyObject* self, PyObject* const* args,
-                                                    Py_ssize_t nargs) {
-    const char* name = "truck_generalized_alpha_rollout";
-    dense_args a;
-    rtmbs_rollout r;
-    int64_t done = 0;
-    rtmbs_status s;
-    (void)self;
-    if (rtmbs_py_nargs(nargs, 39, name) < 0 || dense_parse_at(args, &a, 16, 1, name) < 0 ||
-        rtmbs_py_rollout_args(args + 14, args + 24, &a.s.model, name, &r) < 0)
-        return NULL;
-    if (r.nchan != 0 || r.nout > a.y.p.nout) {
-        PyErr_Format(PyExc_ValueError, "%s: the truck has no input channels and %lld outputs",
-                     name, (long long)a.y.p.nout);
-        return NULL;
-    }
-    Py_BEGIN_ALLOW_THREADS
-    s = rtmbs_alpha_dense_rollout(&a.y.p, &a.s.data, &a.w, a.s.q, a.s.qd, &a.aopt, &r, &done);
-    Py_END_ALLOW_THREADS
-    if (s != RTMBS_OK) return rtmbs_py_status(s, name);
-    return PyLong_FromLongLong(done);
-}
+RTMBS_PY_FORM(py_truck_li_euler_rollout, dense_rollout, 0)
+
+RTMBS_PY_FORM(py_truck_generalized_alpha_rollout, dense_rollout, 1)
 
 #define FASTCALL(name, doc) RTMBS_PY_FASTCALL(#name, py_##name, doc)
 
