@@ -118,7 +118,7 @@ def run_rollout(solver, state, t_origin, i0, h, n_steps, every, chan, inputs, oi
 
 def run_dense_rollout(solver, state, *args):
     """The C engine's rollout of the dense step (``truck_generalized_alpha_rollout``,
-    src/rtmbs/engine/alpha_dense.c) for a ``generalized-alpha`` solver on a compiled provider."""
+    src/rtmbs/engine/dense_rollout.c) for a ``generalized-alpha`` solver on a compiled provider."""
     return run_rollout_kernel(_engine.truck_generalized_alpha_rollout, solver.options_args,
                               solver, state, *args)
 
