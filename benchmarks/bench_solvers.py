@@ -3,7 +3,7 @@
     OPENBLAS_NUM_THREADS=1 python benchmarks/bench_solvers.py [--repeats 7] [--steps 2000]
         [--out docs/benchmarks/solvers.md]
 
-Models (hand-written, tests/solvers/models.py): the slider-crank (n = 9, m = 8, f = 1), the stiff
+Models written in Python (the test suite's, tests/_models/linkages.py): the slider-crank (n = 9, m = 8, f = 1), the stiff
 two-mass system with a constraint (n = 3, m = 1) and without (n = 2, m = 0), and a chain of 10
 pendulum bars (n = 30, m = 20, f = 10) to show how the linear algebra scales. Each run: one
 warm-up, then ``repeats`` timed blocks of ``steps`` steps of
@@ -16,10 +16,8 @@ import os
 
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 os.environ.setdefault("OMP_NUM_THREADS", "1")
-os.environ.setdefault("NUMBA_NUM_THREADS", "1")
 
 import argparse  # noqa: E402
-import importlib.util  # noqa: E402
 import pathlib  # noqa: E402
 import platform  # noqa: E402
 import sys  # noqa: E402
@@ -34,14 +32,11 @@ ROOT = pathlib.Path(__file__).resolve().parents[1]
 
 
 def _models_module():
-    name = "solvertest_models"
-    if name in sys.modules:
-        return sys.modules[name]
-    spec = importlib.util.spec_from_file_location(name, ROOT / "tests" / "solvers" / "models.py")
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules[name] = mod
-    spec.loader.exec_module(mod)
-    return mod
+    """tests/_models/linkages.py: Python systems of the mechanical-system protocol."""
+    sys.path.insert(0, str(ROOT / "tests"))
+    from _models import linkages
+
+    return linkages
 
 
 def chain(mod, nbar=10):
@@ -88,10 +83,10 @@ def bench(sysm, solver, opts, h, steps, repeats):
     for _ in range(repeats):
         st = sysm.initial_state()
         slv.reset(st)
-        t0 = time.perf_counter()
+        t0 = time.process_time()
         for _ in range(steps):
             slv.step(st, h)
-        times.append((time.perf_counter() - t0) / steps * 1e6)
+        times.append((time.process_time() - t0) / steps * 1e6)
         if not np.all(np.isfinite(st.q)):
             return None
     inst = get_solver(solver)(sysm, instrument=True, **opts)
@@ -110,7 +105,9 @@ def _label(solver, opts):
 
 def _machine():
     cpu = cpu_model()
-    return (f"{cpu}, {os.cpu_count()} cores, Python {platform.python_version()}, "
+    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
+    return (f"{cpu}, {os.cpu_count()} cores (shared; load average {load:.1f} at the start), "
+            f"Python {platform.python_version()}, "
             f"numpy {np.__version__}, OPENBLAS_NUM_THREADS="
             f"{os.environ.get('OPENBLAS_NUM_THREADS')}")
 
@@ -134,8 +131,10 @@ def main(argv=None):
         "",
         f"Machine: {_machine()}.",
         f"h = {args.h:g} s; µs per step, median of {args.repeats} blocks of {args.steps} steps "
-        "(best block in brackets); phases from one instrumented block (the timers add their own "
-        "overhead, about 0.1-0.3 µs per phase). Model evaluation is plain Python (tests/solvers/models.py).",
+        "(best block in brackets), process CPU time; phases from one instrumented block (the timers add their own "
+        "overhead, about 0.1-0.3 µs per phase). "
+        "Models written in Python (tests/_models/linkages.py): every solver steps them from Python, "
+        "on its dense path.",
         "",
     ]
     for sysm in models:

@@ -18,7 +18,6 @@ os.environ.setdefault("OMP_NUM_THREADS", "1")
 
 import argparse  # noqa: E402
 import gc  # noqa: E402
-import platform  # noqa: E402
 import time  # noqa: E402
 import warnings  # noqa: E402
 
@@ -26,6 +25,7 @@ import numpy as np  # noqa: E402
 
 from rtmbs.models import BUILTIN, load_model  # noqa: E402
 from rtmbs.solvers.base import get_solver  # noqa: E402
+from rtmbs.solvers.timing import cpu_model  # noqa: E402
 
 CONFIGS = (("li-euler", {}), ("li-euler-indep", {}), ("generalized-alpha", {}))
 
@@ -95,7 +95,8 @@ def main(argv=None):
     head = [f"Step time over {a.steps} steps at h = 1 ms after 500 warm-up steps, default options "
             f"(li-euler: projection, implicit positions; li-euler-indep: partition, projection; "
             f"generalized-alpha: 3 Newton iterations, velocity correction). Machine: "
-            f"{platform.processor() or platform.machine()}, {os.cpu_count()} cores, shared. µs.",
+            f"{cpu_model()}, {os.cpu_count()} cores, shared (load average "
+            f"{os.getloadavg()[0]:.1f} at the end). µs.",
             "",
             "| model | solver | CPU median | CPU p99.9 | CPU max | CPU max/median | wall median | "
             "wall p99.9 | wall max | re-analyses / fallbacks / rebases | status |",
