@@ -1,17 +1,18 @@
 """µs per step of the fixed-step solvers on the planar truck (the Truck benchmark's Table 2, on this machine).
 
 Usage:  OPENBLAS_NUM_THREADS=1 python benchmarks/bench_truck.py [--steps 20000] [--rounds 5]
-        [--repeats 7] [--block 5000]
+        [--repeats 7] [--block 5000] [--methods li-euler generalized-alpha] [--compare-only]
 
-First, li-euler (defaults) on truck-ode and truck-dae three ways, interleaved round by round:
-the engine's dense step (src/rtmbs/engine/li_euler_dense.c) called from Python (``solver.step``),
-the same step in the engine's rollout (``rtmbs.solvers.rollout.rollout``), and the numpy dense
-path (``dense_in_engine = False``). Per path and round: the process CPU time of ``steps`` steps
-(µs per step), and for the two ``solver.step`` paths each step's thread CPU time
-(``time.thread_time_ns``, garbage collector off), whose median, p99.9 and max are printed
-(they include the clock's own cost, printed too). Then every solver on the three variants:
-``repeats`` blocks of ``block`` steps, median and best process CPU µs per step. Not a test:
-numbers go to docs/benchmarks/truck.md.
+First, each of ``methods`` (defaults) on truck-ode and truck-dae three ways, interleaved round
+by round: the engine's dense step (src/rtmbs/engine/li_euler_dense.c, alpha_dense.c) called from
+Python (``solver.step``), the same step in the engine's rollout
+(``rtmbs.solvers.rollout.rollout``), and the numpy dense path (``dense_in_engine = False``). Per
+path and round: the process CPU time of ``steps`` steps (µs per step), and for the two
+``solver.step`` paths each step's thread CPU time (``time.thread_time_ns``, garbage collector
+off), whose median, p99.9 and max are printed (they include the clock's own cost, printed too).
+Then every solver on the three variants: ``repeats`` blocks of ``block`` steps, median and best
+process CPU µs per step (skipped with ``--compare-only``). Not a test: numbers go to
+docs/benchmarks/truck.md.
 """
 from __future__ import annotations
 
@@ -49,6 +50,10 @@ CONFIGS = [
     ("dae", "li-euler", 1e-3, {"stabilize": "baumgarte"}),
     ("dae", "li-euler", 1e-3, {"stabilize": "ggl"}),
     ("dae", "li-euler", 1e-3, {"stabilize": "projection"}),
+    ("ode", "generalized-alpha", 1e-3, {}),
+    ("linear", "generalized-alpha", 1e-3, {}),
+    ("dae", "generalized-alpha", 1e-3, {}),
+    ("dae", "generalized-alpha", 1e-3, {"stabilize": "projection"}),
 ]
 
 
@@ -66,8 +71,8 @@ def _time_steps(sys, solver, h, steps, opts):
     return 1e6 * dt / steps
 
 
-def _li_euler(sys, in_engine):
-    slv = get_solver("li-euler")(sys)
+def _solver(sys, method, in_engine):
+    slv = get_solver(method)(sys)
     slv.dense_in_engine = in_engine
     st = sys.initial_state()
     st.t = T_START
@@ -76,10 +81,10 @@ def _li_euler(sys, in_engine):
     return slv, st
 
 
-def _block(sys, path, steps):
-    """µs per step (process CPU) of ``steps`` steps on ``path``, and each step's thread CPU µs
-    (None for the rollout: one call)."""
-    slv, st = _li_euler(sys, path != "numpy step")
+def _block(sys, method, path, steps):
+    """µs per step (process CPU) of ``steps`` steps of ``method`` on ``path``, and each step's
+    thread CPU µs (None for the rollout: one call)."""
+    slv, st = _solver(sys, method, path != "numpy step")
     if path == "C rollout":
         t0 = time.process_time()
         r = rollout(slv, st, steps, H, outputs=False, every=steps)
@@ -123,41 +128,46 @@ def _machine() -> str:
     return f"{model}, {os.cpu_count()} vCPU"
 
 
-def compare_li_euler(steps: int, rounds: int) -> None:
-    """The li-euler comparison of the module docstring, as Markdown."""
+def compare(methods, steps: int, rounds: int) -> None:
+    """The comparison of the module docstring, as Markdown."""
     paths = ("C step", "C rollout", "numpy step")
     models = {v: truck(v) for v in ("ode", "dae")}
+    keys = [(mt, v) for mt in methods for v in models]
     print(f"machine: {_machine()}, Python {platform.python_version()}, numpy {np.__version__}; "
           f"load average before: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
-    means = {(v, p): [] for v in models for p in paths}
-    tails = {(v, p): [] for v in models for p in paths}
-    for v, sys in models.items():  # warm-up
+    means = {(k, p): [] for k in keys for p in paths}
+    tails = {(k, p): [] for k in keys for p in paths}
+    for mt, v in keys:  # warm-up
         for p in paths:
-            _block(sys, p, 500)
+            _block(models[v], mt, p, 500)
     for _ in range(rounds):
-        for v, sys in models.items():
+        for k in keys:
             for p in paths:
-                mean, per = _block(sys, p, steps)
-                means[v, p].append(mean)
+                mean, per = _block(models[k[1]], k[0], p, steps)
+                means[k, p].append(mean)
                 if per is not None:
-                    tails[v, p].append(per)
+                    tails[k, p].append(per)
     print(f"load average after: {' '.join(f'{x:.2f}' for x in os.getloadavg())}; thread_time_ns "
           f"costs {_clock_cost():.2f} µs a call (inside the per-step times)")
     print(f"\n{rounds} rounds of {steps} steps from t = {T_START} s, h = 1 ms\n")
-    print("| model | path | µs/step (process CPU, median of rounds) | rounds min-max | "
-          "per step: median | p99.9 | max |\n| --- | --- | --- | --- | --- | --- | --- |")
-    for v in models:
+    print("| solver | model | path | µs/step (process CPU, median of rounds) | rounds min-max | "
+          "per step: median | p99.9 | max |\n| --- | --- | --- | --- | --- | --- | --- | --- |")
+    for k in keys:
         for p in paths:
-            m = means[v, p]
-            if tails[v, p]:
-                x = np.concatenate(tails[v, p])
+            m = means[k, p]
+            if tails[k, p]:
+                x = np.concatenate(tails[k, p])
                 tail = (f"{np.median(x):.2f} | {np.percentile(x, 99.9):.2f} | {x.max():.1f}")
             else:
                 tail = "(one call) | | "
-            print(f"| truck-{v} | {p} | {np.median(m):.2f} | {min(m):.2f}-{max(m):.2f} | {tail} |")
-    for v in models:
-        r = np.median(means[v, "numpy step"]) / np.median(means[v, "C step"])
-        print(f"truck-{v}: the numpy path costs {r:.1f}x the C step from Python")
+            print(f"| {k[0]} | truck-{k[1]} | {p} | {np.median(m):.2f} | "
+                  f"{min(m):.2f}-{max(m):.2f} | {tail} |")
+    for k in keys:
+        c = np.median(means[k, "C step"])
+        r = np.median(means[k, "numpy step"]) / c
+        ro = c / np.median(means[k, "C rollout"])
+        print(f"{k[0]}, truck-{k[1]}: the numpy path costs {r:.1f}x the C step from Python, "
+              f"which costs {ro:.2f}x the rollout's")
 
 
 def _time_eval(sys, what, calls=20000):
@@ -177,8 +187,12 @@ def main(argv=None):
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--repeats", type=int, default=7)
     ap.add_argument("--block", type=int, default=5000)
+    ap.add_argument("--methods", nargs="+", default=["li-euler", "generalized-alpha"])
+    ap.add_argument("--compare-only", action="store_true")
     a = ap.parse_args(argv)
-    compare_li_euler(a.steps, a.rounds)
+    compare(a.methods, a.steps, a.rounds)
+    if a.compare_only:
+        return
     models = {v: truck(v) for v in ("ode", "dae", "linear")}
     print(f"\nevery solver: {a.repeats} blocks of {a.block} steps")
     print("\n| model | evaluate(Q) µs | evaluate(M, Q, Jacobians[, G]) µs |\n| --- | --- | --- |")

@@ -128,35 +128,49 @@ def truck_driver(tmp_path_factory):
     return build
 
 
-@pytest.mark.parametrize("cc, name, options", [
-    ("gcc", "truck-dae", {}),
-    pytest.param("gcc", "truck-dae", dict(stabilize="ggl"), marks=pytest.mark.slow),
-    pytest.param("gcc", "truck-dae", dict(projection="mass"), marks=pytest.mark.slow),
-    pytest.param("gcc", "truck-ode", {}, marks=pytest.mark.slow),
-    pytest.param("gcc", "truck-linear", {}, marks=pytest.mark.slow),
-    pytest.param("clang", "truck-dae", {}, marks=pytest.mark.slow),
-    pytest.param("clang", "truck-ode", {}, marks=pytest.mark.slow)])
-def test_truck_dense_rollout_under_sanitizers(truck_driver, cc, name, options, tmp_path):
-    """The planar truck's dense li-euler step (li_euler_dense.c, a provider's step, which the
-    plan harness does not carry) in a small driver (tests/engine/truck_dense_driver.c) under
-    AddressSanitizer and UndefinedBehaviorSanitizer: 10^4 steps in one rollout, no finding, no
-    heap allocation, no step whose counts changed, and the state, λ and outputs of the same
-    rollout driven from Python bit for bit."""
+@pytest.mark.parametrize("cc, method, name, options", [
+    ("gcc", "li-euler", "truck-dae", {}),
+    pytest.param("gcc", "li-euler", "truck-dae", dict(stabilize="ggl"), marks=pytest.mark.slow),
+    pytest.param("gcc", "li-euler", "truck-dae", dict(projection="mass"), marks=pytest.mark.slow),
+    pytest.param("gcc", "li-euler", "truck-ode", {}, marks=pytest.mark.slow),
+    pytest.param("gcc", "li-euler", "truck-linear", {}, marks=pytest.mark.slow),
+    pytest.param("clang", "li-euler", "truck-dae", {}, marks=pytest.mark.slow),
+    pytest.param("clang", "li-euler", "truck-ode", {}, marks=pytest.mark.slow),
+    ("gcc", "generalized-alpha", "truck-dae", {}),
+    pytest.param("gcc", "generalized-alpha", "truck-dae", dict(stabilize="projection"),
+                 marks=pytest.mark.slow),
+    pytest.param("gcc", "generalized-alpha", "truck-ode", dict(jacobian="stiff"),
+                 marks=pytest.mark.slow),
+    pytest.param("clang", "generalized-alpha", "truck-dae", dict(stabilize="none"),
+                 marks=pytest.mark.slow)])
+def test_truck_dense_rollout_under_sanitizers(truck_driver, cc, method, name, options, tmp_path):
+    """The planar truck's dense li-euler and generalized-alpha steps (li_euler_dense.c,
+    alpha_dense.c: a provider's steps, which the plan harness does not carry) in a small driver
+    (tests/engine/truck_dense_driver.c) under AddressSanitizer and UndefinedBehaviorSanitizer:
+    10^4 steps in one rollout, no finding, no heap allocation, no step whose counts changed, and
+    the state, λ and outputs of the same rollout driven from Python bit for bit."""
     from rtmbs.models import load_model
     from rtmbs.solvers.rollout import rollout
 
     exe = truck_driver(cc)
     steps = 10_000
     system = load_model(name)
-    solver = get_solver("li-euler")(system, **options)
+    solver = get_solver(method)(system, **options)
     state = system.initial_state()
     state.qd[2] = 0.3
     solver.reset(state)
     kind, par = system.compiled_provider()
-    stab, niter, gamma = solver.stab_options()
-    head = [kind, system.m, stab, niter, solver.implicit, solver.jac_flag, gamma, H, steps,
-            par.size]
-    np.concatenate([head, state.q, state.qd, par]).tofile(tmp_path / "in.bin")
+    if method == "li-euler":
+        stab, niter, gamma = solver.stab_options()
+        head = [kind, system.m, stab, niter, solver.implicit, solver.jac_flag, gamma, H, steps,
+                par.size, 0, 0.0, 0.0, 0.0, 0.0, 0]
+        vec0 = []
+    else:  # (the start's a, q̈, λ are in the step's vectors)
+        am, af, g, b, jac, niter, stab = solver.options_args
+        head = [kind, system.m, stab, niter, 0, jac, 0.0, H, steps, par.size, 1, am, af, g, b,
+                solver.vec.size]
+        vec0 = solver.vec
+    np.concatenate([head, state.q, state.qd, par, vec0]).tofile(tmp_path / "in.bin")
     r = subprocess.run([str(exe), str(tmp_path / "in.bin"), str(tmp_path / "out.bin")],
                        capture_output=True, text=True, timeout=600)
     assert r.returncode == 0 and r.stderr == "", r.stderr

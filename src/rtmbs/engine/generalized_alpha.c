@@ -26,12 +26,7 @@
 #include "fixed_rollout.h"
 #include "generalized_alpha.h"
 
-/* the vectors of `vec` (RTMBS_ALPHA_VEC) */
-typedef struct alpha_vectors_ {
-    double *q1, *v1, *qdd1, *a1, *a, *qdd, *rhs, *lam1, *lam;
-} alpha_vectors;
-
-static void vectors(double* vec, int64_t n, int64_t m, alpha_vectors* v) {
+void rtmbs_alpha_views(double* vec, int64_t n, int64_t m, rtmbs_alpha_vectors* v) {
     const int64_t N = n + m;
     v->q1 = vec;
     v->v1 = vec + n;
@@ -44,9 +39,8 @@ static void vectors(double* vec, int64_t n, int64_t m, alpha_vectors* v) {
     v->lam = vec + 6 * n + N + m;
 }
 
-/* Predictor qdd1 = qdd: a1, qd1, q1 from the generalized-alpha relations (_predict). */
-static void predict(const double* q, const double* qd, const rtmbs_alpha_options* o,
-                    alpha_vectors* v, int64_t n) {
+void rtmbs_alpha_predict(const double* q, const double* qd, const rtmbs_alpha_options* o,
+                         rtmbs_alpha_vectors* v, int64_t n) {
     const double h = o->h, h2 = h * h, am = o->am, g = o->g, b = o->b;
     int64_t i;
     for (i = 0; i < n; i++) {
@@ -61,7 +55,7 @@ static void predict(const double* q, const double* qd, const rtmbs_alpha_options
  * -Phi] solved with the iteration matrix; q1 += dq, qd1 += gamma' dq, qdd1 += beta' dq,
  * lam1 += (s dlam)/s (newton_end, _correct). */
 static void newton_end(rtmbs_data* d, rtmbs_kkt* kkt, const double* phi, double s, double gp,
-                       double bp, alpha_vectors* v, int64_t n, int64_t m) {
+                       double bp, rtmbs_alpha_vectors* v, int64_t n, int64_t m) {
     double* rhs = v->rhs;
     int64_t i;
     for (i = 0; i < n; i++) rhs[i] *= s;
@@ -96,9 +90,8 @@ int64_t rtmbs_alpha_vec_size(int64_t n, int64_t mf, const rtmbs_rows* rows) {
 
 static double flushed(double x) { return fabs(x) < RTMBS_ALPHA_FLUSH ? 0.0 : x; }
 
-/* a <- ((1 - af) qdd1 + af qdd - am a)/(1 - am), then commit q, qd, qdd, lambda (_finish) */
-static void finish(double* q, double* qd, const rtmbs_alpha_options* o, alpha_vectors* v,
-                   int64_t n, int64_t m) {
+void rtmbs_alpha_finish(double* q, double* qd, const rtmbs_alpha_options* o,
+                        rtmbs_alpha_vectors* v, int64_t n, int64_t m) {
     const double am = o->am, af = o->af;
     int64_t i;
     for (i = 0; i < n; i++) {
@@ -134,7 +127,7 @@ rtmbs_status rtmbs_alpha_step(const rtmbs_model* mdl, rtmbs_data* d, double* w0,
     double* phik = map ? vec + RTMBS_ALPHA_VEC(n, m) : NULL;
     double* phitk = map ? phik + m : NULL;
     rtmbs_packed_offsets o;
-    alpha_vectors v;
+    rtmbs_alpha_vectors v;
     double snap[RTMBS_CNT_STEP];
     const double *Q, *phi, *phit;
     double ratio = 1.0, growth = 0.0, ratio2 = 1.0, growth2 = 0.0;
@@ -146,9 +139,9 @@ rtmbs_status rtmbs_alpha_step(const rtmbs_model* mdl, rtmbs_data* d, double* w0,
     Q = w0 + o.Q;
     phi = map ? phik : w0 + o.phi;
     phit = map ? phitk : w0 + o.phit;
-    vectors(vec, n, m, &v);
+    rtmbs_alpha_views(vec, n, m, &v);
     if (mdl->size.nx > 0) d->xstate[0] = h;
-    predict(q, qd, opt, &v, n);
+    rtmbs_alpha_predict(q, qd, opt, &v, n);
     for (i = 0; i < m; i++) v.lam1[i] = v.lam[i];
     for (k = 0; k < opt->niter; k++) {
         st = rtmbs_evaluate_rows(mdl, d, k == 0 ? what | opt->jac_what : what, t1, v.q1, v.v1,
@@ -185,7 +178,7 @@ rtmbs_status rtmbs_alpha_step(const rtmbs_model* mdl, rtmbs_data* d, double* w0,
         for (i = 0; i < n; i++) v.q1[i] += v.rhs[i];
         velocity(d, pkkt, midx, w0, phit, v.v1, v.rhs, n, m);
     }
-    finish(q, qd, opt, &v, n, m);
+    rtmbs_alpha_finish(q, qd, opt, &v, n, m);
     if (map) rtmbs_rows_expand(map, v.lam, vec + rtmbs_alpha_vec_size(n, mf, map) - mf);
     diag[0] = ratio;
     diag[1] = growth;

@@ -37,6 +37,22 @@ typedef struct rtmbs_alpha_options_ {
  * model's rows is its last mf values (a rollout's saved multipliers). */
 int64_t rtmbs_alpha_vec_size(int64_t n, int64_t mf, const rtmbs_rows* rows);
 
+/* The vectors of `vec`, as views (rtmbs_alpha_views). */
+typedef struct rtmbs_alpha_vectors_ {
+    double *q1, *v1, *qdd1, *a1, *a, *qdd, *rhs, *lam1, *lam;
+} rtmbs_alpha_vectors;
+void rtmbs_alpha_views(double* vec, int64_t n, int64_t m, rtmbs_alpha_vectors* v);
+
+/* The stages of a step the sparse (generalized_alpha.c) and dense (alpha_dense.c) steps share:
+ * the predictor qdd1 = qdd: a1, qd1, q1 from the generalized-alpha relations
+ * (rtmbs.solvers.generalized_alpha._predict); the commit a <- ((1 - af) qdd1 + af qdd -
+ * am a)/(1 - am), q, qd, qdd, lambda <- q1, qd1, qdd1, lambda1, tiny values flushed to 0
+ * (RTMBS_ALPHA_FLUSH; _finish). */
+void rtmbs_alpha_predict(const double* q, const double* qd, const rtmbs_alpha_options* o,
+                         rtmbs_alpha_vectors* v, int64_t n);
+void rtmbs_alpha_finish(double* q, double* qd, const rtmbs_alpha_options* o,
+                        rtmbs_alpha_vectors* v, int64_t n, int64_t m);
+
 /* One generalized-alpha step (Arnold & Bruls 2007; rtmbs.solvers.generalized_alpha): predictor, opt->niter simplified Newton corrections with the
  * iteration matrix [M - s gamma' Jqdot - s Jq, Phi_q^T; Phi_q, 0] factored at the first, the
  * stabilisation, the commit of q, qd, a, qddot, lambda, the extra states. Every evaluation goes

@@ -16,101 +16,15 @@
  * round-off, not bit for bit. `vec` is li_euler.c's: rhs (n + m) | projection rhs (n + m) |
  * tmp (n + m) | dq (n) | q_p (n) | GGL positions (n) | GGL eta (m) | lambda (m).
  */
-#include <string.h>
-
-#include "dense_lu.h"
-#include "fixed_rollout.h"
 #include "li_euler_dense.h"
-
-/* the fields of a dense protocol workspace (provider.h) */
-typedef struct dense_ws_ {
-    double *M, *Q, *phi, *phiq, *phit, *Jq, *Jqd;
-} dense_ws;
-
-static void views(double* ws, int64_t n, int64_t m, dense_ws* v) {
-    v->M = ws;
-    v->Q = v->M + n * n;
-    v->phi = v->Q + n;
-    v->phiq = v->phi + m;
-    v->phit = v->phiq + m * n;
-    v->Jq = v->phit + 2 * m; /* (after gamma) */
-    v->Jqd = v->Jq + n * n;
-}
-
-void rtmbs_provider_data(rtmbs_data* d, double* counter, double* warning) {
-    memset(d, 0, sizeof(*d));
-    d->counter = counter;
-    d->warning = warning;
-}
-
-/* one evaluation of the provider, counted */
-static rtmbs_status evaluate(const rtmbs_provider* p, rtmbs_data* d, double t, const double* q,
-                             const double* qd, int64_t what, double* ws) {
-    rtmbs_count(d, RTMBS_CNT_EVAL, 1);
-    return p->evaluate(p->ctx, t, q, qd, (int)what, ws);
-}
-
-/* An evaluation that did not succeed: a state outside the model's domain is a failed step
- * (diag[0] = 0, warned as non-finite), any other status the step's. */
-static rtmbs_status failed(rtmbs_data* d, rtmbs_status s, double t, double* diag) {
-    diag[0] = 0.0;
-    if (s != RTMBS_ERR_NONFINITE) return s;
-    rtmbs_warn(d, RTMBS_WARN_NONFINITE, -1, t);
-    return RTMBS_OK;
-}
-
-/* K = [M - h Jqdot - h^2 Jq (M alone without with_jac), s Phi_top^T; Phi_bottom, 0]
- * (rtmbs.solvers.dense.iteration_matrix, kkt_assemble) */
-static void assemble(double* K, const dense_ws* v, int with_jac, double h, const double* top,
-                     double s, const double* bottom, int64_t n, int64_t m) {
-    const int64_t N = n + m;
-    const double c = h * h;
-    int64_t i, j, k;
-    for (i = 0; i < n; i++) {
-        for (j = 0; j < n; j++)
-            K[i * N + j] = with_jac ? (v->Jqd[i * n + j] * -h + v->M[i * n + j]) -
-                                          c * v->Jq[i * n + j]
-                                    : v->M[i * n + j];
-        for (k = 0; k < m; k++) K[i * N + n + k] = s * top[k * n + i];
-    }
-    for (k = 0; k < m; k++) {
-        for (j = 0; j < n; j++) K[(n + k) * N + j] = bottom[k * n + j];
-        for (j = 0; j < m; j++) K[(n + k) * N + n + j] = 0.0;
-    }
-}
-
-/* the LU of K in place, counted; a zero pivot warned. Returns the pivot ratio. */
-static double factor(rtmbs_data* d, double* K, int64_t* piv, int64_t N, double t) {
-    double ratio = rtmbs_dense_lu_factor(K, piv, N);
-    rtmbs_count(d, RTMBS_CNT_FACTOR, 1);
-    rtmbs_count(d, RTMBS_CNT_FLOP, rtmbs_dense_lu_flops_factor(N));
-    if (ratio == 0.0) rtmbs_warn(d, RTMBS_WARN_SINGULAR, -1, t);
-    return ratio;
-}
-
-static void solve(rtmbs_data* d, const double* K, const int64_t* piv, double* b, int64_t N) {
-    rtmbs_dense_lu_solve(K, piv, b, N);
-    rtmbs_count(d, RTMBS_CNT_SOLVE, 1);
-    rtmbs_count(d, RTMBS_CNT_FLOP, rtmbs_dense_lu_flops_solve(N));
-}
-
-/* the projection of eq. 30 with the factors (K, piv): K [x; mu] = [0; -Phi], dq += x
- * (rtmbs.solvers.dense.kkt_correction) */
-static void correction(rtmbs_data* d, const double* K, const int64_t* piv, const double* phi,
-                       double* prhs, double* dq, int64_t n, int64_t m) {
-    int64_t i;
-    for (i = 0; i < n; i++) prhs[i] = 0.0;
-    for (i = 0; i < m; i++) prhs[n + i] = -phi[i];
-    solve(d, K, piv, prhs, n + m);
-    for (i = 0; i < n; i++) dq[i] += prhs[i];
-}
 
 /* One simplified Newton correction of the GGL positions with the factors of
  * P = [M, h Phi_q(q)^T; Phi_q(q_p), 0]: P [dq; deta] = -[M (qk - q_p) + h Phi_q(q)^T eta; Phi(qk)]
  * (rtmbs.solvers.li_euler._ggl_newton) */
-static void ggl_newton(rtmbs_data* d, const double* P, const int64_t* ppiv, const dense_ws* v0,
-                       double h, const double* qp, double* qk, double* eta, const double* phi,
-                       double* rhs, double* tmp, int64_t n, int64_t m) {
+static void ggl_newton(rtmbs_data* d, const double* P, const int64_t* ppiv,
+                       const rtmbs_dense_ws* v0, double h, const double* qp, double* qk,
+                       double* eta, const double* phi, double* rhs, double* tmp, int64_t n,
+                       int64_t m) {
     double a, b;
     int64_t i, j;
     for (i = 0; i < n; i++) tmp[i] = qk[i] - qp[i];
@@ -122,14 +36,14 @@ static void ggl_newton(rtmbs_data* d, const double* P, const int64_t* ppiv, cons
         rhs[i] = -(a + h * b);
     }
     for (i = 0; i < m; i++) rhs[n + i] = -phi[i];
-    solve(d, P, ppiv, rhs, n + m);
+    rtmbs_dense_solve(d, P, ppiv, rhs, n + m);
     for (i = 0; i < n; i++) qk[i] += rhs[i];
     for (i = 0; i < m; i++) eta[i] += rhs[n + i];
 }
 
 /* rhs = [h Q + h^2 Jq qdot; -cv (Phi_q1 qdot + Phi_t1) - gb Phi_1] (rtmbs.solvers.li_euler._solve) */
-static void eq22_rhs(const dense_ws* v0, const dense_ws* v1, const double* qd, double gb,
-                     double cv, double h, double* rhs, int64_t n, int64_t m) {
+static void eq22_rhs(const rtmbs_dense_ws* v0, const rtmbs_dense_ws* v1, const double* qd,
+                     double gb, double cv, double h, double* rhs, int64_t n, int64_t m) {
     double acc;
     int64_t i, j;
     for (i = 0; i < n; i++) {
@@ -165,17 +79,17 @@ rtmbs_status rtmbs_li_euler_dense_step(const rtmbs_provider* p, rtmbs_data* d,
     double* lam = eta + m;
     double snap[RTMBS_CNT_STEP];
     double gb = 0.0, cv = 1.0, ratio, ratio2 = 1.0;
-    dense_ws v0, v1;
+    rtmbs_dense_ws v0, v1;
     int64_t i, k;
     rtmbs_status s;
 
-    views(w->ws0, n, m, &v0);
-    views(w->ws1, n, m, &v1);
+    rtmbs_dense_views(w->ws0, n, m, &v0);
+    rtmbs_dense_views(w->ws1, n, m, &v1);
     diag[1] = 1.0;
     rtmbs_step_begin(d, snap);
-    s = evaluate(p, d, t, q, qd, RTMBS_EVAL_M | RTMBS_EVAL_Q | opt->jac_what |
+    s = rtmbs_dense_evaluate(p, d, t, q, qd, RTMBS_EVAL_M | RTMBS_EVAL_Q | opt->jac_what |
                                      (m ? RTMBS_EVAL_PHIQ : 0), w->ws0);
-    if (s != RTMBS_OK) return failed(d, s, t, diag);
+    if (s != RTMBS_OK) return rtmbs_dense_failed(d, s, t, diag);
     for (i = 0; i < n; i++) {
         dq[i] = qd[i] * h;
         qp[i] = q[i] + dq[i];
@@ -183,23 +97,23 @@ rtmbs_status rtmbs_li_euler_dense_step(const rtmbs_provider* p, rtmbs_data* d,
     if (ggl) { /* GGL positions from the predictor q_p, then Phi_q at them */
         for (i = 0; i < n; i++) qk[i] = qp[i];
         for (i = 0; i < m; i++) eta[i] = 0.0;
-        s = evaluate(p, d, t + h, qp, qd, RTMBS_EVAL_PHI | RTMBS_EVAL_PHIQ, w->ws1);
-        if (s != RTMBS_OK) return failed(d, s, t, diag);
-        assemble(w->P, &v0, 0, h, v0.phiq, h, v1.phiq, n, m);
-        ratio2 = factor(d, w->P, w->ppiv, N, t);
+        s = rtmbs_dense_evaluate(p, d, t + h, qp, qd, RTMBS_EVAL_PHI | RTMBS_EVAL_PHIQ, w->ws1);
+        if (s != RTMBS_OK) return rtmbs_dense_failed(d, s, t, diag);
+        rtmbs_dense_assemble(w->P, &v0, 0, 0.0, 0.0, v0.phiq, h, v1.phiq, n, m);
+        ratio2 = rtmbs_dense_factor(d, w->P, w->ppiv, N, t);
         for (k = 0; k < opt->niter; k++) {
             if (k > 0) {
-                s = evaluate(p, d, t + h, qk, qd, RTMBS_EVAL_PHI, w->ws1);
-                if (s != RTMBS_OK) return failed(d, s, t, diag);
+                s = rtmbs_dense_evaluate(p, d, t + h, qk, qd, RTMBS_EVAL_PHI, w->ws1);
+                if (s != RTMBS_OK) return rtmbs_dense_failed(d, s, t, diag);
             }
             ggl_newton(d, w->P, w->ppiv, &v0, h, qp, qk, eta, v1.phi, prhs, tmp, n, m);
         }
-        s = evaluate(p, d, t + h, qk, qd, RTMBS_EVAL_PHIQ, w->ws1);
-        if (s != RTMBS_OK) return failed(d, s, t, diag);
+        s = rtmbs_dense_evaluate(p, d, t + h, qk, qd, RTMBS_EVAL_PHIQ, w->ws1);
+        if (s != RTMBS_OK) return rtmbs_dense_failed(d, s, t, diag);
     } else if (m) {
-        s = evaluate(p, d, t + h, qp, qd, RTMBS_EVAL_PHIQ |
+        s = rtmbs_dense_evaluate(p, d, t + h, qp, qd, RTMBS_EVAL_PHIQ |
                      ((project || opt->implicit || baumgarte) ? RTMBS_EVAL_PHI : 0), w->ws1);
-        if (s != RTMBS_OK) return failed(d, s, t, diag);
+        if (s != RTMBS_OK) return rtmbs_dense_failed(d, s, t, diag);
         if (opt->implicit) { /* the position form Phi(q_p) + h Phi_q dqdot = 0 */
             gb = 1.0 / h;
             cv = 0.0;
@@ -207,35 +121,35 @@ rtmbs_status rtmbs_li_euler_dense_step(const rtmbs_provider* p, rtmbs_data* d,
             gb = opt->gamma < 0.0 ? 1.0 / h : opt->gamma;
         }
     }
-    assemble(w->K, &v0, 1, h, v0.phiq, h, v1.phiq, n, m);
-    ratio = factor(d, w->K, w->piv, N, t);
+    rtmbs_dense_assemble(w->K, &v0, 1, h, h * h, v0.phiq, h, v1.phiq, n, m);
+    ratio = rtmbs_dense_factor(d, w->K, w->piv, N, t);
     diag[0] = ratio;
     diag[1] = ratio2;
     if (ratio == 0.0) return RTMBS_OK; /* the caller reads the ratio: a failed step */
     eq22_rhs(&v0, &v1, qd, gb, cv, h, rhs, n, m);
-    solve(d, w->K, w->piv, rhs, N);
+    rtmbs_dense_solve(d, w->K, w->piv, rhs, N);
     if (project) {
         if (opt->implicit) { /* Phi (and Phi_q) at the new positions q + h (qdot + dqdot) */
             for (i = 0; i < n; i++) {
                 dq[i] = (qd[i] + rhs[i]) * h;
                 qp[i] = q[i] + dq[i];
             }
-            s = evaluate(p, d, t + h, qp, qd, RTMBS_EVAL_PHI |
+            s = rtmbs_dense_evaluate(p, d, t + h, qp, qd, RTMBS_EVAL_PHI |
                          (stab == RTMBS_STAB_MASS ? RTMBS_EVAL_PHIQ : 0), w->ws1);
-            if (s != RTMBS_OK) return failed(d, s, t, diag);
+            if (s != RTMBS_OK) return rtmbs_dense_failed(d, s, t, diag);
         }
         if (stab == RTMBS_STAB_MASS) { /* eq. 30 as written: its own KKT at the new positions */
-            assemble(w->P, &v0, 0, h, v1.phiq, h, v1.phiq, n, m);
-            diag[1] = factor(d, w->P, w->ppiv, N, t);
-            correction(d, w->P, w->ppiv, v1.phi, prhs, dq, n, m);
+            rtmbs_dense_assemble(w->P, &v0, 0, 0.0, 0.0, v1.phiq, h, v1.phiq, n, m);
+            diag[1] = rtmbs_dense_factor(d, w->P, w->ppiv, N, t);
+            rtmbs_dense_correction(d, w->P, w->ppiv, v1.phi, prhs, dq, n, m);
         } else {
             for (k = 0; k < opt->niter; k++) {
                 if (k > 0) { /* Phi at the corrected positions */
                     for (i = 0; i < n; i++) qp[i] = q[i] + dq[i];
-                    s = evaluate(p, d, t + h, qp, qd, RTMBS_EVAL_PHI, w->ws1);
-                    if (s != RTMBS_OK) return failed(d, s, t, diag);
+                    s = rtmbs_dense_evaluate(p, d, t + h, qp, qd, RTMBS_EVAL_PHI, w->ws1);
+                    if (s != RTMBS_OK) return rtmbs_dense_failed(d, s, t, diag);
                 }
-                correction(d, w->K, w->piv, v1.phi, prhs, dq, n, m);
+                rtmbs_dense_correction(d, w->K, w->piv, v1.phi, prhs, dq, n, m);
             }
         }
     }
@@ -246,51 +160,4 @@ rtmbs_status rtmbs_li_euler_dense_step(const rtmbs_provider* p, rtmbs_data* d,
     }
     rtmbs_step_end(d, snap);
     return RTMBS_OK;
-}
-
-/* -- the rollout: the dense step in the loop every fixed-step rollout shares (fixed_rollout.c) */
-
-typedef struct dense_call_ {
-    const rtmbs_provider* p;
-    const rtmbs_dense_work* w;
-    const rtmbs_li_euler_options* opt;
-} dense_call;
-
-static rtmbs_status dense_step(const rtmbs_step_args* a, double t, int* ok) {
-    const dense_call* c = (const dense_call*)a->opt;
-    double diag[2];
-    rtmbs_status s = rtmbs_li_euler_dense_step(c->p, a->d, c->w, a->q, a->qd, t, c->opt, diag);
-    *ok = diag[0] != 0.0 && diag[1] != 0.0;
-    return s;
-}
-
-static rtmbs_status dense_outputs(const rtmbs_step_args* a, double t, const int64_t* oidx,
-                                  int64_t nout, double* out) {
-    const rtmbs_provider* p = ((const dense_call*)a->opt)->p;
-    if (!p->outputs) return RTMBS_ERR_ARGUMENT;
-    return p->outputs(p->ctx, t, a->q, a->qd, oidx, nout, out);
-}
-
-rtmbs_status rtmbs_li_euler_dense_rollout(const rtmbs_provider* p, rtmbs_data* d,
-                                          const rtmbs_dense_work* w, double* q, double* qd,
-                                          const rtmbs_li_euler_options* opt,
-                                          const rtmbs_rollout* ro, int64_t* done) {
-    const dense_call c = {p, w, opt};
-    rtmbs_model sizes; /* (a provider has no compiled model: the loop reads its sizes) */
-    rtmbs_step_args a = {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
-                         NULL};
-    *done = 0;
-    if (ro->nchan != 0) return RTMBS_ERR_ARGUMENT;
-    memset(&sizes, 0, sizeof(sizes));
-    sizes.size.nq = p->n;
-    sizes.size.nc = p->m;
-    a.mdl = &sizes;
-    a.d = d;
-    a.vec = w->vec;
-    a.q = q;
-    a.qd = qd;
-    a.opt = &c;
-    a.outputs = dense_outputs;
-    return rtmbs_fixed_rollout(&a, dense_step, w->vec + RTMBS_LI_EULER_VEC(p->n, p->m) - p->m,
-                               opt->h, ro, done);
 }

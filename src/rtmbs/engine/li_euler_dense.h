@@ -1,26 +1,12 @@
 /* li_euler_dense.h -- the linearly implicit Euler step (Carpinelli 2016, Algorithm 1) on dense
- * matrices, for a provider of the evaluation interface (providers/provider.h: the planar truck),
- * and its rollout (li_euler_dense.c). */
+ * matrices, for a provider of the evaluation interface (providers/provider.h: the planar truck)
+ * (li_euler_dense.c; its rollout: dense_rollout.h), made of the dense stages (dense_step.h).
+ * w: the KKT matrix of eq. 22 in K, the second one (projection="mass", GGL) in P; vec
+ * (RTMBS_LI_EULER_VEC(n, m)) the vectors, in li_euler.c's layout, lambda at its end. */
 #ifndef RTMBS_LI_EULER_DENSE_H
 #define RTMBS_LI_EULER_DENSE_H
 
-#include "li_euler.h"
-#include "providers/provider.h"
-
-/* The step's buffers, made once (rtmbs.solvers.li_euler.LIEuler's dense arrays): ws0, ws1 dense
- * protocol workspaces (rtmbs_workspace_size(n, m)) evaluated at (t, q) and at t + h; K, P
- * ((n + m) x (n + m), row-major) eq. 22's KKT matrix and the second one (projection="mass", GGL),
- * factored in place; piv, ppiv (n + m) their row swaps; vec (RTMBS_LI_EULER_VEC(n, m)) the
- * vectors, in li_euler.c's layout, lambda at its end. */
-typedef struct rtmbs_dense_work_ {
-    double *ws0, *ws1, *K, *P, *vec;
-    int64_t *piv, *ppiv;
-} rtmbs_dense_work;
-
-/* The data of a provider's step: d->counter and d->warning point at the caller's counter
- * (RTMBS_COUNTSLOTS) and warning (RTMBS_WARNSLOTS x 3) tables, every other field is NULL (a
- * provider has no compiled model's data). */
-void rtmbs_provider_data(rtmbs_data* d, double* counter, double* warning);
+#include "dense_step.h"
 
 /* One step of Algorithm 1 (eq. 22 + the stabilisation of opt->stab, li_euler.h) from (t, q, qd):
  * q, qd updated in place, lambda at the end of w->vec; rtmbs.solvers.li_euler's dense step
@@ -32,13 +18,5 @@ void rtmbs_provider_data(rtmbs_data* d, double* counter, double* warning);
 rtmbs_status rtmbs_li_euler_dense_step(const rtmbs_provider* p, rtmbs_data* d,
                                        const rtmbs_dense_work* w, double* q, double* qd, double t,
                                        const rtmbs_li_euler_options* opt, double diag[2]);
-
-/* The rollout `ro` (li_euler.h; no input channels: RTMBS_ERR_ARGUMENT otherwise) of dense steps;
- * every saved row takes lambda and the provider's outputs ro->oidx. A failed or diverging step
- * puts q, qd back to the last good step. *done gets the number of good steps. */
-rtmbs_status rtmbs_li_euler_dense_rollout(const rtmbs_provider* p, rtmbs_data* d,
-                                          const rtmbs_dense_work* w, double* q, double* qd,
-                                          const rtmbs_li_euler_options* opt,
-                                          const rtmbs_rollout* ro, int64_t* done);
 
 #endif /* RTMBS_LI_EULER_DENSE_H */

@@ -41,9 +41,14 @@ workspaces; ``step_outputs`` adds the named outputs in the same call and ``rollo
 run many steps in one call, :func:`run_rollout`); ``instrument`` times it whole (phase "other").
 So does the reduced system of such a model with redundant joints (``rtmbs.solvers.redundancy``):
 the engine is given its row map (the kept rows it solves with, the left-out rows it checks after
-each evaluation). Any other system, or ``linear_solver="dense"``, steps from Python with numpy
-and the engine's dense LU (``rtmbs.solvers.dense``). a, q̈ and λ live in the step's buffer
-``vec``.
+each evaluation). A hand-written model with a compiled evaluation (``compiled_provider()``: the
+planar trucks) runs the dense step, every option set, as one call of the C engine too
+(src/rtmbs/engine/alpha_dense.c: the dense matrices and the engine's dense LU, the arithmetic of
+the numpy path below with its matrix-vector products as loops), and its rollout there
+(:func:`run_dense_rollout`). Any other system, or ``linear_solver="dense"``, steps from Python
+with numpy and the engine's dense LU (``rtmbs.solvers.dense``); ``dense_in_engine = False`` set
+before ``reset`` keeps a provider on that path (to compare the two). a, q̈ and λ live in the
+step's buffer ``vec``.
 """
 from __future__ import annotations
 
@@ -57,7 +62,8 @@ from ..protocol import (
 from .base import Solver, register_solver, time_after
 from .dense import kkt_correction, kkt_factor, lu_solve
 from .factorisation import make_kkt
-from .li_euler import reduced_compiled, sparse_in_engine
+from .li_euler import compiled_provider, reduced_compiled, sparse_in_engine
+from .rollout import run_rollout_kernel
 from .sparse import PackedKKTMap
 from .storage import entry_index
 from .stabilization import check_choice, evaluate, pop_options
@@ -115,6 +121,13 @@ def run_rollout(solver, state, t_origin, i0, h, n_steps, every, chan, inputs, oi
         state.x[:] = system.extra_state
     solver.count_steps(done + (done < n_steps))
     return done
+
+
+def run_dense_rollout(solver, state, *args):
+    """The C engine's rollout of the dense step (``truck_generalized_alpha_rollout``,
+    src/rtmbs/engine/dense_rollout.c) for a ``generalized-alpha`` solver on a compiled provider."""
+    return run_rollout_kernel(_engine.truck_generalized_alpha_rollout, solver.options_args,
+                              solver, state, *args)
 
 
 def coefficients(rho_inf: float):
@@ -218,6 +231,10 @@ class GeneralizedAlpha(Solver):
         # compiled Cartesian model (``instrument`` times it whole, phase "other")
         self.fused = self.sparse
         self.extra_in_step = self.fused  # (the compiled step advances the transient tyres)
+        # the dense step in one call of the C engine (alpha_dense.c) on a compiled provider
+        # (False before ``reset``: the numpy path, to compare the two)
+        self.dense_in_engine = not self.sparse and compiled_provider(self.system) is not None
+        self.dense_c = False  # (set by reset)
 
     # -- set-up ----------------------------------------------------------------------------------
     def _reset(self, state: State) -> None:
@@ -256,7 +273,34 @@ class GeneralizedAlpha(Solver):
         else:  # the dense iteration and projection matrices, their pivots
             self.K, self.piv = np.zeros((n + m, n + m)), np.zeros(n + m, np.int64)
             self.P, self.ppiv = np.zeros((n + m, n + m)), np.zeros(n + m, np.int64)
+            self.bound = None
+            self.dense_c = self.dense_in_engine
+            if self.dense_c:
+                self._dense_reset()
         self._nan0 = self._nanalyse_total()
+
+    def _dense_reset(self) -> None:
+        """The compiled dense step's arguments (src/rtmbs/engine/alpha_dense.c): the provider
+        (kind, parameters), the dense workspace (every evaluation; passed twice, the second not
+        used), the iteration and projection matrices and their pivots, ``vec``, the step's
+        counters and warnings (``system.data``); bound once (:meth:`Solver.bind_step`, kind
+        "truck-generalized-alpha")."""
+        sysm, n, m = self.system, self.system.n, self.system.m
+        kind, par = compiled_provider(sysm)
+        self.kernel_args = (kind, par, self.ws.buf, self.ws.buf, self.K, self.P, self.piv,
+                            self.ppiv, self.vec, sysm.data.counter, sysm.data.warning)
+        self.options_args = self._options()
+        self._per_step = self._counts_per_step()
+        self.bind_step("truck-generalized-alpha", self.kernel_args + (
+            np.zeros(n), np.zeros(n), m, 0.0, 1e-3) + self.options_args, self._per_step)
+
+    def _options(self) -> tuple:
+        """(α_m, α_f, γ, β, Jacobian flag, k, stab) of the engine's steps
+        (``rtmbs_alpha_options``, src/rtmbs/engine/generalized_alpha.h)."""
+        stab = {"none": STAB_NONE, "velocity": STAB_VELOCITY,
+                "projection": STAB_PROJECTION}[self.stabilize]
+        return (self.alpha_m, self.alpha_f, self.gamma, self.beta, self.jac_flag,
+                self.newton_iterations, stab)
 
     def _fused_reset(self, state: State, mass_pattern) -> None:
         """The engine step's buffers (generalized_alpha.c): two packed workspaces, the
@@ -280,10 +324,7 @@ class GeneralizedAlpha(Solver):
         midx = entry_index(mass_pattern, pp, lay, self._kept)
         self.kernel_args = sysm.kernel_buffers() + (self.pw0, self.pw1, kk.ib, kk.fb, kidx, pk.ib,
                                                     pk.fb, pidx, midx, self.vec)
-        stab = {"none": STAB_NONE, "velocity": STAB_VELOCITY,
-                "projection": STAB_PROJECTION}[self.stabilize]
-        self.options_args = (self.alpha_m, self.alpha_f, self.gamma, self.beta, self.jac_flag,
-                             self.newton_iterations, stab)
+        self.options_args = self._options()
         self._per_step = self._counts_per_step()
         # the step in the C engine (src/rtmbs/engine/generalized_alpha.c), every option set,
         # bound to its arrays
@@ -325,7 +366,7 @@ class GeneralizedAlpha(Solver):
 
     # -- one step ----------------------------------------------------------------------------------
     def _step_impl(self, state: State, h: float):
-        if self.fused:  # (instrumented: Solver.step's path to the engine's step)
+        if self.fused or self.dense_c:  # (instrumented: Solver.step's path to the engine's step)
             self._tic()
             ok = self.bound.step(state.q, state.qd, state.x, state.t, h)
             self._toc("other")
@@ -405,6 +446,7 @@ class GeneralizedAlpha(Solver):
 
     @property
     def rollout_runner(self):
-        """The engine's rollout (:func:`run_rollout`) on the compiled step;
-        None otherwise (``rtmbs.solvers.rollout`` then loops over :meth:`step` in Python)."""
-        return run_rollout if self.fused else None
+        """The engine's rollout on the compiled step (:func:`run_rollout`) or on the compiled
+        dense step of a provider (:func:`run_dense_rollout`); None otherwise
+        (``rtmbs.solvers.rollout`` then loops over :meth:`step` in Python)."""
+        return run_rollout if self.fused else run_dense_rollout if self.dense_c else None

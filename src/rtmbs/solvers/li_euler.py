@@ -123,7 +123,7 @@ def compiled_provider(system):
 
 def _run_dense(solver, state, *args):
     """The C engine's rollout of the dense step (``truck_li_euler_rollout``,
-    src/rtmbs/engine/li_euler_dense.c) for a ``li-euler`` solver on a compiled provider."""
+    src/rtmbs/engine/dense_rollout.c) for a ``li-euler`` solver on a compiled provider."""
     return run_rollout_kernel(_engine.truck_li_euler_rollout,
                               (solver.jac_flag, solver.implicit, *solver.stab_options()), solver,
                               state, *args)

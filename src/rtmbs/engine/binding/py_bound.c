@@ -8,8 +8,9 @@
  *
  *     BoundStep(kind, args, oidx, diag, counts, per_step)
  *
- * kind: "li-euler", "explicit-euler", "generalized-alpha" or "truck-li-euler" (the planar
- * truck's dense step, py_providers.c) (rtmbs_py_step_kind); args: the argument tuple of the
+ * kind: "li-euler", "explicit-euler", "generalized-alpha", "truck-li-euler" or
+ * "truck-generalized-alpha" (the planar truck's dense steps, py_providers.c)
+ * (rtmbs_py_step_kind); args: the argument tuple of the
  * kind's step function (its q, qdot bound until other arrays are passed);
  * oidx: the rows of the named outputs of step_outputs (int64); diag: 4 float64 values written by
  * every step (pivot ratio and largest multiplier of the step's KKT, the same of its second KKT);
@@ -37,7 +38,7 @@ typedef struct {
 
 static const rtmbs_py_step_kind* const kinds[] = {
     &rtmbs_py_li_euler_kind, &rtmbs_py_explicit_kind, &rtmbs_py_alpha_kind,
-    &rtmbs_py_truck_li_euler_kind};
+    &rtmbs_py_truck_li_euler_kind, &rtmbs_py_truck_alpha_kind};
 
 static void bound_dealloc(bound_step* b) {
     PyMem_Free(b->prepared);

@@ -113,6 +113,7 @@ extern const rtmbs_py_step_kind rtmbs_py_li_euler_kind;
 extern const rtmbs_py_step_kind rtmbs_py_explicit_kind;
 extern const rtmbs_py_step_kind rtmbs_py_alpha_kind;
 extern const rtmbs_py_step_kind rtmbs_py_truck_li_euler_kind; /* (py_providers.c) */
+extern const rtmbs_py_step_kind rtmbs_py_truck_alpha_kind;    /* (py_providers.c) */
 
 /* Check the number of positional arguments of a METH_FASTCALL function. */
 int rtmbs_py_nargs(Py_ssize_t nargs, Py_ssize_t want, const char* name);

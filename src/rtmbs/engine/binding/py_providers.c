@@ -2,15 +2,16 @@
  * (engine/providers/): the planar truck (rtmbs.models.truck) and the two subsystem-synthesis
  * formulations (rtmbs.synthesis.system). Each evaluation takes the provider's parameter vector,
  * the state and the protocol workspace's flat buffer (rtmbs.protocol.Workspace.buf). The truck's
- * li-euler step on dense matrices (li_euler_dense.c; the bound step's kind "truck-li-euler",
- * py_bound.c) and its rollout take it as a provider. */
+ * li-euler and generalized-alpha steps on dense matrices (li_euler_dense.c, alpha_dense.c; the
+ * bound step's kinds "truck-li-euler", "truck-generalized-alpha", py_bound.c) and their rollouts
+ * (dense_rollout.c) take it as a provider. */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 #include <string.h>
 
 #include "py_common.h"
 #include "../functions.h"
-#include "../li_euler_dense.h"
+#include "../dense_rollout.h"
 #include "../providers/synthesis_cartesian.h"
 #include "../providers/synthesis_joint.h"
 #include "../providers/truck.h"
@@ -259,7 +260,8 @@ static PyObject* py_expr_eval(PyObject* self, PyObject* const* args, Py_ssize_t 
     return Py_BuildValue("(ddd)", v, v1, v2);
 }
 
-/* -- the truck as a provider: its outputs, its li-euler step and rollout (li_euler_dense.c) -- */
+/* -- the truck as a provider: its outputs, its dense steps and rollouts (li_euler_dense.c,
+ * alpha_dense.c, dense_rollout.c) -- */
 
 typedef struct {
     rtmbs_truck tr;
@@ -311,18 +313,21 @@ static PyObject* py_truck_outputs(PyObject* self, PyObject* const* args, Py_ssiz
     Py_RETURN_NONE;
 }
 
-/* The arguments the dense step and its rollout share: (kind, par, ws0, ws1, K, P, piv, ppiv, vec,
- * counter, warning, q, qd, m) at args[0..13]; the options (h, jac_what, implicit, stab, niter,
- * gamma) follow at args[iopt..]. The rtmbs_py_step's model holds the sizes only and its data the
+/* The arguments the dense steps and their rollouts share: (kind, par, ws0, ws1, K, P, piv, ppiv,
+ * vec, counter, warning, q, qd, m) at args[0..13]; the options follow at args[iopt..]: li-euler's
+ * (h, jac_what, implicit, stab, niter, gamma), or with `alpha` generalized-alpha's (h, am, af, g,
+ * b, jac_what, niter, stab). The rtmbs_py_step's model holds the sizes only and its data the
  * counter and warning tables (rtmbs_provider_data). Returns 0 or -1 with an exception. */
 typedef struct {
     rtmbs_py_step s; /* (first: a bound step rebinds s.q, s.qd) */
     truck_provider y;
     rtmbs_dense_work w;
+    int alpha;
     rtmbs_li_euler_options opt;
+    rtmbs_alpha_options aopt;
 } dense_args;
 
-static int dense_parse_at(PyObject* const* args, dense_args* a, Py_ssize_t iopt,
+static int dense_parse_at(PyObject* const* args, dense_args* a, Py_ssize_t iopt, int alpha,
                           const char* name) {
     rtmbs_py_step* st = &a->s;
     int64_t n, m, N, mm;
@@ -343,7 +348,8 @@ static int dense_parse_at(PyObject* const* args, dense_args* a, Py_ssize_t iopt,
         !(a->w.P = farr(args[5], 1, "P", N * N, NULL)) ||
         !(a->w.piv = iarr(args[6], 1, "piv", N, NULL)) ||
         !(a->w.ppiv = iarr(args[7], 1, "ppiv", N, NULL)) ||
-        !(a->w.vec = farr(args[8], 1, "vec", RTMBS_LI_EULER_VEC(n, m), &st->nvec)) ||
+        !(a->w.vec = farr(args[8], 1, "vec", alpha ? RTMBS_ALPHA_VEC(n, m)
+                                                   : RTMBS_LI_EULER_VEC(n, m), &st->nvec)) ||
         !(counter = farr(args[9], 1, "counter", RTMBS_COUNTSLOTS, NULL)) ||
         !(warning = farr(args[10], 1, "warning", 3 * RTMBS_WARNSLOTS, NULL)) ||
         !(st->q = farr(args[11], 1, "q", n, NULL)) || !(st->qd = farr(args[12], 1, "qd", n, NULL)))
@@ -355,6 +361,21 @@ static int dense_parse_at(PyObject* const* args, dense_args* a, Py_ssize_t iopt,
     st->w0 = a->w.ws0;
     st->w1 = a->w.ws1;
     st->vec = a->w.vec;
+    a->alpha = alpha;
+    if (alpha) {
+        rtmbs_alpha_options* o = &a->aopt;
+        o->rows = NULL; /* (a provider has no redundant rows) */
+        if (rtmbs_py_scalars(args + iopt, "dddddLLi", &o->h, &o->am, &o->af, &o->g, &o->b,
+                             &o->jac_what, &o->niter, &o->stab) < 0)
+            return -1;
+        if (o->stab < RTMBS_ALPHA_STAB_NONE || o->stab > RTMBS_ALPHA_STAB_PROJECTION ||
+            o->niter < 1) {
+            PyErr_Format(PyExc_ValueError, "%s: stab in 0 .. 2 and niter >= 1", name);
+            return -1;
+        }
+        return 0;
+    }
+    a->opt.rows = NULL;
     if (rtmbs_py_scalars(args + iopt, "dLbiid", &a->opt.h, &a->opt.jac_what, &a->opt.implicit,
                          &a->opt.stab, &a->opt.niter, &a->opt.gamma) < 0)
         return -1;
@@ -368,7 +389,13 @@ static int dense_parse_at(PyObject* const* args, dense_args* a, Py_ssize_t iopt,
 /* The step's arguments, (kind, par, ws0, ws1, K, P, piv, ppiv, vec, counter, warning, q, qd, m,
  * t, h, jac_what, implicit, stab, niter, gamma), t not read: rtmbs_py_step_kind.parse */
 static int dense_parse(PyObject* const* args, void* prepared) {
-    return dense_parse_at(args, (dense_args*)prepared, 15, "truck-li-euler");
+    return dense_parse_at(args, (dense_args*)prepared, 15, 0, "truck-li-euler");
+}
+
+/* The step's arguments, (kind, par, ws0, ws1, K, P, piv, ppiv, vec, counter, warning, q, qd, m,
+ * t, h, am, af, g, b, jac_what, niter, stab), t not read: rtmbs_py_step_kind.parse */
+static int alpha_parse(PyObject* const* args, void* prepared) {
+    return dense_parse_at(args, (dense_args*)prepared, 15, 1, "truck-generalized-alpha");
 }
 
 /* the named outputs oidx at (t, q, qd) */
@@ -377,15 +404,22 @@ static rtmbs_status dense_outputs(const dense_args* a, double t, const rtmbs_py_
     return p->outputs(p->ctx, t, a->s.q, a->s.qd, o->oidx, o->nout, o->out);
 }
 
-/* rtmbs_py_step_kind.run: diag = (ratio of eq. 22, 0, ratio of the second KKT or 1, 0) */
+/* rtmbs_py_step_kind.run: diag = (ratio of the step's KKT (eq. 22, the iteration matrix), 0,
+ * ratio of the second KKT or 1, 0) */
 static rtmbs_status dense_run(void* prepared, double t, double h, const rtmbs_py_outputs* o,
                               double diag[4], int* ok) {
     dense_args* a = prepared;
     double d2[2];
     rtmbs_status s;
-    a->opt.h = h;
     if (o->nout && o->at_start && (s = dense_outputs(a, t, o)) != RTMBS_OK) return s;
-    s = rtmbs_li_euler_dense_step(&a->y.p, &a->s.data, &a->w, a->s.q, a->s.qd, t, &a->opt, d2);
+    if (a->alpha) {
+        a->aopt.h = h;
+        s = rtmbs_alpha_dense_step(&a->y.p, &a->s.data, &a->w, a->s.q, a->s.qd, t, &a->aopt, d2);
+    } else {
+        a->opt.h = h;
+        s = rtmbs_li_euler_dense_step(&a->y.p, &a->s.data, &a->w, a->s.q, a->s.qd, t, &a->opt,
+                                      d2);
+    }
     diag[0] = d2[0];
     diag[1] = 0.0;
     diag[2] = d2[1];
@@ -399,20 +433,24 @@ const rtmbs_py_step_kind rtmbs_py_truck_li_euler_kind = {"truck-li-euler", 21,
                                                          sizeof(dense_args), dense_parse,
                                                          dense_run};
 
+const rtmbs_py_step_kind rtmbs_py_truck_alpha_kind = {"truck-generalized-alpha", 23,
+                                                      sizeof(dense_args), alpha_parse, dense_run};
+
 /* truck_li_euler_rollout(kind, par, ws0, ws1, K, P, piv, ppiv, vec, counter, warning, q, qd, m,
  *     t_origin, i0, h, jac_what, implicit, stab, niter, gamma, n_steps, every, chan, inputs, oidx,
- *     out_t, out_q, out_qd, out_qd_prev, out_lam, out_y, out_x, q_good, qd_good, x_good)
- * -> the number of good steps */
-static PyObject* py_truck_li_euler_rollout(PyObject* self, PyObject* const* args,
-                                           Py_ssize_t nargs) {
-    const char* name = "truck_li_euler_rollout";
+ *     out_t, out_q, out_qd, out_qd_prev, out_lam, out_y, out_x, q_good, qd_good, x_good),
+ * truck_generalized_alpha_rollout(kind, ..., m, t_origin, i0, h, am, af, g, b, jac_what, niter,
+ *     stab, n_steps, ...) -> the number of good steps */
+static PyObject* dense_rollout(PyObject* const* args, Py_ssize_t nargs, int alpha) {
+    const char* name = alpha ? "truck_generalized_alpha_rollout" : "truck_li_euler_rollout";
+    const Py_ssize_t nopt = alpha ? 8 : 6; /* (h and the step's options) */
     dense_args a;
     rtmbs_rollout r;
     int64_t done = 0;
     rtmbs_status s;
-    (void)self;
-    if (rtmbs_py_nargs(nargs, 37, name) < 0 || dense_parse_at(args, &a, 16, name) < 0 ||
-        rtmbs_py_rollout_args(args + 14, args + 22, &a.s.model, name, &r) < 0)
+    if (rtmbs_py_nargs(nargs, 31 + nopt, name) < 0 ||
+        dense_parse_at(args, &a, 16, alpha, name) < 0 ||
+        rtmbs_py_rollout_args(args + 14, args + 16 + nopt, &a.s.model, name, &r) < 0)
         return NULL;
     if (r.nchan != 0 || r.nout > a.y.p.nout) {
         PyErr_Format(PyExc_ValueError, "%s: the truck has no input channels and %lld outputs",
@@ -420,11 +458,17 @@ static PyObject* py_truck_li_euler_rollout(PyObject* self, PyObject* const* args
         return NULL;
     }
     Py_BEGIN_ALLOW_THREADS
-    s = rtmbs_li_euler_dense_rollout(&a.y.p, &a.s.data, &a.w, a.s.q, a.s.qd, &a.opt, &r, &done);
+    s = rtmbs_dense_rollout(&a.y.p, &a.s.data, &a.w, a.s.q, a.s.qd,
+                            alpha ? RTMBS_DENSE_ALPHA : RTMBS_DENSE_LI_EULER,
+                            alpha ? (const void*)&a.aopt : (const void*)&a.opt, &r, &done);
     Py_END_ALLOW_THREADS
     if (s != RTMBS_OK) return rtmbs_py_status(s, name);
     return PyLong_FromLongLong(done);
 }
+
+RTMBS_PY_FORM(py_truck_li_euler_rollout, dense_rollout, 0)
+
+RTMBS_PY_FORM(py_truck_generalized_alpha_rollout, dense_rollout, 1)
 
 #define FASTCALL(name, doc) RTMBS_PY_FASTCALL(#name, py_##name, doc)
 
@@ -435,6 +479,8 @@ PyMethodDef rtmbs_py_providers_methods[] = {
     FASTCALL(truck_road, "The truck's road height and slope at a road coordinate."),
     FASTCALL(truck_outputs, "The truck's named outputs at (t, q)."),
     FASTCALL(truck_li_euler_rollout, "Many li-euler steps of the truck on dense matrices."),
+    FASTCALL(truck_generalized_alpha_rollout,
+             "Many generalized-alpha steps of the truck on dense matrices."),
     FASTCALL(synthesis_joint_sizes, "(n, scratch, iscratch) of a formulation-B model."),
     FASTCALL(synthesis_joint_evaluate, "Formulation B: M, Q and the synthesis accelerations."),
     FASTCALL(synthesis_cartesian_sizes, "(n, scratch, iscratch) of a formulation-A model."),
