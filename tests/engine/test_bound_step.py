@@ -12,7 +12,8 @@ from rtmbs.engine import _engine as E
 from rtmbs.solvers.base import get_solver
 
 H = 1e-3
-SOLVERS = [("li-euler", {}), ("explicit-euler", {}), ("generalized-alpha", {})]
+SOLVERS = [("li-euler", {}), ("explicit-euler", {}), ("generalized-alpha", {}),
+           ("li-euler-indep", {"linear_solver": "sparse"})]
 
 
 def _run(model, solver, opts, steps, replace_at=None):

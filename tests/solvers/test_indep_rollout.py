@@ -1,6 +1,6 @@
 """Algorithm 2 (``li-euler-indep`` with its one-call step) in the compiled rollout and with its
 named outputs in the step (``rtmbs.solvers.rollout_indep``,
-the engine's ``li_euler_indep_step_outputs``): the same rows, state, multipliers, outputs,
+the bound step's ``step_outputs``): the same rows, state, multipliers, outputs,
 extra states and counters bit for bit as a Python loop of ``step`` and ``system.outputs``, with
 inputs over time, rebases (the compiled call returns to Python for them), transient tyres, a
 state changed by the caller, and a diverging step."""

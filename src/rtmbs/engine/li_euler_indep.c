@@ -9,8 +9,8 @@
  * then Phi_u at the new positions, its pivot check (a rebase below rebase_below: finished by the
  * caller) and qdot = S b + R zd.
  *
- * The arithmetic of rtmbs.solvers.compiled_indep.li_euler_indep_step (and of the kernels it calls:
- * basis _p_*, reduced._reduced_entries, _lambda_rhs_entries, storage.project_kkt) in its order.
+ * Called from Python as a bound step (binding/py_bound.c, py_indep.c) or inside its rollout
+ * (rollout_indep.c).
  */
 #include "li_euler_indep.h"
 #include "sensors.h"

@@ -216,15 +216,19 @@ class Solver:
         else:
             self.system.expand_multipliers(self.lam, out)
 
-    def bind_step(self, kind: str, args: tuple, per_step: tuple[int, int, int]) -> None:
+    def bind_step(self, kind: str, args: tuple, per_step: tuple[int, int, int],
+                  ndiag: int = 4) -> None:
         """Bind the compiled step ``kind`` (``rtmbs.engine._engine.BoundStep``: "li-euler",
-        "explicit-euler", "generalized-alpha") to ``args``, the argument list of its step function
-        (the state's arrays there stand in for those :meth:`step` passes); each call adds one step
-        and ``per_step`` = (evaluations, factorisations, solves) to ``counts`` and writes the
-        factor statistics into ``diag`` (pivot ratio, largest multiplier, the same of a second
-        KKT). :meth:`step` and :meth:`step_outputs` then call it with the state alone."""
+        "explicit-euler", "generalized-alpha", "li-euler-indep", the trucks' dense steps) to
+        ``args``, the argument list of its step function (the state's arrays there stand in for
+        those :meth:`step` passes); each call adds one step and ``per_step`` = (evaluations,
+        factorisations, solves) to ``counts`` and writes the factor statistics into ``diag``
+        (pivot ratio, largest multiplier, the same of a second KKT; ``ndiag`` values where the
+        kind defines more). :meth:`step` and :meth:`step_outputs` then call it with the state
+        alone."""
         oidx = np.asarray(self.system.output_index, np.int64)
-        self.diag = np.array([1.0, 0.0, 1.0, 0.0])
+        self.diag = np.zeros(ndiag)
+        self.diag[:4] = 1.0, 0.0, 1.0, 0.0
         self._nout = oidx.size
         self.bound = _engine.BoundStep(kind, args, oidx, self.diag, self.counts, per_step)
 

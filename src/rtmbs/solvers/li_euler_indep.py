@@ -87,10 +87,6 @@ def step_views(vec, n: int, m: int, na: int) -> tuple:
         o += size
     return tuple(out)
 
-#: the engine's step and its outputs form (li_euler_indep.c)
-C_KERNELS = (_engine.li_euler_indep_step, _engine.li_euler_indep_step_outputs)
-
-
 @register_solver("li-euler-indep")
 class LIEulerIndep(Solver):
     """Linearly implicit Euler in independent coordinates (Carpinelli 2016 Algorithm 2).
@@ -178,7 +174,6 @@ class LIEulerIndep(Solver):
         # whole, phase "other"). (Not ``fused``: rollout.compiled() takes a solver with
         # ``fused`` for li-euler's kernel.)
         self.fused_step = self.packed
-        self.kernels = C_KERNELS
         self.extra_in_step = self.fused_step  # (the compiled step advances the transient tyres)
 
     # -- setup ---------------------------------------------------------------------------
@@ -298,8 +293,10 @@ class LIEulerIndep(Solver):
                 f"dependent coordinates; expected full row rank m = {self.system.m}") from None
         self.ratio = self.ratio_ref = self._factor_T()
         self._rebase_below = self.rebase_tol * self.ratio_ref if self.rebase else -np.inf
-        if self.fused_step and self.basis.args is not self._kernel_basis:
-            self._set_kernel_args()  # the factors of Φu are new arrays after a new analysis
+        if self.fused_step:
+            if self.basis.args is not self._kernel_basis:
+                self._set_kernel_args()  # the factors of Φu are new arrays after a new analysis
+            self._bind_fused()  # (and the rebase bound is new)
 
     def _factor_T(self) -> float:
         # sparse Φu: static pivots (never a re-analysis); a degraded Φu shows in the ratio: rebase
@@ -321,8 +318,12 @@ class LIEulerIndep(Solver):
 
     @property
     def splu(self):
-        """The SparseLU of Φu (None on the dense path)."""
-        return getattr(self.basis, "lu", None)
+        """The SparseLU of Φu (None on the dense path), its statistics those of the last step
+        (the bound step keeps them in ``diag``: taken here)."""
+        lu = getattr(self.__dict__.get("basis"), "lu", None)
+        if lu is not None and self.bound is not None:
+            self._take_diagnostics(*self.diag[1:6])
+        return lu
 
     def _sparse_factors(self):
         if not hasattr(self, "basis"):
@@ -354,7 +355,7 @@ class LIEulerIndep(Solver):
 
     # -- the step in one call of the engine (li_euler_indep.c) -----------------------------------
     def _set_kernel_args(self) -> None:
-        """The arrays :func:`li_euler_indep_step` takes before (q, q̇, ...): the model's buffers,
+        """The arrays the engine's step takes before (q, q̇, ...): the model's buffers,
         the packed workspaces, the basis, the entry index, the projection's factors (empty
         arrays without eq. 30's KKT), ``vec`` and the pivots of H."""
         if self.proj_idx is not None:
@@ -368,7 +369,6 @@ class LIEulerIndep(Solver):
                             self.aidx, *factors, self.vec, self.hpiv)
         self._no_outputs = (np.zeros(0, np.int64), np.zeros(0))  # (no outputs at the start)
         self._m = self.system.m
-        self._extra_state = self.system.extra_state if self.system.nx else None
         if self.stabilize != "projection":
             self._proj_mode = PROJ_NONE
         else:
@@ -380,48 +380,61 @@ class LIEulerIndep(Solver):
         kkt = proj and self.projection_solve == "kkt"
         self._step_counts = (3 + proj, 2 + kkt, self.f + 1 + (2 if self._mult else 1) + proj + 1)
 
+    def _bind_fused(self) -> None:
+        """Bind the engine's step (li_euler_indep.c; :meth:`Solver.bind_step`, kind
+        "li-euler-indep") with the present basis, options and rebase bound. Its ``diag`` = (code,
+        Φu's pivot ratio at the new positions, its LU's pivot ratio and largest multiplier, the
+        projection KKT's), set here to the solver's present values."""
+        n = self.system.n
+        gb = -1.0 if self.stabilize == "baumgarte" and self.baumgarte_gamma is None else \
+            self._gb(1.0)  # (−1: 1/h at every step)
+        self.bind_step("li-euler-indep", self.kernel_args + (
+            np.zeros(n), np.zeros(n), self._m, 0.0, 1e-3, *self._options, gb, self._rebase_below,
+            *self._no_outputs), self._step_counts, ndiag=6)
+        lu = self.basis.lu
+        k = self.proj.kkt.lu if self.proj_idx is not None else None
+        self.diag[1:6] = (self._ratio, lu.ratio, lu.growth, k.ratio if k else 0.0,
+                          k.growth if k else 0.0)
+
+    @property
+    def ratio(self) -> float:
+        """Φu's pivot ratio at the last step's positions (the bound step's ``diag[1]``), or that
+        of the last factorisation of Φu."""
+        return float(self.diag[1]) if self.bound is not None else self._ratio
+
+    @ratio.setter
+    def ratio(self, value: float) -> None:
+        self._ratio = value
+        if self.bound is not None:
+            self.diag[1] = value
+
     def step(self, state: State, h: float) -> bool:
-        """:meth:`Solver.step`; the compiled step is called from here, without the generic
-        glue (about 1 µs of a small model's step from Python)."""
-        if not self.fused_step or self.instrument:
+        """:meth:`Solver.step` with the bound step, a rebase finished here."""
+        if self.bound is None or self.instrument:
             return super().step(state, h)
-        ok = self._step_fused(state, h)
-        self.nstep += 1
+        ok = self._step_bound(state, h)
         if not ok:
             self.status = -1
         return ok
 
-    def _step_fused(self, state: State, h: float, oidx=None, out=None, at_start=False) -> bool:
-        """One compiled step (with ``oidx``, ``out``: and the named outputs,
-        :func:`li_euler_indep_step_outputs`); the bookkeeping of its factors and counters; a
-        rebase finished (then the outputs at the end are evaluated here, after q̇'s update)."""
-        t = state.t
+    def _step_bound(self, state: State, h: float, out=None, at_start=False) -> bool:
+        """One call of the bound step (with ``out``: and the named outputs); a step that stopped
+        for a rebase (REBASE) is finished here: B chosen again, q̇ updated, then the outputs at
+        its end from Python (``system.outputs``)."""
         self._h = h
-        x = self._extra_state
-        if x is not None:
-            x[:] = state.x
-        args = (*self.kernel_args, state.q, state.qd, self._m, float(t), float(h), *self._options,
-                self._gb(h), self._rebase_below)
-        if oidx is None:
-            code, ratio, lratio, growth, pratio, pgrowth = self.kernels[0](
-                *args, *self._no_outputs)
+        b = self.bound
+        if out is None:
+            ok = b.step(state.q, state.qd, state.x, state.t, h)
         else:
-            code, ratio, lratio, growth, pratio, pgrowth = self.kernels[1](
-                *args, oidx, out, at_start)
-        if x is not None:
-            state.x[:] = x
-        # (CHANGED: Φu factorised at q, ż re-mapped, as in _step_impl; the caller counts nstep)
-        changed = 1 if code & CHANGED else 0
-        ne, nf, ns = self._step_counts
-        self.neval += ne + changed
-        self.nfactor += nf + changed
-        self.nsolve += ns + changed
-        self._take_diagnostics(ratio, lratio, growth, pratio, pgrowth)
-        state.t = time_after(t, h)
-        if code & REBASE and not self._finish_rebase(state.t, state.q, state.qd, h):
+            ok = b.step_outputs(state.q, state.qd, state.x, state.t, h, out, at_start)
+        state.t = time_after(state.t, h)
+        if ok is True or ok is False:
+            return ok
+        code = int(self.diag[0])
+        if not self._finish_rebase(state.t, state.q, state.qd, h):
             return False
         ok = bool(code & OK) and self.ratio > 0.0
-        if ok and code & REBASE and oidx is not None and not at_start:
+        if ok and out is not None and not at_start:
             self.system.outputs(state.t, state.q, state.qd, out)
         return ok
 
@@ -434,17 +447,17 @@ class LIEulerIndep(Solver):
             k = self.proj.kkt
             k.lu.ratio, k.lu.growth = pratio, pgrowth
             k.ratio = self.proj.ratio = pratio
+        if self.bound is not None:
+            self.diag[1:6] = ratio, lratio, growth, pratio, pgrowth
         self.ratio = ratio
 
     def step_outputs(self, state: State, h: float, out, at_start: bool = False) -> bool:
-        """:meth:`Solver.step_outputs` as one compiled call
-        (the engine's ``li_euler_indep_step_outputs``) on the compiled step;
-        a step that rebases evaluates the outputs at its end from Python (``system.outputs``,
-        after the rebase's velocity update). Otherwise the step, then ``system.outputs``."""
-        if not self.fused_step or len(out) != len(self.system.output_index):
+        """:meth:`Solver.step_outputs` as one call of the bound step; a step that rebases
+        evaluates the outputs at its end from Python (``system.outputs``, after the rebase's
+        velocity update). Otherwise the step, then ``system.outputs``."""
+        if self.bound is None or self.instrument or len(out) != self._nout:
             return super().step_outputs(state, h, out, at_start)
-        ok = self._step_fused(state, h, self.system.output_index, out, bool(at_start))
-        self.nstep += 1
+        ok = self._step_bound(state, h, out, bool(at_start))
         if not ok:
             self.status = -1
         return ok
@@ -492,8 +505,9 @@ class LIEulerIndep(Solver):
     def _step_impl(self, state: State, h: float):
         if self.fused_step:  # (instrumented: Solver.step's path to the engine's step)
             self._tic()
-            ok = self._step_fused(state, h)
+            ok = self._step_bound(state, h)
             self._toc("other")
+            self.nstep -= 1  # (Solver.step counts it)
             return ok
         st = self.st
         q, qd, t = state.q, state.qd, state.t

@@ -68,7 +68,7 @@ static rtmbs_status run(void* prepared, double t, double h, const rtmbs_py_outpu
 }
 
 const rtmbs_py_step_kind rtmbs_py_alpha_kind = {"generalized-alpha", 29, sizeof(alpha_args), parse,
-                                                run};
+                                                run, 4, NULL};
 
 /* generalized_alpha_rollout(ibuf, ilay, fbuf, flay, sbuf, slay, w0, w1, kib, kfb, kidx, pib, pfb,
  *     pidx, midx, vec, q, qd, m, t_origin, i0, h, am, af, g, b, jac_what, niter, stab, n_steps,

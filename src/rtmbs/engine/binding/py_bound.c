@@ -8,14 +8,14 @@
  *
  *     BoundStep(kind, args, oidx, diag, counts, per_step)
  *
- * kind: "li-euler", "explicit-euler", "generalized-alpha", "truck-li-euler" or
- * "truck-generalized-alpha" (the planar truck's dense steps, py_providers.c)
- * (rtmbs_py_step_kind); args: the argument tuple of the
- * kind's step function (its q, qdot bound until other arrays are passed);
- * oidx: the rows of the named outputs of step_outputs (int64); diag: 4 float64 values written by
- * every step (pivot ratio and largest multiplier of the step's KKT, the same of its second KKT);
- * counts: 4 int64 counters (steps, evaluations, factorisations, solves) to which every call adds
- * 1 and per_step = (evaluations, factorisations, solves).
+ * kind: "li-euler", "explicit-euler", "generalized-alpha", "li-euler-indep", "truck-li-euler" or
+ * "truck-generalized-alpha" (the planar truck's dense steps, py_providers.c) (rtmbs_py_step_kind);
+ * args: the argument tuple of the kind's step function (its q, qdot bound until other arrays
+ * are passed); oidx: the rows of the named outputs of step_outputs (int64); diag: 4 float64
+ * values (the kind's ndiag if more) written by every step (pivot ratio and largest multiplier of
+ * the step's KKT, the same of its second KKT); counts: 4 int64 counters (steps, evaluations,
+ * factorisations, solves) to which every call adds 1 and per_step = (evaluations,
+ * factorisations, solves), plus the kind's extra count of that step.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -38,7 +38,7 @@ typedef struct {
 
 static const rtmbs_py_step_kind* const kinds[] = {
     &rtmbs_py_li_euler_kind, &rtmbs_py_explicit_kind, &rtmbs_py_alpha_kind,
-    &rtmbs_py_truck_li_euler_kind, &rtmbs_py_truck_alpha_kind};
+    &rtmbs_py_truck_li_euler_kind, &rtmbs_py_truck_alpha_kind, &rtmbs_py_indep_kind};
 
 static void bound_dealloc(bound_step* b) {
     PyMem_Free(b->prepared);
@@ -76,7 +76,9 @@ static PyObject* bound_new(PyTypeObject* type, PyObject* a, PyObject* kw) {
     }
     if (b->kind->parse(&PyTuple_GET_ITEM(args, 0), b->prepared) < 0) goto fail;
     if (!(b->oidx = rtmbs_py_array(oidx, NPY_INT64, 0, "oidx", &b->nout))) goto fail;
-    if (!(b->diag = rtmbs_py_array_min(diag, NPY_DOUBLE, 1, "diag", 4, NULL))) goto fail;
+    if (!(b->diag = rtmbs_py_array_min(diag, NPY_DOUBLE, 1, "diag",
+                                       b->kind->ndiag > 4 ? b->kind->ndiag : 4, NULL)))
+        goto fail;
     if (!(b->counts = rtmbs_py_array_min(counts, NPY_INT64, 1, "counts", 4, &ncounts))) goto fail;
     if (!PyArg_ParseTuple(per_step, "LLL:per_step", &b->per_step[0], &b->per_step[1],
                           &b->per_step[2]))
@@ -126,6 +128,7 @@ static PyObject* bound_call(bound_step* b, PyObject* const* args, Py_ssize_t nar
     double *x = NULL, t, h;
     Py_ssize_t nxa;
     int ok = 0;
+    int64_t extra;
     int64_t i;
     rtmbs_status s;
     if (rtmbs_py_nargs(nargs, with_outputs ? 7 : 5, with_outputs ? "step_outputs" : "step") < 0 ||
@@ -146,10 +149,11 @@ static PyObject* bound_call(bound_step* b, PyObject* const* args, Py_ssize_t nar
     for (i = 0; i < nx; i++) st->data.xstate[1 + i] = x[i];
     s = b->kind->run(b->prepared, t, h, &o, b->diag, &ok);
     for (i = 0; i < nx; i++) x[i] = st->data.xstate[1 + i];
+    extra = b->kind->extra ? b->kind->extra(b->diag) : 0;
     b->counts[0] += 1;
-    for (i = 0; i < 3; i++) b->counts[1 + i] += b->per_step[i];
+    for (i = 0; i < 3; i++) b->counts[1 + i] += b->per_step[i] + extra;
     if (s != RTMBS_OK) return rtmbs_py_status(s, b->kind->name);
-    return PyBool_FromLong(ok);
+    return ok <= 1 ? PyBool_FromLong(ok) : PyLong_FromLong(ok);
 }
 
 static PyObject* bound_step_method(PyObject* self, PyObject* const* args, Py_ssize_t nargs) {
@@ -163,7 +167,8 @@ static PyObject* bound_step_outputs(PyObject* self, PyObject* const* args, Py_ss
 static PyMethodDef bound_methods[] = {
     RTMBS_PY_FASTCALL("step", bound_step_method,
                       "step(q, qd, x, t, h) -> bool: one step of h from t, the state (q, qd and "
-                      "the extra states x) advanced in place; False for a failed step."),
+                      "the extra states x) advanced in place; False for a failed step (an int: "
+                      "a step the caller finishes, li-euler-indep's rebase)."),
     RTMBS_PY_FASTCALL("step_outputs", bound_step_outputs,
                       "step_outputs(q, qd, x, t, h, out, at_start) -> bool: step, then the "
                       "named outputs (oidx) into out: at the step's end, or with at_start at its "

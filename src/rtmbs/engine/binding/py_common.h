@@ -99,19 +99,25 @@ int rtmbs_py_rollout_args(PyObject* const* at, PyObject* const* args, const rtmb
  * arguments; t and the outputs are not read); `run` takes one step of h from t with them (q, qd
  * at their rtmbs_py_step's pointers), gathers the named outputs `o` (at the step's start or end;
  * none when o->nout is 0) and writes the factor statistics into diag (4 values: pivot ratio and
- * largest multiplier of the step's KKT, the same of its second KKT or 1, 0) and whether the step
- * is good into *ok. */
+ * largest multiplier of the step's KKT, the same of its second KKT or 1, 0; or ndiag values the
+ * kind defines) and into *ok 1 for a good step, 0 for a failed one, or a larger code the caller
+ * finishes (li-euler-indep's rebase). */
 typedef struct rtmbs_py_step_kind_ {
     const char* name;
     Py_ssize_t nargs;
     size_t size;
     int (*parse)(PyObject* const* args, void* prepared);
     rtmbs_status (*run)(void* prepared, double t, double h, const rtmbs_py_outputs* o,
-                        double diag[4], int* ok);
+                        double* diag, int* ok);
+    /* (optional) diag's length when not 4, and the evaluations, factorisations and solves a step
+     * adds to the kind's counts per step, read from its diag (NULL: none) */
+    Py_ssize_t ndiag;
+    int64_t (*extra)(const double* diag);
 } rtmbs_py_step_kind;
 extern const rtmbs_py_step_kind rtmbs_py_li_euler_kind;
 extern const rtmbs_py_step_kind rtmbs_py_explicit_kind;
 extern const rtmbs_py_step_kind rtmbs_py_alpha_kind;
+extern const rtmbs_py_step_kind rtmbs_py_indep_kind;
 extern const rtmbs_py_step_kind rtmbs_py_truck_li_euler_kind; /* (py_providers.c) */
 extern const rtmbs_py_step_kind rtmbs_py_truck_alpha_kind;    /* (py_providers.c) */
 

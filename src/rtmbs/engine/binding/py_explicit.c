@@ -61,7 +61,7 @@ static rtmbs_status run(void* prepared, double t, double h, const rtmbs_py_outpu
 }
 
 const rtmbs_py_step_kind rtmbs_py_explicit_kind = {"explicit-euler", 24, sizeof(explicit_args),
-                                                    parse, run};
+                                                    parse, run, 4, NULL};
 
 /* explicit_euler_rollout(ibuf, ilay, fbuf, flay, sbuf, slay, w0, w1, kib, kfb, kidx, vec, q, qd,
  *     m, t_origin, i0, h, stab, alpha, beta, semi, n_steps, every, chan, inputs, oidx, out_t,

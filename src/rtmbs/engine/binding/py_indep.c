@@ -73,35 +73,52 @@ static int check_kkt(const indep_args* a, const rtmbs_indep_options* o) {
     return 0;
 }
 
-/* li_euler_indep_step(ibuf, ilay, fbuf, flay, sbuf, slay, w0, w1, fa, fb, pidx, cols, X, W, tmp,
- *     aidx, kib, kfb, kidx, vec, hpiv, q, qd, m, t, h, jac_what, implicit, multipliers, proj, gb,
- *     rebase_below, oidx0, out0) -> (code, ratio, lratio, growth, pratio, pgrowth);
- * li_euler_indep_step_outputs(..., rebase_below, oidx, out, at_start): the step, then the named
- * outputs at (t + h, q+, qdot+) into out (not when the step failed or stopped for a rebase); with
- * at_start those at (t, q, qdot) from the step's own evaluation there. */
-static PyObject* step(PyObject* const* args, Py_ssize_t nargs, int outputs) {
-    const char* name = outputs ? "li_euler_indep_step_outputs" : "li_euler_indep_step";
-    indep_args a;
+/* A bound step's prepared arguments: the step function's (ibuf .. m at args[0..23], t at
+ * args[24], h .. rebase_below at args[25..31]); a negative gb: 1/h at every step (Baumgarte with
+ * its default gamma). */
+typedef struct {
+    indep_args a; /* (first: its rtmbs_py_step first) */
     rtmbs_indep_options opt;
-    rtmbs_py_outputs o;
-    double t, diag[5];
-    int code = 0;
-    rtmbs_status s;
-    if (rtmbs_py_nargs(nargs, 34 + outputs, name) < 0 || common_args(args, &a) < 0 ||
-        rtmbs_py_scalars(args + 24, "d", &t) < 0 || options_args(args + 25, &opt) < 0 ||
-        check_kkt(&a, &opt) < 0 || rtmbs_py_outputs_args(args + 32, outputs, &o) < 0)
-        return NULL;
-    s = rtmbs_li_euler_indep_step(&a.s.model, &a.s.data, a.s.w0, a.s.w1, &a.basis, a.aidx, &a.kkt,
-                                  a.s.vec, a.hpiv, a.s.q, a.s.qd, t, &opt, o.oidx,
-                                  o.at_start ? o.nout : 0, o.out, &code, diag);
-    s = rtmbs_py_outputs_end(s, (code & RTMBS_INDEP_OK) && diag[0] > 0.0 &&
-                                    !(code & RTMBS_INDEP_REBASE), &a.s, t + opt.h, &o);
-    if (s != RTMBS_OK) return rtmbs_py_status(s, name);
-    return Py_BuildValue("(iddddd)", code, diag[0], diag[1], diag[2], diag[3], diag[4]);
+    int gb_over_h;
+} indep_prepared;
+
+/* rtmbs_py_step_kind.parse */
+static int parse(PyObject* const* args, void* prepared) {
+    indep_prepared* p = prepared;
+    if (common_args(args, &p->a) < 0 || options_args(args + 25, &p->opt) < 0 ||
+        check_kkt(&p->a, &p->opt) < 0)
+        return -1;
+    p->gb_over_h = p->opt.gb < 0.0;
+    return 0;
 }
 
-RTMBS_PY_FORM(py_li_euler_indep_step, step, 0)
-RTMBS_PY_FORM(py_li_euler_indep_step_outputs, step, 1)
+/* rtmbs_py_step_kind.run: diag = (code, Phi_u's pivot ratio at the new positions, its LU's
+ * pivot ratio and largest multiplier, the projection KKT's); *ok 1 a good step, 0 a failed one,
+ * 2 a step that stopped for a rebase (REBASE: B is chosen again by the caller, then q-dot
+ * updated; no outputs at its end) */
+static rtmbs_status run(void* prepared, double t, double h, const rtmbs_py_outputs* o,
+                        double diag[6], int* ok) {
+    indep_prepared* p = prepared;
+    indep_args* a = &p->a;
+    int code = 0, good;
+    rtmbs_status s;
+    p->opt.h = h;
+    if (p->gb_over_h) p->opt.gb = 1.0 / h;
+    s = rtmbs_li_euler_indep_step(&a->s.model, &a->s.data, a->s.w0, a->s.w1, &a->basis, a->aidx,
+                                  &a->kkt, a->s.vec, a->hpiv, a->s.q, a->s.qd, t, &p->opt, o->oidx,
+                                  o->at_start ? o->nout : 0, o->out, &code, diag + 1);
+    diag[0] = code;
+    good = (code & RTMBS_INDEP_OK) && diag[1] > 0.0;
+    *ok = (code & RTMBS_INDEP_REBASE) ? 2 : good;
+    return rtmbs_py_outputs_end(s, good && !(code & RTMBS_INDEP_REBASE), &a->s, t + h, o);
+}
+
+/* rtmbs_py_step_kind.extra: Phi_u factorised at q again, z-dot re-mapped (CHANGED: the caller
+ * changed the state between two steps) costs one evaluation, factorisation and solve more */
+static int64_t extra(const double* diag) { return ((int)diag[0] & RTMBS_INDEP_CHANGED) ? 1 : 0; }
+
+const rtmbs_py_step_kind rtmbs_py_indep_kind = {"li-euler-indep", 34, sizeof(indep_prepared),
+                                                parse, run, 6, extra};
 
 /* li_euler_indep_rollout(ibuf .. m, t_origin, i0, h, jac_what, implicit, multipliers, proj, gb,
  *     rebase_below, k0, n_steps, every, chan, inputs, oidx, out_t, out_q, out_qd, out_qd_prev,
@@ -132,13 +149,6 @@ static PyObject* py_li_euler_indep_rollout(PyObject* self, PyObject* const* args
 }
 
 PyMethodDef rtmbs_py_indep_methods[] = {
-    RTMBS_PY_FASTCALL("li_euler_indep_step", py_li_euler_indep_step,
-                      "One li-euler-indep step (rtmbs.solvers.compiled_indep.li_euler_indep_step's "
-                      "arguments)."),
-    RTMBS_PY_FASTCALL("li_euler_indep_step_outputs", py_li_euler_indep_step_outputs,
-                      "One li-euler-indep step and the named outputs "
-                      "(li_euler_indep_step_outputs's arguments)."),
     RTMBS_PY_FASTCALL("li_euler_indep_rollout", py_li_euler_indep_rollout,
-                      "Many li-euler-indep steps (rollout_indep._li_euler_indep_rollout's "
-                      "arguments)."),
+                      "Many li-euler-indep steps (rtmbs.solvers.rollout_indep.run's arguments)."),
     {NULL, NULL, 0, NULL}};

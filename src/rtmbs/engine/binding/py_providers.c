@@ -431,10 +431,11 @@ static rtmbs_status dense_run(void* prepared, double t, double h, const rtmbs_py
 
 const rtmbs_py_step_kind rtmbs_py_truck_li_euler_kind = {"truck-li-euler", 21,
                                                          sizeof(dense_args), dense_parse,
-                                                         dense_run};
+                                                         dense_run, 4, NULL};
 
 const rtmbs_py_step_kind rtmbs_py_truck_alpha_kind = {"truck-generalized-alpha", 23,
-                                                      sizeof(dense_args), alpha_parse, dense_run};
+                                                      sizeof(dense_args), alpha_parse, dense_run,
+                                                      4, NULL};
 
 /* truck_li_euler_rollout(kind, par, ws0, ws1, K, P, piv, ppiv, vec, counter, warning, q, qd, m,
  *     t_origin, i0, h, jac_what, implicit, stab, niter, gamma, n_steps, every, chan, inputs, oidx,

@@ -57,7 +57,8 @@ static rtmbs_status run(void* prepared, double t, double h, const rtmbs_py_outpu
     return rtmbs_py_outputs_end(s, *ok, &a->s, t + h, o);
 }
 
-const rtmbs_py_step_kind rtmbs_py_li_euler_kind = {"li-euler", 28, sizeof(step_args), parse, run};
+const rtmbs_py_step_kind rtmbs_py_li_euler_kind = {"li-euler", 28, sizeof(step_args), parse, run, 4,
+                                                   NULL};
 
 /* li_euler_rollout(ibuf, ilay, fbuf, flay, sbuf, slay, w0, w1, kib, kfb, kidx, vec, q, qd, m,
  *     t_origin, i0, h, jac_what, implicit, stab, niter, gamma, pib, pfb, pidx, n_steps, every,
