@@ -1,6 +1,6 @@
 """The generalized-alpha step of the C engine (src/rtmbs/engine/generalized_alpha.c, bound to
-its arrays as ``_engine.BoundStep("generalized-alpha", ...)``): every option set (stabilize velocity / projection / none,
-jacobian all / stiff, 1 and 3 Newton corrections) on peer-quarter-car, multilink-ideal with
+its arrays as ``_engine.BoundStep("generalized-alpha", ...)``): every option set (stabilize
+velocity / projection / none, jacobian all / stiff, 1 and 3 Newton corrections) on peer-quarter-car, multilink-ideal with
 transient tyres (extra states) and four-bar, 200 steps of 1 ms, the engine's own counters grow
 by the solver's counts and the LU's multiply-adds (from its own plan) in every step; the
 arguments are checked. (The comparisons with the numba kernels it replaced went with them; the

@@ -53,10 +53,11 @@ void rtmbs_alpha_predict(const double* q, const double* qd, const rtmbs_alpha_op
 void rtmbs_alpha_finish(double* q, double* qd, const rtmbs_alpha_options* o,
                         rtmbs_alpha_vectors* v, int64_t n, int64_t m);
 
-/* One generalized-alpha step (Arnold & Bruls 2007; rtmbs.solvers.generalized_alpha): predictor, opt->niter simplified Newton corrections with the
- * iteration matrix [M - s gamma' Jqdot - s Jq, Phi_q^T; Phi_q, 0] factored at the first, the
- * stabilisation, the commit of q, qd, a, qddot, lambda, the extra states. Every evaluation goes
- * into the packed workspace w0. kkt: the iteration matrix's plan and storage; pkkt the
+/* One generalized-alpha step (Arnold & Bruls 2007; rtmbs.solvers.generalized_alpha): predictor,
+ * opt->niter simplified Newton corrections with the iteration matrix
+ * [M - s gamma' Jqdot - s Jq, Phi_q^T; Phi_q, 0] factored at the first, the stabilisation, the
+ * commit of q, qd, a, qddot, lambda, the extra states. Every evaluation goes into the packed
+ * workspace w0. kkt: the iteration matrix's plan and storage; pkkt the
  * projection matrix's (STAB_PROJECTION; else any); midx a PackedKKTMap of M's and Phi_q's
  * patterns (the products). diag = (pivot ratio, largest multiplier of the iteration matrix, the
  * same of the projection matrix (1, 0 without it)); *finite = q and qd finite. The step failed

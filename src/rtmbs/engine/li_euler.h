@@ -47,8 +47,8 @@ int64_t rtmbs_li_euler_lambda_offset(int64_t n, int64_t mf, const rtmbs_rows* ro
  * RTMBS_LI_EULER_VEC(n, nkept) values, over the model's rows at rtmbs_li_euler_lambda_offset).
  * w0, w1: packed workspaces; kkt: eq. 22's plan and storage (with opt->rows: its Phi_q entries
  * those of the kept rows); kkt2 the second KKT (MASS, GGL; may equal kkt otherwise).
- * out0[k] = data[oidx0[k]] right after the evaluation at t. diag = (pivot ratio, largest multiplier of eq. 22, the same of the second
- * KKT): a ratio of 0 is a failed step (q, qd not to be trusted). */
+ * out0[k] = data[oidx0[k]] right after the evaluation at t. diag = (pivot ratio, largest
+ * multiplier of eq. 22, the same of the second KKT): a ratio of 0 is a failed step (q, qd not to be trusted). */
 rtmbs_status rtmbs_li_euler_step(const rtmbs_model* mdl, rtmbs_data* d, double* w0, double* w1,
                                  rtmbs_kkt* kkt, rtmbs_kkt* kkt2, double* vec, double* q,
                                  double* qd, double t, const rtmbs_li_euler_options* opt,
