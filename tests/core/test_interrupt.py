@@ -373,6 +373,37 @@ def test_a_signal_inside_an_append_is_raised_after_it_and_one_while_writing_is_h
     assert signal.getsignal(signal.SIGINT) is not interrupts._handler
 
 
+#: a command-line process with the watchdog whose append to its result file takes 2.5 s (a flush
+#: slowed by the disk), signalled at the start of the append: it must finish the append, then
+#: leave by its own KeyboardInterrupt, not be forced out 1.5 s after the signal
+SLOW_APPEND = """
+import sys, time
+from rtmbs.io import interrupts
+guard = interrupts.install(watchdog=True)  # (kept: it holds the wakeup socket)
+interrupts.STATE.open_files["result.h5"] = "t up to 1 s"
+try:
+    with interrupts.deferred():
+        print("appending", flush=True)
+        time.sleep(2.5)
+    print("not interrupted", flush=True)
+except KeyboardInterrupt:
+    interrupts.STATE.open_files.clear()
+    print("rtmbs: interrupted after the append", file=sys.stderr, flush=True)
+    interrupts.exit_now(130)
+"""
+
+
+def test_a_slow_append_after_a_signal_is_waited_for_not_cut_short():
+    proc = subprocess.Popen([sys.executable, "-c", SLOW_APPEND], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    assert proc.stdout.readline().strip() == "appending"
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, err
+    assert err.strip().splitlines() == ["rtmbs: writing the rows of the last steps ...",
+                                        "rtmbs: interrupted after the append"]
+
+
 def test_ctrl_c_lost_in_a_callback_from_c_prints_no_traceback(monkeypatch):
     """A KeyboardInterrupt raised inside a callback from C (llvmlite's, while numba compiles)
     cannot propagate; Python printed it as "Exception ignored ... Traceback". Under the

@@ -10,8 +10,8 @@ covers that case:
 * the main thread has not seen the signal within ``GRACE_S``: it is inside such a call, before
   any result exists (results are streamed between short compiled chunks of steps, which end
   within ``rtmbs.solvers.simulate.CHUNK_WALL_S``), so the process says so and exits 130 at once;
-* results are being written (:func:`writing`) for longer than ``NOTE_S``: it says
-  ``rtmbs: writing results ...``;
+* results are being written (:func:`writing`, or one append of :func:`deferred`) for longer
+  than ``NOTE_S``: it says ``rtmbs: writing results ...``;
 * the main thread saw the signal but has neither ended nor started writing ``UNWIND_S`` later
   (``QUIET_UNWIND_S`` when no result file is open; e.g. a cluster that takes long to shut
   down): it exits 130;
@@ -63,6 +63,7 @@ class _State:
         self.unwind_s = UNWIND_S    # see unwinding()
         self.note = ""              # what a forced exit says of the results (unwinding())
         self.writes_after = None    # what the command writes once interrupted (results_follow())
+        self.appending = None       # what a deferred() block appends to a result file
         self.broken_files = False   # a result file whose writes failed is held open (io.stream)
         self.lost = False           # the KeyboardInterrupt was dropped in a callback from C
 
@@ -86,14 +87,20 @@ def _handler(signum, frame):
 
 
 @contextlib.contextmanager
-def deferred():
+def deferred(what: str = "the rows of the last steps"):
     """A signal that arrives inside the block is raised (``KeyboardInterrupt``) at its end: one
-    append to a result file is never cut in half."""
+    append to a result file is never cut in half. For the watchdog the block is writing
+    (``what``): a flush slowed by the disk is waited for, not cut short, and the time left to
+    unwind counts from its end."""
     STATE.hold += 1
+    outer, STATE.appending = STATE.appending, what
     try:
         yield
     finally:
         STATE.hold -= 1
+        STATE.appending = outer
+        if outer is None:
+            STATE.t_written = time.monotonic()
     if STATE.pending and not STATE.hold and STATE.writing is None:
         STATE.pending = False
         raise KeyboardInterrupt
@@ -210,7 +217,7 @@ def _follow() -> None:
     while True:
         time.sleep(0.02)
         now = time.monotonic()
-        what = STATE.writing or STATE.writes_after
+        what = STATE.writing or STATE.appending or STATE.writes_after
         if STATE.lost and STATE.writing is None and not STATE.open_files:
             _force_exit("stopped while setting up")  # the main thread will not see it
         if what is not None:
