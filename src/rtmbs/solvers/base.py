@@ -232,6 +232,22 @@ class Solver:
         self._nout = oidx.size
         self.bound = _engine.BoundStep(kind, args, oidx, self.diag, self.counts, per_step)
 
+    #: the entry of ``diag`` into which the bound step writes its pivot ratio
+    RATIO_SLOT = 0
+    _ratio = 1.0
+
+    @property
+    def ratio(self) -> float:
+        """Pivot ratio of the last step's factorisation: the bound step's (``diag``), else the
+        one the step driven from Python kept."""
+        return float(self.diag[self.RATIO_SLOT]) if self.bound is not None else self._ratio
+
+    @ratio.setter
+    def ratio(self, value: float) -> None:
+        self._ratio = value
+        if self.bound is not None:
+            self.diag[self.RATIO_SLOT] = value
+
     def reset_counters(self):
         self.status = 0
         self.counts[:] = 0

@@ -421,16 +421,6 @@ class GeneralizedAlpha(Solver):
         self._toc("other")
         return bool(ok and finite(state.q) and finite(state.qd))
 
-    @property
-    def ratio(self) -> float:
-        """Pivot ratio of the last factorisation of the iteration matrix (the compiled step's
-        ``diag``)."""
-        return float(self.diag[0]) if self.bound is not None else self._ratio
-
-    @ratio.setter
-    def ratio(self, value: float) -> None:
-        self._ratio = value
-
     def _counts_per_step(self) -> tuple[int, int, int]:
         """(evaluations, factorisations, solves) of one step (module docstring)."""
         k = self.newton_iterations

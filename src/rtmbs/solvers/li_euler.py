@@ -362,19 +362,17 @@ class LIEuler(Solver):
         the C engine's ``rtmbs_li_euler_step`` (``li_euler.c``). The second KKT (the projector's
         for projection="mass", GGL's) is mapped onto the packed workspaces and analysed at q0
         from ``pw0`` (evaluated there), as the Python-driven path analyses it from the dense
-        workspace; ``_lu2`` is its SparseLU (None without one: eq. 22's factors stand in,
-        unused)."""
+        workspace (without one eq. 22's factors stand in, unused)."""
         stab, niter, gamma = self.stab_options()
         k = self.sggl if stab == STAB_GGL else None
         if self.sproj is not None:  # (STAB_MASS)
             k = self.sproj.kkt.kkt
-        self._lu2 = None
         if k is None:
             lu = self.skkt.lu
             return (stab, niter, gamma, lu.ib, lu.fb, self.pidx)
         pidx = PackedKKTMap(k.map, self.system.packed_layout, self._kept).idx
         ratio = k.factor_packed(pidx, self.pw0, 0.0, 0.0, H_ANALYSIS, self.pw0)
-        lu = self._lu2 = k.lu
+        lu = k.lu
         if self.sproj is not None:  # (as SparseKKTFactorisation.factor's first call)
             self.sproj.kkt.ratio = ratio
             self.sproj.kkt.args = (lu.ib, lu.fb, k.idx)
@@ -486,15 +484,6 @@ class LIEuler(Solver):
         self._toc("other")  # (the engine's step has no phase timers)
         self.nstep -= 1  # (Solver.step counts it)
         return ok
-
-    @property
-    def ratio(self) -> float:
-        """Pivot ratio of the last factorisation of eq. 22 (the compiled step's ``diag``)."""
-        return float(self.diag[0]) if self.bound is not None else self._ratio
-
-    @ratio.setter
-    def ratio(self, value: float) -> None:
-        self._ratio = value
 
     def _counts_per_step(self) -> tuple[int, int, int]:
         """(evaluations, factorisations, solves) of one compiled step, those of the Python-driven

@@ -118,6 +118,9 @@ class LIEulerIndep(Solver):
     (:meth:`step_outputs`), and ``rollout`` is compiled (``rollout_runner``).
     """
 
+    #: the bound step's diag = (code, Φu's pivot ratio at the new positions, ...): ``ratio``
+    RATIO_SLOT = 1
+
     def __init__(self, system, instrument: bool = False, **options):
         super().__init__(system, instrument, **options)
         o = pop_options(self.name, options, dict(
@@ -395,18 +398,6 @@ class LIEulerIndep(Solver):
         k = self.proj.kkt.lu if self.proj_idx is not None else None
         self.diag[1:6] = (self._ratio, lu.ratio, lu.growth, k.ratio if k else 0.0,
                           k.growth if k else 0.0)
-
-    @property
-    def ratio(self) -> float:
-        """Φu's pivot ratio at the last step's positions (the bound step's ``diag[1]``), or that
-        of the last factorisation of Φu."""
-        return float(self.diag[1]) if self.bound is not None else self._ratio
-
-    @ratio.setter
-    def ratio(self, value: float) -> None:
-        self._ratio = value
-        if self.bound is not None:
-            self.diag[1] = value
 
     def step(self, state: State, h: float) -> bool:
         """:meth:`Solver.step` with the bound step, a rebase finished here."""

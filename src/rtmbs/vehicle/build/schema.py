@@ -155,19 +155,23 @@ def _points(v):
     return v
 
 
-class Suspension(_Strict):
-    template: Literal["double-wishbone", "mcpherson", "multilink"]
+class _Placed(_Strict):
+    """A subsystem placed on the car: its hard points (m) relative to its ``position``."""
+
     description: str = ""
     position: Vec3 = (0.0, 0.0, 0.0)
     hard_points: dict[str, Vec3]
+    _p = field_validator("hard_points", mode="before")(lambda cls, v: _points(v))
+
+
+class Suspension(_Placed):
+    template: Literal["double-wishbone", "mcpherson", "multilink"]
     alignment: Alignment = Field(default_factory=Alignment)
     bodies: dict[str, Part]
     spring: Spring
     damper: Damper
     stops: Stops | None = None
     bushings: dict[str, Bushing] = Field(default_factory=dict)
-
-    _p = field_validator("hard_points", mode="before")(lambda cls, v: _points(v))
 
 
 class Wheels(_Strict):
@@ -206,17 +210,14 @@ class RackMount(_Strict):
     _c = field_validator("damping")(lambda cls, v: _non_negative(v))
 
 
-class Steering(_Strict):
+class Steering(_Placed):
     """Rack and pinion: the rack slides along y in the chassis; ``drive: rack-travel`` drives
     the rack's travel (m, + to the left) by the input ``input`` (a motion driver);
     ``pinion-angle`` drives the pinion (handwheel) angle (rad, + left turn) by the input, rack
     travel = ``ratio`` (m/rad) · pinion angle through a coupler; ``pinion`` is its body."""
 
     template: Literal["rack-and-pinion"]
-    description: str = ""
     axle: Literal["front", "rear"] = "front"
-    position: Vec3 = (0.0, 0.0, 0.0)
-    hard_points: dict[str, Vec3]
     rack: Part
     pinion: Part | None = None
     drive: Literal["rack-travel", "pinion-angle"] = "rack-travel"
@@ -224,41 +225,32 @@ class Steering(_Strict):
     input: str | None = None  # default rack_travel (m) or handwheel_angle (rad)
     column: Column | None = None          # None: the handwheel drives the pinion rigidly
     rack_mount: RackMount | None = None   # None: the rack slides in the chassis rigidly
-    _p = field_validator("hard_points", mode="before")(lambda cls, v: _points(v))
 
 
-class AntiRollBar(_Strict):
+class AntiRollBar(_Placed):
     """Two bar halves revolute to the chassis about y, joined by a torsion spring of
     ``stiffness`` (N m/rad, the bar's torsion rate); drop links (distance joints) from the arm
     ends to the suspension body ``attach``."""
 
     template: Literal["antiroll-bar"]
-    description: str = ""
     axle: Literal["front", "rear"]
-    position: Vec3 = (0.0, 0.0, 0.0)
-    hard_points: dict[str, Vec3]
     attach: str = "lower_arm"
     half: Part
     stiffness: Float
     damping: Float = 0.0
     _k = field_validator("stiffness", "damping")(lambda cls, v: _non_negative(v))
-    _p = field_validator("hard_points", mode="before")(lambda cls, v: _points(v))
 
 
-class Driveline(_Strict):
+class Driveline(_Placed):
     """Half shafts of the driven axle: an outshaft cylindrical to the chassis (the
     differential's output, plunging along y), a halfshaft on two universal joints, and the drive
     torque ``input`` (N m on each outshaft: the equal split of an open differential)."""
 
     template: Literal["half-shafts"]
-    description: str = ""
     axle: Literal["front", "rear"] = "rear"
-    position: Vec3 = (0.0, 0.0, 0.0)
-    hard_points: dict[str, Vec3]
     outer_joint_offset: Float
     bodies: dict[str, Part]
     input: str = "drive_torque"
-    _p = field_validator("hard_points", mode="before")(lambda cls, v: _points(v))
 
 
 class Brake(_Strict):
