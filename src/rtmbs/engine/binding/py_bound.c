@@ -55,7 +55,7 @@ static PyObject* bound_new(PyTypeObject* type, PyObject* a, PyObject* kw) {
     const char* name;
     PyObject *args, *oidx, *diag, *counts, *per_step;
     bound_step* b;
-    Py_ssize_t k, nk = (Py_ssize_t)(sizeof(kinds) / sizeof(kinds[0])), ncounts;
+    Py_ssize_t k, nk = (Py_ssize_t)(sizeof(kinds) / sizeof(kinds[0]));
     static char* keywords[] = {"kind", "args", "oidx", "diag", "counts", "per_step", NULL};
     if (!PyArg_ParseTupleAndKeywords(a, kw, "sO!OOOO:BoundStep", keywords, &name, &PyTuple_Type,
                                      &args, &oidx, &diag, &counts, &per_step))
@@ -79,7 +79,7 @@ static PyObject* bound_new(PyTypeObject* type, PyObject* a, PyObject* kw) {
     if (!(b->diag = rtmbs_py_array_min(diag, NPY_DOUBLE, 1, "diag",
                                        b->kind->ndiag > 4 ? b->kind->ndiag : 4, NULL)))
         goto fail;
-    if (!(b->counts = rtmbs_py_array_min(counts, NPY_INT64, 1, "counts", 4, &ncounts))) goto fail;
+    if (!(b->counts = rtmbs_py_array_min(counts, NPY_INT64, 1, "counts", 4, NULL))) goto fail;
     if (!PyArg_ParseTuple(per_step, "LLL:per_step", &b->per_step[0], &b->per_step[1],
                           &b->per_step[2]))
         goto fail;
